@@ -1,0 +1,57 @@
+"""What a skill returns: a computed table, structured findings that point at its cells, and thresholds.
+
+Skills never format prose or know about HTTP; render turns a SkillResult into Markdown and A2UI. A
+finding carries the values its sentence needs *and* the table cells they come from, so tests can check
+that every number in the prose is a number in the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+# Field metadata key on result-table columns that render reads to format values.
+# Values: "money" (printed with the result's currency when known), "percent" (0..100), "count", "text".
+UNIT_KEY = b"unit"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The part of the catalog a question is about, as resolved against taxonomy and merchant data."""
+
+    label: str = "whole catalog"  # what the answer's title names
+    taxonomy_id: int | None = None
+    taxonomy_path: str | None = None  # "Furniture > Outdoor Furniture"
+    merchant_categories: tuple[str, ...] = ()  # merchant category values included in the scope
+    phrase: str | None = None  # the words of the question the scope came from
+    unmatched: str | None = None  # a scope phrase that matched nothing
+    nearest: tuple[str, ...] = ()  # closest existing categories when `unmatched` is set
+
+    @property
+    def is_whole_catalog(self) -> bool:
+        return self.taxonomy_id is None and not self.merchant_categories
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One key finding. `code` selects the sentence template in render; `values` fill it."""
+
+    code: str  # e.g. "overview.rows", "gaps.missing"
+    values: dict[str, Any]
+    cells: tuple[tuple[int, str], ...] = ()  # (row index, column name) in SkillResult.table
+    severity: int = 0  # higher is more urgent; findings are shown most severe first
+
+
+@dataclass
+class SkillResult:
+    skill: str  # skill id, also the artifact name
+    scope: Scope
+    table: pa.Table  # display table, complete; render shows at most 20 rows and says "top N of M"
+    findings: list[Finding] = field(default_factory=list)
+    thresholds: dict[str, Any] = field(default_factory=dict)
+    currency: str | None = None  # when the data states one currency for the money columns
+    chart: tuple[str, str] | None = None  # (label column, value column) for a bar chart, if any
+    taxonomy_note: str | None = None  # "12 subcategories under Furniture > Outdoor Furniture"
+    notes: list[str] = field(default_factory=list)  # fixed sentences (e.g. "stock unknown")

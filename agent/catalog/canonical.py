@@ -1,0 +1,93 @@
+"""The canonical catalog table: every input format is normalised to this one Arrow schema.
+
+One row per variant (a product without variants is one row). Skills only ever see this schema, so a
+new input format never touches an analysis. Nulls mean "not in the data": `inventory_qty` null is
+"stock unknown", never zero; `currency` null means the data did not say.
+
+`product_key` is an integer per product, unique within one table (not across tables), so that the
+costly distinct-product counts run on integers rather than strings.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+STATUS_VALUES = ("active", "draft", "archived", "unknown")
+AVAILABILITY_VALUES = ("in_stock", "out_of_stock", "preorder", "backorder", "unknown")
+# How google_category_id was found, per row (SPEC §4, in order of trust).
+MAPPING_METHODS = ("google_category", "merchant_path", "keyword", "unmapped")
+
+_dict = pa.dictionary(pa.int32(), pa.string())
+
+SCHEMA = pa.schema(
+    [
+        pa.field("source", _dict),  # display name of the source the row came from
+        pa.field("row_number", pa.int64()),  # 1-based data row in its source (header not counted)
+        pa.field("product_key", pa.int64()),  # integer product key, unique per product in this table
+        pa.field("product_id", pa.string()),
+        pa.field("variant_id", pa.string()),
+        pa.field("sku", pa.string()),
+        pa.field("title", pa.string()),
+        pa.field("description", pa.string()),
+        pa.field("brand", _dict),
+        pa.field("status", _dict),  # STATUS_VALUES
+        pa.field("category_path", _dict),  # merchant's own category, levels joined by " > "
+        pa.field("product_type", _dict),
+        pa.field("google_category_id", pa.int32()),
+        pa.field("google_category_path", _dict),
+        pa.field("category_mapping", _dict),  # MAPPING_METHODS
+        pa.field("price", pa.float64()),
+        pa.field("compare_at_price", pa.float64()),
+        pa.field("sale_price", pa.float64()),
+        pa.field("currency", _dict),  # ISO 4217 code, null unless the data states it
+        pa.field("inventory_qty", pa.int64()),  # null = unknown
+        pa.field("availability", _dict),  # AVAILABILITY_VALUES
+        pa.field("inventory_policy", _dict),  # "deny" | "continue" | null
+        pa.field("gtin", pa.string()),
+        pa.field("mpn", pa.string()),
+        pa.field("color", _dict),
+        pa.field("material", _dict),
+        pa.field("size", _dict),
+        pa.field("option1_name", _dict),
+        pa.field("option1_value", pa.string()),
+        pa.field("option2_name", _dict),
+        pa.field("option2_value", pa.string()),
+        pa.field("option3_name", _dict),
+        pa.field("option3_value", pa.string()),
+        pa.field("image_url", pa.string()),
+        pa.field("link", pa.string()),
+        pa.field("snapshot_date", pa.date32()),  # the row's own date if the data has one per row
+    ]
+)
+
+COLUMNS = tuple(SCHEMA.names)
+
+
+def empty_table() -> pa.Table:
+    """A zero-row canonical table: what a source with no readable rows contributes."""
+    return SCHEMA.empty_table()
+
+
+def from_columns(columns: dict[str, list | pa.Array]) -> pa.Table:
+    """Build a canonical table from whatever columns are known; the rest become nulls.
+
+    Used by format readers and by tests that construct small catalogs by hand.
+    """
+    n = None
+    for value in columns.values():
+        n = len(value)
+        break
+    n = n or 0
+    unknown = set(columns) - set(COLUMNS)
+    if unknown:
+        raise ValueError(f"not canonical columns: {sorted(unknown)}")
+    arrays = []
+    for field in SCHEMA:
+        value = columns.get(field.name)
+        if value is None:
+            arrays.append(pa.nulls(n, type=field.type))
+        elif isinstance(value, (pa.Array, pa.ChunkedArray)):
+            arrays.append(value.cast(field.type) if value.type != field.type else value)
+        else:
+            arrays.append(pa.array(value, type=field.type))
+    return pa.Table.from_arrays(arrays, schema=SCHEMA)

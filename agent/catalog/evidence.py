@@ -1,0 +1,75 @@
+"""What was read, from where, and what could not be: the facts behind every evidence footer.
+
+These objects travel from the catalog layer through analysis to render unchanged; render turns them
+into the footer lines of SPEC §6. Nothing here is formatted text except the `reason` of an unreadable
+input, which is a fixed human phrase ("application/pdf is not CSV").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+# Kinds of source, as the footer names them in brackets.
+KIND_ATTACHED = "attached file"
+KIND_GCS = "Cloud Storage"
+KIND_LOCAL = "local file"
+KIND_DEMO = "bundled demo catalog"
+KIND_CONTEXT = "attached earlier in this conversation"
+
+
+@dataclass
+class SourceEvidence:
+    """One catalog source that was read."""
+
+    name: str  # "catalog.csv", "gs://bucket/acme/products.parquet", "demo-catalog.csv"
+    kind: str  # one of the KIND_* constants
+    format: str  # "Shopify product export", "Google Merchant Center feed", "generic table", "Parquet"…
+    rows_read: int  # data rows parsed (header excluded; Shopify image-only rows included)
+    rows_skipped: int = 0  # rows that could not be parsed (ragged, blank-keyed…)
+    format_score: float | None = None  # header-profile score of the winning format, 0..1
+    generation: int | None = None  # Cloud Storage object generation
+    snapshot_date: dt.date | None = None  # newest date found in the data, never inferred
+    snapshot_origin: str | None = None  # "column snapshot_date", "Parquet metadata snapshot_date"
+    role: str = "catalog"  # "catalog" | "reference"
+    columns: list[str] = field(default_factory=list)  # header as read
+    unmapped_columns: list[str] = field(default_factory=list)  # header columns no canonical field took
+    date_columns: list[str] = field(default_factory=list)  # columns recognised as dates
+    delimiter: str | None = None
+    encoding: str | None = None
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """An input we were given but could not use; always reported back, never dropped."""
+
+    name: str  # file name, URI as given, or "part 3" when nameless
+    reason: str  # fixed human phrase: "application/pdf is not CSV", "file links are not fetched"
+
+
+@dataclass
+class LoadedCatalog:
+    """One side of the comparison (own catalog or reference): a canonical table and its sources."""
+
+    table: pa.Table  # canonical schema (agent.catalog.canonical.SCHEMA), all statuses included
+    sources: list[SourceEvidence]
+
+    @property
+    def snapshot_date(self) -> dt.date | None:
+        dates = [s.snapshot_date for s in self.sources if s.snapshot_date]
+        return max(dates) if dates else None
+
+
+@dataclass
+class CatalogInputs:
+    """Everything the catalog layer hands to analysis for one turn."""
+
+    own: LoadedCatalog | None
+    reference: LoadedCatalog | None = None
+    unreadable: list[Unreadable] = field(default_factory=list)
+    # Fixed, human sentences about sources that failed ("The configured catalog could not be read.");
+    # the detail is in the log, never here.
+    problems: list[str] = field(default_factory=list)
+    taxonomy_version: str = "2021-09-21"

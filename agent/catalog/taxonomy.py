@@ -1,0 +1,112 @@
+"""The Google product taxonomy (bundled, version 2021-09-21), loaded once per process.
+
+The file ships in `data/taxonomy/`; it is read lazily on first use (cold start stays cheap) and kept
+for the life of the instance. Lookups are by id, by full path (case-insensitive), and by subtree.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TAXONOMY_FILE = Path(__file__).resolve().parents[2] / "data" / "taxonomy" / "google-product-taxonomy-with-ids.en-US.txt"
+SEPARATOR = " > "
+_LINE = re.compile(r"^(\d+)\s+-\s+(.+?)\s*$")
+
+
+@dataclass(frozen=True)
+class Node:
+    id: int
+    path: str  # "Furniture > Outdoor Furniture > Outdoor Seating"
+    name: str  # "Outdoor Seating"
+    parent_id: int | None
+    depth: int  # 1 for top-level categories
+
+
+@dataclass
+class Taxonomy:
+    version: str
+    nodes: dict[int, Node]
+    by_path: dict[str, int] = field(default_factory=dict)  # lower-cased path -> id
+    children: dict[int | None, list[int]] = field(default_factory=dict)
+
+    def node(self, category_id: int) -> Node | None:
+        return self.nodes.get(category_id)
+
+    def id_for_path(self, path: str) -> int | None:
+        """Exact path match, case- and whitespace-insensitive; `>` separators may lack spaces."""
+        key = normalise_path(path).lower()
+        return self.by_path.get(key)
+
+    def longest_prefix(self, path: str) -> int | None:
+        """The deepest taxonomy node whose path is a prefix (by levels) of `path`.
+
+        Merchant paths often extend Google's ("Furniture > Outdoor Furniture > Teak Sets"), so the
+        longest matching prefix is the best honest mapping.
+        """
+        levels = [lvl for lvl in normalise_path(path).split(SEPARATOR) if lvl]
+        for n in range(len(levels), 0, -1):
+            found = self.by_path.get(SEPARATOR.join(levels[:n]).lower())
+            if found is not None:
+                return found
+        return None
+
+    def children_of(self, category_id: int | None) -> list[int]:
+        return self.children.get(category_id, [])
+
+    def descendants(self, category_id: int) -> list[int]:
+        """All nodes under `category_id`, depth first, not including it."""
+        out: list[int] = []
+        stack = list(reversed(self.children_of(category_id)))
+        while stack:
+            cid = stack.pop()
+            out.append(cid)
+            stack.extend(reversed(self.children_of(cid)))
+        return out
+
+    def leaves_under(self, category_id: int) -> list[int]:
+        under = self.descendants(category_id)
+        return [cid for cid in under if not self.children_of(cid)] or [category_id]
+
+    def is_within(self, category_id: int, ancestor_id: int) -> bool:
+        node = self.nodes.get(category_id)
+        while node is not None:
+            if node.id == ancestor_id:
+                return True
+            node = self.nodes.get(node.parent_id) if node.parent_id is not None else None
+        return False
+
+
+def normalise_path(path: str) -> str:
+    parts = [p.strip() for p in re.split(r"\s*>\s*", path.replace("\u00a0", " ")) if p.strip()]
+    return SEPARATOR.join(parts)
+
+
+def parse(text: str) -> Taxonomy:
+    version = "unknown"
+    nodes: dict[int, Node] = {}
+    by_path: dict[str, int] = {}
+    children: dict[int | None, list[int]] = {}
+    for line in text.splitlines():
+        if line.startswith("#"):
+            if "Version:" in line:
+                version = line.split("Version:", 1)[1].strip()
+            continue
+        m = _LINE.match(line)
+        if not m:
+            continue
+        cid, path = int(m.group(1)), normalise_path(m.group(2))
+        levels = path.split(SEPARATOR)
+        parent = by_path.get(SEPARATOR.join(levels[:-1]).lower()) if len(levels) > 1 else None
+        nodes[cid] = Node(cid, path, levels[-1], parent, len(levels))
+        by_path[path.lower()] = cid
+        children.setdefault(parent, []).append(cid)
+    return Taxonomy(version=version, nodes=nodes, by_path=by_path, children=children)
+
+
+@functools.lru_cache(maxsize=1)
+def load() -> Taxonomy:
+    """The bundled taxonomy, parsed once per process."""
+    return parse(TAXONOMY_FILE.read_text(encoding="utf-8"))
