@@ -1,0 +1,149 @@
+"""Configuration, read from the environment in this one place (SPEC §9).
+
+Every setting is parsed and checked when the function starts, so a bad deployment fails at once with a
+line that names the variable, instead of failing a merchant's question later. Nothing else in the
+package reads os.environ for settings (the storage client library reads STORAGE_EMULATOR_HOST itself).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Mapping
+
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080/"
+DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # the platform's own request limit
+_ON = {"on", "true", "1", "yes"}
+_OFF = {"off", "false", "0", "no", ""}
+_LOG_LEVELS = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}
+
+
+class ConfigError(ValueError):
+    """A setting is malformed; the message names the variable and what is expected."""
+
+
+@dataclass(frozen=True)
+class Config:
+    public_url: str = DEFAULT_PUBLIC_URL
+    catalog_uri: str | None = None
+    reference_uri: str | None = None
+    state_bucket: str | None = None
+    allowed_catalog_prefixes: tuple[str, ...] = ()
+    catalog_context_secret: str | None = field(default=None, repr=False)
+    a2ui_default: bool = False
+    a2ui_status_copy: bool = False
+    log_level: str = "INFO"
+    threads: int = 8
+    google_cloud_project: str | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    local_root: str | None = None  # local catalog paths must resolve inside it (the CATALOG_URI folder)
+    task_store_entries: int = 1000  # in-memory task store bound
+
+    @property
+    def rpc_path(self) -> str:
+        """The path the JSON-RPC endpoint listens on: the path part of the card url."""
+        from urllib.parse import urlsplit
+
+        return urlsplit(self.public_url).path or "/"
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _ON:
+        return True
+    if value in _OFF:
+        return False
+    raise ConfigError(f"{name} must be 'on' or 'off', not {raw!r}")
+
+
+def _int(env: Mapping[str, str], name: str, default: int, minimum: int, maximum: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, not {raw!r}") from None
+    if not minimum <= value <= maximum:
+        raise ConfigError(f"{name} must be between {minimum} and {maximum}, not {value}")
+    return value
+
+
+def _location(env: Mapping[str, str], name: str) -> str | None:
+    """A catalog location: gs://bucket[/path] or a local path. URLs are refused: nothing is fetched."""
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    if raw.startswith("gs://"):
+        if len(raw) <= len("gs://") or raw[len("gs://")] == "/":
+            raise ConfigError(f"{name} must look like gs://bucket/path, not {raw!r}")
+        return raw
+    if "://" in raw:
+        raise ConfigError(f"{name} must be a gs:// URI or a local folder; other URLs are not fetched")
+    return os.path.abspath(raw)
+
+
+def _public_url(env: Mapping[str, str]) -> str:
+    raw = (env.get("PUBLIC_URL") or "").strip()
+    if not raw:
+        return DEFAULT_PUBLIC_URL
+    if not (raw.startswith("https://") or raw.startswith("http://")):
+        raise ConfigError(f"PUBLIC_URL must be an http(s) URL, not {raw!r}")
+    return raw
+
+
+def _bucket(env: Mapping[str, str], name: str) -> str | None:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    raw = raw.removeprefix("gs://").rstrip("/")
+    if not raw or "/" in raw:
+        raise ConfigError(f"{name} must be a bucket name, not {env.get(name)!r}")
+    return raw
+
+
+def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: str | None) -> tuple[str, ...]:
+    raw = (env.get("ALLOWED_CATALOG_PREFIXES") or "").strip()
+    if raw:
+        items = tuple(p.strip() for p in raw.split(",") if p.strip())
+        for item in items:
+            if not item.startswith("gs://"):
+                raise ConfigError("ALLOWED_CATALOG_PREFIXES must be a comma-separated list of gs:// prefixes")
+        return items
+    # Deny by default outside the configured bucket(s).
+    defaults = []
+    for uri in (catalog_uri, reference_uri):
+        if uri and uri.startswith("gs://"):
+            defaults.append("gs://" + uri[len("gs://"):].split("/", 1)[0] + "/")
+    return tuple(dict.fromkeys(defaults))
+
+
+def load(env: Mapping[str, str] | None = None) -> Config:
+    """Parse the settings; raises ConfigError with a clear line on the first bad value."""
+    env = os.environ if env is None else env
+    level = (env.get("LOG_LEVEL") or "INFO").strip().upper()
+    if level not in _LOG_LEVELS:
+        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(sorted(_LOG_LEVELS))}, not {env.get('LOG_LEVEL')!r}")
+    catalog_uri = _location(env, "CATALOG_URI")
+    reference_uri = _location(env, "REFERENCE_URI")
+    local_root = None
+    if catalog_uri and not catalog_uri.startswith("gs://"):
+        local_root = catalog_uri if os.path.isdir(catalog_uri) else os.path.dirname(catalog_uri)
+    return Config(
+        public_url=_public_url(env),
+        catalog_uri=catalog_uri,
+        reference_uri=reference_uri,
+        state_bucket=_bucket(env, "STATE_BUCKET"),
+        allowed_catalog_prefixes=_prefixes(env, catalog_uri, reference_uri),
+        catalog_context_secret=(env.get("CATALOG_CONTEXT_SECRET") or None),
+        a2ui_default=_flag(env, "A2UI_DEFAULT", False),
+        a2ui_status_copy=_flag(env, "A2UI_STATUS_COPY", False),
+        log_level=level,
+        threads=_int(env, "THREADS", 8, 1, 1000),
+        google_cloud_project=(env.get("GOOGLE_CLOUD_PROJECT") or None),
+        max_body_bytes=_int(env, "MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, 1024, 1 << 31),
+        local_root=local_root,
+    )

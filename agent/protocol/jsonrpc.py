@@ -1,0 +1,138 @@
+"""JSON-RPC 2.0 request parsing in stages: JSON → envelope → method → params (SPEC §2).
+
+Each stage has its own error code, so a client learns exactly what was wrong. Schemas live in
+`schemas/` at the repository root; each failing keyword there carries `x-message`, the fixed sentence
+sent back. Validators are built lazily and once: the first request pays for them, not cold start.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import errors
+
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+
+SEND = "message/send"
+STREAM = "message/stream"
+GET = "tasks/get"
+CANCEL = "tasks/cancel"
+RESUBSCRIBE = "tasks/resubscribe"
+EXTENDED_CARD = "agent/getAuthenticatedExtendedCard"
+PUSH_METHODS = frozenset(
+    {
+        "tasks/pushNotificationConfig/set",
+        "tasks/pushNotificationConfig/get",
+        "tasks/pushNotificationConfig/list",
+        "tasks/pushNotificationConfig/delete",
+    }
+)
+PARAMS_SCHEMA = {
+    SEND: "message_send_params.json",
+    STREAM: "message_send_params.json",
+    GET: "task_query_params.json",
+    CANCEL: "task_id_params.json",
+    RESUBSCRIBE: "task_id_params.json",
+}
+GENERIC_PARAMS_MESSAGE = "The request's params are not valid for this method."
+
+
+@dataclass(frozen=True)
+class Request:
+    id: str | int | None
+    method: str
+    params: dict[str, Any]
+
+
+def read_id(payload: Any) -> str | int | None:
+    """The id to echo: the request's own when it is a string or integer, else null."""
+    if isinstance(payload, dict):
+        rid = payload.get("id")
+        if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)):
+            return rid
+    return None
+
+
+def parse_json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise errors.parse_error() from None
+
+
+def parse(body: bytes) -> Request:
+    """Stages 1–4. Raises RpcError; the caller echoes `read_id` of whatever parsed."""
+    payload = parse_json(body)
+    if not isinstance(payload, dict):
+        raise errors.RpcError(errors.INVALID_REQUEST, "The request must be one JSON-RPC 2.0 object (batches are not supported).")
+    _check(_validator("envelope.json"), payload, errors.INVALID_REQUEST, "The request is not a valid JSON-RPC 2.0 request.")
+    if isinstance(payload.get("id"), bool):
+        raise errors.RpcError(errors.INVALID_REQUEST, "The request's id must be a string or an integer.")
+    method = payload["method"]
+    if method in PUSH_METHODS:
+        raise errors.RpcError(errors.PUSH_NOT_SUPPORTED, "Push notifications are not supported by this agent.")
+    if method == EXTENDED_CARD:
+        raise errors.RpcError(errors.EXTENDED_CARD_NOT_CONFIGURED, "This agent has no authenticated extended card.")
+    if method not in PARAMS_SCHEMA:
+        raise errors.RpcError(errors.METHOD_NOT_FOUND, "The method is not supported by this agent.")
+    params = payload.get("params")
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise errors.RpcError(errors.INVALID_PARAMS, "The request's params must be an object.")
+    _check(_validator(PARAMS_SCHEMA[method]), params, errors.INVALID_PARAMS, GENERIC_PARAMS_MESSAGE)
+    return Request(id=read_id(payload), method=method, params=params)
+
+
+def success(request_id: str | int | None, result: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def failure(request_id: str | int | None, error: errors.RpcError) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_dict()}
+
+
+def _check(validator: Any, instance: Any, code: int, fallback: str) -> None:
+    from jsonschema.exceptions import best_match
+
+    error = best_match(validator.iter_errors(instance))
+    if error is not None:
+        raise errors.RpcError(code, _message_for(error) or fallback)
+
+
+def _message_for(error: Any) -> str | None:
+    """The fixed sentence a schema attaches to the failing keyword (x-message and friends)."""
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [name for name in error.validator_value if name not in error.instance]
+        messages = schema.get("x-required-messages", {})
+        for name in missing:
+            if name in messages:
+                return messages[name]
+    if error.validator == "oneOf" and "x-oneOf-message" in schema:
+        return schema["x-oneOf-message"]
+    return schema.get("x-message")
+
+
+@functools.cache
+def _registry() -> Any:
+    from referencing import Registry, Resource
+
+    resources = []
+    for path in sorted(SCHEMA_DIR.glob("*.json")):
+        contents = json.loads(path.read_text(encoding="utf-8"))
+        resources.append((path.name, Resource.from_contents(contents)))
+    return Registry().with_resources(resources)
+
+
+@functools.cache
+def _validator(name: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema, registry=_registry())

@@ -1,0 +1,98 @@
+"""Turn a validated A2A message into a question, CSV attachments, and what could not be read.
+
+Anything we cannot use is reported back by name and reason (SPEC §3) — never dropped, never fetched.
+The reasons are fixed phrases so they are safe to show; a file's own name is shown as given, cut to a
+sane length and stripped of control characters.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.catalog.attachments import Attachment
+from agent.catalog.evidence import Unreadable
+
+CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/comma-separated-values", "text/x-csv"})
+EXCEL_CSV_MIME = "application/vnd.ms-excel"  # what Windows browsers call a .csv file
+A2UI_ACTION_NOTICE = "Interface actions (A2UI userAction) are not supported yet; please ask your question in words."
+DATA_PART_NOTICE = "Structured data parts are not supported yet; please ask your question in words."
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_MAX_NAME = 120
+
+
+@dataclass
+class MessageInput:
+    question: str
+    attachments: list[Attachment] = field(default_factory=list)
+    unreadable: list[Unreadable] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+def display_name(raw: Any, fallback: str) -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        return fallback
+    name = _CONTROL.sub("", raw).strip()
+    return name if len(name) <= _MAX_NAME else name[: _MAX_NAME - 1] + "…"
+
+
+def _is_csv(name: str | None, mime: str | None) -> bool:
+    mime = (mime or "").split(";")[0].strip().lower()
+    named_csv = bool(name) and name.lower().endswith(".csv")
+    if mime in CSV_MIME_TYPES:
+        return True
+    if mime == EXCEL_CSV_MIME:
+        return named_csv
+    return named_csv and mime in ("", "application/octet-stream", "text/plain")
+
+
+def _decode(data: str) -> bytes | None:
+    try:
+        return base64.b64decode(data.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        try:  # URL-safe alphabet, as some clients send
+            return base64.urlsafe_b64decode(data.strip())
+        except (binascii.Error, ValueError):
+            return None
+
+
+def _file_part(part: dict[str, Any], index: int, out: MessageInput) -> None:
+    file = part["file"]
+    mime = file.get("mimeType")
+    if "uri" in file:
+        out.unreadable.append(Unreadable(display_name(file.get("uri"), f"file part {index}"), "file links are not fetched"))
+        return
+    name = display_name(file.get("name"), f"attachment-{index}.csv")
+    if not _is_csv(file.get("name"), mime):
+        kind = mime.strip() if isinstance(mime, str) and mime.strip() else "a file without a media type"
+        out.unreadable.append(Unreadable(name, f"{display_name(kind, 'this type')} is not CSV"))
+        return
+    data = _decode(file["bytes"])
+    if data is None:
+        out.unreadable.append(Unreadable(name, "its bytes are not valid base64"))
+        return
+    if not data.strip():
+        out.unreadable.append(Unreadable(name, "the file is empty"))
+        return
+    out.attachments.append(Attachment(name=name, data=data, mime_type=mime if isinstance(mime, str) else None))
+
+
+def read_message(message: dict[str, Any]) -> MessageInput:
+    texts: list[str] = []
+    out = MessageInput(question="")
+    for index, part in enumerate(message.get("parts", []), start=1):
+        kind = part.get("kind")
+        if kind == "text":
+            if part["text"].strip():
+                texts.append(part["text"])
+        elif kind == "file":
+            _file_part(part, index, out)
+        elif kind == "data":
+            notice = A2UI_ACTION_NOTICE if "userAction" in part.get("data", {}) else DATA_PART_NOTICE
+            if notice not in out.notices:
+                out.notices.append(notice)
+    out.question = "\n".join(texts).strip()
+    return out
