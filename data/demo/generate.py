@@ -31,7 +31,7 @@ HEADER = [
 CATALOG_SEED = 20261127
 COMPETITOR_SEED = 20261125
 MERCHANT_SCALE = 1.5  # product counts outside Furniture > Outdoor Furniture are scaled by this
-COMPETITOR_SCALE = 1.7  # competitor product counts outside Outdoor Furniture are scaled by this
+COMPETITOR_SCALE = 1.85  # competitor product counts outside Outdoor Furniture are scaled by this
 CATALOG_DATE = dt.date(2026, 11, 27)
 COMPETITOR_DATE = dt.date(2026, 11, 25)
 
@@ -220,7 +220,7 @@ def merchant_specs() -> list[Spec]:
              ["Patio Heater", "Fire Pit Heater", "Infrared Heater"], _band(89, 799, 10), ["Stainless Steel", "Steel", "Aluminium"],
              ["Black", "Stainless", "Bronze"], [], [("Ember Ridge", 2), ("Brightfield", 2), ("Halden Forge", 2)], code="HTR"),
         # ---- maps nowhere: merchant path, product type and titles with no taxonomy word ----
-        Spec(UNMAPPED_CATEGORY, None, "Seasonal Bundle", 20, ["Voucher", "Surprise Parcel", "Harvest Bundle", "Sampler"],
+        Spec(UNMAPPED_CATEGORY, None, "Curated Bundle", 20, ["Voucher", "Surprise Parcel", "Harvest Bundle", "Sampler"],
              _band(10, 120, 20), [], [], [], [("Greenhaven", 1)], max_variants=3, code="MSC"),
     ]
 
@@ -230,7 +230,9 @@ SERIES = ["Halden", "Portofino", "Seabrook", "Marlow", "Kensington", "Aria", "Co
           "Nantucket", "Linden", "Solstice", "Avalon", "Café", "Provençal", "Måne", "Riviera", "Hartley", "Juniper",
           "Bexley", "Calloway", "Esme", "Fenwick", "Harlow", "Ingleby", "Kestrel", "Lowther", "Maple", "Ashby"]
 UNMAPPED_NAMES = ["Loyalty Voucher", "Mystery Surprise Parcel", "Autumn Harvest Bundle", "Solstice Sampler",
-                  "Advent Surprise Parcel", "Members Voucher"]
+                  "Midwinter Surprise Parcel", "Members Voucher"]
+# Words that appear nowhere in the Google taxonomy, so keyword mapping cannot place these products.
+UNMAPPED_SERIES = ["Fenwick", "Ingleby", "Lowther", "Kestrel", "Calloway", "Bexley"]
 LONG_TITLE_TAIL = (" – Weather-Resistant, UV-Protected, Quick-Dry, Easy Assembly, Ideal for Patio, Deck, Balcony, "
                    "Poolside and Garden Use, Includes Free Protective Cover (Limited Edition)")
 
@@ -333,7 +335,7 @@ def build_products(rng: random.Random, specs: list[Spec], m: Merchant, status_ok
             brand = weighted(rng, spec.brands) if spec.brands else ""
             material = rng.choice(spec.materials) if spec.materials else ""
             if spec.google_id is None:
-                title = f"{rng.choice(SERIES)} {UNMAPPED_NAMES[k % len(UNMAPPED_NAMES)]}"
+                title = f"{rng.choice(UNMAPPED_SERIES)} {UNMAPPED_NAMES[k % len(UNMAPPED_NAMES)]}"
                 if k >= len(UNMAPPED_NAMES):
                     title += f" No. {k + 1}"
             else:
@@ -415,7 +417,7 @@ def plant_problems(rng: random.Random, products: list[Product]) -> dict:
         for v in p.variants:
             v["qty"] = max(v["qty"], 5)
     # Every other category keeps at least one in-stock variant (so out_of_stock_only stays unique).
-    for spec_path in {p.spec.path for p in products} - {STORAGE}:
+    for spec_path in sorted({p.spec.path for p in products} - {STORAGE}):
         items = by_cat(spec_path)
         if not any(v["qty"] > 0 for p in items for v in p.variants):
             items[0].variants[0]["qty"] = 12
@@ -680,41 +682,118 @@ def figures(rows: list[dict]) -> dict:
     return f
 
 
-def print_figures(title: str, f: dict) -> None:
-    print(f"## {title}")
-    for key, value in f.items():
-        if key != "categories":
-            print(f"- {key}: {value}")
-    print("\n| category | products | active | variants | in-stock variants | min price | max price | top brand share |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for path in sorted(f["categories"]):
-        c = f["categories"][path]
-        top = max(c["brands"].values()) / c["products"]
-        print(f"| {path} | {c['products']} | {c['active_products']} | {c['variants']} | {c['in_stock']} | "
-              f"{min(c['prices']):.2f} | {max(c['prices']):.2f} | {top:.0%} |")
-    print()
+def _products(rows: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        out.setdefault(r["product_id"], []).append(r)
+    return out
 
 
-def generate(out_dir: Path, quiet: bool = True) -> tuple[dict, dict]:
-    """Write catalog.csv and competitor.csv into out_dir; return the figures of both."""
+def _in(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + " > ")
+
+
+def _share(rows: list[dict], leaf: str, scope: str = OF) -> float:
+    """Share (%) of scope products whose category is `leaf` or under it."""
+    prods = [vs[0] for vs in _products(rows).values() if _in(vs[0]["category"], scope)]
+    return 100 * sum(1 for p in prods if _in(p["category"], leaf)) / len(prods)
+
+
+def readme_block(rows: list[dict], comp: list[dict]) -> str:
+    """The Markdown tables data/demo/README.md embeds, computed from the generated rows themselves."""
+    f, fc = figures(rows), figures(comp)
+    cats = f["categories"]
+    prods = _products(rows)
+
+    def cat(path: str) -> dict:
+        return cats.get(path, {"products": 0, "active_products": 0, "variants": 0, "in_stock": 0, "prices": [0.0]})
+
+    chair_prices = sorted({float(r["price"]) for r in rows if r["category"] == CHAIRS})
+    steps = [(a, b) for a, b in zip(chair_prices, chair_prices[1:]) if a > 0]
+    big_a, big_b = max(steps, key=lambda ab: ab[1] / ab[0])
+    chair_products = [vs for vs in prods.values() if vs[0]["category"] == CHAIRS]
+
+    def chairs_in(lo: float, hi: float, data: dict[str, list[dict]]) -> int:
+        return sum(1 for vs in data.values() if vs[0]["category"] == CHAIRS
+                   and any(lo <= float(v["price"]) < hi for v in vs))
+
+    grills = cats["Home & Garden > Kitchen & Dining > Kitchen Appliances > Outdoor Grills"]
+    top_brand, top_n = max(grills["brands"].items(), key=lambda kv: kv[1])
+    out = io.StringIO()
+    w = out.write
+    w("### catalog.csv: deliberate gaps and problems\n\n| # | what | where | count as generated |\n|---|---|---|---|\n")
+    items = [
+        ("missing subcategory", BEDS, f"{cat(BEDS)['products']} products"),
+        ("thin subcategory (< 3 products)", OTTOMANS, f"{cat(OTTOMANS)['products']} products ({cat(OTTOMANS)['active_products']} active), {cat(OTTOMANS)['variants']} variants"),
+        ("every variant out of stock", STORAGE, f"{cat(STORAGE)['products']} products, {cat(STORAGE)['variants']} variants, {cat(STORAGE)['in_stock']} in stock"),
+        ("price ladder with a hole", CHAIRS,
+         f"{len(chair_products)} products: {chairs_in(39, 90, prods)} priced 39–89.99, {chairs_in(90, 249, prods)} priced 90–248.99, "
+         f"{chairs_in(249, 600, prods)} priced 249–599.99; largest adjacent step {big_a:.2f} → {big_b:.2f} (×{big_b / big_a:.2f})"),
+        ("merchant level under a taxonomy leaf", TEAK_LOUNGERS, f"{cat(TEAK_LOUNGERS)['products']} products (plus {cat(SUNLOUNGERS)['products']} directly in Sunloungers)"),
+        ("category that maps nowhere", UNMAPPED_CATEGORY, f"{f['unmapped_products']} products ({cat(UNMAPPED_CATEGORY)['variants']} rows); product type \"Curated Bundle\"; no taxonomy word in title or type"),
+        ("google_product_category filled", "all", f"{f['google_filled_products']} of {f['products']} products"),
+        ("no image_url", "all", f"{f['rows_without_image']} rows"),
+        ("no description", "all", f"{f['products_without_description']} products ({f['rows_without_description']} rows)"),
+        ("no brand", "all", f"{f['products_without_brand']} products"),
+        ("invalid GTIN check digit", "all", f"{f['rows_invalid_gtin']} rows (every other row has a valid GTIN-13)"),
+        ("title longer than 150 characters", "all", f"{f['products_title_over_150']} products ({f['rows_title_over_150']} rows)"),
+        ("active row with price 0", "all", f"{f['active_rows_price_zero']} rows"),
+        ("invalid sale: compare_at_price ≤ price", "all", f"{f['rows_invalid_sale']} rows"),
+        ("on sale: compare_at_price > price", "all", f"{f['rows_on_sale']} rows"),
+        ("duplicate SKU", "all", ", ".join(f"{k} on {v} rows" for k, v in f["duplicate_skus"].items())),
+        ("colour spelled \"gray\" (elsewhere \"Grey\")", "all", f"{f['rows_colour_gray']} rows \"gray\", {f['rows_colour_Grey']} rows \"Grey\""),
+        ("one brand dominates a category", "Home & Garden > Kitchen & Dining > Kitchen Appliances > Outdoor Grills", f"{top_brand}: {top_n} of {grills['products']} products"),
+        ("preorder", "Outdoor Grills", f"{f['availability_rows']['preorder']} rows (inventory_qty 0, policy continue)"),
+    ]
+    for i, (what, where, count) in enumerate(items, 1):
+        w(f"| {i} | {what} | {where} | {count} |\n")
+    w(f"\nTotals: {f['rows']} rows, {f['products']} products, {len(f['brands'])} brands; products by status "
+      + ", ".join(f"{k} {v}" for k, v in f["status_products"].items())
+      + "; rows by availability " + ", ".join(f"{k} {v}" for k, v in f["availability_rows"].items()) + ".\n")
+
+    w("\n### catalog.csv: Furniture > Outdoor Furniture (and accessories), all statuses\n\n"
+      "| merchant category | products | active | variants | in-stock variants | min price | max price |\n"
+      "|---|---:|---:|---:|---:|---:|---:|\n")
+    for path in sorted(p for p in cats if p.startswith("Furniture > Outdoor Furniture")) + [BEDS]:
+        c = cat(path)
+        if path == BEDS:
+            w(f"| {path} | 0 | 0 | 0 | 0 | – | – |\n")
+            continue
+        w(f"| {path} | {c['products']} | {c['active_products']} | {c['variants']} | {c['in_stock']} | "
+          f"{min(c['prices']):.2f} | {max(c['prices']):.2f} |\n")
+
+    comp_prods = _products(comp)
+    lacks_brands = sorted(set(fc["brands"]) - set(f["brands"]))
+    low = lambda vals: {v.lower() for v in vals}  # noqa: E731
+    lacks_mat = sorted(v for v in fc["materials"] if v.lower() not in low(f["materials"]))
+    lacks_col = sorted(v for v in fc["colours"] if v.lower() not in low(f["colours"]))
+    w("\n### competitor.csv: known differences from catalog.csv\n\n| what | catalog.csv | competitor.csv |\n|---|---|---|\n")
+    w(f"| Outdoor Beds products | {cat(BEDS)['products']} | {fc['categories'].get(BEDS, {'products': 0})['products']} |\n")
+    w(f"| Sunloungers share of Outdoor Furniture products | {_share(rows, SUNLOUNGERS):.1f}% | {_share(comp, SUNLOUNGERS):.1f}% |\n")
+    w(f"| Outdoor Chairs products with a price in 90–248.99 | {chairs_in(90, 249, prods)} | {chairs_in(90, 249, comp_prods)} |\n")
+    w(f"| brands only the competitor carries | – | {', '.join(lacks_brands)} |\n")
+    w(f"| materials only the competitor has | – | {', '.join(lacks_mat)} |\n")
+    w(f"| colours only the competitor has | – | {', '.join(lacks_col)} |\n")
+    w(f"| rows / products | {f['rows']} / {f['products']} | {fc['rows']} / {fc['products']} |\n")
+    return out.getvalue()
+
+
+def generate(out_dir: Path) -> tuple[list[dict], list[dict]]:
+    """Write catalog.csv and competitor.csv into out_dir; return their rows."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    rows, facts = merchant_catalog()
+    rows, _facts = merchant_catalog()
     comp = competitor_catalog()
     write_csv(out_dir / "catalog.csv", rows)
     write_csv(out_dir / "competitor.csv", comp)
-    fm, fc = figures(rows), figures(comp)
-    fm["preorder_rows"] = facts["preorder_rows"]
-    if not quiet:
-        print_figures("catalog.csv — Greenhaven Home & Garden", fm)
-        print_figures("competitor.csv — Patio Plus", fc)
-    return fm, fc
+    return rows, comp
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
     args = parser.parse_args(argv)
-    generate(args.out, quiet=False)
+    rows, comp = generate(args.out)
+    sys.stdout.write(readme_block(rows, comp))
     return 0
 
 
