@@ -1,0 +1,174 @@
+"""Helpers every skill shares: the analysed population, the scope mask, result-table building.
+
+Why here and not in each skill: the population rule (which statuses count) and the scope rule (which
+rows belong to "outdoor furniture") must be identical across skills, or two answers in one turn would
+disagree about the same rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.analysis.result import UNIT_KEY, Scope
+from agent.catalog.taxonomy import Taxonomy
+
+# Statuses analysed by default. "unknown" stays in: feeds without a status column (Merchant Center,
+# generic tables) are published listings; dropping them would empty most catalogs.
+ANALYSED_STATUSES = ("active", "unknown")
+EXCLUDED_STATUSES = ("draft", "archived")
+
+
+@dataclass(frozen=True)
+class Population:
+    """The rows a skill analyses, and what was left out of them (always counted and said)."""
+
+    table: pa.Table  # in scope and analysed status
+    excluded: dict[str, int]  # status -> variant rows in scope excluded from the analysis
+    in_scope_rows: int  # all statuses
+
+
+def as_str(arr: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """Dictionary columns decoded to plain strings (compute kernels and group_by like them better)."""
+    if pa.types.is_dictionary(arr.type):
+        return arr.cast(pa.string())
+    return arr
+
+
+def blank(arr: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    """Boolean: value missing or only whitespace."""
+    s = as_str(arr)
+    if not pa.types.is_string(s.type) and not pa.types.is_large_string(s.type):
+        return pc.is_null(s)
+    return pc.fill_null(pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(s)), 0), True)
+
+
+def scope_ids(scope: Scope, taxonomy: Taxonomy) -> list[int]:
+    """The taxonomy node of the scope and every node under it."""
+    if scope.taxonomy_id is None:
+        return []
+    return [scope.taxonomy_id, *taxonomy.descendants(scope.taxonomy_id)]
+
+
+def scope_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.ChunkedArray | None:
+    """Rows inside the scope: mapped into its taxonomy subtree OR in one of its merchant categories.
+
+    None means the whole catalog. A scope that matched nothing (`unmatched`) selects no rows only when
+    it carries no taxonomy node and no merchant categories; the planner then falls back to the whole
+    catalog and says so, so skills normally see a valid scope.
+    """
+    if scope.is_whole_catalog:
+        return None
+    mask = None
+    ids = scope_ids(scope, taxonomy)
+    if ids:
+        mask = pc.fill_null(pc.is_in(table["google_category_id"], value_set=pa.array(ids, pa.int32())), False)
+    if scope.merchant_categories:
+        by_cat = pc.fill_null(
+            pc.is_in(as_str(table["category_path"]), value_set=pa.array(list(scope.merchant_categories), pa.string())),
+            False,
+        )
+        mask = by_cat if mask is None else pc.or_(mask, by_cat)
+    return mask
+
+
+def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> Population:
+    """In-scope rows with an analysed status; excluded statuses counted by variant row."""
+    mask = scope_mask(table, scope, taxonomy)
+    scoped = table if mask is None else table.filter(mask)
+    status = pc.fill_null(as_str(scoped["status"]), "unknown")
+    keep = pc.is_in(status, value_set=pa.array(list(ANALYSED_STATUSES)))
+    excluded: dict[str, int] = {}
+    for st in EXCLUDED_STATUSES:
+        n = pc.sum(pc.equal(status, st)).as_py() or 0
+        if n:
+            excluded[st] = int(n)
+    return Population(table=scoped.filter(keep), excluded=excluded, in_scope_rows=scoped.num_rows)
+
+
+def count_products(table: pa.Table) -> int:
+    if table.num_rows == 0:
+        return 0
+    return int(pc.count_distinct(table["product_key"]).as_py())
+
+
+def single_currency(table: pa.Table) -> str | None:
+    """The one currency the data states for its prices, or None (absent or mixed)."""
+    if table.num_rows == 0:
+        return None
+    values = pc.unique(as_str(table["currency"]).drop_null()).to_pylist()
+    return values[0] if len(values) == 1 else None
+
+
+def field(name: str, typ: pa.DataType, unit: str) -> pa.Field:
+    return pa.field(name, typ, metadata={UNIT_KEY: unit.encode()})
+
+
+def build_table(columns: Sequence[tuple[str, str, pa.DataType]], rows: Iterable[Sequence[Any]]) -> pa.Table:
+    """A result table from (name, unit, type) column specs and row tuples, units in field metadata."""
+    rows = list(rows)
+    schema = pa.schema([field(name, typ, unit) for name, unit, typ in columns])
+    arrays = [pa.array([r[i] for r in rows], type=typ) for i, (_, _, typ) in enumerate(columns)]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def pct(part: float, whole: float) -> float | None:
+    """A percentage rounded to one decimal, as shown; None when the whole is zero."""
+    if not whole:
+        return None
+    return round(100.0 * part / whole, 1)
+
+
+def money(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 2)
+
+
+def taxonomy_note(scope: Scope, taxonomy: Taxonomy, leaves: int | None = None) -> str | None:
+    """"10 subcategories under Furniture > Outdoor Furniture" for the evidence footer's taxonomy line."""
+    if scope.taxonomy_id is None:
+        return None
+    node = taxonomy.node(scope.taxonomy_id)
+    if node is None:
+        return None
+    n = leaves if leaves is not None else len(taxonomy.descendants(node.id))
+    word = "subcategory" if n == 1 else "subcategories"
+    return f"{n} {word} under {node.path}"
+
+
+UNMAPPED_LABEL = "Unmapped"
+WHOLE_CATALOG_DEPTH = 3  # whole-catalog groupings stop at "Home & Garden > Lawn & Garden > Outdoor Living"
+
+
+def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.ChunkedArray:
+    """One display category per row, for per-category tables.
+
+    Inside a taxonomy scope: the row's own node, named relative to the scope ("Outdoor Seating >
+    Sunloungers"); rows only matched through a merchant category keep that merchant category. For the
+    whole catalog: the taxonomy path cut at WHOLE_CATALOG_DEPTH levels. Unmapped rows carry their merchant
+    category with "(unmapped)", or "Unmapped". Vectorised: labels are computed per distinct id, then taken.
+    """
+    ids = table["google_category_id"]
+    distinct = [i for i in pc.unique(ids).to_pylist() if i is not None]
+    base = None
+    if scope.taxonomy_id is not None and taxonomy.node(scope.taxonomy_id) is not None:
+        base = taxonomy.node(scope.taxonomy_id)
+    labels: list[str] = []
+    for cid in distinct:
+        node = taxonomy.node(cid)
+        if node is None:
+            labels.append(UNMAPPED_LABEL)
+            continue
+        levels = node.path.split(" > ")
+        if base is not None and taxonomy.is_within(cid, base.id):
+            rel = levels[base.depth:]
+            labels.append(" > ".join(rel) if rel else f"{base.name} (general)")
+        else:
+            labels.append(" > ".join(levels[:WHOLE_CATALOG_DEPTH]) if base is None else node.path)
+    idx = pc.index_in(ids, value_set=pa.array(distinct, pa.int32()))
+    mapped = pc.take(pa.array(labels, pa.string()), idx) if distinct else pa.nulls(len(ids), pa.string())
+    merchant = as_str(table["category_path"])
+    fallback = pc.if_else(pc.is_null(merchant), pa.scalar(UNMAPPED_LABEL), pc.binary_join_element_wise(merchant, " (unmapped)", ""))
+    return pc.coalesce(mapped, fallback)

@@ -1,0 +1,169 @@
+"""catalog_overview — "What is in this file?": size, statuses, mapping, prices, categories, brands, format.
+
+One long two-level table (Section, Item, Count, Share, Price) ordered so the rows the findings cite come
+first: render shows at most 20 rows, and a number in a bullet must be visible in the table.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.analysis import common
+from agent.analysis.inputs import SkillInput
+from agent.analysis.result import Finding, SkillResult
+
+SKILL_ID = "catalog_overview"
+TOP_CATEGORIES = 5
+TOP_BRANDS = 3
+# Price bands on a product's lowest variant price: (label, lower bound inclusive, upper bound exclusive).
+PRICE_BANDS = (("Under 25", 0.0, 25.0), ("25 to under 100", 25.0, 100.0), ("100 to under 500", 100.0, 500.0), ("500 and over", 500.0, float("inf")))
+COLUMNS = (
+    ("Section", "text", pa.string()),
+    ("Item", "text", pa.string()),
+    ("Count", "count", pa.int64()),
+    ("Share", "percent", pa.float64()),
+    ("Price", "money", pa.float64()),
+)
+MAX_LISTED_COLUMNS = 8
+
+
+def run(inp: SkillInput) -> SkillResult:
+    own, scope, tax = inp.own, inp.scope, inp.taxonomy
+    pop = common.population(own, scope, tax)
+    t = pop.table
+    mask = common.scope_mask(own, scope, tax)
+    scoped = own if mask is None else own.filter(mask)
+    rows: list[tuple] = []
+    findings: list[Finding] = []
+
+    def add(section: str, item: str, count: int | None = None, share: float | None = None, price: float | None = None) -> int:
+        rows.append((section, item, count, share, price))
+        return len(rows) - 1
+
+    # Summary ------------------------------------------------------------------------------------
+    products_all = common.count_products(scoped)
+    labels = common.category_labels(t, scope, tax) if t.num_rows else pa.array([], pa.string())
+    brands = common.as_str(t["brand"])
+    n_categories = len(pc.unique(labels)) if t.num_rows else 0
+    n_brands = len(pc.unique(brands.drop_null())) if t.num_rows else 0
+    r_rows = add("Summary", "Rows (variants)", scoped.num_rows)
+    r_products = add("Summary", "Products", products_all)
+    r_cats = add("Summary", "Categories", n_categories)
+    r_brands = add("Summary", "Brands", n_brands)
+    findings.append(Finding("overview.size", {"rows_n": scoped.num_rows, "products_n": products_all,
+                                              "categories_n": n_categories, "brands_n": n_brands},
+                            cells=((r_rows, "Count"), (r_products, "Count"), (r_cats, "Count"), (r_brands, "Count")), severity=9))
+
+    # Source format and columns (from evidence, when the service passes it) ---------------------------
+    catalog_sources = [s for s in inp.sources if s.role == "catalog"]
+    for src in catalog_sources[:2]:
+        r_fmt = add("Source", f"{src.name}: {src.format}, columns", len(src.columns))
+        values = {"source": src.name, "format": src.format, "columns_n": len(src.columns), "unmapped_n": len(src.unmapped_columns)}
+        cells = [(r_fmt, "Count")]
+        if src.unmapped_columns:
+            listed = ", ".join(src.unmapped_columns[:MAX_LISTED_COLUMNS]) + (" …" if len(src.unmapped_columns) > MAX_LISTED_COLUMNS else "")
+            r_un = add("Source", f"Columns not used: {listed}", len(src.unmapped_columns))
+            cells.append((r_un, "Count"))
+        if src.date_columns:
+            add("Source", f"Date columns: {', '.join(src.date_columns[:MAX_LISTED_COLUMNS])}", len(src.date_columns))
+            values["date_columns"] = ", ".join(src.date_columns[:MAX_LISTED_COLUMNS])
+        findings.append(Finding("overview.format", values, cells=tuple(cells), severity=7))
+
+    # Status -------------------------------------------------------------------------------------------
+    status = pc.fill_null(common.as_str(scoped["status"]), "unknown")
+    status_counts = {d["values"]: d["counts"] for d in pc.value_counts(status).to_pylist()} if scoped.num_rows else {}
+    status_rows: dict[str, int] = {}
+    for st in ("active", "unknown", "draft", "archived"):
+        if status_counts.get(st):
+            label = st if st != "unknown" else "status not stated"
+            status_rows[st] = add("Status (rows)", label, status_counts[st], common.pct(status_counts[st], scoped.num_rows))
+    if pop.excluded:
+        vals = {f"{k}_n": v for k, v in pop.excluded.items()}
+        vals["analysed_n"] = t.num_rows
+        r_an = add("Status (rows)", "analysed (active or not stated)", t.num_rows, common.pct(t.num_rows, scoped.num_rows))
+        findings.append(Finding("overview.excluded", vals, cells=tuple((status_rows[k], "Count") for k in pop.excluded) + ((r_an, "Count"),), severity=6))
+
+    # Category mapping -------------------------------------------------------------------------------------
+    if t.num_rows:
+        method = pc.fill_null(common.as_str(t["category_mapping"]), "unmapped")
+        mcounts = {d["values"]: d["counts"] for d in pc.value_counts(method).to_pylist()}
+        names = {"google_category": "from a Google category column", "merchant_path": "from your category path",
+                 "keyword": "by keywords in type or title", "unmapped": "not mapped"}
+        mrows = {}
+        for m in ("google_category", "merchant_path", "keyword", "unmapped"):
+            if mcounts.get(m):
+                mrows[m] = add("Category mapping (rows)", names[m], mcounts[m], common.pct(mcounts[m], t.num_rows))
+        unm = mcounts.get("unmapped", 0)
+        if unm:
+            findings.append(Finding("overview.unmapped", {"unmapped_n": unm, "unmapped_pct": rows[mrows["unmapped"]][3]},
+                                    cells=((mrows["unmapped"], "Count"), (mrows["unmapped"], "Share")), severity=5))
+        else:
+            findings.append(Finding("overview.all_mapped", {}, severity=2))
+
+    # Prices ---------------------------------------------------------------------------------------------------
+    currency = common.single_currency(t)
+    price = t["price"] if t.num_rows else pa.chunked_array([], pa.float64())
+    pos = price.filter(pc.fill_null(pc.greater(price, 0), False)) if t.num_rows else price
+    if len(pos):
+        lo = common.money(pc.min(pos).as_py())
+        med = common.money(pc.quantile(pos, q=0.5)[0].as_py())
+        hi = common.money(pc.max(pos).as_py())
+        r_lo = add("Price", "Lowest price", price=lo)
+        r_med = add("Price", "Median price", price=med)
+        r_hi = add("Price", "Highest price", price=hi)
+        findings.append(Finding("overview.price", {"low_price": lo, "median_price": med, "high_price": hi},
+                                cells=((r_lo, "Price"), (r_med, "Price"), (r_hi, "Price")), severity=4))
+
+    # Top categories by products -----------------------------------------------------------------------
+    if t.num_rows:
+        cat_t = pa.table({"c": labels, "k": t["product_key"]})
+        g = cat_t.group_by("c").aggregate([("k", "count_distinct")]).sort_by([("k_count_distinct", "descending"), ("c", "ascending")])
+        n_products = common.count_products(t)
+        top = g.slice(0, TOP_CATEGORIES).to_pylist()
+        crow = []
+        for d in top:
+            crow.append(add("Top categories (products)", d["c"], d["k_count_distinct"], common.pct(d["k_count_distinct"], n_products)))
+        if top:
+            vals = {"top": [{"name": rows[r][1], "products_n": rows[r][2]} for r in crow[:3]]}
+            findings.append(Finding("overview.categories", vals, cells=tuple((r, "Count") for r in crow[:3]), severity=8))
+
+        # Price bands on each product's lowest price.
+        prod = pa.table({"k": t["product_key"], "p": price}).group_by("k").aggregate([("p", "min")])
+        pmin = prod["p_min"]
+        for label, lo_b, hi_b in PRICE_BANDS:
+            sel = pc.and_(pc.greater_equal(pmin, lo_b), pc.less(pmin, hi_b)) if hi_b != float("inf") else pc.greater_equal(pmin, lo_b)
+            n = int(pc.sum(pc.fill_null(sel, False)).as_py() or 0)
+            add("Price bands (products)", label, n, common.pct(n, n_products))
+        no_price = int(pc.sum(pc.is_null(pmin)).as_py() or 0)
+        if no_price:
+            add("Price bands (products)", "no price", no_price, common.pct(no_price, n_products))
+
+        # Brands.
+        bt = pa.table({"b": brands, "k": t["product_key"]}).filter(pc.is_valid(brands))
+        if bt.num_rows:
+            bg = bt.group_by("b").aggregate([("k", "count_distinct")]).sort_by([("k_count_distinct", "descending"), ("b", "ascending")])
+            brow = [add("Top brands (products)", d["b"], d["k_count_distinct"], common.pct(d["k_count_distinct"], n_products))
+                    for d in bg.slice(0, TOP_BRANDS).to_pylist()]
+            if n_brands == 1:
+                findings.append(Finding("overview.single_brand", {"brand": rows[brow[0]][1]}, cells=((brow[0], "Item"),), severity=3))
+            elif brow:
+                findings.append(Finding("overview.top_brand", {"brand": rows[brow[0]][1], "products_n": rows[brow[0]][2],
+                                                               "products_pct": rows[brow[0]][3]},
+                                        cells=((brow[0], "Count"), (brow[0], "Share")), severity=1))
+        else:
+            findings.append(Finding("overview.no_brands", {}, severity=3))
+    else:
+        findings.append(Finding("overview.empty", {}, severity=10))
+
+    findings.sort(key=lambda f: -f.severity)
+    return SkillResult(
+        skill=SKILL_ID,
+        scope=scope,
+        table=common.build_table(COLUMNS, rows),
+        findings=findings[:7],
+        thresholds={"top_categories": TOP_CATEGORIES, "top_brands": TOP_BRANDS,
+                    "price_bands": [b[0] for b in PRICE_BANDS], "analysed_statuses": list(common.ANALYSED_STATUSES)},
+        currency=currency,
+        taxonomy_note=common.taxonomy_note(scope, tax),
+    )

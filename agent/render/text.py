@@ -1,0 +1,227 @@
+"""A SkillResult as Markdown: title, preface lines, the resolved scope, 3–7 findings, a table ≤ 20 rows.
+
+Sentences live here, not in skills: a finding's `code` selects a template and its `values` fill it.
+Numbers are formatted with agent.render.numbers, by the same unit as the table column they come from
+(finding value keys carry the unit as a suffix: `_n` count, `_price` money, `_pct` percent, `_x` ratio),
+so each number in a bullet reads exactly as a cell of the table below it. A finding that cites rows the
+table does not show is left out rather than printed with numbers the reader cannot find.
+
+The evidence footer is not written here; the service appends it (agent/render/footer.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from agent.analysis.result import Finding, Scope, SkillResult
+from agent.render import numbers
+
+MAX_ROWS = 20
+MAX_FINDINGS = 7
+
+SKILL_TITLES = {
+    "catalog_overview": "Catalog overview",
+    "assortment_gaps": "Assortment gaps",
+    "price_ladder": "Price ladder",
+    "attribute_coverage": "Attribute coverage",
+    "brand_coverage": "Brand coverage",
+    "availability": "Availability",
+    "content_quality": "Content quality",
+}
+# What one table row is, for the "Top 20 of 57 …" line.
+ROW_NOUNS = {
+    "catalog_overview": "rows",
+    "assortment_gaps": "subcategories",
+    "price_ladder": "categories",
+    "attribute_coverage": "rows",
+    "brand_coverage": "brands",
+    "availability": "categories",
+    "content_quality": "checks",
+}
+
+
+class Values:
+    """A finding's values, formatted on access: `v["rows_n"]` → "3,000"; `v.items("top")` → [Values]."""
+
+    def __init__(self, values: dict[str, Any], currency: str | None) -> None:
+        self._values = values
+        self._currency = currency
+
+    def __getitem__(self, key: str) -> str:
+        value = self._values[key]
+        return numbers.fmt_value(value, numbers.unit_for_key(key, value), self._currency)
+
+    def raw(self, key: str, default: Any = None) -> Any:
+        return self._values.get(key, default)
+
+    def has(self, key: str) -> bool:
+        return self._values.get(key) is not None
+
+    def count(self, key: str, one: str, many: str) -> str:
+        """"1 product" / "3 products": the formatted number and the noun that agrees with it."""
+        return f"{self[key]} {one if self._values[key] == 1 else many}"
+
+    def items(self, key: str) -> list["Values"]:
+        return [Values(d, self._currency) for d in self._values.get(key) or []]
+
+
+def _plural(n: Any, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
+def _names(items: Sequence[str], limit: int = 5) -> str:
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    shown = items[:limit]
+    tail = f" and {len(items) - limit} more" if len(items) > limit else ""
+    if tail:
+        return ", ".join(shown) + tail
+    return ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+# --- sentence templates per finding code -------------------------------------------------------------
+Template = Callable[[Values], str]
+TEMPLATES: dict[str, Template] = {}
+
+
+def template(code: str) -> Callable[[Template], Template]:
+    def deco(fn: Template) -> Template:
+        TEMPLATES[code] = fn
+        return fn
+    return deco
+
+
+@template("overview.size")
+def _(v: Values) -> str:
+    return (f"The catalog holds {v.count('rows_n', 'row', 'rows')} (variants) for {v.count('products_n', 'product', 'products')}, "
+            f"in {v.count('categories_n', 'category', 'categories')} from {v.count('brands_n', 'brand', 'brands')}.")
+
+
+@template("overview.format")
+def _(v: Values) -> str:
+    text = f"{v['source']} reads as a {v['format']} with {v['columns_n']} columns"
+    if v.raw("unmapped_n"):
+        text += f"; {v['unmapped_n']} of them are not used by the analysis"
+    return text + "."
+
+
+@template("overview.excluded")
+def _(v: Values) -> str:
+    parts = [v.count(k + "_n", f"{k} row", f"{k} rows") for k in ("draft", "archived") if v.has(k + "_n")]
+    return (f"Left out of the analysis: {_names(parts)}; it covers the {v.count('analysed_n', 'row', 'rows')} that "
+            f"are active or have no status.")
+
+
+@template("overview.unmapped")
+def _(v: Values) -> str:
+    return (f"{v.count('unmapped_n', 'row', 'rows')} ({v['unmapped_pct']}) could not be placed in the Google product taxonomy; "
+            f"they are counted as unmapped, not guessed.")
+
+
+@template("overview.all_mapped")
+def _(v: Values) -> str:
+    return "Every analysed row is placed in the Google product taxonomy."
+
+
+@template("overview.price")
+def _(v: Values) -> str:
+    return f"Prices run from {v['low_price']} to {v['high_price']}, with a median of {v['median_price']}."
+
+
+@template("overview.categories")
+def _(v: Values) -> str:
+    parts = [f"{c['name']} ({c.count('products_n', 'product', 'products')})" for c in v.items("top")]
+    return f"Largest categories: {_names(parts)}."
+
+
+@template("overview.single_brand")
+def _(v: Values) -> str:
+    return f"Every product carries one brand, {v['brand']}: a single-vendor catalog."
+
+
+@template("overview.top_brand")
+def _(v: Values) -> str:
+    return f"The largest brand is {v['brand']}, with {v.count('products_n', 'product', 'products')} ({v['products_pct']})."
+
+
+@template("overview.no_brands")
+def _(v: Values) -> str:
+    return "No brand is stated for any product."
+
+
+@template("overview.empty")
+def _(v: Values) -> str:
+    return "No active products are in scope, so there is nothing to count."
+
+
+def sentence(finding: Finding, currency: str | None) -> str:
+    fn = TEMPLATES.get(finding.code)
+    if fn is None:  # a skill added a code without a template: say it plainly rather than fail
+        return finding.code.replace(".", ": ").replace("_", " ")
+    return fn(Values(finding.values, currency))
+
+
+# --- scope, table ---------------------------------------------------------------------------------------
+def scope_line(scope: Scope) -> str:
+    if scope.is_whole_catalog:
+        return "Scope: the whole catalog."
+    parts = []
+    if scope.taxonomy_path:
+        ident = f" (Google taxonomy id {scope.taxonomy_id})" if scope.taxonomy_id is not None else ""
+        parts.append(f"{scope.taxonomy_path}{ident}")
+    if scope.merchant_categories:
+        cats = _names([f"“{c}”" for c in scope.merchant_categories], limit=6)
+        label = "your category" if len(scope.merchant_categories) == 1 else "your categories"
+        parts.append(f"{label} {cats}")
+    return "Scope: " + "; including ".join(parts) + "."
+
+
+def _cell(value: Any, unit: str, currency: str | None) -> str:
+    text = numbers.fmt_value(value, unit, currency)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def table_markdown(result: SkillResult, limit: int = MAX_ROWS) -> str:
+    table = result.table
+    if table.num_columns == 0 or table.num_rows == 0:
+        return ""
+    units = [numbers.column_unit(f) for f in table.schema]
+    shown = table.slice(0, limit).to_pylist()
+    head = "| " + " | ".join(n.replace("|", "\\|") for n in table.column_names) + " |"
+    sep = "|" + "|".join("---:" if u in ("count", "money", "percent", "ratio", "number") else "---" for u in units) + "|"
+    lines = [head, sep]
+    for row in shown:
+        lines.append("| " + " | ".join(_cell(row[n], u, result.currency) for n, u in zip(table.column_names, units)) + " |")
+    out = "\n".join(lines)
+    if table.num_rows > limit:
+        noun = ROW_NOUNS.get(result.skill, "rows")
+        out = f"Top {limit} of {table.num_rows:,} {noun}:\n\n" + out
+    return out
+
+
+def title(result: SkillResult) -> str:
+    name = SKILL_TITLES.get(result.skill, result.skill.replace("_", " ").capitalize())
+    label = result.scope.label or "whole catalog"
+    return f"## {name}: {label}"
+
+
+def visible_findings(result: SkillResult, limit: int = MAX_ROWS) -> list[Finding]:
+    """Findings most severe first, without those citing rows the table does not show."""
+    keep = [f for f in result.findings if all(r < min(limit, result.table.num_rows) for r, _ in f.cells)]
+    return sorted(keep, key=lambda f: -f.severity)[:MAX_FINDINGS]
+
+
+def render_skill(result: SkillResult, preface: Sequence[str] = ()) -> str:
+    """The Markdown answer for one skill, without the evidence footer."""
+    blocks = [title(result)]
+    blocks.extend(line for line in preface if line)
+    blocks.append(scope_line(result.scope))
+    bullets = [f"- {sentence(f, result.currency)}" for f in visible_findings(result)]
+    if bullets:
+        blocks.append("\n".join(bullets))
+    blocks.extend(result.notes)
+    tbl = table_markdown(result)
+    if tbl:
+        blocks.append(tbl)
+    return "\n\n".join(blocks) + "\n"

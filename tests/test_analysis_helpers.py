@@ -1,0 +1,47 @@
+"""Shared checks for skill tests: every number in the bullets is a number in the rendered table.
+
+Imported by the other test_analysis_* modules; its own tests check the checker (so it can fail).
+"""
+
+from __future__ import annotations
+
+import re
+
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def bullets(markdown: str) -> list[str]:
+    return [line[2:] for line in markdown.splitlines() if line.startswith("- ")]
+
+
+def table_text(markdown: str) -> str:
+    return "\n".join(line for line in markdown.splitlines() if line.startswith("|"))
+
+
+def numbers_in(text: str) -> set[str]:
+    return {m.group(0).rstrip(",") for m in NUMBER.finditer(text)}
+
+
+def prose_numbers_missing_from_table(markdown: str) -> set[str]:
+    """Numbers that appear in a bullet but in no cell of the rendered table."""
+    in_table = numbers_in(table_text(markdown))
+    missing = set()
+    for b in bullets(markdown):
+        missing |= numbers_in(b) - in_table
+    return missing
+
+
+def assert_prose_numbers_in_table(markdown: str) -> None:
+    missing = prose_numbers_missing_from_table(markdown)
+    assert not missing, f"numbers in bullets but not in the table: {sorted(missing)}\n{markdown}"
+    assert len(bullets(markdown)) <= 7
+
+
+def test_checker_finds_a_number_missing_from_the_table():
+    md = "## T\n\n- 12 products and USD 3.50\n\n| a | b |\n|---|---:|\n| x | 12 |\n"
+    assert prose_numbers_missing_from_table(md) == {"3.50"}
+
+
+def test_checker_accepts_numbers_present_as_cells():
+    md = "## T\n\n- 1,200 rows (12.5%)\n\n| a | b |\n|---|---:|\n| x | 1,200 |\n| y | 12.5% |\n"
+    assert prose_numbers_missing_from_table(md) == set()
