@@ -1,0 +1,284 @@
+"""Per-instance caches for catalog snapshots: parsed tables by object generation, resolved locations.
+
+A Cloud Function instance serves many turns (and, with THREADS > 1, several at once) against the
+same few snapshots. Parsing a large CSV costs far more than answering from it, so parsed tables are
+kept per instance, keyed by object name *and generation* (an overwritten object has a new generation
+and is read again; an unchanged one is never re-downloaded). Memory is bounded by bytes, not entries,
+because one catalog can be 100 kB and another 500 MB. Concurrent turns that want the same snapshot
+share one download and one parse (single-flight) instead of racing N copies into memory.
+
+Resolving a location (prefix → snapshot object, generation) costs a metadata round trip; a short-TTL
+memo (`TTLMemo`, used by `agent.catalog.gcs.resolve`) makes a burst of turns cost one call or none.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:  # only for annotations; gcs imports this module, not the other way round
+    from agent.catalog.gcs import ObjectRef
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+DEFAULT_TABLE_CACHE_BYTES = 512 * 1024 * 1024
+DEFAULT_RESOLVE_TTL_S = 10.0
+
+
+@dataclass
+class _Flight:
+    """One load in progress; waiters block on `done` and then read value or error."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    value: Any = None
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    entries: int
+    bytes_used: int
+    max_bytes: int
+    hits: int
+    misses: int  # loads started (one per single-flight group)
+    waits: int  # callers that joined another caller's load instead of loading
+    evictions: int
+    oversize: int  # values larger than the whole budget: returned but not kept
+
+
+class ByteBoundedLRU(Generic[T]):
+    """Thread-safe LRU bounded by the summed `size_of` of its values, with single-flight loads.
+
+    `get_or_load(key, loader, size_of)`: a hit returns at once; a miss runs `loader` in the calling
+    thread while every other caller of the same key waits for that one result. A loader exception
+    is not cached: it propagates to the caller and to all waiters, and the next call loads again.
+    A value bigger than the whole budget is returned but not kept (it would evict everything).
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        if max_bytes < 0:
+            raise ValueError("max_bytes must be >= 0")
+        self._max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[Hashable, tuple[T, int]] = OrderedDict()
+        self._inflight: dict[Hashable, _Flight] = {}
+        self._bytes = 0
+        self._hits = self._misses = self._waits = self._evictions = self._oversize = 0
+
+    def get_or_load(self, key: Hashable, loader: Callable[[], T], size_of: Callable[[T], int]) -> T:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                self._hits += 1
+                return entry[0]
+            flight = self._inflight.get(key)
+            leader = flight is None
+            if leader:
+                flight = _Flight()
+                self._inflight[key] = flight
+                self._misses += 1
+            else:
+                self._waits += 1
+        if not leader:
+            flight.done.wait()
+            if flight.error is not None:
+                raise flight.error
+            return flight.value
+
+        try:
+            value = loader()
+            size = int(size_of(value))
+        except BaseException as exc:
+            with self._lock:
+                self._inflight.pop(key, None)
+            flight.error = exc
+            flight.done.set()
+            raise
+        with self._lock:
+            self._inflight.pop(key, None)
+            self._store(key, value, size)
+        flight.value = value
+        flight.done.set()
+        return value
+
+    def _store(self, key: Hashable, value: T, size: int) -> None:
+        """Insert under the lock, evicting least recently used entries until within budget."""
+        if size > self._max_bytes:
+            self._oversize += 1
+            log.warning("cache value of %d bytes exceeds the %d-byte budget; not kept", size, self._max_bytes)
+            return
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._bytes -= old[1]
+        self._entries[key] = (value, size)
+        self._bytes += size
+        self._evict_to(self._max_bytes)
+
+    def _evict_to(self, budget: int) -> None:
+        while self._bytes > budget and self._entries:
+            evicted_key, (_, evicted_size) = self._entries.popitem(last=False)
+            self._bytes -= evicted_size
+            self._evictions += 1
+            log.info("cache evicted %r (%d bytes)", evicted_key, evicted_size)
+
+    def get(self, key: Hashable) -> T | None:
+        """The cached value or None, without loading (counts as a hit when present)."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            self._hits += 1
+            return entry[0]
+
+    def __contains__(self, key: Hashable) -> bool:
+        with self._lock:
+            return key in self._entries
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    def keys(self) -> list[Hashable]:
+        """Keys from least to most recently used."""
+        with self._lock:
+            return list(self._entries)
+
+    def invalidate(self, key: Hashable) -> None:
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+
+    def clear(self) -> None:
+        """Drop every entry and reset the counters (loads in flight still complete for their callers)."""
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+            self._hits = self._misses = self._waits = self._evictions = self._oversize = 0
+
+    @property
+    def max_bytes(self) -> int:
+        return self._max_bytes
+
+    def set_max_bytes(self, max_bytes: int) -> None:
+        """Change the budget (from configuration at start); shrinking evicts at once."""
+        if max_bytes < 0:
+            raise ValueError("max_bytes must be >= 0")
+        with self._lock:
+            self._max_bytes = max_bytes
+            self._evict_to(max_bytes)
+
+    @property
+    def bytes_used(self) -> int:
+        with self._lock:
+            return self._bytes
+
+    def stats(self) -> CacheStats:
+        with self._lock:
+            return CacheStats(
+                entries=len(self._entries),
+                bytes_used=self._bytes,
+                max_bytes=self._max_bytes,
+                hits=self._hits,
+                misses=self._misses,
+                waits=self._waits,
+                evictions=self._evictions,
+                oversize=self._oversize,
+            )
+
+
+class TTLMemo(Generic[T]):
+    """A tiny thread-safe memo whose entries expire `ttl` seconds after they were stored.
+
+    Only successes are stored (a failed lookup is retried by the next caller). `clock` is injectable
+    so tests can move time without sleeping.
+    """
+
+    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl = ttl
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._entries: dict[Hashable, tuple[float, T]] = {}
+
+    def get(self, key: Hashable) -> T | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            stored_at, value = entry
+            if self.clock() - stored_at >= self.ttl:
+                del self._entries[key]
+                return None
+            return value
+
+    def put(self, key: Hashable, value: T) -> None:
+        if self.ttl <= 0:
+            return
+        with self._lock:
+            self._entries[key] = (self.clock(), value)
+            if len(self._entries) > 1024:  # bounded: drop the oldest half (locations are few)
+                for old in sorted(self._entries, key=lambda k: self._entries[k][0])[:512]:
+                    del self._entries[old]
+
+    def invalidate(self, key: Hashable) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
+
+    def drop_values(self, predicate: Callable[[T], bool]) -> None:
+        """Forget every entry whose value matches (e.g. all locations that resolved to one object)."""
+        with self._lock:
+            for key in [k for k, (_, v) in self._entries.items() if predicate(v)]:
+                del self._entries[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+def arrow_size(value: Any) -> int:
+    """Bytes held by a pyarrow Table/Array (or an object with a `table`), for `size_of`."""
+    table = getattr(value, "table", value)
+    return int(table.nbytes)
+
+
+TABLE_CACHE: ByteBoundedLRU[Any] = ByteBoundedLRU(DEFAULT_TABLE_CACHE_BYTES)
+
+
+def load_gcs(
+    uri: str,
+    parse: Callable[[bytes, "ObjectRef"], T],
+    *,
+    size_of: Callable[[T], int] = arrow_size,
+    namespace: str = "canonical",
+    cache: ByteBoundedLRU[Any] | None = None,
+) -> tuple["ObjectRef", T]:
+    """Resolve a gs:// location and return its parsed snapshot, through the per-instance cache.
+
+    The cache key is (namespace, bucket, object name, generation): an unchanged object is parsed once
+    per instance; a new generation is read again. Concurrent callers share one download and parse.
+    If the object is replaced between resolve and download (`SnapshotChanged`), the location is
+    resolved afresh once. Storage failures raise `gcs.SourceUnavailable`; `parse` errors propagate
+    unchanged (and are not cached).
+    """
+    from agent.catalog import gcs
+
+    cache = TABLE_CACHE if cache is None else cache
+    for attempt in range(2):
+        ref = gcs.resolve(uri, fresh=attempt > 0)
+        key = (namespace, ref.bucket, ref.name, ref.generation)
+        try:
+            return ref, cache.get_or_load(key, lambda ref=ref: parse(gcs.download(ref), ref), size_of)
+        except gcs.SnapshotChanged:
+            if attempt:
+                raise
+            log.info("snapshot changed during read; resolving %s again", ref.uri)
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -1,0 +1,367 @@
+"""Cloud Storage access for catalog snapshots: locate the snapshot object, read its bytes.
+
+Why this shape:
+* One storage client per process (per endpoint), created lazily and shared by all threads — client
+  construction and the google.cloud import are slow, and cold start matters for a Cloud Function.
+* Every call has a short timeout and a bounded retry, so an unreachable or hung store fails a turn
+  in seconds (with a clear line in the answer), not after the library's 120 s default.
+* Every failure becomes `SourceUnavailable` with a fixed message and a short `reason` code. Bucket
+  and object names go to the log only; they never reach an exception message, because messages can
+  end up in an answer.
+* `resolve` results are memoised for a few seconds (`RESOLVE_MEMO`) so a burst of turns costs one
+  metadata call, or none, for an unchanged object.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, TTLMemo
+
+if TYPE_CHECKING:
+    from google.cloud.storage import Client
+
+log = logging.getLogger(__name__)
+
+EMULATOR_ENV = "STORAGE_EMULATOR_HOST"
+SNAPSHOT_EXTENSIONS = (".csv", ".tsv", ".parquet")
+POINTER_NAME = "latest.json"
+MAX_POINTER_BYTES = 64 * 1024
+
+# Per HTTP request: (connect, read) seconds; the read timeout is per socket read, not per download.
+TIMEOUT: tuple[float, float] = (3.05, 30.0)
+# Total time the retry of one call may take (transient 5xx, 429, connection resets).
+RETRY_DEADLINE_S = 4.0
+HTTP_POOL_SIZE = 32
+
+_BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
+
+# Fixed, human messages per failure reason. No names, no exception text.
+MESSAGES = {
+    "invalid_location": "The catalog location is not a valid gs:// address.",
+    "not_found": "The catalog location was not found in Cloud Storage.",
+    "forbidden": "Access to the catalog location in Cloud Storage was denied.",
+    "unreachable": "Cloud Storage could not be reached.",
+    "timeout": "Cloud Storage did not answer in time.",
+    "credentials": "No credentials are available to read Cloud Storage.",
+    "no_snapshot": "No CSV or Parquet snapshot was found at the catalog location.",
+    "bad_pointer": "The catalog's latest.json does not name a readable snapshot.",
+    "changed": "The catalog snapshot changed while it was being read.",
+    "unavailable": "Cloud Storage could not be read.",
+}
+
+
+class SourceUnavailable(Exception):
+    """A Cloud Storage location could not be read. `str()` is a fixed sentence; `reason` a code."""
+
+    def __init__(self, reason: str = "unavailable") -> None:
+        self.reason = reason if reason in MESSAGES else "unavailable"
+        super().__init__(MESSAGES[self.reason])
+
+
+class SnapshotChanged(SourceUnavailable):
+    """The object was replaced between resolve() and download(); resolving again will help."""
+
+    def __init__(self) -> None:
+        super().__init__("changed")
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    """One exact snapshot object: what the cache is keyed by and the evidence footer names."""
+
+    uri: str  # "gs://bucket/name"
+    name: str
+    bucket: str
+    generation: int
+    size: int | None
+
+
+def parse_gs_uri(uri: str) -> tuple[str, str]:
+    """Split "gs://bucket/path" into (bucket, path); path may be "" (bucket root) or end in "/".
+
+    Raises ValueError for anything else: other schemes, bad bucket names, control characters,
+    "." or ".." path segments (no location may climb out of the prefix it was configured under).
+    """
+    if not isinstance(uri, str) or not uri.startswith("gs://"):
+        raise ValueError("not a gs:// URI")
+    rest = uri[len("gs://") :]
+    bucket, _, path = rest.partition("/")
+    if not _BUCKET_RE.match(bucket) or ".." in bucket:
+        raise ValueError("invalid bucket name")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
+        raise ValueError("control character in object name")
+    if any(seg in (".", "..") for seg in path.split("/")):
+        raise ValueError("relative segment in object name")
+    if len(path.encode("utf-8")) > 1024:
+        raise ValueError("object name too long")
+    return bucket, path
+
+
+def is_prefix(path: str) -> bool:
+    """A location names a prefix when it is empty, ends in "/", or its last segment has no extension."""
+    return path == "" or path.endswith("/") or "." not in path.rsplit("/", 1)[-1]
+
+
+# --- client ---------------------------------------------------------------------------------------
+
+_clients: dict[str | None, Any] = {}
+_client_lock = threading.Lock()
+
+
+def client() -> "Client":
+    """The process's storage client for the current endpoint (emulator or Google), made on first use.
+
+    With STORAGE_EMULATOR_HOST set (the library routes to it), anonymous credentials and project
+    "local"; otherwise Application Default Credentials. Keyed by the emulator setting so that tests
+    switching emulators get a matching client; in production there is exactly one.
+    """
+    key = os.environ.get(EMULATOR_ENV) or None
+    found = _clients.get(key)
+    if found is not None:
+        return found
+    with _client_lock:
+        found = _clients.get(key)
+        if found is None:
+            found = _make_client(emulated=key is not None)
+            _clients[key] = found
+    return found
+
+
+def _make_client(emulated: bool) -> "Client":
+    from google.cloud import storage
+
+    if emulated:
+        from google.auth.credentials import AnonymousCredentials
+
+        made = storage.Client(project="local", credentials=AnonymousCredentials())
+    else:
+        made = storage.Client()
+    _widen_http_pool(made)
+    return made
+
+
+def _widen_http_pool(made: Any) -> None:
+    """Let up to HTTP_POOL_SIZE threads share the client without pool-full churn (best effort)."""
+    try:
+        from requests.adapters import HTTPAdapter
+
+        session = made._http
+        for scheme in ("https://", "http://"):
+            session.mount(scheme, HTTPAdapter(pool_connections=4, pool_maxsize=HTTP_POOL_SIZE))
+    except Exception:  # a private attribute may move between library versions; defaults still work
+        log.debug("could not widen the storage HTTP pool", exc_info=True)
+
+
+def _retry():
+    from google.cloud.storage.retry import DEFAULT_RETRY
+
+    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(RETRY_DEADLINE_S)
+
+
+# --- errors ---------------------------------------------------------------------------------------
+
+
+def _reason_for(exc: BaseException) -> str:
+    """Map a library/transport exception to one of MESSAGES' reason codes."""
+    import requests
+    from google.api_core import exceptions as api
+    from google.auth import exceptions as auth
+
+    if isinstance(exc, api.RetryError):
+        cause = exc.cause
+        return _reason_for(cause) if cause is not None else "timeout"
+    if isinstance(exc, SourceUnavailable):
+        return exc.reason
+    if isinstance(exc, api.NotFound):
+        return "not_found"
+    if isinstance(exc, (api.Forbidden, api.Unauthorized)):
+        return "forbidden"
+    if isinstance(exc, api.PreconditionFailed):
+        return "changed"
+    if isinstance(exc, (requests.Timeout, TimeoutError, api.DeadlineExceeded)):
+        return "timeout"
+    if isinstance(exc, auth.DefaultCredentialsError):
+        return "credentials"
+    if isinstance(exc, (requests.ConnectionError, ConnectionError, auth.TransportError)):
+        return "unreachable"
+    if isinstance(exc, auth.RefreshError):
+        return "credentials"
+    return "unavailable"
+
+
+def _fail(action: str, uri: str, exc: BaseException) -> SourceUnavailable:
+    """Log the detail (with the location) and build the name-free exception to raise."""
+    reason = _reason_for(exc)
+    log.warning("Cloud Storage %s failed for %s: %s (%s: %s)", action, uri, reason, type(exc).__name__, exc)
+    return SnapshotChanged() if reason == "changed" else SourceUnavailable(reason)
+
+
+# --- resolve --------------------------------------------------------------------------------------
+
+RESOLVE_MEMO: TTLMemo[ObjectRef] = TTLMemo(DEFAULT_RESOLVE_TTL_S)
+
+
+def resolve(uri: str, *, fresh: bool = False) -> ObjectRef:
+    """The exact snapshot object a location stands for, with its generation and size.
+
+    A file location is looked up directly (one metadata call). A prefix ("…/", or no extension)
+    resolves through `<prefix>latest.json` ({"snapshot": "<object name>"}, relative to the prefix or
+    an absolute object name in the same bucket), else the last object name in lexical order among
+    .csv/.tsv/.parquet objects under the prefix. Results are memoised for RESOLVE_MEMO.ttl seconds
+    unless `fresh`. Raises SourceUnavailable (never anything else).
+    """
+    if not fresh:
+        memo = RESOLVE_MEMO.get(uri)
+        if memo is not None:
+            return memo
+    try:
+        bucket, path = parse_gs_uri(uri)
+    except ValueError as exc:
+        raise _fail("resolve", repr(uri), SourceUnavailable("invalid_location")) from exc
+    try:
+        ref = _resolve_prefix(bucket, path) if is_prefix(path) else _lookup(bucket, path)
+    except SourceUnavailable as exc:
+        log.warning("Cloud Storage resolve failed for %s: %s", uri, exc.reason)
+        raise
+    except Exception as exc:
+        raise _fail("resolve", uri, exc) from exc
+    if ref is None:
+        log.warning("Cloud Storage object not found: %s", uri)
+        raise SourceUnavailable("not_found")
+    RESOLVE_MEMO.put(uri, ref)
+    log.debug("resolved %s -> %s (generation %s)", uri, ref.uri, ref.generation)
+    return ref
+
+
+def _ref_from_blob(blob: Any) -> ObjectRef:
+    size = blob.size
+    return ObjectRef(
+        uri=f"gs://{blob.bucket.name}/{blob.name}",
+        name=blob.name,
+        bucket=blob.bucket.name,
+        generation=int(blob.generation),
+        size=int(size) if size is not None else None,
+    )
+
+
+def _lookup(bucket: str, name: str) -> ObjectRef | None:
+    """One metadata GET; None when the object (or the bucket) does not exist."""
+    blob = client().bucket(bucket).get_blob(name, timeout=TIMEOUT, retry=_retry())
+    return _ref_from_blob(blob) if blob is not None else None
+
+
+def _resolve_prefix(bucket: str, path: str) -> ObjectRef:
+    prefix = path if path == "" or path.endswith("/") else path + "/"
+    pointer = _read_pointer(bucket, prefix)
+    if pointer is not None:
+        return _follow_pointer(bucket, prefix, pointer)
+    best = None
+    listing = client().list_blobs(
+        bucket, prefix=prefix, timeout=TIMEOUT, retry=_retry(), fields="items(name,generation,size),nextPageToken"
+    )
+    for blob in listing:
+        if blob.name.lower().endswith(SNAPSHOT_EXTENSIONS) and (best is None or blob.name > best.name):
+            best = blob
+    if best is None:
+        raise SourceUnavailable("no_snapshot")
+    if best.generation is None:  # a listing without generations (not expected): ask once
+        ref = _lookup(bucket, best.name)
+        if ref is None:
+            raise SourceUnavailable("not_found")
+        return ref
+    return ObjectRef(
+        uri=f"gs://{bucket}/{best.name}",
+        name=best.name,
+        bucket=bucket,
+        generation=int(best.generation),
+        size=int(best.size) if best.size is not None else None,
+    )
+
+
+def _read_pointer(bucket: str, prefix: str) -> str | None:
+    """The snapshot named by <prefix>latest.json, or None when there is no such object."""
+    from google.api_core import exceptions as api
+
+    blob = client().bucket(bucket).blob(prefix + POINTER_NAME)
+    try:
+        raw = blob.download_as_bytes(timeout=TIMEOUT, retry=_retry())
+    except api.NotFound:
+        return None
+    if len(raw) > MAX_POINTER_BYTES:
+        raise SourceUnavailable("bad_pointer")
+    try:
+        doc = json.loads(raw.decode("utf-8-sig"))
+        snapshot = doc["snapshot"]
+    except (ValueError, KeyError, TypeError) as exc:
+        log.warning("unreadable %s under gs://%s/%s: %s", POINTER_NAME, bucket, prefix, exc)
+        raise SourceUnavailable("bad_pointer") from exc
+    if not isinstance(snapshot, str) or not snapshot.strip():
+        raise SourceUnavailable("bad_pointer")
+    return snapshot.strip()
+
+
+def _follow_pointer(bucket: str, prefix: str, snapshot: str) -> ObjectRef:
+    """Resolve latest.json's name: a gs:// URI in the same bucket, an absolute name, or relative."""
+    if snapshot.startswith("gs://"):
+        try:
+            other_bucket, name = parse_gs_uri(snapshot)
+        except ValueError as exc:
+            raise SourceUnavailable("bad_pointer") from exc
+        if other_bucket != bucket or is_prefix(name):
+            log.warning("latest.json under gs://%s/%s points outside its bucket or at a prefix", bucket, prefix)
+            raise SourceUnavailable("bad_pointer")
+        candidates = [name]
+    else:
+        name = snapshot.lstrip("/")
+        if not name or any(seg in (".", "..") for seg in name.split("/")):
+            raise SourceUnavailable("bad_pointer")
+        if snapshot.startswith("/") or (prefix and name.startswith(prefix)):
+            candidates = [name]
+        else:
+            candidates = [prefix + name, name] if prefix else [name]
+    for candidate in dict.fromkeys(candidates):
+        ref = _lookup(bucket, candidate)
+        if ref is not None:
+            return ref
+    log.warning("latest.json under gs://%s/%s names a missing object %r", bucket, prefix, snapshot)
+    raise SourceUnavailable("bad_pointer")
+
+
+# --- download -------------------------------------------------------------------------------------
+
+
+def download(ref: ObjectRef) -> bytes:
+    """The object's bytes, only if it is still the generation `ref` names.
+
+    Google answers 412 when the object was replaced since resolve(); some emulators ignore the
+    precondition but report the served generation, which is checked too. Either way the caller gets
+    SnapshotChanged (and resolve()'s memo for the object is dropped).
+    """
+    try:
+        blob = client().bucket(ref.bucket).blob(ref.name)
+        data = blob.download_as_bytes(if_generation_match=ref.generation, timeout=TIMEOUT, retry=_retry())
+    except Exception as exc:
+        err = _fail("download", ref.uri, exc)
+        if isinstance(err, SnapshotChanged):
+            _forget(ref)
+        raise err from exc
+    served = blob.generation
+    if served is not None and int(served) != ref.generation:
+        log.warning("Cloud Storage served generation %s of %s, expected %s", served, ref.uri, ref.generation)
+        _forget(ref)
+        raise SnapshotChanged()
+    log.info("downloaded %s (generation %s, %d bytes)", ref.uri, ref.generation, len(data))
+    return data
+
+
+def _forget(ref: ObjectRef) -> None:
+    """Drop memoised resolutions that point at `ref`, so the next resolve() asks again."""
+    RESOLVE_MEMO.invalidate(ref.uri)
+    RESOLVE_MEMO.drop_values(lambda value: value == ref)

@@ -1,0 +1,1 @@
+"""Test package: lets test modules import shared helpers as `tests.emulators`."""

@@ -1,0 +1,337 @@
+"""Cloud Storage snapshots through real emulators on loopback (no mocked storage).
+
+Request counts come from the emulator itself (tests.emulators records what it serves), so "cache
+hit without a download" is observed on the wire, not assumed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+from agent.catalog import cache, gcs
+from tests.emulators import fake_gcs, fresh_gcs_emulator, gcs_emulator  # noqa: F401 - fixtures
+
+CSV_V1 = b"sku,title,price\nA-1,Teak chair,199.00\nA-2,Teak table,499.00\n"
+CSV_V2 = b"sku,title,price\nA-1,Teak chair,189.00\nA-2,Teak table,479.00\nA-3,Bench,99.00\n"
+
+
+def parquet_bytes(rows: int = 3) -> bytes:
+    table = pa.table({"sku": [f"S{i}" for i in range(rows)], "price": [float(i) for i in range(rows)]})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
+
+
+def parse_any(data: bytes, ref: gcs.ObjectRef) -> pa.Table:
+    """A stand-in parser (the real one is agent.catalog.sources): enough to prove the bytes are right."""
+    if ref.name.endswith(".parquet"):
+        return pq.read_table(io.BytesIO(data))
+    return pacsv.read_csv(io.BytesIO(data))
+
+
+# --- parse_gs_uri / is_prefix ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("uri", "expected"),
+    [
+        ("gs://acme-catalog/acme/products.parquet", ("acme-catalog", "acme/products.parquet")),
+        ("gs://acme-catalog/acme/", ("acme-catalog", "acme/")),
+        ("gs://acme-catalog", ("acme-catalog", "")),
+        ("gs://a.b_c-1/x y/z.csv", ("a.b_c-1", "x y/z.csv")),
+    ],
+)
+def test_parse_gs_uri_accepts(uri, expected):
+    assert gcs.parse_gs_uri(uri) == expected
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "s3://bucket/x.csv",
+        "https://storage.googleapis.com/bucket/x.csv",
+        "gs:/bucket/x",
+        "gs://",
+        "gs://UPPER/x.csv",
+        "gs://ab/x.csv",  # bucket too short
+        "gs://bucket/../other/x.csv",
+        "gs://bucket/a/./x.csv",
+        "gs://bucket/a\nb.csv",
+        "/local/path.csv",
+        "",
+    ],
+)
+def test_parse_gs_uri_rejects(uri):
+    with pytest.raises(ValueError):
+        gcs.parse_gs_uri(uri)
+
+
+def test_prefix_detection():
+    assert gcs.is_prefix("")
+    assert gcs.is_prefix("acme/catalog/")
+    assert gcs.is_prefix("acme/catalog")
+    assert not gcs.is_prefix("acme/catalog.csv")
+    assert not gcs.is_prefix("acme/v1.2/products.parquet")
+
+
+def test_invalid_location_is_source_unavailable():
+    with pytest.raises(gcs.SourceUnavailable) as info:
+        gcs.resolve("https://example.com/secret-bucket/x.csv")
+    assert info.value.reason == "invalid_location"
+    assert "secret-bucket" not in str(info.value)
+
+
+# --- resolve + download against gcp-storage-emulator ------------------------------------------------
+
+
+def test_file_csv_round_trip(gcs_emulator):
+    bucket = gcs_emulator.create_bucket()
+    generation = gcs_emulator.upload(bucket, "acme/products.csv", CSV_V1, "text/csv")
+    ref = gcs.resolve(f"gs://{bucket}/acme/products.csv")
+    assert ref == gcs.ObjectRef(
+        uri=f"gs://{bucket}/acme/products.csv",
+        name="acme/products.csv",
+        bucket=bucket,
+        generation=generation,
+        size=len(CSV_V1),
+    )
+    assert gcs.download(ref) == CSV_V1
+
+
+def test_file_parquet_round_trip(gcs_emulator):
+    bucket = gcs_emulator.create_bucket()
+    data = parquet_bytes(5)
+    gcs_emulator.upload(bucket, "snap/products.parquet", data)
+    ref, table = cache.load_gcs(f"gs://{bucket}/snap/products.parquet", parse_any)
+    assert ref.size == len(data)
+    assert table.num_rows == 5
+    assert table.column("sku").to_pylist() == ["S0", "S1", "S2", "S3", "S4"]
+
+
+def test_prefix_without_pointer_takes_last_name_in_lexical_order(gcs_emulator):
+    bucket = gcs_emulator.create_bucket()
+    gcs_emulator.upload(bucket, "acme/products-2026-11-27.csv", CSV_V1)
+    gcs_emulator.upload(bucket, "acme/products-2026-11-28.parquet", parquet_bytes())
+    gcs_emulator.upload(bucket, "acme/products-2026-11-26.csv", CSV_V1)  # written last, older name
+    gcs_emulator.upload(bucket, "acme/zz-notes.txt", b"not a snapshot")  # wrong extension: ignored
+    gcs_emulator.upload(bucket, "acme-other/zzz.csv", CSV_V1)  # outside the prefix: ignored
+    for uri in (f"gs://{bucket}/acme/", f"gs://{bucket}/acme"):
+        ref = gcs.resolve(uri, fresh=True)
+        assert ref.name == "acme/products-2026-11-28.parquet"
+
+
+def test_prefix_with_relative_pointer(gcs_emulator):
+    bucket = gcs_emulator.create_bucket()
+    gcs_emulator.upload(bucket, "acme/products-2026-11-28.csv", CSV_V2)
+    gcs_emulator.upload(bucket, "acme/products-2026-11-27.csv", CSV_V1)
+    gcs_emulator.upload(bucket, "acme/latest.json", json.dumps({"snapshot": "products-2026-11-27.csv"}).encode())
+    ref = gcs.resolve(f"gs://{bucket}/acme/")
+    assert ref.name == "acme/products-2026-11-27.csv"  # the pointer wins over lexical order
+    assert gcs.download(ref) == CSV_V1
+
+
+def test_prefix_with_absolute_pointer(gcs_emulator):
+    bucket = gcs_emulator.create_bucket()
+    gcs_emulator.upload(bucket, "exports/2026/11/28/products.csv", CSV_V2)
+    gcs_emulator.upload(bucket, "acme/latest.json", json.dumps({"snapshot": "exports/2026/11/28/products.csv"}).encode())
+    assert gcs.resolve(f"gs://{bucket}/acme").name == "exports/2026/11/28/products.csv"
+    gcs_emulator.upload(
+        bucket, "acme/latest.json", json.dumps({"snapshot": f"gs://{bucket}/exports/2026/11/28/products.csv"}).encode()
+    )
+    assert gcs.resolve(f"gs://{bucket}/acme", fresh=True).name == "exports/2026/11/28/products.csv"
+
+
+@pytest.mark.parametrize(
+    "pointer",
+    [
+        b"{not json",
+        b'{"other": "x.csv"}',
+        b'{"snapshot": ""}',
+        b'{"snapshot": "missing.csv"}',
+        b'{"snapshot": "../escape.csv"}',
+        b'{"snapshot": "gs://some-other-bucket/x.csv"}',
+    ],
+)
+def test_bad_pointer_is_reported_not_guessed(gcs_emulator, pointer):
+    bucket = gcs_emulator.create_bucket()
+    gcs_emulator.upload(bucket, "acme/products.csv", CSV_V1)
+    gcs_emulator.upload(bucket, "acme/latest.json", pointer)
+    with pytest.raises(gcs.SourceUnavailable) as info:
+        gcs.resolve(f"gs://{bucket}/acme/")
+    assert info.value.reason == "bad_pointer"
+    assert bucket not in str(info.value)
+
+
+def test_prefix_with_no_snapshot(gcs_emulator):
+    bucket = gcs_emulator.create_bucket()
+    gcs_emulator.upload(bucket, "acme/readme.txt", b"hello")
+    with pytest.raises(gcs.SourceUnavailable) as info:
+        gcs.resolve(f"gs://{bucket}/acme/")
+    assert info.value.reason == "no_snapshot"
+
+
+def test_missing_object(gcs_emulator):
+    bucket = gcs_emulator.create_bucket()
+    with pytest.raises(gcs.SourceUnavailable) as info:
+        gcs.resolve(f"gs://{bucket}/acme/products.csv")
+    assert info.value.reason == "not_found"
+    assert bucket not in str(info.value) and "products" not in str(info.value)
+
+
+@pytest.mark.parametrize("path", ["acme/products.csv", "acme/"])
+def test_missing_bucket(gcs_emulator, path):
+    with pytest.raises(gcs.SourceUnavailable) as info:
+        gcs.resolve(f"gs://no-such-bucket-zz9/{path}")
+    assert info.value.reason == "not_found"
+    assert "no-such-bucket-zz9" not in str(info.value)
+
+
+def test_emulator_stopped(fresh_gcs_emulator, monkeypatch, caplog):
+    monkeypatch.setattr(gcs, "RETRY_DEADLINE_S", 0.5)
+    bucket = fresh_gcs_emulator.create_bucket("private-bucket-name")
+    fresh_gcs_emulator.upload(bucket, "acme/products.csv", CSV_V1)
+    ref = gcs.resolve(f"gs://{bucket}/acme/products.csv")
+    fresh_gcs_emulator.stop()
+    for call in (lambda: gcs.resolve(f"gs://{bucket}/acme/products.csv", fresh=True), lambda: gcs.download(ref)):
+        with pytest.raises(gcs.SourceUnavailable) as info:
+            call()
+        assert info.value.reason == "unreachable"
+        assert "private-bucket-name" not in str(info.value)
+        assert str(info.value) == gcs.MESSAGES["unreachable"]
+    assert "private-bucket-name" in caplog.text  # the detail is in the log
+
+
+# --- caching: generation, TTL memo, no re-download ---------------------------------------------------
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_unchanged_object_is_not_downloaded_again(gcs_emulator):
+    bucket = gcs_emulator.create_bucket()
+    gcs_emulator.upload(bucket, "acme/products.csv", CSV_V1)
+    uri = f"gs://{bucket}/acme/products.csv"
+    gcs_emulator.reset_requests()
+
+    ref1, t1 = cache.load_gcs(uri, parse_any)
+    assert len(gcs_emulator.downloads(bucket)) == 1
+    requests_after_first = len(gcs_emulator.requests())
+
+    ref2, t2 = cache.load_gcs(uri, parse_any)  # within the TTL: no request at all
+    assert t2 is t1 and ref2 == ref1
+    assert len(gcs_emulator.requests()) == requests_after_first
+
+    gcs.RESOLVE_MEMO.clear()  # TTL over: one metadata call, still no download
+    ref3, t3 = cache.load_gcs(uri, parse_any)
+    assert t3 is t1
+    new = gcs_emulator.requests()[requests_after_first:]
+    assert len(new) == 1 and new[0]["method"] == "GET" and "/o/" in new[0]["path"]
+    assert len(gcs_emulator.downloads(bucket)) == 1
+
+
+def test_changed_generation_is_read_again_after_ttl(gcs_emulator, monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(gcs, "RESOLVE_MEMO", cache.TTLMemo(10.0, clock=clock))
+    bucket = gcs_emulator.create_bucket()
+    uri = f"gs://{bucket}/acme/"
+    gcs_emulator.upload(bucket, "acme/products.csv", CSV_V1)
+    ref1, t1 = cache.load_gcs(uri, parse_any)
+    assert t1.num_rows == 2
+
+    g2 = gcs_emulator.upload(bucket, "acme/products.csv", CSV_V2)
+    clock.now += 5  # within the TTL the memoised generation still stands
+    assert cache.load_gcs(uri, parse_any)[1] is t1
+
+    clock.now += 6  # past the TTL: the new generation is seen and read
+    ref2, t2 = cache.load_gcs(uri, parse_any)
+    assert ref2.generation == g2 != ref1.generation
+    assert t2.num_rows == 3
+    assert len(gcs_emulator.downloads(bucket, "acme/products.csv")) == 2
+
+
+def test_concurrent_loads_download_once(gcs_emulator):
+    bucket = gcs_emulator.create_bucket()
+    gcs_emulator.upload(bucket, "acme/products.parquet", parquet_bytes(1000))
+    uri = f"gs://{bucket}/acme/products.parquet"
+    gcs.resolve(uri)
+    gcs_emulator.reset_requests()
+    barrier = threading.Barrier(8)
+    results: list[pa.Table] = []
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            barrier.wait()
+            results.append(cache.load_gcs(uri, parse_any)[1])
+        except BaseException as exc:  # noqa: BLE001 - surfaced by the asserts below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not errors
+    assert len(results) == 8 and all(r is results[0] for r in results)
+    assert len(gcs_emulator.downloads(bucket, "acme/products.parquet")) == 1
+
+
+# --- generation preconditions against fake-gcs-server ------------------------------------------------
+
+
+def test_replaced_between_resolve_and_download(fake_gcs):
+    bucket = fake_gcs.create_bucket()
+    fake_gcs.upload(bucket, "acme/products.csv", CSV_V1)
+    uri = f"gs://{bucket}/acme/products.csv"
+    stale = gcs.resolve(uri)
+    fake_gcs.upload(bucket, "acme/products.csv", CSV_V2)
+    with pytest.raises(gcs.SnapshotChanged) as info:
+        gcs.download(stale)
+    assert isinstance(info.value, gcs.SourceUnavailable)
+    assert bucket not in str(info.value)
+    assert gcs.RESOLVE_MEMO.get(uri) is None  # the stale resolution is forgotten
+
+
+def test_load_recovers_from_a_replacement_mid_read(fake_gcs):
+    bucket = fake_gcs.create_bucket()
+    fake_gcs.upload(bucket, "acme/products.csv", CSV_V1)
+    uri = f"gs://{bucket}/acme/products.csv"
+    gcs.resolve(uri)  # memoised: load_gcs will first try this (soon stale) generation
+    g2 = fake_gcs.upload(bucket, "acme/products.csv", CSV_V2)
+    ref, table = cache.load_gcs(uri, parse_any)
+    assert ref.generation == g2
+    assert table.num_rows == 3
+
+
+def test_fake_gcs_refuses_stale_writes(fake_gcs):
+    """The fixture other tests rely on for generation preconditions really enforces them."""
+    from google.api_core.exceptions import PreconditionFailed
+
+    bucket = fake_gcs.create_bucket()
+    g1 = fake_gcs.upload(bucket, "state.json", b"{}")
+    fake_gcs.upload(bucket, "state.json", b'{"v": 2}')
+    blob = fake_gcs.client.bucket(bucket).blob("state.json")
+    with pytest.raises(PreconditionFailed):
+        blob.upload_from_string(b'{"v": 3}', if_generation_match=g1)
+
+
+def test_import_is_cheap():
+    """Cold start: importing the module must not pull in google.cloud (client() does, lazily)."""
+    import subprocess
+    import sys
+
+    code = "import sys, agent.catalog.gcs, agent.catalog.cache; print('google.cloud.storage' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=str(__import__('pathlib').Path(__file__).resolve().parents[1]))
+    assert out.stdout.strip() == "False"
