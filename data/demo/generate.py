@@ -322,7 +322,7 @@ class Merchant:
     google_fill: float  # share of products with google_product_category filled
 
 
-def build_products(rng: random.Random, specs: list[Spec], m: Merchant, status_ok=True) -> list[Product]:
+def build_products(rng: random.Random, specs: list[Spec], m: Merchant) -> list[Product]:
     """Products with their variants; prices, stock and identifiers still clean (problems come later)."""
     products: list[Product] = []
     gtin_counter = 0
@@ -345,7 +345,7 @@ def build_products(rng: random.Random, specs: list[Spec], m: Merchant, status_ok
                     title += f" {rng.choice(['Set of 2', 'with Cushion', 'XL', 'Deluxe', 'Compact'])}" if "Set" not in noun else ""
             description = f"The {title} from {brand or 'our range'}. {rng.choice(FEATURES)} {rng.choice(FEATURES)} {rng.choice(CARE)}"
             status = "active"
-            if status_ok and not spec.no_draft and spec.google_id is not None:
+            if not spec.no_draft and spec.google_id is not None:
                 r = rng.random()
                 status = "draft" if r < 0.04 else ("archived" if r < 0.06 else "active")
             google = ""
@@ -400,9 +400,9 @@ def availability(qty: int, policy: str) -> str:
 # planting the documented problems (merchant only)
 # --------------------------------------------------------------------------------------------------
 
-def plant_problems(rng: random.Random, products: list[Product]) -> dict:
-    """Apply every deliberate content problem; return what was done, for the README and the tests."""
-    facts: dict = {}
+def plant_problems(rng: random.Random, products: list[Product]) -> None:
+    """Apply every deliberate problem in place. The README figures are recomputed from the written rows
+    (readme_block), so nothing here needs to report what it did."""
     by_cat = lambda path: [p for p in products if p.spec.path == path]  # noqa: E731
     ordinary = [p for p in products if p.spec.google_id is not None and p.spec.path not in (OTTOMANS, STORAGE, CHAIRS)]
 
@@ -429,7 +429,6 @@ def plant_problems(rng: random.Random, products: list[Product]) -> dict:
     for v in pre.variants:
         v["qty"] = 0
         v["availability"] = "preorder"
-    facts["preorder_rows"] = len(pre.variants)
 
     # Products without brand (~20), chosen outside the dominated grill category.
     candidates = [p for p in ordinary if p.brand and p.spec.code not in ("GRL",)]
@@ -437,7 +436,6 @@ def plant_problems(rng: random.Random, products: list[Product]) -> dict:
     for p in no_brand:
         p.description = p.description.replace(f"from {p.brand}.", "from our range.", 1)
         p.brand = ""
-    facts["products_without_brand"] = len(no_brand)
 
     # Products without description.
     no_desc = rng.sample(ordinary, 35)
@@ -448,7 +446,6 @@ def plant_problems(rng: random.Random, products: list[Product]) -> dict:
     long_titles = rng.sample([p for p in ordinary if p.spec.path.startswith(OF)], 4)
     for p in long_titles:
         p.title = p.title + LONG_TITLE_TAIL
-    facts["long_title_products"] = len(long_titles)
 
     # Non-standard "gray" spelling on a few rows that were "Grey".
     greys = [v for p in products for v in p.variants if v["color"] == "Grey"]
@@ -489,8 +486,6 @@ def plant_problems(rng: random.Random, products: list[Product]) -> dict:
     # One duplicate SKU: a variant of one product carries another product's SKU.
     a, b = rng.sample([p for p in ordinary if p.status == "active"], 2)
     b.variants[-1]["sku"] = a.variants[0]["sku"]
-    facts["duplicate_sku"] = a.variants[0]["sku"]
-    return facts
 
 
 # --------------------------------------------------------------------------------------------------
@@ -542,7 +537,7 @@ def write_csv(path: Path, rows: list[dict]) -> None:
     path.write_bytes(buf.getvalue().encode("utf-8"))
 
 
-def merchant_catalog() -> tuple[list[dict], dict]:
+def merchant_catalog() -> list[dict]:
     rng = random.Random(CATALOG_SEED)
     m = Merchant("Greenhaven Home & Garden", "greenhaven-home.example", "GH", 8_100_000_000, 45_000_000_000,
                  "50612", CATALOG_DATE, google_fill=0.5)
@@ -554,8 +549,8 @@ def merchant_catalog() -> tuple[list[dict], dict]:
             s.products = round(s.products * MERCHANT_SCALE)
             s.price_bands = [(lo, hi, s.products) for lo, hi, _ in s.price_bands[:1]]
     products = build_products(rng, specs, m)
-    facts = plant_problems(rng, products)
-    return to_rows(products, m), facts
+    plant_problems(rng, products)
+    return to_rows(products, m)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -571,7 +566,7 @@ PP_COLOURS = ["Sage", "Natural", "Grey", "White", "Charcoal", "Navy", "Sand"]
 def competitor_specs() -> list[Spec]:
     pm, pc = PP_MATERIALS, PP_COLOURS
     return [
-        Spec(BEDS, 6892, "Outdoor Daybed", 12, ["Outdoor Daybed", "Canopy Daybed", "Double Sunbed"], _band(599, 2499, 12), pm, pc, [],
+        Spec(BEDS, 6892, "Outdoor Daybed", 12, ["Outdoor Daybed", "Canopy Daybed", "Platform Outdoor Bed"], _band(599, 2499, 12), pm, pc, [],
              PP_FURN, code="BED"),
         Spec(OF + " > Outdoor Furniture Sets", 6367, "Patio Set", 25, ["Dining Set", "Bistro Set", "Conversation Set"], _band(349, 2999, 25),
              pm, pc, ["4-Piece", "6-Piece"], PP_FURN, code="SET"),
@@ -781,7 +776,7 @@ def readme_block(rows: list[dict], comp: list[dict]) -> str:
 def generate(out_dir: Path) -> tuple[list[dict], list[dict]]:
     """Write catalog.csv and competitor.csv into out_dir; return their rows."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    rows, _facts = merchant_catalog()
+    rows = merchant_catalog()
     comp = competitor_catalog()
     write_csv(out_dir / "catalog.csv", rows)
     write_csv(out_dir / "competitor.csv", comp)
