@@ -172,3 +172,71 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Chu
     merchant = as_str(table["category_path"])
     fallback = pc.if_else(pc.is_null(merchant), pa.scalar(UNMAPPED_LABEL), pc.binary_join_element_wise(merchant, " (unmapped)", ""))
     return pc.coalesce(mapped, fallback)
+
+
+# --- stock -----------------------------------------------------------------------------------------------
+IN_STOCK_STATES = ("in_stock",)
+
+
+def stock_state(table: pa.Table) -> pa.ChunkedArray:
+    """Per row: in_stock | out_of_stock | preorder | backorder | unknown.
+
+    The stated availability wins; where it is missing or "unknown", the quantity decides (> 0 in stock,
+    ≤ 0 out of stock, or backorder when the policy is "continue"); no quantity either → unknown. Never
+    guesses zero stock from a missing column.
+    """
+    avail = pc.fill_null(as_str(table["availability"]), "unknown")
+    qty = table["inventory_qty"]
+    policy = pc.fill_null(as_str(table["inventory_policy"]), "")
+    from_qty = pc.if_else(
+        pc.is_null(qty),
+        pa.scalar("unknown"),
+        pc.if_else(pc.greater(pc.fill_null(qty, 0), 0), pa.scalar("in_stock"),
+                   pc.if_else(pc.equal(policy, "continue"), pa.scalar("backorder"), pa.scalar("out_of_stock"))),
+    )
+    return pc.if_else(pc.equal(avail, "unknown"), from_qty, avail)
+
+
+def has_stock_information(table: pa.Table) -> bool:
+    """Whether any row states availability or a quantity (else every stock figure is "unknown")."""
+    if table.num_rows == 0:
+        return False
+    avail = pc.fill_null(as_str(table["availability"]), "unknown")
+    return bool(pc.any(pc.not_equal(avail, "unknown")).as_py()) or table["inventory_qty"].null_count < table.num_rows
+
+
+# --- exact per-group quantiles ------------------------------------------------------------------------------
+def group_quantiles(keys, values, qs: Sequence[float]) -> dict[int, list[float]]:
+    """Exact quantiles of `values` per integer key, linear interpolation (as pandas' default).
+
+    NaN/null values are ignored. One lexsort over (key, value), then index arithmetic per group: no Python
+    loop over rows, so it stays fast on a million rows.
+    """
+    import numpy as np
+
+    k = np.asarray(keys.to_numpy(zero_copy_only=False) if hasattr(keys, "to_numpy") else keys, dtype=np.int64)
+    v = np.asarray(values.to_numpy(zero_copy_only=False) if hasattr(values, "to_numpy") else values, dtype=np.float64)
+    ok = ~np.isnan(v)
+    k, v = k[ok], v[ok]
+    if len(k) == 0:
+        return {}
+    order = np.lexsort((v, k))
+    k, v = k[order], v[order]
+    uniq, start, counts = np.unique(k, return_index=True, return_counts=True)
+    out: dict[int, list[float]] = {}
+    cols = []
+    for q in qs:
+        pos = start + q * (counts - 1)
+        lo = np.floor(pos).astype(np.int64)
+        hi = np.minimum(lo + 1, start + counts - 1)
+        frac = pos - lo
+        cols.append(v[lo] + (v[hi] - v[lo]) * frac)
+    for i, key in enumerate(uniq.tolist()):
+        out[key] = [float(c[i]) for c in cols]
+    return out
+
+
+def positive_price(table: pa.Table) -> pa.ChunkedArray:
+    """Price with zero and negative values as null: a zero price is a data problem, not a price point."""
+    price = table["price"]
+    return pc.if_else(pc.greater(price, 0), price, pa.scalar(None, pa.float64()))

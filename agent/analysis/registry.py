@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from agent.analysis import overview
+from agent.analysis import gaps, overview
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import SkillResult
 
@@ -27,6 +27,17 @@ class SkillSpec:
 
 
 _SPECS: list[SkillSpec] = [
+    SkillSpec(
+        id="assortment_gaps",
+        name="Assortment gaps",
+        description="Finds the subcategories of a category where the assortment is missing, thin (fewer than three "
+                    "products) or out of stock throughout; against a reference catalog also under-indexed "
+                    "subcategories and missing entry-level or premium price points.",
+        tags=("assortment", "gaps", "category", "competitor"),
+        examples=("Where are the gaps in outdoor furniture?", "Which patio subcategories am I missing?",
+                  "Where is my garden range thinner than my competitor's?"),
+        run=gaps.run,
+    ),
     SkillSpec(
         id="catalog_overview",
         name="Catalog overview",

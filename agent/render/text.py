@@ -155,6 +155,78 @@ def _(v: Values) -> str:
     return "No active products are in scope, so there is nothing to count."
 
 
+@template("gaps.summary")
+def _(v: Values) -> str:
+    text = f"{v['scope']} holds {v.count('products_n', 'active product', 'active products')} ({v.count('variants_n', 'variant', 'variants')}"
+    if v.has("in_stock_n"):
+        text += f", {v['in_stock_n']} in stock"
+    return text + ")."
+
+
+@template("gaps.missing")
+def _(v: Values) -> str:
+    parts = []
+    for item in v.items("items"):
+        ref = f" (the reference has {item.count('ref_products_n', 'product', 'products')})" if item.has("ref_products_n") else ""
+        parts.append(f"{item['name']}{ref}")
+    more = ", among others in the table" if v.raw("more") else ""
+    return f"Missing — no products at all in {_names(parts)}{more}."
+
+
+@template("gaps.thin")
+def _(v: Values) -> str:
+    parts = [f"{i['name']} ({i.count('products_n', 'product', 'products')})" for i in v.items("items")]
+    return f"Thin — fewer than {numbers.in_words(int(v.raw('threshold')))} products: {_names(parts)}."
+
+
+@template("gaps.out_of_stock_only")
+def _(v: Values) -> str:
+    parts = [f"{i['name']} ({i.count('products_n', 'product', 'products')}, {i.count('variants_n', 'variant', 'variants')})"
+             for i in v.items("items")]
+    return f"Out of stock throughout — every variant is out of stock in {_names(parts)}."
+
+
+@template("gaps.under_indexed")
+def _(v: Values) -> str:
+    parts = [f"{i['name']} ({i['own_pct']} of your range against {i['ref_pct']} of the reference's, index {i['index_num']})"
+             for i in v.items("items")]
+    return f"Under-indexed against the reference: {_names(parts)}."
+
+
+@template("gaps.price_floor")
+def _(v: Values) -> str:
+    parts = [f"{i['name']} (your cheapest {i['min_price']}, reference lower quartile {i['ref_p25_price']})" for i in v.items("items")]
+    return f"No entry-level price point: {_names(parts)}."
+
+
+@template("gaps.price_ceiling")
+def _(v: Values) -> str:
+    parts = [f"{i['name']} (your dearest {i['max_price']}, reference upper quartile {i['ref_p75_price']})" for i in v.items("items")]
+    return f"No premium option: {_names(parts)}."
+
+
+@template("gaps.unmapped")
+def _(v: Values) -> str:
+    return (f"{v.count('products_n', 'product is', 'products are')} in scope through your own categories but not mapped to a "
+            f"subcategory of the taxonomy; they are counted separately, not guessed.")
+
+
+@template("gaps.excluded")
+def _(v: Values) -> str:
+    return f"{v.count('excluded_n', 'draft or archived product is', 'draft or archived products are')} left out of these counts."
+
+
+@template("gaps.none")
+def _(v: Values) -> str:
+    return (f"No subcategory is missing, thin (fewer than {numbers.in_words(int(v.raw('threshold')))} products) or "
+            f"out of stock throughout.")
+
+
+@template("gaps.empty")
+def _(v: Values) -> str:
+    return "No active products are in this scope."
+
+
 def sentence(finding: Finding, currency: str | None) -> str:
     fn = TEMPLATES.get(finding.code)
     if fn is None:  # a skill added a code without a template: say it plainly rather than fail

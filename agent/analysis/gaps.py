@@ -1,0 +1,289 @@
+"""assortment_gaps (headline) — "Where are the gaps in outdoor furniture?"
+
+One row per subcategory of the scope: every leaf of the scope's taxonomy subtree (so "Sunloungers" is
+named, with "Outdoor Seating" as its group), plus any intermediate node products are mapped to directly,
+plus a row for in-scope products that only matched through a merchant category. Gap types:
+
+- ``missing``: no products; ``thin``: fewer than THIN_PRODUCTS products; ``out of stock only``: every
+  variant out of stock;
+- with a reference catalog: ``under-indexed`` (reference share ≥ UNDER_INDEX_MIN_REF_SHARE % and share
+  index < UNDER_INDEX_MAX), ``price floor`` (own cheapest above the reference P25: no entry price) and
+  ``price ceiling`` (own dearest below the reference P75: no premium option).
+
+Rows are ordered by severity; a first "all" row carries the scope totals the findings quote.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.analysis import common
+from agent.analysis.inputs import SkillInput
+from agent.analysis.result import Finding, Scope, SkillResult
+from agent.catalog.taxonomy import Taxonomy
+
+SKILL_ID = "assortment_gaps"
+THIN_PRODUCTS = 3  # a subcategory with fewer products than this is "thin"
+UNDER_INDEX_MIN_REF_SHARE = 5.0  # percent of the reference's products in scope
+UNDER_INDEX_MAX = 50.0  # share index below this is under-indexed
+OTHER_KEY = -1  # in scope through a merchant category only, not mapped to a subcategory
+LIST_LIMIT = 5
+
+SEVERITY = {"missing": 6, "out of stock only": 5, "thin": 4, "under-indexed": 3, "price floor": 2, "price ceiling": 1}
+
+BASE_COLUMNS = (
+    ("Group", "text", pa.string()),
+    ("Subcategory", "text", pa.string()),
+    ("Products", "count", pa.int64()),
+    ("Variants", "count", pa.int64()),
+    ("In-stock variants", "count", pa.int64()),
+    ("Min price", "money", pa.float64()),
+    ("Median price", "money", pa.float64()),
+    ("Max price", "money", pa.float64()),
+    ("Gap", "text", pa.string()),
+    ("Left out (draft/archived products)", "count", pa.int64()),
+)
+REF_COLUMNS = (
+    ("Reference products", "count", pa.int64()),
+    ("Own share", "percent", pa.float64()),
+    ("Reference share", "percent", pa.float64()),
+    ("Share index", "number", pa.float64()),
+    ("Reference P25", "money", pa.float64()),
+    ("Reference P75", "money", pa.float64()),
+)
+
+
+def _keys(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.ChunkedArray:
+    """Subcategory key per row: its taxonomy id when inside the scope's subtree, else OTHER_KEY."""
+    ids = pc.cast(table["google_category_id"], pa.int64())
+    if scope.taxonomy_id is None:
+        return pc.fill_null(ids, OTHER_KEY)
+    inside = pc.fill_null(pc.is_in(ids, value_set=pa.array(common.scope_ids(scope, taxonomy), pa.int64())), False)
+    return pc.if_else(inside, ids, pa.scalar(OTHER_KEY, pa.int64()))
+
+
+def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, dict]:
+    """Per key: products, variants, in-stock / out-of-stock / known-stock variants, min/median/max price."""
+    if table.num_rows == 0:
+        return {}
+    keys = _keys(table, scope, taxonomy)
+    state = common.stock_state(table)
+    price = common.positive_price(table)
+    work = pa.table({
+        "key": keys,
+        "pk": table["product_key"],
+        "in": pc.cast(pc.equal(state, "in_stock"), pa.int64()),
+        "oos": pc.cast(pc.equal(state, "out_of_stock"), pa.int64()),
+        "price": price,
+    })
+    g = work.group_by("key").aggregate([
+        ("pk", "count_distinct"), ("pk", "count"), ("in", "sum"), ("oos", "sum"), ("price", "min"), ("price", "max"),
+    ])
+    quant = common.group_quantiles(work["key"], work["price"], (0.25, 0.5, 0.75))
+    out = {}
+    for d in g.to_pylist():
+        q = quant.get(d["key"], [None, None, None])
+        out[d["key"]] = {"products": d["pk_count_distinct"], "variants": d["pk_count"], "in": d["in_sum"],
+                         "oos": d["oos_sum"], "min": d["price_min"], "max": d["price_max"],
+                         "p25": q[0], "median": q[1], "p75": q[2]}
+    return out
+
+
+def _excluded_products(own: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, int]:
+    mask = common.scope_mask(own, scope, taxonomy)
+    scoped = own if mask is None else own.filter(mask)
+    status = pc.fill_null(common.as_str(scoped["status"]), "unknown")
+    ex = scoped.filter(pc.is_in(status, value_set=pa.array(list(common.EXCLUDED_STATUSES))))
+    if ex.num_rows == 0:
+        return {}
+    work = pa.table({"key": _keys(ex, scope, taxonomy), "pk": ex["product_key"]})
+    g = work.group_by("key").aggregate([("pk", "count_distinct")])
+    total = common.count_products(ex)
+    res = {d["key"]: d["pk_count_distinct"] for d in g.to_pylist()}
+    res["total"] = total
+    return res
+
+
+def _names(key: int, scope: Scope, taxonomy: Taxonomy) -> tuple[str | None, str]:
+    """(group, subcategory) display names relative to the scope."""
+    if key == OTHER_KEY:
+        return None, "Not mapped to a subcategory"
+    node = taxonomy.node(key)
+    if node is None:
+        return None, f"Category {key}"
+    base = taxonomy.node(scope.taxonomy_id) if scope.taxonomy_id is not None else None
+    levels = node.path.split(" > ")
+    if base is not None:
+        rel = levels[base.depth:]
+        if not rel:
+            return None, f"{node.name} (not further classified)"
+        if taxonomy.children_of(key) and key != base.id:
+            return " > ".join(rel[:-1]) or None, f"{node.name} (not further classified)"
+        return " > ".join(rel[:-1]) or None, rel[-1]
+    return " > ".join(levels[:-1]) or None, node.name
+
+
+def run(inp: SkillInput) -> SkillResult:
+    scope, tax = inp.scope, inp.taxonomy
+    pop = common.population(inp.own, scope, tax)
+    own = _aggregate(pop.table, scope, tax)
+    excluded = _excluded_products(inp.own, scope, tax)
+    ref = None
+    ref_total = 0
+    if inp.reference is not None:
+        ref_pop = common.population(inp.reference, scope, tax)
+        ref = _aggregate(ref_pop.table, scope, tax)
+        ref_total = common.count_products(ref_pop.table)
+    has_stock = common.has_stock_information(pop.table)
+    own_total = common.count_products(pop.table)
+
+    keys: set[int] = set(own)
+    leaves: list[int] = []
+    if scope.taxonomy_id is not None:
+        leaves = tax.leaves_under(scope.taxonomy_id)
+        keys |= set(leaves)
+    if ref:
+        keys |= {k for k in ref if k != OTHER_KEY}
+
+    rows = []
+    for key in keys:
+        o = own.get(key, {})
+        r = (ref or {}).get(key, {})
+        group, name = _names(key, scope, tax)
+        products = o.get("products", 0)
+        gaps: list[str] = []
+        if key != OTHER_KEY:
+            if products == 0:
+                gaps.append("missing")
+            elif products < THIN_PRODUCTS:
+                gaps.append("thin")
+            if products and has_stock and o.get("oos", 0) == o.get("variants", 0):
+                gaps.append("out of stock only")
+        row = {
+            "Group": group, "Subcategory": name, "Products": products, "Variants": o.get("variants", 0),
+            "In-stock variants": o.get("in", 0) if has_stock else None,
+            "Min price": common.money(o.get("min")), "Median price": common.money(o.get("median")),
+            "Max price": common.money(o.get("max")), "Left out (draft/archived products)": excluded.get(key, 0),
+        }
+        if ref is not None:
+            own_share = common.pct(products, own_total)
+            ref_share = common.pct(r.get("products", 0), ref_total)
+            index = round(own_share / ref_share * 100.0, 0) if own_share is not None and ref_share else None
+            row.update({"Reference products": r.get("products", 0), "Own share": own_share, "Reference share": ref_share,
+                        "Share index": index, "Reference P25": common.money(r.get("p25")), "Reference P75": common.money(r.get("p75"))})
+            if key != OTHER_KEY and products:
+                if ref_share is not None and ref_share >= UNDER_INDEX_MIN_REF_SHARE and index is not None and index < UNDER_INDEX_MAX:
+                    gaps.append("under-indexed")
+                if r.get("p25") is not None and o.get("min") is not None and o["min"] > r["p25"]:
+                    gaps.append("price floor")
+                if r.get("p75") is not None and o.get("max") is not None and o["max"] < r["p75"]:
+                    gaps.append("price ceiling")
+        row["Gap"] = ", ".join(gaps) or None
+        sev = max((SEVERITY[g] for g in gaps), default=0)
+        # a missing subcategory the reference sells is more urgent than one nobody sells
+        sev_key = (sev + (0.5 if "missing" in gaps and r.get("products") else 0), r.get("products", 0))
+        rows.append((sev_key, row, key))
+
+    rows.sort(key=lambda x: (-x[0][0], -x[0][1], x[1]["Products"], x[1]["Group"] or "", x[1]["Subcategory"]))
+
+    # Totals first: the row every summary number comes from.
+    label = scope.taxonomy_path.split(" > ")[-1] if scope.taxonomy_path else scope.label
+    total_row = _total_row(pop.table, label, excluded.get("total", 0), has_stock, ref is not None, own_total, ref_total)
+    ordered = [total_row] + [r for _, r, _ in rows]
+    columns = BASE_COLUMNS + (REF_COLUMNS if ref is not None else ())
+    table = common.build_table(columns, [[row.get(c[0]) for c in columns] for row in ordered])
+
+    findings = _findings(ordered, ref is not None, pop.table.num_rows)
+    notes = []
+    if not has_stock and pop.table.num_rows:
+        notes.append("Stock is not stated in the data, so in-stock counts are unknown and no subcategory is judged out of stock.")
+    n_sub = len(leaves) if leaves else len([k for k in keys if k != OTHER_KEY])
+    return SkillResult(
+        skill=SKILL_ID, scope=scope, table=table, findings=findings,
+        thresholds={"thin_products": THIN_PRODUCTS, "under_index_min_reference_share_pct": UNDER_INDEX_MIN_REF_SHARE,
+                    "under_index_max": UNDER_INDEX_MAX, "price_floor": "own min > reference P25",
+                    "price_ceiling": "own max < reference P75"},
+        currency=common.single_currency(pop.table),
+        chart=("Subcategory", "Products"),
+        taxonomy_note=common.taxonomy_note(scope, tax, n_sub),
+        notes=notes,
+    )
+
+
+def _total_row(table: pa.Table, label: str, excluded: int, has_stock: bool, with_ref: bool, own_total: int, ref_total: int) -> dict:
+    price = common.positive_price(table) if table.num_rows else pa.chunked_array([], pa.float64())
+    valid = price.drop_null()
+    state = common.stock_state(table) if table.num_rows else None
+    row = {
+        "Group": "All", "Subcategory": f"{label} (all)", "Products": own_total, "Variants": table.num_rows,
+        "In-stock variants": int(pc.sum(pc.equal(state, "in_stock")).as_py() or 0) if has_stock and state is not None else None,
+        "Min price": common.money(pc.min(valid).as_py()) if len(valid) else None,
+        "Median price": common.money(pc.quantile(valid, q=0.5)[0].as_py()) if len(valid) else None,
+        "Max price": common.money(pc.max(valid).as_py()) if len(valid) else None,
+        "Gap": None, "Left out (draft/archived products)": excluded,
+    }
+    if with_ref:
+        row.update({"Reference products": ref_total, "Own share": 100.0 if own_total else None,
+                    "Reference share": 100.0 if ref_total else None, "Share index": None,
+                    "Reference P25": None, "Reference P75": None})
+    return row
+
+
+def _findings(rows: list[dict], with_ref: bool, analysed_rows: int) -> list[Finding]:
+    """Structured findings from the ordered display rows (index 0 is the totals row)."""
+    f: list[Finding] = []
+    total = rows[0]
+    f.append(Finding("gaps.summary", {"scope": total["Subcategory"].removesuffix(" (all)"), "products_n": total["Products"],
+                                      "variants_n": total["Variants"], "in_stock_n": total["In-stock variants"]},
+                     cells=((0, "Products"), (0, "Variants"), (0, "In-stock variants")), severity=1))
+    visible = list(enumerate(rows))[1:20]
+
+    def with_gap(g: str) -> list[tuple[int, dict]]:
+        return [(i, r) for i, r in visible if r["Gap"] and g in r["Gap"].split(", ")]
+
+    missing = with_gap("missing")
+    if missing:
+        items = [{"name": r["Subcategory"], "ref_products_n": r.get("Reference products") or None} for _, r in missing[:LIST_LIMIT]]
+        f.append(Finding("gaps.missing", {"items": items, "more": len(missing) > LIST_LIMIT},
+                         cells=tuple((i, "Products") for i, _ in missing[:LIST_LIMIT]), severity=9))
+    oos = with_gap("out of stock only")
+    if oos:
+        items = [{"name": r["Subcategory"], "products_n": r["Products"], "variants_n": r["Variants"]} for _, r in oos[:LIST_LIMIT]]
+        f.append(Finding("gaps.out_of_stock_only", {"items": items},
+                         cells=tuple((i, c) for i, _ in oos[:LIST_LIMIT] for c in ("Products", "Variants")), severity=8))
+    thin = with_gap("thin")
+    if thin:
+        items = [{"name": r["Subcategory"], "products_n": r["Products"]} for _, r in thin[:LIST_LIMIT]]
+        f.append(Finding("gaps.thin", {"items": items, "threshold": THIN_PRODUCTS},
+                         cells=tuple((i, "Products") for i, _ in thin[:LIST_LIMIT]), severity=7))
+    if with_ref:
+        under = with_gap("under-indexed")
+        if under:
+            items = [{"name": r["Subcategory"], "own_pct": r["Own share"], "ref_pct": r["Reference share"], "index_num": r["Share index"]}
+                     for _, r in under[:3]]
+            f.append(Finding("gaps.under_indexed", {"items": items},
+                             cells=tuple((i, c) for i, _ in under[:3] for c in ("Own share", "Reference share", "Share index")), severity=6))
+        floor = with_gap("price floor")
+        if floor:
+            items = [{"name": r["Subcategory"], "min_price": r["Min price"], "ref_p25_price": r["Reference P25"]} for _, r in floor[:3]]
+            f.append(Finding("gaps.price_floor", {"items": items},
+                             cells=tuple((i, c) for i, _ in floor[:3] for c in ("Min price", "Reference P25")), severity=4))
+        ceiling = with_gap("price ceiling")
+        if ceiling:
+            items = [{"name": r["Subcategory"], "max_price": r["Max price"], "ref_p75_price": r["Reference P75"]} for _, r in ceiling[:3]]
+            f.append(Finding("gaps.price_ceiling", {"items": items},
+                             cells=tuple((i, c) for i, _ in ceiling[:3] for c in ("Max price", "Reference P75")), severity=3))
+    other = [(i, r) for i, r in visible if r["Subcategory"] == "Not mapped to a subcategory" and r["Products"]]
+    if other:
+        i, r = other[0]
+        f.append(Finding("gaps.unmapped", {"products_n": r["Products"]}, cells=((i, "Products"),), severity=5))
+    if total["Left out (draft/archived products)"]:
+        f.append(Finding("gaps.excluded", {"excluded_n": total["Left out (draft/archived products)"]},
+                         cells=((0, "Left out (draft/archived products)"),), severity=2))
+    if not any(r["Gap"] for _, r in visible) and analysed_rows:
+        f.append(Finding("gaps.none", {"threshold": THIN_PRODUCTS}, severity=6))
+    if not analysed_rows:
+        f.append(Finding("gaps.empty", {}, severity=10))
+    f.sort(key=lambda x: -x.severity)
+    return f[:7]
