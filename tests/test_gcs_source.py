@@ -331,7 +331,9 @@ def test_import_is_cheap():
     """Cold start: importing the module must not pull in google.cloud (client() does, lazily)."""
     import subprocess
     import sys
+    from pathlib import Path
 
     code = "import sys, agent.catalog.gcs, agent.catalog.cache; print('google.cloud.storage' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=str(__import__('pathlib').Path(__file__).resolve().parents[1]))
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
     assert out.stdout.strip() == "False"

@@ -1,0 +1,272 @@
+"""Ingest benchmark: our catalog ingest against a bare pyarrow read of the same bytes, side by side.
+
+Measures (median of --runs runs each, after one warm-up):
+  1. CSV: agent.catalog.sources.read_table_bytes (detect + parse + normalise to the canonical table)
+     vs pyarrow.csv.read_csv of the same in-memory bytes. Target: <= 1.3x.
+  2. Parquet: our load vs pyarrow.parquet.read_table of the same bytes. Target: <= 1.3x.
+  3. Peak RSS of a fresh process that ingests vs one that only does the bare read (each process
+     first holds the file's bytes, as a Cloud Storage download would). Target: <= 1.3x.
+  4. Warm cached load through TABLE_CACHE (target < 5 ms): a cache hit alone, and the full
+     `cache.load_gcs` path against a real emulator on loopback — within the resolve TTL (no request)
+     and after it (one metadata request, no download).
+
+Both sides start from bytes in memory, because that is what Cloud Storage and attachments give us.
+Run `bench/gen_catalog.py` first (this script runs it if the files are missing).
+
+Usage: `.venv/bin/python bench/bench_ingest.py [--runs 5] [--no-gcs]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import io
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench" / "out"
+CSV = OUT / "catalog-1m.csv"
+PARQUET = OUT / "catalog-1m.parquet"
+sys.path.insert(0, str(ROOT))
+
+
+# --- how to call the other side --------------------------------------------------------------------
+
+
+def our_reader() -> tuple[Callable[[bytes, str], object] | None, str]:
+    """Our ingest entry point as f(data, name) -> table, or (None, why) when it is not there yet."""
+    try:
+        from agent.catalog import sources
+    except Exception as exc:  # noqa: BLE001 - report, do not crash the bare figures
+        return None, f"agent.catalog.sources not importable ({type(exc).__name__}: {exc})"
+    fn = getattr(sources, "read_table_bytes", None)
+    if fn is None:
+        return None, "agent.catalog.sources.read_table_bytes not there yet"
+    params = inspect.signature(fn).parameters
+
+    def call(data: bytes, name: str) -> object:
+        kwargs = {}
+        for key in ("name", "filename", "display_name", "source_name"):
+            if key in params:
+                kwargs[key] = name
+                break
+        positional = [p for p in params.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if not kwargs and len(positional) >= 2 and positional[1].default is inspect.Parameter.empty:
+            return fn(data, name)
+        return fn(data, **kwargs)
+
+    return call, "agent.catalog.sources.read_table_bytes"
+
+
+def table_of(result: object):
+    """The Arrow table inside whatever read_table_bytes returns (a table, a tuple, or an object)."""
+    import pyarrow as pa
+
+    if isinstance(result, pa.Table):
+        return result
+    for attr in ("table", "canonical"):
+        if hasattr(result, attr):
+            return getattr(result, attr)
+    if isinstance(result, tuple):
+        for item in result:
+            if isinstance(item, pa.Table):
+                return item
+            if hasattr(item, "table"):
+                return item.table
+    raise TypeError(f"cannot find a table in {type(result).__name__}")
+
+
+def bare_csv(data: bytes):
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    return pacsv.read_csv(pa.BufferReader(data))
+
+
+def bare_parquet(data: bytes):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pq.read_table(pa.BufferReader(data))
+
+
+# --- timing ----------------------------------------------------------------------------------------
+
+
+def median_seconds(fn: Callable[[], object], runs: int) -> tuple[float, object]:
+    result = fn()  # warm-up (imports, page cache, allocator)
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), result
+
+
+def rss_child(mode: str) -> None:
+    """Run one operation in this (fresh) process and print its peak RSS in MiB as JSON."""
+    path = PARQUET if mode.endswith("parquet") else CSV
+    data = path.read_bytes()
+    if mode.startswith("bare"):
+        table = bare_csv(data) if mode == "bare-csv" else bare_parquet(data)
+    else:
+        call, why = our_reader()
+        if call is None:
+            print(json.dumps({"skipped": why}))
+            return
+        table = table_of(call(data, path.name))
+    print(json.dumps({"peak_mib": peak_kib() / 1024, "rows": table.num_rows}))
+
+
+def peak_kib() -> int:
+    """This process's peak RSS. VmHWM, because ru_maxrss survives execve on Linux and would report
+    the (large) parent's peak for a freshly spawned child."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def peak_rss(mode: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, __file__, "--rss-child", mode], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# --- warm cache ------------------------------------------------------------------------------------
+
+
+def warm_cache_figures(parquet_bytes: bytes, runs: int, use_gcs: bool) -> list[tuple[str, float]]:
+    """Median latency of warm loads: TABLE_CACHE hit alone, and load_gcs via the emulator."""
+    from agent.catalog import cache
+
+    rows: list[tuple[str, float]] = []
+    key = ("bench", "local", "catalog-1m.parquet", 1)
+    cache.TABLE_CACHE.get_or_load(key, lambda: bare_parquet(parquet_bytes), cache.arrow_size)
+    hits = []
+    for _ in range(max(runs, 1000)):
+        t0 = time.perf_counter()
+        cache.TABLE_CACHE.get_or_load(key, lambda: bare_parquet(parquet_bytes), cache.arrow_size)
+        hits.append(time.perf_counter() - t0)
+    rows.append(("TABLE_CACHE hit (get_or_load)", statistics.median(hits)))
+    cache.TABLE_CACHE.invalidate(key)
+    if not use_gcs:
+        return rows
+
+    from agent.catalog import gcs
+    from tests.emulators import EMULATOR_ENV, GcsEmulator
+
+    call, _ = our_reader()
+
+    def parse(data: bytes, ref) -> object:
+        return table_of(call(data, ref.name)) if call is not None else bare_parquet(data)
+
+    with GcsEmulator() as emulator:
+        os.environ[EMULATOR_ENV] = emulator.url
+        try:
+            bucket = emulator.create_bucket("bench-catalog")
+            emulator.upload(bucket, "acme/products-2026-11-28.parquet", parquet_bytes)
+            uri = f"gs://{bucket}/acme/"
+            t0 = time.perf_counter()
+            ref, table = cache.load_gcs(uri, parse)
+            rows.append((f"cold load_gcs (prefix, list + download {len(parquet_bytes) / 1e6:.0f} MB + parse)", time.perf_counter() - t0))
+            within, after = [], []
+            for _ in range(runs * 20):
+                t0 = time.perf_counter()
+                cache.load_gcs(uri, parse)
+                within.append(time.perf_counter() - t0)
+            file_uri = ref.uri
+            cache.load_gcs(file_uri, parse)
+            for _ in range(runs * 4):
+                gcs.RESOLVE_MEMO.clear()
+                t0 = time.perf_counter()
+                cache.load_gcs(file_uri, parse)
+                after.append(time.perf_counter() - t0)
+            downloads = len(emulator.downloads(bucket, ref.name))
+            rows.append(("warm load_gcs within resolve TTL (0 requests)", statistics.median(within)))
+            rows.append(("warm load_gcs after TTL (1 metadata request, emulator)", statistics.median(after)))
+            rows.append((f"  (downloads of the snapshot seen by the emulator: {downloads})", float("nan")))
+        finally:
+            os.environ.pop(EMULATOR_ENV, None)
+            cache.TABLE_CACHE.clear()
+    return rows
+
+
+# --- main ------------------------------------------------------------------------------------------
+
+
+def fmt_s(seconds: float) -> str:
+    if seconds != seconds:  # NaN: a note row
+        return ""
+    if seconds < 0.001:
+        return f"{seconds * 1e6:.1f} µs"
+    return f"{seconds * 1000:.2f} ms" if seconds < 0.1 else f"{seconds:.3f} s"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="ingest benchmark")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-gcs", action="store_true", help="skip the emulator part of the warm-cache figures")
+    parser.add_argument("--rss-child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.rss_child:
+        rss_child(args.rss_child)
+        return
+    if not (CSV.exists() and PARQUET.exists()):
+        subprocess.run([sys.executable, str(ROOT / "bench" / "gen_catalog.py")], check=True)
+
+    import pyarrow as pa
+
+    csv_bytes, parquet_bytes = CSV.read_bytes(), PARQUET.read_bytes()
+    print(f"pyarrow {pa.__version__}, {os.cpu_count()} CPUs, {args.runs} runs (median)")
+    print(f"CSV {len(csv_bytes) / 1e6:.1f} MB, Parquet {len(parquet_bytes) / 1e6:.1f} MB")
+    call, who = our_reader()
+
+    print("\n## Time (median)")
+    print(f"{'':44s} {'ours':>10s} {'bare':>10s} {'ratio':>7s}")
+    for label, data, bare, name in (
+        ("CSV ingest vs pyarrow.csv.read_csv", csv_bytes, bare_csv, CSV.name),
+        ("Parquet load vs pyarrow.parquet.read_table", parquet_bytes, bare_parquet, PARQUET.name),
+    ):
+        bare_t, bare_table = median_seconds(lambda: bare(data), args.runs)
+        if call is None:
+            print(f"{label:44s} {'-':>10s} {fmt_s(bare_t):>10s} {'-':>7s}   ({who})")
+            continue
+        ours_t, ours = median_seconds(lambda: call(data, name), args.runs)
+        table = table_of(ours)
+        print(f"{label:44s} {fmt_s(ours_t):>10s} {fmt_s(bare_t):>10s} {ours_t / bare_t:6.2f}x"
+              f"   ({table.num_rows:,} rows out, {bare_table.num_rows:,} rows bare)")  # fmt: skip
+
+    print("\n## Peak RSS (fresh process each; includes the file's bytes and the interpreter)")
+    print(f"{'':44s} {'ours':>10s} {'bare':>10s} {'ratio':>7s}")
+    for label, ours_mode, bare_mode in (("CSV", "ours-csv", "bare-csv"), ("Parquet", "ours-parquet", "bare-parquet")):
+        bare = peak_rss(bare_mode)
+        ours = peak_rss(ours_mode)
+        bare_s = f"{bare['peak_mib']:.0f} MiB" if "peak_mib" in bare else "error"
+        if "peak_mib" in ours and "peak_mib" in bare:
+            print(f"{label:44s} {ours['peak_mib']:>6.0f} MiB {bare_s:>10s} {ours['peak_mib'] / bare['peak_mib']:6.2f}x")
+        else:
+            note = ours.get("skipped") or ours.get("error") or bare.get("error")
+            print(f"{label:44s} {'-':>10s} {bare_s:>10s} {'-':>7s}   ({note})")
+
+    print("\n## Warm cached load")
+    for label, seconds in warm_cache_figures(parquet_bytes, args.runs, use_gcs=not args.no_gcs):
+        print(f"{label:66s} {fmt_s(seconds):>10s}")
+
+
+if __name__ == "__main__":
+    main()
