@@ -61,19 +61,36 @@ def clean_text(value: object) -> str:
 
 
 def cut(text: str, limit: int) -> str:
-    """`text` shortened to at most `limit` characters (ellipsis included), never ending mid-grapheme."""
+    """`text` shortened to at most `limit` characters (ellipsis included), cut at a grapheme boundary.
+
+    The cut moves left past combining marks, variation selectors, skin-tone modifiers, emoji tags and
+    zero-width joiners, and never keeps half of a two-letter regional-indicator flag.
+    """
     if limit < 2:
         raise ValueError("limit must be at least 2")
     if len(text) <= limit:
         return text
-    head = text[: limit - 1]
-    while head and (head[-1] in _GLUE or unicodedata.combining(head[-1])):
-        head = head[:-1]
-    # A regional-indicator flag is two code points; do not keep half of one.
-    run = len(head) - len(head.rstrip(_REGIONAL))
+    end = limit - 1  # index of the first character dropped
+    while end > 0 and (continues_grapheme(text[end]) or text[end - 1] == "\u200d"):
+        end -= 1
+    run = 0
+    while run < end and text[end - 1 - run] in _REGIONAL:
+        run += 1
     if run % 2:
-        head = head[:-1]
-    return head.rstrip() + ELLIPSIS
+        end -= 1
+    return text[:end].rstrip() + ELLIPSIS
+
+
+def continues_grapheme(ch: str) -> bool:
+    """True for a character that belongs to the grapheme before it."""
+    code = ord(ch)
+    return (
+        ch in _GLUE
+        or unicodedata.combining(ch) != 0
+        or unicodedata.category(ch) in ("Mn", "Me", "Mc")
+        or 0x1F3FB <= code <= 0x1F3FF  # skin tones
+        or 0xE0020 <= code <= 0xE007F  # emoji tag sequences
+    )
 
 
 def escape_markdown(value: object, limit: int) -> str:
