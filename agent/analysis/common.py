@@ -240,3 +240,35 @@ def positive_price(table: pa.Table) -> pa.ChunkedArray:
     """Price with zero and negative values as null: a zero price is a data problem, not a price point."""
     price = table["price"]
     return pc.if_else(pc.greater(price, 0), price, pa.scalar(None, pa.float64()))
+
+
+# --- draft/archived rows left out: stated in prose, so they are a cell of the totals row -------------------
+EXCLUDED_COLUMN = ("Left out (draft/archived rows)", "count", pa.int64())
+
+
+def with_excluded(columns: tuple, rows: list[dict], excluded: dict[str, int]) -> tuple:
+    """Adds the left-out column (filled on the totals row, index 0) when anything was left out."""
+    if not excluded or not rows:
+        return columns
+    for i, row in enumerate(rows):
+        row[EXCLUDED_COLUMN[0]] = sum(excluded.values()) if i == 0 else None
+    return columns + (EXCLUDED_COLUMN,)
+
+
+def excluded_finding(excluded: dict[str, int], rows: list[dict]):
+    """The "N draft or archived rows left out" finding citing the totals row (None when nothing was)."""
+    from agent.analysis.result import Finding
+
+    if not excluded or not rows:
+        return None
+    return Finding("common.excluded", {"excluded_n": sum(excluded.values())}, cells=((0, EXCLUDED_COLUMN[0]),), severity=2)
+
+
+def scope_name(scope: Scope) -> str:
+    """Short display name of the scope for totals rows: the taxonomy node's own name, else the label."""
+    if scope.is_whole_catalog:
+        return "All categories"
+    if scope.taxonomy_path:
+        return scope.taxonomy_path.split(" > ")[-1]
+    label = scope.label or "Scope"
+    return label[:1].upper() + label[1:]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from agent.analysis import gaps, overview
+from agent.analysis import availability, gaps, overview, price_ladder
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import SkillResult
 
@@ -37,6 +37,27 @@ _SPECS: list[SkillSpec] = [
         examples=("Where are the gaps in outdoor furniture?", "Which patio subcategories am I missing?",
                   "Where is my garden range thinner than my competitor's?"),
         run=gaps.run,
+    ),
+    SkillSpec(
+        id="price_ladder",
+        name="Price ladder",
+        description="Price percentiles per category, good/better/best tiers, empty tiers, holes where adjacent "
+                    "price points are more than double apart, missing entry-level prices against a reference, and "
+                    "the share of products discounted.",
+        tags=("pricing", "price ladder", "tiers", "discounts"),
+        examples=("Do I have entry-level and premium options in outdoor chairs?", "How is my patio furniture priced?",
+                  "Are there holes in my price ladder for garden benches?"),
+        run=price_ladder.run,
+    ),
+    SkillSpec(
+        id="availability",
+        name="Availability",
+        description="Out-of-stock variants and rates per category, products with every variant out of stock, "
+                    "backorder and preorder counts; says 'stock unknown' when the data has no stock information.",
+        tags=("availability", "stock", "inventory"),
+        examples=("What is out of stock in patio furniture?", "Which of my outdoor chairs are out of stock?",
+                  "How much of my garden range is on backorder?"),
+        run=availability.run,
     ),
     SkillSpec(
         id="catalog_overview",

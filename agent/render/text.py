@@ -227,6 +227,105 @@ def _(v: Values) -> str:
     return "No active products are in this scope."
 
 
+@template("common.excluded")
+def _(v: Values) -> str:
+    return f"{v.count('excluded_n', 'draft or archived row is', 'draft or archived rows are')} left out of this analysis."
+
+
+@template("availability.unknown")
+def _(v: Values) -> str:
+    return (f"Stock is unknown for all {v.count('variants_n', 'variant', 'variants')}: the data has no availability or "
+            f"quantity, so nothing is reported as out of stock.")
+
+
+@template("availability.summary")
+def _(v: Values) -> str:
+    return (f"{v.count('oos_n', 'variant is', 'variants are')} out of stock out of {v['variants_n']} "
+            f"({v['rate_pct']} of variants with known stock).")
+
+
+@template("availability.fully_out")
+def _(v: Values) -> str:
+    parts = []
+    for i in v.items("items"):
+        ex = f": {i.raw('examples')}" if i.has("examples") else ""
+        parts.append(f"{i['name']} ({i['products_n']}{ex})")
+    where = f" — {'; '.join(parts)}" if parts else ""
+    return f"{v.count('products_n', 'product has', 'products have')} every variant out of stock{where}."
+
+
+@template("availability.worst")
+def _(v: Values) -> str:
+    parts = [f"{i['name']} ({i['rate_pct']}, {i.count('oos_n', 'variant', 'variants')})" for i in v.items("items")]
+    return f"Highest out-of-stock rates: {_names(parts)}."
+
+
+@template("availability.none_out")
+def _(v: Values) -> str:
+    return "Nothing with known stock is out of stock."
+
+
+@template("availability.backorder")
+def _(v: Values) -> str:
+    return f"{v.count('backorder_n', 'variant sells', 'variants sell')} on backorder (the inventory policy allows selling while out)."
+
+
+@template("availability.preorder")
+def _(v: Values) -> str:
+    return f"{v.count('preorder_n', 'variant is', 'variants are')} on preorder."
+
+
+@template("availability.partly_unknown")
+def _(v: Values) -> str:
+    return f"Stock is unknown for {v.count('unknown_n', 'variant', 'variants')}; they are not counted as out of stock."
+
+
+@template("availability.empty")
+def _(v: Values) -> str:
+    return "No active products are in this scope."
+
+
+@template("ladder.summary")
+def _(v: Values) -> str:
+    return (f"Across {v.count('products_n', 'priced product', 'priced products')}, the middle of the range runs from "
+            f"{v['p10_price']} (P10) to {v['p90_price']} (P90), with a median of {v['median_price']}.")
+
+
+@template("ladder.steps")
+def _(v: Values) -> str:
+    parts = [f"{i['name']} jumps from {i['from_price']} to {i['to_price']} ({i['step_x']})" for i in v.items("items")]
+    return f"Holes in the ladder — price steps of more than double with nothing in between: {'; '.join(parts)}."
+
+
+@template("ladder.empty_tiers")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('name')} (no {i.raw('tiers')})" for i in v.items("items")]
+    return f"Empty price tiers: {_names(parts)}."
+
+
+@template("ladder.no_entry")
+def _(v: Values) -> str:
+    parts = [f"{i['name']} (your P10 {i['p10_price']}, reference P25 {i['ref_p25_price']})" for i in v.items("items")]
+    return f"No entry-level price point against the reference: {_names(parts)}."
+
+
+@template("ladder.untiered")
+def _(v: Values) -> str:
+    return (f"Too few priced products for tiers (fewer than {numbers.in_words(int(v.raw('min')))}): "
+            f"{_names(list(v.raw('names')))}.")
+
+
+@template("ladder.discount")
+def _(v: Values) -> str:
+    depth = f", {v['depth_pct']} off on average" if v.has("depth_pct") else ""
+    return f"{v['sale_pct']} of products are discounted through a compare-at price{depth}."
+
+
+@template("ladder.empty")
+def _(v: Values) -> str:
+    return "No active priced products are in this scope."
+
+
 def sentence(finding: Finding, currency: str | None) -> str:
     fn = TEMPLATES.get(finding.code)
     if fn is None:  # a skill added a code without a template: say it plainly rather than fail

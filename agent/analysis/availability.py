@@ -1,0 +1,145 @@
+"""availability — "What is out of stock in patio furniture?"
+
+Per category of the scope: variants out of stock and the rate, products with every variant out (with
+example titles), variants on backorder (sold while out: policy "continue") and preorder, variants whose
+stock is unknown. Without any stock information in the data the answer says "stock unknown" — a missing
+column is never read as zero stock.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.analysis import common
+from agent.analysis.inputs import SkillInput
+from agent.analysis.result import Finding, SkillResult
+
+SKILL_ID = "availability"
+EXAMPLES = 3  # product titles named per category
+
+COLUMNS = (
+    ("Category", "text", pa.string()),
+    ("Products", "count", pa.int64()),
+    ("Variants", "count", pa.int64()),
+    ("Out-of-stock variants", "count", pa.int64()),
+    ("Out-of-stock rate", "percent", pa.float64()),
+    ("Products fully out", "count", pa.int64()),
+    ("Backorder variants", "count", pa.int64()),
+    ("Preorder variants", "count", pa.int64()),
+    ("Stock unknown variants", "count", pa.int64()),
+    ("Examples fully out", "text", pa.string()),
+)
+
+
+def run(inp: SkillInput) -> SkillResult:
+    scope, tax = inp.scope, inp.taxonomy
+    pop = common.population(inp.own, scope, tax)
+    t = pop.table
+    has_stock = common.has_stock_information(t)
+    rows: list[dict] = []
+    if t.num_rows:
+        labels = common.category_labels(t, scope, tax).combine_chunks().dictionary_encode()
+        state = common.stock_state(t)
+        policy = pc.fill_null(common.as_str(t["inventory_policy"]), "")
+        backorder = pc.or_(pc.equal(state, "backorder"), pc.and_(pc.equal(state, "out_of_stock"), pc.equal(policy, "continue")))
+        work = pa.table({
+            "c": labels, "pk": t["product_key"],
+            "oos": pc.cast(pc.equal(state, "out_of_stock"), pa.int64()),
+            "bo": pc.cast(backorder, pa.int64()),
+            "pre": pc.cast(pc.equal(state, "preorder"), pa.int64()),
+            "unk": pc.cast(pc.equal(state, "unknown"), pa.int64()),
+            "title": t["title"],
+        })
+        g = work.group_by("c").aggregate([("pk", "count_distinct"), ("pk", "count"), ("oos", "sum"), ("bo", "sum"),
+                                          ("pre", "sum"), ("unk", "sum")])
+        # Products with every variant out of stock (label: the product's first category).
+        # group_by cannot take min of a dictionary column: use its indices, then map back.
+        work_p = pa.table({"pk": work["pk"], "oos": work["oos"], "ci": labels.indices, "title": work["title"]})
+        per_product = work_p.group_by("pk").aggregate([("oos", "sum"), ("pk", "count"), ("ci", "min"), ("title", "min")])
+        fully = per_product.filter(pc.and_(pc.equal(per_product["oos_sum"], per_product["pk_count"]), pc.greater(per_product["oos_sum"], 0)))
+        fully = fully.append_column("c_min", pc.take(labels.dictionary, fully["ci_min"]))
+        fully_by_cat: dict[str, int] = {}
+        examples: dict[str, list[str]] = {}
+        if fully.num_rows:
+            fully = fully.sort_by([("c_min", "ascending"), ("title_min", "ascending")])
+            for d in fully.group_by("c_min").aggregate([("pk", "count")]).to_pylist():
+                fully_by_cat[d["c_min"]] = d["pk_count"]
+            for c, title in zip(fully["c_min"].to_pylist(), fully["title_min"].to_pylist()):
+                lst = examples.setdefault(c, [])
+                if len(lst) < EXAMPLES and title:
+                    lst.append(title)
+        for d in g.to_pylist():
+            c = d["c"]
+            rows.append({
+                "Category": c, "Products": d["pk_count_distinct"], "Variants": d["pk_count"],
+                "Out-of-stock variants": d["oos_sum"] if has_stock else None,
+                "Out-of-stock rate": common.pct(d["oos_sum"], d["pk_count"] - d["unk_sum"]) if has_stock else None,
+                "Products fully out": fully_by_cat.get(c, 0) if has_stock else None,
+                "Backorder variants": d["bo_sum"] if has_stock else None,
+                "Preorder variants": d["pre_sum"] if has_stock else None,
+                "Stock unknown variants": d["unk_sum"],
+                "Examples fully out": "; ".join(examples.get(c, [])) or None,
+            })
+        rows.sort(key=lambda r: (-(r["Out-of-stock rate"] or 0), -(r["Out-of-stock variants"] or 0), r["Category"]))
+        total_unknown = sum(r["Stock unknown variants"] for r in rows)
+        total_oos = sum(r["Out-of-stock variants"] or 0 for r in rows)
+        total = {
+            "Category": common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"),
+            "Products": common.count_products(t), "Variants": t.num_rows,
+            "Out-of-stock variants": total_oos if has_stock else None,
+            "Out-of-stock rate": common.pct(total_oos, t.num_rows - total_unknown) if has_stock else None,
+            "Products fully out": fully.num_rows if has_stock else None,
+            "Backorder variants": sum(r["Backorder variants"] or 0 for r in rows) if has_stock else None,
+            "Preorder variants": sum(r["Preorder variants"] or 0 for r in rows) if has_stock else None,
+            "Stock unknown variants": total_unknown, "Examples fully out": None,
+        }
+        rows.insert(0, total)
+    columns = common.with_excluded(COLUMNS, rows, pop.excluded)
+    table = common.build_table(columns, [[r.get(c[0]) for c in columns] for r in rows])
+    findings = _findings(rows, has_stock, pop.excluded)
+    notes = [] if has_stock or not t.num_rows else [
+        "Stock is unknown: the data states neither availability nor quantities, so nothing is reported as out of stock."]
+    return SkillResult(skill=SKILL_ID, scope=scope, table=table, findings=findings,
+                       thresholds={"stock_rule": "stated availability, else quantity > 0 in stock; no quantity = unknown"},
+                       chart=("Category", "Out-of-stock rate") if has_stock else None,
+                       taxonomy_note=common.taxonomy_note(scope, tax), notes=notes)
+
+
+def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> list[Finding]:
+    f: list[Finding] = []
+    if not rows:
+        return [Finding("availability.empty", {}, severity=10)]
+    total = rows[0]
+    if not has_stock:
+        f.append(Finding("availability.unknown", {"variants_n": total["Variants"]}, cells=((0, "Variants"),), severity=9))
+        return f
+    f.append(Finding("availability.summary", {"oos_n": total["Out-of-stock variants"], "variants_n": total["Variants"],
+                                              "rate_pct": total["Out-of-stock rate"]},
+                     cells=((0, "Out-of-stock variants"), (0, "Variants"), (0, "Out-of-stock rate")), severity=9))
+    visible = list(enumerate(rows))[1:20]
+    fully = [(i, r) for i, r in visible if r["Products fully out"]]
+    if total["Products fully out"]:
+        items = [{"name": r["Category"], "products_n": r["Products fully out"], "examples": r["Examples fully out"]} for _, r in fully[:3]]
+        f.append(Finding("availability.fully_out", {"products_n": total["Products fully out"], "items": items},
+                         cells=((0, "Products fully out"),) + tuple((i, "Products fully out") for i, _ in fully[:3]), severity=8))
+    worst = [(i, r) for i, r in visible if r["Out-of-stock variants"]][:3]
+    if worst:
+        items = [{"name": r["Category"], "rate_pct": r["Out-of-stock rate"], "oos_n": r["Out-of-stock variants"]} for _, r in worst]
+        f.append(Finding("availability.worst", {"items": items},
+                         cells=tuple((i, c) for i, _ in worst for c in ("Out-of-stock rate", "Out-of-stock variants")), severity=7))
+    elif total["Out-of-stock variants"] == 0:
+        f.append(Finding("availability.none_out", {}, severity=7))
+    if total["Backorder variants"]:
+        f.append(Finding("availability.backorder", {"backorder_n": total["Backorder variants"]},
+                         cells=((0, "Backorder variants"),), severity=4))
+    if total["Preorder variants"]:
+        f.append(Finding("availability.preorder", {"preorder_n": total["Preorder variants"]}, cells=((0, "Preorder variants"),), severity=3))
+    if total["Stock unknown variants"]:
+        f.append(Finding("availability.partly_unknown", {"unknown_n": total["Stock unknown variants"]},
+                         cells=((0, "Stock unknown variants"),), severity=5))
+    ex = common.excluded_finding(excluded, rows)
+    if ex:
+        f.append(ex)
+    f.sort(key=lambda x: -x.severity)
+    return f[:7]
