@@ -337,3 +337,50 @@ def test_import_is_cheap():
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
     assert out.stdout.strip() == "False"
+
+
+def test_storage_that_never_answers_times_out(monkeypatch):
+    """A loopback endpoint that accepts connections and never replies: a hung store, not a mock."""
+    import socket
+    import time
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)  # the kernel completes handshakes; nobody ever reads or answers
+    try:
+        monkeypatch.setenv("STORAGE_EMULATOR_HOST", f"http://127.0.0.1:{listener.getsockname()[1]}")
+        monkeypatch.setattr(gcs, "TIMEOUT", (0.5, 0.3))
+        monkeypatch.setattr(gcs, "RETRY_DEADLINE_S", 0.5)
+        gcs.RESOLVE_MEMO.clear()
+        started = time.monotonic()
+        with pytest.raises(gcs.SourceUnavailable) as info:
+            gcs.resolve("gs://hung-bucket-name/acme/products.csv")
+        assert time.monotonic() - started < 5
+        assert info.value.reason == "timeout"
+        assert "hung-bucket-name" not in str(info.value)
+    finally:
+        listener.close()
+
+
+def test_failure_reasons_from_real_exception_types():
+    import requests
+    from google.api_core import exceptions as api
+    from google.auth import exceptions as auth
+
+    cases = {
+        api.NotFound("gs://b/x"): "not_found",
+        api.Forbidden("gs://b/x"): "forbidden",
+        api.Unauthorized("gs://b/x"): "forbidden",
+        api.PreconditionFailed("gs://b/x"): "changed",
+        api.ServiceUnavailable("gs://b/x"): "unavailable",
+        api.RetryError("deadline", cause=requests.ConnectionError("refused")): "unreachable",
+        api.RetryError("deadline", cause=None): "timeout",
+        requests.ReadTimeout("slow"): "timeout",
+        auth.DefaultCredentialsError("no ADC"): "credentials",
+        ValueError("odd"): "unavailable",
+    }
+    for exc, reason in cases.items():
+        assert gcs._reason_for(exc) == reason, exc
+        raised = gcs._fail("test", "gs://secret-bucket/x", exc)
+        assert raised.reason == reason
+        assert "secret" not in str(raised) and str(raised) == gcs.MESSAGES[reason]
