@@ -1,0 +1,123 @@
+"""The HTTP transport: Flask request in, JSON or SSE response out. Every JSON-RPC outcome is HTTP 200.
+
+Routing stays in `main.py`; this module reads the body (bounded), runs the staged parse, calls the
+service method, and frames the result. Any unexpected exception becomes -32603 with an incident id;
+its detail goes only to the log.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable, Iterator
+
+from agent import logs
+
+from . import errors, extensions, jsonrpc, sse
+
+STREAM_METHODS = frozenset({jsonrpc.STREAM, jsonrpc.RESUBSCRIBE})
+
+
+def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Any:
+    from flask import Response
+
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return Response(body, status=status, mimetype="application/json", headers=headers or {})
+
+
+def _read_body(request: Any, limit: int) -> bytes:
+    length = request.content_length
+    if length is not None and length > limit:
+        raise errors.RpcError(errors.INVALID_REQUEST, f"The request body is larger than the {limit // (1024 * 1024) or 1} MiB limit.")
+    body = request.stream.read(limit + 1)
+    if len(body) > limit:
+        raise errors.RpcError(errors.INVALID_REQUEST, f"The request body is larger than the {limit // (1024 * 1024) or 1} MiB limit.")
+    return body
+
+
+def handle_rpc(request: Any, service: Any, max_body_bytes: int) -> Any:
+    from agent.service.handler import CallContext
+
+    started = time.perf_counter()
+    call = CallContext(requested_extensions=extensions.requested(request.headers))
+    request_id: str | int | None = None
+    method = None
+    try:
+        body = _read_body(request, max_body_bytes)
+        try:
+            rpc = jsonrpc.parse(body)
+        except errors.RpcError:
+            try:
+                request_id = jsonrpc.read_id(json.loads(body))
+            except Exception:
+                request_id = None
+            raise
+        request_id, method = rpc.id, rpc.method
+        if method in STREAM_METHODS:
+            events = _stream_call(service, rpc, call)
+            return _sse_response(rpc.id, events, call, started, method)
+        result = _unary_call(service, rpc, call)
+        _log(call, method, started, outcome=call.log.get("outcome", "ok"))
+        return json_response(jsonrpc.success(rpc.id, result), headers=_headers(call))
+    except errors.RpcError as exc:
+        _log(call, method, started, outcome="error", code=exc.code)
+        return json_response(jsonrpc.failure(request_id, exc), headers=_headers(call))
+    except Exception:
+        incident = logs.new_incident_id()
+        logs.incident("request failed", incident, method=method)
+        _log(call, method, started, outcome="error", code=errors.INTERNAL_ERROR, incident=incident)
+        return json_response(jsonrpc.failure(request_id, errors.internal_error(incident)), headers=_headers(call))
+
+
+def _unary_call(service: Any, rpc: jsonrpc.Request, call: Any) -> Any:
+    if rpc.method == jsonrpc.SEND:
+        return service.send(rpc.params, call)
+    if rpc.method == jsonrpc.GET:
+        return service.get(rpc.params, call)
+    if rpc.method == jsonrpc.CANCEL:
+        return service.cancel(rpc.params, call)
+    raise errors.RpcError(errors.METHOD_NOT_FOUND, "The method is not supported by this agent.")
+
+
+def _stream_call(service: Any, rpc: jsonrpc.Request, call: Any) -> Iterator[dict[str, Any]]:
+    if rpc.method == jsonrpc.STREAM:
+        return service.stream(rpc.params, call)
+    return service.resubscribe(rpc.params, call)
+
+
+def _sse_response(request_id: Any, events: Iterator[dict[str, Any]], call: Any, started: float, method: str) -> Any:
+    from flask import Response, stream_with_context
+
+    def frames() -> Iterator[bytes]:
+        outcome = "ok"
+        try:
+            for event in events:
+                yield sse.frame(jsonrpc.success(request_id, event))
+        except errors.RpcError as exc:
+            outcome = "error"
+            yield sse.frame(jsonrpc.failure(request_id, exc))
+        except Exception:
+            outcome = "error"
+            incident = logs.new_incident_id()
+            logs.incident("stream failed", incident, method=method)
+            yield sse.frame(jsonrpc.failure(request_id, errors.internal_error(incident)))
+        finally:
+            _log(call, method, started, outcome=call.log.get("outcome", outcome))
+
+    headers = dict(sse.HEADERS)
+    headers.update(_headers(call))
+    return Response(stream_with_context(frames()), status=200, mimetype=sse.CONTENT_TYPE, headers=headers)
+
+
+def _headers(call: Any) -> dict[str, str]:
+    if call.activated_extensions:
+        return {extensions.HEADER: ", ".join(call.activated_extensions)}
+    return {}
+
+
+def _log(call: Any, method: str | None, started: float, **fields: Any) -> None:
+    data = dict(call.log)
+    data.update(fields)
+    data["method"] = method
+    data["duration_ms"] = round((time.perf_counter() - started) * 1000, 2)
+    logs.request_line(**data)

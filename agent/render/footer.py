@@ -1,0 +1,85 @@
+"""The evidence footer (SPEC §6): every source, rows read, snapshot date, what was not read, freshness.
+
+Its shape is a contract — clients and tests parse it — so it is built in one place:
+
+    ---
+    Evidence
+    - <name> (<kind>, <format>[, header match N%]): <rows> rows read[, <k> skipped]; snapshot date <d> (<origin>)
+    - Google product taxonomy 2021-09-21 (bundled)[: <note>]
+    - Not read: <name> (<reason>); <name> (<reason>)
+    Freshness: newest snapshot <d>, <n> days old at <YYYY-MM-DD HH:MM> UTC.
+
+Freshness is computed at query time from dates in the data only; reference data such as the taxonomy
+has a version, not a snapshot date.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Iterable
+
+from agent.catalog.evidence import KIND_GCS, CatalogInputs, SourceEvidence
+
+NO_DATE = "snapshot date not stated in the data"
+NO_FRESHNESS = "Freshness: not stated — no snapshot date in the data."
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def _details(source: SourceEvidence) -> str:
+    parts: list[str] = []
+    if source.kind == KIND_GCS and source.generation is not None:
+        parts.append(f"generation {source.generation}")
+    else:
+        parts.append(source.kind)
+    if source.role == "reference":
+        parts.append("reference catalog")
+    if source.format:
+        parts.append(source.format)
+    if source.format_score is not None and source.format_score < 1:
+        parts.append(f"header match {round(source.format_score * 100)}%")
+    return ", ".join(parts)
+
+
+def source_line(source: SourceEvidence) -> str:
+    rows = _count(source.rows_read, "row read", "rows read")
+    if source.rows_skipped:
+        rows += f", {source.rows_skipped:,} skipped"
+    if source.snapshot_date:
+        date = f"snapshot date {source.snapshot_date.isoformat()}"
+        if source.snapshot_origin:
+            date += f" ({source.snapshot_origin})"
+    else:
+        date = NO_DATE
+    return f"- {source.name} ({_details(source)}): {rows}; {date}"
+
+
+def freshness_line(sources: Iterable[SourceEvidence], now: dt.datetime) -> str:
+    dates = [s.snapshot_date for s in sources if s.snapshot_date]
+    if not dates:
+        return NO_FRESHNESS
+    newest = max(dates)
+    now = now.astimezone(dt.timezone.utc)
+    age = (now.date() - newest).days
+    stamp = now.strftime("%Y-%m-%d %H:%M")
+    if age < 0:
+        return f"Freshness: newest snapshot {newest.isoformat()}, dated {-age} {'day' if age == -1 else 'days'} after {stamp} UTC."
+    return f"Freshness: newest snapshot {newest.isoformat()}, {age} {'day' if age == 1 else 'days'} old at {stamp} UTC."
+
+
+def render_footer(inputs: CatalogInputs, taxonomy_note: str | None, now: dt.datetime) -> str:
+    sources: list[SourceEvidence] = []
+    for side in (inputs.own, inputs.reference):
+        if side is not None:
+            sources.extend(side.sources)
+    lines = ["---", "Evidence"]
+    lines.extend(source_line(s) for s in sources)
+    taxonomy = f"- Google product taxonomy {inputs.taxonomy_version} (bundled)"
+    lines.append(f"{taxonomy}: {taxonomy_note}" if taxonomy_note else taxonomy)
+    if inputs.unreadable:
+        lines.append("- Not read: " + "; ".join(f"{u.name} ({u.reason})" for u in inputs.unreadable))
+    lines.extend(f"- {problem}" for problem in inputs.problems)
+    lines.append(freshness_line(sources, now))
+    return "\n".join(lines)

@@ -1,0 +1,213 @@
+"""The A2A methods: validated params in, a result dict or an event iterator out.
+
+This is the request handler of the a2a-python layering (transport ↔ handler ↔ executor ↔ store):
+the transport (agent.protocol.http) parses and frames, this module decides, the Runner executes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from agent import AGENT_NAME, __version__
+from agent.config import Config
+from agent.protocol import card as card_mod
+from agent.protocol import errors, objects
+from agent.store.base import NotCancelable
+from agent.store.memory import MemoryContextStore, MemoryTaskStore
+
+from . import inputs, trust
+from .live import LiveRegistry
+from .runner import Deps, Runner, Turn, drain, wait_until_terminal
+
+A2UI_URI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
+A2UI_CATALOG_ID = "https://a2ui.org/specification/v0_8/standard_catalog_definition.json"
+CANCEL_WAIT_SECONDS = 5.0
+DESCRIPTION = (
+    "Answers merchants' questions about their product catalog — assortment gaps, price ladders, "
+    "attribute and brand coverage, stock, and Google Shopping readiness — with computed findings, a table, "
+    "and an evidence footer naming every source, the rows read and the snapshot date."
+)
+
+
+@dataclass
+class CallContext:
+    """What the transport learned from HTTP that the methods need."""
+
+    requested_extensions: list[str] = field(default_factory=list)
+    activated_extensions: list[str] = field(default_factory=list)  # filled by the handler, echoed in headers
+    log: dict[str, Any] = field(default_factory=dict)  # fields for the request log line
+
+
+class Service:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.tasks = MemoryTaskStore(config.task_store_entries)
+        self.contexts = MemoryContextStore()
+        self.live = LiveRegistry()
+        self.runner = Runner(Deps(
+            tasks=self.tasks, contexts=self.contexts, live=self.live, catalog_uri=config.catalog_uri,
+            reference_uri=config.reference_uri, local_root=config.local_root,
+            a2ui_status_copy=config.a2ui_status_copy,
+        ))
+        self._card: dict[str, Any] | None = None
+
+    # -- card -------------------------------------------------------------------------------------
+
+    def card(self) -> dict[str, Any]:
+        if self._card is None:
+            from agent.analysis.registry import SKILLS
+            from agent.render.a2ui import card_extension
+
+            skills = [
+                {"id": s.id, "name": s.name, "description": s.description, "tags": list(s.tags),
+                 "examples": list(s.examples), "inputModes": list(card_mod.INPUT_MODES),
+                 "outputModes": list(card_mod.OUTPUT_MODES)}
+                for s in SKILLS.values()
+            ]
+            self._card = card_mod.build(name=AGENT_NAME, description=DESCRIPTION, version=__version__,
+                                        url=self.config.public_url, skills=skills, extensions=[card_extension()])
+        return self._card
+
+    def supported_extensions(self) -> list[str]:
+        return [A2UI_URI]
+
+    # -- message/send and message/stream ----------------------------------------------------------
+
+    def send(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
+        turn = self._turn(params, call)
+        drain(self.runner.events(turn))
+        call.log.update(turn.summary)
+        task = self.tasks.get(turn.task_id)
+        if task is None:  # evicted between finish and now: rebuild nothing, say so honestly
+            raise errors.RpcError(errors.INTERNAL_ERROR, errors.INTERNAL_MESSAGE)
+        return self._with_history(task, (params.get("configuration") or {}).get("historyLength"))
+
+    def stream(self, params: dict[str, Any], call: CallContext) -> Iterator[dict[str, Any]]:
+        turn = self._turn(params, call)
+
+        def events() -> Iterator[dict[str, Any]]:
+            try:
+                yield from self.runner.events(turn)
+            finally:
+                call.log.update(turn.summary)
+
+        return events()
+
+    # -- tasks/* ----------------------------------------------------------------------------------
+
+    def get(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
+        task = self.tasks.get(params["id"])
+        if task is None:
+            raise errors.task_not_found()
+        call.log.update(task=task["id"], context=task["contextId"])
+        return self._with_history(task, params.get("historyLength"))
+
+    def cancel(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
+        task_id = params["id"]
+        try:
+            task = self.tasks.request_cancel(task_id)
+        except NotCancelable:
+            raise errors.task_not_cancelable() from None
+        if task is None:
+            raise errors.task_not_found()
+        call.log.update(task=task_id, context=task["contextId"])
+        task = wait_until_terminal(self.tasks, task_id, CANCEL_WAIT_SECONDS) or task
+        if task["status"]["state"] not in objects.TERMINAL_STATES:
+            # The runner went silent (its instance is gone): end the task here.
+            message = objects.agent_message([objects.text_part("Cancelled at the client's request.")],
+                                            task_id=task_id, context_id=task["contextId"])
+            task = dict(task, status=objects.status("canceled", message),
+                        history=list(task.get("history") or []) + [message])
+            task = self.tasks.mark_canceled(task_id, task)
+        return task
+
+    def resubscribe(self, params: dict[str, Any], call: CallContext) -> Iterator[dict[str, Any]]:
+        task_id = params["id"]
+        task = self.tasks.get(task_id)
+        if task is None:
+            raise errors.task_not_found()
+        call.log.update(task=task_id, context=task["contextId"])
+        live = self.live.get(task_id)
+
+        def events() -> Iterator[dict[str, Any]]:
+            snapshot = self.tasks.get(task_id) or task
+            yield snapshot
+            state = snapshot["status"]["state"]
+            if state in objects.TERMINAL_STATES:
+                yield objects.status_update(task_id, snapshot["contextId"], snapshot["status"], final=True)
+                return
+            if live is not None:
+                start = len(live.events)
+                yield from live.follow(start)
+
+        return events()
+
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def _turn(self, params: dict[str, Any], call: CallContext) -> Turn:
+        message = params["message"]
+        configuration = params.get("configuration") or {}
+        if not card_mod.accepts_output(configuration.get("acceptedOutputModes")):
+            raise errors.RpcError(errors.CONTENT_TYPE_NOT_SUPPORTED,
+                                  "None of the acceptedOutputModes is produced by this agent; accept text/plain.")
+        outer, inner = params.get("contextId"), message.get("contextId")
+        if outer and inner and outer != inner:
+            raise errors.RpcError(errors.INVALID_PARAMS, "params.contextId and params.message.contextId differ; send one, or the same value in both.")
+        if message.get("taskId"):
+            if self.tasks.get(message["taskId"]) is None:
+                raise errors.task_not_found()
+            raise errors.RpcError(errors.INVALID_PARAMS, "params.message.taskId names a task that cannot take more messages; send the question without taskId, with the same contextId, to ask a follow-up.")
+        context_id = outer or inner or objects.new_id()
+        context = self.contexts.load(context_id)
+        bound = context.merchant_id if context else None
+        trusted = None
+        if "catalog_context" in params:
+            trusted = trust.verify(params["catalog_context"], prefixes=self.config.allowed_catalog_prefixes,
+                                   secret=self.config.catalog_context_secret, bound_merchant=bound)
+        elif bound is not None:
+            # A context bound to a merchant keeps serving that merchant's catalog only: without the
+            # catalog_context we would fall back to the default catalog, which is not theirs.
+            raise errors.RpcError(errors.INVALID_PARAMS, trust.REFUSED.replace("was not accepted", "is required in this conversation"))
+        a2ui_how = self._a2ui_declared(call, message)
+        if a2ui_how:
+            call.activated_extensions = [A2UI_URI]
+        call.log["a2ui"] = a2ui_how or "off"
+        task_id = objects.new_id()
+        parsed = inputs.read_message(message)
+        user_message = dict(message, kind="message", role=message.get("role") or "user",
+                            messageId=message.get("messageId") or objects.new_id(),
+                            contextId=context_id, taskId=task_id)
+        call.log.update(task=task_id, context=context_id)
+        turn = Turn(task_id=task_id, context_id=context_id, user_message=user_message, question=parsed.question,
+                    attachments=parsed.attachments, unreadable=parsed.unreadable, notices=parsed.notices,
+                    a2ui=bool(a2ui_how))
+        if trusted is not None:
+            turn.catalog_uri, turn.reference_uri, turn.merchant_id = trusted.catalog_uri, trusted.reference_uri, trusted.merchant_id
+            if context is not None and context.merchant_id is None:
+                context.merchant_id = trusted.merchant_id
+        return turn
+
+    def _a2ui_declared(self, call: CallContext, message: dict[str, Any]) -> str | None:
+        """How the client asked for A2UI, if it did (logged: Gemini Enterprise's way is undocumented)."""
+        if A2UI_URI in call.requested_extensions:
+            return "header"
+        if A2UI_URI in (message.get("extensions") or []):
+            return "message.extensions"
+        caps = (message.get("metadata") or {}).get("a2uiClientCapabilities")
+        if isinstance(caps, dict) and A2UI_CATALOG_ID in (caps.get("supportedCatalogIds") or []):
+            return "message.metadata"
+        if self.config.a2ui_default:
+            return "A2UI_DEFAULT"
+        return None
+
+    @staticmethod
+    def _with_history(task: dict[str, Any], length: int | None) -> dict[str, Any]:
+        out = dict(task)
+        out["history"] = objects.trim_history(task.get("history") or [], length)
+        return out
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)

@@ -1,0 +1,70 @@
+"""Live event fan-out for tasks running on this instance, so `tasks/resubscribe` can follow them.
+
+The runner publishes every event here; a resubscriber reads from where the run is now. Runs on other
+instances are not visible here: resubscribe then answers from the store (SPEC §2, §7).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Iterator
+
+_FINISHED_KEEP = 64  # finished runs kept briefly so a late subscriber still sees the end
+
+
+class LiveRun:
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.done = False
+        self.cond = threading.Condition()
+
+    def publish(self, event: dict[str, Any]) -> None:
+        with self.cond:
+            self.events.append(event)
+            self.cond.notify_all()
+
+    def close(self) -> None:
+        with self.cond:
+            self.done = True
+            self.cond.notify_all()
+
+    def follow(self, start: int, timeout: float = 300.0) -> Iterator[dict[str, Any]]:
+        """Events from index `start` until the run closes (or nothing arrives for `timeout` s)."""
+        position = start
+        while True:
+            with self.cond:
+                while position >= len(self.events) and not self.done:
+                    if not self.cond.wait(timeout):
+                        return
+                batch = self.events[position:]
+                done = self.done
+            position += len(batch)
+            yield from batch
+            if done and position >= len(self.events):
+                return
+
+
+class LiveRegistry:
+    def __init__(self) -> None:
+        self._runs: dict[str, LiveRun] = {}
+        self._finished: list[str] = []
+        self._lock = threading.Lock()
+
+    def open(self, task_id: str) -> LiveRun:
+        run = LiveRun()
+        with self._lock:
+            self._runs[task_id] = run
+        return run
+
+    def get(self, task_id: str) -> LiveRun | None:
+        with self._lock:
+            return self._runs.get(task_id)
+
+    def close(self, task_id: str) -> None:
+        with self._lock:
+            run = self._runs.get(task_id)
+            self._finished.append(task_id)
+            while len(self._finished) > _FINISHED_KEEP:
+                self._runs.pop(self._finished.pop(0), None)
+        if run is not None:
+            run.close()

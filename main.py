@@ -1,0 +1,36 @@
+"""Cloud Function entry point `a2a(request)`: routing only.
+
+POST at the card's path → JSON-RPC; GET the agent card (two well-known paths); GET / → health;
+anything else → 404 JSON. Configuration is parsed at import, so a bad setting stops start-up with a
+clear line instead of failing a merchant's question later.
+"""
+
+from __future__ import annotations
+
+import functions_framework
+
+from agent import AGENT_NAME, __version__
+from agent.app import get_app_state
+from agent.protocol import card, http
+
+CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+
+STATE = get_app_state()
+
+
+@functions_framework.http
+def a2a(request):
+    path = request.path or "/"
+    if request.method == "POST" and path == STATE.config.rpc_path:
+        return http.handle_rpc(request, STATE.service, STATE.config.max_body_bytes)
+    if request.method in ("GET", "HEAD"):
+        if path in CARD_PATHS:
+            return http.json_response(STATE.service.card())
+        if path == "/":
+            return http.json_response({"name": AGENT_NAME, "version": __version__,
+                                       "protocolVersion": card.PROTOCOL_VERSION, "status": "ok"})
+    if request.method == "POST":
+        return http.json_response({"error": "Not found. JSON-RPC requests go to " + STATE.config.rpc_path}, status=404)
+    if path in CARD_PATHS or path == "/" or path == STATE.config.rpc_path:
+        return http.json_response({"error": "Method not allowed."}, status=405, headers={"Allow": "GET, POST"})
+    return http.json_response({"error": "Not found."}, status=404)

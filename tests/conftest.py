@@ -1,0 +1,128 @@
+"""Shared fixtures: a real functions-framework process on a free loopback port, and schema validators.
+
+Every front-door test talks HTTP to a real server process, exactly as a client would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+A2A_SCHEMA = SHARED / "reference" / "a2a-v0.3.0" / "a2a.json"
+CATALOGS = SHARED / "catalogs"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A running `functions-framework --target=a2a` process and what it printed."""
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"cga-server-{self.port}.log"
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CATALOG_", "A2UI_", "STATE_", "REFERENCE_", "ALLOWED_"))}
+        full_env.update({"PUBLIC_URL": self.url, "THREADS": "8", "PYTHONUNBUFFERED": "1"})
+        full_env.update(env or {})
+        self._log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "functions_framework", "--target=a2a", "--host=127.0.0.1", f"--port={self.port}"],
+            cwd=ROOT, env=full_env, stdout=self._log, stderr=subprocess.STDOUT,
+        )
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("server exited at start:\n" + self.output())
+            try:
+                if httpx.get(self.url, timeout=1.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        raise RuntimeError("server did not start:\n" + self.output())
+
+    def output(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def log_records(self) -> list[dict]:
+        records = []
+        for line in self.output().splitlines():
+            line = line.strip()
+            if line.startswith("{"):
+                try:
+                    records.append(json.loads(line))
+                except ValueError:
+                    pass
+        return records
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self._log.close()
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    srv = Server()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def start_server():
+    """Factory for servers with their own environment (A2UI_DEFAULT, CATALOG_URI…)."""
+    started: list[Server] = []
+
+    def start(env: dict[str, str] | None = None) -> Server:
+        srv = Server(env)
+        started.append(srv)
+        return srv
+
+    yield start
+    for srv in started:
+        srv.stop()
+
+
+@pytest.fixture(scope="session")
+def a2a_schema() -> dict:
+    return json.loads(A2A_SCHEMA.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def a2a_validate(a2a_schema):
+    """validate(instance, "Task") against the official A2A 0.3.0 JSON Schema definitions."""
+    from jsonschema import Draft7Validator
+
+    validators: dict[str, Draft7Validator] = {}
+
+    def validate(instance: object, definition: str) -> None:
+        if definition not in validators:
+            schema = dict(a2a_schema)
+            schema["$ref"] = f"#/definitions/{definition}"
+            validators[definition] = Draft7Validator(schema)
+        errors = sorted(validators[definition].iter_errors(instance), key=lambda e: list(e.path))
+        assert not errors, f"{definition} invalid: " + "; ".join(f"{list(e.path)}: {e.message[:200]}" for e in errors[:5])
+
+    return validate

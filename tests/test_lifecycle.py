@@ -1,0 +1,138 @@
+"""Task lifecycle over raw JSON-RPC: get after send, historyLength, cancel, resubscribe, extension echo."""
+
+from __future__ import annotations
+
+import base64
+import threading
+import time
+import uuid
+
+import httpx
+import pytest
+
+from tests.test_front_door import raw_stream, stream_body
+
+A2UI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
+
+
+def rpc(url: str, method: str, params: dict, rid: str = "x", headers: dict | None = None) -> dict:
+    body = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
+    return httpx.post(url, json=body, headers=headers or {}, timeout=60).json()
+
+
+def send(url: str, text: str = "What is in this file?", **params) -> dict:
+    message = {"role": "user", "parts": [{"kind": "text", "text": text}], "messageId": str(uuid.uuid4())}
+    return rpc(url, "message/send", {"message": message, **params})
+
+
+def test_get_after_send_with_history(server, a2a_validate):
+    task = send(server.url)["result"]
+    got = rpc(server.url, "tasks/get", {"id": task["id"]})
+    a2a_validate(got, "GetTaskSuccessResponse")
+    stored = got["result"]
+    assert stored["id"] == task["id"] and stored["status"]["state"] == "completed"
+    assert [m["role"] for m in stored["history"]] == ["user", "agent"]
+    assert stored["artifacts"] == task["artifacts"]
+    one = rpc(server.url, "tasks/get", {"id": task["id"], "historyLength": 1})["result"]
+    assert [m["role"] for m in one["history"]] == ["agent"]
+    none = rpc(server.url, "tasks/get", {"id": task["id"], "historyLength": 0})["result"]
+    assert none.get("history", []) == []
+
+
+def test_send_honours_history_length(server):
+    task = send(server.url, configuration={"historyLength": 1})["result"]
+    assert len(task["history"]) == 1 and task["history"][0]["role"] == "agent"
+
+
+def test_cancel_finished_task_is_not_cancelable(server, a2a_validate):
+    task = send(server.url)["result"]
+    response = rpc(server.url, "tasks/cancel", {"id": task["id"]}, rid=5)
+    a2a_validate(response, "JSONRPCErrorResponse")
+    assert response["error"]["code"] == -32002 and response["id"] == 5
+
+
+def _big_csv(rows: int) -> bytes:
+    lines = ["id,title,price,brand,category,availability"]
+    for i in range(rows):
+        lines.append(f"P{i},Garden chair {i},{10 + i % 500}.99,Brand{i % 40},Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs,in stock")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_cancel_running_stream_from_second_request(server, a2a_validate):
+    data = base64.b64encode(_big_csv(200_000)).decode()
+    body = stream_body("Where are the gaps in outdoor furniture?")
+    body["params"]["message"]["parts"].append({"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}})
+    frames: list[dict] = []
+    cancel_response: dict = {}
+    with httpx.stream("POST", server.url, json=body, timeout=120) as response:
+        lines = response.iter_lines()
+        for line in lines:
+            if not line:
+                continue
+            frames.append(__import__("json").loads(line[len("data: "):]))
+            if len(frames) == 1:
+                task_id = frames[0]["result"]["id"]
+                worker = threading.Thread(target=lambda: cancel_response.update(rpc(server.url, "tasks/cancel", {"id": task_id})))
+                worker.start()
+        worker.join(30)
+    final = frames[-1]["result"]
+    assert final["kind"] == "status-update" and final["final"] is True
+    assert final["status"]["state"] == "canceled"
+    a2a_validate(cancel_response, "CancelTaskSuccessResponse")
+    assert cancel_response["result"]["status"]["state"] == "canceled"
+    stored = rpc(server.url, "tasks/get", {"id": task_id})["result"]
+    assert stored["status"]["state"] == "canceled"
+    assert not any(f["result"].get("kind") == "artifact-update" for f in frames)
+
+
+def test_resubscribe_finished_task_gives_final_state(server, a2a_validate):
+    task = send(server.url)["result"]
+    frames = raw_stream(server.url, {"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": task["id"]}})
+    for frame in frames:
+        a2a_validate(frame, "SendStreamingMessageSuccessResponse")
+    assert frames[0]["result"]["kind"] == "task" and frames[0]["result"]["status"]["state"] == "completed"
+    assert frames[-1]["result"]["final"] is True
+
+
+def test_resubscribe_running_task_follows_to_the_end(server):
+    data = base64.b64encode(_big_csv(150_000)).decode()
+    body = stream_body("What is in this file?")
+    body["params"]["message"]["parts"].append({"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}})
+    first: dict = {}
+    resubscribed: list[dict] = []
+
+    def original():
+        with httpx.stream("POST", server.url, json=body, timeout=120) as response:
+            for line in response.iter_lines():
+                if line and not first:
+                    first.update(__import__("json").loads(line[6:]))
+
+    t = threading.Thread(target=original)
+    t.start()
+    deadline = time.monotonic() + 30
+    while not first and time.monotonic() < deadline:
+        time.sleep(0.01)
+    task_id = first["result"]["id"]
+    resubscribed = raw_stream(server.url, {"jsonrpc": "2.0", "id": "r2", "method": "tasks/resubscribe", "params": {"id": task_id}})
+    t.join(60)
+    assert resubscribed[0]["result"]["kind"] == "task"
+    assert resubscribed[-1]["result"]["final"] is True
+    assert resubscribed[-1]["result"]["status"]["state"] == "completed"
+
+
+def test_extension_header_echo(server):
+    response = httpx.post(server.url, json=dict(stream_body("overview"), method="message/send"),
+                          headers={"X-A2A-Extensions": f"https://example.com/unknown, {A2UI}"}, timeout=60)
+    assert response.headers.get("X-A2A-Extensions") == A2UI
+    plain = httpx.post(server.url, json=dict(stream_body("overview"), method="message/send"), timeout=60)
+    assert "X-A2A-Extensions" not in plain.headers
+    other = httpx.post(server.url, json=dict(stream_body("overview"), method="message/send"),
+                       headers={"A2A-Extensions": "https://example.com/unknown"}, timeout=60)
+    assert "X-A2A-Extensions" not in other.headers
+
+
+def test_message_task_id_of_finished_task(server):
+    task = send(server.url)["result"]
+    message = {"role": "user", "parts": [{"kind": "text", "text": "more"}], "taskId": task["id"]}
+    response = rpc(server.url, "message/send", {"message": message})
+    assert response["error"]["code"] == -32602

@@ -1,0 +1,113 @@
+"""Logs: one structured JSON line per request with trace correlation; internal errors keep their detail
+in the log (with an incident id) and out of the response."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+import uuid
+
+import httpx
+
+from tests.test_front_door import raw_stream, stream_body
+
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+
+def _request_lines(server, task_id: str, timeout: float = 5.0) -> list[dict]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = [r for r in server.log_records() if r.get("event") == "request" and r.get("task") == task_id]
+        if lines:
+            return lines
+        time.sleep(0.05)
+    return []
+
+
+def test_one_line_per_send_with_trace(server):
+    body = dict(stream_body("What is in this file?"), method="message/send")
+    headers = {"X-Cloud-Trace-Context": f"{TRACE}/1;o=1", "Authorization": "Bearer secret-token-123"}
+    task = httpx.post(server.url, json=body, headers=headers, timeout=60).json()["result"]
+    lines = _request_lines(server, task["id"])
+    assert len(lines) == 1, lines
+    line = lines[0]
+    assert line["method"] == "message/send" and line["context"] == task["contextId"]
+    assert line["outcome"] == "completed" and line["duration_ms"] > 0
+    assert line["rows_read"] > 0 and line["sources"]
+    assert TRACE in json.dumps(line)
+    assert "secret-token-123" not in server.output()
+
+
+def test_stream_log_line_has_traceparent(server):
+    trace = uuid.uuid4().hex
+    frames = raw_stream(server.url, stream_body("overview"), headers={"traceparent": f"00-{trace}-00f067aa0ba902b7-01"})
+    task_id = frames[0]["result"]["id"]
+    lines = _request_lines(server, task_id)
+    assert len(lines) == 1 and lines[0]["method"] == "message/stream"
+    assert trace in json.dumps(lines[0])
+
+
+def test_error_outcomes_are_logged(server):
+    httpx.post(server.url, content=b"{broken", timeout=10)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        errors = [r for r in server.log_records() if r.get("event") == "request" and r.get("code") == -32700]
+        if errors:
+            break
+        time.sleep(0.05)
+    assert errors and errors[-1]["outcome"] == "error"
+
+
+class _Exploding:
+    """A service whose method fails the way a bug would: the message carries internal detail."""
+
+    def send(self, params, call):
+        raise RuntimeError("boom at /srv/agent/secret.py reading gs://acme-private/x.csv")
+
+
+def test_internal_error_detail_goes_to_log_not_response(capsys):
+    from flask import Flask
+
+    from agent import logs
+    from agent.protocol import http
+
+    logs.setup("INFO")
+    app = Flask("t")
+    body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "message/send",
+                       "params": {"message": {"parts": [{"kind": "text", "text": "hi"}]}}})
+    with app.test_request_context("/", method="POST", data=body, content_type="application/json"):
+        from flask import request
+
+        response = http.handle_rpc(request, _Exploding(), 1 << 20)
+    payload = json.loads(response.get_data())
+    assert payload["id"] == 3 and payload["error"]["code"] == -32603
+    assert payload["error"]["message"] == "The analysis service encountered an error. Please try again."
+    incident = payload["error"]["data"]["incident"]
+    assert set(payload["error"]["data"]) == {"incident"}
+    assert "boom" not in response.get_data(as_text=True) and "gs://" not in response.get_data(as_text=True)
+    out = capsys.readouterr().out
+    records = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    failure = [r for r in records if r.get("incident") == incident and "Traceback" in r.get("message", "")]
+    assert failure and "boom at /srv/agent/secret.py" in failure[0]["message"]
+
+
+def test_failed_run_gives_failed_task_with_sanitized_message(monkeypatch, capsys):
+    from agent import config, logs
+    from agent.analysis import registry
+    from agent.service.handler import CallContext, Service
+
+    logs.setup("INFO")
+
+    def broken(_inputs):
+        raise ValueError("internal detail /tmp/x")
+
+    spec = registry.SKILLS["catalog_overview"]
+    monkeypatch.setitem(registry.SKILLS, "catalog_overview", dataclasses.replace(spec, run=broken))
+    service = Service(config.load({}))
+    task = service.send({"message": {"parts": [{"kind": "text", "text": "What is in this file?"}]}}, CallContext())
+    assert task["status"]["state"] == "failed"
+    text = task["status"]["message"]["parts"][0]["text"]
+    assert text.startswith("The analysis service encountered an error. Please try again. (incident ")
+    assert "internal detail" not in json.dumps(task)
+    assert "internal detail /tmp/x" in capsys.readouterr().out
