@@ -1,0 +1,150 @@
+"""Per-row mapping to the Google product taxonomy, in SPEC §4's order of trust.
+
+1. `google_category` (the row's `google_product_category`, an id or a path)    -> "google_category"
+2. the longest taxonomy prefix of the merchant's own category path            -> "merchant_path"
+3. keyword rules (the explicit table below) on product type, category and title -> "keyword"
+4. nothing matched: "unmapped" — counted and said, never guessed.
+
+Steps 1–2 run once per distinct value; step 3 runs vectorised regexes over the rows that are still
+unmapped only, so a well-categorised million-row catalog pays nothing for it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.catalog import taxonomy
+from agent.catalog.values import STR_DICT, as_dictionary, chunked
+
+# (RE2 pattern on lower-cased "product type | category | title", Google category id). First match
+# wins, so specific outdoor rules come before general furniture and clothing rules.
+KEYWORD_RULES: tuple[tuple[str, int], ...] = (
+    (r"\bsun ?loungers?\b|\bchaise longues?\b|\bsun ?beds?\b|\bsun lounge", 4105),
+    (r"\b(patio|garden|outdoor|deck|adirondack|lawn)\s+(arm)?chairs?\b|\bdeck ?chairs?\b", 6828),
+    (r"\b(patio|garden|outdoor)\s+(sofas?|couch(es)?|loveseats?)\b", 4513),
+    (r"\b(patio|garden|outdoor|picnic)\s+bench(es)?\b", 5044),
+    (r"\b(patio|garden|outdoor|picnic|bistro)\s+(dining\s+)?tables?\b", 2684),
+    (r"\b(patio|garden|outdoor|bistro|lounge)\s+(furniture|dining)?\s*sets?\b", 6367),
+    (r"\bparasols?\b|\b(patio|garden|market|cantilever)\s+umbrellas?\b|\bsun ?shades?\b|\bsail shades?\b", 719),
+    (r"\bhammocks?\b", 717),
+    (r"\bbbqs?\b|\bbarbec(ue|ues)\b|\b(charcoal|gas|pellet|kamado)\s+grills?\b", 2985),
+    (r"\bplanters?\b|\b(plant|flower|garden|concrete|ceramic|terracotta|terra cotta|herb)\s+pots?\b|\btroughs?\b", 721),
+    (r"\bplant stands?\b", 6428),
+    (r"\bwatering cans?\b", 6318),
+    (r"\bgarden hoses?\b", 2313),
+    (r"\blawn ?mowers?\b", 694),
+    (r"\bseeds?\b|\bbulbs? for planting\b", 2802),
+    (r"\bfertili[sz]ers?\b|\bplant food\b", 113),
+    (r"\b(secateurs|pruners?|trowels?|rakes?|spades?|hoes?|shears)\b", 3173),
+    (r"\bsofas?\b|\bcouch(es)?\b|\bsettees?\b", 460),
+    (r"\b(arm)?chairs?\b|\bstools?\b", 443),
+    (r"\btables?\b", 6392),
+    (r"\bmattress(es)?\b", 2696),
+    (r"\brugs?\b|\bcarpets?\b", 598),
+    (r"\bcushions?\b", 4453),
+    (r"\bthrow pillows?\b|\bpillows?\b", 4454),
+    (r"\bcandles?\b", 588),
+    (r"\blamps?\b|\blanterns?\b", 4636),
+    (r"\bmugs?\b", 2169),
+    (r"\bposters?\b|\bart prints?\b|\bcanvas prints?\b", 500044),
+    (r"\bflags?\b|\bpennants?\b|\bwindsocks?\b", 701),
+    (r"\bjeans\b|\btrousers\b|\bpants\b|\bchinos\b|\bleggings\b", 204),
+    (r"\bshorts\b", 207),
+    (r"\bskirts?\b", 1581),
+    (r"\bdress(es)?\b", 2271),
+    (r"\bjackets?\b|\bcoats?\b|\bparkas?\b|\bblazers?\b", 5598),
+    (r"\bsocks?\b", 209),
+    (r"\bt-?shirts?\b|\btees?\b|\bshirts?\b|\bpolos?\b|\bblouses?\b|\bhoodies?\b|\bsweatshirts?\b|\bsweaters?\b|\bjumpers?\b|\btank tops?\b", 212),
+    (r"\bbeanies?\b|\bhats?\b|\bcaps?\b", 173),
+    (r"\bbelts?\b", 169),
+    (r"\bsunglasses\b", 178),
+    (r"\bshoes?\b|\bsneakers?\b|\btrainers\b|\bboots?\b|\bsandals?\b|\bloafers?\b", 187),
+    (r"\bbackpacks?\b|\brucksacks?\b", 100),
+    (r"\bhandbags?\b|\btote bags?\b|\bclutch(es)?\b", 3032),
+    (r"\bwatch(es)?\b", 201),
+    (r"\bnecklaces?\b|\bpendants?\b", 196),
+    (r"\bearrings?\b", 194),
+    (r"\brings?\b", 200),
+    (r"\bheadphones?\b|\bearbuds?\b|\bheadsets?\b", 505771),
+    (r"\bphone cases?\b", 2353),
+    (r"\bbooks?\b|\bnovels?\b", 784),
+    (r"\balbums?\b|\bvinyl\b|\bsingles?\b|\bmusic\b", 855),
+    (r"\btoys?\b|\bplush\b", 1253),
+)
+
+
+def _google_id(tax: taxonomy.Taxonomy, value: str | None) -> int | None:
+    if value is None:
+        return None
+    s = str(value).strip()
+    if not s:
+        return None
+    head = s.split(" - ", 1)[0].strip() if " - " in s else s  # "212 - Apparel & Accessories > …"
+    try:
+        cid = int(float(head))
+        return cid if tax.node(cid) is not None else None
+    except ValueError:
+        pass
+    return tax.id_for_path(s) or tax.longest_prefix(s)
+
+
+def _lookup(arr: pa.ChunkedArray, fn) -> np.ndarray:
+    """Per-distinct lookup -> int64 numpy array with -1 for "no match"."""
+    d = as_dictionary(arr.cast(pa.string()) if not (pa.types.is_dictionary(arr.type) or pa.types.is_string(arr.type)) else arr)
+    parts = []
+    for chunk in d.chunks:
+        mapped = np.array([(-1 if (r := fn(v)) is None else r) for v in chunk.dictionary.to_pylist()] or [-1], dtype=np.int64)
+        idx = chunk.indices.to_numpy(zero_copy_only=False)
+        valid = ~np.asarray(chunk.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+        out = np.full(len(chunk), -1, dtype=np.int64)
+        out[valid] = mapped[idx[valid].astype(np.int64)]
+        parts.append(out)
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+
+
+def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.ChunkedArray | None,
+             product_type: pa.ChunkedArray | None, title: pa.ChunkedArray | None
+             ) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """(google_category_id int32, google_category_path dict, category_mapping dict) for n rows."""
+    tax = taxonomy.load()
+    ids = np.full(n, -1, dtype=np.int64)
+    method = np.full(n, 3, dtype=np.int8)  # index into MAPPING_METHODS
+    if google_category is not None:
+        found = _lookup(chunked(google_category), lambda v: _google_id(tax, v))
+        hit = found >= 0
+        ids[hit], method[hit] = found[hit], 0
+    if category_path is not None and (ids < 0).any():
+        found = _lookup(chunked(category_path), lambda v: tax.longest_prefix(v) if v else None)
+        hit = (found >= 0) & (ids < 0)
+        ids[hit], method[hit] = found[hit], 1
+    todo = np.flatnonzero(ids < 0)
+    if len(todo) and any(c is not None for c in (product_type, category_path, title)):
+        texts = []
+        for col in (product_type, category_path, title):
+            if col is not None:
+                texts.append(pc.take(chunked(col).cast(pa.string()), pa.array(todo)).combine_chunks()
+                             if isinstance(col, pa.ChunkedArray) else pc.take(col.cast(pa.string()), pa.array(todo)))
+        text = pc.utf8_lower(pc.binary_join_element_wise(*[pc.fill_null(t, "") for t in texts], " | "))
+        remaining = np.ones(len(todo), dtype=bool)
+        for pattern, cid in KEYWORD_RULES:
+            if not remaining.any():
+                break
+            hit = np.asarray(pc.match_substring_regex(text, pattern).to_numpy(zero_copy_only=False), dtype=bool) & remaining
+            if hit.any():
+                rows = todo[hit]
+                ids[rows], method[rows] = cid, 2
+                remaining &= ~hit
+    mask = ids < 0
+    id_arr = pa.array(np.where(mask, 0, ids).astype(np.int32), mask=mask)
+    distinct_ids = np.unique(ids[~mask])
+    paths = {int(i): tax.node(int(i)).path for i in distinct_ids}
+    # dictionary of paths indexed by position in distinct_ids
+    pos = np.searchsorted(distinct_ids, np.where(mask, distinct_ids[0] if len(distinct_ids) else 0, ids))
+    path_arr = pa.DictionaryArray.from_arrays(
+        pa.array(pos.astype(np.int32), mask=mask), pa.array([paths[int(i)] for i in distinct_ids], pa.string()))
+    from agent.catalog.canonical import MAPPING_METHODS
+
+    method_arr = pa.DictionaryArray.from_arrays(pa.array(method.astype(np.int32)), pa.array(list(MAPPING_METHODS)))
+    return id_arr, path_arr.cast(STR_DICT), method_arr.cast(STR_DICT)

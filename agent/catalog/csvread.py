@@ -1,0 +1,227 @@
+"""Bytes of a delimited text file -> an Arrow table of the columns we need, plus what happened.
+
+Fast path: `pyarrow.csv` (multi-threaded, only the columns a format reader asked for, dictionary
+types for low-cardinality text). Messy input gets the same result through fallbacks, each one only
+paid for when needed: a UTF-8 BOM is dropped; UTF-16 (Excel "Unicode text") and
+Latin-1/Windows-1252 are transcoded; the delimiter is sniffed among `,` `;` tab `|`; quoted newlines
+trigger a quote-aware re-read; ragged rows are skipped and counted; and a file Arrow refuses is read
+with Python's `csv` module as a last resort.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from agent.catalog.errors import UnreadableCatalog
+
+log = logging.getLogger(__name__)
+
+DELIMITERS = (",", ";", "\t", "|")
+_SAMPLE = 256 * 1024
+_SMALL = 8 * 1024 * 1024  # below this, always parse quote-aware: it costs nothing measurable
+
+
+@dataclass
+class RawCsv:
+    table: pa.Table  # the requested columns, named by `columns`
+    columns: list[str]  # full header, de-duplicated ("Price", "Price (2)")
+    rows_read: int
+    rows_skipped: int
+    delimiter: str
+    encoding: str
+
+
+def _decode_sample(data: bytes) -> tuple[bytes, str]:
+    """Return UTF-8 bytes and the encoding label; transcodes only when the bytes are not UTF-8."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:], "utf-8-sig"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16").encode("utf-8"), "utf-16"
+        except UnicodeDecodeError:
+            raise UnreadableCatalog("not a readable CSV: the text encoding is not recognised") from None
+    sample = data[:_SAMPLE]
+    try:
+        sample.decode("utf-8")
+        return data, "utf-8"
+    except UnicodeDecodeError as exc:
+        if len(data) > _SAMPLE and exc.start >= len(sample) - 3:
+            return data, "utf-8"  # a multi-byte character cut by the sample boundary
+    return _transcode_8bit(data)
+
+
+def _transcode_8bit(data: bytes) -> tuple[bytes, str]:
+    try:
+        return data.decode("cp1252").encode("utf-8"), "windows-1252"
+    except UnicodeDecodeError:
+        return data.decode("latin-1").encode("utf-8"), "latin-1"
+
+
+def _skip_blank_lines(data: bytes) -> bytes:
+    i = 0
+    n = len(data)
+    while i < n:
+        j = data.find(b"\n", i)
+        line = data[i: (n if j < 0 else j)]
+        if line.strip(b" \t\r"):
+            break
+        if j < 0:
+            return b""
+        i = j + 1
+    return data[i:] if i else data
+
+
+def _sniff(text: str) -> tuple[str, list[str]]:
+    """Pick the delimiter whose first rows are widest and most consistent; return it and the header."""
+    best: tuple[tuple, str, list[str]] | None = None
+    lines = text.splitlines(keepends=True)
+    if len(lines) > 1 and not text.endswith(("\n", "\r")):
+        lines = lines[:-1]  # the sample may cut the last row
+    head = "".join(lines[:200])
+    for delim in DELIMITERS:
+        try:
+            rows = [r for r in csv.reader(io.StringIO(head), delimiter=delim) if r and any(c.strip() for c in r)]
+        except csv.Error:
+            continue
+        rows = rows[:30]
+        if not rows:
+            continue
+        width = len(rows[0])
+        body = rows[1:]
+        consistent = sum(1 for r in body if len(r) == width) / len(body) if body else 1.0
+        key = (width > 1, round(consistent, 1), width)
+        if best is None or key > best[0]:
+            best = (key, delim, rows[0])
+    if best is None:
+        raise UnreadableCatalog("not a readable CSV: no header row found")
+    return best[1], best[2]
+
+
+def dedupe(header: list[str]) -> list[str]:
+    """Blank names become "column N"; repeated names get " (2)", " (3)"."""
+    seen: dict[str, int] = {}
+    out = []
+    for i, raw in enumerate(header):
+        name = raw.replace("\ufeff", "").replace("\u00a0", " ").strip() or f"column {i + 1}"
+        if name in seen:
+            seen[name] += 1
+            name = f"{name} ({seen[name]})"
+        else:
+            seen[name] = 1
+        out.append(name)
+    return out
+
+
+def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]]) -> RawCsv:
+    """Parse `data`; `choose(columns)` names the columns to read and their Arrow types."""
+    if not data or not data.strip():
+        raise UnreadableCatalog("not a readable CSV: the file is empty")
+    if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise UnreadableCatalog("not a readable CSV: the file is binary")
+    data, encoding = _decode_sample(data)
+    data = _skip_blank_lines(data)
+    if not data:
+        raise UnreadableCatalog("not a readable CSV: the file is empty")
+    text = data[:_SAMPLE].decode("utf-8", errors="ignore")
+    delimiter, header = _sniff(text)
+    if not any(any(ch.isalpha() for ch in cell) for cell in header):
+        raise UnreadableCatalog("not a readable CSV: no header row found")
+    columns = dedupe(header)
+    wanted = choose(columns)
+    try:
+        table, skipped = _arrow_read(data, columns, wanted, delimiter)
+    except UnicodeError:
+        data, encoding = _transcode_8bit(data)
+        table, skipped = _arrow_read(data, columns, wanted, delimiter)
+    if table is None or (skipped and skipped >= max(table.num_rows, 1)):
+        table, skipped = _python_read(data, columns, wanted, delimiter)
+    table = _drop_blank_rows(table)
+    return RawCsv(table, columns, table.num_rows, skipped, delimiter, encoding)
+
+
+def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str
+                ) -> tuple[pa.Table | None, int]:
+    quote_aware_first = len(data) <= _SMALL
+    for newlines in ((True,) if quote_aware_first else (False, True)):
+        skipped = [0]
+
+        def on_invalid(row: object, _s: list[int] = skipped) -> str:
+            _s[0] += 1
+            return "skip"
+
+        try:
+            table = pacsv.read_csv(
+                io.BytesIO(data),
+                read_options=pacsv.ReadOptions(column_names=columns, skip_rows=1, block_size=1 << 22),
+                parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=newlines,
+                                                 invalid_row_handler=on_invalid),
+                convert_options=pacsv.ConvertOptions(
+                    include_columns=list(wanted) or columns[:1], column_types=wanted,
+                    strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=True),
+            )
+        except pa.ArrowInvalid as exc:
+            if "UTF8" in str(exc) or "utf8" in str(exc).lower() and "invalid" in str(exc).lower():
+                raise UnicodeError("not utf-8") from None
+            log.info("arrow csv read failed (newlines_in_values=%s): %s", newlines, exc)
+            continue
+        if skipped[0] and not newlines:
+            continue  # perhaps quoted newlines split a row: re-read quote-aware
+        return table, skipped[0]
+    return None, 0
+
+
+def _python_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str
+                 ) -> tuple[pa.Table, int]:
+    """The slow, tolerant reader: trailing empty cells are forgiven, other ragged rows skipped."""
+    text = data.decode("utf-8", errors="replace")
+    width = len(columns)
+    index = {c: i for i, c in enumerate(columns)}
+    picks = [(c, index[c]) for c in wanted] if wanted else [(columns[0], 0)]
+    values: list[list[str | None]] = [[] for _ in picks]
+    skipped = 0
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        next(reader)
+        for row in reader:
+            if not row or not any(cell.strip() for cell in row):
+                continue
+            if len(row) > width and not any(cell.strip() for cell in row[width:]):
+                row = row[:width]
+            if len(row) != width:
+                skipped += 1
+                continue
+            for slot, (_, i) in zip(values, picks):
+                cell = row[i]
+                slot.append(cell if cell != "" else None)
+    except csv.Error:
+        raise UnreadableCatalog("not a readable CSV: the quoting is broken") from None
+    arrays = []
+    for (name, _), slot in zip(picks, values):
+        arr = pa.array(slot, type=pa.string())
+        typ = wanted.get(name, pa.string())
+        arrays.append(arr.cast(typ) if typ != pa.string() else arr)
+    return pa.Table.from_arrays(arrays, names=[c for c, _ in picks]), skipped
+
+
+def _drop_blank_rows(table: pa.Table) -> pa.Table:
+    """Rows with nothing in any column we read (`,,,,` lines) are not data."""
+    if table.num_columns == 0 or table.num_rows == 0:
+        return table
+    import pyarrow.compute as pc
+
+    any_valid = None
+    for col in table.columns:
+        if col.null_count == 0:
+            return table
+        v = pc.is_valid(col)
+        any_valid = v if any_valid is None else pc.or_(any_valid, v)
+    if any_valid is None or pc.all(any_valid).as_py():
+        return table
+    return table.filter(any_valid)

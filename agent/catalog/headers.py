@@ -1,0 +1,413 @@
+"""Header profiles: which export format a CSV header looks like, and which column plays which role.
+
+A header is scored against each known export format by *precision*: the share of its columns that
+belong to that format's vocabulary, provided at least one column distinctive of the format is present
+(so a generic table with `title, price, brand` is not mistaken for a Merchant Center feed). The best
+format wins if it beats the generic alias map; its score goes into the evidence footer.
+
+Roles are canonical field names (`price`, `brand`…) plus a few format-specific ones (`handle`,
+`published`, `parent`, `item_type`…) that the format readers consume.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_METAFIELD = re.compile(r"^(?P<label>.*?)\s*\((?P<owner>product|variant)\.metafields\.(?P<key>[^)]+)\)\s*$", re.I)
+
+
+def norm(header: str) -> str:
+    """Lower-case, punctuation to spaces: "Variant Compare At Price" ~ "Compare-at price" rules."""
+    h = header.replace("\ufeff", "").strip().lower()
+    if h.startswith("g:"):  # Merchant Center headers copied from XML feeds
+        h = h[2:]
+    return _NON_ALNUM.sub(" ", h).strip()
+
+
+def metafield(header: str) -> tuple[str, str] | None:
+    """`Color (product.metafields.shopify.color-pattern)` -> ("Color", "shopify.color-pattern")."""
+    m = _METAFIELD.match(header)
+    return (m.group("label").strip(), m.group("key")) if m else None
+
+
+@dataclass(frozen=True)
+class Profile:
+    key: str
+    name: str  # shown in the evidence footer
+    vocabulary: frozenset[str]  # normalised headers that belong to the format
+    prefixes: tuple[str, ...]  # normalised header prefixes that belong to it ("google shopping ")
+    patterns: tuple[re.Pattern, ...]  # normalised header patterns ("attribute 3 value s")
+    distinctive: frozenset[str]  # at least one must be present for the format to be considered
+    roles: dict[str, tuple[str, ...]] = field(default_factory=dict)  # role -> aliases, first wins
+    metafields: bool = False  # Shopify `… (product.metafields.…)` columns belong to it
+
+    def knows(self, raw: str) -> bool:
+        n = norm(raw)
+        if n in self.vocabulary or any(n.startswith(p) for p in self.prefixes):
+            return True
+        if any(p.fullmatch(n) for p in self.patterns):
+            return True
+        return self.metafields and metafield(raw) is not None
+
+
+def _v(*names: str) -> frozenset[str]:
+    return frozenset(norm(n) for n in names)
+
+
+def _r(**roles: str | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    return {k: tuple(norm(a) for a in ((v,) if isinstance(v, str) else v)) for k, v in roles.items()}
+
+
+_OPTIONS = {f"option{i}_{part}": (f"option{i} {part}",) for i in (1, 2, 3) for part in ("name", "value")}
+
+SHOPIFY = Profile(
+    key="shopify",
+    name="Shopify product export",
+    vocabulary=_v(
+        # legacy header set
+        "Handle", "Title", "Body (HTML)", "Vendor", "Product Category", "Type", "Tags", "Published",
+        "Variant SKU", "Variant Grams", "Variant Inventory Tracker", "Variant Inventory Qty",
+        "Variant Inventory Policy", "Variant Fulfillment Service", "Variant Price",
+        "Variant Compare At Price", "Variant Requires Shipping", "Variant Taxable", "Variant Barcode",
+        "Image Src", "Image Position", "Image Alt Text", "Gift Card", "SEO Title", "SEO Description",
+        "Variant Image", "Variant Weight Unit", "Variant Tax Code", "Cost per item", "Status",
+        "Standardized Product Type", "Custom Product Type", "Collection",
+        "Unit Price Total Measure", "Unit Price Total Measure Unit", "Unit Price Base Measure",
+        "Unit Price Base Measure Unit",
+        # 2025 header set
+        "URL handle", "Description", "Published on online store", "SKU", "Barcode", "Price",
+        "Compare-at price", "Charge tax", "Tax code", "Inventory tracker", "Inventory quantity",
+        "Continue selling when out of stock", "Weight value (grams)", "Weight unit for display",
+        "Requires shipping", "Fulfillment service", "Product image URL", "Variant image URL",
+        *[f"Option{i} {p}" for i in (1, 2, 3) for p in ("Name", "Value", "Linked To")],
+    ),
+    prefixes=("google shopping ", "included ", "price ", "compare at price "),
+    patterns=(),
+    distinctive=_v(
+        "Handle", "Body (HTML)", "Variant Price", "Variant SKU", "Image Src", "Variant Inventory Policy",
+        "URL handle", "Product image URL", "Continue selling when out of stock",
+        "Published on online store", "Variant image URL",
+    ),
+    roles=_r(
+        handle=("Handle", "URL handle"),
+        title="Title",
+        description=("Body (HTML)", "Description"),
+        brand="Vendor",
+        category_path="Product Category",
+        product_type=("Type", "Custom Product Type"),
+        published=("Published", "Published on online store"),
+        status="Status",
+        sku=("Variant SKU", "SKU"),
+        inventory_tracker=("Variant Inventory Tracker", "Inventory tracker"),
+        inventory_qty=("Variant Inventory Qty", "Inventory quantity"),
+        inventory_policy=("Variant Inventory Policy", "Continue selling when out of stock"),
+        price=("Variant Price", "Price"),
+        compare_at_price=("Variant Compare At Price", "Compare-at price"),
+        gtin=("Variant Barcode", "Barcode"),
+        image_src=("Image Src", "Product image URL"),
+        variant_image=("Variant Image", "Variant image URL"),
+        google_category=("Google Shopping / Google Product Category",),
+        mpn=("Google Shopping / MPN",),
+        **{k: v[0] for k, v in _OPTIONS.items()},
+    ),
+    metafields=True,
+)
+
+GMC = Profile(
+    key="gmc",
+    name="Google Merchant Center feed",
+    vocabulary=_v(
+        "id", "title", "description", "link", "mobile_link", "canonical_link", "image_link",
+        "additional_image_link", "lifestyle_image_link", "price", "sale_price",
+        "sale_price_effective_date", "availability", "availability_date", "expiration_date",
+        "condition", "brand", "gtin", "mpn", "identifier_exists", "item_group_id",
+        "google_product_category", "product_type", "color", "size", "material", "pattern", "gender",
+        "age_group", "size_type", "size_system", "adult", "multipack", "is_bundle", "shipping",
+        "shipping_weight", "shipping_label", "shipping_length", "shipping_width", "shipping_height",
+        "tax", "tax_category", "cost_of_goods_sold", "unit_pricing_measure",
+        "unit_pricing_base_measure", "energy_efficiency_class", "promotion_id", "ads_redirect",
+        "excluded_destination", "included_destination", "shopping_ads_excluded_country",
+        "product_highlight", "product_detail", "product_length", "product_width", "product_height",
+        "product_weight", "max_handling_time", "min_handling_time", "sell_on_google_quantity",
+        "return_policy_label", "short_title", "certification", "loyalty_program", "pause",
+        "store_code", "installment", "subscription_cost", "transit_time_label", "virtual_model_link",
+        "auto_pricing_min_price", "max_energy_efficiency_class", "min_energy_efficiency_class",
+        "product_fee", "structured_title", "structured_description", "external_seller_id",
+    ),
+    prefixes=("custom label ",),
+    patterns=(),
+    distinctive=_v("image_link", "item_group_id", "condition", "identifier_exists", "additional_image_link",
+                   "mobile_link", "age_group", "sale_price_effective_date", "shipping_weight"),
+    roles=_r(
+        variant_id="id",
+        product_id="item_group_id",
+        title="title",
+        description="description",
+        link="link",
+        image_url="image_link",
+        price="price",
+        sale_price="sale_price",
+        availability="availability",
+        brand="brand",
+        gtin="gtin",
+        mpn="mpn",
+        google_category="google_product_category",
+        category_path="product_type",
+        color="color",
+        size="size",
+        material="material",
+        pause="pause",
+    ),
+)
+
+WOOCOMMERCE = Profile(
+    key="woocommerce",
+    name="WooCommerce product export",
+    vocabulary=_v(
+        "ID", "Type", "SKU", "GTIN, UPC, EAN, or ISBN", "Name", "Published", "Is featured?",
+        "Visibility in catalog", "Short description", "Description", "Date sale price starts",
+        "Date sale price ends", "Tax status", "Tax class", "In stock?", "Stock", "Low stock amount",
+        "Backorders allowed?", "Sold individually?", "Allow customer reviews?", "Purchase note",
+        "Sale price", "Regular price", "Categories", "Tags", "Shipping class", "Images",
+        "Download limit", "Download expiry days", "Parent", "Grouped products", "Upsells",
+        "Cross-sells", "External URL", "Button text", "Position", "Brands",
+    ),
+    prefixes=("weight ", "length ", "width ", "height ", "meta "),
+    patterns=(re.compile(r"attribute \d+ (name|value s|visible|global|default)"),
+              re.compile(r"download \d+ (name|url|id)")),
+    distinctive=_v("Regular price", "In stock?", "Backorders allowed?", "Attribute 1 name",
+                   "Grouped products", "Visibility in catalog", "Is featured?", "Sold individually?"),
+    roles=_r(
+        product_id="ID",
+        wc_type="Type",
+        sku="SKU",
+        gtin="GTIN, UPC, EAN, or ISBN",
+        title="Name",
+        published="Published",
+        description=("Description", "Short description"),
+        in_stock="In stock?",
+        inventory_qty="Stock",
+        backorders="Backorders allowed?",
+        sale_price="Sale price",
+        price="Regular price",
+        category_path="Categories",
+        image_url="Images",
+        parent="Parent",
+        link="External URL",
+        brand="Brands",
+    ),
+)
+
+MAGENTO = Profile(
+    key="magento",
+    name="Adobe Commerce (Magento) export",
+    vocabulary=_v(
+        "sku", "store_view_code", "attribute_set_code", "product_type", "categories",
+        "product_websites", "name", "description", "short_description", "weight", "product_online",
+        "tax_class_name", "visibility", "price", "special_price", "special_price_from_date",
+        "special_price_to_date", "url_key", "meta_title", "meta_keywords", "meta_description",
+        "base_image", "base_image_label", "small_image", "small_image_label", "thumbnail_image",
+        "thumbnail_image_label", "swatch_image", "swatch_image_label", "created_at", "updated_at",
+        "new_from_date", "new_to_date", "display_product_options_in", "map_price", "msrp_price",
+        "map_enabled", "gift_message_available", "custom_design", "custom_design_from",
+        "custom_design_to", "custom_layout_update", "page_layout", "product_options_container",
+        "msrp_display_actual_price_type", "country_of_manufacture", "additional_attributes", "qty",
+        "out_of_stock_qty", "use_config_min_qty", "is_qty_decimal", "allow_backorders",
+        "use_config_backorders", "min_cart_qty", "use_config_min_sale_qty", "max_cart_qty",
+        "use_config_max_sale_qty", "is_in_stock", "notify_on_stock_below",
+        "use_config_notify_stock_qty", "manage_stock", "use_config_manage_stock",
+        "use_config_qty_increments", "qty_increments", "use_config_enable_qty_inc",
+        "enable_qty_increments", "is_decimal_divided", "website_id", "related_skus",
+        "related_position", "crosssell_skus", "crosssell_position", "upsell_skus", "upsell_position",
+        "additional_images", "additional_image_labels", "hide_from_product_page", "custom_options",
+        "bundle_price_type", "bundle_sku_type", "bundle_price_view", "bundle_weight_type",
+        "bundle_values", "bundle_shipment_type", "associated_skus", "downloadable_links",
+        "downloadable_samples", "configurable_variations", "configurable_variation_labels",
+        "deferred_stock_update", "use_config_deferred_stock_update", "manufacturer", "color", "size",
+    ),
+    prefixes=(),
+    patterns=(),
+    distinctive=_v("attribute_set_code", "product_websites", "store_view_code", "url_key",
+                   "additional_attributes", "configurable_variations", "product_online", "is_in_stock"),
+    roles=_r(
+        sku="sku",
+        store_view="store_view_code",
+        mg_type="product_type",
+        category_path="categories",
+        title="name",
+        description=("description", "short_description"),
+        online="product_online",
+        visibility="visibility",
+        price="price",
+        sale_price="special_price",
+        url_key="url_key",
+        image_url=("base_image", "small_image", "thumbnail_image"),
+        additional_attributes="additional_attributes",
+        inventory_qty="qty",
+        backorders="allow_backorders",
+        in_stock="is_in_stock",
+        configurable_variations="configurable_variations",
+        brand="manufacturer",
+        color="color",
+        size="size",
+    ),
+)
+
+BIGCOMMERCE = Profile(
+    key="bigcommerce",
+    name="BigCommerce product export",
+    vocabulary=_v(
+        "Item Type", "Product ID", "Product Name", "Product Type", "Product Code/SKU",
+        "Bin Picking Number", "Brand Name", "Option Set", "Option Set Align", "Product Description",
+        "Price", "Cost Price", "Retail Price", "Sale Price", "Fixed Shipping Cost", "Free Shipping",
+        "Product Warranty", "Product Weight", "Product Width", "Product Height", "Product Depth",
+        "Allow Purchases?", "Product Visible?", "Product Availability", "Track Inventory",
+        "Current Stock Level", "Low Stock Level", "Category", "Search Keywords", "Page Title",
+        "Meta Keywords", "Meta Description", "Product Condition", "Show Product Condition?",
+        "Sort Order", "Product Tax Class", "Product UPC/EAN", "Stop Processing Rules", "Product URL",
+        "Redirect Old URL?", "Product Inventoried", "Date Added", "Date Modified",
+        "Product Custom Fields", "Product Files", "Manufacturer Part Number", "Global Trade Item Number",
+    ),
+    prefixes=("product image ", "gps ", "myob ", "event date ", "variant ", "tax provider "),
+    patterns=(),
+    distinctive=_v("Item Type", "Product Code/SKU", "Current Stock Level", "Product Visible?",
+                   "Track Inventory", "Option Set", "Product UPC/EAN", "Bin Picking Number"),
+    roles=_r(
+        item_type="Item Type",
+        product_id="Product ID",
+        title="Product Name",
+        sku="Product Code/SKU",
+        brand="Brand Name",
+        description="Product Description",
+        price="Price",
+        compare_at_price="Retail Price",
+        sale_price="Sale Price",
+        visible="Product Visible?",
+        track_inventory="Track Inventory",
+        inventory_qty="Current Stock Level",
+        category_path="Category",
+        gtin=("Product UPC/EAN", "GPS Global Trade Item Number", "Global Trade Item Number"),
+        mpn=("GPS Manufacturer Part Number", "Manufacturer Part Number"),
+        link="Product URL",
+        image_url=("Product Image URL - 1", "Product Image File - 1"),
+        google_category=("GPS Category",),
+        date_modified="Date Modified",
+    ),
+)
+
+# Generic: a header alias map for anything else. Canonical names themselves are aliases too.
+GENERIC_ROLES = _r(
+    product_id=("product_id", "product id", "parent_id", "parent sku", "item_group_id", "group id",
+                "handle", "style", "style number", "model", "product number"),
+    variant_id=("variant_id", "variant id", "id", "item id", "offer id", "variation id"),
+    sku=("sku", "variant sku", "item code", "article number", "article", "code", "item number",
+         "product code", "part number"),
+    title=("title", "name", "product name", "product title", "item name", "product"),
+    description=("description", "desc", "body", "body html", "long description", "product description",
+                 "short description"),
+    brand=("brand", "vendor", "manufacturer", "make", "brand name", "label"),
+    status=("status", "state", "product status", "published", "active", "enabled", "visible"),
+    category_path=("category", "category path", "categories", "category name", "department",
+                   "merchant category", "collection", "section"),
+    product_type=("product_type", "product type", "type", "item type", "subcategory", "sub category",
+                  "class"),
+    google_category=("google_product_category", "google product category", "google category",
+                     "google category id", "google_category_id", "gpc", "taxonomy id"),
+    price=("price", "regular price", "unit price", "amount", "retail price", "list price", "base price",
+           "selling price", "price incl vat", "price inc vat", "price incl tax", "cost to customer"),
+    compare_at_price=("compare_at_price", "compare at price", "original price", "old price", "was price",
+                      "msrp", "rrp", "price before discount"),
+    sale_price=("sale_price", "sale price", "special price", "discounted price", "promo price",
+                "offer price"),
+    currency=("currency", "currency code", "price currency", "ccy"),
+    inventory_qty=("inventory_qty", "inventory qty", "inventory", "stock", "qty", "quantity",
+                   "stock level", "stock quantity", "on hand", "quantity on hand", "available quantity",
+                   "inventory quantity", "units in stock", "stock qty"),
+    availability=("availability", "stock status", "in stock", "availability status", "stock_status"),
+    inventory_policy=("inventory_policy", "inventory policy", "backorders", "backorders allowed",
+                      "allow backorders", "oversell"),
+    gtin=("gtin", "ean", "upc", "barcode", "isbn", "ean13", "gtin13", "gtin 13", "upc ean", "jan"),
+    mpn=("mpn", "manufacturer part number", "mfr part number"),
+    color=("color", "colour", "colors", "colours"),
+    material=("material", "materials", "fabric"),
+    size=("size", "sizes"),
+    image_url=("image_url", "image url", "image", "image link", "image src", "picture", "photo",
+               "main image", "image 1", "thumbnail"),
+    link=("link", "url", "product url", "product link", "page url", "web url"),
+    option1_name=("option1 name", "option 1 name"), option1_value=("option1 value", "option 1 value"),
+    option2_name=("option2 name", "option 2 name"), option2_value=("option2 value", "option 2 value"),
+    option3_name=("option3 name", "option 3 name"), option3_value=("option3 value", "option 3 value"),
+)
+
+PROFILES: tuple[Profile, ...] = (SHOPIFY, GMC, WOOCOMMERCE, MAGENTO, BIGCOMMERCE)
+GENERIC_NAME = "generic table"
+
+# Columns that may carry the snapshot date, in order of preference (SPEC §4).
+SNAPSHOT_COLUMNS = tuple(norm(n) for n in (
+    "snapshot_date", "snapshot date", "snapshot", "as_of", "as of", "as_of_date", "as of date", "asof",
+    "exported_at", "export_date", "export date", "export_time", "exported", "feed_date", "report_date",
+    "extract_date", "extracted_at", "updated_at", "updated", "last_updated", "last updated",
+    "last_modified", "last modified", "modified_at", "date_modified", "date modified", "date",
+))
+_DATEISH = re.compile(r"(^|\s)(date|dated|timestamp|datetime)($|\s)|\s(at|on|time)$")
+
+
+@dataclass
+class Detection:
+    profile: Profile | None  # None = generic
+    name: str
+    score: float
+    roles: dict[str, str]  # role -> actual column name (deduplicated header name)
+
+
+def resolve_roles(columns: list[str], roles: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    """Map each role to the first column whose normalised header is one of its aliases."""
+    by_norm: dict[str, str] = {}
+    for c in columns:
+        by_norm.setdefault(norm(c), c)
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for role, aliases in roles.items():
+        for alias in aliases:
+            col = by_norm.get(alias)
+            if col is not None and col not in taken:
+                out[role] = col
+                taken.add(col)
+                break
+    return out
+
+
+def detect(columns: list[str]) -> Detection:
+    """Score the header against every profile and the generic alias map; the best one wins."""
+    usable = [c for c in columns if norm(c)]
+    n = max(len(usable), 1)
+    best: tuple[float, Profile | None] = (0.0, None)
+    normed = {norm(c) for c in usable}
+    for profile in PROFILES:
+        if not normed & profile.distinctive:
+            continue
+        score = sum(1 for c in usable if profile.knows(c)) / n
+        if score > best[0]:
+            best = (score, profile)
+    generic_roles = resolve_roles(usable, GENERIC_ROLES)
+    date_cols = snapshot_columns(usable)
+    generic_score = (len(generic_roles) + len(date_cols)) / n
+    score, profile = best
+    if profile is not None and score >= generic_score:
+        return Detection(profile, profile.name, round(score, 3), resolve_roles(usable, profile.roles))
+    return Detection(None, GENERIC_NAME, round(min(generic_score, 1.0), 3), generic_roles)
+
+
+def snapshot_columns(columns: list[str]) -> list[str]:
+    """Columns that may hold the snapshot date, most preferred first."""
+    rank = {name: i for i, name in enumerate(SNAPSHOT_COLUMNS)}
+    found = [(rank[norm(c)], c) for c in columns if norm(c) in rank]
+    return [c for _, c in sorted(found)]
+
+
+def date_like_columns(columns: list[str]) -> list[str]:
+    """Every column whose name says it holds a date (listed in the overview's "date columns found")."""
+    snap = set(snapshot_columns(columns))
+    return [c for c in columns if c in snap or _DATEISH.search(norm(c))]

@@ -1,0 +1,131 @@
+"""One file's bytes -> (canonical table, evidence): format detection, reading, normalisation.
+
+CSV/TSV go through `csvread` (Arrow first, tolerant fallbacks) and the header profiles of
+`headers`; Parquet files (by magic bytes or name) are read with `pyarrow.parquet`, their columns go
+through the same profiles, and their key-value metadata may state the snapshot date.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import logging
+
+import pyarrow as pa
+
+from agent.catalog import headers
+from agent.catalog.csvread import RawCsv, read_csv
+from agent.catalog.errors import UnreadableCatalog
+from agent.catalog.evidence import SourceEvidence
+from agent.catalog.readers import bigcommerce, generic, gmc, magento, shopify, woocommerce
+from agent.catalog.readers.common import Draft, finish, snapshot_from
+from agent.catalog.values import STR_DICT
+
+log = logging.getLogger(__name__)
+
+READERS = {
+    None: generic,
+    "shopify": shopify,
+    "gmc": gmc,
+    "woocommerce": woocommerce,
+    "magento": magento,
+    "bigcommerce": bigcommerce,
+}
+
+# Roles read dictionary-encoded: few distinct values, parsed once per value.
+DICT_ROLES = frozenset({
+    "brand", "category_path", "product_type", "color", "material", "size", "currency", "status",
+    "availability", "inventory_policy", "published", "inventory_tracker", "wc_type", "mg_type",
+    "item_type", "in_stock", "backorders", "visible", "online", "visibility", "store_view",
+    "track_inventory", "google_category", "option1_name", "option2_name", "option3_name",
+    "option1_value", "option2_value", "option3_value", "pause",
+})
+
+
+def _column_types(det: headers.Detection, columns: list[str]) -> dict[str, pa.DataType]:
+    reader = READERS[det.profile.key if det.profile else None]
+    types: dict[str, pa.DataType] = {}
+    for role, col in det.roles.items():
+        types[col] = STR_DICT if role in DICT_ROLES else pa.string()
+    for col in getattr(reader, "extra_columns", lambda c: [])(columns):
+        types.setdefault(col, STR_DICT)
+    for col in headers.snapshot_columns(columns):
+        types.setdefault(col, STR_DICT)
+    return types
+
+
+def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:
+    """CSV/TSV or Parquet bytes -> canonical table + evidence; UnreadableCatalog when unusable."""
+    if data[:4] == b"PAR1" or name.lower().endswith(".parquet"):
+        return _read_parquet(data, name, kind)
+    found: dict[str, headers.Detection] = {}
+
+    def choose(columns: list[str]) -> dict[str, pa.DataType]:
+        det = headers.detect(columns)
+        if not det.roles:
+            raise UnreadableCatalog("no product columns recognised (such as title, SKU or price)")
+        found["det"] = det
+        return _column_types(det, columns)
+
+    raw: RawCsv = read_csv(data, choose)
+    det = found["det"]
+    table, ev = _normalise(raw.table, raw.columns, det, name, kind)
+    ev.rows_read = raw.rows_read
+    ev.rows_skipped += raw.rows_skipped
+    ev.delimiter = raw.delimiter
+    ev.encoding = raw.encoding
+    return table, ev
+
+
+def _normalise(table: pa.Table, columns: list[str], det: headers.Detection, name: str, kind: str,
+               meta_snapshot: dt.date | None = None) -> tuple[pa.Table, SourceEvidence]:
+    reader = READERS[det.profile.key if det.profile else None]
+    draft: Draft = reader.build(table, det.roles)
+    snap_rows, newest, origin = snapshot_from(table, headers.snapshot_columns(columns))
+    if meta_snapshot is not None and (newest is None or meta_snapshot > newest):
+        newest, origin = meta_snapshot, "Parquet metadata snapshot_date"
+    canonical_table = finish(draft, name, snap_rows)
+    used = set(draft.used) | ({origin[len("column "):]} if origin and origin.startswith("column ") else set())
+    ev = SourceEvidence(
+        name=name, kind=kind, format=det.name, rows_read=table.num_rows, rows_skipped=draft.skipped,
+        format_score=det.score, snapshot_date=newest, snapshot_origin=origin, columns=list(columns),
+        unmapped_columns=[c for c in columns if c not in used],
+        date_columns=headers.date_like_columns(columns),
+    )
+    return canonical_table, ev
+
+
+def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(io.BytesIO(data))
+        meta = pf.schema_arrow.metadata or {}
+        columns = list(pf.schema_arrow.names)
+    except Exception as exc:  # noqa: BLE001 - any decoding failure means "not usable"
+        log.info("parquet read failed for %s: %s", name, exc)
+        raise UnreadableCatalog("not a readable Parquet file") from None
+    det = headers.detect(columns)
+    if not det.roles:
+        raise UnreadableCatalog("no product columns recognised (such as title, SKU or price)")
+    wanted = sorted(set(det.roles.values()) | set(headers.snapshot_columns(columns))
+                    | set(getattr(READERS[det.profile.key if det.profile else None], "extra_columns", lambda c: [])(columns)),
+                    key=columns.index)
+    try:
+        table = pf.read(columns=wanted)
+    except Exception as exc:  # noqa: BLE001
+        log.info("parquet read failed for %s: %s", name, exc)
+        raise UnreadableCatalog("not a readable Parquet file") from None
+    meta_snapshot = _meta_date(meta.get(b"snapshot_date"))
+    canonical_table, ev = _normalise(table, columns, det, name, kind, meta_snapshot)
+    ev.format = "Parquet" if det.profile is None else f"{det.name} (Parquet)"
+    return canonical_table, ev
+
+
+def _meta_date(value: bytes | None) -> dt.date | None:
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(value.decode("utf-8").strip()[:10])
+    except (UnicodeDecodeError, ValueError):
+        return None

@@ -1,0 +1,1 @@
+"""Format readers: one module per export format, all ending in `common.finish` (the canonical table)."""

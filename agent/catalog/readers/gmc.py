@@ -1,0 +1,2 @@
+"""stub"""
+from agent.catalog.readers.generic import build  # noqa: F401

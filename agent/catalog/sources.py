@@ -1,0 +1,263 @@
+"""Where a turn's catalogs come from (SPEC §4) and how each lands in the canonical table.
+
+Precedence for the merchant's own catalog: files attached to this message -> catalogs attached
+earlier in the context -> the configured location (`CATALOG_URI`: a gs:// file or prefix, or a local
+file or folder) -> the bundled demo catalog. The reference (competitor/market) catalog comes from an
+attachment the question calls the reference or competitor file, else from `REFERENCE_URI`.
+
+Failures never stop the turn: an attachment that cannot be parsed goes to `unreadable` with a fixed
+reason; a configured source that cannot be read adds a fixed sentence to `problems` (detail in the
+log, never a bucket name or path) and is *not* silently replaced by the demo catalog. If the user
+attached files and none could be read, the demo is not substituted either: answering about demo
+data the user never asked for would be misleading (configured sources are still used).
+
+Parsed canonical tables are cached per process: Cloud Storage objects by (bucket, name,
+generation), local files by (path, mtime, size), the demo once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.catalog.attachments import Attachment
+from agent.catalog.errors import UnreadableCatalog
+from agent.catalog.evidence import (
+    KIND_ATTACHED, KIND_DEMO, KIND_GCS, KIND_LOCAL, CatalogInputs, LoadedCatalog, SourceEvidence,
+    Unreadable,
+)
+from agent.catalog.ingest import read_table_bytes
+
+log = logging.getLogger(__name__)
+
+DEMO_PATH = Path(__file__).resolve().parents[2] / "data" / "demo" / "catalog.csv"
+DEMO_NAME = "demo-catalog.csv"
+CATALOG_PROBLEM = "The configured catalog could not be read."
+REFERENCE_PROBLEM = "The reference catalog could not be read."
+DEMO_PROBLEM = "The bundled demo catalog could not be read."
+LOCAL_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet")
+
+_REFERENCE_WORDS = re.compile(r"\b(reference|competitor'?s?|competition|competing|rival'?s?|market|benchmark)\b", re.I)
+
+__all__ = ["Attachment", "load_catalog_inputs", "read_table_bytes", "combine", "DEMO_NAME"]
+
+
+class SourceFailed(Exception):
+    """A configured source could not be read; the message is for the log only."""
+
+
+def load_catalog_inputs(
+    attachments: Sequence[Attachment],
+    *,
+    question: str = "",
+    catalog_uri: str | None = None,
+    reference_uri: str | None = None,
+    local_root: str | None = None,
+    earlier: Sequence[LoadedCatalog] = (),
+    progress: Callable[[str], None] = lambda m: None,
+) -> CatalogInputs:
+    """Load this turn's own and reference catalogs; see the module docstring for the rules."""
+    unreadable: list[Unreadable] = []
+    problems: list[str] = []
+    ref_index = pick_reference(attachments, question)
+
+    own_parts: list[tuple[pa.Table, SourceEvidence]] = []
+    reference: LoadedCatalog | None = None
+    for i, att in enumerate(attachments):
+        progress(f"Reading {att.name}…")
+        try:
+            table, ev = read_table_bytes(att.data, att.name, KIND_ATTACHED)
+        except UnreadableCatalog as exc:
+            unreadable.append(Unreadable(att.name, exc.reason))
+            continue
+        except Exception:  # noqa: BLE001 - a parser bug must not fail the turn
+            log.exception("unexpected failure reading attachment %r", att.name)
+            unreadable.append(Unreadable(att.name, "not a readable CSV: the file could not be parsed"))
+            continue
+        if i == ref_index:
+            ev.role = "reference"
+            reference = combine([(table, ev)])
+        else:
+            own_parts.append((table, ev))
+
+    own: LoadedCatalog | None = combine(own_parts) if own_parts else None
+    own_attached = any(i != ref_index for i in range(len(attachments)))
+    if own is None and earlier:
+        own = combine_loaded(earlier)
+    if own is None and catalog_uri:
+        progress("Reading the configured catalog…")
+        try:
+            own = combine([load_location(catalog_uri, local_root)])
+        except SourceFailed as exc:
+            log.warning("configured catalog unreadable: %s", exc)
+            problems.append(CATALOG_PROBLEM)
+    elif own is None and not own_attached:
+        progress("Reading the demo catalog…")
+        try:
+            own = combine([load_demo()])
+        except Exception:  # noqa: BLE001
+            log.exception("demo catalog unreadable")
+            problems.append(DEMO_PROBLEM)
+
+    if reference is None and reference_uri:
+        progress("Reading the reference catalog…")
+        try:
+            table, ev = load_location(reference_uri, local_root)
+            reference = combine([(table, dataclasses.replace(ev, role="reference"))])
+        except SourceFailed as exc:
+            log.warning("reference catalog unreadable: %s", exc)
+            problems.append(REFERENCE_PROBLEM)
+    return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems)
+
+
+# ------------------------------------------------------------------ reference detection
+
+def pick_reference(attachments: Sequence[Attachment], question: str) -> int | None:
+    """Index of the attachment the question calls the reference/competitor/market file, if any.
+
+    Needs a reference word in the question. Then: an attachment named in the question near such a
+    word, else one whose own name carries such a word, else (with two or more files) the last one —
+    "compare my catalog with this competitor file". A single attachment is always the own catalog.
+    """
+    if len(attachments) < 2 or not _REFERENCE_WORDS.search(question or ""):
+        return None
+    q = question.lower()
+    for i, att in enumerate(attachments):
+        for token in {att.name.lower(), Path(att.name).stem.lower()}:
+            if len(token) < 3:
+                continue
+            pos = q.find(token)
+            if pos >= 0:
+                window = q[max(0, pos - 60): pos + len(token) + 60]
+                if _REFERENCE_WORDS.search(window):
+                    return i
+    named_own = {i for i, a in enumerate(attachments) if Path(a.name).stem.lower() in q and len(Path(a.name).stem) >= 3}
+    for i, att in enumerate(attachments):
+        if _REFERENCE_WORDS.search(Path(att.name).stem.replace("_", " ").replace("-", " ")):
+            return i
+    candidates = [i for i in range(len(attachments)) if i not in named_own]
+    return candidates[-1] if candidates else len(attachments) - 1
+
+
+# ------------------------------------------------------------------ combining
+
+def combine(parts: Sequence[tuple[pa.Table, SourceEvidence]]) -> LoadedCatalog:
+    """Several canonical tables -> one catalog; product keys are offset so they stay unique."""
+    tables, sources, offset = [], [], 0
+    for table, ev in parts:
+        if offset and table.num_rows:
+            idx = table.schema.get_field_index("product_key")
+            table = table.set_column(idx, "product_key", pc.add(table["product_key"], offset))
+        if table.num_rows:
+            offset = int(pc.max(table["product_key"]).as_py()) + 1
+        tables.append(table)
+        sources.append(ev)
+    if len(tables) == 1:
+        return LoadedCatalog(table=tables[0], sources=sources)
+    return LoadedCatalog(table=pa.concat_tables(tables).unify_dictionaries(), sources=sources)
+
+
+def combine_loaded(catalogs: Sequence[LoadedCatalog]) -> LoadedCatalog:
+    parts = []
+    for cat in catalogs:
+        for ev in cat.sources:
+            parts.append((None, ev))
+    merged = combine([(c.table, c.sources[0]) for c in catalogs])
+    return LoadedCatalog(table=merged.table, sources=[ev for _, ev in parts])
+
+
+# ------------------------------------------------------------------ locations
+
+def load_location(uri: str, local_root: str | None) -> tuple[pa.Table, SourceEvidence]:
+    """A configured location (gs:// file or prefix, local file or folder) -> table + evidence copy."""
+    if uri.startswith("gs://"):
+        return _load_gcs(uri)
+    return _load_local(uri, local_root)
+
+
+def _load_gcs(uri: str) -> tuple[pa.Table, SourceEvidence]:
+    from agent.catalog import cache, gcs
+
+    def parse(data: bytes, ref) -> tuple[pa.Table, SourceEvidence]:
+        table, ev = read_table_bytes(data, ref.uri, KIND_GCS)
+        ev.generation = ref.generation
+        return table, ev
+
+    try:
+        _, (table, ev) = cache.load_gcs(uri, parse, size_of=lambda v: int(v[0].nbytes))
+    except gcs.SourceUnavailable as exc:
+        raise SourceFailed(f"{uri}: {exc.reason}") from None
+    except UnreadableCatalog as exc:
+        raise SourceFailed(f"{uri}: {exc.reason}") from None
+    except ValueError as exc:
+        raise SourceFailed(f"{uri}: {exc}") from None
+    return table, dataclasses.replace(ev)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def resolve_local(uri: str, local_root: str | None) -> Path:
+    """A local file, or a folder's snapshot (latest.json, else the last file name), inside the root."""
+    raw = uri[len("file://"):] if uri.startswith("file://") else uri
+    root = Path(local_root).resolve() if local_root else None
+    path = Path(raw)
+    if not path.is_absolute() and root is not None:
+        path = root / path
+    path = path.resolve()
+    if root is not None and not _inside(path, root):
+        raise SourceFailed(f"{uri}: outside the local root")
+    if path.is_dir():
+        pointer = path / "latest.json"
+        if pointer.is_file():
+            try:
+                name = json.loads(pointer.read_text(encoding="utf-8"))["snapshot"]
+            except (ValueError, KeyError, TypeError) as exc:
+                raise SourceFailed(f"{pointer}: bad latest.json ({exc})") from None
+            target = (path / str(name)).resolve()
+            if not _inside(target, path) or not target.is_file():
+                raise SourceFailed(f"{pointer}: snapshot {name!r} not found in the folder")
+            return target
+        files = sorted(p.name for p in path.iterdir()
+                       if p.is_file() and p.suffix.lower() in LOCAL_SUFFIXES and not p.name.startswith("."))
+        if not files:
+            raise SourceFailed(f"{uri}: no catalog file in the folder")
+        return path / files[-1]
+    if not path.is_file():
+        raise SourceFailed(f"{uri}: no such file")
+    return path
+
+
+def _load_local(uri: str, local_root: str | None) -> tuple[pa.Table, SourceEvidence]:
+    from agent.catalog.cache import TABLE_CACHE
+
+    path = resolve_local(uri, local_root)
+    try:
+        st = path.stat()
+        key = ("local", str(path), st.st_mtime_ns, st.st_size)
+        table, ev = TABLE_CACHE.get_or_load(
+            key, lambda: read_table_bytes(path.read_bytes(), path.name, KIND_LOCAL), lambda v: int(v[0].nbytes))
+    except OSError as exc:
+        raise SourceFailed(f"{uri}: {exc.strerror}") from None
+    except UnreadableCatalog as exc:
+        raise SourceFailed(f"{uri}: {exc.reason}") from None
+    return table, dataclasses.replace(ev)
+
+
+def load_demo() -> tuple[pa.Table, SourceEvidence]:
+    """The bundled demo catalog, parsed once per process (and again only if the file changes)."""
+    from agent.catalog.cache import TABLE_CACHE
+
+    st = DEMO_PATH.stat()
+    key = ("demo", str(DEMO_PATH), st.st_mtime_ns, st.st_size)
+    table, ev = TABLE_CACHE.get_or_load(
+        key, lambda: read_table_bytes(DEMO_PATH.read_bytes(), DEMO_NAME, KIND_DEMO), lambda v: int(v[0].nbytes))
+    return table, dataclasses.replace(ev)

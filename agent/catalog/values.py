@@ -1,0 +1,336 @@
+"""Vectorised value parsers: text cleaning, money, integers, flags, status, availability, dates.
+
+Every parser takes an Arrow (chunked) array and returns one. Work that needs Python (money in odd
+notations, free-text status words) runs once per *distinct* value, never once per row: columns are
+dictionary-encoded, the dictionary is mapped, and the indices are reused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+STR_DICT = pa.dictionary(pa.int32(), pa.string())
+
+Arrayish = pa.Array | pa.ChunkedArray
+
+
+def chunked(arr: Arrayish) -> pa.ChunkedArray:
+    return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr], type=arr.type)
+
+
+def _strip_chunk(chunk: pa.Array) -> pa.Array:
+    trimmed = pc.utf8_trim_whitespace(chunk)
+    return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), trimmed)
+
+
+def clean_text(arr: Arrayish) -> pa.ChunkedArray:
+    """Trim whitespace (non-breaking spaces too); empty becomes null. Dictionaries are cleaned once."""
+    arr = chunked(arr)
+    if pa.types.is_dictionary(arr.type):
+        return map_distinct(arr, _clean_scalar, pa.string(), keep_dict=True)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        arr = arr.cast(pa.string())
+    return pa.chunked_array([_strip_chunk(c) for c in arr.chunks], type=pa.string())
+
+
+def _clean_scalar(v: str | None) -> str | None:
+    if v is None:
+        return None
+    v = " ".join(v.replace("\u00a0", " ").split())
+    return v or None
+
+
+def as_dictionary(arr: Arrayish) -> pa.ChunkedArray:
+    arr = chunked(arr)
+    if pa.types.is_dictionary(arr.type):
+        return arr
+    return pa.chunked_array([pc.dictionary_encode(c) for c in arr.chunks], type=STR_DICT) if arr.num_chunks else pa.chunked_array([], type=STR_DICT)
+
+
+def map_distinct(arr: Arrayish, fn: Callable[[Any], Any], out_type: pa.DataType, keep_dict: bool = False
+                 ) -> pa.ChunkedArray:
+    """Apply a Python function to each distinct value of a (string) column, reuse it for every row.
+
+    With `keep_dict` the result stays dictionary-encoded (string output only).
+    """
+    arr = as_dictionary(arr)
+    memo: dict[Any, Any] = {}
+    out = []
+    for chunk in arr.chunks:
+        values = chunk.dictionary.to_pylist()
+        mapped = []
+        for v in values:
+            if v not in memo:
+                memo[v] = fn(v)
+            mapped.append(memo[v])
+        if keep_dict:
+            dictionary = pa.array(mapped, type=pa.string())
+            # re-encode: cleaning may merge values or produce nulls
+            encoded = pc.dictionary_encode(dictionary)
+            indices = pc.take(encoded.indices, chunk.indices)
+            out.append(pa.DictionaryArray.from_arrays(indices, encoded.dictionary))
+        else:
+            out.append(pc.take(pa.array(mapped, type=out_type), chunk.indices))
+    typ = STR_DICT if keep_dict else out_type
+    return pa.chunked_array([c.cast(typ) if c.type != typ else c for c in out], type=typ)
+
+
+def strip_excel_text_marker(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    """`'00123` -> `00123`: Excel's leading apostrophe marks text; the digits behind it are intact."""
+    if arr.num_chunks == 0:
+        return arr
+    starts = pc.starts_with(arr, "'")
+    if not pc.any(starts).as_py():
+        return arr
+    return pc.if_else(starts, pc.utf8_slice_codeunits(arr, 1), arr)
+
+
+# ---------------------------------------------------------------- money
+
+_ISO = frozenset(
+    "USD EUR GBP JPY CNY CAD AUD NZD CHF SEK NOK DKK PLN CZK HUF RON BGN HRK TRY RUB UAH INR IDR MYR SGD "
+    "HKD TWD KRW THB PHP VND BRL MXN ARS CLP COP PEN ZAR NGN KES EGP MAD AED SAR QAR ILS ISK".split()
+)
+_SYMBOLS = (  # longest first; a bare "$" is ambiguous and states no currency
+    ("US$", "USD"), ("CA$", "CAD"), ("AU$", "AUD"), ("NZ$", "NZD"), ("HK$", "HKD"), ("R$", "BRL"),
+    ("C$", "CAD"), ("A$", "AUD"), ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"), ("₹", "INR"), ("₩", "KRW"),
+    ("₺", "TRY"), ("₽", "RUB"), ("zł", "PLN"), ("Kč", "CZK"), ("₪", "ILS"),
+)
+_NUMBER = re.compile(r"-?\d[\d.,'\s\u00a0\u202f]*")
+_CODE = re.compile(r"(?<![A-Za-z])([A-Za-z]{3})(?![A-Za-z])")
+_DECIMAL_COMMA = re.compile(r"^\D*-?\d{1,3}(?:[.\s\u00a0\u202f']\d{3})*,\d{1,2}\D*$")
+_THOUSANDS_COMMA = re.compile(r"^-?\d{1,3}(?:,\d{3})+$")
+_THOUSANDS_DOT = re.compile(r"^-?\d{1,3}(?:\.\d{3})+$")
+
+
+def currency_of(text: str) -> str | None:
+    for m in _CODE.finditer(text):
+        code = m.group(1).upper()
+        if code in _ISO:
+            return code
+    for sym, code in _SYMBOLS:
+        if sym in text:
+            return code
+    return None
+
+
+def money_value(text: str | None, decimal_comma: bool) -> float | None:
+    """"$1,299.00" -> 1299.0, "1.299,00 €" -> 1299.0, "No old price" -> None (never 0)."""
+    if text is None:
+        return None
+    m = _NUMBER.search(text.replace("\u2212", "-"))
+    if not m:
+        return None
+    num = re.sub(r"[\s\u00a0\u202f']", "", m.group(0)).rstrip(".,")
+    if not num or num == "-":
+        return None
+    if "," in num and "." in num:
+        if num.rfind(",") > num.rfind("."):
+            num = num.replace(".", "").replace(",", ".")
+        else:
+            num = num.replace(",", "")
+    elif "," in num:
+        if not decimal_comma and _THOUSANDS_COMMA.match(num):
+            num = num.replace(",", "")
+        elif num.count(",") == 1:
+            num = num.replace(",", ".")
+        else:
+            num = num.replace(",", "")
+    elif "." in num and (num.count(".") > 1 or (decimal_comma and _THOUSANDS_DOT.match(num))):
+        num = num.replace(".", "")
+    try:
+        return float(num)
+    except ValueError:
+        return None
+
+
+def parse_money(arr: Arrayish) -> tuple[pa.ChunkedArray, pa.ChunkedArray | None]:
+    """Amounts as float64 and, when the values state one, the currency per row (else None)."""
+    arr = chunked(arr)
+    if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type) or pa.types.is_decimal(arr.type):
+        return arr.cast(pa.float64()), None
+    if pa.types.is_null(arr.type):
+        return arr.cast(pa.float64()), None
+    if not pa.types.is_dictionary(arr.type):
+        try:  # clean numbers: one vectorised cast, no Python at all
+            return pc.cast(arr, pa.float64()), None
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    d = as_dictionary(arr)
+    distinct = [v for c in d.chunks for v in c.dictionary.to_pylist() if v is not None]
+    decimal_comma = any(_DECIMAL_COMMA.match(v.strip()) for v in distinct[:5000])
+    amounts = map_distinct(d, lambda v: money_value(v, decimal_comma), pa.float64())
+    if any(currency_of(v) for v in distinct[:5000]):
+        currency = map_distinct(d, lambda v: currency_of(v) if v is not None else None, pa.string(), keep_dict=True)
+    else:
+        currency = None
+    return amounts, currency
+
+
+# ---------------------------------------------------------------- integers and flags
+
+def _int_value(v: str | None) -> int | None:
+    if v is None:
+        return None
+    s = v.strip().replace("\u00a0", "").replace(" ", "").replace(",", "")
+    try:
+        f = float(s)
+    except ValueError:
+        return None
+    if f != f or abs(f) > 2**62:
+        return None
+    return int(f)
+
+
+def parse_int(arr: Arrayish) -> pa.ChunkedArray:
+    """Stock counts: "12", "12.0", "1,200" -> int; text such as "unlimited" -> null (unknown)."""
+    arr = chunked(arr)
+    if pa.types.is_integer(arr.type):
+        return arr.cast(pa.int64())
+    if pa.types.is_floating(arr.type):
+        return pc.floor(arr).cast(pa.int64(), safe=False)
+    if pa.types.is_null(arr.type) or pa.types.is_boolean(arr.type):
+        return pa.nulls(len(arr), pa.int64()) if pa.types.is_null(arr.type) else arr.cast(pa.int64())
+    if not pa.types.is_dictionary(arr.type):
+        try:
+            return pc.cast(arr, pa.int64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    return map_distinct(arr, _int_value, pa.int64())
+
+
+_TRUE = {"1", "true", "yes", "y", "t", "on", "x", "1.0", "visible", "enabled", "published"}
+_FALSE = {"0", "false", "no", "n", "f", "off", "0.0", "-1", "hidden", "disabled", "unpublished"}
+
+
+def flag_value(v: Any) -> bool | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return v
+    s = str(v).strip().lower()
+    return True if s in _TRUE else False if s in _FALSE else None
+
+
+def parse_flag(arr: Arrayish) -> pa.ChunkedArray:
+    arr = chunked(arr)
+    if pa.types.is_boolean(arr.type):
+        return arr
+    if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
+        return pc.greater(arr, 0)
+    return map_distinct(arr.cast(pa.string()) if not pa.types.is_dictionary(arr.type) else arr,
+                        flag_value, pa.bool_())
+
+
+# ---------------------------------------------------------------- status, availability, policy
+
+_STATUS = {
+    "active": "active", "published": "active", "publish": "active", "enabled": "active",
+    "enable": "active", "live": "active", "online": "active", "visible": "active", "true": "active",
+    "yes": "active", "y": "active", "1": "active", "on": "active", "available": "active",
+    "draft": "draft", "unpublished": "draft", "inactive": "draft", "disabled": "draft",
+    "pending": "draft", "private": "draft", "hidden": "draft", "false": "draft", "no": "draft",
+    "n": "draft", "0": "draft", "-1": "draft", "off": "draft", "offline": "draft",
+    "archived": "archived", "archive": "archived", "deleted": "archived", "discontinued": "archived",
+    "retired": "archived", "trash": "archived",
+}
+
+
+def status_value(v: Any) -> str:
+    if v is None:
+        return "unknown"
+    if isinstance(v, bool):
+        return "active" if v else "draft"
+    return _STATUS.get(str(v).strip().lower().replace("_", " "), "unknown")
+
+
+_AVAIL = {
+    "in stock": "in_stock", "instock": "in_stock", "available": "in_stock", "yes": "in_stock",
+    "y": "in_stock", "true": "in_stock", "1": "in_stock", "limited availability": "in_stock",
+    "in store only": "in_stock", "available for order": "in_stock",
+    "out of stock": "out_of_stock", "outofstock": "out_of_stock", "sold out": "out_of_stock",
+    "soldout": "out_of_stock", "unavailable": "out_of_stock", "no": "out_of_stock",
+    "n": "out_of_stock", "false": "out_of_stock", "0": "out_of_stock", "discontinued": "out_of_stock",
+    "not available": "out_of_stock",
+    "preorder": "preorder", "pre order": "preorder",
+    "backorder": "backorder", "on backorder": "backorder", "onbackorder": "backorder",
+    "back order": "backorder", "backordered": "backorder",
+}
+
+
+def availability_value(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "in_stock" if v else "out_of_stock"
+    s = re.sub(r"[\s_\-]+", " ", str(v).strip().lower())
+    s = s.removeprefix("http://schema.org/").removeprefix("https://schema.org/")
+    return _AVAIL.get(s, _AVAIL.get(s.replace(" ", ""), "unknown"))
+
+
+def policy_value(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "continue" if v else "deny"
+    s = str(v).strip().lower()
+    if s in ("continue", "true", "yes", "1", "notify", "allow", "allowed", "y"):
+        return "continue"
+    if s in ("deny", "false", "no", "0", "n", "disallow", "not allowed"):
+        return "deny"
+    return None
+
+
+def to_strings(arr: Arrayish) -> pa.ChunkedArray:
+    """Any scalar column as text (booleans as "true"/"false"), keeping dictionaries as they are."""
+    arr = chunked(arr)
+    if pa.types.is_dictionary(arr.type) or pa.types.is_string(arr.type):
+        return arr
+    return arr.cast(pa.string())
+
+
+# ---------------------------------------------------------------- dates
+
+_DATE_FORMATS = ("%Y-%m-%d", "%Y/%m/%d", "%Y%m%d")
+
+
+def parse_dates(arr: Arrayish) -> pa.ChunkedArray:
+    """ISO-like dates and timestamps -> date32; anything else -> null (day-first/month-first
+    ambiguity is not guessed)."""
+    arr = chunked(arr)
+    t = arr.type
+    if pa.types.is_date32(t):
+        return arr
+    if pa.types.is_date(t) or pa.types.is_timestamp(t):
+        return arr.cast(pa.date32())
+    if pa.types.is_integer(t):  # 20261128
+        arr = arr.cast(pa.string())
+    if pa.types.is_dictionary(t):
+        return map_distinct(arr, _date_scalar, pa.date32())
+    head = pc.utf8_slice_codeunits(pc.utf8_trim_whitespace(arr.cast(pa.string())), 0, 10)
+    out = None
+    for fmt in _DATE_FORMATS:
+        parsed = pc.strptime(head, format=fmt, unit="s", error_is_null=True).cast(pa.date32())
+        out = parsed if out is None else pc.coalesce(out, parsed)
+        if out.null_count == head.null_count:
+            break
+    return out
+
+
+def _date_scalar(v: str | None):
+    import datetime as dt
+
+    if v is None:
+        return None
+    s = v.strip()[:10]
+    for fmt in _DATE_FORMATS:
+        try:
+            return dt.datetime.strptime(s if fmt != "%Y%m%d" else s[:8], fmt).date()
+        except ValueError:
+            continue
+    return None
