@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from agent.analysis import availability, gaps, overview, price_ladder
+from agent.analysis import availability, content_quality, gaps, overview, price_ladder
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import SkillResult
 
@@ -58,6 +58,17 @@ _SPECS: list[SkillSpec] = [
         examples=("What is out of stock in patio furniture?", "Which of my outdoor chairs are out of stock?",
                   "How much of my garden range is on backorder?"),
         run=availability.run,
+    ),
+    SkillSpec(
+        id="content_quality",
+        name="Content quality",
+        description="Google Shopping readiness: missing images, descriptions, brands, GTINs and categories, invalid "
+                    "GTIN check digits, over-long titles and descriptions, duplicate ids, zero prices and sale prices "
+                    "not below the regular price, with completeness per category.",
+        tags=("content", "quality", "google shopping", "feed"),
+        examples=("Is my catalog ready for Google Shopping?", "Which products are missing images or GTINs?",
+                  "How complete is my outdoor furniture data?"),
+        run=content_quality.run,
     ),
     SkillSpec(
         id="catalog_overview",

@@ -36,7 +36,7 @@ ROW_NOUNS = {
     "attribute_coverage": "rows",
     "brand_coverage": "brands",
     "availability": "categories",
-    "content_quality": "checks",
+    "content_quality": "rows",
 }
 
 
@@ -324,6 +324,40 @@ def _(v: Values) -> str:
 @template("ladder.empty")
 def _(v: Values) -> str:
     return "No active priced products are in this scope."
+
+
+@template("quality.complete")
+def _(v: Values) -> str:
+    return (f"{v['complete_pct']} of rows are complete for Google Shopping (title, image, price, valid GTIN, description, "
+            f"brand and category); {v.count('incomplete_n', 'row needs', 'rows need')} work.")
+
+
+@template("quality.check")
+def _(v: Values) -> str:
+    ex = f" — e.g. {v.raw('examples')}" if v.has("examples") else ""
+    return f"{v.raw('label')}: {v.count('rows_n', 'row', 'rows')} in {v.count('products_n', 'product', 'products')}{ex}."
+
+
+@template("quality.other_checks")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('label')} ({i.count('rows_n', 'row', 'rows')})" for i in v.items("items")]
+    return f"Also to fix: {_names(parts)}."
+
+
+@template("quality.all_pass")
+def _(v: Values) -> str:
+    return "Every row passes every check."
+
+
+@template("quality.worst_categories")
+def _(v: Values) -> str:
+    parts = [f"{i['name']} ({i['complete_pct']} complete)" for i in v.items("items")]
+    return f"Least complete categories: {_names(parts)}."
+
+
+@template("quality.empty")
+def _(v: Values) -> str:
+    return "No active products are in this scope."
 
 
 def sentence(finding: Finding, currency: str | None) -> str:
