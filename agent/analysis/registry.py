@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from agent.analysis import availability, content_quality, gaps, overview, price_ladder
+from agent.analysis import attributes, availability, brands, content_quality, gaps, overview, price_ladder
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import SkillResult
 
@@ -48,6 +48,26 @@ _SPECS: list[SkillSpec] = [
         examples=("Do I have entry-level and premium options in outdoor chairs?", "How is my patio furniture priced?",
                   "Are there holes in my price ladder for garden benches?"),
         run=price_ladder.run,
+    ),
+    SkillSpec(
+        id="attribute_coverage",
+        name="Attribute coverage",
+        description="How often colour, material, size and other option values are filled in, their normalised "
+                    "value distribution, and the values a reference catalog carries that yours lacks.",
+        tags=("attributes", "colours", "materials", "sizes"),
+        examples=("Which materials or colours am I missing in outdoor seating?", "How well are colours filled in?",
+                  "What sizes do I offer in garden benches?"),
+        run=attributes.run,
+    ),
+    SkillSpec(
+        id="brand_coverage",
+        name="Brand coverage",
+        description="Brands per category, the leading brand and its share, products without a brand, single-vendor "
+                    "and one-brand-dominated categories, and the brands a reference catalog carries that you do not.",
+        tags=("brands", "vendors", "competitor"),
+        examples=("Which brands do competitors carry that I don't?", "Which brands do I sell in garden furniture?",
+                  "Is my grill range dominated by one brand?"),
+        run=brands.run,
     ),
     SkillSpec(
         id="availability",

@@ -34,7 +34,7 @@ ROW_NOUNS = {
     "assortment_gaps": "subcategories",
     "price_ladder": "categories",
     "attribute_coverage": "rows",
-    "brand_coverage": "brands",
+    "brand_coverage": "categories",
     "availability": "categories",
     "content_quality": "rows",
 }
@@ -356,6 +356,77 @@ def _(v: Values) -> str:
 
 
 @template("quality.empty")
+def _(v: Values) -> str:
+    return "No active products are in this scope."
+
+
+@template("attributes.fill")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('name')} {i['fill_pct']}" for i in v.items("items")]
+    return f"Fill rates across {v.count('total_n', 'variant row', 'variant rows')}: {_names(parts)}."
+
+
+@template("attributes.top")
+def _(v: Values) -> str:
+    return f"Most common {v.raw('name')} values: {_names(list(v.raw('values')))}, of {v['distinct_n']} distinct."
+
+
+@template("attributes.reference_only")
+def _(v: Values) -> str:
+    return (f"The reference carries {v.count('only_n', v.raw('name') + ' value', v.raw('name') + ' values')} you do not, "
+            f"e.g. {v.raw('examples')}.")
+
+
+@template("attributes.spelling")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('name')} ({i.count('rows_n', 'row', 'rows')})" for i in v.items("items")]
+    return f"Spelling variants (such as “gray” for “grey”) were merged: {_names(parts)} — worth standardising in the feed."
+
+
+@template("attributes.options")
+def _(v: Values) -> str:
+    return f"Other option axes in the data: {_names(list(v.raw('names')))}."
+
+
+@template("attributes.empty")
+def _(v: Values) -> str:
+    return "No active products are in this scope."
+
+
+@template("brands.single_vendor")
+def _(v: Values) -> str:
+    return f"Single-vendor catalog: {v.raw('brand')} holds {v['share_pct']} of products."
+
+
+@template("brands.summary")
+def _(v: Values) -> str:
+    top = f"; the largest is {v.raw('top')} with {v['share_pct']}" if v.has("top") else ""
+    return f"{v.count('brands_n', 'brand', 'brands')} across {v.count('products_n', 'product', 'products')}{top}."
+
+
+@template("brands.reference_only")
+def _(v: Values) -> str:
+    return (f"The reference carries {v.count('only_n', 'brand', 'brands')} you do not (of its {v['ref_n']}): "
+            f"{v.raw('brands')}.")
+
+
+@template("brands.reference_none")
+def _(v: Values) -> str:
+    return "You carry every brand the reference carries in this scope."
+
+
+@template("brands.dominated")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('name')} ({i.raw('brand')}, {i['share_pct']})" for i in v.items("items")]
+    return f"Categories dominated by one brand: {_names(parts)}."
+
+
+@template("brands.no_brand")
+def _(v: Values) -> str:
+    return f"{v.count('products_n', 'product has', 'products have')} no brand."
+
+
+@template("brands.empty")
 def _(v: Values) -> str:
     return "No active products are in this scope."
 

@@ -1,0 +1,172 @@
+"""attribute_coverage — "Which materials or colours am I missing in outdoor seating?"
+
+Per attribute (colour, material, size, then every other option axis such as "Finish"): how many variant
+rows carry a value, the value distribution after normalisation (case, spacing, "gray" → "grey",
+"aluminum" → "aluminium"), how many rows a spelling variant was merged on, and — with a reference
+catalog — the values the reference carries that the merchant lacks.
+
+A value comes from the canonical column, else from an option whose name is that attribute ("Color",
+"Colour", "Material", "Size"), so Shopify option-only exports are covered too.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.analysis import common
+from agent.analysis.inputs import SkillInput
+from agent.analysis.result import Finding, SkillResult
+
+SKILL_ID = "attribute_coverage"
+TOP_VALUES = 5
+LIST_LIMIT = 5
+ATTRIBUTES = (("Colour", "color", ("color", "colour", "colours", "colors")),
+              ("Material", "material", ("material", "materials", "fabric")),
+              ("Size", "size", ("size", "sizes", "dimensions")))
+IGNORED_OPTIONS = ("title",)  # Shopify's placeholder option ("Title: Default Title")
+SPELLINGS = ((r"\bgray\b", "grey"), (r"\baluminum\b", "aluminium"), (r"\bcolor\b", "colour"), (r"\bmulti[- ]?colou?r(ed)?\b", "multicolour"),
+             (r"\bx-?large\b", "xl"), (r"\bextra large\b", "xl"))
+
+COLUMNS = (
+    ("Attribute", "text", pa.string()),
+    ("Filled rows", "count", pa.int64()),
+    ("Fill rate", "percent", pa.float64()),
+    ("Distinct values", "count", pa.int64()),
+    ("Top values (rows)", "text", pa.string()),
+    ("Spelling variants merged (rows)", "count", pa.int64()),
+)
+REF_COLUMNS = (
+    ("Reference fill rate", "percent", pa.float64()),
+    ("Values only in reference", "count", pa.int64()),
+    ("Examples only in reference", "text", pa.string()),
+)
+
+
+def _norm_name(arr) -> pa.ChunkedArray:
+    return pc.utf8_lower(pc.utf8_trim_whitespace(common.as_str(arr)))
+
+
+def _clean(arr):
+    """Case- and space-normalised value, null when blank."""
+    s = pc.replace_substring_regex(pc.utf8_lower(pc.utf8_trim_whitespace(common.as_str(arr))), r"\s+", " ")
+    return pc.if_else(pc.fill_null(pc.equal(pc.utf8_length(s), 0), True), pa.scalar(None, pa.string()), s)
+
+
+def _spell(clean):
+    out = clean
+    for pattern, repl in SPELLINGS:
+        out = pc.replace_substring_regex(out, pattern, repl)
+    return out
+
+
+def attribute_values(t: pa.Table) -> dict[str, pa.ChunkedArray]:
+    """Attribute display name -> cleaned value per row (null = not filled)."""
+    out: dict[str, pa.ChunkedArray] = {}
+    opt_names = [_norm_name(t[f"option{i}_name"]) for i in (1, 2, 3)]
+    opt_values = [_clean(t[f"option{i}_value"]) for i in (1, 2, 3)]
+    claimed = set(IGNORED_OPTIONS)
+    for label, column, aliases in ATTRIBUTES:
+        value = _clean(t[column])
+        for name, val in zip(opt_names, opt_values):
+            hit = pc.fill_null(pc.is_in(name, value_set=pa.array(list(aliases))), False)
+            value = pc.coalesce(value, pc.if_else(hit, val, pa.scalar(None, pa.string())))
+        out[label] = value
+        claimed |= set(aliases)
+    others: set[str] = set()
+    for name in opt_names:
+        others |= {n for n in pc.unique(name.drop_null()).to_pylist() if n and n not in claimed}
+    for other in sorted(others):
+        value = pa.nulls(t.num_rows, pa.string())
+        for name, val in zip(opt_names, opt_values):
+            value = pc.coalesce(value, pc.if_else(pc.fill_null(pc.equal(name, other), False), val, pa.scalar(None, pa.string())))
+        out[f"Option: {other.title()}"] = value
+    return out
+
+
+def _distribution(clean) -> tuple[list[tuple[str, int]], int]:
+    """(normalised value, rows) most common first, and the rows a spelling variant was merged on."""
+    spelled = _spell(clean)
+    merged = int(pc.sum(pc.fill_null(pc.not_equal(spelled, clean), False)).as_py() or 0)
+    vc = pc.value_counts(spelled.drop_null())
+    pairs = sorted(zip(vc.field("values").to_pylist(), vc.field("counts").to_pylist()), key=lambda p: (-p[1], p[0]))
+    return pairs, merged
+
+
+def _display(value: str) -> str:
+    return value[:1].upper() + value[1:]
+
+
+def run(inp: SkillInput) -> SkillResult:
+    scope, tax = inp.scope, inp.taxonomy
+    pop = common.population(inp.own, scope, tax)
+    t = pop.table
+    ref_vals: dict[str, tuple[set[str], float | None]] = {}
+    with_ref = inp.reference is not None
+    if with_ref:
+        rt = common.population(inp.reference, scope, tax).table
+        if rt.num_rows:
+            for label, clean in attribute_values(rt).items():
+                pairs, _ = _distribution(clean)
+                ref_vals[label] = ({v for v, _ in pairs}, common.pct(rt.num_rows - clean.null_count, rt.num_rows))
+    rows: list[dict] = []
+    if t.num_rows:
+        for label, clean in attribute_values(t).items():
+            pairs, merged = _distribution(clean)
+            filled = t.num_rows - clean.null_count
+            row = {"Attribute": label, "Filled rows": filled, "Fill rate": common.pct(filled, t.num_rows),
+                   "Distinct values": len(pairs),
+                   "Top values (rows)": ", ".join(f"{_display(v)} ({n:,})" for v, n in pairs[:TOP_VALUES]) or None,
+                   "Spelling variants merged (rows)": merged}
+            if with_ref:
+                ref_set, ref_fill = ref_vals.get(label, (set(), None))
+                only = sorted(ref_set - {v for v, _ in pairs})
+                row.update({"Reference fill rate": ref_fill, "Values only in reference": len(only),
+                            "Examples only in reference": ", ".join(_display(v) for v in only[:LIST_LIMIT]) or None})
+            rows.append(row)
+        rows.insert(0, {"Attribute": "Variant rows analysed", "Filled rows": t.num_rows})
+    columns = COLUMNS + (REF_COLUMNS if with_ref else ())
+    columns = common.with_excluded(columns, rows, pop.excluded)
+    table = common.build_table(columns, [[r.get(c[0]) for c in columns] for r in rows])
+    return SkillResult(
+        skill=SKILL_ID, scope=scope, table=table, findings=_findings(rows, with_ref, pop.excluded),
+        thresholds={"fill_rate": "share of variant rows with a value", "normalisation": "case, spacing and spelling variants " + ", ".join(r for _, r in SPELLINGS)},
+        currency=None, chart=("Attribute", "Fill rate"), taxonomy_note=common.taxonomy_note(scope, tax),
+    )
+
+
+def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> list[Finding]:
+    if not rows:
+        return [Finding("attributes.empty", {}, severity=10)]
+    f: list[Finding] = []
+    visible = list(enumerate(rows))[1:20]
+    core = [(i, r) for i, r in visible if not r["Attribute"].startswith("Option:")]
+    low = sorted([(i, r) for i, r in core], key=lambda x: (x[1]["Fill rate"] or 0))
+    items = [{"name": r["Attribute"].lower(), "fill_pct": r["Fill rate"], "rows_n": r["Filled rows"]} for _, r in low]
+    f.append(Finding("attributes.fill", {"items": items, "total_n": rows[0]["Filled rows"]},
+                     cells=((0, "Filled rows"),) + tuple((i, c) for i, _ in low for c in ("Fill rate", "Filled rows")), severity=8))
+    for i, r in core:
+        if r["Top values (rows)"] and r["Attribute"] in ("Colour", "Material"):
+            f.append(Finding("attributes.top", {"name": r["Attribute"].lower(), "values": r["Top values (rows)"].split(", ")[:3],
+                                                "distinct_n": r["Distinct values"]},
+                             cells=((i, "Top values (rows)"), (i, "Distinct values")), severity=4))
+    if with_ref:
+        gaps = [(i, r) for i, r in visible if r.get("Values only in reference")][:3]
+        for i, r in gaps:
+            f.append(Finding("attributes.reference_only", {"name": r["Attribute"].lower(), "only_n": r["Values only in reference"],
+                                                           "examples": r["Examples only in reference"]},
+                             cells=((i, "Values only in reference"), (i, "Examples only in reference")), severity=7))
+    merged = [(i, r) for i, r in visible if r["Spelling variants merged (rows)"]]
+    if merged:
+        items = [{"name": r["Attribute"].lower(), "rows_n": r["Spelling variants merged (rows)"]} for _, r in merged]
+        f.append(Finding("attributes.spelling", {"items": items},
+                         cells=tuple((i, "Spelling variants merged (rows)") for i, _ in merged), severity=5))
+    options = [(i, r) for i, r in visible if r["Attribute"].startswith("Option:")]
+    if options:
+        f.append(Finding("attributes.options", {"names": [r["Attribute"].removeprefix("Option: ") for _, r in options[:LIST_LIMIT]]},
+                         severity=2))
+    ex = common.excluded_finding(excluded, rows)
+    if ex:
+        f.append(ex)
+    f.sort(key=lambda x: -x.severity)
+    return f[:7]
