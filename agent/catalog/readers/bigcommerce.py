@@ -1,2 +1,100 @@
-"""stub"""
-from agent.catalog.readers.generic import build  # noqa: F401
+"""BigCommerce product export (Bulk Edit / "Export products" CSV with `Item Type`).
+
+* `Item Type` is "Product" for a product, "SKU" for one of its variants (legacy files pad it as
+  "  SKU"), "Rule" for price/option rules. SKU and Rule rows belong to the Product row above them.
+* A product with SKU rows is a container: its variants are the SKU rows, which inherit the
+  product's fields (name, brand, category, visibility, description, image, URL) and, where blank,
+  its price. A product without SKU rows is one variant row. Rule rows count in rows_read and yield
+  no row; SKU/Rule rows before any Product row are skipped and counted.
+* SKU rows name their options in `Product Name` ("[S]Size=Large,[RB]Color=Red"): these become
+  option pairs and color/size/material.
+* `Product Visible?` Y/N is the status; `Track Inventory` "none" means stock is not tracked (unknown).
+* `Category` may list several paths separated by ";" with levels separated by "/": the first path is
+  the category.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.catalog.readers.common import Draft, attributes_from_options, coalesce, take_rows
+from agent.catalog.values import map_distinct, to_strings
+
+_OPTION = re.compile(r"\[[A-Z]+\]\s*([^=,\[]+)=([^,\[]*)")
+_PRODUCT_FIELDS = ("title", "brand", "description", "category_path", "image_url", "link", "google_category",
+                   "status", "product_id", "mpn")
+
+
+def _category(v: str | None) -> str | None:
+    if not v:
+        return None
+    first = v.split(";")[0].strip()
+    levels = [p.strip() for p in first.split("/") if p.strip()]
+    return " > ".join(levels) or None
+
+
+def _option(v: str | None, i: int, part: int) -> str | None:
+    if not v:
+        return None
+    found = _OPTION.findall(v)
+    return found[i][part].strip() if len(found) > i else None
+
+
+def build(table: pa.Table, roles: dict[str, str]) -> Draft:
+    n = table.num_rows
+    raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
+    used = set(roles.values())
+    kind = (map_distinct(to_strings(raw["item_type"]), lambda v: (v or "").strip().lower(), pa.string())
+            if "item_type" in raw else pa.array(["product"] * n))
+    kind_np = np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
+    is_product = kind_np == "product"
+    is_sku = kind_np == "sku"
+    group = np.cumsum(is_product) - 1  # index of the Product row block each row belongs to
+    product_rows = np.flatnonzero(is_product)
+    owner = np.where(group >= 0, product_rows[np.clip(group, 0, max(len(product_rows) - 1, 0))] if len(product_rows) else -1, -1)
+    orphan = group < 0
+    skus_per_group = np.bincount(group[is_sku & ~orphan], minlength=len(product_rows)) if len(product_rows) else np.zeros(0, int)
+    product_has_skus = np.zeros(n, dtype=bool)
+    if len(product_rows):
+        product_has_skus[product_rows] = skus_per_group > 0
+    keep = ~orphan & ((is_product & ~product_has_skus) | is_sku)
+    skipped = int((orphan & ~is_product).sum())
+
+    if "category_path" in raw:
+        raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _category, pa.string(), keep_dict=True)
+    if "visible" in raw:
+        raw["status"] = raw["visible"]
+    if "product_id" not in raw:
+        raw["product_id"] = coalesce(raw.get("sku"), raw.get("title"))
+    cols: dict = {}
+    for name in _PRODUCT_FIELDS:
+        if name in raw:
+            values = raw[name].cast(pa.string()) if pa.types.is_dictionary(raw[name].type) else raw[name]
+            cols[name] = take_rows(values, owner)
+    for name in ("sku", "gtin", "inventory_qty"):
+        if name in raw:
+            cols[name] = raw[name]
+    for name in ("price", "compare_at_price", "sale_price"):
+        if name in raw:  # blank on a SKU row: the product's price applies
+            values = to_strings(raw[name]).cast(pa.string())
+            if name != "price":  # BigCommerce writes 0 for "no retail/sale price"
+                values = pc.if_else(pc.fill_null(pc.is_in(pc.utf8_trim_whitespace(values), value_set=pa.array(["0", "0.00", "0.0"])), False),
+                                    pa.scalar(None, pa.string()), values)
+            cols[name] = coalesce(values, take_rows(values, owner))
+    if "track_inventory" in raw and "inventory_qty" in cols:
+        track = take_rows(to_strings(raw["track_inventory"]).cast(pa.string()), owner)
+        untracked = pc.fill_null(pc.equal(pc.utf8_lower(track), "none"), False)
+        cols["inventory_qty"] = pc.if_else(untracked, pa.scalar(None, pa.string()),
+                                           to_strings(cols["inventory_qty"]).cast(pa.string()))
+    if "title" in raw:
+        names = to_strings(raw["title"]).cast(pa.string())
+        sku_names = pc.if_else(pa.array(is_sku), names, pa.scalar(None, pa.string()))
+        for i in range(3):
+            cols[f"option{i + 1}_name"] = map_distinct(sku_names, lambda v, i=i: _option(v, i, 0), pa.string())
+            cols[f"option{i + 1}_value"] = map_distinct(sku_names, lambda v, i=i: _option(v, i, 1), pa.string())
+        attributes_from_options(cols)
+    return Draft(n=n, cols=cols, keep=keep, used=used, skipped=skipped, default_status="unknown")

@@ -1,2 +1,110 @@
-"""stub"""
-from agent.catalog.readers.generic import build  # noqa: F401
+"""Shopify product export (legacy `Handle … Variant Price` and 2025 `URL handle … Compare-at price`).
+
+A product spans several rows sharing a handle: the first row carries the product fields (title,
+vendor, category, status…), the following variant rows carry only variant fields, and image rows
+carry only an image. So:
+
+* product fields are filled down per handle (first value of the handle, vectorised);
+* a row becomes a variant row when it has a title or any variant field (option value, SKU, price,
+  compare-at price, barcode, stock); image-only rows count in `rows_read` (they are rows of the file)
+  but produce no variant row; rows without a handle are skipped and counted;
+* `Status` (active/draft/archived) is authoritative; a product explicitly not `Published` is
+  treated as draft, since it is not on sale; without a Status column, `Published` decides;
+* an inventory tracker column that is blank for a variant means Shopify does not track its stock:
+  it is sellable (in stock) whatever the quantity column says;
+* metafield columns such as `Color (product.metafields.shopify.color-pattern)` feed color, size or
+  material when their label or key names one; option axes named Color/Size/Material take precedence.
+* "Default Title" options (products without variants) are not real options and are dropped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.catalog import headers
+from agent.catalog.readers.common import (
+    Draft, attribute_for, attributes_from_options, coalesce, encode_keys, fill_down,
+)
+from agent.catalog.values import map_distinct, parse_flag, status_value, to_strings
+
+PRODUCT_FIELDS = ("title", "description", "brand", "category_path", "product_type", "published", "status",
+                  "google_category", "image_src", "mpn", "option1_name", "option2_name", "option3_name")
+VARIANT_EVIDENCE = ("option1_value", "option2_value", "option3_value", "sku", "price", "compare_at_price",
+                    "gtin", "inventory_qty")
+
+
+def extra_columns(columns: list[str]) -> list[str]:
+    """Metafield columns that name an attribute we keep."""
+    return [c for c in columns if (m := headers.metafield(c)) and _metafield_attr(*m)]
+
+
+def _metafield_attr(label: str, key: str) -> str | None:
+    return attribute_for(label) or attribute_for(key.rsplit(".", 1)[-1].replace("-pattern", ""))
+
+
+def build(table: pa.Table, roles: dict[str, str]) -> Draft:
+    n = table.num_rows
+    raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
+    used = set(roles.values())
+    handle = raw.get("handle")
+    if handle is None:  # a Shopify-like file without handles: every row is a product
+        keys, nkeys = np.arange(n, dtype=np.int64), n
+        handle = pa.nulls(n, pa.string())
+    else:
+        keys, nkeys = encode_keys(handle)
+    cols: dict = {}
+    for name in PRODUCT_FIELDS:
+        if name in raw:
+            cols[name] = fill_down(raw[name], keys, nkeys)
+    for name in ("sku", "price", "compare_at_price", "gtin", "inventory_qty", "inventory_policy",
+                 "option1_value", "option2_value", "option3_value"):
+        if name in raw:
+            cols[name] = raw[name]
+    cols["product_id"] = handle
+
+    # rows: variant rows vs image-only rows vs rows without handle
+    evidence = np.zeros(n, dtype=bool)
+    for name in ("title",) + VARIANT_EVIDENCE:
+        if name in raw:
+            evidence |= np.asarray(pc.is_valid(raw[name]).to_numpy(zero_copy_only=False), dtype=bool)
+    has_handle = keys >= 0
+    keep = evidence & has_handle
+    skipped = int((~has_handle).sum())
+
+    # status: Status column, overridden to draft when explicitly unpublished
+    status = map_distinct(to_strings(cols["status"]), status_value, pa.string()) if "status" in cols else None
+    if "published" in cols:
+        published = parse_flag(to_strings(cols["published"]))
+        pub_status = pc.if_else(published, "active", "draft")
+        if status is None:
+            status = pub_status
+        else:
+            unpublished = pc.fill_null(pc.invert(published), False)
+            status = pc.if_else(pc.and_(unpublished, pc.equal(status, "active")), "draft",
+                                pc.if_else(pc.equal(status, "unknown"), pc.fill_null(pub_status, "unknown"), status))
+    if status is not None:
+        cols["status"] = status
+    cols.pop("published", None)
+
+    # stock: untracked variants are always sellable
+    if "inventory_tracker" in raw:
+        untracked = pc.is_null(raw["inventory_tracker"])
+        cols["availability"] = pc.if_else(untracked, "in_stock", pa.scalar(None, pa.string()))
+
+    # options: drop "Default Title"
+    for i in (1, 2, 3):
+        nm, val = f"option{i}_name", f"option{i}_value"
+        if nm in cols and val in cols:
+            default = pc.fill_null(pc.equal(to_strings(cols[val]).cast(pa.string()), "Default Title"), False)
+            cols[val] = pc.if_else(default, pa.scalar(None, pa.string()), to_strings(cols[val]).cast(pa.string()))
+            cols[nm] = pc.if_else(default, pa.scalar(None, pa.string()), to_strings(cols[nm]).cast(pa.string()))
+    attributes_from_options(cols)
+    for col in extra_columns(table.column_names):
+        attr = _metafield_attr(*headers.metafield(col))
+        cols[attr] = coalesce(cols.get(attr), fill_down(table[col], keys, nkeys))
+        used.add(col)
+
+    cols["image_url"] = coalesce(raw.get("variant_image"), cols.pop("image_src", None))
+    return Draft(n=n, cols=cols, keep=keep, used=used, skipped=skipped, default_status="unknown")

@@ -1,2 +1,124 @@
-"""stub"""
-from agent.catalog.readers.generic import build  # noqa: F401
+"""WooCommerce product export (WooCommerce's own CSV exporter).
+
+* `Type` says simple / variable / variation / grouped / external (possibly with ", downloadable,
+  virtual"). A variation names its parent in `Parent` (the parent SKU or "id:44"); it becomes a
+  variant of the parent's product and inherits the parent's product fields (name, description,
+  categories, images, brand) where it has none. A variable product with variations in the file is
+  a container: its row counts in rows_read but yields no variant row (its variations do). A variable
+  product without variations in the file stays as one row. Grouped products only bundle other
+  products and yield no row.
+* `Published`: 1 published (active), 0 private, -1 draft (both counted as draft).
+* `In stock?` 1/0 (or "backorder"), `Stock` the quantity, `Backorders allowed?` 1/0/notify.
+* `Regular price` is the price, `Sale price` the sale price.
+* `Categories` may list several paths ("Clothing > Tshirts, Music"); the first is the category.
+* `Attribute N name` / `Attribute N value(s)` pairs become option pairs and, where the name says
+  so, color / size / material.
+* Units in headers ("Weight (lbs)") are ignored: they are not canonical fields.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.catalog import headers
+from agent.catalog.readers.common import Draft, attributes_from_options, coalesce, take_rows
+from agent.catalog.values import map_distinct, to_strings
+
+_ATTR = re.compile(r"attribute (\d+) (name|value s)")
+_INHERIT = ("title", "description", "category_path", "image_url", "brand", "link")
+
+
+def _attribute_columns(columns: list[str]) -> dict[int, dict[str, str]]:
+    found: dict[int, dict[str, str]] = {}
+    for c in columns:
+        m = _ATTR.fullmatch(headers.norm(c))
+        if m:
+            found.setdefault(int(m.group(1)), {})["name" if m.group(2) == "name" else "value"] = c
+    return {k: v for k, v in sorted(found.items()) if len(v) == 2}
+
+
+def extra_columns(columns: list[str]) -> list[str]:
+    return [c for pair in list(_attribute_columns(columns).values())[:3] for c in pair.values()]
+
+
+def _first_category(v: str | None) -> str | None:
+    if not v:
+        return None
+    first = re.split(r"(?<!\\),", v)[0].replace("\\,", ",").strip()
+    return first or None
+
+
+def build(table: pa.Table, roles: dict[str, str]) -> Draft:
+    n = table.num_rows
+    raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
+    used = set(roles.values())
+    kind = (map_distinct(to_strings(raw["wc_type"]), lambda v: (v or "").lower(), pa.string())
+            if "wc_type" in raw else pa.array([""] * n))
+    is_variation = np.asarray(pc.match_substring(kind, "variation").to_numpy(zero_copy_only=False), dtype=bool)
+    is_variable = np.asarray(pc.match_substring(kind, "variable").to_numpy(zero_copy_only=False), dtype=bool)
+    is_grouped = np.asarray(pc.match_substring(kind, "grouped").to_numpy(zero_copy_only=False), dtype=bool)
+
+    # parent row of each variation: "id:44" against ID, anything else against SKU
+    parent_row = np.full(n, -1, dtype=np.int64)
+    if "parent" in raw:
+        parent = pc.utf8_trim_whitespace(to_strings(raw["parent"]).cast(pa.string()))
+        if "product_id" in raw:
+            ids = pc.binary_join_element_wise("id:", pc.utf8_trim_whitespace(to_strings(raw["product_id"]).cast(pa.string())), "")
+            by_id = pc.index_in(parent, value_set=ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids)
+            parent_row = np.where(parent_row < 0, pc.fill_null(by_id, -1).to_numpy(zero_copy_only=False), parent_row)
+        if "sku" in raw:
+            skus = pc.utf8_trim_whitespace(to_strings(raw["sku"]).cast(pa.string()))
+            by_sku = pc.index_in(parent, value_set=skus.combine_chunks() if isinstance(skus, pa.ChunkedArray) else skus)
+            parent_row = np.where(parent_row < 0, pc.fill_null(by_sku, -1).to_numpy(zero_copy_only=False), parent_row)
+    has_children = np.zeros(n, dtype=bool)
+    has_children[parent_row[parent_row >= 0]] = True
+    keep = ~((is_variable & has_children) | is_grouped)
+
+    cols: dict = {}
+    for name in ("sku", "gtin", "inventory_qty", "price", "sale_price", "published"):
+        if name in raw:
+            cols[name] = raw[name]
+    if "category_path" in raw:
+        raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _first_category, pa.string(), keep_dict=True)
+    if "image_url" in raw:
+        raw["image_url"] = pc.replace_substring_regex(to_strings(raw["image_url"]).cast(pa.string()), r"\s*,\s+.*$", "")
+    own_ids = to_strings(raw["product_id"]).cast(pa.string()) if "product_id" in raw else to_strings(raw.get("sku", pa.nulls(n, pa.string()))).cast(pa.string())
+    product_row = np.where(parent_row >= 0, parent_row, np.arange(n))
+    cols["product_id"] = take_rows(own_ids, product_row)
+    cols["variant_id"] = own_ids
+    for name in _INHERIT:
+        if name in raw:
+            values = raw[name].cast(pa.string()) if pa.types.is_dictionary(raw[name].type) else raw[name]
+            parent_val = take_rows(values, parent_row)
+            # the product title is the parent's name; other fields: own value, else the parent's
+            cols[name] = coalesce(parent_val, values) if name == "title" else coalesce(values, parent_val)
+
+    # status: own Published, but a variation of an unpublished parent is not on sale either
+    if "published" in cols:
+        pub = to_strings(cols.pop("published")).cast(pa.string())
+        parent_pub = take_rows(pub, parent_row)
+        parent_off = pc.fill_null(pc.is_in(parent_pub, value_set=pa.array(["0", "-1"])), False)
+        cols["status"] = pc.if_else(parent_off, parent_pub, pub)
+
+    # stock
+    if "in_stock" in raw:
+        stated = to_strings(raw["in_stock"]).cast(pa.string())
+        if "backorders" in raw:
+            allowed = pc.is_in(to_strings(raw["backorders"]).cast(pa.string()), value_set=pa.array(["1", "notify", "yes"]))
+            stated = pc.if_else(pc.and_(pc.fill_null(pc.equal(stated, "0"), False), pc.fill_null(allowed, False)),
+                                "backorder", stated)
+        cols["availability"] = stated
+    if "backorders" in raw:
+        cols["inventory_policy"] = raw["backorders"]
+
+    # attributes -> options (at most three) -> color/size/material
+    for i, pair in enumerate(list(_attribute_columns(table.column_names).values())[:3], start=1):
+        cols[f"option{i}_name"] = table[pair["name"]]
+        cols[f"option{i}_value"] = table[pair["value"]]
+        used.update(pair.values())
+    attributes_from_options(cols)
+    return Draft(n=n, cols=cols, keep=keep, used=used, default_status="unknown")
