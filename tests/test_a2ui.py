@@ -17,7 +17,7 @@ import pytest
 
 from agent.analysis.common import build_table
 from agent.analysis.result import Finding, Scope, SkillResult
-from agent.render import a2ui, numbers
+from agent.render import a2ui, numbers, text
 from agent.render.a2ui_markdown import clean_text, continues_grapheme, cut, escape_markdown, unescape_markdown
 from agent.render.a2ui_structure import validate_structure
 from tests.a2ui_check import assert_parts, components_of, schema_errors
@@ -164,7 +164,7 @@ def test_table_rows_cells_weights_and_top_n_note():
     assert table[0] == "a2_th" and table[-1] == "a2_tbl_note"
     rows = table[1:-1]
     assert 1 <= len(rows) <= 20
-    assert literal(comps["a2_tbl_note"]) == f"Top {len(rows)} of 57 subcategories."
+    assert literal(comps["a2_tbl_note"]) == f"Top {len(rows)} of 57 {text.ROW_NOUNS['assortment_gaps']}."
     header = kids(comps["a2_th"])
     assert [unescape_markdown(literal(comps[h])) for h in header] == [c[0] for c in GAP_COLS]
     assert all(comps[h]["component"]["Text"]["usageHint"] == "h5" for h in header)
@@ -233,7 +233,8 @@ def test_wide_table_is_trimmed_to_budget_and_says_so():
     rows = kids(comps["a2_tbl"])[1:-1]
     assert a2ui.MIN_ROWS <= len(rows) <= 20
     note = unescape_markdown(literal(comps["a2_tbl_note"]))
-    assert note == f"Top {len(rows)} of 57 checks. 6 more columns in the text answer."
+    noun = text.ROW_NOUNS.get("content_quality", "rows")
+    assert note == f"Top {len(rows)} of 57 {noun}. 6 more columns in the text answer."
     # bars gave way to rows but did not all vanish
     assert "a2_chart" in comps
 

@@ -11,6 +11,8 @@ Node and npm are required (first run installs the pinned packages from the npm r
 
 from __future__ import annotations
 
+import functools
+
 import pyarrow as pa
 import pytest
 
@@ -20,9 +22,9 @@ from agent.analysis.result import Finding, Scope, SkillResult
 from agent.catalog.canonical import from_columns
 from agent.catalog.taxonomy import load
 from agent.render import a2ui, numbers
-from agent.render.a2ui_markdown import clean_text, cut
+from agent.render.a2ui_markdown import clean_text, cut, unescape_markdown
 from tests.a2ui_check import check_surfaces, components_of, run_renderer
-from tests.test_a2ui import FOOTER, SHAPES
+from tests.test_a2ui import FOOTER, SHAPES, literal
 
 HOSTILE = [
     "**SALE** _now_ `code` ~~gone~~",
@@ -98,6 +100,7 @@ def rendered() -> tuple[dict[str, list[dict]], dict]:
     return surfaces, report
 
 
+@functools.cache
 def skill_results() -> dict[str, SkillResult]:
     """Every registered skill on a small canonical catalog whose merchant strings are hostile."""
     tax = load()
@@ -204,10 +207,14 @@ def test_real_skill_tables_match_the_text_answer_cells(rendered):
         if result.table.num_rows == 0:
             assert "a2_tbl_empty" in comps
             continue
-        units = [numbers.column_unit(f) for f in result.table.schema][: a2ui.MAX_COLUMNS]
+        columns = a2ui.card_columns(result)
+        assert 0 < len(columns) <= a2ui.MAX_COLUMNS
+        assert [unescape_markdown(literal(comps[f"a2_th_c{c}"])) for c in range(len(columns))] == [
+            n[:1].upper() + n[1:] for n in columns]
         first = result.table.slice(0, 1).to_pylist()[0]
         texts = report[f"t2-{skill_id}"]["texts"]
-        for c, (name, unit) in enumerate(zip(result.table.column_names, units)):
+        for c, name in enumerate(columns):
+            unit = numbers.column_unit(result.table.schema.field(name))
             expected = shown(numbers.fmt_value(first[name], unit, result.currency), a2ui.CELL_CHARS)
             assert texts[f"a2_r0_c{c}"]["html"] == f"<p>{html_escape(expected)}</p>\n", (skill_id, name)
 
@@ -232,3 +239,29 @@ def test_renderer_check_has_teeth():
         {"id": "a2_u", "component": {"Divider": {}}}]}}]
     with pytest.raises(AssertionError, match="no literal string"):
         run_renderer([swallowed])
+
+
+def test_card_columns_follow_each_skills_preference():
+    for skill_id, result in skill_results().items():
+        names = result.table.column_names
+        preferred = a2ui.CARD_COLUMNS.get(skill_id, ())
+        # a renamed skill column would silently drop out of the card: catch the drift here
+        assert set(preferred) <= set(names), (skill_id, set(preferred) - set(names))
+        columns = a2ui.card_columns(result)
+        head = result.table.slice(0, a2ui.MAX_ROWS)
+        for name in preferred:
+            if head.column(name).null_count < head.num_rows:
+                assert name in columns, (skill_id, name)
+        assert columns == [n for n in names if n in columns]  # the table's own order
+
+
+def test_chart_compares_parts_not_the_scope_total():
+    result = skill_results()["assortment_gaps"]
+    label_col, value_col = result.chart
+    labels = result.table.column(label_col).to_pylist()
+    assert any(str(label).endswith(a2ui.TOTAL_SUFFIX) for label in labels)
+    messages = a2ui.build_messages(result, FOOTER, "chart-parts")
+    comps = _cells(messages)
+    bar_labels = [unescape_markdown(literal(comps[f"a2_b{b}_l"]))
+                  for b in range(len(comps["a2_chart"]["component"]["Column"]["children"]["explicitList"]) - 1)]
+    assert bar_labels and not any(label.endswith(a2ui.TOTAL_SUFFIX) for label in bar_labels)

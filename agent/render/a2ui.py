@@ -53,6 +53,19 @@ LABEL_CHARS = 40
 SENTENCE_CHARS = 300
 FOOTER_LINE_CHARS = 300
 FOOTER_LINES = 16
+# Columns a card shows first, per skill (a chat card fits about six; the text answer has them all).
+# Names that a skill does not produce, or that are empty in the rows shown, are skipped; remaining
+# places go to the label column, the chart's columns, columns the findings cite, then table order.
+CARD_COLUMNS: dict[str, tuple[str, ...]] = {
+    "assortment_gaps": ("Subcategory", "Products", "In-stock variants", "Median price", "Gap", "Share index"),
+    "price_ladder": ("Category", "Products", "P10", "Median", "P90", "Step"),
+    "availability": ("Category", "Variants", "Out-of-stock variants", "Out-of-stock rate", "Products fully out"),
+    "content_quality": ("Item", "Severity", "Affected rows", "Affected products", "Share of rows", "Complete"),
+    "attribute_coverage": ("Attribute", "Fill rate", "Distinct values", "Top values (rows)",
+                           "Reference fill rate", "Values only in reference"),
+}
+# Skills label the scope's aggregate row "<scope> (all)"; a bar chart compares the parts, not the whole.
+TOTAL_SUFFIX = " (all)"
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 _FULL = "█"
 _DASH = "—"
@@ -179,7 +192,7 @@ def plan(result: SkillResult, budget: int) -> tuple[int, int]:
     """(table rows, chart bars) that fit in `budget` components; bars give way first, down to MIN_ROWS."""
     table = result.table
     n_total = table.num_rows
-    n_cols = min(MAX_COLUMNS, table.num_columns)
+    n_cols = len(card_columns(result))
     n_bars = min(len(_bars(result)), MAX_BARS)
     if n_total == 0 or n_cols == 0:
         return 0, 0
@@ -202,7 +215,7 @@ def _table_and_chart(card: _Card, result: SkillResult, n_rows: int, n_bars: int)
     """Root children for the table block and the chart block (sizes from `plan`)."""
     table = result.table
     n_total = table.num_rows
-    columns = list(table.column_names)[:MAX_COLUMNS]
+    columns = card_columns(result)
     if n_rows == 0:
         return [card.text("a2_tbl_empty", "No rows to show.", "caption")]
     bars = _bars(result)
@@ -230,6 +243,29 @@ def _table_and_chart(card: _Card, result: SkillResult, n_rows: int, n_bars: int)
     return blocks
 
 
+def card_columns(result: SkillResult) -> list[str]:
+    """The columns the card shows (at most MAX_COLUMNS), in the table's own order."""
+    table = result.table
+    names = list(table.column_names)
+    head = table.slice(0, MAX_ROWS)
+    filled = {n for n in names if head.column(n).null_count < head.num_rows}
+    wanted: list[str] = list(CARD_COLUMNS.get(result.skill, ()))
+    wanted += names[:1]
+    wanted += list(result.chart or ())
+    for finding in sorted(result.findings, key=lambda f: -f.severity):
+        wanted += [column for _, column in finding.cells]
+    wanted += names
+    chosen: list[str] = []
+    for name in wanted:
+        if name in filled and name not in chosen:
+            chosen.append(name)
+        if len(chosen) == MAX_COLUMNS:
+            break
+    if not chosen:  # every column empty in the rows shown: still show the first ones
+        chosen = names[:MAX_COLUMNS]
+    return [n for n in names if n in chosen]
+
+
 def _table_note(shown: int, total: int, hidden_columns: int, noun: str) -> str:
     parts = []
     if shown < total:
@@ -252,6 +288,8 @@ def _bars(result: SkillResult) -> list[tuple[Any, float]]:
     values = result.table.column(value_col).to_pylist()
     pairs = []
     for label, value in zip(labels, values):
+        if isinstance(label, str) and label.endswith(TOTAL_SUFFIX):
+            continue
         number = _number(value)
         if number is not None and math.isfinite(number):
             pairs.append((label, number))
