@@ -193,3 +193,32 @@ def test_ttl_memo_zero_ttl_stores_nothing_and_drop_values():
     memo.drop_values(lambda v: v == "obj-1")
     assert memo.get("prefix/") is None and memo.get("prefix/obj-1.csv") is None
     assert memo.get("other") == "obj-2"
+
+
+def test_single_flight_shares_one_call_and_forgets_after():
+    from agent.catalog.cache import SingleFlight
+
+    flight = SingleFlight()
+    started = threading.Event()
+    release = threading.Event()
+    calls = []
+
+    def slow() -> str:
+        calls.append(1)
+        started.set()
+        release.wait(5)
+        return "ref"
+
+    out: list[str] = []
+    first = threading.Thread(target=lambda: out.append(flight.do("uri", slow)))
+    first.start()
+    assert started.wait(5)
+    others = [threading.Thread(target=lambda: out.append(flight.do("uri", slow))) for _ in range(4)]
+    for t in others:
+        t.start()
+    time.sleep(0.05)  # let them join the flight
+    release.set()
+    for t in [first, *others]:
+        t.join(5)
+    assert out == ["ref"] * 5 and len(calls) == 1
+    assert flight.do("uri", lambda: "again") == "again"  # nothing remembered once done

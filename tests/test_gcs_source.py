@@ -94,7 +94,9 @@ def test_invalid_location_is_source_unavailable():
 def test_file_csv_round_trip(gcs_emulator):
     bucket = gcs_emulator.create_bucket()
     generation = gcs_emulator.upload(bucket, "acme/products.csv", CSV_V1, "text/csv")
+    gcs_emulator.reset_requests()
     ref = gcs.resolve(f"gs://{bucket}/acme/products.csv")
+    assert len(gcs_emulator.requests()) == 1  # a file costs exactly one metadata call
     assert ref == gcs.ObjectRef(
         uri=f"gs://{bucket}/acme/products.csv",
         name="acme/products.csv",
@@ -384,3 +386,25 @@ def test_failure_reasons_from_real_exception_types():
         raised = gcs._fail("test", "gs://secret-bucket/x", exc)
         assert raised.reason == reason
         assert "secret" not in str(raised) and str(raised) == gcs.MESSAGES[reason]
+
+
+def test_concurrent_resolves_share_one_metadata_call(gcs_emulator):
+    bucket = gcs_emulator.create_bucket()
+    gcs_emulator.upload(bucket, "acme/products.csv", CSV_V1)
+    uri = f"gs://{bucket}/acme/products.csv"
+    gcs_emulator.reset_requests()
+    barrier = threading.Barrier(12)
+    refs: list[gcs.ObjectRef] = []
+
+    def worker() -> None:
+        barrier.wait()
+        refs.append(gcs.resolve(uri))
+
+    threads = [threading.Thread(target=worker) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert len(refs) == 12 and len(set(refs)) == 1
+    # One metadata GET for the burst (a thread that came late may hit the memo instead).
+    assert len(gcs_emulator.requests()) == 1

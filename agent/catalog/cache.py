@@ -196,6 +196,41 @@ class ByteBoundedLRU(Generic[T]):
             )
 
 
+class SingleFlight:
+    """Collapse concurrent calls with the same key into one: the first runs, the rest share its outcome.
+
+    Nothing is remembered once the call finishes (pair it with TTLMemo for that). Used by
+    gcs.resolve so that a burst of turns arriving after the memo expired costs one metadata call.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inflight: dict[Hashable, _Flight] = {}
+
+    def do(self, key: Hashable, fn: Callable[[], T]) -> T:
+        with self._lock:
+            flight = self._inflight.get(key)
+            leader = flight is None
+            if leader:
+                flight = _Flight()
+                self._inflight[key] = flight
+        if not leader:
+            flight.done.wait()
+            if flight.error is not None:
+                raise flight.error
+            return flight.value
+        try:
+            flight.value = fn()
+        except BaseException as exc:
+            flight.error = exc
+            raise
+        finally:
+            with self._lock:
+                self._inflight.pop(key, None)
+            flight.done.set()
+        return flight.value
+
+
 class TTLMemo(Generic[T]):
     """A tiny thread-safe memo whose entries expire `ttl` seconds after they were stored.
 

@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, TTLMemo
+from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, SingleFlight, TTLMemo
 
 if TYPE_CHECKING:
     from google.cloud.storage import Client
@@ -144,7 +144,19 @@ def _make_client(emulated: bool) -> "Client":
     else:
         made = storage.Client()
     _widen_http_pool(made)
+    _skip_bucket_metadata_prefetch(made)
     return made
+
+
+def _skip_bucket_metadata_prefetch(made: Any) -> None:
+    """Stop the library's background bucket GET (one thread + request per new bucket).
+
+    google-cloud-storage 3.17 fetches bucket metadata in a background thread only to label
+    OpenTelemetry spans, which we do not export. It needs storage.buckets.get (a reader role lacks
+    it) and would run after a function's response. Best effort: the attribute is private.
+    """
+    if hasattr(made, "_bucket_metadata_cache"):
+        made._bucket_metadata_cache = None
 
 
 def _widen_http_pool(made: Any) -> None:
@@ -206,6 +218,7 @@ def _fail(action: str, uri: str, exc: BaseException) -> SourceUnavailable:
 # --- resolve --------------------------------------------------------------------------------------
 
 RESOLVE_MEMO: TTLMemo[ObjectRef] = TTLMemo(DEFAULT_RESOLVE_TTL_S)
+_RESOLVING = SingleFlight()
 
 
 def resolve(uri: str, *, fresh: bool = False) -> ObjectRef:
@@ -221,6 +234,11 @@ def resolve(uri: str, *, fresh: bool = False) -> ObjectRef:
         memo = RESOLVE_MEMO.get(uri)
         if memo is not None:
             return memo
+    # Concurrent turns asking for the same location share one round of metadata calls.
+    return _RESOLVING.do((uri, fresh), lambda: _resolve_now(uri))
+
+
+def _resolve_now(uri: str) -> ObjectRef:
     try:
         bucket, path = parse_gs_uri(uri)
     except ValueError as exc:
