@@ -10,9 +10,12 @@ Divider, the table (a Column of Rows of weighted Text cells, header cells h5, at
 chart when the result names one (a Row per bar: caption label and a Text bar of block characters scaled
 to the largest value, value printed after it), Divider, the evidence footer as caption.
 
-Everything is inline (`literalString`), numbers are formatted here, merchant strings are escaped for
-Markdown and cut (see a2ui_markdown). The surface stays under ~150 components: rows, columns and bars are
-trimmed to fit, and the table says what it left out.
+Everything is inline (`literalString`). Findings are the text answer's own sentences and numbers use
+the text answer's formats (agent.render.text, agent.render.numbers), so card and text agree; merchant
+strings are escaped for Markdown and cut (see a2ui_markdown). The surface stays within 150 components:
+at most six columns (CARD_COLUMNS per skill, then label, chart and cited columns), bars give way to rows,
+and the table says what it left out. Component ids are fixed and all contain `_`, which escaping never
+leaves bare in a literal — the renderer core would otherwise read a literal equal to an id as a child.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ __all__ = [
     "to_parts",
     "validate_structure",
     "summary_lines",
+    "card_columns",
+    "plan",
 ]
 
 EXTENSION_URI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
