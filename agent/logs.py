@@ -29,13 +29,23 @@ def setup(level: str = "INFO", project: str | None = None) -> None:
             return
         from google.cloud.logging_v2.handlers import StructuredLogHandler
 
-        handler = StructuredLogHandler(project_id=project, stream=sys.stdout)
+        handler = StructuredLogHandler(project_id=project, stream=_CurrentStdout())
         root = logging.getLogger()
         root.addHandler(handler)
         root.setLevel(level)
         for noisy in ("urllib3", "google.auth", "google.api_core", "gunicorn.error"):
             logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
         _configured = True
+
+
+class _CurrentStdout:
+    """Writes to whatever sys.stdout is now (test runners and some hosts swap it after start-up)."""
+
+    def write(self, text: str) -> int:
+        return sys.stdout.write(text)
+
+    def flush(self) -> None:
+        sys.stdout.flush()
 
 
 def logger() -> logging.Logger:
