@@ -1,19 +1,53 @@
-"""Question -> skills and scope. (Minimal first cut: every question gets the whole-catalog overview.)"""
+"""Question -> skills and scope, deterministically (SPEC §5, issue 4 point 2).
+
+1. Normalise: lower case, punctuation dropped, light stemming ("chairs" → "chair", "loungers" →
+   "lounger", "seating" → "seat"), British/American spellings folded; words of five letters or more
+   that are not known are corrected to the closest known word ("avaliability", "furnture").
+2. Intents: per skill a vocabulary of words and phrases; every skill whose vocabulary matches runs, in
+   the registry's stable order. "missing" alone means gaps only when nothing more specific matched
+   ("missing images" is content quality, "missing materials" attribute coverage).
+3. Scope: the words left over are matched, longest phrase first, against the merchant's own category
+   names and the Google taxonomy (names with "patio" / "garden" / "outdoor" / "yard" tried as
+   equivalents; "sun loungers" = "Sunloungers"); the most specific matching node wins, preferring
+   nodes the catalog actually has products in. Merchant categories whose rows mostly map inside the
+   node are included and named.
+4. A phrase after "in/for/about…" that matches nothing is reported with the nearest categories that
+   exist; the analysis then covers the whole catalog. No intent at all → catalog_overview plus a line
+   listing what the agent answers.
+5. Follow-ups ("and pricing?", "what about lighting?") reuse the previous scope or skills from
+   PlanMemory, which the context stores between turns.
+"""
 
 from __future__ import annotations
 
+import difflib
+import re
+from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from agent.analysis.result import Scope
 from agent.catalog.taxonomy import Taxonomy
 
+CAPABILITIES_NOTE = (
+    "I can answer questions like: “Where are the gaps in outdoor furniture?”, “What is out of stock in patio "
+    "furniture?”, “Do I have entry-level and premium options in outdoor chairs?”, “Which materials or colours am I "
+    "missing in outdoor seating?”, “Which brands do competitors carry that I don't?” and “Is my catalog ready for "
+    "Google Shopping?”. Here is an overview of the catalog."
+)
+# Share of a merchant category's rows that must map inside a taxonomy scope for the category to be included.
+MERCHANT_INCLUDE_SHARE = 0.5
+SKILL_ORDER = ("assortment_gaps", "price_ladder", "attribute_coverage", "brand_coverage", "availability",
+               "content_quality", "catalog_overview")
+FALLBACK = "catalog_overview"
+
 
 @dataclass(frozen=True)
 class PlanMemory:
-    """What a context remembers between turns, so "and pricing?" knows what "it" was."""
+    """What a context remembers between turns, so "and pricing?" knows what "it" was. JSON-able."""
 
     skills: tuple[str, ...] = ()
     scope_phrase: str | None = None
@@ -24,7 +58,9 @@ class PlanMemory:
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "PlanMemory":
         data = data or {}
-        return cls(skills=tuple(str(s) for s in data.get("skills") or ()), scope_phrase=data.get("scope_phrase"))
+        skills = tuple(str(s) for s in data.get("skills") or () if str(s) in SKILL_ORDER)
+        phrase = data.get("scope_phrase")
+        return cls(skills=skills, scope_phrase=str(phrase) if phrase else None)
 
 
 @dataclass(frozen=True)
@@ -35,6 +71,493 @@ class Plan:
     memory: PlanMemory
 
 
+# --- normalisation ------------------------------------------------------------------------------------------
+_SPELLING = {"colour": "color", "colours": "colors", "grey": "gray", "catalogue": "catalog", "jewellery": "jewelry",
+             "aluminium": "aluminum", "sunlounger": "sunlounger", "favourite": "favorite", "organise": "organize",
+             "barbeque": "barbecue", "bbq": "barbecue", "bbqs": "barbecue", "e-commerce": "ecommerce"}
+_KEEP = {"glass", "grass", "mattress", "dress", "class", "gas", "canvas", "news", "this", "is", "was", "has", "does", "less",
+         "series", "species", "chassis", "always", "across", "plus", "bus", "status", "analysis", "gps", "ss", "us", "yes",
+         "its", "his", "process", "access", "cactus", "lotus", "compass", "boss", "moss", "press", "stress"}
+
+
+def stem(word: str) -> str:
+    """Light, symmetric stemming: applied to the question and to every category name alike."""
+    w = _SPELLING.get(word, word)
+    if w in _KEEP or len(w) <= 3:
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("ches", "shes", "xes", "sses", "zes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if w.endswith("ing") and len(w) > 6:
+        w = w[:-3]
+    return w
+
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+
+
+def tokens(text: str) -> list[str]:
+    return [stem(t) for t in raw_tokens(text)]
+
+
+def raw_tokens(text: str) -> list[str]:
+    """Lower-cased words as written (what notes quote back); `tokens` is the same list, stemmed."""
+    text = text.lower().replace("&", " and ").replace("e-commerce", "ecommerce").replace("in-stock", "in stock")
+    text = re.sub(r"out-of-stock", "out of stock", text)
+    text = re.sub(r"(\w)-(\w)", r"\1 \2", text)
+    out = []
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0).replace("’", "'")
+        if "'" in tok:
+            tok = tok.split("'")[0] if not tok.endswith("n't") else tok.replace("n't", "nt")
+        out.append(tok)
+    return out
+
+
+# --- intents -------------------------------------------------------------------------------------------------
+INTENTS: dict[str, tuple[str, ...]] = {
+    "assortment_gaps": ("gap", "gaps", "assortment", "whitespace", "white space", "under indexed", "underindexed",
+                        "under represented", "underrepresented", "thin", "holes in my range", "hole in my range",
+                        "what don't i sell", "what do i not sell", "dont sell", "don't sell", "do not sell", "not selling",
+                        "subcategories", "subcategory", "category coverage", "range coverage", "opportunities", "opportunity",
+                        "expand", "what should i add", "what to add", "weak spots", "weak spot", "share index", "missing categories",
+                        "missing subcategories", "empty categories", "empty category", "breadth", "depth of range"),
+    "price_ladder": ("price", "prices", "pricing", "priced", "cheap", "cheapest", "expensive", "premium", "entry level",
+                     "entry-level", "entry price", "budget", "luxury", "tier", "tiers", "good better best", "ladder",
+                     "price point", "price points", "discount", "discounts", "discounted", "sale", "on sale", "markdown",
+                     "markdowns", "affordable", "high end", "high-end", "low end", "price range", "compare at", "msrp",
+                     "cost", "costs", "percentile", "percentiles", "median price", "price band", "price bands"),
+    "attribute_coverage": ("attribute", "attributes", "colour", "colours", "color", "colors", "material", "materials",
+                           "size", "sizes", "sizing", "fabric", "fabrics", "finish", "finishes", "option values",
+                           "variant options", "option axes", "fill rate", "fill rates", "specs", "specification", "specifications",
+                           "dimensions"),
+    "brand_coverage": ("brand", "brands", "vendor", "vendors", "manufacturer", "manufacturers", "supplier", "suppliers",
+                       "maker", "makers", "single vendor", "label", "labels", "marques"),
+    "availability": ("stock", "stocked", "out of stock", "in stock", "inventory", "availability", "available",
+                     "unavailable", "sold out", "backorder", "backorders", "back order", "preorder", "pre order", "oos",
+                     "restock", "restocking", "stockout", "stockouts", "quantity", "quantities"),
+    "content_quality": ("quality", "content", "google shopping", "merchant center", "shopping feed", "feed", "gtin", "gtins",
+                        "barcode", "barcodes", "ean", "upc", "image", "images", "photo", "photos", "picture", "pictures",
+                        "description", "descriptions", "title", "titles", "completeness", "complete", "incomplete",
+                        "data quality", "errors", "error", "disapproved", "disapprovals", "ready for", "readiness", "seo",
+                        "listing", "listings", "duplicate", "duplicates", "invalid", "check digit", "missing data",
+                        "fix", "clean up", "cleanup", "problems", "issues", "health"),
+    "catalog_overview": ("overview", "summary", "summarise", "summarize", "summarise", "what is in", "what's in",
+                         "whats in", "what is this", "what's this", "describe", "tell me about", "contents", "how many",
+                         "breakdown", "break down", "statistics", "stats", "profile", "snapshot", "size of my catalog",
+                         "what do i have", "what do i sell", "what have i got", "overall picture", "at a glance", "columns",
+                         "format"),
+}
+WEAK_GAPS = ("missing", "lack", "lacking", "competitor", "competitors", "compare", "comparison", "versus", "vs",
+             "benchmark", "reference", "market", "coverage", "carry")
+FOLLOW_UP = ("and", "what about", "how about", "also", "same for", "now", "then", "ok", "okay", "and what about",
+             "and for", "what of", "and in")
+WHOLE_CATALOG = ("whole catalog", "entire catalog", "my catalog", "the catalog", "all products", "everything", "overall",
+                 "whole store", "my store", "my shop", "whole range", "all categories", "full catalog", "this catalog",
+                 "this file", "the file", "my products", "my feed", "the feed")
+SCOPE_PREPOSITIONS = ("in", "for", "about", "within", "across", "among", "on", "of", "regarding", "around", "under")
+STOPWORDS = set(
+    "a an the my our your their his her its i we you they me us it this that these those is are was were be been being am do does did "
+    "doing have has had having can could would should will shall may might must what which who whom whose where when why how "
+    "there here in on at for of to from by with about into over under within across among around regarding and or but not no "
+    "nor so than too very just also please show tell give list find see let lets let's get got any some all each every "
+    "more most less least much many few lot lots other others such only own same both either neither anything something "
+    "nothing where's what's whats who's how's i'm im ive i've id i'd dont don't doesnt doesn't isnt isn't arent aren't "
+    "cant can't wont won't need want like look looking check analyse analyze analysis report current currently today now "
+    "right well good bad ok okay hi hello hey thanks thank yes again still ever already whether if then else "
+    "catalog catalogue store shop range product products item items sku skus variant variants line lines "
+    "category categories section sections department departments stuff things thing one ones them they're "
+    "carry carrying sell selling offer offering stock stocking have having got exist exists available "
+    "where which would compare comparison against versus vs competitor competitors reference market rival rivals "
+    "whole entire full overall everything total across business merchant file data snapshot question questions "
+    "help doing going go are there here do".split()
+)
+STOPWORDS = {stem(w) for w in STOPWORDS} | STOPWORDS
+
+_INTENT_TOKENS: dict[str, list[tuple[str, ...]]] = {
+    skill: sorted({tuple(tokens(p)) for p in phrases}, key=len, reverse=True) for skill, phrases in INTENTS.items()
+}
+_WEAK_TOKENS = {tuple(tokens(p)) for p in WEAK_GAPS}
+_FOLLOW_TOKENS = sorted({tuple(tokens(p)) for p in FOLLOW_UP}, key=len, reverse=True)
+_WHOLE_TOKENS = {tuple(tokens(p)) for p in WHOLE_CATALOG}
+_PREP_TOKENS = {stem(p) for p in SCOPE_PREPOSITIONS}
+
+
+def _find(seq: list[str], phrase: tuple[str, ...], used: set[int]) -> list[int] | None:
+    n = len(phrase)
+    for i in range(len(seq) - n + 1):
+        if tuple(seq[i:i + n]) == phrase and not any(j in used for j in range(i, i + n)):
+            return list(range(i, i + n))
+    return None
+
+
+def _intents(seq: list[str]) -> tuple[list[str], set[int]]:
+    """Skills named by the question (stable order) and the token positions their words used."""
+    found: set[str] = set()
+    used: set[int] = set()
+    # longest phrases first across all skills, so "out of stock" beats "stock", "price range" beats "range"
+    candidates = sorted(((p, s) for s, ps in _INTENT_TOKENS.items() for p in ps), key=lambda x: -len(x[0]))
+    for phrase, skill in candidates:
+        while True:
+            hit = _find(seq, phrase, used)
+            if hit is None:
+                break
+            used.update(hit)
+            found.add(skill)
+    if not found:
+        for phrase in _WEAK_TOKENS:
+            hit = _find(seq, phrase, used)
+            if hit is not None:
+                used.update(hit)
+                found.add("assortment_gaps")
+    else:
+        for phrase in _WEAK_TOKENS:  # consume the words so they are not read as a scope
+            hit = _find(seq, phrase, used)
+            if hit is not None:
+                used.update(hit)
+    return [s for s in SKILL_ORDER if s in found], used
+
+
+# --- scope index ---------------------------------------------------------------------------------------------
+_EQUIV = ("outdoor", "patio", "garden", "yard", "backyard", "exterior")
+
+
+@dataclass
+class _Index:
+    by_tokens: dict[tuple[str, ...], list[int]]
+    by_joined: dict[str, list[int]]
+    vocab: set[str]
+    names: dict[int, tuple[str, ...]]
+
+
+_TAX_CACHE: dict[int, _Index] = {}
+
+
+def _name_tokens(name: str) -> tuple[str, ...]:
+    return tuple(t for t in tokens(name) if t != "and")
+
+
+def _taxonomy_index(taxonomy: Taxonomy) -> _Index:
+    key = id(taxonomy)
+    cached = _TAX_CACHE.get(key)
+    if cached is not None:
+        return cached
+    by_tokens: dict[tuple[str, ...], list[int]] = {}
+    by_joined: dict[str, list[int]] = {}
+    vocab: set[str] = set()
+    names: dict[int, tuple[str, ...]] = {}
+    for node in taxonomy.nodes.values():
+        toks = _name_tokens(node.name)
+        names[node.id] = toks
+        by_tokens.setdefault(toks, []).append(node.id)
+        by_joined.setdefault("".join(toks), []).append(node.id)
+        vocab.update(toks)
+    idx = _Index(by_tokens, by_joined, vocab, names)
+    _TAX_CACHE.clear()
+    _TAX_CACHE[key] = idx
+    return idx
+
+
+@dataclass
+class _OwnIndex:
+    """The merchant's data as the planner needs it: rows per taxonomy node (with ancestors) and categories."""
+
+    node_rows: Counter  # taxonomy id -> rows in its subtree
+    categories: dict[str, Counter]  # merchant category -> Counter of google ids (None for unmapped)
+    level_names: dict[tuple[str, ...], set[str]]  # tokens of a category level name -> category values ending there
+
+
+def _own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
+    node_rows: Counter = Counter()
+    categories: dict[str, Counter] = {}
+    level_names: dict[tuple[str, ...], set[str]] = {}
+    if own is None or own.num_rows == 0:
+        return _OwnIndex(node_rows, categories, level_names)
+    ids = own["google_category_id"]
+    for d in pc.value_counts(ids).to_pylist():
+        cid, n = d["values"], d["counts"]
+        if cid is None:
+            continue
+        node = taxonomy.node(cid)
+        while node is not None:
+            node_rows[node.id] += n
+            node = taxonomy.node(node.parent_id) if node.parent_id is not None else None
+    cat = own["category_path"]
+    if pa.types.is_dictionary(cat.type):
+        cat = cat.cast(pa.string())
+    pairs = pa.table({"c": cat, "g": ids, "one": pa.array([1] * own.num_rows, pa.int8())}).group_by(["c", "g"]).aggregate([("one", "sum")])
+    for c, g, n in zip(pairs["c"].to_pylist(), pairs["g"].to_pylist(), pairs["one_sum"].to_pylist()):
+        if not c:
+            continue
+        categories.setdefault(c, Counter())[g] += n
+    for c in categories:
+        for level in re.split(r"\s*(?:>|/|\|)\s*", c):
+            if level.strip():
+                level_names.setdefault(_name_tokens(level), set()).add(c)
+    return _OwnIndex(node_rows, categories, level_names)
+
+
+def _variants(phrase: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The phrase and its patio/garden/outdoor equivalents (original first)."""
+    out = [phrase]
+    for i, tok in enumerate(phrase):
+        if tok in _EQUIV:
+            for alt in _EQUIV:
+                if alt != tok:
+                    v = phrase[:i] + (alt,) + phrase[i + 1:]
+                    if v not in out:
+                        out.append(v)
+    if phrase and phrase[0] in _EQUIV and len(phrase) > 1:
+        out.append(phrase[1:])  # "patio chairs" may be just "chairs" in a merchant's words (tried last)
+    return out
+
+
+@dataclass
+class _Match:
+    taxonomy_id: int | None
+    merchant: tuple[str, ...]
+    phrase: str
+    label: str
+
+
+def _best_node(ids: Iterable[int], own: _OwnIndex, taxonomy: Taxonomy) -> int | None:
+    ids = list(ids)
+    if not ids:
+        return None
+    # prefer nodes with products, then more products, then shallower (the broader reading of a name)
+    return sorted(ids, key=lambda i: (-(own.node_rows.get(i, 0) > 0), -own.node_rows.get(i, 0), taxonomy.nodes[i].depth, i))[0]
+
+
+def _merchant_inside(node_id: int, own: _OwnIndex, taxonomy: Taxonomy) -> tuple[str, ...]:
+    """Merchant categories whose rows mostly map inside the node's subtree."""
+    inside = []
+    for c, counter in own.categories.items():
+        total = sum(counter.values())
+        n_in = sum(n for g, n in counter.items() if g is not None and taxonomy.is_within(g, node_id))
+        if total and n_in / total >= MERCHANT_INCLUDE_SHARE:
+            inside.append(c)
+    return tuple(sorted(inside))
+
+
+def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index) -> _Match | None:
+    """Exact matches only (merchant level names, taxonomy names, joined spellings), equivalents tried in order."""
+    text = " ".join(phrase)
+    for variant in _variants(phrase):
+        joined = "".join(variant)
+        # 1. the merchant's own category names
+        cats = own.level_names.get(variant)
+        if cats:
+            return _from_merchant(tuple(sorted(cats)), text, own, taxonomy)
+        # 2. taxonomy node names
+        ids = list(tax_idx.by_tokens.get(variant, [])) + [i for i in tax_idx.by_joined.get(joined, []) if i not in tax_idx.by_tokens.get(variant, [])]
+        if ids:
+            node = _best_node(ids, own, taxonomy)
+            if node is not None and (own.node_rows.get(node, 0) or not own.categories or len(variant) == len(phrase) and variant == phrase):
+                return _Match(node, _merchant_inside(node, own, taxonomy), text, taxonomy.nodes[node].name)
+    return None
+
+
+def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy) -> _Match:
+    """A scope from merchant categories: their taxonomy node is the deepest node holding most of their rows."""
+    counter: Counter = Counter()
+    for c in cats:
+        counter.update(own.categories.get(c, Counter()))
+    mapped = {g: n for g, n in counter.items() if g is not None}
+    node_id = None
+    if mapped:
+        total = sum(counter.values())
+        # lowest common ancestor of the mapped ids carrying most rows
+        paths = [taxonomy.nodes[g].path.split(" > ") for g in mapped if g in taxonomy.nodes]
+        common_levels = []
+        for levels in zip(*paths):
+            if len(set(levels)) == 1:
+                common_levels.append(levels[0])
+            else:
+                break
+        if common_levels and sum(mapped.values()) / total >= MERCHANT_INCLUDE_SHARE:
+            node_id = taxonomy.id_for_path(" > ".join(common_levels))
+    last_level = cats[0].split(">")[-1].strip() if len(cats) == 1 else _shared_level(cats, text)
+    if node_id is not None:
+        inside = set(_merchant_inside(node_id, own, taxonomy))
+        if inside - set(cats):
+            # the merchant's category is finer than the taxonomy ("Teak Loungers" under Sunloungers):
+            # keep the scope to those categories rather than widening it to the whole node
+            return _Match(None, cats, text, last_level)
+        return _Match(node_id, tuple(sorted(set(cats) | inside)), text, taxonomy.nodes[node_id].name)
+    return _Match(None, cats, text, last_level)
+
+
+def _shared_level(cats: tuple[str, ...], text: str) -> str:
+    """The level name (original spelling) that the matched categories share, for the answer's title."""
+    want = tuple(text.split())
+    for level in re.split(r"\s*(?:>|/|\|)\s*", cats[0]):
+        if _name_tokens(level) in _variants(want) or "".join(_name_tokens(level)) == "".join(want):
+            return level.strip()
+    return text
+
+
+def _partial(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index) -> _Match | None:
+    """Nodes with products whose name contains every word of the phrase (fewest extra words wins)."""
+    best = None
+    for variant in _variants(phrase):
+        want = set(variant)
+        for node_id, n in own.node_rows.items():
+            name = tax_idx.names.get(node_id, ())
+            if want <= set(name):
+                key = (len(name) - len(want), -n, taxonomy.nodes[node_id].depth)
+                if best is None or key < best[0]:
+                    best = (key, node_id)
+        if best:
+            break
+    if best is None:
+        return None
+    node = best[1]
+    return _Match(node, _merchant_inside(node, own, taxonomy), " ".join(phrase), taxonomy.nodes[node].name)
+
+
+def _correct(seq: list[str], vocab: set[str]) -> list[str]:
+    """Unknown words of five letters or more replaced by the closest known word (typos)."""
+    vocab_list = sorted(vocab)
+    out = []
+    for tok in seq:
+        if len(tok) >= 5 and tok not in vocab and not tok.isdigit():
+            close = difflib.get_close_matches(tok, vocab_list, n=1, cutoff=0.8)
+            out.append(close[0] if close else tok)
+        else:
+            out.append(tok)
+    return out
+
+
+def _runs(seq: list[str], used: set[int]) -> list[tuple[int, int]]:
+    """Maximal runs of unused, non-stopword tokens (start, end exclusive)."""
+    runs, start = [], None
+    for i, tok in enumerate(seq + ["\x00"]):
+        content = i < len(seq) and i not in used and tok not in STOPWORDS
+        if content and start is None:
+            start = i
+        elif not content and start is not None:
+            runs.append((start, i))
+            start = None
+    return runs
+
+
+Span = tuple[int, int]
+
+
+def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
+             tax_idx: _Index) -> tuple[_Match | None, Span | None, Span | None]:
+    """(match, its token span, unmatched span). Longest sub-phrase first within each run of content words."""
+    runs = _runs(seq, used)
+    best: tuple[int, _Match, Span] | None = None
+    for start, end in runs:
+        for length in range(end - start, 0, -1):
+            for i in range(start, end - length + 1):
+                m = _match_phrase(tuple(seq[i:i + length]), own, taxonomy, tax_idx)
+                if m and (best is None or length > best[0]):
+                    best = (length, m, (i, i + length))
+            if best and best[0] == length:
+                break
+    if best:
+        return best[1], best[2], None
+    for start, end in runs:
+        for length in range(end - start, 0, -1):
+            for i in range(start, end - length + 1):
+                m = _partial(tuple(seq[i:i + length]), own, taxonomy, tax_idx)
+                if m:
+                    return m, (i, i + length), None
+    # an unmatched phrase only counts when introduced as a scope ("in spaceships", "for spaceships")
+    for start, end in runs:
+        if start > 0 and seq[start - 1] in _PREP_TOKENS:
+            return None, None, (start, end)
+    return None, None, None
+
+
+def _nearest(phrase: str, own: _OwnIndex, taxonomy: Taxonomy, limit: int = 5) -> tuple[str, ...]:
+    """Closest existing categories: merchant level names and taxonomy nodes with products."""
+    names: dict[str, str] = {}
+    for toks, cats in own.level_names.items():
+        for c in cats:
+            last = c.split(">")[-1].strip()
+            names.setdefault(" ".join(toks), last)
+    for node_id in own.node_rows:
+        node = taxonomy.nodes.get(node_id)
+        if node is not None and node.depth >= 2:
+            names.setdefault(" ".join(_name_tokens(node.name)), node.name)
+    if not names:
+        for node in taxonomy.nodes.values():
+            if node.depth <= 2:
+                names.setdefault(" ".join(_name_tokens(node.name)), node.name)
+    keys = sorted(names)
+    close = difflib.get_close_matches(phrase, keys, n=limit, cutoff=0.0)
+    scored = sorted(close, key=lambda k: -difflib.SequenceMatcher(None, phrase, k).ratio())
+    out: list[str] = []
+    for k in scored:
+        if names[k] not in out:
+            out.append(names[k])
+    return tuple(out[:limit])
+
+
+def _scope(match: _Match | None, taxonomy: Taxonomy) -> Scope:
+    if match is None:
+        return Scope()
+    node = taxonomy.node(match.taxonomy_id) if match.taxonomy_id is not None else None
+    return Scope(label=match.label, taxonomy_id=node.id if node else None, taxonomy_path=node.path if node else None,
+                 merchant_categories=match.merchant, phrase=match.phrase)
+
+
+def _starts_with(seq: list[str], options) -> bool:
+    return any(tuple(seq[:len(o)]) == o for o in options if o)
+
+
+def _has(seq: list[str], phrases) -> bool:
+    return any(_find(seq, p, set()) is not None for p in phrases)
+
+
 def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMemory | None = None) -> Plan:
-    skills = ("catalog_overview",)
-    return Plan(skills=skills, scope=Scope(), notes=(), memory=PlanMemory(skills=skills, scope_phrase=None))
+    """Skills, scope and notes for one question; `memory` is the previous turn's PlanMemory in this context."""
+    tax_idx = _taxonomy_index(taxonomy)
+    own_idx = _own_index(own, taxonomy)
+    words = raw_tokens(question or "")
+    raw = [stem(w) for w in words]
+    vocab = set(tax_idx.vocab) | {t for p in _INTENT_TOKENS.values() for ph in p for t in ph} | STOPWORDS
+    for toks in own_idx.level_names:
+        vocab.update(toks)
+    seq = _correct(raw, vocab)
+    skills, used = _intents(seq)
+    whole = _has(seq, _WHOLE_TOKENS)
+    match, span, miss = (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
+    unmatched = " ".join(words[miss[0]:miss[1]]) if miss else None
+    notes: list[str] = []
+    follow = _starts_with(seq, _FOLLOW_TOKENS) or len([t for t in seq if t not in STOPWORDS]) <= 2
+    scope_phrase = " ".join(words[span[0]:span[1]]) if span else None
+    if match is not None and scope_phrase:
+        match.phrase = scope_phrase
+
+    if memory and follow and not whole:
+        if skills and match is None and unmatched is None and memory.scope_phrase:
+            # "and pricing?" — same scope, new skill
+            m2, _, _ = _resolve(tokens(memory.scope_phrase), set(), own_idx, taxonomy, tax_idx)
+            if m2 is not None:
+                m2.phrase = memory.scope_phrase
+                match, scope_phrase = m2, memory.scope_phrase
+        if not skills and (match is not None or unmatched is not None) and memory.skills:
+            # "what about lighting?" — same skills, new scope
+            skills = list(memory.skills)
+
+    if unmatched:
+        near = _nearest(" ".join(seq[miss[0]:miss[1]]), own_idx, taxonomy)
+        near_text = ", ".join(near) if near else "none"
+        notes.append(f"No category matches “{unmatched}”; nearest: {near_text}. The answer covers the whole catalog.")
+    if not skills:
+        skills = [FALLBACK]
+        if not (memory and follow and match is not None):
+            notes.append(CAPABILITIES_NOTE if match is None else CAPABILITIES_NOTE.replace("Here is an overview of the catalog.",
+                                                                                          "Here is an overview of this category."))
+    scope = _scope(match, taxonomy)
+    if unmatched:
+        scope = Scope(unmatched=unmatched, nearest=near)
+    skills_t = tuple(s for s in SKILL_ORDER if s in skills)
+    return Plan(skills=skills_t, scope=scope, notes=tuple(notes), memory=PlanMemory(skills=skills_t, scope_phrase=scope_phrase))
