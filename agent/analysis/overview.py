@@ -52,7 +52,8 @@ def run(inp: SkillInput) -> SkillResult:
     r_cats = add("Summary", "Categories", n_categories)
     r_brands = add("Summary", "Brands", n_brands)
     findings.append(Finding("overview.size", {"rows_n": scoped.num_rows, "products_n": products_all,
-                                              "categories_n": n_categories, "brands_n": n_brands},
+                                              "categories_n": n_categories, "brands_n": n_brands,
+                                              "whole": scope.is_whole_catalog},
                             cells=((r_rows, "Count"), (r_products, "Count"), (r_cats, "Count"), (r_brands, "Count")), severity=9))
 
     # Source format and columns (from evidence, when the service passes it) ---------------------------

@@ -94,7 +94,8 @@ def template(code: str) -> Callable[[Template], Template]:
 
 @template("overview.size")
 def _(v: Values) -> str:
-    return (f"The catalog holds {v.count('rows_n', 'row', 'rows')} (variants) for {v.count('products_n', 'product', 'products')}, "
+    lead = "The catalog holds" if v.raw("whole", True) else "This scope holds"
+    return (f"{lead} {v.count('rows_n', 'row', 'rows')} (variants) for {v.count('products_n', 'product', 'products')}, "
             f"in {v.count('categories_n', 'category', 'categories')} from {v.count('brands_n', 'brand', 'brands')}.")
 
 
@@ -440,16 +441,30 @@ def sentence(finding: Finding, currency: str | None) -> str:
 
 # --- scope, table ---------------------------------------------------------------------------------------
 def scope_line(scope: Scope) -> str:
+    """The resolved scope in words: taxonomy path and id, and the merchant categories included.
+
+    Merchant categories under the taxonomy path are named by their remainder ("Outdoor Seating >
+    Sunloungers") so the line stays readable; others are quoted whole.
+    """
     if scope.is_whole_catalog:
         return "Scope: the whole catalog."
     parts = []
+    cats = list(scope.merchant_categories)
     if scope.taxonomy_path:
         ident = f" (Google taxonomy id {scope.taxonomy_id})" if scope.taxonomy_id is not None else ""
         parts.append(f"{scope.taxonomy_path}{ident}")
-    if scope.merchant_categories:
-        cats = _names([f"“{c}”" for c in scope.merchant_categories], limit=6)
-        label = "your category" if len(scope.merchant_categories) == 1 else "your categories"
-        parts.append(f"{label} {cats}")
+    if cats:
+        prefix = (scope.taxonomy_path or "") + " > "
+        below = [c[len(prefix):] for c in cats if scope.taxonomy_path and c.startswith(prefix)]
+        same = [c for c in cats if scope.taxonomy_path and c == scope.taxonomy_path]
+        other = [c for c in cats if c not in same and not (scope.taxonomy_path and c.startswith(prefix))]
+        if same:
+            parts.append("your category of the same name")
+        if below:
+            parts.append("your categories below it: " + _names(below, limit=6))
+        if other:
+            label = "your category" if len(other) == 1 else "your categories"
+            parts.append(f"{label} " + _names([f"“{c}”" for c in other], limit=6))
     return "Scope: " + "; including ".join(parts) + "."
 
 
