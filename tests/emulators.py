@@ -106,7 +106,7 @@ class GcsEmulator(_EmulatorBase):
 
     def start(self, timeout: float = 15.0) -> "GcsEmulator":
         self._proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--port", str(self.port)],
+            [sys.executable, str(Path(__file__).resolve()), "--port", str(self.port), "--parent", str(os.getpid())],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
@@ -265,6 +265,18 @@ def fake_gcs(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGcs]:
 # --- launcher: `python tests/emulators.py --port N` runs the patched emulator in this process ----
 
 
+def _exit_with_parent(parent: int) -> None:
+    """Stop the emulator if the test process dies without tearing it down (killed, crashed)."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _serve(port: int) -> None:
     import http.server
 
@@ -312,4 +324,8 @@ if __name__ == "__main__":
     logging.basicConfig(level=logging.CRITICAL)
     parser = argparse.ArgumentParser(description="threaded gcp-storage-emulator for tests")
     parser.add_argument("--port", type=int, required=True)
-    _serve(parser.parse_args().port)
+    parser.add_argument("--parent", type=int)
+    args = parser.parse_args()
+    if args.parent:
+        _exit_with_parent(args.parent)
+    _serve(args.port)
