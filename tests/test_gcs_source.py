@@ -408,3 +408,63 @@ def test_concurrent_resolves_share_one_metadata_call(gcs_emulator):
     assert len(refs) == 12 and len(set(refs)) == 1
     # One metadata GET for the burst (a thread that came late may hit the memo instead).
     assert len(gcs_emulator.requests()) == 1
+
+
+# --- through the catalog layer (agent.catalog.sources, which calls this module) ----------------------
+
+SHOPIFY_CSV = (
+    b"Handle,Title,Body (HTML),Vendor,Type,Published,Option1 Name,Option1 Value,Variant SKU,"
+    b"Variant Inventory Qty,Variant Price,Status\n"
+    b"teak-chair,Teak Chair,<p>Chair</p>,Acme,Chairs,TRUE,Color,Natural,TC-1,4,199.00,active\n"
+    b"teak-chair,,,,,,,Grey,TC-2,0,199.00,\n"
+    b"oak-table,Oak Table,<p>Table</p>,Acme,Tables,TRUE,Title,Default Title,OT-1,2,499.00,active\n"
+)
+
+
+def flat_parquet_with_snapshot_date() -> bytes:
+    table = pa.table(
+        {
+            "id": ["A-1", "A-2", "B-1"],
+            "title": ["Teak chair", "Teak chair", "Oak table"],
+            "brand": ["Acme", "Acme", "Acme"],
+            "price": [199.0, 209.0, 499.0],
+        }
+    ).replace_schema_metadata({"snapshot_date": "2026-11-28"})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    return sink.getvalue()
+
+
+def test_configured_catalog_from_a_prefix_through_sources(gcs_emulator):
+    import datetime as dt
+
+    from agent.catalog.sources import load_catalog_inputs
+
+    bucket = gcs_emulator.create_bucket()
+    generation = gcs_emulator.upload(bucket, "acme/products-2026-11-28.csv", SHOPIFY_CSV, "text/csv")
+    inputs = load_catalog_inputs([], catalog_uri=f"gs://{bucket}/acme/")
+    assert inputs.problems == []
+    assert inputs.own is not None and inputs.own.table.num_rows == 3
+    (ev,) = inputs.own.sources
+    assert ev.name == f"gs://{bucket}/acme/products-2026-11-28.csv"
+    assert ev.generation == generation and ev.kind == "Cloud Storage"
+    assert ev.format.startswith("Shopify")
+    assert ev.rows_read == 3
+
+    pq_generation = gcs_emulator.upload(bucket, "flat/products.parquet", flat_parquet_with_snapshot_date())
+    inputs = load_catalog_inputs([], catalog_uri=f"gs://{bucket}/flat/products.parquet")
+    (ev,) = inputs.own.sources
+    assert ev.generation == pq_generation and ev.rows_read == 3
+    assert ev.snapshot_date == dt.date(2026, 11, 28)
+
+
+def test_unreadable_configured_catalog_is_a_fixed_line(fresh_gcs_emulator, monkeypatch):
+    from agent.catalog.sources import CATALOG_PROBLEM, load_catalog_inputs
+
+    monkeypatch.setattr(gcs, "RETRY_DEADLINE_S", 0.5)
+    inputs = load_catalog_inputs([], catalog_uri="gs://missing-bucket-zz7/acme/")
+    assert inputs.problems == [CATALOG_PROBLEM] and inputs.own is None
+    fresh_gcs_emulator.stop()
+    inputs = load_catalog_inputs([], catalog_uri="gs://missing-bucket-zz7/acme/products.csv")
+    assert inputs.problems == [CATALOG_PROBLEM] and inputs.own is None
+    assert all("missing-bucket" not in p for p in inputs.problems)
