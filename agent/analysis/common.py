@@ -139,7 +139,7 @@ def taxonomy_note(scope: Scope, taxonomy: Taxonomy, leaves: int | None = None) -
 
 
 UNMAPPED_LABEL = "Unmapped"
-WHOLE_CATALOG_DEPTH = 3  # whole-catalog groupings stop at "Home & Garden > Lawn & Garden > Outdoor Living"
+WHOLE_CATALOG_DEPTH = 4  # whole-catalog groupings stop at "Home & Garden > Kitchen & Dining > Kitchen Appliances > Outdoor Grills"
 
 
 def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.ChunkedArray:
