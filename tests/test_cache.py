@@ -222,3 +222,16 @@ def test_single_flight_shares_one_call_and_forgets_after():
         t.join(5)
     assert out == ["ref"] * 5 and len(calls) == 1
     assert flight.do("uri", lambda: "again") == "again"  # nothing remembered once done
+
+
+def test_configure_sets_budget_and_ttl():
+    from agent.catalog import cache, gcs
+
+    old_budget, old_ttl = cache.TABLE_CACHE.max_bytes, gcs.RESOLVE_MEMO.ttl
+    try:
+        cache.configure(table_cache_bytes=1234, resolve_ttl_s=2.5)
+        assert cache.TABLE_CACHE.max_bytes == 1234 and gcs.RESOLVE_MEMO.ttl == 2.5
+        with pytest.raises(ValueError):
+            cache.configure(resolve_ttl_s=-1)
+    finally:
+        cache.configure(table_cache_bytes=old_budget, resolve_ttl_s=old_ttl)

@@ -288,6 +288,18 @@ def arrow_size(value: Any) -> int:
 TABLE_CACHE: ByteBoundedLRU[Any] = ByteBoundedLRU(DEFAULT_TABLE_CACHE_BYTES)
 
 
+def configure(*, table_cache_bytes: int | None = None, resolve_ttl_s: float | None = None) -> None:
+    """Apply configuration at start (the config module calls this; None keeps the default)."""
+    if table_cache_bytes is not None:
+        TABLE_CACHE.set_max_bytes(table_cache_bytes)
+    if resolve_ttl_s is not None:
+        if resolve_ttl_s < 0:
+            raise ValueError("resolve_ttl_s must be >= 0")
+        from agent.catalog import gcs
+
+        gcs.RESOLVE_MEMO.ttl = resolve_ttl_s
+
+
 def load_gcs(
     uri: str,
     parse: Callable[[bytes, "ObjectRef"], T],
