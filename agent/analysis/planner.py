@@ -124,7 +124,9 @@ INTENTS: dict[str, tuple[str, ...]] = {
                         "what don't i sell", "what do i not sell", "dont sell", "don't sell", "do not sell", "not selling",
                         "subcategories", "subcategory", "category coverage", "range coverage", "opportunities", "opportunity",
                         "expand", "what should i add", "what to add", "weak spots", "weak spot", "share index", "missing categories",
-                        "missing subcategories", "empty categories", "empty category", "breadth", "depth of range"),
+                        "missing subcategories", "empty categories", "empty category", "breadth", "depth of range",
+                        "weak", "weakest", "weakness", "weaknesses", "strengths", "where am i light", "under-served",
+                        "underserved", "blind spots", "blind spot"),
     "price_ladder": ("price", "prices", "pricing", "priced", "cheap", "cheapest", "expensive", "premium", "entry level",
                      "entry-level", "entry price", "budget", "luxury", "tier", "tiers", "good better best", "ladder",
                      "price point", "price points", "discount", "discounts", "discounted", "sale", "on sale", "markdown",
@@ -342,22 +344,36 @@ def _merchant_inside(node_id: int, own: _OwnIndex, taxonomy: Taxonomy) -> tuple[
     return tuple(sorted(inside))
 
 
-def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index) -> _Match | None:
-    """Exact matches only (merchant level names, taxonomy names, joined spellings), equivalents tried in order."""
+def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index,
+                  with_data: bool = True) -> _Match | None:
+    """Exact matches (merchant level names, taxonomy names, joined spellings), equivalents tried in order.
+
+    with_data=True accepts only names the catalog has rows in; False accepts any taxonomy name as written.
+    """
     text = " ".join(phrase)
-    for variant in _variants(phrase):
+    variants = _variants(phrase)
+    for variant in variants:
         joined = "".join(variant)
-        # 1. the merchant's own category names
-        cats = own.level_names.get(variant)
-        if cats:
-            return _from_merchant(tuple(sorted(cats)), text, own, taxonomy)
-        # 2. taxonomy node names
-        ids = list(tax_idx.by_tokens.get(variant, [])) + [i for i in tax_idx.by_joined.get(joined, []) if i not in tax_idx.by_tokens.get(variant, [])]
+        if with_data:
+            cats = own.level_names.get(variant) or own.level_names.get(_joined_level(own, joined))
+            if cats:
+                return _from_merchant(tuple(sorted(cats)), text, own, taxonomy)
+        exact = tax_idx.by_tokens.get(variant, [])
+        ids = list(exact) + [i for i in tax_idx.by_joined.get(joined, []) if i not in exact]
+        if with_data:
+            ids = [i for i in ids if own.node_rows.get(i, 0)]
         if ids:
             node = _best_node(ids, own, taxonomy)
-            if node is not None and (own.node_rows.get(node, 0) or not own.categories or len(variant) == len(phrase) and variant == phrase):
-                return _Match(node, _merchant_inside(node, own, taxonomy), text, taxonomy.nodes[node].name)
+            return _Match(node, _merchant_inside(node, own, taxonomy), text, taxonomy.nodes[node].name)
     return None
+
+
+def _joined_level(own: _OwnIndex, joined: str) -> tuple[str, ...]:
+    """A merchant level whose words written together equal `joined` ("sun loungers" ~ "Sunloungers")."""
+    for toks in own.level_names:
+        if "".join(toks) == joined:
+            return toks
+    return ()
 
 
 def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy) -> _Match:
@@ -432,16 +448,27 @@ def _correct(seq: list[str], vocab: set[str]) -> list[str]:
 
 
 def _runs(seq: list[str], used: set[int]) -> list[tuple[int, int]]:
-    """Maximal runs of unused, non-stopword tokens (start, end exclusive)."""
+    """Maximal runs of unused, non-stopword tokens (start, end exclusive).
+
+    An "and" between two content words stays inside the run ("watering and irrigation" is one name);
+    phrase matching ignores it, as category names are indexed without "and"/"&".
+    """
+    def content(i: int) -> bool:
+        return 0 <= i < len(seq) and i not in used and seq[i] not in STOPWORDS
+
     runs, start = [], None
-    for i, tok in enumerate(seq + ["\x00"]):
-        content = i < len(seq) and i not in used and tok not in STOPWORDS
-        if content and start is None:
+    for i in range(len(seq) + 1):
+        ok = content(i) or (i < len(seq) and seq[i] == "and" and i not in used and content(i - 1) and content(i + 1))
+        if ok and start is None:
             start = i
-        elif not content and start is not None:
+        elif not ok and start is not None:
             runs.append((start, i))
             start = None
     return runs
+
+
+def _phrase(seq: list[str], i: int, j: int) -> tuple[str, ...]:
+    return tuple(t for t in seq[i:j] if t != "and")
 
 
 Span = tuple[int, int]
@@ -449,25 +476,32 @@ Span = tuple[int, int]
 
 def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
              tax_idx: _Index) -> tuple[_Match | None, Span | None, Span | None]:
-    """(match, its token span, unmatched span). Longest sub-phrase first within each run of content words."""
+    """(match, its token span, unmatched span).
+
+    Passes, each longest phrase first: exact names the catalog has products in (merchant category
+    levels, taxonomy nodes); then taxonomy nodes with products whose name contains every word; then
+    exact taxonomy names without products (an honest empty scope, e.g. a subcategory not sold).
+    A lone "outdoor"/"patio"/"garden" is too vague to be a scope on its own.
+    """
     runs = _runs(seq, used)
-    best: tuple[int, _Match, Span] | None = None
+    spans = []
     for start, end in runs:
         for length in range(end - start, 0, -1):
             for i in range(start, end - length + 1):
-                m = _match_phrase(tuple(seq[i:i + length]), own, taxonomy, tax_idx)
-                if m and (best is None or length > best[0]):
-                    best = (length, m, (i, i + length))
-            if best and best[0] == length:
-                break
-    if best:
-        return best[1], best[2], None
-    for start, end in runs:
-        for length in range(end - start, 0, -1):
-            for i in range(start, end - length + 1):
-                m = _partial(tuple(seq[i:i + length]), own, taxonomy, tax_idx)
+                phrase = _phrase(seq, i, i + length)
+                if phrase and not (len(phrase) == 1 and phrase[0] in _EQUIV) and phrase[-1] != "and" and seq[i] != "and":
+                    spans.append((len(phrase), i, i + length, phrase))
+    spans.sort(key=lambda x: (-x[0], x[1]))
+    for with_data in (True, False):
+        for _, i, j, phrase in spans:
+            m = _match_phrase(phrase, own, taxonomy, tax_idx, with_data)
+            if m:
+                return m, (i, j), None
+        if with_data:
+            for n, i, j, phrase in spans:
+                m = _partial(phrase, own, taxonomy, tax_idx)
                 if m:
-                    return m, (i, i + length), None
+                    return m, (i, j), None
     # an unmatched phrase only counts when introduced as a scope ("in spaceships", "for spaceships")
     for start, end in runs:
         if start > 0 and seq[start - 1] in _PREP_TOKENS:
