@@ -39,7 +39,7 @@ def run(inp: SkillInput) -> SkillResult:
     has_stock = common.has_stock_information(t)
     rows: list[dict] = []
     if t.num_rows:
-        labels = common.category_labels(t, scope, tax).combine_chunks().dictionary_encode()
+        labels = common.category_labels(t, scope, tax)
         state = common.stock_state(t)
         policy = pc.fill_null(common.as_str(t["inventory_policy"]), "")
         backorder = pc.or_(pc.equal(state, "backorder"), pc.and_(pc.equal(state, "out_of_stock"), pc.equal(policy, "continue")))

@@ -140,7 +140,7 @@ def run(inp: SkillInput) -> SkillResult:
                            "Share of rows": common.pct(n, t.num_rows), "Examples": _example_ids(t, mask), "_id": cid})
         checks.sort(key=lambda r: (-SEVERITY_RANK[r["Severity"]], -r["Affected rows"]))
         rows.extend(checks)
-        labels = common.category_labels(t, scope, tax).combine_chunks().dictionary_encode()
+        labels = common.category_labels(t, scope, tax)
         g = pa.table({"c": labels, "bad": pc.cast(incomplete, pa.int64()), "pk": t["product_key"]}).group_by("c").aggregate(
             [("bad", "sum"), ("pk", "count")])
         cats = []

@@ -45,7 +45,7 @@ def run(inp: SkillInput) -> SkillResult:
     products_all = common.count_products(scoped)
     labels = common.category_labels(t, scope, tax) if t.num_rows else pa.array([], pa.string())
     brands = common.as_str(t["brand"])
-    n_categories = len(pc.unique(labels)) if t.num_rows else 0
+    n_categories = len(pc.unique(labels.indices)) if t.num_rows else 0
     n_brands = len(pc.unique(brands.drop_null())) if t.num_rows else 0
     r_rows = add("Summary", "Rows (variants)", scoped.num_rows)
     r_products = add("Summary", "Products", products_all)
@@ -118,8 +118,10 @@ def run(inp: SkillInput) -> SkillResult:
 
     # Top categories by products -----------------------------------------------------------------------
     if t.num_rows:
-        cat_t = pa.table({"c": labels, "k": t["product_key"]})
-        g = cat_t.group_by("c").aggregate([("k", "count_distinct")]).sort_by([("k_count_distinct", "descending"), ("c", "ascending")])
+        cat_t = pa.table({"ci": labels.indices, "k": t["product_key"]})
+        g = cat_t.group_by("ci").aggregate([("k", "count_distinct")])
+        g = g.append_column("c", pc.take(labels.dictionary, g["ci"]))
+        g = g.sort_by([("k_count_distinct", "descending"), ("c", "ascending")])
         n_products = common.count_products(t)
         top = g.slice(0, TOP_CATEGORIES).to_pylist()
         crow = []

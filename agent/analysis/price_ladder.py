@@ -105,13 +105,13 @@ def run(inp: SkillInput) -> SkillResult:
     if with_ref:
         rp = common.population(inp.reference, scope, tax).table
         if rp.num_rows:
-            rl = common.category_labels(rp, scope, tax).combine_chunks().dictionary_encode()
+            rl = common.category_labels(rp, scope, tax)
             rprod = _products(rp, rl)
             rq = common.group_quantiles(rprod["ci_min"], rprod["price_min"], (0.25, TERTILES[0], TERTILES[1], 0.75))
             names = rl.dictionary.to_pylist()
             ref_q = {names[k]: v for k, v in rq.items()}
     if t.num_rows:
-        labels = common.category_labels(t, scope, tax).combine_chunks().dictionary_encode()
+        labels = common.category_labels(t, scope, tax)
         names = labels.dictionary.to_pylist()
         prod = _products(t, labels)
         ci = prod["ci_min"].to_numpy(zero_copy_only=False).astype(np.int64)

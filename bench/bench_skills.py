@@ -1,0 +1,159 @@
+"""Skill benchmark: every analysis skill on the 1,000,000-variant catalog, warm, plus the full gaps turn.
+
+Side by side in the same run: the core aggregation of `assortment_gaps` (per subcategory of the scope:
+distinct products, variants, in-stock variants, min/median/max price) written as DuckDB SQL over the
+same Arrow table (DuckDB is a bench-only dependency), against our pyarrow implementation of the same
+aggregation and against the whole skill.
+
+Usage:
+    .venv/bin/python bench/gen_catalog.py                 # once: bench/out/catalog-1m.parquet
+    .venv/bin/python bench/bench_skills.py [--runs 7] [--threads 2] [--input bench/out/catalog-1m.parquet]
+
+Figures are printed (median and min of the warm runs), never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+QUESTION = "Where are the gaps in outdoor furniture?"
+
+
+def _load(path: Path):
+    try:
+        from agent.catalog.ingest import read_table_bytes
+    except ImportError:  # older layout
+        from agent.catalog.sources import read_table_bytes  # type: ignore[no-redef]
+    t = time.perf_counter()
+    table, evidence = read_table_bytes(path.read_bytes(), path.name, "local file")
+    return table, evidence, time.perf_counter() - t
+
+
+def _time(fn, runs: int) -> tuple[float, float]:
+    fn()  # warm
+    samples = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t)
+    return statistics.median(samples), min(samples)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--input", default=str(ROOT / "bench" / "out" / "catalog-1m.parquet"))
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pa.set_cpu_count(args.threads)
+    pa.set_io_thread_count(args.threads)
+
+    from agent.analysis import common, gaps
+    from agent.analysis.planner import plan
+    from agent.analysis.registry import SKILLS, SkillInput
+    from agent.catalog.taxonomy import load
+    from agent.render.text import render_skill
+
+    path = Path(args.input)
+    if not path.exists():
+        sys.exit(f"{path} not found: run bench/gen_catalog.py first")
+    own, evidence, load_s = _load(path)
+    tax = load()
+    print(f"input: {path.name}, {own.num_rows:,} rows, {common.count_products(own):,} products; "
+          f"ingest {load_s:.2f} s (not part of the figures below); threads {args.threads}; "
+          f"machine load average {os.getloadavg()[0]:.1f}")
+
+    p = plan(QUESTION, own, tax)
+    print(f"plan: {p.skills} scope {p.scope.taxonomy_path} (id {p.scope.taxonomy_id}), "
+          f"{len(p.scope.merchant_categories)} merchant categories")
+    scopes = {"whole catalog": plan("overview", own, tax).scope, "outdoor furniture": p.scope}
+
+    rows = []
+    for skill_id, spec in SKILLS.items():
+        for label, scope in scopes.items():
+            inp = SkillInput(own=own, reference=None, scope=scope, taxonomy=tax, sources=(evidence,))
+            med, best = _time(lambda: spec.run(inp), args.runs)
+            rows.append((skill_id, label, med, best))
+
+    def turn():
+        pl = plan(QUESTION, own, tax)
+        for sid in pl.skills:
+            render_skill(SKILLS[sid].run(SkillInput(own=own, reference=None, scope=pl.scope, taxonomy=tax)), pl.notes)
+
+    turn_med, turn_best = _time(turn, args.runs)
+    plan_med, _ = _time(lambda: plan(QUESTION, own, tax), args.runs)
+
+    # --- the core aggregation, ours vs DuckDB -----------------------------------------------------------
+    pop = common.population(own, p.scope, tax).table
+    ids = common.scope_ids(p.scope, tax)
+
+    def ours_core():
+        return gaps._aggregate(pop, p.scope, tax)
+
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(f"PRAGMA threads={args.threads}")
+    canon = own  # noqa: F841 (registered by name below)
+    con.register("canon", own)
+    id_list = ",".join(str(i) for i in ids)
+    sql = f"""
+        SELECT google_category_id AS key,
+               count(DISTINCT product_key) AS products,
+               count(*) AS variants,
+               sum(CASE WHEN coalesce(CAST(availability AS VARCHAR), 'unknown') = 'in_stock'
+                         OR (coalesce(CAST(availability AS VARCHAR), 'unknown') = 'unknown' AND inventory_qty > 0)
+                        THEN 1 ELSE 0 END) AS in_stock,
+               min(CASE WHEN price > 0 THEN price END) AS min_price,
+               median(CASE WHEN price > 0 THEN price END) AS median_price,
+               max(CASE WHEN price > 0 THEN price END) AS max_price
+        FROM canon
+        WHERE coalesce(CAST(status AS VARCHAR), 'unknown') IN ('active', 'unknown')
+          AND (google_category_id IN ({id_list}) {"OR CAST(category_path AS VARCHAR) IN (SELECT unnest(?))" if p.scope.merchant_categories else ""})
+        GROUP BY 1
+    """
+    params = [list(p.scope.merchant_categories)] if p.scope.merchant_categories else []
+
+    def duck_core():
+        res = con.execute(sql, params)
+        return res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.arrow()
+
+    ours_med, ours_best = _time(ours_core, args.runs)
+    duck_med, duck_best = _time(duck_core, args.runs)
+    # the same rows either way
+    duck = {r["key"]: r for r in duck_core().to_pylist()}
+    mine = ours_core()
+    assert all(mine[k]["products"] == duck[k]["products"] and mine[k]["variants"] == duck[k]["variants"] for k in duck), "mismatch"
+    # DuckDB doing the scope filter too, so compare with the skill's population + aggregate
+    full_med, full_best = _time(lambda: gaps._aggregate(common.population(own, p.scope, tax).table, p.scope, tax), args.runs)
+
+    print()
+    print("| skill | scope | median | min |")
+    print("|---|---|---:|---:|")
+    for skill_id, label, med, best in rows:
+        print(f"| `{skill_id}` | {label} | {med * 1000:.0f} ms | {best * 1000:.0f} ms |")
+    print(f"| full turn: plan + `assortment_gaps` + Markdown | “{QUESTION}” | {turn_med * 1000:.0f} ms | {turn_best * 1000:.0f} ms |")
+    print(f"| planner alone | “{QUESTION}” | {plan_med * 1000:.1f} ms | |")
+    print()
+    print("| core gaps aggregation (scope filter + group by subcategory) | median | min |")
+    print("|---|---:|---:|")
+    print(f"| ours: population filter + pyarrow group_by + exact medians | {full_med * 1000:.0f} ms | {full_best * 1000:.0f} ms |")
+    print(f"| ours: group_by only (population already filtered) | {ours_med * 1000:.0f} ms | {ours_best * 1000:.0f} ms |")
+    print(f"| DuckDB SQL on the same Arrow table (filter + group by) | {duck_med * 1000:.0f} ms | {duck_best * 1000:.0f} ms |")
+    print(f"| ratio ours (filter + aggregate) / DuckDB | {full_med / duck_med:.2f}× | |")
+
+
+if __name__ == "__main__":
+    main()
