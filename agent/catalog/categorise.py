@@ -96,16 +96,10 @@ def _google_id(tax: taxonomy.Taxonomy, value: str | None) -> int | None:
 
 def _lookup(arr: pa.ChunkedArray, fn) -> np.ndarray:
     """Per-distinct lookup -> int64 numpy array with -1 for "no match"."""
-    d = as_dictionary(arr.cast(pa.string()) if not (pa.types.is_dictionary(arr.type) or pa.types.is_string(arr.type)) else arr)
-    parts = []
-    for chunk in d.chunks:
-        mapped = np.array([(-1 if (r := fn(v)) is None else r) for v in chunk.dictionary.to_pylist()] or [-1], dtype=np.int64)
-        idx = chunk.indices.to_numpy(zero_copy_only=False)
-        valid = ~np.asarray(chunk.is_null().to_numpy(zero_copy_only=False), dtype=bool)
-        out = np.full(len(chunk), -1, dtype=np.int64)
-        out[valid] = mapped[idx[valid].astype(np.int64)]
-        parts.append(out)
-    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+    d = as_dictionary(arr)
+    mapped = np.array([(-1 if (r := fn(v)) is None else r) for v in d.dictionary.to_pylist()] + [-1], dtype=np.int64)
+    idx = pc.fill_null(d.indices, len(mapped) - 1).to_numpy(zero_copy_only=False)
+    return mapped[idx.astype(np.int64)]
 
 
 def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.ChunkedArray | None,
@@ -128,8 +122,8 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
         texts = []
         for col in (product_type, category_path, title):
             if col is not None:
-                texts.append(pc.take(chunked(col).cast(pa.string()), pa.array(todo)).combine_chunks()
-                             if isinstance(col, pa.ChunkedArray) else pc.take(col.cast(pa.string()), pa.array(todo)))
+                picked = pc.take(col, pa.array(todo))  # take first: cast only the unmapped rows
+                texts.append(picked.cast(pa.string()) if picked.type != pa.string() else picked)
         text = pc.utf8_lower(pc.binary_join_element_wise(*[pc.fill_null(t, "") for t in texts], " | "))
         remaining = np.ones(len(todo), dtype=bool)
         for pattern, cid in KEYWORD_RULES:
@@ -142,12 +136,9 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
                 remaining &= ~hit
     mask = ids < 0
     id_arr = pa.array(np.where(mask, 0, ids).astype(np.int32), mask=mask)
-    distinct_ids = np.unique(ids[~mask])
-    paths = {int(i): tax.node(int(i)).path for i in distinct_ids}
-    # dictionary of paths indexed by position in distinct_ids
-    pos = np.searchsorted(distinct_ids, np.where(mask, distinct_ids[0] if len(distinct_ids) else 0, ids))
+    enc = pc.dictionary_encode(id_arr)  # few distinct ids: paths are looked up once per id
     path_arr = pa.DictionaryArray.from_arrays(
-        pa.array(pos.astype(np.int32), mask=mask), pa.array([paths[int(i)] for i in distinct_ids], pa.string()))
+        enc.indices, pa.array([tax.node(i).path for i in enc.dictionary.to_pylist()], pa.string()))
     from agent.catalog.canonical import MAPPING_METHODS
 
     method_arr = pa.DictionaryArray.from_arrays(pa.array(method.astype(np.int32)), pa.array(list(MAPPING_METHODS)))

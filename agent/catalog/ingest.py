@@ -39,6 +39,8 @@ DICT_ROLES = frozenset({
     "item_type", "in_stock", "backorders", "visible", "online", "visibility", "store_view",
     "track_inventory", "google_category", "option1_name", "option2_name", "option3_name",
     "option1_value", "option2_value", "option3_value", "pause",
+    # product identities: the dictionary indices become the integer product keys
+    "product_id", "handle",
 })
 
 

@@ -23,19 +23,25 @@ def chunked(arr: Arrayish) -> pa.ChunkedArray:
     return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr], type=arr.type)
 
 
-def _strip_chunk(chunk: pa.Array) -> pa.Array:
-    trimmed = pc.utf8_trim_whitespace(chunk)
-    return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), trimmed)
+def _strip(arr: pa.ChunkedArray, trim: bool = True) -> pa.ChunkedArray:
+    """Trim (a fast kernel) and null the empties, paying for the null pass only when needed."""
+    trimmed = pc.utf8_trim_whitespace(arr) if trim else arr
+    empty = pc.equal(trimmed, "")
+    if not pc.any(empty).as_py():
+        return trimmed
+    return pc.if_else(empty, pa.scalar(None, arr.type), trimmed)
 
 
-def clean_text(arr: Arrayish) -> pa.ChunkedArray:
+def clean_text(arr: Arrayish, trim: bool = True) -> pa.ChunkedArray:
     """Trim whitespace (non-breaking spaces too); empty becomes null. Dictionaries are cleaned once."""
     arr = chunked(arr)
     if pa.types.is_dictionary(arr.type):
-        return map_distinct(arr, _clean_scalar, pa.string(), keep_dict=True)
+        d = as_dictionary(arr)
+        values = pc.replace_substring_regex(_strip(chunked(d.dictionary)).combine_chunks(), r"\s{2,}", " ")
+        return reindex(d, values)
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         arr = arr.cast(pa.string())
-    return pa.chunked_array([_strip_chunk(c) for c in arr.chunks], type=pa.string())
+    return _strip(arr, trim) if arr.num_chunks else arr
 
 
 def _clean_scalar(v: str | None) -> str | None:
@@ -45,45 +51,57 @@ def _clean_scalar(v: str | None) -> str | None:
     return v or None
 
 
-def as_dictionary(arr: Arrayish) -> pa.ChunkedArray:
+def reindex(d: pa.DictionaryArray, values: pa.Array) -> pa.ChunkedArray:
+    """`d` with its dictionary values replaced (vectorised); merged or blanked values re-encoded."""
+    if values.null_count == 0 and pc.count_distinct(values).as_py() == len(values):
+        return pa.chunked_array([pa.DictionaryArray.from_arrays(d.indices, values)], type=STR_DICT)
+    enc = pc.dictionary_encode(values)
+    return pa.chunked_array([pa.DictionaryArray.from_arrays(pc.take(enc.indices, d.indices), enc.dictionary)],
+                            type=STR_DICT)
+
+
+def as_dictionary(arr: Arrayish) -> pa.DictionaryArray:
+    """One dictionary-encoded chunk (chunk dictionaries unified): distinct values in one place."""
     arr = chunked(arr)
-    if pa.types.is_dictionary(arr.type):
-        return arr
-    return pa.chunked_array([pc.dictionary_encode(c) for c in arr.chunks], type=STR_DICT) if arr.num_chunks else pa.chunked_array([], type=STR_DICT)
+    if not pa.types.is_dictionary(arr.type):
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            arr = arr.cast(pa.string())
+        arr = pc.dictionary_encode(arr)
+    if arr.num_chunks == 0:
+        return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
+    return arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
 
 
 def map_distinct(arr: Arrayish, fn: Callable[[Any], Any], out_type: pa.DataType, keep_dict: bool = False
                  ) -> pa.ChunkedArray:
-    """Apply a Python function to each distinct value of a (string) column, reuse it for every row.
+    """Apply a Python function to each distinct value of a column once, and reuse it for every row.
 
-    With `keep_dict` the result stays dictionary-encoded (string output only).
+    Nulls stay null (callers fill them). With `keep_dict` the result stays dictionary-encoded
+    (string output only); values the function merges or blanks are re-encoded.
     """
-    arr = as_dictionary(arr)
-    memo: dict[Any, Any] = {}
-    out = []
-    for chunk in arr.chunks:
-        values = chunk.dictionary.to_pylist()
-        mapped = []
-        for v in values:
-            if v not in memo:
-                memo[v] = fn(v)
-            mapped.append(memo[v])
-        if keep_dict:
-            dictionary = pa.array(mapped, type=pa.string())
-            # re-encode: cleaning may merge values or produce nulls
-            encoded = pc.dictionary_encode(dictionary)
-            indices = pc.take(encoded.indices, chunk.indices)
-            out.append(pa.DictionaryArray.from_arrays(indices, encoded.dictionary))
-        else:
-            out.append(pc.take(pa.array(mapped, type=out_type), chunk.indices))
-    typ = STR_DICT if keep_dict else out_type
-    return pa.chunked_array([c.cast(typ) if c.type != typ else c for c in out], type=typ)
+    d = as_dictionary(arr)
+    mapped = [fn(v) for v in d.dictionary.to_pylist()]
+    if keep_dict:
+        if None not in mapped and len(set(mapped)) == len(mapped):  # one-to-one: reuse the indices
+            out = pa.DictionaryArray.from_arrays(d.indices, pa.array(mapped, type=pa.string()))
+            return pa.chunked_array([out], type=STR_DICT)
+        encoded = pc.dictionary_encode(pa.array(mapped, type=pa.string()))
+        indices = pc.take(encoded.indices, d.indices)
+        out = pa.DictionaryArray.from_arrays(indices, encoded.dictionary)
+        return pa.chunked_array([out], type=STR_DICT)
+    return pa.chunked_array([pc.take(pa.array(mapped, type=out_type), d.indices)], type=out_type)
 
 
 def strip_excel_text_marker(arr: pa.ChunkedArray) -> pa.ChunkedArray:
     """`'00123` -> `00123`: Excel's leading apostrophe marks text; the digits behind it are intact."""
     if arr.num_chunks == 0:
         return arr
+    if pa.types.is_dictionary(arr.type):
+        d = as_dictionary(arr)
+        starts = pc.starts_with(d.dictionary, "'")
+        if not pc.any(starts).as_py():
+            return arr
+        return reindex(d, pc.if_else(starts, pc.utf8_slice_codeunits(d.dictionary, 1), d.dictionary))
     starts = pc.starts_with(arr, "'")
     if not pc.any(starts).as_py():
         return arr
@@ -162,7 +180,7 @@ def parse_money(arr: Arrayish) -> tuple[pa.ChunkedArray, pa.ChunkedArray | None]
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             pass
     d = as_dictionary(arr)
-    distinct = [v for c in d.chunks for v in c.dictionary.to_pylist() if v is not None]
+    distinct = [v for v in d.dictionary.to_pylist() if v is not None]
     decimal_comma = any(_DECIMAL_COMMA.match(v.strip()) for v in distinct[:5000])
     amounts = map_distinct(d, lambda v: money_value(v, decimal_comma), pa.float64())
     if any(currency_of(v) for v in distinct[:5000]):

@@ -25,6 +25,7 @@ from agent.catalog.values import (
 
 TEXT_FIELDS = ("product_id", "variant_id", "sku", "title", "description", "gtin", "mpn",
                "option1_value", "option2_value", "option3_value", "image_url", "link")
+LONG_TEXT = ("description", "image_url", "link")  # not trimmed: costly on long text, and harmless
 IDENTIFIERS = ("product_id", "variant_id", "sku", "gtin", "mpn")
 DICT_FIELDS = ("brand", "category_path", "product_type", "color", "material", "size", "currency",
                "option1_name", "option2_name", "option3_name")
@@ -88,7 +89,10 @@ def coalesce(*arrays: pa.ChunkedArray | pa.Array | None) -> pa.ChunkedArray | pa
 
 def encode_keys(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int]:
     """Integer key per row (dictionary indices); null -> -1."""
-    enc = pc.dictionary_encode(chunked(values).combine_chunks() if isinstance(values, pa.ChunkedArray) else values)
+    if pa.types.is_dictionary(values.type):
+        enc = chunked(values).combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    else:
+        enc = pc.dictionary_encode(chunked(values).combine_chunks() if isinstance(values, pa.ChunkedArray) else values)
     idx = enc.indices.to_numpy(zero_copy_only=False)
     if enc.null_count:
         idx = np.where(np.asarray(enc.is_valid().to_numpy(zero_copy_only=False), dtype=bool), idx, -1)
@@ -141,7 +145,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
 
     for name in TEXT_FIELDS:
         if name in cols:
-            v = clean_text(cols[name])
+            v = clean_text(cols[name], trim=name not in LONG_TEXT)
             out[name] = strip_excel_text_marker(v) if name in IDENTIFIERS else v
     for name in DICT_FIELDS:
         if name in cols:
@@ -156,8 +160,9 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
             out[name] = amount
             if cur is not None:
                 currency = cur if currency is None else coalesce(currency, cur)
-    if "currency" in out:
-        out["currency"] = map_distinct(out["currency"], lambda v: v.upper() if v else None, pa.string(), keep_dict=True)
+    if "currency" in out:  # a currency column; where it is blank, the price text may still say
+        stated = map_distinct(out["currency"], lambda v: v.upper() if v else None, pa.string(), keep_dict=True)
+        out["currency"] = stated if currency is None or stated.null_count == 0 else coalesce(stated, currency)
     elif currency is not None:
         out["currency"] = currency
 
@@ -166,7 +171,8 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     if "inventory_policy" in cols:
         out["inventory_policy"] = map_distinct(to_strings(cols["inventory_policy"]), policy_value, pa.string(), keep_dict=True)
     if "status" in cols:
-        out["status"] = map_distinct(to_strings(cols["status"]), status_value, pa.string(), keep_dict=True)
+        status = map_distinct(to_strings(cols["status"]), status_value, pa.string(), keep_dict=True)
+        out["status"] = status if status.null_count == 0 else pc.fill_null(status.cast(pa.string()), "unknown")
     else:
         out["status"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([draft.default_status]))
     out["availability"] = _availability(cols.get("availability"), out.get("inventory_qty"), out.get("inventory_policy"), n)
@@ -195,7 +201,9 @@ def as_dict(arr):
 
 def _availability(raw, qty, policy, n: int) -> pa.Array:
     """Stated availability wins; else stock > 0 is in stock, 0 with "continue" is backorder, 0 is out."""
-    stated = map_distinct(to_strings(raw), availability_value, pa.string()) if raw is not None else None
+    stated = map_distinct(to_strings(raw), availability_value, pa.string(), keep_dict=True) if raw is not None else None
+    if stated is not None and stated.null_count == 0:
+        return stated
     derived = None
     if qty is not None:
         cont = pc.fill_null(pc.equal(policy.cast(pa.string()), "continue"), False) if policy is not None else pa.scalar(False)
