@@ -210,7 +210,7 @@ def _availability(raw, qty, policy, n: int) -> pa.Array:
         derived = pc.if_else(pc.greater(qty, 0), "in_stock", pc.if_else(cont, "backorder", "out_of_stock"))
     result = coalesce(stated, derived)
     if result is None:
-        result = pa.array(["unknown"] * n) if n < 1024 else pc.if_else(pa.array(np.ones(n, dtype=bool)), "unknown", "unknown")
+        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array(["unknown"]))
     result = pc.fill_null(result, "unknown")
     return result.cast(pa.string()).dictionary_encode() if isinstance(result, pa.Array) else pc.dictionary_encode(result)
 

@@ -1,0 +1,157 @@
+"""Generated messy files (issue 3 point 4), each with its expected outcome."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.catalog.errors import UnreadableCatalog
+from agent.catalog.evidence import KIND_ATTACHED
+from agent.catalog.sources import read_table_bytes
+
+
+def read(data: bytes, name: str = "messy.csv"):
+    table, ev = read_table_bytes(data, name, KIND_ATTACHED)
+    return table.to_pylist(), ev
+
+
+def test_utf8_bom_is_not_part_of_the_first_header():
+    rows, ev = read("\ufeffsku,title,price\nA1,Chair,10.00\n".encode("utf-8"))
+    assert ev.columns[0] == "sku" and ev.encoding == "utf-8-sig"
+    assert rows[0]["sku"] == "A1" and ev.unmapped_columns == []
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1"])
+def test_eight_bit_encodings_fall_back(encoding):
+    data = "title;price;brand\nCafé chair;12,50;Müller\nSessel grün;1.299,00;Müller\n".encode(encoding)
+    rows, ev = read(data)
+    assert ev.encoding in ("windows-1252", "latin-1") and ev.delimiter == ";"
+    assert [r["title"] for r in rows] == ["Café chair", "Sessel grün"]
+    assert [r["price"] for r in rows] == [12.5, 1299.0]
+    assert rows[0]["brand"] == "Müller"
+
+
+def test_windows_1252_punctuation_and_euro_sign():
+    rows, ev = read("title,price\n\u201cQuoted\u201d chair,\u20ac 12.50\n".encode("cp1252"))
+    assert ev.encoding == "windows-1252"
+    assert rows[0]["title"] == "\u201cQuoted\u201d chair" and (rows[0]["price"], rows[0]["currency"]) == (12.5, "EUR")
+
+
+def test_utf16_excel_unicode_text():
+    rows, ev = read("title\tprice\nChair\t10\n".encode("utf-16"))
+    assert ev.encoding == "utf-16" and ev.delimiter == "\t" and rows[0]["price"] == 10.0
+
+
+@pytest.mark.parametrize("delimiter", [",", ";", "\t", "|"])
+def test_delimiters_are_sniffed(delimiter):
+    data = delimiter.join(["sku", "title", "price"]) + "\n" + delimiter.join(["A", "Chair, teak", "10"]) + "\n"
+    if delimiter == ",":
+        data = 'sku,title,price\nA,"Chair, teak",10\n'
+    rows, ev = read(data.encode())
+    assert ev.delimiter == delimiter
+    assert (rows[0]["title"], rows[0]["price"]) == ("Chair, teak", 10.0)
+
+
+def test_quoted_newlines_stay_inside_their_value():
+    rows, ev = read(b'title,description,price\r\nChair,"line1\nline2\r\nline3",10\r\nTable,plain,20\r\n')
+    assert ev.rows_read == 2 and ev.rows_skipped == 0
+    assert rows[0]["description"] == "line1\nline2\r\nline3" and rows[1]["price"] == 20.0
+
+
+def test_quoted_newlines_in_a_large_file_take_the_quote_aware_path(monkeypatch):
+    from agent.catalog import csvread
+
+    monkeypatch.setattr(csvread, "_SMALL", 64 * 1024)  # "large": the fast path is tried first
+    monkeypatch.setattr(csvread, "_BLOCK", 64 * 1024)  # many blocks: some boundaries fall inside quotes
+    body = "".join(f'T{i},"first line\nsecond line {i}",{i}.50\n' for i in range(40_000))
+    data = ("title,description,price\n" + body).encode()
+    assert len(data) > 16 * csvread._SMALL
+    table, ev = read_table_bytes(data, "big.csv", KIND_ATTACHED)
+    assert ev.rows_read == 40_000 and ev.rows_skipped == 0
+    assert table["description"][5].as_py() == "first line\nsecond line 5"
+
+
+def test_duplicate_header_names_are_kept_apart():
+    rows, ev = read(b"title,price,price,sku\nChair,10,11,A\n")
+    assert ev.columns == ["title", "price", "price (2)", "sku"]
+    assert rows[0]["price"] == 10.0 and ev.unmapped_columns == ["price (2)"]
+
+
+def test_blank_lines_are_ignored_not_counted():
+    rows, ev = read(b"\n\ntitle,price\n\nChair,10\n\n,\nTable,20\n\n")
+    assert [r["title"] for r in rows] == ["Chair", "Table"]
+    assert ev.rows_read == 2 and ev.rows_skipped == 0
+
+
+def test_ragged_rows_are_skipped_and_counted():
+    rows, ev = read(b"title,price,sku\nChair,10,A\nBroken,1\nTable,20,B,extra\nLamp,5,C\n")
+    assert [r["title"] for r in rows] == ["Chair", "Lamp"]
+    assert (ev.rows_read, ev.rows_skipped) == (2, 2)
+
+
+def test_trailing_delimiters_on_every_row_are_forgiven():
+    rows, ev = read(b"title,price,sku\nChair,10,A,\nTable,20,B,\n")
+    assert [r["title"] for r in rows] == ["Chair", "Table"] and ev.rows_skipped == 0
+
+
+def test_excel_damage_is_visible_not_fixed():
+    rows, _ = read(b"title,sku,gtin,price\nChair,'00123,3.65E+11,10\nTable,00124,'0012345678905,20\n")
+    assert rows[0]["sku"] == "00123"  # Excel's text marker dropped, the digits intact
+    assert rows[0]["gtin"] == "3.65E+11"  # scientific notation stays: an invalid GTIN, not a guess
+    assert rows[1]["sku"] == "00124" and rows[1]["gtin"] == "0012345678905"  # leading zeros kept
+
+
+def test_prices_with_symbols_separators_and_text():
+    data = ("title,price,compare_at_price,currency\n"
+            'A,"$1,299.00",No old price,\n'
+            'B,"1.299,00 \u20ac",n/a,\n'
+            "C, 15 ,\u00a3 20,\n"
+            "D,USD 7.5,,\n"
+            "E,call for price,0,\n").encode()
+    rows, _ = read(data)
+    assert [r["price"] for r in rows] == [1299.0, 1299.0, 15.0, 7.5, None]
+    assert [r["compare_at_price"] for r in rows] == [None, None, 20.0, None, 0.0]
+    # currency: only where the data states it ("$" alone is ambiguous)
+    assert [r["currency"] for r in rows] == [None, "EUR", "GBP", "USD", None]
+
+
+def test_decimal_comma_column():
+    rows, _ = read("title;price\nA;12,50\nB;1.234,5\nC;7\n".encode())
+    assert [r["price"] for r in rows] == [12.5, 1234.5, 7.0]
+
+
+def test_text_in_numeric_stock_column_is_unknown_not_zero():
+    rows, _ = read(b"title,price,inventory_qty\nA,1,12\nB,1,unlimited\nC,1,\nD,1,\"1,200\"\n")
+    assert [r["inventory_qty"] for r in rows] == [12, None, None, 1200]
+    assert [r["availability"] for r in rows] == ["in_stock", "unknown", "unknown", "in_stock"]
+
+
+def test_trailing_and_non_breaking_spaces():
+    rows, _ = read("title,brand,sku,price\nChair\u00a0 ,Acme\u00a0,  A-1 ,10\n Table,Acme,A-2,20\n".encode())
+    assert [r["title"] for r in rows] == ["Chair", "Table"]
+    assert [r["brand"] for r in rows] == ["Acme", "Acme"] and rows[0]["sku"] == "A-1"
+
+
+def test_status_words_and_excluded_products():
+    data = b"title,status,price\nA,Active,1\nB,draft,1\nC,ARCHIVED,1\nD,published,1\nE,hidden,1\nF,,1\nG,weird,1\n"
+    rows, _ = read(data)
+    assert [r["status"] for r in rows] == ["active", "draft", "archived", "active", "draft", "unknown", "unknown"]
+
+
+@pytest.mark.parametrize(("data", "reason"), [
+    (b"", "not a readable CSV: the file is empty"),
+    (b"\n\n  \n", "not a readable CSV: the file is empty"),
+    (b"1,2,3\n4,5,6\n", "not a readable CSV: no header row found"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a readable CSV: the file is binary"),
+    (b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00", "not a readable CSV: the file is binary"),
+    (b"a,b,c\n1,2,3\n", "no product columns recognised (such as title, SKU or price)"),
+    (b"PAR1garbage", "not a readable Parquet file"),
+])
+def test_unusable_files_raise_a_fixed_reason(data, reason):
+    with pytest.raises(UnreadableCatalog) as err:
+        read_table_bytes(data, "x.csv", KIND_ATTACHED)
+    assert err.value.reason == reason
+
+
+def test_header_only_file_is_an_empty_catalog():
+    rows, ev = read(b"title,price,sku\n")
+    assert rows == [] and ev.rows_read == 0
