@@ -21,7 +21,7 @@ from agent.catalog.values import STR_DICT, as_dictionary, chunked
 # (RE2 pattern on lower-cased "product type | category | title", Google category id). First match
 # wins, so specific outdoor rules come before general furniture and clothing rules.
 KEYWORD_RULES: tuple[tuple[str, int], ...] = (
-    (r"\bsun ?loungers?\b|\bchaise longues?\b|\bsun ?beds?\b|\bsun lounge", 4105),
+    (r"\b(sun ?)?loungers?\b|\bchaise longues?\b|\bsun ?beds?\b|\bsun lounge", 4105),
     (r"\b(patio|garden|outdoor|deck|adirondack|lawn)\s+(arm)?chairs?\b|\bdeck ?chairs?\b", 6828),
     (r"\bsteamer chairs?\b|\boutdoor furniture\b.*\bchairs?\b", 6828),
     (r"\b(patio|garden|outdoor)\s+(sofas?|couch(es)?|loveseats?)\b|\boutdoor furniture\b.*\bsofas?\b", 4513),

@@ -13,7 +13,7 @@ import logging
 
 import pyarrow as pa
 
-from agent.catalog import headers
+from agent.catalog import canonical, headers
 from agent.catalog.csvread import RawCsv, read_csv
 from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.evidence import SourceEvidence
@@ -102,26 +102,55 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
 
     try:
         pf = pq.ParquetFile(io.BytesIO(data))
-        meta = pf.schema_arrow.metadata or {}
-        columns = list(pf.schema_arrow.names)
+        schema = pf.schema_arrow
+        meta = schema.metadata or {}
+        columns = list(schema.names)
     except Exception as exc:  # noqa: BLE001 - any decoding failure means "not usable"
         log.info("parquet read failed for %s: %s", name, exc)
         raise UnreadableCatalog("not a readable Parquet file") from None
+    meta_snapshot = _meta_date(meta.get(b"snapshot_date"))
+    if set(canonical.COLUMNS) <= set(columns):
+        found = _read_canonical(data, name, kind, columns, meta_snapshot)
+        if found is not None:
+            return found
     det = headers.detect(columns)
     if not det.roles:
         raise UnreadableCatalog("no product columns recognised (such as title, SKU or price)")
-    wanted = sorted(set(det.roles.values()) | set(headers.snapshot_columns(columns))
-                    | set(getattr(READERS[det.profile.key if det.profile else None], "extra_columns", lambda c: [])(columns)),
-                    key=columns.index)
+    wanted_types = _column_types(det, columns)
+    wanted = [c for c in columns if c in wanted_types]
+    as_dict = [c for c in wanted if wanted_types[c] == STR_DICT and pa.types.is_string(schema.field(c).type)]
     try:
-        table = pf.read(columns=wanted)
+        table = pq.read_table(io.BytesIO(data), columns=wanted, read_dictionary=as_dict)
     except Exception as exc:  # noqa: BLE001
         log.info("parquet read failed for %s: %s", name, exc)
         raise UnreadableCatalog("not a readable Parquet file") from None
-    meta_snapshot = _meta_date(meta.get(b"snapshot_date"))
     canonical_table, ev = _normalise(table, columns, det, name, kind, meta_snapshot)
     ev.format = "Parquet" if det.profile is None else f"{det.name} (Parquet)"
     return canonical_table, ev
+
+
+def _read_canonical(data: bytes, name: str, kind: str, columns: list[str], meta_snapshot: dt.date | None
+                    ) -> tuple[pa.Table, SourceEvidence] | None:
+    """A Parquet file already in the canonical schema (ours, e.g. a saved attachment): no re-normalising."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(io.BytesIO(data), columns=list(canonical.COLUMNS)).cast(canonical.SCHEMA)
+    except Exception as exc:  # noqa: BLE001 - not quite canonical after all: take the general path
+        log.info("canonical parquet fast path declined for %s: %s", name, exc)
+        return None
+    newest, origin = meta_snapshot, "Parquet metadata snapshot_date" if meta_snapshot else None
+    column_newest = pc.max(table["snapshot_date"]).as_py() if table.num_rows else None
+    if column_newest is not None and (newest is None or column_newest > newest):
+        newest, origin = column_newest, "column snapshot_date"
+    ev = SourceEvidence(
+        name=name, kind=kind, format="canonical table (Parquet)", rows_read=table.num_rows, format_score=1.0,
+        snapshot_date=newest, snapshot_origin=origin, columns=columns,
+        unmapped_columns=[c for c in columns if c not in canonical.COLUMNS],
+        date_columns=["snapshot_date"],
+    )
+    return table, ev
 
 
 def _meta_date(value: bytes | None) -> dt.date | None:
