@@ -11,6 +11,9 @@ A value comes from the canonical column, else from an option whose name is that 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -28,6 +31,8 @@ IGNORED_OPTIONS = ("title",)  # Shopify's placeholder option ("Title: Default Ti
 SPELLINGS = ((r"\bgray\b", "grey"), (r"\baluminum\b", "aluminium"), (r"\bcolor\b", "colour"), (r"\bmulti[- ]?colou?r(ed)?\b", "multicolour"),
              (r"\bx-?large\b", "xl"), (r"\bextra large\b", "xl"))
 
+COLUMNS_READ = ("google_category_id", "category_path", "color", "material", "size", "option1_name", "option1_value",
+                "option2_name", "option2_value", "option3_name", "option3_value")
 COLUMNS = (
     ("Attribute", "text", pa.string()),
     ("Filled rows", "count", pa.int64()),
@@ -43,10 +48,6 @@ REF_COLUMNS = (
 )
 
 
-def _norm_name(arr) -> pa.ChunkedArray:
-    return pc.utf8_lower(pc.utf8_trim_whitespace(common.as_str(arr)))
-
-
 def _clean(arr):
     """Case- and space-normalised value, null when blank."""
     s = pc.replace_substring_regex(pc.utf8_lower(pc.utf8_trim_whitespace(common.as_str(arr))), r"\s+", " ")
@@ -60,37 +61,87 @@ def _spell(clean):
     return out
 
 
-def attribute_values(t: pa.Table) -> dict[str, pa.ChunkedArray]:
-    """Attribute display name -> cleaned value per row (null = not filled)."""
-    out: dict[str, pa.ChunkedArray] = {}
-    opt_names = [_norm_name(t[f"option{i}_name"]) for i in (1, 2, 3)]
-    opt_values = [_clean(t[f"option{i}_value"]) for i in (1, 2, 3)]
+@dataclass
+class Values:
+    """One attribute over the rows: an integer code per row (-1 = not filled) into `vocab`."""
+
+    codes: np.ndarray
+    vocab: list[str]
+    respelled: np.ndarray  # per row: the value was merged from a spelling variant
+
+
+class _Vocab:
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.values: list[str] = []
+
+    def code(self, value: str | None) -> int:
+        if value is None:
+            return -1
+        if value not in self.index:
+            self.index[value] = len(self.values)
+            self.values.append(value)
+        return self.index[value]
+
+
+def _source(arr, vocab: _Vocab) -> tuple[np.ndarray, np.ndarray]:
+    """(code per row, respelled per row) for one column, with the string work done per distinct value."""
+    d = common.encoded(arr)
+    clean = _clean(d.dictionary)
+    spelled = _spell(clean)
+    codes = np.array([vocab.code(v) for v in spelled.to_pylist()] + [-1], dtype=np.int64)
+    changed = np.array([a is not None and a != b for a, b in zip(clean.to_pylist(), spelled.to_pylist())] + [False])
+    idx = pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)
+    return codes[idx], changed[idx]
+
+
+def _name_mask(arr, names: set[str]) -> np.ndarray:
+    d = common.encoded(arr)
+    ok = np.array([(v or "").strip().lower() in names for v in common.as_str(d.dictionary).to_pylist()] + [False])
+    return ok[pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)]
+
+
+def attribute_values(t: pa.Table) -> dict[str, Values]:
+    """Attribute display name -> its values per row, from the column first, then matching options."""
+    out: dict[str, Values] = {}
+    n = t.num_rows
+    opt_names = [t[f"option{i}_name"] for i in (1, 2, 3)]
+    present = [set(v.strip().lower() for v in common.value_counts(a) if v) for a in opt_names]
     claimed = set(IGNORED_OPTIONS)
     for label, column, aliases in ATTRIBUTES:
-        value = _clean(t[column])
-        for name, val in zip(opt_names, opt_values):
-            hit = pc.fill_null(pc.is_in(name, value_set=pa.array(list(aliases))), False)
-            value = pc.coalesce(value, pc.if_else(hit, val, pa.scalar(None, pa.string())))
-        out[label] = value
+        vocab = _Vocab()
+        codes, respelled = _source(t[column], vocab)
+        for i, name in enumerate(opt_names):
+            if not present[i] & set(aliases):
+                continue
+            c, r = _source(t[f"option{i + 1}_value"], vocab)
+            take = (codes < 0) & _name_mask(name, set(aliases)) & (c >= 0)
+            codes = np.where(take, c, codes)
+            respelled = np.where(take, r, respelled)
+        out[label] = Values(codes, vocab.values, respelled)
         claimed |= set(aliases)
-    others: set[str] = set()
-    for name in opt_names:
-        others |= {n for n in pc.unique(name.drop_null()).to_pylist() if n and n not in claimed}
-    for other in sorted(others):
-        value = pa.nulls(t.num_rows, pa.string())
-        for name, val in zip(opt_names, opt_values):
-            value = pc.coalesce(value, pc.if_else(pc.fill_null(pc.equal(name, other), False), val, pa.scalar(None, pa.string())))
-        out[f"Option: {other.title()}"] = value
+    others = sorted(set().union(*present) - claimed)
+    for other in others:
+        vocab = _Vocab()
+        codes = np.full(n, -1, dtype=np.int64)
+        respelled = np.zeros(n, dtype=bool)
+        for i, name in enumerate(opt_names):
+            if other not in present[i]:
+                continue
+            c, r = _source(t[f"option{i + 1}_value"], vocab)
+            take = (codes < 0) & _name_mask(name, {other}) & (c >= 0)
+            codes = np.where(take, c, codes)
+            respelled = np.where(take, r, respelled)
+        out[f"Option: {other.title()}"] = Values(codes, vocab.values, respelled)
     return out
 
 
-def _distribution(clean) -> tuple[list[tuple[str, int]], int]:
-    """(normalised value, rows) most common first, and the rows a spelling variant was merged on."""
-    spelled = _spell(clean)
-    merged = int(pc.sum(pc.fill_null(pc.not_equal(spelled, clean), False)).as_py() or 0)
-    vc = pc.value_counts(spelled.drop_null())
-    pairs = sorted(zip(vc.field("values").to_pylist(), vc.field("counts").to_pylist()), key=lambda p: (-p[1], p[0]))
-    return pairs, merged
+def _distribution(values: Values) -> tuple[list[tuple[str, int]], int, int]:
+    """(normalised value, rows) most common first; rows merged from a spelling variant; filled rows."""
+    filled = values.codes[values.codes >= 0]
+    counts = np.bincount(filled, minlength=len(values.vocab)) if len(values.vocab) else np.zeros(0, dtype=np.int64)
+    pairs = sorted(((v, int(c)) for v, c in zip(values.vocab, counts.tolist()) if c), key=lambda p: (-p[1], p[0]))
+    return pairs, int(values.respelled[values.codes >= 0].sum()), int(len(filled))
 
 
 def _display(value: str) -> str:
@@ -99,21 +150,20 @@ def _display(value: str) -> str:
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax)
+    pop = common.population(inp.own, scope, tax, COLUMNS_READ)
     t = pop.table
     ref_vals: dict[str, tuple[set[str], float | None]] = {}
     with_ref = inp.reference is not None
     if with_ref:
-        rt = common.population(inp.reference, scope, tax).table
+        rt = common.population(inp.reference, scope, tax, COLUMNS_READ).table
         if rt.num_rows:
-            for label, clean in attribute_values(rt).items():
-                pairs, _ = _distribution(clean)
-                ref_vals[label] = ({v for v, _ in pairs}, common.pct(rt.num_rows - clean.null_count, rt.num_rows))
+            for label, vals in attribute_values(rt).items():
+                pairs, _, filled = _distribution(vals)
+                ref_vals[label] = ({v for v, _ in pairs}, common.pct(filled, rt.num_rows))
     rows: list[dict] = []
     if t.num_rows:
-        for label, clean in attribute_values(t).items():
-            pairs, merged = _distribution(clean)
-            filled = t.num_rows - clean.null_count
+        for label, vals in attribute_values(t).items():
+            pairs, merged, filled = _distribution(vals)
             row = {"Attribute": label, "Filled rows": filled, "Fill rate": common.pct(filled, t.num_rows),
                    "Distinct values": len(pairs),
                    "Top values (rows)": ", ".join(f"{_display(v)} ({n:,})" for v, n in pairs[:TOP_VALUES]) or None,

@@ -16,6 +16,8 @@ from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, SkillResult
 
 SKILL_ID = "availability"
+# The canonical columns this skill reads (population() carries only these through its filter).
+READ = ("product_key", "google_category_id", "category_path", "availability", "inventory_qty", "inventory_policy", "title")
 EXAMPLES = 3  # product titles named per category
 
 COLUMNS = (
@@ -34,25 +36,25 @@ COLUMNS = (
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax)
+    pop = common.population(inp.own, scope, tax, READ)
     t = pop.table
     has_stock = common.has_stock_information(t)
     rows: list[dict] = []
     if t.num_rows:
         labels = common.category_labels(t, scope, tax)
-        state = common.stock_state(t)
-        policy = pc.fill_null(common.as_str(t["inventory_policy"]), "")
-        backorder = pc.or_(pc.equal(state, "backorder"), pc.and_(pc.equal(state, "out_of_stock"), pc.equal(policy, "continue")))
+        state = common.stock_codes(t)
+        code = common.STOCK_STATES.index
         work = pa.table({
-            "c": labels, "pk": t["product_key"],
-            "oos": pc.cast(pc.equal(state, "out_of_stock"), pa.int64()),
-            "bo": pc.cast(backorder, pa.int64()),
-            "pre": pc.cast(pc.equal(state, "preorder"), pa.int64()),
-            "unk": pc.cast(pc.equal(state, "unknown"), pa.int64()),
+            "c": labels.indices, "pk": t["product_key"],
+            "oos": pa.array((state == code("out_of_stock")).astype("int64")),
+            "bo": pa.array((state == code("backorder")).astype("int64")),
+            "pre": pa.array((state == code("preorder")).astype("int64")),
+            "unk": pa.array((state == code("unknown")).astype("int64")),
             "title": t["title"],
         })
         g = work.group_by("c").aggregate([("pk", "count_distinct"), ("pk", "count"), ("oos", "sum"), ("bo", "sum"),
                                           ("pre", "sum"), ("unk", "sum")])
+        g = g.set_column(g.schema.get_field_index("c"), "c", pc.take(labels.dictionary, g["c"]))
         # Products with every variant out of stock (label: the product's first category).
         # group_by cannot take min of a dictionary column: use its indices, then map back.
         work_p = pa.table({"pk": work["pk"], "oos": work["oos"], "ci": labels.indices, "title": work["title"]})

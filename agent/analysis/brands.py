@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -19,6 +20,8 @@ from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, SkillResult
 
 SKILL_ID = "brand_coverage"
+# The canonical columns this skill reads (population() carries only these through its filter).
+READ = ("product_key", "google_category_id", "category_path", "brand")
 SINGLE_VENDOR_SHARE = 90.0
 DOMINANT_SHARE = 80.0
 MIN_DOMINANT_PRODUCTS = 5
@@ -39,27 +42,46 @@ REF_COLUMNS = (
 )
 
 
-def _brand_counts(t: pa.Table, labels) -> tuple[dict[str, dict[str, int]], dict[str, int], dict[str, int]]:
+def _brand_codes(t: pa.Table) -> tuple[np.ndarray, list[str]]:
+    """Brand code per row (-1 = no brand) and the brand names; trimming and blank-checking per distinct value."""
+    d = common.encoded(t["brand"])
+    names: list[str] = []
+    index: dict[str, int] = {}
+    per_entry = []
+    for v in common.as_str(d.dictionary).to_pylist():
+        v = (v or "").strip()
+        if not v:
+            per_entry.append(-1)
+            continue
+        if v not in index:
+            index[v] = len(names)
+            names.append(v)
+        per_entry.append(index[v])
+    lookup = np.array(per_entry + [-1], dtype=np.int64)
+    return lookup[pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)], names
+
+
+def _brand_counts(t: pa.Table, labels: pa.DictionaryArray) -> tuple[dict[str, dict[str, int]], dict[str, int], dict[str, int]]:
     """({category: {brand: products}}, {category: products}, {category: products without brand})."""
-    brand = pc.utf8_trim_whitespace(common.as_str(t["brand"]))
-    brand = pc.if_else(pc.fill_null(pc.equal(brand, ""), True), pa.scalar(None, pa.string()), brand)
-    work = pa.table({"c": labels, "b": pc.fill_null(brand, "\x00"), "pk": t["product_key"]})
+    codes, names = _brand_codes(t)
+    cats = labels.dictionary.to_pylist()
+    work = pa.table({"c": labels.indices, "b": pa.array(codes), "pk": t["product_key"]})
     g = work.group_by(["c", "b"]).aggregate([("pk", "count_distinct")])
     per: dict[str, dict[str, int]] = defaultdict(dict)
     none: dict[str, int] = defaultdict(int)
     for c, b, n in zip(g["c"].to_pylist(), g["b"].to_pylist(), g["pk_count_distinct"].to_pylist()):
-        if b == "\x00":
-            none[c] += n
+        if b < 0:
+            none[cats[c]] += n
         else:
-            per[c][b] = n
-    totals = {d["c"]: d["pk_count_distinct"] for d in work.group_by("c").aggregate([("pk", "count_distinct")]).to_pylist()}
+            per[cats[c]][names[b]] = n
+    totals = {cats[d["c"]]: d["pk_count_distinct"] for d in work.group_by("c").aggregate([("pk", "count_distinct")]).to_pylist()}
     return per, totals, none
 
 
 def _scope_brands(t: pa.Table) -> dict[str, int]:
-    brand = pc.utf8_trim_whitespace(common.as_str(t["brand"]))
-    work = pa.table({"b": brand, "pk": t["product_key"]}).filter(pc.fill_null(pc.not_equal(brand, ""), False))
-    return {d["b"]: d["pk_count_distinct"] for d in work.group_by("b").aggregate([("pk", "count_distinct")]).to_pylist()}
+    codes, names = _brand_codes(t)
+    g = pa.table({"b": pa.array(codes), "pk": t["product_key"]}).group_by("b").aggregate([("pk", "count_distinct")])
+    return {names[b]: n for b, n in zip(g["b"].to_pylist(), g["pk_count_distinct"].to_pylist()) if b >= 0}
 
 
 def _row(name: str, products: int, brands: dict[str, int], without: int) -> dict:
@@ -76,7 +98,7 @@ def _ref_only(own: dict[str, int], ref: dict[str, int]) -> tuple[int, str | None
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax)
+    pop = common.population(inp.own, scope, tax, READ)
     t = pop.table
     with_ref = inp.reference is not None
     rows: list[dict] = []
@@ -86,14 +108,14 @@ def run(inp: SkillInput) -> SkillResult:
         ref_per: dict[str, dict[str, int]] = {}
         ref_all: dict[str, int] = {}
         if with_ref:
-            rt = common.population(inp.reference, scope, tax).table
+            rt = common.population(inp.reference, scope, tax, READ).table
             if rt.num_rows:
                 ref_per, _, _ = _brand_counts(rt, common.category_labels(rt, scope, tax))
                 ref_all = _scope_brands(rt)
         own_all = _scope_brands(t)
         n_products = common.count_products(t)
         total = _row(common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"), n_products, own_all,
-                     common.count_products(t.filter(common.blank(t["brand"]))))
+                     common.count_products(t.filter(pa.array(_brand_codes(t)[0] < 0))))
         if with_ref:
             n_only, text = _ref_only(own_all, ref_all)
             total.update({"Reference brands": len(ref_all), "Brands only in reference": n_only, "Reference-only brands (products)": text})

@@ -16,6 +16,8 @@ from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, SkillResult
 
 SKILL_ID = "content_quality"
+# The canonical columns this skill reads (population() carries only these through its filter).
+READ = ("product_key", "product_id", "variant_id", "sku", "title", "description", "brand", "google_category_id", "category_path", "price", "compare_at_price", "sale_price", "currency", "gtin", "image_url")
 MAX_TITLE = 150
 MAX_DESCRIPTION = 5000
 EXAMPLES = 3
@@ -118,7 +120,7 @@ def _example_ids(t: pa.Table, mask) -> str | None:
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax)
+    pop = common.population(inp.own, scope, tax, READ)
     t = pop.table
     rows: list[dict] = []
     if t.num_rows:

@@ -24,6 +24,8 @@ from agent.analysis.result import Finding, Scope, SkillResult
 from agent.catalog.taxonomy import Taxonomy
 
 SKILL_ID = "assortment_gaps"
+# The canonical columns this skill reads (population() carries only these through its filter).
+READ = ("product_key", "google_category_id", "category_path", "availability", "inventory_qty", "inventory_policy", "price", "currency")
 THIN_PRODUCTS = 3  # a subcategory with fewer products than this is "thin"
 UNDER_INDEX_MIN_REF_SHARE = 5.0  # percent of the reference's products in scope
 UNDER_INDEX_MAX = 50.0  # share index below this is under-indexed
@@ -68,13 +70,13 @@ def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, d
     if table.num_rows == 0:
         return {}
     keys = _keys(table, scope, taxonomy)
-    state = common.stock_state(table)
+    state = common.stock_codes(table)
     price = common.positive_price(table)
     work = pa.table({
         "key": keys,
         "pk": table["product_key"],
-        "in": pc.cast(pc.equal(state, "in_stock"), pa.int64()),
-        "oos": pc.cast(pc.equal(state, "out_of_stock"), pa.int64()),
+        "in": pa.array((state == common.STOCK_STATES.index("in_stock")).astype("int64")),
+        "oos": pa.array((state == common.STOCK_STATES.index("out_of_stock")).astype("int64")),
         "price": price,
     })
     g = work.group_by("key").aggregate([
@@ -91,10 +93,13 @@ def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, d
 
 
 def _excluded_products(own: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, int]:
+    own = own.select(["product_key", "google_category_id", "category_path", "status"])
     mask = common.scope_mask(own, scope, taxonomy)
     scoped = own if mask is None else own.filter(mask)
-    status = pc.fill_null(common.as_str(scoped["status"]), "unknown")
-    ex = scoped.filter(pc.is_in(status, value_set=pa.array(list(common.EXCLUDED_STATUSES))))
+    if not set(common.value_counts(scoped["status"])) & set(common.EXCLUDED_STATUSES):
+        return {}
+    ex = scoped.filter(pc.fill_null(common.map_values(scoped["status"], lambda d: pc.is_in(
+        common.as_str(d), value_set=pa.array(list(common.EXCLUDED_STATUSES)))), False))
     if ex.num_rows == 0:
         return {}
     work = pa.table({"key": _keys(ex, scope, taxonomy), "pk": ex["product_key"]})
@@ -126,13 +131,13 @@ def _names(key: int, scope: Scope, taxonomy: Taxonomy) -> tuple[str | None, str]
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax)
+    pop = common.population(inp.own, scope, tax, READ)
     own = _aggregate(pop.table, scope, tax)
     excluded = _excluded_products(inp.own, scope, tax)
     ref = None
     ref_total = 0
     if inp.reference is not None:
-        ref_pop = common.population(inp.reference, scope, tax)
+        ref_pop = common.population(inp.reference, scope, tax, READ)
         ref = _aggregate(ref_pop.table, scope, tax)
         ref_total = common.count_products(ref_pop.table)
     has_stock = common.has_stock_information(pop.table)
@@ -214,10 +219,10 @@ def run(inp: SkillInput) -> SkillResult:
 def _total_row(table: pa.Table, label: str, excluded: int, has_stock: bool, with_ref: bool, own_total: int, ref_total: int) -> dict:
     price = common.positive_price(table) if table.num_rows else pa.chunked_array([], pa.float64())
     valid = price.drop_null()
-    state = common.stock_state(table) if table.num_rows else None
+    state = common.stock_codes(table) if table.num_rows else None
     row = {
         "Group": "All", "Subcategory": f"{label} (all)", "Products": own_total, "Variants": table.num_rows,
-        "In-stock variants": int(pc.sum(pc.equal(state, "in_stock")).as_py() or 0) if has_stock and state is not None else None,
+        "In-stock variants": int((state == common.STOCK_STATES.index("in_stock")).sum()) if has_stock and state is not None else None,
         "Min price": common.money(pc.min(valid).as_py()) if len(valid) else None,
         "Median price": common.money(pc.quantile(valid, q=0.5)[0].as_py()) if len(valid) else None,
         "Max price": common.money(pc.max(valid).as_py()) if len(valid) else None,

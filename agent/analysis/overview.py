@@ -14,6 +14,8 @@ from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, SkillResult
 
 SKILL_ID = "catalog_overview"
+# The canonical columns this skill reads (population() carries only these through its filter).
+READ = ("product_key", "google_category_id", "category_path", "category_mapping", "brand", "price", "currency")
 TOP_CATEGORIES = 5
 TOP_BRANDS = 3
 # Price bands on a product's lowest variant price: (label, lower bound inclusive, upper bound exclusive).
@@ -30,10 +32,11 @@ MAX_LISTED_COLUMNS = 8
 
 def run(inp: SkillInput) -> SkillResult:
     own, scope, tax = inp.own, inp.scope, inp.taxonomy
-    pop = common.population(own, scope, tax)
+    pop = common.population(own, scope, tax, READ)
     t = pop.table
-    mask = common.scope_mask(own, scope, tax)
-    scoped = own if mask is None else own.filter(mask)
+    slim = own.select(["product_key", "status", "google_category_id", "category_path"])
+    mask = common.scope_mask(slim, scope, tax)
+    scoped = slim if mask is None else slim.filter(mask)
     rows: list[tuple] = []
     findings: list[Finding] = []
 
@@ -72,8 +75,8 @@ def run(inp: SkillInput) -> SkillResult:
         findings.append(Finding("overview.format", values, cells=tuple(cells), severity=7))
 
     # Status -------------------------------------------------------------------------------------------
-    status = pc.fill_null(common.as_str(scoped["status"]), "unknown")
-    status_counts = {d["values"]: d["counts"] for d in pc.value_counts(status).to_pylist()} if scoped.num_rows else {}
+    status_counts = common.value_counts(scoped["status"]) if scoped.num_rows else {}
+    status_counts["unknown"] = status_counts.get("unknown", 0) + (scoped["status"].null_count if scoped.num_rows else 0)
     status_rows: dict[str, int] = {}
     for st in ("active", "unknown", "draft", "archived"):
         if status_counts.get(st):
@@ -87,8 +90,8 @@ def run(inp: SkillInput) -> SkillResult:
 
     # Category mapping -------------------------------------------------------------------------------------
     if t.num_rows:
-        method = pc.fill_null(common.as_str(t["category_mapping"]), "unmapped")
-        mcounts = {d["values"]: d["counts"] for d in pc.value_counts(method).to_pylist()}
+        mcounts = common.value_counts(t["category_mapping"])
+        mcounts["unmapped"] = mcounts.get("unmapped", 0) + t["category_mapping"].null_count
         names = {"google_category": "from a Google category column", "merchant_path": "from your category path",
                  "keyword": "by keywords in type or title", "unmapped": "not mapped"}
         mrows = {}

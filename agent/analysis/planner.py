@@ -287,14 +287,16 @@ def _own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
         while node is not None:
             node_rows[node.id] += n
             node = taxonomy.node(node.parent_id) if node.parent_id is not None else None
-    cat = own["category_path"]
-    if pa.types.is_dictionary(cat.type):
-        cat = cat.cast(pa.string())
-    pairs = pa.table({"c": cat, "g": ids, "one": pa.array([1] * own.num_rows, pa.int8())}).group_by(["c", "g"]).aggregate([("one", "sum")])
+    from agent.analysis.common import encoded
+
+    cat = encoded(own["category_path"])
+    names = cat.dictionary.cast(pa.string()).to_pylist() if pa.types.is_dictionary(cat.type) else []
+    pairs = pa.table({"c": cat.indices, "g": ids, "one": pa.nulls(own.num_rows, pa.int8()).fill_null(1)}).group_by(
+        ["c", "g"]).aggregate([("one", "sum")])
     for c, g, n in zip(pairs["c"].to_pylist(), pairs["g"].to_pylist(), pairs["one_sum"].to_pylist()):
-        if not c:
+        if c is None or not names[c]:
             continue
-        categories.setdefault(c, Counter())[g] += n
+        categories.setdefault(names[c], Counter())[g] += n
     for c in categories:
         for level in re.split(r"\s*(?:>|/|\|)\s*", c):
             if level.strip():

@@ -18,6 +18,8 @@ from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, SkillResult
 
 SKILL_ID = "price_ladder"
+# The canonical columns this skill reads (population() carries only these through its filter).
+READ = ("product_key", "google_category_id", "category_path", "price", "compare_at_price", "currency")
 STEP_RATIO = 2.0  # adjacent price points further apart than this are a hole in the ladder
 MIN_TIER_PRODUCTS = 3  # fewer priced products than this: no tiers computed
 QUANTILES = (0.10, 0.25, 0.50, 0.75, 0.90)
@@ -97,13 +99,13 @@ def _tier_counts(ci: np.ndarray, price: np.ndarray, cuts: dict[int, tuple[float,
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax)
+    pop = common.population(inp.own, scope, tax, READ)
     t = pop.table
     rows: list[dict] = []
     ref_q: dict[str, list[float]] = {}
     with_ref = inp.reference is not None
     if with_ref:
-        rp = common.population(inp.reference, scope, tax).table
+        rp = common.population(inp.reference, scope, tax, READ).table
         if rp.num_rows:
             rl = common.category_labels(rp, scope, tax)
             rprod = _products(rp, rl)
