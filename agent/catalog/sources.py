@@ -165,12 +165,11 @@ def combine(parts: Sequence[tuple[pa.Table, SourceEvidence]]) -> LoadedCatalog:
 
 
 def combine_loaded(catalogs: Sequence[LoadedCatalog]) -> LoadedCatalog:
-    parts = []
-    for cat in catalogs:
-        for ev in cat.sources:
-            parts.append((None, ev))
-    merged = combine([(c.table, c.sources[0]) for c in catalogs])
-    return LoadedCatalog(table=merged.table, sources=[ev for _, ev in parts])
+    """Catalogs attached earlier in the context, as one catalog (their evidence kept as given)."""
+    if len(catalogs) == 1:
+        return catalogs[0]
+    merged = combine([(c.table, None) for c in catalogs])  # type: ignore[misc]
+    return LoadedCatalog(table=merged.table, sources=[ev for c in catalogs for ev in c.sources])
 
 
 # ------------------------------------------------------------------ locations
