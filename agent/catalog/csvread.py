@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -79,14 +80,21 @@ def _skip_blank_lines(data: bytes) -> bytes:
     return data[i:] if i else data
 
 
-def _sniff(text: str) -> tuple[str, list[str]]:
-    """Pick the delimiter whose first rows are widest and most consistent; return it and the header."""
-    best: tuple[tuple, str, list[str]] | None = None
+_SEP_DIRECTIVE = re.compile(rb'^\s*"?sep=(.)"?\s*$', re.I)
+
+
+def _sniff(text: str, forced: str | None = None) -> tuple[str, list[str], int]:
+    """Pick the delimiter whose first rows are widest and most consistent.
+
+    Returns (delimiter, header cells, number of preamble lines before the header). A preamble is a
+    few narrow lines ("Products export", "Generated 2026-11-28") above a wider header.
+    """
+    best: tuple[tuple, str, list[list[str]]] | None = None
     lines = text.splitlines(keepends=True)
     if len(lines) > 1 and not text.endswith(("\n", "\r")):
         lines = lines[:-1]  # the sample may cut the last row
     head = "".join(lines[:200])
-    for delim in DELIMITERS:
+    for delim in ((forced,) if forced else DELIMITERS):
         try:
             rows = [r for r in csv.reader(io.StringIO(head), delimiter=delim) if r and any(c.strip() for c in r)]
         except csv.Error:
@@ -94,15 +102,34 @@ def _sniff(text: str) -> tuple[str, list[str]]:
         rows = rows[:30]
         if not rows:
             continue
-        width = len(rows[0])
-        body = rows[1:]
+        widths = [len(r) for r in rows]
+        modal = max(set(widths), key=lambda w: (widths.count(w), w))
+        start = 0
+        while start < len(rows) - 1 and len(rows[start]) <= 2 < modal and len(rows[start]) < modal:
+            start += 1
+        width = len(rows[start])
+        body = rows[start + 1:]
         consistent = sum(1 for r in body if len(r) == width) / len(body) if body else 1.0
         key = (width > 1, round(consistent, 1), width)
         if best is None or key > best[0]:
-            best = (key, delim, rows[0])
+            best = (key, delim, rows[:start + 1])
     if best is None:
         raise UnreadableCatalog("not a readable CSV: no header row found")
-    return best[1], best[2]
+    rows = best[2]
+    return best[1], rows[-1], len(rows) - 1
+
+
+def _skip_lines(data: bytes, count: int) -> bytes:
+    """Drop `count` non-blank lines (and the blank lines among them) from the start."""
+    pos = 0
+    while count > 0:
+        j = data.find(b"\n", pos)
+        if j < 0:
+            return b""
+        if data[pos:j].strip(b" \t\r"):
+            count -= 1
+        pos = j + 1
+    return data[pos:]
 
 
 def dedupe(header: list[str]) -> list[str]:
@@ -130,8 +157,16 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
     data = _skip_blank_lines(data)
     if not data:
         raise UnreadableCatalog("not a readable CSV: the file is empty")
+    forced = None
+    first_end = data.find(b"\n")
+    m = _SEP_DIRECTIVE.match(data[: first_end if first_end >= 0 else len(data)])
+    if m:  # Excel's "sep=;" directive line
+        forced = m.group(1).decode("latin-1")
+        data = _skip_blank_lines(data[first_end + 1:]) if first_end >= 0 else b""
     text = data[:_SAMPLE].decode("utf-8", errors="ignore")
-    delimiter, header = _sniff(text)
+    delimiter, header, preamble = _sniff(text, forced)
+    if preamble:
+        data = _skip_blank_lines(_skip_lines(data, preamble))
     if not any(any(ch.isalpha() for ch in cell) for cell in header):
         raise UnreadableCatalog("not a readable CSV: no header row found")
     columns = dedupe(header)

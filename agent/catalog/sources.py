@@ -73,13 +73,9 @@ def load_catalog_inputs(
     for i, att in enumerate(attachments):
         progress(f"Reading {att.name}…")
         try:
-            table, ev = read_table_bytes(att.data, att.name, KIND_ATTACHED)
+            table, ev = safe_read(att.data, att.name, KIND_ATTACHED)
         except UnreadableCatalog as exc:
             unreadable.append(Unreadable(att.name, exc.reason))
-            continue
-        except Exception:  # noqa: BLE001 - a parser bug must not fail the turn
-            log.exception("unexpected failure reading attachment %r", att.name)
-            unreadable.append(Unreadable(att.name, "not a readable CSV: the file could not be parsed"))
             continue
         if i == ref_index:
             ev.role = "reference"
@@ -115,6 +111,17 @@ def load_catalog_inputs(
             log.warning("reference catalog unreadable: %s", exc)
             problems.append(REFERENCE_PROBLEM)
     return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems)
+
+
+def safe_read(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:
+    """read_table_bytes, with any unexpected failure turned into a fixed reason (detail logged)."""
+    try:
+        return read_table_bytes(data, name, kind)
+    except UnreadableCatalog:
+        raise
+    except Exception:  # noqa: BLE001 - a parser bug must not fail the turn
+        log.exception("unexpected failure reading %r", name)
+        raise UnreadableCatalog("not a readable CSV: the file could not be parsed") from None
 
 
 # ------------------------------------------------------------------ reference detection
@@ -185,7 +192,7 @@ def _load_gcs(uri: str) -> tuple[pa.Table, SourceEvidence]:
     from agent.catalog import cache, gcs
 
     def parse(data: bytes, ref) -> tuple[pa.Table, SourceEvidence]:
-        table, ev = read_table_bytes(data, ref.uri, KIND_GCS)
+        table, ev = safe_read(data, ref.uri, KIND_GCS)
         ev.generation = ref.generation
         return table, ev
 
@@ -243,7 +250,7 @@ def _load_local(uri: str, local_root: str | None) -> tuple[pa.Table, SourceEvide
         st = path.stat()
         key = ("local", str(path), st.st_mtime_ns, st.st_size)
         table, ev = TABLE_CACHE.get_or_load(
-            key, lambda: read_table_bytes(path.read_bytes(), path.name, KIND_LOCAL), lambda v: int(v[0].nbytes))
+            key, lambda: safe_read(path.read_bytes(), path.name, KIND_LOCAL), lambda v: int(v[0].nbytes))
     except OSError as exc:
         raise SourceFailed(f"{uri}: {exc.strerror}") from None
     except UnreadableCatalog as exc:
