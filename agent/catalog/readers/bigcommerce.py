@@ -49,7 +49,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
     used = set(roles.values())
     kind = (map_distinct(to_strings(raw["item_type"]), lambda v: (v or "").strip().lower(), pa.string())
-            if "item_type" in raw else pa.array(["product"] * n))
+            if "item_type" in raw else pa.array(["product"] * n, pa.string()))
     kind_np = np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
     is_product = kind_np == "product"
     is_sku = kind_np == "sku"
@@ -68,8 +68,8 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _category, pa.string(), keep_dict=True)
     if "visible" in raw:
         raw["status"] = raw["visible"]
-    if "product_id" not in raw:
-        raw["product_id"] = coalesce(raw.get("sku"), raw.get("title"))
+    if "product_id" not in raw and (fallback := coalesce(raw.get("sku"), raw.get("title"))) is not None:
+        raw["product_id"] = fallback
     cols: dict = {}
     for name in _PRODUCT_FIELDS:
         if name in raw:

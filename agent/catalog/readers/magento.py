@@ -69,7 +69,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
     used = set(roles.values())
     kind = (map_distinct(to_strings(raw["mg_type"]), lambda v: (v or "").strip().lower(), pa.string())
-            if "mg_type" in raw else pa.array([""] * n))
+            if "mg_type" in raw else pa.array([""] * n, pa.string()))
     kind_np = np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
     default_row = (np.asarray(pc.is_null(raw["store_view"]).to_numpy(zero_copy_only=False), dtype=bool)
                    if "store_view" in raw else np.ones(n, dtype=bool))
