@@ -70,14 +70,14 @@ def map_values(arr, fn) -> pa.Array:
     return pc.take(fn(d.dictionary), d.indices)
 
 
-def blank(arr: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
-    """Boolean: value missing or only whitespace."""
+def blank(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """Boolean: value missing, empty or only whitespace (utf8_is_space: no regex, no trimmed copies)."""
     if pa.types.is_dictionary(arr.type):
         return pc.fill_null(map_values(arr, blank), True)
     s = as_str(arr)
-    if not pa.types.is_string(s.type) and not pa.types.is_large_string(s.type):
+    if not (pa.types.is_string(s.type) or pa.types.is_large_string(s.type)):
         return pc.is_null(s)
-    return pc.fill_null(pc.equal(pc.utf8_length(pc.utf8_trim_whitespace(s)), 0), True)
+    return pc.fill_null(pc.or_(pc.equal(pc.binary_length(s), 0), pc.utf8_is_space(s)), True)
 
 
 def scope_ids(scope: Scope, taxonomy: Taxonomy) -> list[int]:
