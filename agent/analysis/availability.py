@@ -18,7 +18,7 @@ from agent.analysis.result import Finding, SkillResult
 SKILL_ID = "availability"
 # The canonical columns this skill reads (population() carries only these through its filter).
 READ = ("product_key", "google_category_id", "category_path", "availability", "inventory_qty", "inventory_policy", "title")
-EXAMPLES = 3  # product titles named per category
+EXAMPLES = 5  # product titles named per category: every variant out first, then most variants out
 
 COLUMNS = (
     ("Category", "text", pa.string()),
@@ -30,7 +30,7 @@ COLUMNS = (
     ("Backorder variants", "count", pa.int64()),
     ("Preorder variants", "count", pa.int64()),
     ("Stock unknown variants", "count", pa.int64()),
-    ("Examples fully out", "text", pa.string()),
+    ("Out-of-stock products (examples)", "text", pa.string()),
 )
 
 
@@ -64,12 +64,16 @@ def run(inp: SkillInput) -> SkillResult:
         fully_by_cat: dict[str, int] = {}
         examples: dict[str, list[str]] = {}
         if fully.num_rows:
-            fully = fully.sort_by([("c_min", "ascending"), ("title_min", "ascending")])
             for d in fully.group_by("c_min").aggregate([("pk", "count")]).to_pylist():
                 fully_by_cat[d["c_min"]] = d["pk_count"]
-            for c, title in zip(fully["c_min"].to_pylist(), fully["title_min"].to_pylist()):
+        some = per_product.filter(pc.greater(per_product["oos_sum"], 0))
+        if some.num_rows:
+            some = some.append_column("c_min", pc.take(labels.dictionary, some["ci_min"]))
+            some = some.append_column("all_out", pc.cast(pc.equal(some["oos_sum"], some["pk_count"]), pa.int8()))
+            some = some.sort_by([("c_min", "ascending"), ("all_out", "descending"), ("oos_sum", "descending"), ("title_min", "ascending")])
+            for c, title in zip(some["c_min"].to_pylist(), some["title_min"].to_pylist()):
                 lst = examples.setdefault(c, [])
-                if len(lst) < EXAMPLES and title:
+                if len(lst) < EXAMPLES and title and title not in lst:
                     lst.append(title)
         for d in g.to_pylist():
             c = d["c"]
@@ -81,7 +85,7 @@ def run(inp: SkillInput) -> SkillResult:
                 "Backorder variants": d["bo_sum"] if has_stock else None,
                 "Preorder variants": d["pre_sum"] if has_stock else None,
                 "Stock unknown variants": d["unk_sum"],
-                "Examples fully out": "; ".join(examples.get(c, [])) or None,
+                "Out-of-stock products (examples)": "; ".join(examples.get(c, [])) or None,
             })
         rows.sort(key=lambda r: (-(r["Out-of-stock rate"] or 0), -(r["Out-of-stock variants"] or 0), r["Category"]))
         total_unknown = sum(r["Stock unknown variants"] for r in rows)
@@ -94,7 +98,7 @@ def run(inp: SkillInput) -> SkillResult:
             "Products fully out": fully.num_rows if has_stock else None,
             "Backorder variants": sum(r["Backorder variants"] or 0 for r in rows) if has_stock else None,
             "Preorder variants": sum(r["Preorder variants"] or 0 for r in rows) if has_stock else None,
-            "Stock unknown variants": total_unknown, "Examples fully out": None,
+            "Stock unknown variants": total_unknown, "Out-of-stock products (examples)": None,
         }
         rows.insert(0, total)
     columns = common.with_excluded(COLUMNS, rows, pop.excluded)
@@ -122,9 +126,14 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
     visible = list(enumerate(rows))[1:20]
     fully = [(i, r) for i, r in visible if r["Products fully out"]]
     if total["Products fully out"]:
-        items = [{"name": r["Category"], "products_n": r["Products fully out"], "examples": r["Examples fully out"]} for _, r in fully[:3]]
+        items = [{"name": r["Category"], "products_n": r["Products fully out"]} for _, r in fully[:3]]
         f.append(Finding("availability.fully_out", {"products_n": total["Products fully out"], "items": items},
                          cells=((0, "Products fully out"),) + tuple((i, "Products fully out") for i, _ in fully[:3]), severity=8))
+    named = [(i, r) for i, r in visible if r["Out-of-stock products (examples)"]][:2]
+    if named:
+        items = [{"name": r["Category"], "titles": r["Out-of-stock products (examples)"]} for _, r in named]
+        f.append(Finding("availability.examples", {"items": items}, cells=tuple((i, "Out-of-stock products (examples)") for i, _ in named),
+                         severity=7))
     worst = [(i, r) for i, r in visible if r["Out-of-stock variants"]][:3]
     if worst:
         items = [{"name": r["Category"], "rate_pct": r["Out-of-stock rate"], "oos_n": r["Out-of-stock variants"]} for _, r in worst]

@@ -221,7 +221,8 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
             levels = node.path.split(" > ")
             if base is not None and taxonomy.is_within(k, base.id):
                 rel = levels[base.depth:]
-                labels.append(" > ".join(rel) if rel else f"{base.name} (general)")
+                general = base.name if not taxonomy.children_of(base.id) else f"{base.name} (general)"
+                labels.append(" > ".join(rel) if rel else general)
             else:
                 labels.append(" > ".join(levels[:WHOLE_CATALOG_DEPTH]) if base is None else node.path)
     distinct = list(dict.fromkeys(labels))

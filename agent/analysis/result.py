@@ -8,9 +8,10 @@ that every number in the prose is a number in the table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
+if TYPE_CHECKING:  # pyarrow is heavy to import; these modules are imported where no table exists yet
+    import pyarrow as pa
 
 # Field metadata key on result-table columns that render reads to format values.
 # Values: "money" (printed with the result's currency when known), "percent" (0..100), "count", "text".

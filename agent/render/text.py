@@ -247,12 +247,15 @@ def _(v: Values) -> str:
 
 @template("availability.fully_out")
 def _(v: Values) -> str:
-    parts = []
-    for i in v.items("items"):
-        ex = f": {i.raw('examples')}" if i.has("examples") else ""
-        parts.append(f"{i['name']} ({i['products_n']}{ex})")
-    where = f" — {'; '.join(parts)}" if parts else ""
+    parts = [f"{i['name']} ({i['products_n']})" for i in v.items("items")]
+    where = f", in {_names(parts)}" if parts else ""
     return f"{v.count('products_n', 'product has', 'products have')} every variant out of stock{where}."
+
+
+@template("availability.examples")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('name')}: {i.raw('titles')}" for i in v.items("items")]
+    return f"Out of stock (every variant out listed first) — {' | '.join(parts)}."
 
 
 @template("availability.worst")
