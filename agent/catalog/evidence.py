@@ -10,7 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-import pyarrow as pa
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pyarrow is heavy to import; these modules are imported where no table exists yet
+    import pyarrow as pa
 
 # Kinds of source, as the footer names them in brackets.
 KIND_ATTACHED = "attached file"

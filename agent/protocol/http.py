@@ -40,6 +40,7 @@ def handle_rpc(request: Any, service: Any, max_body_bytes: int) -> Any:
 
     started = time.perf_counter()
     call = CallContext(requested_extensions=extensions.requested(request.headers))
+    call.log_context = logs.request_context(request.headers, request.method, request.url, request.user_agent.string)
     request_id: str | int | None = None
     method = None
     try:
@@ -57,16 +58,23 @@ def handle_rpc(request: Any, service: Any, max_body_bytes: int) -> Any:
             events = _stream_call(service, rpc, call)
             return _sse_response(rpc.id, events, call, started, method)
         result = _unary_call(service, rpc, call)
-        _log(call, method, started, outcome=call.log.get("outcome", "ok"))
-        return json_response(jsonrpc.success(rpc.id, result), headers=_headers(call))
+        return _logged(json_response(jsonrpc.success(rpc.id, result), headers=_headers(call)),
+                       call, method, started, outcome=call.log.get("outcome", "ok"))
     except errors.RpcError as exc:
-        _log(call, method, started, outcome="error", code=exc.code)
-        return json_response(jsonrpc.failure(request_id, exc), headers=_headers(call))
+        return _logged(json_response(jsonrpc.failure(request_id, exc), headers=_headers(call)),
+                       call, method, started, outcome="error", code=exc.code)
     except Exception:
         incident = logs.new_incident_id()
         logs.incident("request failed", incident, method=method)
-        _log(call, method, started, outcome="error", code=errors.INTERNAL_ERROR, incident=incident)
-        return json_response(jsonrpc.failure(request_id, errors.internal_error(incident)), headers=_headers(call))
+        return _logged(json_response(jsonrpc.failure(request_id, errors.internal_error(incident)), headers=_headers(call)),
+                       call, method, started, outcome="error", code=errors.INTERNAL_ERROR, incident=incident)
+
+
+def _logged(response: Any, call: Any, method: str | None, started: float, **fields: Any) -> Any:
+    """Write the request line once the response has been sent: logging never delays an answer."""
+    duration = time.perf_counter() - started
+    response.call_on_close(lambda: _log(call, method, started, duration=duration, **fields))
+    return response
 
 
 def _unary_call(service: Any, rpc: jsonrpc.Request, call: Any) -> Any:
@@ -115,9 +123,10 @@ def _headers(call: Any) -> dict[str, str]:
     return {}
 
 
-def _log(call: Any, method: str | None, started: float, **fields: Any) -> None:
+def _log(call: Any, method: str | None, started: float, duration: float | None = None, **fields: Any) -> None:
     data = dict(call.log)
     data.update(fields)
     data["method"] = method
-    data["duration_ms"] = round((time.perf_counter() - started) * 1000, 2)
-    logs.request_line(**data)
+    elapsed = duration if duration is not None else time.perf_counter() - started
+    data["duration_ms"] = round(elapsed * 1000, 2)
+    logs.request_line(call.log_context, **data)

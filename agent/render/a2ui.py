@@ -26,6 +26,7 @@ from typing import Any
 
 from agent.analysis.result import SkillResult
 from agent.render import numbers, text
+from agent.render.a2ui_ids import EXTENSION_URI, MIME_TYPE, STANDARD_CATALOG_ID, card_extension
 from agent.render.a2ui_markdown import clean_text, escape_markdown
 from agent.render.a2ui_structure import MAX_COMPONENTS, validate_structure
 
@@ -42,9 +43,6 @@ __all__ = [
     "plan",
 ]
 
-EXTENSION_URI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
-STANDARD_CATALOG_ID = "https://a2ui.org/specification/v0_8/standard_catalog_definition.json"
-MIME_TYPE = "application/json+a2ui"
 
 MAX_ROWS = 20  # SPEC §6: tables show at most 20 rows
 MAX_COLUMNS = 6  # wider tables do not fit a chat card; the text answer has every column
@@ -74,17 +72,6 @@ TOTAL_SUFFIX = " (all)"
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 _FULL = "█"
 _DASH = "—"
-
-
-def card_extension() -> dict:
-    """The agent card's `capabilities.extensions` entry that offers A2UI (never required)."""
-    return {
-        "uri": EXTENSION_URI,
-        "description": "Structured answers (A2UI v0.8, standard catalog): per skill a card with the key "
-        "findings, a table and a bar chart, alongside the Markdown text.",
-        "required": False,
-        "params": {"supportedCatalogIds": [STANDARD_CATALOG_ID]},
-    }
 
 
 def to_parts(messages: list[dict]) -> list[dict]:

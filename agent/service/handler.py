@@ -17,12 +17,14 @@ from agent.protocol import errors, objects
 from agent.store.base import NotCancelable
 from agent.store.memory import MemoryContextStore, MemoryTaskStore
 
+from agent.render.a2ui_ids import EXTENSION_URI as A2UI_URI
+from agent.render.a2ui_ids import STANDARD_CATALOG_ID as A2UI_CATALOG_ID
+from agent.render.a2ui_ids import card_extension
+
 from . import inputs, trust
 from .live import LiveRegistry
 from .runner import Deps, Runner, Turn, drain, wait_until_terminal
 
-A2UI_URI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
-A2UI_CATALOG_ID = "https://a2ui.org/specification/v0_8/standard_catalog_definition.json"
 CANCEL_WAIT_SECONDS = 5.0
 DESCRIPTION = (
     "Answers merchants' questions about their product catalog — assortment gaps, price ladders, "
@@ -38,6 +40,7 @@ class CallContext:
     requested_extensions: list[str] = field(default_factory=list)
     activated_extensions: list[str] = field(default_factory=list)  # filled by the handler, echoed in headers
     log: dict[str, Any] = field(default_factory=dict)  # fields for the request log line
+    log_context: dict[str, Any] = field(default_factory=dict)  # trace and request fields for that line
 
 
 class Service:
@@ -58,7 +61,6 @@ class Service:
     def card(self) -> dict[str, Any]:
         if self._card is None:
             from agent.analysis.registry import SKILLS
-            from agent.render.a2ui import card_extension
 
             skills = [
                 {"id": s.id, "name": s.name, "description": s.description, "tags": list(s.tags),

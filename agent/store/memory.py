@@ -35,9 +35,9 @@ class MemoryTaskStore:
             self._tasks.put(task["id"], copy.deepcopy(task))
 
     def get(self, task_id: str) -> dict[str, Any] | None:
+        """The stored task itself, not a copy: callers treat it as read-only (writes copy on the way in)."""
         with self._lock:
-            task = self._tasks.get(task_id)
-            return copy.deepcopy(task) if task is not None else None
+            return self._tasks.get(task_id)
 
     def save(self, task: dict[str, Any]) -> None:
         with self._lock:
