@@ -62,12 +62,13 @@ def test_quoted_newlines_in_a_large_file_take_the_quote_aware_path(monkeypatch):
 
     monkeypatch.setattr(csvread, "_SMALL", 64 * 1024)  # "large": the fast path is tried first
     monkeypatch.setattr(csvread, "_BLOCK", 64 * 1024)  # many blocks: some boundaries fall inside quotes
-    body = "".join(f'T{i},"first line\nsecond line {i}",{i}.50\n' for i in range(40_000))
-    data = ("title,description,price\n" + body).encode()
-    assert len(data) > 16 * csvread._SMALL
+    plain = "".join(f'P{i},"one line {i}",{i}.50\n' for i in range(20_000))  # beyond the sniffed sample
+    multi = "".join(f'T{i},"first line\nsecond line {i}",{i}.50\n' for i in range(20_000))
+    data = ("title,description,price\n" + plain + multi).encode()
+    assert plain.find("\n", csvread._SAMPLE) > 0 and len(data) > 16 * csvread._SMALL
     table, ev = read_table_bytes(data, "big.csv", KIND_ATTACHED)
     assert ev.rows_read == 40_000 and ev.rows_skipped == 0
-    assert table["description"][5].as_py() == "first line\nsecond line 5"
+    assert table["description"][20_005].as_py() == "first line\nsecond line 5"
 
 
 def test_duplicate_header_names_are_kept_apart():

@@ -132,6 +132,20 @@ def _skip_lines(data: bytes, count: int) -> bytes:
     return data[pos:]
 
 
+def _has_quoted_newlines(sample: str, delimiter: str) -> bool:
+    """Whether the sample already shows a value spanning lines (then parse quote-aware at once)."""
+    if '"' not in sample:
+        return False
+    lines = sample.splitlines()[:-1]  # the last line may be cut
+    if not lines:
+        return False
+    try:
+        records = sum(1 for _ in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter))
+    except csv.Error:
+        return True
+    return records < len([ln for ln in lines if ln.strip()]) - 1
+
+
 def dedupe(header: list[str]) -> list[str]:
     """Blank names become "column N"; repeated names get " (2)", " (3)"."""
     seen: dict[str, int] = {}
@@ -171,20 +185,21 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
         raise UnreadableCatalog("not a readable CSV: no header row found")
     columns = dedupe(header)
     wanted = choose(columns)
+    quoted_nl = _has_quoted_newlines(text, delimiter)
     try:
-        table, skipped = _arrow_read(data, columns, wanted, delimiter)
+        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
     except UnicodeError:
         data, encoding = _transcode_8bit(data)
-        table, skipped = _arrow_read(data, columns, wanted, delimiter)
+        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
     if table is None or (skipped and skipped >= max(table.num_rows, 1)):
         table, skipped = _python_read(data, columns, wanted, delimiter)
     table = _drop_blank_rows(table)
     return RawCsv(table, columns, table.num_rows, skipped, delimiter, encoding)
 
 
-def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str
-                ) -> tuple[pa.Table | None, int]:
-    quote_aware_first = len(data) <= _SMALL
+def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str,
+                quoted_nl: bool = False) -> tuple[pa.Table | None, int]:
+    quote_aware_first = quoted_nl or len(data) <= _SMALL
     for newlines in ((True,) if quote_aware_first else (False, True)):
         skipped = [0]
 
