@@ -215,3 +215,23 @@ def test_planner_is_fast(own):
     for _ in range(20):
         plan("Which of my patio chairs are out of stock?", own, TAX)
     assert (time.perf_counter() - t) / 20 < 0.05
+
+
+def _merchant_only_catalog():
+    from agent.catalog.canonical import from_columns
+
+    return from_columns({"product_key": [1, 2, 3, 4], "title": ["a", "b", "c", "d"], "status": ["active"] * 4,
+                         "category_path": ["Garden > Loungers", "Garden > Loungers", "Garden > Parasols", "Kitchen > Pans"],
+                         "price": [100.0, 200.0, 50.0, 20.0], "inventory_qty": [1, 0, 3, 4]})
+
+
+@pytest.mark.parametrize("question,skills,label,categories", [
+    ("gaps in loungers", (GAPS,), "Loungers", ("Garden > Loungers",)),
+    ("what is out of stock in garden", (AVAIL,), "Garden", ("Garden > Loungers", "Garden > Parasols")),
+    ("pricing of parasols", (PRICE,), "Parasols", ("Garden > Parasols",)),
+    ("stock in the kitchen", (AVAIL,), "Kitchen", ("Kitchen > Pans",)),
+])
+def test_unmapped_merchant_categories_are_scopes_too(question, skills, label, categories):
+    p = plan(question, _merchant_only_catalog(), TAX)
+    assert p.skills == skills
+    assert p.scope.taxonomy_id is None and p.scope.label == label and p.scope.merchant_categories == categories

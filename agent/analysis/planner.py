@@ -353,7 +353,8 @@ def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, t
     with_data=True accepts only names the catalog has rows in; False accepts any taxonomy name as written.
     """
     text = " ".join(phrase)
-    variants = _variants(phrase)
+    # a lone "outdoor"/"patio"/"garden" matches only a category of that very name, never an equivalent
+    variants = [phrase] if len(phrase) == 1 and phrase[0] in _EQUIV else _variants(phrase)
     for variant in variants:
         joined = "".join(variant)
         if with_data:
@@ -397,7 +398,7 @@ def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: T
                 break
         if common_levels and sum(mapped.values()) / total >= MERCHANT_INCLUDE_SHARE:
             node_id = taxonomy.id_for_path(" > ".join(common_levels))
-    last_level = cats[0].split(">")[-1].strip() if len(cats) == 1 else _shared_level(cats, text)
+    last_level = _shared_level(cats, text)
     if node_id is not None:
         inside = set(_merchant_inside(node_id, own, taxonomy))
         if inside - set(cats):
@@ -414,11 +415,13 @@ def _shared_level(cats: tuple[str, ...], text: str) -> str:
     for level in re.split(r"\s*(?:>|/|\|)\s*", cats[0]):
         if _name_tokens(level) in _variants(want) or "".join(_name_tokens(level)) == "".join(want):
             return level.strip()
-    return text
+    return cats[0].split(">")[-1].strip() if len(cats) == 1 else text
 
 
 def _partial(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index) -> _Match | None:
     """Nodes with products whose name contains every word of the phrase (fewest extra words wins)."""
+    if len(phrase) == 1 and phrase[0] in _EQUIV:
+        return None  # "outdoor" is in too many names to pick one
     best = None
     for variant in _variants(phrase):
         want = set(variant)
@@ -491,7 +494,7 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
         for length in range(end - start, 0, -1):
             for i in range(start, end - length + 1):
                 phrase = _phrase(seq, i, i + length)
-                if phrase and not (len(phrase) == 1 and phrase[0] in _EQUIV) and phrase[-1] != "and" and seq[i] != "and":
+                if phrase and phrase[-1] != "and" and seq[i] != "and":
                     spans.append((len(phrase), i, i + length, phrase))
     spans.sort(key=lambda x: (-x[0], x[1]))
     for with_data in (True, False):
