@@ -30,6 +30,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,20 +119,30 @@ def median_seconds(fn: Callable[[], object], runs: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
-def paired_medians(
-    ours: Callable[[], object], bare: Callable[[], object], runs: int
-) -> tuple[float, float, object, object]:
+@dataclass
+class Paired:
+    ours_wall: float
+    bare_wall: float
+    ours_cpu: float  # process CPU time (all threads): much less sensitive to other jobs' load
+    bare_cpu: float
+    ours_result: object
+    bare_result: object
+
+
+def paired_medians(ours: Callable[[], object], bare: Callable[[], object], runs: int) -> Paired:
     """Alternate ours and bare run by run, so background load on a shared machine hits both alike."""
-    ours_result, bare_result = ours(), bare()  # warm-up
-    ours_t, bare_t = [], []
+    ours(), bare()  # warm-up
+    walls: dict[str, list[float]] = {"ours": [], "bare": []}
+    cpus: dict[str, list[float]] = {"ours": [], "bare": []}
     for _ in range(runs):
-        for fn, times in ((bare, bare_t), (ours, ours_t)):
-            t0 = time.perf_counter()
+        for key, fn in (("bare", bare), ("ours", ours)):
+            c0, t0 = time.process_time(), time.perf_counter()
             result = fn()
-            times.append(time.perf_counter() - t0)
+            walls[key].append(time.perf_counter() - t0)
+            cpus[key].append(time.process_time() - c0)
             del result
-    ours_result, bare_result = ours(), bare()
-    return statistics.median(ours_t), statistics.median(bare_t), ours_result, bare_result
+    med = statistics.median
+    return Paired(med(walls["ours"]), med(walls["bare"]), med(cpus["ours"]), med(cpus["bare"]), ours(), bare())
 
 
 def rss_child(mode: str) -> None:
@@ -260,8 +271,8 @@ def main() -> None:
     call, who = our_reader()
     print(f"ours: {who}")
 
-    print("\n## Time (median)")
-    print(f"{'':44s} {'ours':>10s} {'bare':>10s} {'ratio':>7s}")
+    print("\n## Time (median; wall clock, and process CPU time summed over threads)")
+    print(f"{'':44s} {'ours':>10s} {'bare':>10s} {'ratio':>7s} {'ours CPU':>10s} {'bare CPU':>10s} {'ratio':>7s}")
     for label, data, bare, name in (
         ("CSV ingest vs pyarrow.csv.read_csv", csv_bytes, bare_csv, CSV.name),
         ("Parquet load vs pyarrow.parquet.read_table", parquet_bytes, bare_parquet, PARQUET.name),
@@ -270,10 +281,11 @@ def main() -> None:
             bare_t, _ = median_seconds(lambda: bare(data), args.runs)
             print(f"{label:44s} {'-':>10s} {fmt_s(bare_t):>10s} {'-':>7s}   ({who})")
             continue
-        ours_t, bare_t, ours, bare_table = paired_medians(lambda: call(data, name), lambda: bare(data), args.runs)
-        table = table_of(ours)
-        print(f"{label:44s} {fmt_s(ours_t):>10s} {fmt_s(bare_t):>10s} {ours_t / bare_t:6.2f}x"
-              f"   ({table.num_rows:,} rows out, {bare_table.num_rows:,} rows bare)")  # fmt: skip
+        p = paired_medians(lambda: call(data, name), lambda: bare(data), args.runs)
+        table, bare_table = table_of(p.ours_result), p.bare_result
+        print(f"{label:44s} {fmt_s(p.ours_wall):>10s} {fmt_s(p.bare_wall):>10s} {p.ours_wall / p.bare_wall:6.2f}x"
+              f" {fmt_s(p.ours_cpu):>10s} {fmt_s(p.bare_cpu):>10s} {p.ours_cpu / p.bare_cpu:6.2f}x"
+              f"   ({table.num_rows:,} rows out, {bare_table.num_rows:,} bare)")  # fmt: skip
 
     print("\n## Peak RSS (fresh process each; includes the file's bytes and the interpreter)")
     print(f"{'':44s} {'ours':>10s} {'bare':>10s} {'ratio':>7s}")
