@@ -372,3 +372,17 @@ def test_brand_coverage_flags_single_vendor():
         r["brand"] = "Solo"
     result = run("brand_coverage", own)
     assert "Single-vendor catalog" in render_skill(result)
+
+
+@pytest.mark.parametrize("skill", list(SKILLS))
+def test_every_skill_survives_degenerate_tables(skill):
+    from agent.catalog.canonical import empty_table
+
+    tables = (empty_table(), from_columns({"product_key": [1, 2, 3]}),
+              from_columns({"product_key": [1, 1, 2], "status": ["draft"] * 3}))
+    for t in tables:
+        for ref in (None, empty_table(), t):
+            for scope in (Scope(), scope_of(OF)):
+                md = render_skill(SKILLS[skill].run(SkillInput(own=t, reference=ref, scope=scope, taxonomy=TAX)))
+                assert md.startswith("## ")
+                assert_prose_numbers_in_table(md)
