@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -272,7 +273,26 @@ class _OwnIndex:
     level_names: dict[tuple[str, ...], set[str]]  # tokens of a category level name -> category values ending there
 
 
+_OWN_CACHE: dict[int, tuple[Any, int, _OwnIndex]] = {}
+_OWN_CACHE_SIZE = 8
+
+
 def _own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
+    """The catalog's index, cached per table object (tables are immutable; the catalog layer caches
+    them across turns), so a follow-up on a million rows does not rebuild it."""
+    if own is None:
+        return _build_own_index(None, taxonomy)
+    hit = _OWN_CACHE.get(id(own))
+    if hit is not None and hit[0]() is own and hit[1] == id(taxonomy):
+        return hit[2]
+    index = _build_own_index(own, taxonomy)
+    if len(_OWN_CACHE) >= _OWN_CACHE_SIZE:
+        _OWN_CACHE.pop(next(iter(_OWN_CACHE)))
+    _OWN_CACHE[id(own)] = (weakref.ref(own), id(taxonomy), index)
+    return index
+
+
+def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
     node_rows: Counter = Counter()
     categories: dict[str, Counter] = {}
     level_names: dict[tuple[str, ...], set[str]] = {}
