@@ -74,7 +74,7 @@ def _names(items: Sequence[str], limit: int = 5) -> str:
     if len(items) <= 1:
         return "".join(items)
     shown = items[:limit]
-    tail = f" and {len(items) - limit} more" if len(items) > limit else ""
+    tail = " and others" if len(items) > limit else ""  # no count: every number in prose is a table cell
     if tail:
         return ", ".join(shown) + tail
     return ", ".join(shown[:-1]) + " and " + shown[-1]
