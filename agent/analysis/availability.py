@@ -8,6 +8,7 @@ column is never read as zero stock.
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -50,15 +51,14 @@ def run(inp: SkillInput) -> SkillResult:
             "bo": pa.array((state == code("backorder")).astype("int64")),
             "pre": pa.array((state == code("preorder")).astype("int64")),
             "unk": pa.array((state == code("unknown")).astype("int64")),
-            "title": t["title"],
         })
         g = work.group_by("c").aggregate([("pk", "count_distinct"), ("pk", "count"), ("oos", "sum"), ("bo", "sum"),
                                           ("pre", "sum"), ("unk", "sum")])
         g = g.set_column(g.schema.get_field_index("c"), "c", pc.take(labels.dictionary, g["c"]))
         # Products with every variant out of stock (label: the product's first category).
         # group_by cannot take min of a dictionary column: use its indices, then map back.
-        work_p = pa.table({"pk": work["pk"], "oos": work["oos"], "ci": labels.indices, "title": work["title"]})
-        per_product = work_p.group_by("pk").aggregate([("oos", "sum"), ("pk", "count"), ("ci", "min"), ("title", "min")])
+        work_p = pa.table({"pk": work["pk"], "oos": work["oos"], "ci": labels.indices})
+        per_product = work_p.group_by("pk").aggregate([("oos", "sum"), ("pk", "count"), ("ci", "min")])
         fully = per_product.filter(pc.and_(pc.equal(per_product["oos_sum"], per_product["pk_count"]), pc.greater(per_product["oos_sum"], 0)))
         fully = fully.append_column("c_min", pc.take(labels.dictionary, fully["ci_min"]))
         fully_by_cat: dict[str, int] = {}
@@ -68,11 +68,21 @@ def run(inp: SkillInput) -> SkillResult:
                 fully_by_cat[d["c_min"]] = d["pk_count"]
         some = per_product.filter(pc.greater(per_product["oos_sum"], 0))
         if some.num_rows:
-            some = some.append_column("c_min", pc.take(labels.dictionary, some["ci_min"]))
             some = some.append_column("all_out", pc.cast(pc.equal(some["oos_sum"], some["pk_count"]), pa.int8()))
-            some = some.sort_by([("c_min", "ascending"), ("all_out", "descending"), ("oos_sum", "descending"), ("title_min", "ascending")])
-            for c, title in zip(some["c_min"].to_pylist(), some["title_min"].to_pylist()):
-                lst = examples.setdefault(c, [])
+            # integer keys only (product_key breaks ties): deterministic and cheap on many products
+            some = some.sort_by([("ci_min", "ascending"), ("all_out", "descending"), ("oos_sum", "descending"), ("pk", "ascending")])
+            ci = some["ci_min"].to_numpy()
+            first = np.ones(len(ci), dtype=bool)
+            first[1:] = ci[1:] != ci[:-1]
+            rank = np.arange(len(ci)) - np.maximum.accumulate(np.where(first, np.arange(len(ci)), 0))
+            some = some.filter(pa.array(rank < EXAMPLES * 2))
+            names = labels.dictionary.to_pylist()
+            # titles only for the few products named (a string aggregate over every row is costly)
+            chosen = t.select(["product_key", "title"]).filter(pc.is_in(t["product_key"], value_set=some["pk"]))
+            titles = {d["product_key"]: d["title_min"] for d in chosen.group_by("product_key").aggregate([("title", "min")]).to_pylist()}
+            for c, pk in zip(some["ci_min"].to_pylist(), some["pk"].to_pylist()):
+                title = titles.get(pk)
+                lst = examples.setdefault(names[c], [])
                 if len(lst) < EXAMPLES and title and title not in lst:
                     lst.append(title)
         for d in g.to_pylist():
