@@ -8,14 +8,18 @@ package reads os.environ for settings (the storage client library reads STORAGE_
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080/"
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # the platform's own request limit
+DEFAULT_MEMORY_STORE_BYTES = 256 * 1024 * 1024  # per in-memory store; an instance has 1 GiB by default
+DEFAULT_CONTEXT_ATTACHED_BYTES = 64 * 1024 * 1024  # CSV bytes a conversation keeps for follow-ups
 _ON = {"on", "true", "1", "yes"}
 _OFF = {"off", "false", "0", "no", ""}
 _LOG_LEVELS = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}
+_BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
 
 
 class ConfigError(ValueError):
@@ -37,7 +41,12 @@ class Config:
     google_cloud_project: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     local_root: str | None = None  # local catalog paths must resolve inside it (the CATALOG_URI folder)
-    task_store_entries: int = 1000  # in-memory task store bound
+    task_store_entries: int = 1000  # in-memory task store bound (entries)
+    context_store_entries: int = 500  # in-memory context store bound (entries)
+    memory_store_bytes: int = DEFAULT_MEMORY_STORE_BYTES  # in-memory stores bound (approximate bytes, each)
+    state_ttl_days: int = 7  # same number as the state bucket's lifecycle rule (deploy.sh)
+    context_max_attached_bytes: int = DEFAULT_CONTEXT_ATTACHED_BYTES  # attached CSV bytes kept per context
+    context_max_turns: int = 100  # turns one conversation may take
 
     @property
     def rpc_path(self) -> str:
@@ -110,9 +119,11 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
     if raw:
         items = tuple(p.strip() for p in raw.split(",") if p.strip())
         for item in items:
-            if not item.startswith("gs://"):
-                raise ConfigError("ALLOWED_CATALOG_PREFIXES must be a comma-separated list of gs:// prefixes")
-        return items
+            bucket = item[len("gs://"):].split("/", 1)[0] if item.startswith("gs://") else ""
+            if not _BUCKET_NAME.match(bucket) or "{" in item.replace("{merchant_id}", ""):
+                raise ConfigError("ALLOWED_CATALOG_PREFIXES must be a comma-separated list of gs://bucket/prefix "
+                                  "entries ({merchant_id} may stand for the caller's merchant)")
+        return tuple(item if item.endswith("/") else item + "/" for item in items)
     # Deny by default outside the configured bucket(s).
     defaults = []
     for uri in (catalog_uri, reference_uri):
@@ -146,4 +157,10 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         google_cloud_project=(env.get("GOOGLE_CLOUD_PROJECT") or None),
         max_body_bytes=_int(env, "MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, 1024, 1 << 31),
         local_root=local_root,
+        task_store_entries=_int(env, "STATE_MEMORY_TASKS", 1000, 1, 1_000_000),
+        context_store_entries=_int(env, "STATE_MEMORY_CONTEXTS", 500, 1, 1_000_000),
+        memory_store_bytes=_int(env, "STATE_MEMORY_BYTES", DEFAULT_MEMORY_STORE_BYTES, 1024 * 1024, 1 << 40),
+        state_ttl_days=_int(env, "STATE_TTL_DAYS", 7, 1, 3650),
+        context_max_attached_bytes=_int(env, "CONTEXT_MAX_ATTACHED_BYTES", DEFAULT_CONTEXT_ATTACHED_BYTES, 0, 1 << 40),
+        context_max_turns=_int(env, "CONTEXT_MAX_TURNS", 100, 1, 100_000),
     )

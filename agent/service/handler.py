@@ -15,7 +15,7 @@ from agent.config import Config
 from agent.protocol import card as card_mod
 from agent.protocol import errors, objects
 from agent.store.base import NotCancelable
-from agent.store.memory import MemoryContextStore, MemoryTaskStore
+from agent.store.factory import build_stores
 
 from agent.render.a2ui_ids import EXTENSION_URI as A2UI_URI
 from agent.render.a2ui_ids import STANDARD_CATALOG_ID as A2UI_CATALOG_ID
@@ -26,6 +26,7 @@ from .live import LiveRegistry
 from .runner import Deps, Runner, Turn, drain, wait_until_terminal
 
 CANCEL_WAIT_SECONDS = 5.0
+TURN_LIMIT = "This conversation has reached its limit of {n} turns; start a new conversation to continue."
 DESCRIPTION = (
     "Answers merchants' questions about their product catalog — assortment gaps, price ladders, "
     "attribute and brand coverage, stock, and Google Shopping readiness — with computed findings, a table, "
@@ -46,13 +47,13 @@ class CallContext:
 class Service:
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.tasks = MemoryTaskStore(config.task_store_entries)
-        self.contexts = MemoryContextStore()
+        self.tasks, self.contexts = build_stores(config)
         self.live = LiveRegistry()
         self.runner = Runner(Deps(
             tasks=self.tasks, contexts=self.contexts, live=self.live, catalog_uri=config.catalog_uri,
             reference_uri=config.reference_uri, local_root=config.local_root,
-            a2ui_status_copy=config.a2ui_status_copy,
+            a2ui_status_copy=config.a2ui_status_copy, max_attached_bytes=config.context_max_attached_bytes,
+            max_turns=config.context_max_turns, ttl_days=config.state_ttl_days,
         ))
         self._card: dict[str, Any] | None = None
 
@@ -81,8 +82,8 @@ class Service:
         turn = self._turn(params, call)
         drain(self.runner.events(turn))
         call.log.update(turn.summary)
-        task = self.tasks.get(turn.task_id)
-        if task is None:  # evicted between finish and now: rebuild nothing, say so honestly
+        task = turn.final_task
+        if task is None:  # the run ended without a final task (not expected): say so honestly
             raise errors.RpcError(errors.INTERNAL_ERROR, errors.INTERNAL_MESSAGE)
         return self._with_history(task, (params.get("configuration") or {}).get("historyLength"))
 
@@ -134,7 +135,9 @@ class Service:
         live = self.live.get(task_id)
 
         def events() -> Iterator[dict[str, Any]]:
-            snapshot = self.tasks.get(task_id) or task
+            # Another instance's run: the latest stored task (final, or as of its last transition),
+            # then the stream closes. A run on this instance: follow its remaining events.
+            snapshot = task
             yield snapshot
             state = snapshot["status"]["state"]
             if state in objects.TERMINAL_STATES:
@@ -163,6 +166,8 @@ class Service:
             raise errors.RpcError(errors.INVALID_PARAMS, "params.message.taskId names a task that cannot take more messages; send the question without taskId, with the same contextId, to ask a follow-up.")
         context_id = outer or inner or objects.new_id()
         context = self.contexts.load(context_id)
+        if context is not None and len(context.task_ids) >= self.config.context_max_turns:
+            raise errors.RpcError(errors.INVALID_PARAMS, TURN_LIMIT.format(n=self.config.context_max_turns))
         bound = context.merchant_id if context else None
         trusted = None
         if "catalog_context" in params:
@@ -171,7 +176,7 @@ class Service:
         elif bound is not None:
             # A context bound to a merchant keeps serving that merchant's catalog only: without the
             # catalog_context we would fall back to the default catalog, which is not theirs.
-            raise errors.RpcError(errors.INVALID_PARAMS, trust.REFUSED.replace("was not accepted", "is required in this conversation"))
+            raise errors.RpcError(errors.INVALID_PARAMS, trust.REQUIRED)
         a2ui_how = self._a2ui_declared(call, message)
         if a2ui_how:
             call.activated_extensions = [A2UI_URI]
@@ -184,11 +189,9 @@ class Service:
         call.log.update(task=task_id, context=context_id)
         turn = Turn(task_id=task_id, context_id=context_id, user_message=user_message, question=parsed.question,
                     attachments=parsed.attachments, unreadable=parsed.unreadable, notices=parsed.notices,
-                    a2ui=bool(a2ui_how))
-        if trusted is not None:
+                    a2ui=bool(a2ui_how), context=context)
+        if trusted is not None:  # the runner binds the context to this merchant when the turn is recorded
             turn.catalog_uri, turn.reference_uri, turn.merchant_id = trusted.catalog_uri, trusted.reference_uri, trusted.merchant_id
-            if context is not None and context.merchant_id is None:
-                context.merchant_id = trusted.merchant_id
         return turn
 
     def _a2ui_declared(self, call: CallContext, message: dict[str, Any]) -> str | None:

@@ -6,7 +6,10 @@ then `working` progress, one artifact per skill as soon as it is ready, and the 
 after the last artifact. Slow work (persisting the final state, saving the context) happens after the
 final frame, because some clients draw structured parts only when the turn ends.
 
-Cancellation is cooperative: the stored cancel flag is checked between steps.
+Cancellation is cooperative: the stored cancel flag is checked between steps (the store makes that
+cheap — a Cloud Storage store asks at most every half second). The task is written on transitions
+only: created (`submitted`), `working` before the first artifact, and the final state after the final
+frame; the context then records the turn in one atomic read-modify-write.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from agent import logs
 from agent.catalog.attachments import Attachment
 from agent.catalog.evidence import KIND_ATTACHED, CatalogInputs, Unreadable
 from agent.protocol import objects
-from agent.store.base import ContextState, ContextStore, TaskStore
+from agent.store.base import ContextChange, ContextState, ContextStore, TaskStore, as_context_catalog
 
 from .live import LiveRegistry
 
@@ -31,6 +34,14 @@ NO_CATALOG_TEXT = (
     "I could not read a catalog for this question. Attach your product export as a CSV file "
     "(Shopify, WooCommerce, Google Merchant Center, Magento, BigCommerce or any table with a header row), "
     "or ask your administrator to configure a catalog location."
+)
+NOT_KEPT_TEXT = (
+    "{names} is larger than a conversation keeps for follow-ups ({limit}), so this answer is the only one "
+    "from it: attach it again to ask more."
+)
+EXPIRED_TEXT = (
+    "The catalog attached earlier in this conversation ({names}) is no longer kept (attachments are kept "
+    "for {days} days); attach it again to ask about it."
 )
 
 
@@ -53,7 +64,9 @@ class Turn:
     catalog_uri: str | None = None  # from a trusted catalog_context, else config
     reference_uri: str | None = None
     merchant_id: str | None = None
+    context: ContextState | None = None  # as loaded by the handler (catalogs not downloaded yet)
     summary: dict[str, Any] = field(default_factory=dict)  # filled for the request log line
+    final_task: dict[str, Any] | None = None  # what the store holds once the turn ended
 
 
 @dataclass
@@ -65,6 +78,9 @@ class Deps:
     reference_uri: str | None
     local_root: str | None
     a2ui_status_copy: bool
+    max_attached_bytes: int = 64 * 1024 * 1024
+    max_turns: int = 100
+    ttl_days: int = 7
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
 
 
@@ -95,7 +111,10 @@ class Runner:
         stored = self.deps.tasks.get(turn.task_id) or {}
         final = objects.task(turn.task_id, turn.context_id, objects.status("failed", message),
                              history=(stored.get("history") or [turn.user_message]) + [message])
-        self.deps.tasks.finish(final)
+        try:
+            turn.final_task = self.deps.tasks.finish(final)
+        except Exception:  # noqa: BLE001 - the client is gone; log and let the stream close
+            logs.incident("could not store an abandoned task", logs.new_incident_id(), task=turn.task_id)
         turn.summary["outcome"] = "abandoned"
 
     # -- the pipeline -----------------------------------------------------------------------------
@@ -110,7 +129,9 @@ class Runner:
         artifacts: list[dict[str, Any]] = []
         status_parts: list[dict[str, Any]] = []
         state, final_text = "completed", ""
-        context = self.deps.contexts.load(cid) or ContextState(context_id=cid, merchant_id=turn.merchant_id)
+        context = turn.context if turn.context is not None else self.deps.contexts.load(cid)
+        context = context or ContextState(context_id=cid)
+        change = ContextChange(task_id=tid, merchant_id=turn.merchant_id, max_turns=self.deps.max_turns)
         try:
             working = objects.status("working", self._progress(tid, cid, self._reading_line(turn, context)))
             self.deps.tasks.save(objects.task(tid, cid, working, history=history))
@@ -122,7 +143,7 @@ class Runner:
             turn.summary["rows_read"] = sum(s.rows_read for side in (inputs.own, inputs.reference) if side for s in side.sources)
             self._check_cancel(tid)
 
-            produced = yield from self._analyse(turn, context, inputs, artifacts, status_parts)
+            produced = yield from self._analyse(turn, context, change, inputs, artifacts, status_parts)
             final_text = produced
         except Canceled:
             state, final_text = "canceled", CANCELED_TEXT
@@ -140,13 +161,19 @@ class Runner:
         turn.summary["outcome"] = state
         yield objects.status_update(tid, cid, final_status, final=True)
 
-        # After the final frame: persistence and context memory.
+        # After the final frame: persistence and context memory. The answer is out; a store failure
+        # here is logged (with an incident id) rather than turned into a second, contradicting frame.
         final_task = objects.task(tid, cid, final_status, artifacts=artifacts, history=history + [final_message])
-        self.deps.tasks.finish(final_task)
-        context.task_ids.append(tid)
-        self.deps.contexts.save(context)
+        turn.final_task = final_task
+        try:
+            turn.final_task = self.deps.tasks.finish(final_task)
+            self.deps.contexts.record_turn(cid, change)
+        except Exception:  # noqa: BLE001
+            incident = logs.new_incident_id()
+            logs.incident("could not store the finished turn", incident, task=tid, context=cid)
+            turn.summary["store_incident"] = incident
 
-    def _analyse(self, turn: Turn, context: ContextState, inputs: CatalogInputs,
+    def _analyse(self, turn: Turn, context: ContextState, change: ContextChange, inputs: CatalogInputs,
                  artifacts: list[dict[str, Any]], status_parts: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         from agent.analysis import planner
         from agent.analysis.inputs import SkillInput
@@ -168,12 +195,18 @@ class Runner:
             return "I could not read a catalog; the answer says what to send."
 
         if any(s.kind == KIND_ATTACHED for s in inputs.own.sources):
-            context.catalogs = [inputs.own]  # follow-ups in this context reuse it without re-upload
+            # Follow-ups in this context reuse it without re-upload — within the per-context limit.
+            size = sum(len(a.data) for a in turn.attachments)
+            if size > self.deps.max_attached_bytes:
+                names = ", ".join(s.name for s in inputs.own.sources)
+                preface.append(NOT_KEPT_TEXT.format(names=names, limit=_mib(self.deps.max_attached_bytes)))
+            else:
+                change.catalogs, change.attached_bytes = [as_context_catalog(inputs.own)], size
 
         taxonomy = taxonomy_mod.load()
         memory = planner.PlanMemory.from_dict(context.plan_memory) if context.plan_memory else None
         plan = planner.plan(turn.question, inputs.own.table, taxonomy, memory)
-        context.plan_memory = plan.memory.to_dict()
+        change.plan_memory = plan.memory.to_dict()
         turn.summary["skills"] = list(plan.skills)
         preface = list(plan.notes) + preface
 
@@ -224,16 +257,19 @@ class Runner:
             catalog_uri=turn.catalog_uri or self.deps.catalog_uri,
             reference_uri=turn.reference_uri or self.deps.reference_uri,
             local_root=self.deps.local_root,
-            earlier=tuple(context.catalogs) if not turn.attachments else (),
+            earlier=tuple(self.deps.contexts.load_catalogs(context)) if not turn.attachments and context.has_catalogs else (),
         )
         inputs.unreadable[:0] = turn.unreadable
+        if context.expired_catalogs and not turn.attachments:
+            names = ", ".join(dict.fromkeys(context.expired_catalogs))
+            inputs.problems.append(EXPIRED_TEXT.format(names=names, days=self.deps.ttl_days))
         return inputs
 
     @staticmethod
     def _reading_line(turn: Turn, context: ContextState) -> str:
         if turn.attachments:
             return "Reading " + ", ".join(a.name for a in turn.attachments) + "…"
-        if context.catalogs:
+        if context.has_catalogs:
             return "Reading the catalog attached earlier in this conversation…"
         return "Reading the catalog…"
 
@@ -255,10 +291,17 @@ def drain(events: Iterator[dict[str, Any]]) -> dict[str, Any]:
 
 
 def wait_until_terminal(tasks: TaskStore, task_id: str, timeout: float) -> dict[str, Any] | None:
-    """Poll the store until the task is terminal (a cancel is cooperative) or the timeout passes."""
+    """Poll the task's state until it is terminal (a cancel is cooperative) or the timeout passes.
+
+    Polls the cheap state (a metadata read on Cloud Storage) at the store's pace; reads the whole task once.
+    """
     deadline = time.monotonic() + timeout
     while True:
-        task = tasks.get(task_id)
-        if task is None or task["status"]["state"] in objects.TERMINAL_STATES or time.monotonic() >= deadline:
-            return task
-        time.sleep(0.02)
+        state = tasks.state(task_id)
+        if state is None or state in objects.TERMINAL_STATES or time.monotonic() >= deadline:
+            return tasks.get(task_id)
+        time.sleep(tasks.poll_interval)
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):,.0f} MiB" if size >= 1024 * 1024 else f"{size:,} bytes"

@@ -1,30 +1,53 @@
-"""Whether a `params.catalog_context` may be used (SPEC §7): prefixes, signature, merchant binding.
+"""Whether a `params.catalog_context` may be used (SPEC §7): shape, prefixes, signature, merchant binding.
 
-Deny by default: a catalog_context is honoured only when every URI in it falls under
-ALLOWED_CATALOG_PREFIXES (default: the configured catalog bucket), and — when CATALOG_CONTEXT_SECRET is
-set — when it is signed. All checks run before any I/O, and every refusal gets the same neutral
-message so a caller learns nothing about buckets or paths.
+Deny by default: a catalog_context is honoured only when
+1. it matches schemas/catalog_context.json (merchant_id, catalog_uri, optional reference_uri and
+   signature, nothing else);
+2. every URI in it is a plain `gs://bucket/object-or-prefix` under one of ALLOWED_CATALOG_PREFIXES
+   (default: the configured catalog bucket; a prefix may hold `{merchant_id}`, which then must be the
+   caller's merchant). http(s)://, file://, local paths, metadata-server addresses, `.`/`..` segments,
+   percent-encoding, backslashes, `?`/`#` and control characters never pass;
+3. when CATALOG_CONTEXT_SECRET is set, `signature` is the hex HMAC-SHA256 of the canonical JSON below,
+   compared in constant time;
+4. the conversation is not bound to another merchant.
+All checks run before any I/O, and every refusal gets the same neutral message (REFUSED), so a caller
+learns nothing about buckets, prefixes or which check failed.
 
-Signature: hex HMAC-SHA256, keyed with the secret, over the canonical JSON of the other fields:
-`json.dumps(fields_without_signature, sort_keys=True, separators=(",", ":"), ensure_ascii=False)`
-encoded as UTF-8. `sign()` below is the helper a trusted caller can reuse.
+Canonical JSON (what is signed): the catalog_context object without `signature`, serialised as
+`json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)` and encoded as UTF-8 —
+keys in code-point order, no whitespace, strings with JSON's minimal escapes, non-ASCII kept as is.
+Example: {"catalog_uri":"gs://acme-catalog/acme/","merchant_id":"acme"}.
+
+A trusted caller signs with `sign(fields, secret)`, or from a shell:
+    echo '{"merchant_id":"acme","catalog_uri":"gs://acme-catalog/acme/"}' \
+      | CATALOG_CONTEXT_SECRET=… python -m agent.service.trust sign
+which prints the catalog_context with its `signature` added.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
+import ipaddress
 import json
 import re
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 from agent.protocol.errors import INVALID_PARAMS, RpcError
 
 REFUSED = "params.catalog_context was not accepted."
+REQUIRED = "params.catalog_context is required in this conversation."
 ALLOWED_FIELDS = frozenset({"merchant_id", "catalog_uri", "reference_uri", "signature"})
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "catalog_context.json"
+MERCHANT_PLACEHOLDER = "{merchant_id}"
 _MERCHANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_GS_OBJECT = re.compile(r"^gs://[a-z0-9][a-z0-9._-]{1,220}[a-z0-9](/[^\x00-\x1f\x7f]*)?$")
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
+_FORBIDDEN_IN_PATH = re.compile(r"[\x00-\x1f\x7f\\%?#]")
+_MAX_OBJECT_BYTES = 1024
 
 
 @dataclass(frozen=True)
@@ -40,34 +63,98 @@ def canonical_json(fields: dict[str, Any]) -> bytes:
 
 
 def sign(fields: dict[str, Any], secret: str) -> str:
+    """Hex HMAC-SHA256 of the canonical JSON of `fields` (any `signature` in it is left out)."""
     return hmac.new(secret.encode("utf-8"), canonical_json(fields), hashlib.sha256).hexdigest()
 
 
-def _uri_allowed(uri: Any, prefixes: Sequence[str]) -> bool:
-    if not isinstance(uri, str) or not _GS_OBJECT.match(uri):
-        return False  # http(s)://, file://, metadata-server addresses and local paths never pass
-    path = uri[len("gs://"):]
-    if any(seg in ("..", ".") for seg in path.split("/")) or "\\" in path or "%" in path:
+@functools.cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def _bucket_allowed(bucket: str) -> bool:
+    if not _BUCKET.match(bucket) or ".." in bucket or bucket.startswith("goog"):
         return False
-    return any(uri.startswith(p if p.endswith("/") else p + "/") for p in prefixes)
+    try:  # GCS refuses IP-address bucket names; refuse them here too (169.254.169.254 and friends)
+        ipaddress.ip_address(bucket)
+        return False
+    except ValueError:
+        return True
+
+
+def uri_allowed(uri: Any, prefixes: Sequence[str], merchant_id: str) -> bool:
+    """True only for a clean gs:// URI under an allowed prefix. Pure string checks, no I/O."""
+    if not isinstance(uri, str) or not uri.startswith("gs://"):
+        return False  # http(s)://, file://, local paths, metadata-server URLs never pass
+    bucket, slash, path = uri[len("gs://"):].partition("/")
+    if not _bucket_allowed(bucket):
+        return False
+    if _FORBIDDEN_IN_PATH.search(path) or len(path.encode("utf-8")) > _MAX_OBJECT_BYTES:
+        return False
+    segments = path.split("/")
+    if any(seg in (".", "..") for seg in segments) or "" in segments[:-1]:
+        return False  # climbing out of a prefix, or "//" tricks
+    for prefix in prefixes:
+        prefix = prefix.replace(MERCHANT_PLACEHOLDER, merchant_id)
+        if not prefix.endswith("/"):
+            prefix += "/"
+        if uri.startswith(prefix) or uri + "/" == prefix:
+            return True
+    return False
 
 
 def verify(raw: Any, *, prefixes: Sequence[str], secret: str | None, bound_merchant: str | None) -> TrustedContext:
-    """The trusted context, or RpcError(-32602, neutral message). No I/O happens here."""
-    if not isinstance(raw, dict) or set(raw) - ALLOWED_FIELDS:
+    """The trusted context, or RpcError(-32602, REFUSED). No I/O happens here."""
+    if not isinstance(raw, dict) or set(raw) - ALLOWED_FIELDS or not _validator().is_valid(raw):
         raise RpcError(INVALID_PARAMS, REFUSED)
-    merchant = raw.get("merchant_id")
-    if not isinstance(merchant, str) or not _MERCHANT.match(merchant):
+    merchant = raw["merchant_id"]
+    if not _MERCHANT.match(merchant):
         raise RpcError(INVALID_PARAMS, REFUSED)
     for key in ("catalog_uri", "reference_uri"):
-        if key in raw and not _uri_allowed(raw[key], prefixes):
+        if key in raw and not uri_allowed(raw[key], prefixes, merchant):
             raise RpcError(INVALID_PARAMS, REFUSED)
-    if "catalog_uri" not in raw:
-        raise RpcError(INVALID_PARAMS, REFUSED)
     if secret:
         given = raw.get("signature")
-        if not isinstance(given, str) or not hmac.compare_digest(given.lower(), sign(raw, secret)):
+        expected = sign(raw, secret).encode("ascii")
+        if not isinstance(given, str) or not hmac.compare_digest(given.strip().lower().encode("utf-8"), expected):
             raise RpcError(INVALID_PARAMS, REFUSED)
     if bound_merchant is not None and bound_merchant != merchant:
         raise RpcError(INVALID_PARAMS, REFUSED)
     return TrustedContext(merchant, raw.get("catalog_uri"), raw.get("reference_uri"))
+
+
+def _main(argv: list[str]) -> int:
+    """`python -m agent.service.trust sign`: JSON on stdin, CATALOG_CONTEXT_SECRET in the environment."""
+    import os
+
+    if argv[:1] != ["sign"]:
+        print("usage: CATALOG_CONTEXT_SECRET=… python -m agent.service.trust sign < catalog_context.json",
+              file=sys.stderr)
+        return 2
+    secret = os.environ.get("CATALOG_CONTEXT_SECRET")
+    if not secret:
+        print("CATALOG_CONTEXT_SECRET is not set", file=sys.stderr)
+        return 2
+    try:
+        fields = json.load(sys.stdin)
+    except ValueError:
+        print("stdin is not JSON", file=sys.stderr)
+        return 2
+    if not isinstance(fields, dict):
+        print("stdin must hold a JSON object", file=sys.stderr)
+        return 2
+    fields = {k: v for k, v in fields.items() if k != "signature"}
+    if not _validator().is_valid(fields):
+        print("not a valid catalog_context: merchant_id and catalog_uri (gs://…) are required, "
+              "reference_uri is optional, nothing else is allowed", file=sys.stderr)
+        return 2
+    print(json.dumps(dict(fields, signature=sign(fields, secret)), ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

@@ -1,13 +1,21 @@
-"""The store interface for tasks and contexts; back ends: memory (default) and Cloud Storage (later).
+"""The store interface for tasks and contexts; back ends: memory (default) and Cloud Storage.
 
 Tasks are stored as the A2A Task JSON itself (with `history`), so any back end can hand one to
-`tasks/get` without translation. Writes happen only on state transitions, never per stream frame.
+`tasks/get` without translation. Writes happen only on state transitions (create, working, final,
+cancel flag), never per stream frame: Cloud Storage allows about one write per second per object.
+
+A context is changed only through `record_turn(ContextChange)`, an atomic read-modify-write, so two
+instances finishing turns of one conversation at the same moment both land (no lost turn).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+TERMINAL = frozenset({"completed", "canceled", "failed", "rejected"})
 
 
 class NotCancelable(Exception):
@@ -21,14 +29,69 @@ class ContextState:
     context_id: str
     merchant_id: str | None = None
     plan_memory: dict[str, Any] | None = None  # agent.analysis.planner.PlanMemory.to_dict()
-    catalogs: list[Any] = field(default_factory=list)  # LoadedCatalog objects attached earlier
+    catalogs: list[Any] = field(default_factory=list)  # LoadedCatalog objects attached earlier (loaded)
     task_ids: list[str] = field(default_factory=list)
+    attached_bytes: int = 0  # size of the attached files behind `catalogs`, as sent
+    # Back-end bookkeeping: stored catalogs not loaded yet (Cloud Storage), and names of catalogs the
+    # conversation had but that are gone (older than the TTL), so the answer can say so.
+    catalog_refs: list[dict[str, Any]] = field(default_factory=list)
+    expired_catalogs: list[str] = field(default_factory=list)
+
+    @property
+    def has_catalogs(self) -> bool:
+        return bool(self.catalogs or self.catalog_refs)
+
+
+@dataclass
+class ContextChange:
+    """What one finished turn changes in its context; applied to the freshest stored state."""
+
+    task_id: str
+    merchant_id: str | None = None  # binds an unbound context; never rebinds
+    plan_memory: dict[str, Any] | None = None
+    catalogs: list[Any] | None = None  # None: keep what the context had; a list replaces it
+    attached_bytes: int = 0
+    max_turns: int = 100
+
+    def apply(self, state: ContextState) -> None:
+        if state.merchant_id is None and self.merchant_id is not None:
+            state.merchant_id = self.merchant_id
+        if self.plan_memory is not None:
+            state.plan_memory = self.plan_memory
+        if self.task_id not in state.task_ids:
+            state.task_ids.append(self.task_id)
+        del state.task_ids[: max(0, len(state.task_ids) - self.max_turns)]
+        if self.catalogs is not None:
+            state.catalogs = list(self.catalogs)
+            state.attached_bytes = self.attached_bytes
+            state.expired_catalogs = []
+
+
+def as_context_catalog(catalog: Any) -> Any:
+    """A catalog attached in this turn, as later turns will see it: evidence kind KIND_CONTEXT.
+
+    The name, format and rows read stay as they were, so a follow-up's footer counts match the first
+    answer's — on any back end.
+    """
+    from agent.catalog.evidence import KIND_CONTEXT, LoadedCatalog
+
+    sources = [dataclasses.replace(s, kind=KIND_CONTEXT) for s in catalog.sources]
+    return LoadedCatalog(table=catalog.table, sources=sources)
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
 
 
 class TaskStore(Protocol):
+    poll_interval: float  # how often a waiter may ask for a task's state
+
     def create(self, task: dict[str, Any]) -> None: ...
 
     def get(self, task_id: str) -> dict[str, Any] | None: ...
+
+    def state(self, task_id: str) -> str | None:
+        """The stored task's state only (cheap: no history); None if unknown or expired."""
 
     def save(self, task: dict[str, Any]) -> None:
         """Record a non-final state transition (e.g. submitted → working)."""
@@ -39,13 +102,19 @@ class TaskStore(Protocol):
     def request_cancel(self, task_id: str) -> dict[str, Any] | None:
         """Flag a running task for cancellation. None if unknown; raises NotCancelable if terminal."""
 
-    def cancel_requested(self, task_id: str) -> bool: ...
+    def cancel_requested(self, task_id: str) -> bool:
+        """Whether the task was flagged, on any instance. Cheap enough to call between steps."""
 
     def mark_canceled(self, task_id: str, task: dict[str, Any]) -> dict[str, Any]:
         """Force a flagged task whose runner went silent into `canceled`; returns what is stored."""
 
 
 class ContextStore(Protocol):
-    def load(self, context_id: str) -> ContextState | None: ...
+    def load(self, context_id: str) -> ContextState | None:
+        """The context (without downloading its catalogs), or None if unknown or expired."""
 
-    def save(self, state: ContextState) -> None: ...
+    def load_catalogs(self, state: ContextState) -> list[Any]:
+        """The context's attached catalogs as LoadedCatalog objects (downloaded on first use)."""
+
+    def record_turn(self, context_id: str, change: ContextChange) -> ContextState:
+        """Apply one turn's change atomically to the stored context (created if new); returns it."""

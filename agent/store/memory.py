@@ -1,59 +1,121 @@
-"""In-memory store: bounded LRU dicts guarded by one lock. The default; state lives per instance."""
+"""In-memory store: the default; state lives per instance.
+
+Bounded twice — by entries and by approximate bytes — with least-recently-used eviction, because one
+attached catalog can weigh hundreds of megabytes while a thousand small tasks weigh almost nothing.
+The same TTL as the Cloud Storage back end applies on read: an entry older than it is "not found".
+"""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
+import time
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Callable
 
-from .base import ContextState, NotCancelable
+from .base import TERMINAL, ContextChange, ContextState, NotCancelable
 
-TERMINAL = frozenset({"completed", "canceled", "failed", "rejected"})
+_DAY_S = 86_400.0
 
 
-class _Lru(OrderedDict):
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit = limit
+def approx_size(value: Any) -> int:
+    """A cheap estimate of a JSON-like value's size in bytes (strings dominate: file bytes, texts)."""
+    if isinstance(value, str):
+        return len(value) + 8
+    if isinstance(value, dict):
+        return 16 + sum(approx_size(k) + approx_size(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return 16 + sum(approx_size(v) for v in value)
+    return 8
 
-    def put(self, key: str, value: Any) -> None:
-        self[key] = value
-        self.move_to_end(key)
-        while len(self) > self.limit:
-            self.popitem(last=False)
+
+class BoundedLru:
+    """key -> value, evicting the least recently used entry beyond `max_entries` or `max_bytes`.
+
+    Each entry remembers when it was written; `get` treats entries older than `ttl_s` as missing.
+    Not thread-safe on its own: the stores hold a lock around it.
+    """
+
+    def __init__(self, max_entries: int, max_bytes: int, ttl_s: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_entries, self.max_bytes, self.ttl_s, self.clock = max_entries, max_bytes, ttl_s, clock
+        self._items: OrderedDict[str, tuple[Any, int, float]] = OrderedDict()
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    def get(self, key: str) -> Any:
+        item = self._items.get(key)
+        if item is None:
+            return None
+        value, size, written = item
+        if self.ttl_s is not None and self.clock() - written > self.ttl_s:
+            self.pop(key)
+            return None
+        self._items.move_to_end(key)
+        return value
+
+    def put(self, key: str, value: Any, size: int) -> None:
+        self.pop(key)
+        self._items[key] = (value, size, self.clock())
+        self.bytes += size
+        # Evict oldest first; the entry just written stays even if it alone exceeds max_bytes.
+        while len(self._items) > 1 and (len(self._items) > self.max_entries or self.bytes > self.max_bytes):
+            oldest = next(iter(self._items))
+            self.pop(oldest)
+
+    def pop(self, key: str) -> None:
+        item = self._items.pop(key, None)
+        if item is not None:
+            self.bytes -= item[1]
 
 
 class MemoryTaskStore:
-    def __init__(self, max_entries: int = 1000) -> None:
-        self._tasks = _Lru(max_entries)
+    poll_interval = 0.02
+
+    def __init__(self, max_entries: int = 1000, max_bytes: int = 256 * 1024 * 1024, ttl_days: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._tasks = BoundedLru(max_entries, max_bytes, ttl_days * _DAY_S if ttl_days else None, clock)
         self._cancel: set[str] = set()
         self._lock = threading.Lock()
 
+    def _put(self, task: dict[str, Any]) -> dict[str, Any]:
+        stored = copy.deepcopy(task)
+        self._tasks.put(task["id"], stored, approx_size(stored))
+        return stored
+
     def create(self, task: dict[str, Any]) -> None:
         with self._lock:
-            self._tasks.put(task["id"], copy.deepcopy(task))
+            self._put(task)
 
     def get(self, task_id: str) -> dict[str, Any] | None:
         """The stored task itself, not a copy: callers treat it as read-only (writes copy on the way in)."""
         with self._lock:
             return self._tasks.get(task_id)
 
+    def state(self, task_id: str) -> str | None:
+        task = self.get(task_id)
+        return task["status"]["state"] if task is not None else None
+
     def save(self, task: dict[str, Any]) -> None:
         with self._lock:
             stored = self._tasks.get(task["id"])
             if stored is not None and stored["status"]["state"] in TERMINAL:
                 return
-            self._tasks.put(task["id"], copy.deepcopy(task))
+            self._put(task)
 
     def finish(self, task: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
+            self._cancel.discard(task["id"])
             stored = self._tasks.get(task["id"])
             if stored is not None and stored["status"]["state"] in TERMINAL:
                 return copy.deepcopy(stored)
-            self._tasks.put(task["id"], copy.deepcopy(task))
-            self._cancel.discard(task["id"])
-            return copy.deepcopy(task)
+            return copy.deepcopy(self._put(task))
 
     def request_cancel(self, task_id: str) -> dict[str, Any] | None:
         with self._lock:
@@ -72,15 +134,36 @@ class MemoryTaskStore:
         return self.finish(task)
 
 
+def _context_size(state: ContextState) -> int:
+    return 1024 + approx_size(state.plan_memory or {}) + 64 * len(state.task_ids) + sum(
+        int(c.table.nbytes) for c in state.catalogs)
+
+
+def _copy(state: ContextState) -> ContextState:
+    """A copy the caller may change freely (tables are immutable and shared)."""
+    return dataclasses.replace(state, catalogs=list(state.catalogs), task_ids=list(state.task_ids),
+                               catalog_refs=list(state.catalog_refs), expired_catalogs=list(state.expired_catalogs),
+                               plan_memory=copy.deepcopy(state.plan_memory))
+
+
 class MemoryContextStore:
-    def __init__(self, max_entries: int = 500) -> None:
-        self._contexts = _Lru(max_entries)
+    def __init__(self, max_entries: int = 500, max_bytes: int = 256 * 1024 * 1024, ttl_days: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._contexts = BoundedLru(max_entries, max_bytes, ttl_days * _DAY_S if ttl_days else None, clock)
         self._lock = threading.Lock()
 
     def load(self, context_id: str) -> ContextState | None:
         with self._lock:
-            return self._contexts.get(context_id)
+            state = self._contexts.get(context_id)
+            return _copy(state) if state is not None else None
 
-    def save(self, state: ContextState) -> None:
+    def load_catalogs(self, state: ContextState) -> list[Any]:
+        return list(state.catalogs)
+
+    def record_turn(self, context_id: str, change: ContextChange) -> ContextState:
         with self._lock:
-            self._contexts.put(state.context_id, state)
+            found = self._contexts.get(context_id)
+            state = _copy(found) if found is not None else ContextState(context_id=context_id)
+            change.apply(state)
+            self._contexts.put(context_id, state, _context_size(state))
+            return _copy(state)

@@ -1,0 +1,395 @@
+"""Cloud Storage store (`STATE_BUCKET`): any instance can serve any turn of any conversation.
+
+Layout in the state bucket (ids that are not plain `[A-Za-z0-9._-]` are hashed, so nothing a client
+sends becomes a path):
+
+    tasks/<task id>.json                 {"task": <A2A Task>, "written_at": …}; object metadata "state"
+    tasks/<task id>.cancel               empty marker: a cancel was requested (on any instance)
+    contexts/<context id>/context.json   merchant, plan memory, task ids, attached catalogs (evidence)
+    contexts/<context id>/catalog-<n>.parquet   one attached catalog, written once
+
+Why this shape:
+* Every JSON write carries `if_generation_match` (0 for "must not exist yet"); a 412 means another
+  instance wrote first, so the change is re-applied to a fresh read and tried again. Nothing is
+  overwritten blindly.
+* Writes happen on state transitions only (create, working, final, cancel flag, one per turn for the
+  context) — GCS allows about one write per second per object.
+* A task's state also sits in the object's metadata, so waiting for a state or refusing a write over a
+  terminal task is one metadata GET, not a download of a history that may hold a 30 MB attachment.
+* The running task polls the cancel marker with an existence check, at most once per
+  CANCEL_POLL_S per task.
+* The bucket's lifecycle rule deletes objects after STATE_TTL_DAYS (deploy.sh); the same TTL is
+  applied on read from the `written_at` the store records, so an object past it is "not found" even
+  before the lifecycle job runs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import logging
+import random
+import re
+import threading
+import time
+from typing import Any, Callable
+
+from agent.catalog.evidence import LoadedCatalog
+
+from . import catalogs as codec
+from .base import TERMINAL, ContextChange, ContextState, NotCancelable, utc_now
+from .memory import BoundedLru
+
+log = logging.getLogger(__name__)
+
+CANCEL_POLL_S = 0.5
+MAX_ATTEMPTS = 12  # read-modify-write rounds before giving up on a contended object
+TIMEOUT: tuple[float, float] = (3.05, 30.0)
+RETRY_DEADLINE_S = 8.0
+_SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")
+_CATALOG_CACHE_BYTES = 256 * 1024 * 1024
+
+
+class StoreConflict(Exception):
+    """An object stayed contended through every retry (should not happen in practice)."""
+
+
+def object_key(raw_id: str) -> str:
+    """An id as an object-name segment: itself when plainly safe, else `~` + its SHA-256."""
+    if _SAFE_ID.match(raw_id):
+        return raw_id
+    return "~" + hashlib.sha256(raw_id.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _retry():
+    from google.cloud.storage.retry import DEFAULT_RETRY
+
+    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(RETRY_DEADLINE_S)
+
+
+def _precondition_failed() -> type[BaseException]:
+    from google.api_core.exceptions import PreconditionFailed
+
+    return PreconditionFailed
+
+
+def _not_found() -> type[BaseException]:
+    from google.api_core.exceptions import NotFound
+
+    return NotFound
+
+
+def _backoff(attempt: int) -> None:
+    time.sleep(min(0.5, 0.02 * (2 ** attempt)) * (0.5 + random.random()))
+
+
+class Bucket:
+    """JSON and bytes objects in one bucket, with generations, preconditions and the read-side TTL."""
+
+    def __init__(self, name: str, ttl_days: float, clock: Callable[[], dt.datetime] = utc_now) -> None:
+        self.name = name
+        self.ttl = dt.timedelta(days=ttl_days)
+        self.clock = clock
+
+    def _bucket(self) -> Any:
+        from agent.catalog import gcs
+
+        return gcs.client().bucket(self.name)
+
+    def blob(self, name: str) -> Any:
+        return self._bucket().blob(name)
+
+    def expired(self, written_at: str | None) -> bool:
+        if not written_at:
+            return False
+        try:
+            when = dt.datetime.fromisoformat(written_at)
+        except ValueError:
+            return True
+        return self.clock() - when > self.ttl
+
+    def stamp(self) -> str:
+        return self.clock().isoformat()
+
+    def read_json(self, name: str) -> tuple[dict[str, Any] | None, int]:
+        """(document or None when missing/expired, generation to write against: 0 = absent)."""
+        blob = self.blob(name)
+        try:
+            data = blob.download_as_bytes(timeout=TIMEOUT, retry=_retry())
+        except _not_found():
+            return None, 0
+        generation = blob.generation
+        if generation is None:  # an emulator that sends no generation header: ask for it
+            blob.reload(timeout=TIMEOUT, retry=_retry())
+            generation = blob.generation
+        doc = json.loads(data)
+        if self.expired(doc.get("written_at")):
+            return None, int(generation)
+        return doc, int(generation)
+
+    def meta(self, name: str) -> Any | None:
+        """The object's metadata (generation, custom metadata) without its content; None if missing."""
+        return self._bucket().get_blob(name, timeout=TIMEOUT, retry=_retry())
+
+    def write_json(self, name: str, doc: dict[str, Any], generation: int,
+                   metadata: dict[str, str] | None = None) -> int:
+        """Write if the object is still at `generation` (0: absent). Raises PreconditionFailed if not."""
+        stamp = self.stamp()
+        doc["written_at"] = stamp
+        blob = self.blob(name)
+        blob.metadata = dict(metadata or {}, written_at=stamp)
+        blob.upload_from_string(json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
+                                content_type="application/json", if_generation_match=generation,
+                                timeout=TIMEOUT, retry=_retry())
+        return int(blob.generation or 0)
+
+    def write_new(self, name: str, data: bytes, content_type: str) -> int:
+        """Create an object that must not exist yet. Raises PreconditionFailed if it does."""
+        blob = self.blob(name)
+        blob.upload_from_string(data, content_type=content_type, if_generation_match=0,
+                                timeout=TIMEOUT, retry=_retry())
+        if blob.generation is None:
+            blob.reload(timeout=TIMEOUT, retry=_retry())
+        return int(blob.generation)
+
+    def read_bytes(self, name: str, generation: int | None) -> bytes | None:
+        blob = self.blob(name)
+        try:
+            return blob.download_as_bytes(if_generation_match=generation, timeout=TIMEOUT, retry=_retry())
+        except _not_found():
+            return None
+
+    def exists(self, name: str) -> bool:
+        return bool(self.blob(name).exists(timeout=TIMEOUT, retry=_retry()))
+
+    def delete_quietly(self, name: str) -> None:
+        try:
+            self.blob(name).delete(timeout=TIMEOUT, retry=_retry())
+        except Exception:  # noqa: BLE001 - best effort: the lifecycle rule removes it anyway
+            log.info("could not delete gs://%s/%s; the lifecycle rule will", self.name, name)
+
+
+# --- tasks ------------------------------------------------------------------------------------------
+
+
+class GcsTaskStore:
+    poll_interval = 0.25
+
+    def __init__(self, bucket: Bucket) -> None:
+        self.bucket = bucket
+        self._canceled_here: set[str] = set()
+        self._polled: dict[str, tuple[float, bool]] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _name(task_id: str) -> str:
+        return f"tasks/{object_key(task_id)}.json"
+
+    @staticmethod
+    def _marker(task_id: str) -> str:
+        return f"tasks/{object_key(task_id)}.cancel"
+
+    def _stored_state(self, task_id: str) -> tuple[str | None, int]:
+        """(state or None when missing/expired, generation) from one metadata GET."""
+        blob = self.bucket.meta(self._name(task_id))
+        if blob is None:
+            return None, 0
+        meta = blob.metadata or {}
+        if self.bucket.expired(meta.get("written_at")):
+            return None, int(blob.generation)
+        return meta.get("state"), int(blob.generation)
+
+    def _write(self, task: dict[str, Any], generation: int) -> None:
+        self.bucket.write_json(self._name(task["id"]), {"task": task}, generation,
+                               metadata={"state": task["status"]["state"]})
+
+    def _transition(self, task: dict[str, Any]) -> bool:
+        """Write `task` unless the stored one is terminal; False when it was (nothing written)."""
+        for attempt in range(MAX_ATTEMPTS):
+            state, generation = self._stored_state(task["id"])
+            if state in TERMINAL:
+                return False
+            try:
+                self._write(task, generation)
+                return True
+            except _precondition_failed():
+                _backoff(attempt)
+        raise StoreConflict(task["id"])
+
+    def create(self, task: dict[str, Any]) -> None:
+        self._transition(task)
+
+    def get(self, task_id: str) -> dict[str, Any] | None:
+        doc, _ = self.bucket.read_json(self._name(task_id))
+        return doc.get("task") if doc else None
+
+    def state(self, task_id: str) -> str | None:
+        return self._stored_state(task_id)[0]
+
+    def save(self, task: dict[str, Any]) -> None:
+        self._transition(task)
+
+    def finish(self, task: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            self._polled.pop(task["id"], None)
+            self._canceled_here.discard(task["id"])
+        if self._transition(task):
+            return task
+        return self.get(task["id"]) or task
+
+    def request_cancel(self, task_id: str) -> dict[str, Any] | None:
+        state, _ = self._stored_state(task_id)
+        if state is None:
+            return None
+        if state in TERMINAL:
+            raise NotCancelable(task_id)
+        try:
+            self.bucket.write_new(self._marker(task_id), b"", "application/octet-stream")
+        except _precondition_failed():
+            pass  # already flagged
+        with self._lock:
+            self._canceled_here.add(task_id)
+        return self.get(task_id)
+
+    def cancel_requested(self, task_id: str) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            if task_id in self._canceled_here:
+                return True
+            last = self._polled.get(task_id)
+            if last is not None and now - last[0] < CANCEL_POLL_S:
+                return last[1]
+        flagged = self.bucket.exists(self._marker(task_id))
+        with self._lock:
+            if len(self._polled) > 10_000:
+                self._polled.clear()
+            self._polled[task_id] = (now, flagged)
+        return flagged
+
+    def mark_canceled(self, task_id: str, task: dict[str, Any]) -> dict[str, Any]:
+        return self.finish(task)
+
+
+# --- contexts ---------------------------------------------------------------------------------------
+
+# Catalogs downloaded from the state bucket, per process, by (bucket, object, generation): a
+# follow-up on the instance that served the first turn downloads nothing.
+_catalog_cache = BoundedLru(10_000, _CATALOG_CACHE_BYTES)
+_catalog_lock = threading.Lock()
+
+
+def _state_from_doc(context_id: str, doc: dict[str, Any] | None, bucket: Bucket) -> ContextState:
+    state = ContextState(context_id=context_id)
+    if not doc:
+        return state
+    state.merchant_id = doc.get("merchant_id")
+    state.plan_memory = doc.get("plan_memory")
+    state.task_ids = list(doc.get("task_ids") or [])
+    state.attached_bytes = int(doc.get("attached_bytes") or 0)
+    for ref in doc.get("catalogs") or []:
+        if bucket.expired(ref.get("saved_at")):
+            state.expired_catalogs.extend(s.get("name", "") for s in ref.get("sources") or [])
+        else:
+            state.catalog_refs.append(ref)
+    return state
+
+
+def _doc_from_state(state: ContextState, next_catalog: int) -> dict[str, Any]:
+    return {"v": 1, "context_id": state.context_id, "merchant_id": state.merchant_id,
+            "plan_memory": state.plan_memory, "task_ids": state.task_ids, "attached_bytes": state.attached_bytes,
+            "catalogs": state.catalog_refs, "next_catalog": next_catalog}
+
+
+class GcsContextStore:
+    def __init__(self, bucket: Bucket) -> None:
+        self.bucket = bucket
+
+    @staticmethod
+    def _prefix(context_id: str) -> str:
+        return f"contexts/{object_key(context_id)}/"
+
+    def load(self, context_id: str) -> ContextState | None:
+        doc, _ = self.bucket.read_json(self._prefix(context_id) + "context.json")
+        return _state_from_doc(context_id, doc, self.bucket) if doc is not None else None
+
+    def load_catalogs(self, state: ContextState) -> list[Any]:
+        if state.catalogs or not state.catalog_refs:
+            return list(state.catalogs)
+        loaded = []
+        for ref in state.catalog_refs:
+            catalog = self._load_catalog(ref)
+            if catalog is None:
+                state.expired_catalogs.extend(s.get("name", "") for s in ref.get("sources") or [])
+                continue
+            loaded.append(catalog)
+        state.catalogs = loaded
+        return list(loaded)
+
+    def _load_catalog(self, ref: dict[str, Any]) -> LoadedCatalog | None:
+        key = f"{self.bucket.name}/{ref['object']}#{ref['generation']}"
+        with _catalog_lock:
+            found = _catalog_cache.get(key)
+        if found is not None:
+            return found
+        data = self.bucket.read_bytes(ref["object"], int(ref["generation"]))
+        if data is None:
+            return None
+        table = codec.table_from_parquet(data)
+        catalog = LoadedCatalog(table=table, sources=[codec.evidence_from_json(s) for s in ref["sources"]])
+        with _catalog_lock:
+            _catalog_cache.put(key, catalog, int(table.nbytes))
+        return catalog
+
+    def _save_catalogs(self, context_id: str, catalogs: list[Any], first: int) -> tuple[list[dict[str, Any]], int]:
+        """Write each catalog once as catalog-<n>.parquet (n not taken yet); their refs and the next n."""
+        refs, n = [], first
+        for catalog in catalogs:
+            data = codec.table_to_parquet(catalog.table)
+            while True:
+                name = f"{self._prefix(context_id)}catalog-{n}.parquet"
+                n += 1
+                try:
+                    generation = self.bucket.write_new(name, data, "application/vnd.apache.parquet")
+                    break
+                except _precondition_failed():
+                    if n - first > MAX_ATTEMPTS * 4:
+                        raise StoreConflict(name) from None
+            refs.append({"object": name, "generation": generation, "saved_at": self.bucket.stamp(),
+                         "bytes": len(data), "sources": [codec.evidence_to_json(s) for s in catalog.sources]})
+            with _catalog_lock:
+                key = f"{self.bucket.name}/{name}#{generation}"
+                _catalog_cache.put(key, LoadedCatalog(table=catalog.table, sources=[
+                    codec.evidence_from_json(codec.evidence_to_json(s)) for s in catalog.sources]),
+                    int(catalog.table.nbytes))
+        return refs, n
+
+    def record_turn(self, context_id: str, change: ContextChange) -> ContextState:
+        name = self._prefix(context_id) + "context.json"
+        new_refs: list[dict[str, Any]] | None = None
+        next_catalog = 1
+        if change.catalogs is not None:
+            doc, _ = self.bucket.read_json(name)
+            new_refs, next_catalog = self._save_catalogs(context_id, list(change.catalogs),
+                                                         int((doc or {}).get("next_catalog") or 1))
+        plain = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id,
+                              plan_memory=change.plan_memory, catalogs=None, max_turns=change.max_turns)
+        for attempt in range(MAX_ATTEMPTS):
+            doc, generation = self.bucket.read_json(name)
+            state = _state_from_doc(context_id, doc, self.bucket)
+            replaced: list[dict[str, Any]] = []
+            plain.apply(state)
+            if new_refs is not None:
+                replaced, state.catalog_refs = state.catalog_refs, new_refs
+                state.attached_bytes, state.expired_catalogs = change.attached_bytes, []
+            stored_next = max(next_catalog, int((doc or {}).get("next_catalog") or 1))
+            try:
+                self.bucket.write_json(name, _doc_from_state(state, stored_next), generation)
+            except _precondition_failed():
+                _backoff(attempt)
+                continue
+            for ref in replaced:
+                if ref.get("object") not in {r["object"] for r in new_refs or []}:
+                    self.bucket.delete_quietly(ref["object"])
+            return state
+        raise StoreConflict(name)
