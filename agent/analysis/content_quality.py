@@ -127,14 +127,15 @@ def gtin_valid(gtin: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 
 def _duplicates(values: pa.ChunkedArray) -> pa.ChunkedArray:
-    """True where a non-blank value occurs on more than one row."""
-    s = pc.utf8_trim_whitespace(common.as_str(values))
+    """True where a non-blank value occurs on more than one row (values as the catalog layer left them:
+    it trims; trimming a million ids again here would double the cost of the check)."""
+    s = common.as_str(values)
     counts = pc.value_counts(s.drop_null())
     many = pc.greater(counts.field("counts"), 1)
     if not pc.any(many).as_py():
         return pa.array(np.zeros(len(s), dtype=bool))
     dup = pc.filter(counts.field("values"), many)
-    dup = pc.filter(dup, pc.greater(pc.utf8_length(dup), 0))
+    dup = pc.filter(dup, pc.invert(common.blank(dup)))
     return pc.fill_null(pc.is_in(s, value_set=dup), False)
 
 
@@ -165,7 +166,8 @@ def failures(t: pa.Table) -> dict[str, pa.ChunkedArray]:
 
 
 def _example_ids(t: pa.Table, mask) -> str | None:
-    sub = t.filter(mask).slice(0, EXAMPLES * 4)
+    first = np.flatnonzero(np.asarray(mask.to_numpy(zero_copy_only=False) if hasattr(mask, "to_numpy") else mask))[:EXAMPLES * 4]
+    sub = t.select(["sku", "variant_id", "product_id"]).take(pa.array(first, pa.int64()))
     ids: list[str] = []
     for sku, vid, pid in zip(sub["sku"].to_pylist(), sub["variant_id"].to_pylist(), sub["product_id"].to_pylist()):
         ident = sku or vid or pid
@@ -193,7 +195,7 @@ def run(inp: SkillInput) -> SkillResult:
             n = int(pc.sum(mask).as_py() or 0)
             if not n:
                 continue
-            products = common.count_products(t.filter(mask))
+            products = int(pc.count_distinct(pc.filter(t["product_key"], mask)).as_py())
             checks.append({"Section": "Check", "Item": label, "Severity": sev, "Affected rows": n, "Affected products": products,
                            "Share of rows": common.pct(n, t.num_rows), "Examples": _example_ids(t, mask), "_id": cid})
         checks.sort(key=lambda r: (-SEVERITY_RANK[r["Severity"]], -r["Affected rows"]))
