@@ -1,0 +1,166 @@
+"""Two functions-framework processes sharing one state bucket behave as one agent (SPEC §7).
+
+fake-gcs-server holds the bucket: it honours generation preconditions, which is what keeps two
+instances from overwriting each other's turns.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import threading
+import time
+import uuid
+
+import httpx
+import pytest
+
+from agent.store.gcs import object_key
+from tests.emulators import _shared_emulator
+from tests.test_lifecycle import ALL_SKILLS_QUESTION, _big_csv
+from tests.test_front_door import raw_stream, stream_body
+
+CSV = (b"id,title,price,brand,category,availability,color\n"
+       + b"".join(f"P{i},Garden chair {i},{20 + i * 7 % 300}.00,Brand{i % 4},"
+                  f"Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs,"
+                  f"{'in stock' if i % 5 else 'out of stock'},{['red', 'blue', 'teak'][i % 3]}\n".encode()
+                  for i in range(240)))
+FOOTER_LINE = re.compile(r"^- (?P<name>[^\n(]+) \((?P<kind>[^,)]+)[^)]*\): (?P<rows>[\d,]+) rows read", re.M)
+
+
+@pytest.fixture(scope="module")
+def pair(start_server):
+    fake = _shared_emulator("fake")
+    bucket = fake.create_bucket()
+    env = {"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": fake.url}
+    return start_server(env), start_server(env), fake, bucket
+
+
+def rpc(url: str, method: str, params: dict) -> dict:
+    body = {"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": method, "params": params}
+    return httpx.post(url, json=body, timeout=90).json()
+
+
+def send(url: str, text: str, context_id: str | None = None, csv: bytes | None = None) -> dict:
+    parts: list[dict] = [{"kind": "text", "text": text}]
+    if csv is not None:
+        parts.append({"kind": "file", "file": {"bytes": base64.b64encode(csv).decode(), "name": "catalog.csv",
+                                               "mimeType": "text/csv"}})
+    params: dict = {"message": {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())}}
+    if context_id:
+        params["contextId"] = context_id
+    return rpc(url, "message/send", params)
+
+
+def footer(task: dict) -> list[tuple[str, str, str]]:
+    text = task["artifacts"][0]["parts"][0]["text"]
+    return [(m["name"], m["kind"], m["rows"]) for m in FOOTER_LINE.finditer(text)]
+
+
+def stored_context(fake, bucket: str, context_id: str) -> dict:
+    blob = fake.client.bucket(bucket).blob(f"contexts/{object_key(context_id)}/context.json")
+    return json.loads(blob.download_as_bytes())
+
+
+def test_follow_up_on_another_instance_answers_from_the_attached_data(pair):
+    a, b, fake, bucket = pair
+    context_id = f"client-{uuid.uuid4()}"  # a contextId the agent has never seen starts a new context
+    first = send(a.url, "What is out of stock in outdoor chairs?", context_id, csv=CSV)["result"]
+    assert first["contextId"] == context_id and first["status"]["state"] == "completed"
+    assert footer(first)[0] == ("catalog.csv", "attached file", "240")
+
+    follow = send(b.url, "and the price ladder?", context_id)["result"]
+    assert follow["status"]["state"] == "completed" and follow["contextId"] == context_id
+    assert footer(follow)[0] == ("catalog.csv", "attached earlier in this conversation", "240")
+    assert follow["artifacts"][0]["name"] == "price_ladder"
+    assert "Outdoor Chairs" in follow["artifacts"][0]["parts"][0]["text"]  # the remembered scope
+
+    stored = stored_context(fake, bucket, context_id)
+    assert stored["task_ids"] == [first["id"], follow["id"]]
+    assert [c["object"] for c in stored["catalogs"]] == [f"contexts/{context_id}/catalog-1.parquet"]
+
+    # tasks/get and tasks/resubscribe on the other instance return the same task.
+    got = rpc(b.url, "tasks/get", {"id": first["id"]})["result"]
+    assert got == first
+    again = rpc(a.url, "tasks/get", {"id": follow["id"]})["result"]
+    assert again["artifacts"] == follow["artifacts"]
+    frames = raw_stream(b.url, {"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": first["id"]}})
+    assert [f["result"]["kind"] for f in frames] == ["task", "status-update"]
+    assert frames[0]["result"]["status"]["state"] == "completed" and frames[1]["result"]["final"] is True
+    assert rpc(b.url, "tasks/cancel", {"id": first["id"]})["error"]["code"] == -32002
+    assert rpc(b.url, "tasks/get", {"id": str(uuid.uuid4())})["error"]["code"] == -32001
+
+
+def test_cancel_on_another_instance_stops_the_running_stream(pair):
+    a, b, fake, bucket = pair
+    data = base64.b64encode(_big_csv(120_000)).decode()
+    body = stream_body(ALL_SKILLS_QUESTION)
+    body["params"]["message"]["parts"].append({"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}})
+    frames: list[dict] = []
+    side: dict = {}
+
+    def on_b(task_id: str) -> None:
+        # While it runs, B knows it only from the store: resubscribe gives the latest stored Task and closes.
+        side["resubscribe"] = raw_stream(b.url, {"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe",
+                                                 "params": {"id": task_id}})
+        side["cancel"] = rpc(b.url, "tasks/cancel", {"id": task_id})
+
+    worker = None
+    started = time.monotonic()
+    with httpx.stream("POST", a.url, json=body, timeout=120) as response:
+        for line in response.iter_lines():
+            if not line:
+                continue
+            frames.append(json.loads(line[len("data: "):]))
+            result = frames[-1]["result"]
+            if worker is None and result.get("kind") == "status-update" and result["status"]["state"] == "working":
+                worker = threading.Thread(target=on_b, args=(result["taskId"],))
+                worker.start()
+    worker.join(60)
+    task_id = frames[0]["result"]["id"]
+    final = frames[-1]["result"]
+    assert final["final"] is True and final["status"]["state"] == "canceled", time.monotonic() - started
+    assert side["cancel"]["result"]["status"]["state"] == "canceled"
+    resub = side["resubscribe"]
+    assert len(resub) == 1 and resub[0]["result"]["kind"] == "task"
+    assert resub[0]["result"]["status"]["state"] in ("submitted", "working")
+    artifacts = [f for f in frames if f["result"].get("kind") == "artifact-update"]
+    assert len(artifacts) < 7, "the run must stop before its last skill"
+    for url in (a.url, b.url):
+        assert rpc(url, "tasks/get", {"id": task_id})["result"]["status"]["state"] == "canceled"
+
+
+def test_concurrent_turns_on_two_instances_lose_none(pair):
+    a, b, fake, bucket = pair
+    context_id = str(uuid.uuid4())
+    results: list[dict] = []
+    lock = threading.Lock()
+
+    def turn(url: str) -> None:
+        answer = send(url, "What is in this catalog?", context_id)
+        with lock:
+            results.append(answer)
+
+    threads = [threading.Thread(target=turn, args=(url,)) for url in (a.url, b.url) * 4]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(90)
+    task_ids = {r["result"]["id"] for r in results}
+    assert len(task_ids) == 8
+    assert sorted(stored_context(fake, bucket, context_id)["task_ids"]) == sorted(task_ids)
+
+
+def test_turn_and_attachment_limits_answer_clearly(start_server):
+    srv = start_server({"CONTEXT_MAX_TURNS": "2", "CONTEXT_MAX_ATTACHED_BYTES": "1000"})
+    context_id = str(uuid.uuid4())
+    first = send(srv.url, "What is in this file?", context_id, csv=CSV)["result"]
+    text = first["artifacts"][0]["parts"][0]["text"]
+    assert footer(first)[0] == ("catalog.csv", "attached file", "240")
+    assert "catalog.csv is larger than a conversation keeps for follow-ups (1,000 bytes)" in text
+    second = send(srv.url, "and the brands?", context_id)["result"]
+    assert footer(second)[0][0] == "demo-catalog.csv"  # the large file was not kept: said, not hidden
+    third = send(srv.url, "and the prices?", context_id)
+    assert third["error"]["code"] == -32602
+    assert third["error"]["message"] == "This conversation has reached its limit of 2 turns; start a new conversation to continue."
