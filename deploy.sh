@@ -6,7 +6,8 @@
 # Settings (environment): PROJECT (default: gcloud's), REGION (us-central1), FUNCTION (catalog-gap-analyst),
 # MEMORY (1Gi), CPU (1), TIMEOUT (300s), CONCURRENCY (8, also THREADS), CATALOG_URI, REFERENCE_URI,
 # STATE_BUCKET, ALLOWED_CATALOG_PREFIXES, CATALOG_CONTEXT_SECRET_NAME (a Secret Manager secret name),
-# A2UI_DEFAULT, A2UI_STATUS_COPY, LOG_LEVEL, STATE_TTL_DAYS (7), GEMINI_SERVICE_AGENT (the Gemini Enterprise
+# A2UI_DEFAULT, A2UI_STATUS_COPY, LOG_LEVEL, STATE_TTL_DAYS (7: the bucket's lifecycle rule AND the agent's
+# read-side TTL), CONTEXT_MAX_ATTACHED_BYTES, CONTEXT_MAX_TURNS, RUNTIME_SA, GEMINI_SERVICE_AGENT (the Gemini Enterprise
 # / Discovery Engine service agent; default service-<project number>@gcp-sa-discoveryengine.iam.gserviceaccount.com).
 # --dry-run prints every command instead of running it.
 set -euo pipefail
@@ -43,35 +44,63 @@ if [[ $DRY == 1 ]]; then
 fi
 
 ENV_VARS="THREADS=${CONCURRENCY},LOG_LEVEL=${LOG_LEVEL:-INFO},A2UI_DEFAULT=${A2UI_DEFAULT:-off},A2UI_STATUS_COPY=${A2UI_STATUS_COPY:-off}"
-for name in CATALOG_URI REFERENCE_URI STATE_BUCKET; do
+ENV_VARS+=",STATE_TTL_DAYS=${STATE_TTL_DAYS}"
+for name in CATALOG_URI REFERENCE_URI STATE_BUCKET CONTEXT_MAX_ATTACHED_BYTES CONTEXT_MAX_TURNS; do
   [[ -n "${!name:-}" ]] && ENV_VARS+=",${name}=${!name}"
 done
 # ALLOWED_CATALOG_PREFIXES holds commas: pass it with gcloud's alternate delimiter syntax.
 ENV_ARG="^|^${ENV_VARS//,/|}"
 [[ -n "${ALLOWED_CATALOG_PREFIXES:-}" ]] && ENV_ARG+="|ALLOWED_CATALOG_PREFIXES=${ALLOWED_CATALOG_PREFIXES}"
 
+if ! [[ "$STATE_TTL_DAYS" =~ ^[1-9][0-9]{0,3}$ ]] || (( STATE_TTL_DAYS > 3650 )); then
+  echo "STATE_TTL_DAYS must be a whole number of days (1-3650), not '${STATE_TTL_DAYS}'" >&2
+  exit 2
+fi
+
 if [[ -n "${STATE_BUCKET:-}" ]]; then
-  # State bucket: create if missing, delete objects older than STATE_TTL_DAYS (the agent applies the same TTL on read).
+  # State bucket: tasks and conversations (JSON) and attached catalogs (Parquet). Private, uniform access,
+  # created if missing; objects are deleted STATE_TTL_DAYS after they were written (each write makes a new
+  # object generation, so the age counts from the last write) — the agent applies the same TTL on read.
   if [[ $DRY == 1 ]] || ! gcloud storage buckets describe "gs://${STATE_BUCKET}" --project "$PROJECT" >/dev/null 2>&1; then
-    run gcloud storage buckets create "gs://${STATE_BUCKET}" --project "$PROJECT" --location "$REGION" --uniform-bucket-level-access
+    run gcloud storage buckets create "gs://${STATE_BUCKET}" --project "$PROJECT" --location "$REGION" \
+      --uniform-bucket-level-access --public-access-prevention
+  else
+    echo "State bucket gs://${STATE_BUCKET} exists; checking its lifecycle rule and access."
   fi
   LIFECYCLE=$(mktemp)
+  trap 'rm -f "$LIFECYCLE"' EXIT
   printf '{"rule":[{"action":{"type":"Delete"},"condition":{"age":%s}}]}\n' "$STATE_TTL_DAYS" > "$LIFECYCLE"
-  run gcloud storage buckets update "gs://${STATE_BUCKET}" --lifecycle-file="$LIFECYCLE"
+  [[ $DRY == 1 ]] && echo "# lifecycle rule: $(cat "$LIFECYCLE")"
+  run gcloud storage buckets update "gs://${STATE_BUCKET}" --lifecycle-file="$LIFECYCLE" \
+    --uniform-bucket-level-access --public-access-prevention
+  # Least role that can create, read, overwrite (generation-conditioned) and delete objects — on this
+  # bucket only, not the project. No bucket-level permissions are needed.
   run gcloud storage buckets add-iam-policy-binding "gs://${STATE_BUCKET}" \
     --member "serviceAccount:${RUNTIME_SA}" --role roles/storage.objectUser
 fi
-for uri in "${CATALOG_URI:-}" "${REFERENCE_URI:-}"; do
+
+# Read-only access to every bucket a catalog may come from: the configured locations and the buckets of
+# ALLOWED_CATALOG_PREFIXES (where a trusted caller's catalog_context may point).
+CATALOG_BUCKETS=()
+IFS=',' read -r -a PREFIX_LIST <<< "${ALLOWED_CATALOG_PREFIXES:-}"
+for uri in "${CATALOG_URI:-}" "${REFERENCE_URI:-}" "${PREFIX_LIST[@]}"; do
+  uri=${uri// /}
   if [[ "$uri" == gs://* ]]; then
     bucket=${uri#gs://}; bucket=${bucket%%/*}
-    run gcloud storage buckets add-iam-policy-binding "gs://${bucket}" \
-      --member "serviceAccount:${RUNTIME_SA}" --role roles/storage.objectViewer
+    [[ " ${CATALOG_BUCKETS[*]} " == *" ${bucket} "* ]] || CATALOG_BUCKETS+=("$bucket")
   fi
+done
+for bucket in "${CATALOG_BUCKETS[@]}"; do
+  run gcloud storage buckets add-iam-policy-binding "gs://${bucket}" \
+    --member "serviceAccount:${RUNTIME_SA}" --role roles/storage.objectViewer
 done
 
 SECRET_ARGS=()
 if [[ -n "${CATALOG_CONTEXT_SECRET_NAME:-}" ]]; then
   SECRET_ARGS=(--set-secrets "CATALOG_CONTEXT_SECRET=${CATALOG_CONTEXT_SECRET_NAME}:latest")
+  # The function reads this one secret, nothing else in Secret Manager.
+  run gcloud secrets add-iam-policy-binding "$CATALOG_CONTEXT_SECRET_NAME" --project "$PROJECT" \
+    --member "serviceAccount:${RUNTIME_SA}" --role roles/secretmanager.secretAccessor
 fi
 
 run gcloud functions deploy "$FUNCTION" \

@@ -343,3 +343,23 @@ def test_cancel_poll_is_throttled(gcs_emulator):
     for _ in range(50):
         assert tasks.cancel_requested(task["id"]) is False
     assert len(gcs_emulator.requests()) == 1  # one existence check for 50 polls within half a second
+
+
+# --- configuration of the store ---------------------------------------------------------------------
+
+
+def test_store_settings_are_parsed_and_checked():
+    from agent import config
+
+    cfg = config.load({"STATE_TTL_DAYS": "14", "CONTEXT_MAX_ATTACHED_BYTES": "1048576", "CONTEXT_MAX_TURNS": "20",
+                       "STATE_MEMORY_BYTES": "67108864",
+                       "ALLOWED_CATALOG_PREFIXES": "gs://acme-cat/{merchant_id}, gs://market/feeds/"})
+    assert (cfg.state_ttl_days, cfg.context_max_attached_bytes, cfg.context_max_turns, cfg.memory_store_bytes) == (
+        14, 1048576, 20, 67108864)
+    assert cfg.allowed_catalog_prefixes == ("gs://acme-cat/{merchant_id}/", "gs://market/feeds/")
+    defaults = config.load({})
+    assert (defaults.state_ttl_days, defaults.context_max_attached_bytes, defaults.context_max_turns) == (7, 64 << 20, 100)
+    for name, value in [("STATE_TTL_DAYS", "0"), ("CONTEXT_MAX_TURNS", "lots"),
+                        ("ALLOWED_CATALOG_PREFIXES", "gs://"), ("ALLOWED_CATALOG_PREFIXES", "gs://b/{other}/")]:
+        with pytest.raises(config.ConfigError, match=name):
+            config.load({name: value})
