@@ -139,12 +139,28 @@ def _duplicates(values: pa.ChunkedArray) -> pa.ChunkedArray:
     return pc.fill_null(pc.is_in(s, value_set=dup), False)
 
 
+def _char_lengths_over(values, limit: int) -> pa.Array:
+    """Character length where the byte length exceeds `limit` (only those can exceed it in characters),
+    else 0: counting characters of every description is the slow part of the length check."""
+    s = common.as_str(values)  # chunks kept as they are: combining would copy every description
+    blen = pc.fill_null(pc.binary_length(s), 0).to_numpy()
+    out = np.zeros(len(s), dtype=np.int64)
+    idx = np.flatnonzero(blen > limit)
+    if len(idx):
+        out[idx] = pc.utf8_length(pc.take(s, pa.array(idx))).to_numpy(zero_copy_only=False)
+    return pa.array(out)
+
+
 def failures(t: pa.Table) -> dict[str, pa.ChunkedArray]:
     """Boolean per row per check (True = the row fails it)."""
     price = t["price"]
     gv = gtin_valid(t["gtin"])
     title_len = pc.fill_null(pc.utf8_length(common.as_str(t["title"])), 0)
-    desc_len = pc.fill_null(pc.utf8_length(common.as_str(t["description"])), 0)
+    if "_desc_len" in t.column_names:  # precomputed before the population filter (see run)
+        desc_len, desc_blank = t["_desc_len"], t["_desc_blank"]
+    else:
+        desc_len = pc.fill_null(pc.utf8_length(common.as_str(t["description"])), 0)
+        desc_blank = common.blank(t["description"])
     sale = t["sale_price"]
     cap = t["compare_at_price"]
     sale_bad = pc.or_(pc.fill_null(pc.greater_equal(sale, price), False), pc.fill_null(pc.less_equal(cap, price), False))
@@ -155,7 +171,7 @@ def failures(t: pa.Table) -> dict[str, pa.ChunkedArray]:
         "invalid_gtin": pc.fill_null(pc.invert(gv), False),
         "duplicate_sku": _duplicates(t["sku"]),
         "duplicate_variant_id": _duplicates(t["variant_id"]),
-        "missing_description": common.blank(t["description"]),
+        "missing_description": desc_blank,
         "missing_brand": common.blank(t["brand"]),
         "missing_gtin": pc.is_null(gv),
         "missing_category": pc.is_null(t["google_category_id"]),
@@ -178,7 +194,13 @@ def _example_ids(t: pa.Table, mask) -> str | None:
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax, READ)
+    # Descriptions are the bulkiest column: reduce them to the two facts the checks need before the
+    # population filter copies rows (saves copying ~100 MB of text on a million rows).
+    slim = inp.own.select(list(READ) + ["status"])
+    desc = slim["description"]
+    slim = slim.drop_columns(["description"]).append_column("_desc_blank", common.blank(desc)).append_column(
+        "_desc_len", _char_lengths_over(desc, MAX_DESCRIPTION))
+    pop = common.population(slim, scope, tax)
     t = pop.table
     rows: list[dict] = []
     if t.num_rows:
