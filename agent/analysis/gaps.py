@@ -188,12 +188,14 @@ def run(inp: SkillInput) -> SkillResult:
         sev = max((SEVERITY[g] for g in gaps), default=0)
         # a missing subcategory the reference sells is more urgent than one nobody sells
         sev_key = (sev + (0.5 if "missing" in gaps and r.get("products") else 0), r.get("products", 0))
+        if key == OTHER_KEY and products:
+            sev_key = (0.5, 0)  # unmapped products: after the gaps, before the healthy subcategories
         rows.append((sev_key, row, key))
 
     rows.sort(key=lambda x: (-x[0][0], -x[0][1], x[1]["Products"], x[1]["Group"] or "", x[1]["Subcategory"]))
 
     # Totals first: the row every summary number comes from.
-    label = scope.taxonomy_path.split(" > ")[-1] if scope.taxonomy_path else scope.label
+    label = common.scope_name(scope)
     total_row = _total_row(pop.table, label, excluded.get("total", 0), has_stock, ref is not None, own_total, ref_total)
     ordered = [total_row] + [r for _, r, _ in rows]
     columns = BASE_COLUMNS + (REF_COLUMNS if ref is not None else ())
@@ -221,7 +223,7 @@ def _total_row(table: pa.Table, label: str, excluded: int, has_stock: bool, with
     valid = price.drop_null()
     state = common.stock_codes(table) if table.num_rows else None
     row = {
-        "Group": "All", "Subcategory": f"{label} (all)", "Products": own_total, "Variants": table.num_rows,
+        "Group": "All", "Subcategory": label if label == "All categories" else f"{label} (all)", "Products": own_total, "Variants": table.num_rows,
         "In-stock variants": int((state == common.STOCK_STATES.index("in_stock")).sum()) if has_stock and state is not None else None,
         "Min price": common.money(pc.min(valid).as_py()) if len(valid) else None,
         "Median price": common.money(pc.quantile(valid, q=0.5)[0].as_py()) if len(valid) else None,
@@ -239,7 +241,8 @@ def _findings(rows: list[dict], with_ref: bool, analysed_rows: int) -> list[Find
     """Structured findings from the ordered display rows (index 0 is the totals row)."""
     f: list[Finding] = []
     total = rows[0]
-    f.append(Finding("gaps.summary", {"scope": total["Subcategory"].removesuffix(" (all)"), "products_n": total["Products"],
+    f.append(Finding("gaps.summary", {"scope": total["Subcategory"].removesuffix(" (all)"), "whole": total["Subcategory"] == "All categories",
+                                      "products_n": total["Products"],
                                       "variants_n": total["Variants"], "in_stock_n": total["In-stock variants"]},
                      cells=((0, "Products"), (0, "Variants"), (0, "In-stock variants")), severity=1))
     visible = list(enumerate(rows))[1:20]

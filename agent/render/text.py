@@ -158,7 +158,8 @@ def _(v: Values) -> str:
 
 @template("gaps.summary")
 def _(v: Values) -> str:
-    text = f"{v['scope']} holds {v.count('products_n', 'active product', 'active products')} ({v.count('variants_n', 'variant', 'variants')}"
+    subject = "The catalog" if v.raw("whole") else v.raw("scope")
+    text = f"{subject} holds {v.count('products_n', 'active product', 'active products')} ({v.count('variants_n', 'variant', 'variants')}"
     if v.has("in_stock_n"):
         text += f", {v['in_stock_n']} in stock"
     return text + ")."
