@@ -285,7 +285,8 @@ def _findings(rows: list[dict], with_ref: bool, analysed_rows: int) -> list[Find
     other = [(i, r) for i, r in visible if r["Subcategory"] == "Not mapped to a subcategory" and r["Products"]]
     if other:
         i, r = other[0]
-        f.append(Finding("gaps.unmapped", {"products_n": r["Products"]}, cells=((i, "Products"),), severity=5))
+        f.append(Finding("gaps.unmapped", {"products_n": r["Products"], "whole": total["Subcategory"] == "All categories"},
+                         cells=((i, "Products"),), severity=5))
     if total["Left out (draft/archived products)"]:
         f.append(Finding("gaps.excluded", {"excluded_n": total["Left out (draft/archived products)"]},
                          cells=((0, "Left out (draft/archived products)"),), severity=2))

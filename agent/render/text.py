@@ -209,6 +209,9 @@ def _(v: Values) -> str:
 
 @template("gaps.unmapped")
 def _(v: Values) -> str:
+    if v.raw("whole"):
+        return (f"{v.count('products_n', 'product', 'products')} could not be placed in the Google product taxonomy; "
+                f"they are counted separately, not guessed.")
     return (f"{v.count('products_n', 'product is', 'products are')} in scope through your own categories but not mapped to a "
             f"subcategory of the taxonomy; they are counted separately, not guessed.")
 
