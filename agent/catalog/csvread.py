@@ -193,7 +193,7 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
         table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
     if table is None or (skipped and skipped >= max(table.num_rows, 1)):
         table, skipped = _python_read(data, columns, wanted, delimiter)
-    table = _drop_blank_rows(table)
+    table = _drop_blank_rows(_unify(table))
     return RawCsv(table, columns, table.num_rows, skipped, delimiter, encoding)
 
 
@@ -259,6 +259,16 @@ def _python_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType]
         typ = wanted.get(name, pa.string())
         arrays.append(arr.cast(typ) if typ != pa.string() else arr)
     return pa.Table.from_arrays(arrays, names=[c for c, _ in picks]), skipped
+
+
+def _unify(table: pa.Table) -> pa.Table:
+    """One chunk per dictionary column, one dictionary for it: unified once here rather than by
+    every later step (Arrow gives each parsed block its own dictionary)."""
+    for i, field in enumerate(table.schema):
+        col = table.column(i)
+        if pa.types.is_dictionary(field.type) and col.num_chunks > 1:
+            table = table.set_column(i, field, pa.chunked_array([col.combine_chunks()], type=field.type))
+    return table
 
 
 def _drop_blank_rows(table: pa.Table) -> pa.Table:

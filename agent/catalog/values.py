@@ -32,13 +32,17 @@ def _strip(arr: pa.ChunkedArray, trim: bool = True) -> pa.ChunkedArray:
     return pc.if_else(empty, pa.scalar(None, arr.type), trimmed)
 
 
-def clean_text(arr: Arrayish, trim: bool = True) -> pa.ChunkedArray:
-    """Trim whitespace (non-breaking spaces too); empty becomes null. Dictionaries are cleaned once."""
+def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True) -> pa.ChunkedArray:
+    """Trim whitespace (non-breaking spaces too); empty becomes null. Dictionaries are cleaned once
+    per distinct value; `categorical` values (brand, category…) also get inner runs of spaces
+    collapsed and stay de-duplicated, while free text only needs its dictionary values trimmed."""
     arr = chunked(arr)
     if pa.types.is_dictionary(arr.type):
         d = as_dictionary(arr)
-        values = pc.replace_substring_regex(_strip(chunked(d.dictionary)).combine_chunks(), r"\s{2,}", " ")
-        return reindex(d, values)
+        values = _strip(chunked(d.dictionary), trim).combine_chunks()
+        if not categorical:
+            return pa.chunked_array([pa.DictionaryArray.from_arrays(d.indices, values)], type=STR_DICT)
+        return reindex(d, pc.replace_substring_regex(values, r"\s{2,}", " "))
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         arr = arr.cast(pa.string())
     return _strip(arr, trim) if arr.num_chunks else arr

@@ -10,6 +10,9 @@ vectorised, the same for every format.
 from __future__ import annotations
 
 import datetime as dt
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,7 +22,7 @@ import pyarrow.compute as pc
 from agent.catalog import canonical
 from agent.catalog.categorise import map_rows
 from agent.catalog.values import (
-    STR_DICT, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
+    STR_DICT, as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
     parse_money, policy_value, status_value, strip_excel_text_marker, to_strings,
 )
 
@@ -59,32 +62,101 @@ def take_rows(values: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> pa.Array:
     return pc.take(values, idx)
 
 
-def first_valid_row(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: int) -> np.ndarray:
-    """For each row, the index of the first row of the same key holding a value (or -1)."""
+def _first_per_key(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: int) -> np.ndarray:
+    """For each key, the index of its first row holding a value (or -1); one extra slot for "no key"."""
     valid = np.asarray(pc.is_valid(values).to_numpy(zero_copy_only=False), dtype=bool) & (keys >= 0)
     pos = np.flatnonzero(valid)
     first = np.full(nkeys + 1, -1, dtype=np.int64)
     first[keys[pos][::-1]] = pos[::-1]  # earliest write wins
-    return first[np.where(keys >= 0, keys, nkeys)]
+    return first
 
 
-def fill_down(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: int) -> pa.Array:
-    """Every row gets the first value of its key: product fields onto variant and image rows."""
-    return take_rows(values, first_valid_row(values, keys, nkeys))
+def first_valid_row(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: int) -> np.ndarray:
+    """For each row, the index of the first row of the same key holding a value (or -1)."""
+    return _first_per_key(values, keys, nkeys)[np.where(keys >= 0, keys, nkeys)]
+
+
+def first_row_per_key(keys: np.ndarray, nkeys: int) -> np.ndarray:
+    """Index of each key's first row (-1 if none), plus the extra "no key" slot."""
+    first = np.full(nkeys + 1, -1, dtype=np.int64)
+    rows = np.flatnonzero(keys >= 0)
+    first[keys[rows][::-1]] = rows[::-1]
+    return first
+
+
+def fill_down(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: int,
+              source: np.ndarray | None = None) -> pa.Array:
+    """Every row gets the first value of its key: product fields onto variant and image rows.
+
+    `source` (per key, from `first_row_per_key`) fixes the row the value comes from — Shopify keeps
+    product fields on a handle's first row — and spares a validity scan per column; without it the
+    first row holding a value is used. Text comes back dictionary-encoded with one entry per
+    product, so the fill costs an integer take, and later cleaning works on one value per product.
+    """
+    first = _first_per_key(values, keys, nkeys) if source is None else source
+    row_key = np.where(keys >= 0, keys, nkeys)
+    if pa.types.is_dictionary(values.type) or not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        return take_rows(values, first[row_key])
+    have = first >= 0
+    entries = pc.take(values, pa.array(first[have]))
+    if isinstance(entries, pa.ChunkedArray):
+        entries = entries.combine_chunks()
+    position = np.full(nkeys + 1, -1, dtype=np.int64)
+    position[np.flatnonzero(have)] = np.arange(int(have.sum()))
+    idx = position[row_key]
+    indices = pa.array(idx.astype(np.int32), mask=idx < 0) if (idx < 0).any() else pa.array(idx.astype(np.int32))
+    return pa.DictionaryArray.from_arrays(indices, entries.cast(pa.string()))
 
 
 def coalesce(*arrays: pa.ChunkedArray | pa.Array | None) -> pa.ChunkedArray | pa.Array | None:
+    """First non-null per row. Dictionary inputs stay dictionary when all are; else text."""
     present = [a for a in arrays if a is not None]
     if not present:
         return None
     if len(present) == 1:
         return present[0]
+    if all(pa.types.is_dictionary(a.type) for a in present):
+        return dict_coalesce(*present)
     typ = present[0].type
     if pa.types.is_dictionary(typ):
-        present = [a.cast(pa.string()) if pa.types.is_dictionary(a.type) else a for a in present]
-    else:
-        present = [a.cast(typ) if a.type != typ else a for a in present]
+        typ = pa.string()
+    present = [a.cast(typ) if a.type != typ else a for a in present]
     return pc.coalesce(*present)
+
+
+def dict_coalesce(*arrays) -> pa.DictionaryArray:
+    """Coalesce dictionary arrays on their indices: dictionaries are concatenated (duplicates are
+    fine here; cleaning re-encodes), so no row-level string work happens."""
+    parts = [as_dictionary(a) for a in arrays]
+    offset = 0
+    indices = []
+    for d in parts:
+        indices.append(pc.add(d.indices, pa.scalar(offset, d.indices.type)).cast(pa.int32()) if offset
+                       else d.indices.cast(pa.int32()))
+        offset += len(d.dictionary)
+    dictionary = pa.concat_arrays([d.dictionary.cast(pa.string()) for d in parts])
+    return pa.DictionaryArray.from_arrays(pc.coalesce(*indices), dictionary)
+
+
+def dict_where(mask, arr) -> pa.DictionaryArray:
+    """arr (as dictionary) where mask is true, else null — on the integer indices only."""
+    d = as_dictionary(to_strings(arr))
+    mask = mask.combine_chunks() if isinstance(mask, pa.ChunkedArray) else mask
+    return pa.DictionaryArray.from_arrays(pc.if_else(mask, d.indices, pa.scalar(None, d.indices.type)), d.dictionary)
+
+
+def entry_mask(arr, predicate) -> pa.Array:
+    """Row mask from a predicate evaluated once per distinct value (nulls -> False)."""
+    d = as_dictionary(arr)
+    per_entry = pa.array([bool(predicate(v)) for v in d.dictionary.to_pylist()] + [False], pa.bool_())
+    idx = pc.fill_null(d.indices, len(d.dictionary))
+    return pc.take(per_entry, idx)
+
+
+def blank_where(arr, mask) -> pa.DictionaryArray:
+    """arr with nulls where mask is true, keeping dictionary encoding."""
+    mask = mask.combine_chunks() if isinstance(mask, pa.ChunkedArray) else mask
+    return dict_where(pc.invert(mask), arr)
 
 
 def encode_keys(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int]:
@@ -111,22 +183,62 @@ def attribute_for(name: str | None) -> str | None:
 
 
 def attributes_from_options(cols: dict) -> None:
-    """Fill color/size/material from option name/value pairs where the data names the axis."""
+    """Fill color/size/material from option name/value pairs where the data names the axis.
+
+    Works on dictionaries: the axis of each distinct option name is decided once, rows only move
+    integer indices.
+    """
     for i in (1, 2, 3):
         names, values = cols.get(f"option{i}_name"), cols.get(f"option{i}_value")
         if names is None or values is None:
             continue
-        attr_of = map_distinct(to_strings(names), attribute_for, pa.string())
         for attr in ATTRIBUTE_WORDS:
-            mask = pc.fill_null(pc.equal(attr_of, attr), False)
+            mask = entry_mask(names, lambda v, a=attr: attribute_for(v) == a)
             if not pc.any(mask).as_py():
                 continue
-            picked = pc.if_else(mask, to_strings(values).cast(pa.string()), pa.scalar(None, pa.string()))
+            picked = dict_where(mask, values)
             cols[attr] = coalesce(picked, cols.get(attr))
 
 
 def _mask(keep: np.ndarray | None, arr):
     return arr if keep is None else pc.filter(arr, pa.array(keep))
+
+
+_POOL = None
+_PARALLEL_MIN_ROWS = 50_000
+
+
+def _parallel(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, object]:
+    """Run independent column jobs; Arrow kernels release the GIL, so large tables use every core."""
+    global _POOL
+    if rows < _PARALLEL_MIN_ROWS or len(tasks) < 2:
+        return {k: f() for k, f in tasks.items()}
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)), thread_name_prefix="ingest")
+    futures = {k: _POOL.submit(f) for k, f in tasks.items()}
+    return {k: fut.result() for k, fut in futures.items()}
+
+
+def _to_schema(name: str, value):
+    """Cast one column to its canonical type (done in parallel, so from_columns has nothing left)."""
+    typ = canonical.SCHEMA.field(name).type
+    return value if value.type == typ else value.cast(typ)
+
+
+def _text_job(name: str, value) -> Callable[[], object]:
+    def job():
+        # product ids must stay unique per value (their indices become product keys)
+        v = clean_text(value, trim=name not in LONG_TEXT, categorical=name == "product_id")
+        return strip_excel_text_marker(v) if name in IDENTIFIERS else v
+    return job
+
+
+def _status(value, default: str, n: int) -> pa.DictionaryArray:
+    labels = canonical.STATUS_VALUES
+    if value is None:
+        return from_codes(np.full(n, labels.index(default), dtype=np.int8), labels)
+    code = codes_of(value, status_value, labels)
+    return from_codes(np.where(code >= 0, code, labels.index("unknown")).astype(np.int8), labels)
 
 
 def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = None) -> pa.Table:
@@ -141,22 +253,30 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     if snapshot_rows is not None:
         snapshot_rows = _mask(keep, snapshot_rows)
     n = len(row_number)
-    out: dict[str, pa.Array | pa.ChunkedArray] = {"row_number": row_number}
 
+    # stage 1: every column on its own
+    jobs: dict[str, Callable[[], object]] = {}
     for name in TEXT_FIELDS:
         if name in cols:
-            v = clean_text(cols[name], trim=name not in LONG_TEXT)
-            out[name] = strip_excel_text_marker(v) if name in IDENTIFIERS else v
+            jobs[name] = _text_job(name, cols[name])
     for name in DICT_FIELDS:
         if name in cols:
-            out[name] = clean_text(as_dict(cols[name]))
-    if "product_id" not in out or out["product_id"].null_count:
-        out["product_id"] = coalesce(out.get("product_id"), out.get("variant_id"), out.get("sku"))
+            jobs[name] = (lambda v=cols[name]: clean_text(as_dict(v)))
+    for name in MONEY_FIELDS:
+        if name in cols:
+            jobs[name] = (lambda v=cols[name]: parse_money(v))
+    if "inventory_qty" in cols:
+        jobs["inventory_qty"] = lambda: parse_int(cols["inventory_qty"])
+    if "inventory_policy" in cols:
+        jobs["inventory_policy"] = lambda: map_distinct(to_strings(cols["inventory_policy"]), policy_value,
+                                                        pa.string(), keep_dict=True)
+    jobs["status"] = lambda: _status(cols.get("status"), draft.default_status, n)
+    out: dict[str, object] = {"row_number": row_number, **_parallel(jobs, n)}
 
     currency = None
     for name in MONEY_FIELDS:
-        if name in cols:
-            amount, cur = parse_money(cols[name])
+        if name in out:
+            amount, cur = out[name]
             out[name] = amount
             if cur is not None:
                 currency = cur if currency is None else coalesce(currency, cur)
@@ -165,31 +285,37 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         out["currency"] = stated if currency is None or stated.null_count == 0 else coalesce(stated, currency)
     elif currency is not None:
         out["currency"] = currency
+    if "product_id" not in out or out["product_id"].null_count:
+        out["product_id"] = coalesce(out.get("product_id"), out.get("variant_id"), out.get("sku"))
 
-    if "inventory_qty" in cols:
-        out["inventory_qty"] = parse_int(cols["inventory_qty"])
-    if "inventory_policy" in cols:
-        out["inventory_policy"] = map_distinct(to_strings(cols["inventory_policy"]), policy_value, pa.string(), keep_dict=True)
-    if "status" in cols:
-        status = map_distinct(to_strings(cols["status"]), status_value, pa.string(), keep_dict=True)
-        out["status"] = status if status.null_count == 0 else pc.fill_null(status.cast(pa.string()), "unknown")
-    else:
-        out["status"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([draft.default_status]))
-    out["availability"] = _availability(cols.get("availability"), out.get("inventory_qty"), out.get("inventory_policy"), n)
-
-    gid, gpath, method = map_rows(n, cols.get("google_category"), out.get("category_path"),
-                                  out.get("product_type"), out.get("title"))
-    out["google_category_id"], out["google_category_path"], out["category_mapping"] = gid, gpath, method
-
-    keys, _ = encode_keys(out["product_id"]) if out.get("product_id") is not None else (np.full(n, -1), 0)
-    if (keys < 0).any():  # rows with no identity at all are products of their own
-        missing = keys < 0
-        keys[missing] = keys.max(initial=-1) + 1 + np.arange(int(missing.sum()))
-    out["product_key"] = pa.array(keys.astype(np.int64))
+    # stage 2: what depends on stage 1
+    stage2 = {
+        "availability": lambda: _availability(cols.get("availability"), out.get("inventory_qty"),
+                                              out.get("inventory_policy"), n),
+        "mapping": lambda: map_rows(n, cols.get("google_category"), out.get("category_path"),
+                                    out.get("product_type"), out.get("title")),
+        "keys": lambda: _product_keys(out.get("product_id"), n),
+    }
+    done = _parallel(stage2, n)
+    out["availability"] = done["availability"]
+    out["google_category_id"], out["google_category_path"], out["category_mapping"] = done["mapping"]
+    out["product_key"] = done["keys"]
     out["source"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([source]))
     if snapshot_rows is not None:
         out["snapshot_date"] = snapshot_rows
-    return canonical.from_columns({k: v for k, v in out.items() if k in canonical.COLUMNS and v is not None})
+
+    # stage 3: canonical types, column by column in parallel
+    final = {k: v for k, v in out.items() if k in canonical.COLUMNS and v is not None}
+    final = _parallel({k: (lambda k=k, v=v: _to_schema(k, v)) for k, v in final.items()}, n)
+    return canonical.from_columns(final)
+
+
+def _product_keys(product_id, n: int) -> pa.Array:
+    keys, _ = encode_keys(product_id) if product_id is not None else (np.full(n, -1, dtype=np.int64), 0)
+    if (keys < 0).any():  # rows with no identity at all are products of their own
+        missing = keys < 0
+        keys[missing] = keys.max(initial=-1) + 1 + np.arange(int(missing.sum()))
+    return pa.array(keys.astype(np.int64))
 
 
 def as_dict(arr):
@@ -199,20 +325,38 @@ def as_dict(arr):
     return to_strings(arr)
 
 
+def codes_of(arr, fn, labels: tuple[str, ...]) -> np.ndarray:
+    """Per-row int8 code (index into labels, -1 for none) from fn evaluated once per distinct value."""
+    d = as_dictionary(to_strings(arr))
+    per_entry = np.array([labels.index(r) if (r := fn(v)) in labels else -1
+                          for v in d.dictionary.to_pylist()] + [-1], dtype=np.int8)
+    idx = pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)
+    return per_entry[idx]
+
+
+def from_codes(codes: np.ndarray, labels: tuple[str, ...]) -> pa.DictionaryArray:
+    mask = codes < 0
+    indices = pa.array(codes.astype(np.int32), mask=mask) if mask.any() else pa.array(codes.astype(np.int32))
+    return pa.DictionaryArray.from_arrays(indices, pa.array(list(labels), pa.string()))
+
+
 def _availability(raw, qty, policy, n: int) -> pa.Array:
-    """Stated availability wins; else stock > 0 is in stock, 0 with "continue" is backorder, 0 is out."""
-    stated = map_distinct(to_strings(raw), availability_value, pa.string(), keep_dict=True) if raw is not None else None
-    if stated is not None and stated.null_count == 0:
-        return stated
-    derived = None
-    if qty is not None:
-        cont = pc.fill_null(pc.equal(policy.cast(pa.string()), "continue"), False) if policy is not None else pa.scalar(False)
-        derived = pc.if_else(pc.greater(qty, 0), "in_stock", pc.if_else(cont, "backorder", "out_of_stock"))
-    result = coalesce(stated, derived)
-    if result is None:
-        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array(["unknown"]))
-    result = pc.fill_null(result, "unknown")
-    return result.cast(pa.string()).dictionary_encode() if isinstance(result, pa.Array) else pc.dictionary_encode(result)
+    """Stated availability wins; else stock > 0 is in stock, 0 with "continue" is backorder, 0 is out.
+
+    Computed on small integer codes, not strings: the result is a dictionary array."""
+    labels = canonical.AVAILABILITY_VALUES
+    code = codes_of(raw, availability_value, labels) if raw is not None else np.full(n, -1, dtype=np.int8)
+    if qty is not None and (code < 0).any():
+        q = qty.to_numpy(zero_copy_only=False) if isinstance(qty, pa.Array) else chunked(qty).to_numpy()
+        known = ~np.isnan(q.astype(np.float64)) if q.dtype == object or q.dtype.kind == "f" else np.ones(len(q), bool)
+        qv = np.where(known, np.nan_to_num(q.astype(np.float64)), 0)
+        cont = (codes_of(policy, lambda v: v, ("continue",)) == 0) if policy is not None else np.zeros(n, bool)
+        derived = np.where(qv > 0, labels.index("in_stock"),
+                           np.where(cont, labels.index("backorder"), labels.index("out_of_stock")))
+        derived = np.where(known, derived, -1).astype(np.int8)
+        code = np.where(code >= 0, code, derived)
+    code = np.where(code >= 0, code, labels.index("unknown")).astype(np.int8)
+    return from_codes(code, labels)
 
 
 def snapshot_from(table: pa.Table, candidates: list[str]) -> tuple[pa.ChunkedArray | None, dt.date | None, str | None]:

@@ -25,9 +25,10 @@ import pyarrow.compute as pc
 
 from agent.catalog import headers
 from agent.catalog.readers.common import (
-    Draft, attribute_for, attributes_from_options, coalesce, encode_keys, fill_down,
+    Draft, attribute_for, attributes_from_options, blank_where, coalesce, codes_of, encode_keys, entry_mask,
+    fill_down, first_row_per_key, from_codes,
 )
-from agent.catalog.values import map_distinct, parse_flag, status_value, to_strings
+from agent.catalog.values import flag_value, status_value
 
 PRODUCT_FIELDS = ("title", "description", "brand", "category_path", "product_type", "published", "status",
                   "google_category", "image_src", "mpn", "option1_name", "option2_name", "option3_name")
@@ -55,9 +56,10 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     else:
         keys, nkeys = encode_keys(handle)
     cols: dict = {}
+    first = first_row_per_key(keys, nkeys)  # product fields live on the first row of a handle
     for name in PRODUCT_FIELDS:
         if name in raw:
-            cols[name] = fill_down(raw[name], keys, nkeys)
+            cols[name] = fill_down(raw[name], keys, nkeys, first)
     for name in ("sku", "price", "compare_at_price", "gtin", "inventory_qty", "inventory_policy",
                  "option1_value", "option2_value", "option3_value"):
         if name in raw:
@@ -73,37 +75,37 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     keep = evidence & has_handle
     skipped = int((~has_handle).sum())
 
-    # status: Status column, overridden to draft when explicitly unpublished
-    status = map_distinct(to_strings(cols["status"]), status_value, pa.string()) if "status" in cols else None
+    # status: Status column, overridden to draft when explicitly unpublished (on integer codes)
+    labels = ("active", "draft", "archived", "unknown")
+    status = codes_of(cols["status"], status_value, labels) if "status" in cols else None
     if "published" in cols:
-        published = parse_flag(to_strings(cols["published"]))
-        pub_status = pc.if_else(published, "active", "draft")
+        published = codes_of(cols.pop("published"), flag_value, (True, False))  # 0 yes, 1 no, -1 unknown
+        from_published = np.where(published == 0, 0, np.where(published == 1, 1, 3)).astype(np.int8)
         if status is None:
-            status = pub_status
+            status = from_published
         else:
-            unpublished = pc.fill_null(pc.invert(published), False)
-            status = pc.if_else(pc.and_(unpublished, pc.equal(status, "active")), "draft",
-                                pc.if_else(pc.equal(status, "unknown"), pc.fill_null(pub_status, "unknown"), status))
+            status = np.where((status == 0) & (published == 1), 1, status)
+            status = np.where((status == 3) | (status < 0), from_published, status).astype(np.int8)
     if status is not None:
-        cols["status"] = status
-    cols.pop("published", None)
+        cols["status"] = from_codes(status, labels)
 
     # stock: untracked variants are always sellable
     if "inventory_tracker" in raw:
-        untracked = pc.is_null(raw["inventory_tracker"])
-        cols["availability"] = pc.if_else(untracked, "in_stock", pa.scalar(None, pa.string()))
+        untracked = np.asarray(pc.is_null(raw["inventory_tracker"]).to_numpy(zero_copy_only=False), dtype=bool)
+        cols["availability"] = from_codes(np.where(untracked, 0, -1).astype(np.int8), ("in_stock",))
 
-    # options: drop "Default Title"
+    # options: "Default Title" (a product without variants) is no option
     for i in (1, 2, 3):
         nm, val = f"option{i}_name", f"option{i}_value"
         if nm in cols and val in cols:
-            default = pc.fill_null(pc.equal(to_strings(cols[val]).cast(pa.string()), "Default Title"), False)
-            cols[val] = pc.if_else(default, pa.scalar(None, pa.string()), to_strings(cols[val]).cast(pa.string()))
-            cols[nm] = pc.if_else(default, pa.scalar(None, pa.string()), to_strings(cols[nm]).cast(pa.string()))
+            default = entry_mask(cols[val], lambda v: v == "Default Title")
+            if pc.any(default).as_py():
+                cols[val] = blank_where(cols[val], default)
+                cols[nm] = blank_where(cols[nm], default)
     attributes_from_options(cols)
     for col in extra_columns(table.column_names):
         attr = _metafield_attr(*headers.metafield(col))
-        cols[attr] = coalesce(cols.get(attr), fill_down(table[col], keys, nkeys))
+        cols[attr] = coalesce(cols.get(attr), fill_down(table[col], keys, nkeys, first))
         used.add(col)
 
     cols["image_url"] = coalesce(raw.get("variant_image"), cols.pop("image_src", None))
