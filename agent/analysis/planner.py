@@ -127,35 +127,48 @@ INTENTS: dict[str, tuple[str, ...]] = {
                         "expand", "what should i add", "what to add", "weak spots", "weak spot", "share index", "missing categories",
                         "missing subcategories", "empty categories", "empty category", "breadth", "depth of range",
                         "weak", "weakest", "weakness", "weaknesses", "strengths", "where am i light", "under-served",
-                        "underserved", "blind spots", "blind spot"),
+                        "underserved", "blind spots", "blind spot", "too few", "not enough", "few products", "stack up",
+                        "measure up", "shortfall", "shortfalls"),
     "price_ladder": ("price", "prices", "pricing", "priced", "cheap", "cheapest", "expensive", "premium", "entry level",
                      "entry-level", "entry price", "budget", "luxury", "tier", "tiers", "good better best", "ladder",
                      "price point", "price points", "discount", "discounts", "discounted", "sale", "on sale", "markdown",
                      "markdowns", "affordable", "high end", "high-end", "low end", "price range", "compare at", "msrp",
-                     "cost", "costs", "percentile", "percentiles", "median price", "price band", "price bands"),
+                     "cost", "costs", "percentile", "percentiles", "median price", "price band", "price bands",
+                     "price gap", "price gaps", "competitive", "price distribution"),
     "attribute_coverage": ("attribute", "attributes", "colour", "colours", "color", "colors", "material", "materials",
                            "size", "sizes", "sizing", "fabric", "fabrics", "finish", "finishes", "option values",
                            "variant options", "option axes", "fill rate", "fill rates", "specs", "specification", "specifications",
                            "dimensions"),
     "brand_coverage": ("brand", "brands", "vendor", "vendors", "manufacturer", "manufacturers", "supplier", "suppliers",
-                       "maker", "makers", "single vendor", "label", "labels", "marques"),
-    "availability": ("stock", "stocked", "out of stock", "in stock", "inventory", "availability", "available",
-                     "unavailable", "sold out", "backorder", "backorders", "back order", "preorder", "pre order", "oos",
+                       "maker", "makers", "single vendor", "label", "labels", "marques", "who makes", "made by"),
+    "availability": ("stock", "stocked", "out of stock", "in stock", "inventory", "availability", "not available",
+                     "unavailable", "sold out", "can't be bought", "cant be bought", "cannot be bought", "can not be bought", "backorder", "backorders", "back order", "preorder", "pre order", "oos",
                      "restock", "restocking", "stockout", "stockouts", "quantity", "quantities"),
     "content_quality": ("quality", "content", "google shopping", "merchant center", "shopping feed", "feed", "gtin", "gtins",
                         "barcode", "barcodes", "ean", "upc", "image", "images", "photo", "photos", "picture", "pictures",
                         "description", "descriptions", "title", "titles", "completeness", "complete", "incomplete",
                         "data quality", "errors", "error", "disapproved", "disapprovals", "ready for", "readiness", "seo",
                         "listing", "listings", "duplicate", "duplicates", "invalid", "check digit", "missing data",
-                        "fix", "clean up", "cleanup", "problems", "issues", "health"),
+                        "fix", "clean up", "cleanup", "problems", "issues", "health", "wrong", "mistakes", "broken",
+                        "disapproval", "policy violations"),
     "catalog_overview": ("overview", "summary", "summarise", "summarize", "summarise", "what is in", "what's in",
-                         "whats in", "what is this", "what's this", "describe", "tell me about", "contents", "how many",
+                         "whats in", "what is this", "what's this", "describe", "tell me about", "contents",
                          "breakdown", "break down", "statistics", "stats", "profile", "snapshot", "size of my catalog",
                          "what do i have", "what do i sell", "what have i got", "overall picture", "at a glance", "columns",
-                         "format"),
+                         "format", "look like", "how big", "what kind of products", "how many products and",
+                         "how many products do", "how many products have", "how many items do", "how many skus do"),
 }
+# Words that name a skill only when nothing more specific does ("how many brands" is brand coverage;
+# "colours available" is attribute coverage).
+WEAK_INTENTS: dict[str, tuple[str, ...]] = {
+    "catalog_overview": ("how many", "count", "counts", "number of", "which categories", "what categories"),
+    "availability": ("available",),
+}
+# Verb uses consumed before intents are read: "do I stock", "we stock" are not stock levels.
+NEUTRAL = ("i stock", "we stock", "you stock", "do i stock", "do we stock", "i carry", "we carry", "do i cover",
+           "we cover", "i cover")
 WEAK_GAPS = ("missing", "lack", "lacking", "competitor", "competitors", "compare", "comparison", "versus", "vs",
-             "benchmark", "reference", "market", "coverage", "carry")
+             "benchmark", "reference", "market", "coverage", "carry", "against")
 FOLLOW_UP = ("and", "what about", "how about", "also", "same for", "now", "then", "ok", "okay", "and what about",
              "and for", "what of", "and in")
 WHOLE_CATALOG = ("whole catalog", "entire catalog", "my catalog", "the catalog", "all products", "everything", "overall",
@@ -184,6 +197,8 @@ _INTENT_TOKENS: dict[str, list[tuple[str, ...]]] = {
     skill: sorted({tuple(tokens(p)) for p in phrases}, key=len, reverse=True) for skill, phrases in INTENTS.items()
 }
 _WEAK_TOKENS = {tuple(tokens(p)) for p in WEAK_GAPS}
+_WEAK_INTENT_TOKENS = {skill: sorted({tuple(tokens(p)) for p in ps}, key=len, reverse=True) for skill, ps in WEAK_INTENTS.items()}
+_NEUTRAL_TOKENS = sorted({tuple(tokens(p)) for p in NEUTRAL}, key=len, reverse=True)
 _FOLLOW_TOKENS = sorted({tuple(tokens(p)) for p in FOLLOW_UP}, key=len, reverse=True)
 _WHOLE_TOKENS = {tuple(tokens(p)) for p in WHOLE_CATALOG}
 _PREP_TOKENS = {stem(p) for p in SCOPE_PREPOSITIONS}
@@ -201,6 +216,11 @@ def _intents(seq: list[str]) -> tuple[list[str], set[int]]:
     """Skills named by the question (stable order) and the token positions their words used."""
     found: set[str] = set()
     used: set[int] = set()
+    for phrase in _NEUTRAL_TOKENS:
+        hit = _find(seq, phrase, used)
+        while hit is not None:
+            used.update(hit)
+            hit = _find(seq, phrase, used)
     # longest phrases first across all skills, so "out of stock" beats "stock", "price range" beats "range"
     candidates = sorted(((p, s) for s, ps in _INTENT_TOKENS.items() for p in ps), key=lambda x: -len(x[0]))
     for phrase, skill in candidates:
@@ -210,6 +230,15 @@ def _intents(seq: list[str]) -> tuple[list[str], set[int]]:
                 break
             used.update(hit)
             found.add(skill)
+    weak_found = set()
+    for skill, phrases in _WEAK_INTENT_TOKENS.items():
+        for phrase in phrases:
+            hit = _find(seq, phrase, used)
+            if hit is not None:
+                used.update(hit)
+                weak_found.add(skill)
+    if not found and weak_found:
+        found = weak_found
     if not found:
         for phrase in _WEAK_TOKENS:
             hit = _find(seq, phrase, used)
@@ -438,14 +467,18 @@ def _shared_level(cats: tuple[str, ...], text: str) -> str:
     return cats[0].split(">")[-1].strip() if len(cats) == 1 else text
 
 
-def _partial(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index) -> _Match | None:
-    """Nodes with products whose name contains every word of the phrase (fewest extra words wins)."""
+def _partial(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index,
+             with_data: bool = True) -> _Match | None:
+    """Nodes whose name contains every word of the phrase (fewest extra words wins); with_data limits
+    the search to nodes the catalog has products in."""
     if len(phrase) == 1 and phrase[0] in _EQUIV:
         return None  # "outdoor" is in too many names to pick one
     best = None
-    for variant in _variants(phrase):
+    candidates = own.node_rows.items() if with_data else ((i, 0) for i in tax_idx.names)
+    candidates = list(candidates)
+    for variant in [v for v in _variants(phrase) if len(v) == len(phrase)]:  # dropping "patio" is for exact names only
         want = set(variant)
-        for node_id, n in own.node_rows.items():
+        for node_id, n in candidates:
             name = tax_idx.names.get(node_id, ())
             if want <= set(name):
                 key = (len(name) - len(want), -n, taxonomy.nodes[node_id].depth)
@@ -503,10 +536,16 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
              tax_idx: _Index) -> tuple[_Match | None, Span | None, Span | None]:
     """(match, its token span, unmatched span).
 
-    Passes, each longest phrase first: exact names the catalog has products in (merchant category
-    levels, taxonomy nodes); then taxonomy nodes with products whose name contains every word; then
-    exact taxonomy names without products (an honest empty scope, e.g. a subcategory not sold).
-    A lone "outdoor"/"patio"/"garden" is too vague to be a scope on its own.
+    Passes, most specific first:
+      A. for each phrase length, longest first: exact names the catalog has products in (merchant
+         category levels, taxonomy nodes), then taxonomy nodes with products whose name holds every word;
+      B. the node with products sharing the most words (two or more) with a whole run of words
+         ("outdoor dining sets" → Outdoor Furniture Sets);
+      C. exact taxonomy names without products (an honest empty scope: a subcategory not sold);
+      D. taxonomy nodes without products whose name holds every word of a phrase of two or more words.
+    Within one length, a phrase after "in/for/of…" and nearer the end of the question goes first: that
+    is where scopes are named ("do I cover all price points in planters").
+    A lone "outdoor"/"patio"/"garden" never picks a node by itself.
     """
     runs = _runs(seq, used)
     spans = []
@@ -515,23 +554,64 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
             for i in range(start, end - length + 1):
                 phrase = _phrase(seq, i, i + length)
                 if phrase and phrase[-1] != "and" and seq[i] != "and":
-                    spans.append((len(phrase), i, i + length, phrase))
-    spans.sort(key=lambda x: (-x[0], x[1]))
-    for with_data in (True, False):
-        for _, i, j, phrase in spans:
-            m = _match_phrase(phrase, own, taxonomy, tax_idx, with_data)
+                    after_prep = i > 0 and (seq[i - 1] in _PREP_TOKENS or (i == start and start > 0 and seq[start - 1] in _PREP_TOKENS))
+                    spans.append((len(phrase), i, i + length, phrase, after_prep))
+    spans.sort(key=lambda x: (-x[0], not x[4], -x[1]))
+    by_len: dict[int, list] = {}
+    for sp in spans:
+        by_len.setdefault(sp[0], []).append(sp)
+    for length in sorted(by_len, reverse=True):
+        for _, i, j, phrase, _ in by_len[length]:
+            m = _match_phrase(phrase, own, taxonomy, tax_idx, True)
             if m:
                 return m, (i, j), None
-        if with_data:
-            for n, i, j, phrase in spans:
+        if length >= 2:
+            for _, i, j, phrase, _ in by_len[length]:
                 m = _partial(phrase, own, taxonomy, tax_idx)
                 if m:
                     return m, (i, j), None
+    for start, end in runs:
+        m = _overlap(_phrase(seq, start, end), own, taxonomy, tax_idx)
+        if m:
+            return m, (start, end), None
+    for _, i, j, phrase, _ in by_len.get(1, []):
+        m = _partial(phrase, own, taxonomy, tax_idx)
+        if m:
+            return m, (i, j), None
+    for _, i, j, phrase, _ in spans:
+        m = _match_phrase(phrase, own, taxonomy, tax_idx, False)
+        if m:
+            return m, (i, j), None
+    for _, i, j, phrase, _ in spans:
+        if len(phrase) >= 2:
+            m = _partial(phrase, own, taxonomy, tax_idx, with_data=False)
+            if m:
+                return m, (i, j), None
     # an unmatched phrase only counts when introduced as a scope ("in spaceships", "for spaceships")
     for start, end in runs:
         if start > 0 and seq[start - 1] in _PREP_TOKENS:
             return None, None, (start, end)
     return None, None, None
+
+
+def _overlap(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index) -> _Match | None:
+    """The node with products sharing the most words with the phrase (at least two, and at least half)."""
+    if len(phrase) < 2:
+        return None
+    best = None
+    for variant in [v for v in _variants(phrase) if len(v) == len(phrase)]:
+        want = set(variant)
+        for node_id, n in own.node_rows.items():
+            name = set(tax_idx.names.get(node_id, ()))
+            shared = len(want & name)
+            if shared >= 2 and shared * 2 >= len(want):
+                key = (-shared, len(name) - shared, -n, taxonomy.nodes[node_id].depth)
+                if best is None or key < best[0]:
+                    best = (key, node_id)
+    if best is None:
+        return None
+    node = best[1]
+    return _Match(node, _merchant_inside(node, own, taxonomy), " ".join(phrase), taxonomy.nodes[node].name)
 
 
 def _nearest(phrase: str, own: _OwnIndex, taxonomy: Taxonomy, limit: int = 5) -> tuple[str, ...]:
