@@ -5,8 +5,9 @@
 - warm `message/send` on the demo catalog (overview and the gaps question)
 - cold start: process start → first agent-card response, ours vs a bare functions-framework hello world
 
-Medians and ratios, over many runs; a stdlib http.client on a kept-alive connection keeps client
-overhead out of the figures.
+Side by side in the same run, the official a2a-sdk reference server (bench/reference_server.py:
+Starlette + uvicorn, trivial executor) measured by the same raw-socket client. Medians and ratios over
+many runs; a raw socket on a kept-alive connection keeps client overhead out of the figures.
 """
 
 from __future__ import annotations
@@ -47,10 +48,10 @@ def first_event_ms(conn: http.client.HTTPConnection, text: str) -> float:
     start = time.perf_counter()
     conn.request("POST", "/", body=body, headers={"Content-Type": "application/json"})
     response = conn.getresponse()
-    line = response.fp.readline()
+    line = response.readline()
     elapsed = (time.perf_counter() - start) * 1000
     while line and not line.startswith(b"data:"):
-        line = response.fp.readline()
+        line = response.readline()
         elapsed = (time.perf_counter() - start) * 1000
     response.read()  # drain the rest of the stream so the connection can be reused
     return elapsed
@@ -61,6 +62,83 @@ def unary_ms(conn: http.client.HTTPConnection, body: bytes) -> tuple[float, dict
     conn.request("POST", "/", body=body, headers={"Content-Type": "application/json"})
     data = conn.getresponse().read()
     return (time.perf_counter() - start) * 1000, json.loads(data)
+
+
+class RawClient:
+    """Minimal HTTP/1.1 over one kept-alive socket: times to the first SSE data line and to a full reply."""
+
+    def __init__(self, port: int) -> None:
+        import socket
+
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    @staticmethod
+    def _request(body: bytes) -> bytes:
+        head = b"POST / HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+        return head % len(body) + body
+
+    def first_event_ms(self, body: bytes) -> tuple[float, bytes]:
+        start = time.perf_counter()
+        self.sock.sendall(self._request(body))
+        buffer, first = b"", None
+        while True:
+            buffer += self.sock.recv(65536)
+            if first is None and b"data:" in buffer:
+                first = (time.perf_counter() - start) * 1000
+            if buffer.endswith(b"0\r\n\r\n"):
+                return first or 0.0, buffer
+
+    def unary_ms(self, body: bytes) -> float:
+        start = time.perf_counter()
+        self.sock.sendall(self._request(body))
+        buffer = b""
+        while True:
+            buffer += self.sock.recv(65536)
+            if b"\r\n\r\n" in buffer:
+                head, rest = buffer.split(b"\r\n\r\n", 1)
+                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+                if len(rest) >= length:
+                    return (time.perf_counter() - start) * 1000
+
+
+def raw_figures(port: int, runs: int) -> tuple[float, float]:
+    """(median ms to first SSE event, median ms tasks/get round trip), warm, back to back."""
+    client = RawClient(port)
+    stream = _body("message/stream", {"message": {"role": "user", "messageId": "m", "kind": "message",
+                                                  "parts": [{"kind": "text", "text": "What is in this file?"}]}})
+    for _ in range(10):
+        client.first_event_ms(stream)
+    firsts, last = [], b""
+    for _ in range(runs):
+        ms, last = client.first_event_ms(stream)
+        firsts.append(ms)
+    task_id = json.loads(last.split(b"data: ", 1)[1].split(b"\n", 1)[0])["result"]["id"]
+    get = _body("tasks/get", {"id": task_id})
+    gets = [client.unary_ms(get) for _ in range(runs)]
+    return median(firsts), median(gets)
+
+
+def bench_reference(runs: int, ours: tuple[float, float]) -> None:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "reference_server.py"), str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+                conn.request("GET", "/.well-known/agent-card.json")
+                if conn.getresponse().status == 200:
+                    break
+            except OSError:
+                time.sleep(0.05)
+        ref = raw_figures(port, runs)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    print(f"raw socket, first SSE event: ours {ours[0]:.2f} ms, a2a-sdk reference {ref[0]:.2f} ms, ratio {ours[0] / ref[0]:.2f}x")
+    print(f"raw socket, tasks/get:       ours {ours[1]:.2f} ms, a2a-sdk reference {ref[1]:.2f} ms, ratio {ours[1] / ref[1]:.2f}x")
 
 
 def median(values: list[float]) -> float:
@@ -121,8 +199,13 @@ def main() -> None:
         print(f"tasks/get round trip (warm, back to back):    median {median(gets):.2f} ms over {runs}")
         print(f"message/send overview on demo (warm):          median {median(sends):.2f} ms over {len(sends)}")
         print(f"message/send gaps question on demo (warm):     median {median(gaps):.2f} ms over {len(gaps)}")
+        ours = raw_figures(server.port, runs)
     finally:
         server.stop()
+    try:
+        bench_reference(runs, ours)
+    except ImportError:
+        print("a2a-sdk reference server not installed (pip install 'a2a-sdk[http-server]' uvicorn): skipped")
     bench_cold(int(os.environ.get("BENCH_COLD_RUNS", "7")))
 
 
