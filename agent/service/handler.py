@@ -14,7 +14,7 @@ from agent import AGENT_NAME, __version__
 from agent.config import Config
 from agent.protocol import card as card_mod
 from agent.protocol import errors, objects
-from agent.store.base import NotCancelable
+from agent.store.base import ContextState, NotCancelable
 from agent.store.factory import build_stores
 
 from agent.render.a2ui_ids import EXTENSION_URI as A2UI_URI
@@ -165,7 +165,9 @@ class Service:
                 raise errors.task_not_found()
             raise errors.RpcError(errors.INVALID_PARAMS, "params.message.taskId names a task that cannot take more messages; send the question without taskId, with the same contextId, to ask a follow-up.")
         context_id = outer or inner or objects.new_id()
-        context = self.contexts.load(context_id)
+        # A server-made id is new by construction: no store read. A client's id may name a conversation
+        # we have (on any instance) or be new, which starts a conversation with that id.
+        context = self.contexts.load(context_id) if (outer or inner) else None
         if context is not None and len(context.task_ids) >= self.config.context_max_turns:
             raise errors.RpcError(errors.INVALID_PARAMS, TURN_LIMIT.format(n=self.config.context_max_turns))
         bound = context.merchant_id if context else None
@@ -189,7 +191,7 @@ class Service:
         call.log.update(task=task_id, context=context_id)
         turn = Turn(task_id=task_id, context_id=context_id, user_message=user_message, question=parsed.question,
                     attachments=parsed.attachments, unreadable=parsed.unreadable, notices=parsed.notices,
-                    a2ui=bool(a2ui_how), context=context)
+                    a2ui=bool(a2ui_how), context=context or ContextState(context_id=context_id))
         if trusted is not None:  # the runner binds the context to this merchant when the turn is recorded
             turn.catalog_uri, turn.reference_uri, turn.merchant_id = trusted.catalog_uri, trusted.reference_uri, trusted.merchant_id
         return turn

@@ -218,7 +218,10 @@ class GcsTaskStore:
         raise StoreConflict(task["id"])
 
     def create(self, task: dict[str, Any]) -> None:
-        self._transition(task)
+        try:  # one request on the way to the first frame: the id is new, so "must not exist" holds
+            self._write(task, 0)
+        except _precondition_failed():
+            self._transition(task)
 
     def get(self, task_id: str) -> dict[str, Any] | None:
         doc, _ = self.bucket.read_json(self._name(task_id))
