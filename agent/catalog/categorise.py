@@ -11,6 +11,8 @@ unmapped only, so a well-categorised million-row catalog pays nothing for it.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -79,6 +81,16 @@ KEYWORD_RULES: tuple[tuple[str, int], ...] = (
 )
 
 
+@functools.lru_cache(maxsize=65536)
+def _google_id_cached(value: str) -> int | None:
+    return _google_id(taxonomy.load(), value)
+
+
+@functools.lru_cache(maxsize=65536)
+def _prefix_cached(value: str) -> int | None:
+    return taxonomy.load().longest_prefix(value)
+
+
 def _google_id(tax: taxonomy.Taxonomy, value: str | None) -> int | None:
     if value is None:
         return None
@@ -110,11 +122,11 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
     ids = np.full(n, -1, dtype=np.int64)
     method = np.full(n, 3, dtype=np.int8)  # index into MAPPING_METHODS
     if google_category is not None:
-        found = _lookup(chunked(google_category), lambda v: _google_id(tax, v))
+        found = _lookup(chunked(google_category), lambda v: _google_id_cached(v) if v is not None else None)
         hit = found >= 0
         ids[hit], method[hit] = found[hit], 0
     if category_path is not None and (ids < 0).any():
-        found = _lookup(chunked(category_path), lambda v: tax.longest_prefix(v) if v else None)
+        found = _lookup(chunked(category_path), lambda v: _prefix_cached(v) if v else None)
         hit = (found >= 0) & (ids < 0)
         ids[hit], method[hit] = found[hit], 1
     todo = np.flatnonzero(ids < 0)
