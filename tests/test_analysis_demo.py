@@ -274,3 +274,18 @@ def test_every_skill_on_real_exports(path):
                 ids = {r[column] for r in reader if column and r.get(column)}
             if column:  # Shopify handles and Merchant Center ids are products; recount them with csv
                 assert rows[("Summary", "Products")] == len(ids), (path.name, column)
+
+
+def test_every_planner_question_answers_with_numbers_from_the_table(demo, competitor):
+    """All questions of the planner table, with and without the competitor: each answer well formed."""
+    from tests.test_planner import QUESTIONS
+
+    table, ev = demo
+    ref, _ = competitor
+    for question, _, _ in QUESTIONS:
+        for reference in (None, ref):
+            _, results = ask(question, table, ev, reference=reference, sources=(ev,))
+            for result, md in results:
+                assert md.startswith("## ") and "Scope: " in md, question
+                assert 1 <= len(bullets(md)) <= 7, (question, md)
+                assert_prose_numbers_in_table(md)
