@@ -386,3 +386,44 @@ def test_every_skill_survives_degenerate_tables(skill):
                 md = render_skill(SKILLS[skill].run(SkillInput(own=t, reference=ref, scope=scope, taxonomy=TAX)))
                 assert md.startswith("## ")
                 assert_prose_numbers_in_table(md)
+
+
+def test_largest_price_step_matches_brute_force_on_random_ladders():
+    import numpy as np
+
+    from agent.analysis.price_ladder import _largest_steps
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n = int(rng.integers(1, 60))
+        ci = rng.integers(0, 5, n)
+        price = np.round(rng.random(n) * 100, 2)
+        price[rng.random(n) < 0.1] = np.nan
+        got = _largest_steps(ci.copy(), price.copy())
+        expected = {}
+        for c in set(ci.tolist()):
+            p = sorted(x for x, k in zip(price, ci) if k == c and not np.isnan(x))
+            best = None
+            for a, b in zip(p, p[1:]):
+                if a > 0 and (best is None or b / a > best[2]):
+                    best = (a, b, b / a)
+            if best:
+                expected[c] = best
+        assert set(got) == set(expected)
+        for c, (a, b, r) in expected.items():
+            assert got[c][0] == a and got[c][1] == b and got[c][2] == pytest.approx(r)
+
+
+def test_group_quantiles_match_pandas_on_random_groups():
+    import numpy as np
+
+    from agent.analysis.common import group_quantiles
+
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 300, 5000) * 7919  # sparse, large ids
+    values = np.round(rng.random(5000) * 3000, 2)
+    values[rng.random(5000) < 0.05] = np.nan
+    got = group_quantiles(keys, values, (0.1, 0.5, 0.9))
+    df = pd.DataFrame({"k": keys, "v": values}).dropna()
+    for k, grp in df.groupby("k")["v"]:
+        assert got[k] == pytest.approx([grp.quantile(0.1), grp.quantile(0.5), grp.quantile(0.9)], abs=1e-6)

@@ -57,24 +57,31 @@ def _products(table: pa.Table, labels: pa.DictionaryArray) -> pa.Table:
 
 
 def _largest_steps(ci: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, float, float]]:
-    """Per category: (from, to, ratio) of the largest step between adjacent distinct price points."""
+    """Per category: (from, to, ratio) of the largest step between adjacent price points.
+
+    Sorted by category then price (price argsort, then a stable radix sort on the small category
+    index), ratios of neighbours, and the first largest ratio per category by reduceat: no Python loop
+    over products.
+    """
     ok = ~np.isnan(price)
     ci, price = ci[ok], price[ok]
     if len(ci) < 2:
         return {}
-    order = np.lexsort((price, ci))
+    by_price = np.argsort(price, kind="stable")
+    cat = ci[by_price]
+    cat_key = cat.astype(np.int16) if cat.max() < 32767 and cat.min() >= 0 else cat
+    order = by_price[np.argsort(cat_key, kind="stable")]
     ci, price = ci[order], price[order]
     same = ci[1:] == ci[:-1]
     ratio = np.where(same & (price[:-1] > 0), price[1:] / np.where(price[:-1] > 0, price[:-1], 1), 0.0)
-    out: dict[int, tuple[float, float, float]] = {}
-    if not len(ratio):
-        return out
-    # argmax per category over the pairs that belong to it
     pair_cat = ci[:-1]
-    order2 = np.lexsort((-ratio, pair_cat))
-    first = np.ones(len(order2), dtype=bool)
-    first[1:] = pair_cat[order2][1:] != pair_cat[order2][:-1]
-    for idx in order2[first]:
+    starts = np.flatnonzero(np.concatenate(([True], pair_cat[1:] != pair_cat[:-1])))
+    best = np.maximum.reduceat(ratio, starts)
+    group = np.repeat(np.arange(len(starts)), np.diff(np.concatenate((starts, [len(ratio)]))))
+    hits = np.flatnonzero(ratio == best[group])
+    first = hits[np.concatenate(([True], group[hits][1:] != group[hits][:-1]))]
+    out: dict[int, tuple[float, float, float]] = {}
+    for idx in first.tolist():
         if same[idx] and ratio[idx] > 0:
             out[int(ci[idx])] = (float(price[idx]), float(price[idx + 1]), float(ratio[idx]))
     return out
