@@ -363,3 +363,35 @@ def test_store_settings_are_parsed_and_checked():
                         ("ALLOWED_CATALOG_PREFIXES", "gs://"), ("ALLOWED_CATALOG_PREFIXES", "gs://b/{other}/")]:
         with pytest.raises(config.ConfigError, match=name):
             config.load({name: value})
+
+
+# --- the runner with a Cloud Storage store: an attached catalog past the TTL is said, not hidden --------
+
+
+def test_follow_up_after_the_catalog_expired_says_so(gcs_emulator):
+    from agent.catalog.attachments import Attachment
+    from agent.service.live import LiveRegistry
+    from agent.service.runner import Deps, Runner, Turn, drain
+
+    clock = Clock()
+    bucket = gcs_store.Bucket(gcs_emulator.create_bucket(), 7, clock=clock.utc)
+    runner = Runner(Deps(tasks=gcs_store.GcsTaskStore(bucket), contexts=gcs_store.GcsContextStore(bucket),
+                         live=LiveRegistry(), catalog_uri=None, reference_uri=None, local_root=None,
+                         a2ui_status_copy=False, ttl_days=7))
+    data = b"".join(DEMO.read_bytes().splitlines(keepends=True)[:41])
+
+    def ask(question: str, attachments=()) -> str:
+        turn = Turn(task_id=objects.new_id(), context_id="conv", user_message={"kind": "message", "role": "user",
+                    "messageId": objects.new_id(), "parts": [{"kind": "text", "text": question}]},
+                    question=question, attachments=list(attachments), unreadable=[], notices=[])
+        drain(runner.events(turn))
+        return turn.final_task["artifacts"][0]["parts"][0]["text"]
+
+    first = ask("What is in this file?", [Attachment(name="mine.csv", data=data, mime_type="text/csv")])
+    assert "- mine.csv (attached file" in first
+    clock.advance(6)
+    assert "- mine.csv (attached earlier in this conversation" in ask("and the brands?")
+    clock.advance(1.5)  # the context was written a moment ago; the catalog is 7.5 days old
+    late = ask("and the prices?")
+    assert "The catalog attached earlier in this conversation (mine.csv) is no longer kept" in late
+    assert "mine.csv (attached" not in late and "demo-catalog.csv" in late

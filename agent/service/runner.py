@@ -165,13 +165,17 @@ class Runner:
         # here is logged (with an incident id) rather than turned into a second, contradicting frame.
         final_task = objects.task(tid, cid, final_status, artifacts=artifacts, history=history + [final_message])
         turn.final_task = final_task
-        try:
-            turn.final_task = self.deps.tasks.finish(final_task)
-            self.deps.contexts.record_turn(cid, change)
-        except Exception:  # noqa: BLE001
-            incident = logs.new_incident_id()
-            logs.incident("could not store the finished turn", incident, task=tid, context=cid)
-            turn.summary["store_incident"] = incident
+        for what, store in (("task", lambda: self.deps.tasks.finish(final_task)),
+                            ("context", lambda: self.deps.contexts.record_turn(cid, change))):
+            try:
+                stored = store()
+            except Exception:  # noqa: BLE001
+                incident = logs.new_incident_id()
+                logs.incident(f"could not store the finished turn's {what}", incident, task=tid, context=cid)
+                turn.summary["store_incident"] = incident
+                continue
+            if what == "task":
+                turn.final_task = stored
 
     def _analyse(self, turn: Turn, context: ContextState, change: ContextChange, inputs: CatalogInputs,
                  artifacts: list[dict[str, Any]], status_parts: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
