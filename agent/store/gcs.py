@@ -44,7 +44,7 @@ from .memory import BoundedLru
 log = logging.getLogger(__name__)
 
 CANCEL_POLL_S = 0.5
-MAX_ATTEMPTS = 12  # read-modify-write rounds before giving up on a contended object
+MAX_ATTEMPTS = 16  # read-modify-write rounds before giving up on a contended object (2 writers is the norm)
 TIMEOUT: tuple[float, float] = (3.05, 30.0)
 RETRY_DEADLINE_S = 8.0
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")
