@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -204,7 +205,8 @@ def _mask(keep: np.ndarray | None, arr):
     return arr if keep is None else pc.filter(arr, pa.array(keep))
 
 
-_POOL = None
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
 _PARALLEL_MIN_ROWS = 50_000
 
 
@@ -213,8 +215,9 @@ def _parallel(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, ob
     global _POOL
     if rows < _PARALLEL_MIN_ROWS or len(tasks) < 2:
         return {k: f() for k, f in tasks.items()}
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)), thread_name_prefix="ingest")
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)), thread_name_prefix="ingest")
     futures = {k: _POOL.submit(f) for k, f in tasks.items()}
     return {k: fut.result() for k, fut in futures.items()}
 
