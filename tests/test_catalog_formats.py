@@ -333,3 +333,15 @@ def test_generic_aliases_and_unmapped_columns():
     assert row["currency"] is None  # "$" alone does not say which dollar
     assert row["status"] == "unknown"  # the data did not say
     assert ev.unmapped_columns == ["Warehouse bin"] and ev.format == "generic table"
+
+
+@pytest.mark.parametrize("name", ["shopify-garden-solutions.csv", "woocommerce-sample-products.csv"])
+def test_parallel_column_jobs_give_the_same_table(name, monkeypatch):
+    from agent.catalog.readers import common
+
+    data = real(name)
+    monkeypatch.setattr(common, "_PARALLEL_MIN_ROWS", 10**12)
+    sequential, _ = read_table_bytes(data, name, KIND_ATTACHED)
+    monkeypatch.setattr(common, "_PARALLEL_MIN_ROWS", 0)
+    parallel, _ = read_table_bytes(data, name, KIND_ATTACHED)
+    assert parallel.equals(sequential)
