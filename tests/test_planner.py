@@ -276,3 +276,17 @@ def test_unmapped_merchant_categories_are_scopes_too(question, skills, label, ca
     p = plan(question, _merchant_only_catalog(), TAX)
     assert p.skills == skills
     assert p.scope.taxonomy_id is None and p.scope.label == label and p.scope.merchant_categories == categories
+
+
+@pytest.mark.parametrize("question", [
+    "qwertyu asdfghj zxcvbnm " * 5,
+    "lorem ipsum dolor sit amet consectetur adipiscing elit " * 40,
+    " ".join(f"word{i}abc" for i in range(2000)),
+    "x" * 20000,
+])
+def test_long_or_nonsense_questions_stay_cheap_and_scope_free(question):
+    plan("warm up", None, TAX)
+    t = time.perf_counter()
+    p = plan(question, None, TAX)
+    assert time.perf_counter() - t < 0.25
+    assert p.skills == (OVERVIEW,) and p.scope.is_whole_catalog and p.notes == (CAPABILITIES_NOTE,)

@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import weakref
 from collections import Counter
@@ -189,7 +190,7 @@ STOPWORDS = set(
     "carry carrying sell selling offer offering stock stocking have having got exist exists available "
     "where which would compare comparison against versus vs competitor competitors reference market rival rivals "
     "whole entire full overall everything total across business merchant file data snapshot question questions "
-    "help doing going go are there here do".split()
+    "help doing going go are there here do status level levels right now currently show me".split()
 )
 STOPWORDS = {stem(w) for w in STOPWORDS} | STOPWORDS
 
@@ -197,6 +198,7 @@ _INTENT_TOKENS: dict[str, list[tuple[str, ...]]] = {
     skill: sorted({tuple(tokens(p)) for p in phrases}, key=len, reverse=True) for skill, phrases in INTENTS.items()
 }
 _WEAK_TOKENS = {tuple(tokens(p)) for p in WEAK_GAPS}
+_INTENT_VOCAB = frozenset(t for ps in _INTENT_TOKENS.values() for p in ps for t in p if len(t) >= 3)
 _WEAK_INTENT_TOKENS = {skill: sorted({tuple(tokens(p)) for p in ps}, key=len, reverse=True) for skill, ps in WEAK_INTENTS.items()}
 _NEUTRAL_TOKENS = sorted({tuple(tokens(p)) for p in NEUTRAL}, key=len, reverse=True)
 _FOLLOW_TOKENS = sorted({tuple(tokens(p)) for p in FOLLOW_UP}, key=len, reverse=True)
@@ -261,7 +263,8 @@ _EQUIV = ("outdoor", "patio", "garden", "yard", "backyard", "exterior")
 class _Index:
     by_tokens: dict[tuple[str, ...], list[int]]
     by_joined: dict[str, list[int]]
-    vocab: set[str]
+    by_token: dict[str, set[int]]  # word -> nodes whose name holds it (candidates for partial matches)
+    vocab: frozenset[str]
     names: dict[int, tuple[str, ...]]
 
 
@@ -287,7 +290,11 @@ def _taxonomy_index(taxonomy: Taxonomy) -> _Index:
         by_tokens.setdefault(toks, []).append(node.id)
         by_joined.setdefault("".join(toks), []).append(node.id)
         vocab.update(toks)
-    idx = _Index(by_tokens, by_joined, vocab, names)
+    by_token: dict[str, set[int]] = {}
+    for node_id, toks in names.items():
+        for t in toks:
+            by_token.setdefault(t, set()).add(node_id)
+    idx = _Index(by_tokens, by_joined, by_token, frozenset(vocab), names)
     _TAX_CACHE.clear()
     _TAX_CACHE[key] = idx
     return idx
@@ -474,10 +481,10 @@ def _partial(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_id
     if len(phrase) == 1 and phrase[0] in _EQUIV:
         return None  # "outdoor" is in too many names to pick one
     best = None
-    candidates = own.node_rows.items() if with_data else ((i, 0) for i in tax_idx.names)
-    candidates = list(candidates)
     for variant in [v for v in _variants(phrase) if len(v) == len(phrase)]:  # dropping "patio" is for exact names only
         want = set(variant)
+        posting = set.intersection(*(tax_idx.by_token.get(t, set()) for t in want)) if want else set()
+        candidates = [(i, own.node_rows.get(i, 0)) for i in posting if not with_data or own.node_rows.get(i, 0)]
         for node_id, n in candidates:
             name = tax_idx.names.get(node_id, ())
             if want <= set(name):
@@ -492,17 +499,48 @@ def _partial(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_id
     return _Match(node, _merchant_inside(node, own, taxonomy), " ".join(phrase), taxonomy.nodes[node].name)
 
 
-def _correct(seq: list[str], vocab: set[str]) -> list[str]:
-    """Unknown words of five letters or more replaced by the closest known word (typos)."""
-    vocab_list = sorted(vocab)
+MAX_TOKENS = 80  # a question longer than this is read by its first words (bounded work per turn)
+MAX_PHRASE_WORDS = 6  # category names are short; longer word runs are tried in windows of this size
+MAX_CORRECTIONS = 12  # unknown words looked up for typos per question
+
+
+def _correct(seq: list[str], intent_vocab: frozenset[str], scope_vocab: frozenset[str], own_vocab: set[str]) -> list[str]:
+    """Unknown words replaced by the closest known word (typos): "avaliability", "outdor furnture".
+
+    Intent words are corrected from five letters at similarity 0.8; category words only from six letters
+    at 0.85, so nonsense ("dolor") does not turn into a category ("door"). Candidates share the first
+    letter and differ in length by at most two; lookups against the fixed vocabularies are cached, and at
+    most MAX_CORRECTIONS words per question are looked up.
+    """
     out = []
+    budget = MAX_CORRECTIONS
     for tok in seq:
-        if len(tok) >= 5 and tok not in vocab and not tok.isdigit():
-            close = difflib.get_close_matches(tok, vocab_list, n=1, cutoff=0.8)
-            out.append(close[0] if close else tok)
+        known = tok in intent_vocab or tok in scope_vocab or tok in own_vocab or tok in STOPWORDS
+        if budget and len(tok) >= 5 and not known and not tok.isdigit():
+            budget -= 1
+            fixed = _close(tok, intent_vocab, 0.8)
+            if fixed is None and len(tok) >= 6:
+                fixed = _close(tok, scope_vocab, 0.85) or _close_in(tok, sorted(own_vocab), 0.85)
+            out.append(fixed or tok)
         else:
             out.append(tok)
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _close(tok: str, vocab: frozenset[str], cutoff: float) -> str | None:
+    return _close_in(tok, _bucket(vocab, tok[0]), cutoff)
+
+
+@functools.lru_cache(maxsize=256)
+def _bucket(vocab: frozenset[str], first: str) -> tuple[str, ...]:
+    return tuple(sorted(w for w in vocab if w[:1] == first))
+
+
+def _close_in(tok: str, words, cutoff: float) -> str | None:
+    pool = [w for w in words if w[:1] == tok[:1] and abs(len(w) - len(tok)) <= 2]
+    close = difflib.get_close_matches(tok, pool, n=1, cutoff=cutoff)
+    return close[0] if close else None
 
 
 def _runs(seq: list[str], used: set[int]) -> list[tuple[int, int]]:
@@ -550,13 +588,15 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
     runs = _runs(seq, used)
     spans = []
     for start, end in runs:
-        for length in range(end - start, 0, -1):
+        for length in range(min(end - start, MAX_PHRASE_WORDS), 0, -1):
             for i in range(start, end - length + 1):
                 phrase = _phrase(seq, i, i + length)
                 if phrase and phrase[-1] != "and" and seq[i] != "and":
                     after_prep = i > 0 and (seq[i - 1] in _PREP_TOKENS or (i == start and start > 0 and seq[start - 1] in _PREP_TOKENS))
                     spans.append((len(phrase), i, i + length, phrase, after_prep))
     spans.sort(key=lambda x: (-x[0], not x[4], -x[1]))
+    seen: set[tuple[str, ...]] = set()
+    spans = [sp for sp in spans if not (sp[3] in seen or seen.add(sp[3]))]  # a repeated phrase is tried once
     by_len: dict[int, list] = {}
     for sp in spans:
         by_len.setdefault(sp[0], []).append(sp)
@@ -659,12 +699,10 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     """Skills, scope and notes for one question; `memory` is the previous turn's PlanMemory in this context."""
     tax_idx = _taxonomy_index(taxonomy)
     own_idx = _own_index(own, taxonomy)
-    words = raw_tokens(question or "")
+    words = raw_tokens(question or "")[:MAX_TOKENS]
     raw = [stem(w) for w in words]
-    vocab = set(tax_idx.vocab) | {t for p in _INTENT_TOKENS.values() for ph in p for t in ph} | STOPWORDS
-    for toks in own_idx.level_names:
-        vocab.update(toks)
-    seq = _correct(raw, vocab)
+    own_vocab = {t for toks in own_idx.level_names for t in toks}
+    seq = _correct(raw, _INTENT_VOCAB, tax_idx.vocab, own_vocab)
     skills, used = _intents(seq)
     whole = _has(seq, _WHOLE_TOKENS)
     match, span, miss = (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
