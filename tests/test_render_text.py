@@ -67,3 +67,18 @@ def test_scope_line_names_taxonomy_and_merchant_categories():
     assert "“Garden > Loungers” and “Patio”" in line
     md = render_skill(SkillResult(skill="assortment_gaps", scope=s, table=build_table(COLS, [])))
     assert md.startswith("## Assortment gaps: outdoor furniture\n")
+
+
+def test_merchant_strings_are_markdown_escaped_only_in_markdown():
+    from agent.render.text import md_escape, sentence
+
+    cols = (("Category", "text", pa.string()), ("Products", "count", pa.int64()))
+    name = "*NEW* [sale](http://x) <b>_Chairs_</b>"
+    f = Finding("gaps.thin", {"items": [{"name": name, "products_n": 2}], "threshold": 3}, cells=((0, "Products"),), severity=5)
+    r = SkillResult(skill="assortment_gaps", scope=Scope(label=name, merchant_categories=(name,)),
+                    table=build_table(cols, [(name, 2)]), findings=[f])
+    md = render_skill(r)
+    escaped = md_escape(name)
+    assert escaped == "\\*NEW\\* \\[sale\\](http://x) \\<b\\>\\_Chairs\\_\\</b\\>"
+    assert name not in md and md.count(escaped) >= 3  # title, scope line, bullet, table cell
+    assert sentence(f, None) == f"Thin — fewer than three products: {name} (2 products)."  # A2UI: plain text

@@ -40,19 +40,43 @@ ROW_NOUNS = {
 }
 
 
-class Values:
-    """A finding's values, formatted on access: `v["rows_n"]` → "3,000"; `v.items("top")` → [Values]."""
+_MD_SPECIAL = "\\`*_[]<>|"
 
-    def __init__(self, values: dict[str, Any], currency: str | None) -> None:
+
+def md_escape(text: str) -> str:
+    """Merchant text made inert in Markdown: a product called "*NEW* [sale](x)" shows as written."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text).replace("\n", " ")
+
+
+class Values:
+    """A finding's values, formatted on access: `v["rows_n"]` → "3,000"; `v.items("top")` → [Values].
+
+    With markdown=True, text values (merchant names, titles) come back Markdown-escaped; the A2UI
+    renderer uses the same sentences with markdown=False (its strings are plain text).
+    """
+
+    def __init__(self, values: dict[str, Any], currency: str | None, markdown: bool = False) -> None:
         self._values = values
         self._currency = currency
+        self._md = markdown
+
+    def _esc(self, value: Any) -> Any:
+        if not self._md:
+            return value
+        if isinstance(value, str):
+            return md_escape(value)
+        if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            return [md_escape(v) for v in value]
+        return value
 
     def __getitem__(self, key: str) -> str:
         value = self._values[key]
-        return numbers.fmt_value(value, numbers.unit_for_key(key, value), self._currency)
+        unit = numbers.unit_for_key(key, value)
+        text = numbers.fmt_value(value, unit, self._currency)
+        return self._esc(text) if unit == "text" else text
 
     def raw(self, key: str, default: Any = None) -> Any:
-        return self._values.get(key, default)
+        return self._esc(self._values.get(key, default))
 
     def has(self, key: str) -> bool:
         return self._values.get(key) is not None
@@ -62,7 +86,7 @@ class Values:
         return f"{self[key]} {one if self._values[key] == 1 else many}"
 
     def items(self, key: str) -> list["Values"]:
-        return [Values(d, self._currency) for d in self._values.get(key) or []]
+        return [Values(d, self._currency, self._md) for d in self._values.get(key) or []]
 
 
 def _plural(n: Any, one: str, many: str) -> str:
@@ -439,15 +463,16 @@ def _(v: Values) -> str:
     return "No active products are in this scope."
 
 
-def sentence(finding: Finding, currency: str | None) -> str:
+def sentence(finding: Finding, currency: str | None, markdown: bool = False) -> str:
+    """The finding in plain merchant language; markdown=True escapes the merchant's own strings."""
     fn = TEMPLATES.get(finding.code)
     if fn is None:  # a skill added a code without a template: say it plainly rather than fail
         return finding.code.replace(".", ": ").replace("_", " ")
-    return fn(Values(finding.values, currency))
+    return fn(Values(finding.values, currency, markdown))
 
 
 # --- scope, table ---------------------------------------------------------------------------------------
-def scope_line(scope: Scope) -> str:
+def scope_line(scope: Scope, markdown: bool = False) -> str:
     """The resolved scope in words: taxonomy path and id, and the merchant categories included.
 
     Merchant categories under the taxonomy path are named by their remainder ("Outdoor Seating >
@@ -456,6 +481,7 @@ def scope_line(scope: Scope) -> str:
     if scope.is_whole_catalog:
         return "Scope: the whole catalog."
     parts = []
+    esc = md_escape if markdown else (lambda x: x)
     cats = list(scope.merchant_categories)
     if scope.taxonomy_path:
         ident = f" (Google taxonomy id {scope.taxonomy_id})" if scope.taxonomy_id is not None else ""
@@ -468,16 +494,16 @@ def scope_line(scope: Scope) -> str:
         if same:
             parts.append("your category of the same name")
         if below:
-            parts.append("your categories below it: " + _names(below, limit=6))
+            parts.append("your categories below it: " + _names([esc(c) for c in below], limit=6))
         if other:
             label = "your category" if len(other) == 1 else "your categories"
-            parts.append(f"{label} " + _names([f"“{c}”" for c in other], limit=6))
+            parts.append(f"{label} " + _names([f"“{esc(c)}”" for c in other], limit=6))
     return "Scope: " + "; including ".join(parts) + "."
 
 
 def _cell(value: Any, unit: str, currency: str | None) -> str:
     text = numbers.fmt_value(value, unit, currency)
-    return text.replace("|", "\\|").replace("\n", " ")
+    return md_escape(text) if unit == "text" else text
 
 
 def table_markdown(result: SkillResult, limit: int = MAX_ROWS) -> str:
@@ -486,7 +512,7 @@ def table_markdown(result: SkillResult, limit: int = MAX_ROWS) -> str:
         return ""
     units = [numbers.column_unit(f) for f in table.schema]
     shown = table.slice(0, limit).to_pylist()
-    head = "| " + " | ".join(n.replace("|", "\\|") for n in table.column_names) + " |"
+    head = "| " + " | ".join(md_escape(n) for n in table.column_names) + " |"
     sep = "|" + "|".join("---:" if u in ("count", "money", "percent", "ratio", "number") else "---" for u in units) + "|"
     lines = [head, sep]
     for row in shown:
@@ -501,7 +527,7 @@ def table_markdown(result: SkillResult, limit: int = MAX_ROWS) -> str:
 def title(result: SkillResult) -> str:
     name = SKILL_TITLES.get(result.skill, result.skill.replace("_", " ").capitalize())
     label = result.scope.label or "whole catalog"
-    return f"## {name}: {label}"
+    return f"## {name}: {md_escape(label)}"
 
 
 def visible_findings(result: SkillResult, limit: int = MAX_ROWS) -> list[Finding]:
@@ -514,8 +540,8 @@ def render_skill(result: SkillResult, preface: Sequence[str] = ()) -> str:
     """The Markdown answer for one skill, without the evidence footer."""
     blocks = [title(result)]
     blocks.extend(line for line in preface if line)
-    blocks.append(scope_line(result.scope))
-    bullets = [f"- {sentence(f, result.currency)}" for f in visible_findings(result)]
+    blocks.append(scope_line(result.scope, markdown=True))
+    bullets = [f"- {sentence(f, result.currency, markdown=True)}" for f in visible_findings(result)]
     if bullets:
         blocks.append("\n".join(bullets))
     blocks.extend(result.notes)
