@@ -79,6 +79,7 @@ def test_merchant_strings_are_markdown_escaped_only_in_markdown():
                     table=build_table(cols, [(name, 2)]), findings=[f])
     md = render_skill(r)
     escaped = md_escape(name)
-    assert escaped == "\\*NEW\\* \\[sale\\](http://x) \\<b\\>\\_Chairs\\_\\</b\\>"
+    assert escaped == "\\*NEW\\* \\[sale\\](http://x) \\<b>\\_Chairs\\_\\</b>"
+    assert md_escape("Furniture > Outdoor Furniture") == "Furniture > Outdoor Furniture"
     assert name not in md and md.count(escaped) >= 3  # title, scope line, bullet, table cell
     assert sentence(f, None) == f"Thin — fewer than three products: {name} (2 products)."  # A2UI: plain text

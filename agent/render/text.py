@@ -40,7 +40,8 @@ ROW_NOUNS = {
 }
 
 
-_MD_SPECIAL = "\\`*_[]<>|"
+# ">" stays: mid-line it is plain text, and category paths are full of it ("Furniture > Outdoor Furniture").
+_MD_SPECIAL = "\\`*_[]<|"
 
 
 def md_escape(text: str) -> str:
