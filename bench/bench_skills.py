@@ -64,7 +64,6 @@ def main() -> None:
     args = ap.parse_args()
 
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     pa.set_cpu_count(args.threads)
     pa.set_io_thread_count(args.threads)

@@ -90,10 +90,6 @@ class Values:
         return [Values(d, self._currency, self._md) for d in self._values.get(key) or []]
 
 
-def _plural(n: Any, one: str, many: str) -> str:
-    return one if n == 1 else many
-
-
 def _names(items: Sequence[str], limit: int = 5) -> str:
     items = list(items)
     if len(items) <= 1:
