@@ -122,9 +122,9 @@ class Runner:
     def _events(self, turn: Turn) -> Iterator[dict[str, Any]]:
         tid, cid = turn.task_id, turn.context_id
         history = [turn.user_message]
-        task = objects.task(tid, cid, objects.status("submitted"), history=history)
-        self.deps.tasks.create(task)
-        yield task
+        # The Task goes out before anything is written or read: the first frame is never slowed by a
+        # store (a Cloud Storage write of a message with an attached CSV can take a while).
+        yield objects.task(tid, cid, objects.status("submitted"), history=history)
 
         artifacts: list[dict[str, Any]] = []
         status_parts: list[dict[str, Any]] = []
@@ -134,7 +134,8 @@ class Runner:
         change = ContextChange(task_id=tid, merchant_id=turn.merchant_id, max_turns=self.deps.max_turns)
         try:
             working = objects.status("working", self._progress(tid, cid, self._reading_line(turn, context)))
-            self.deps.tasks.save(objects.task(tid, cid, working, history=history))
+            # One write for submitted → working, before the first artifact (SPEC §2).
+            self.deps.tasks.create(objects.task(tid, cid, working, history=history))
             yield objects.status_update(tid, cid, working, final=False)
             self._check_cancel(tid)
 
