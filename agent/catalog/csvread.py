@@ -209,7 +209,7 @@ def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType],
 
         try:
             table = pacsv.read_csv(
-                io.BytesIO(data),
+                pa.BufferReader(data),  # zero-copy: no Python file object in the read loop
                 read_options=pacsv.ReadOptions(column_names=columns, skip_rows=1, block_size=_BLOCK),
                 parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=newlines,
                                                  invalid_row_handler=on_invalid),

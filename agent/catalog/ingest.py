@@ -8,7 +8,6 @@ through the same profiles, and their key-value metadata may state the snapshot d
 from __future__ import annotations
 
 import datetime as dt
-import io
 import logging
 
 import pyarrow as pa
@@ -101,7 +100,7 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
     import pyarrow.parquet as pq
 
     try:
-        pf = pq.ParquetFile(io.BytesIO(data))
+        pf = pq.ParquetFile(pa.BufferReader(data))
         schema = pf.schema_arrow
         meta = schema.metadata or {}
         columns = list(schema.names)
@@ -120,7 +119,7 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
     wanted = [c for c in columns if c in wanted_types]
     as_dict = [c for c in wanted if wanted_types[c] == STR_DICT and pa.types.is_string(schema.field(c).type)]
     try:
-        table = pq.read_table(io.BytesIO(data), columns=wanted, read_dictionary=as_dict)
+        table = pq.read_table(pa.BufferReader(data), columns=wanted, read_dictionary=as_dict)
     except Exception as exc:  # noqa: BLE001
         log.info("parquet read failed for %s: %s", name, exc)
         raise UnreadableCatalog("not a readable Parquet file") from None
@@ -136,7 +135,7 @@ def _read_canonical(data: bytes, name: str, kind: str, columns: list[str], meta_
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(io.BytesIO(data), columns=list(canonical.COLUMNS)).cast(canonical.SCHEMA)
+        table = pq.read_table(pa.BufferReader(data), columns=list(canonical.COLUMNS)).cast(canonical.SCHEMA)
     except Exception as exc:  # noqa: BLE001 - not quite canonical after all: take the general path
         log.info("canonical parquet fast path declined for %s: %s", name, exc)
         return None
