@@ -427,3 +427,23 @@ def test_group_quantiles_match_pandas_on_random_groups():
     df = pd.DataFrame({"k": keys, "v": values}).dropna()
     for k, grp in df.groupby("k")["v"]:
         assert got[k] == pytest.approx([grp.quantile(0.1), grp.quantile(0.5), grp.quantile(0.9)], abs=1e-6)
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_distinct_per_code_fast_and_fallback_paths_match_pandas(shuffled):
+    import numpy as np
+
+    from agent.analysis.common import distinct_per_code
+
+    rng = np.random.default_rng(11)
+    pk = np.sort(rng.integers(0, 400, 3000))
+    codes = rng.integers(0, 7, 3000)
+    # ordered input: codes ascending within each product (the catalog layer's layout)
+    order = np.lexsort((codes, pk))
+    pk, codes = pk[order], codes[order]
+    if shuffled:
+        perm = rng.permutation(len(pk))
+        pk, codes = pk[perm], codes[perm]
+    got = distinct_per_code(codes, pk, 7)
+    expected = pd.DataFrame({"c": codes, "pk": pk}).groupby("c")["pk"].nunique().reindex(range(7), fill_value=0)
+    assert got.tolist() == expected.tolist()

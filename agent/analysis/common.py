@@ -285,26 +285,42 @@ def has_stock_information(table: pa.Table) -> bool:
 def group_quantiles(keys, values, qs: Sequence[float]) -> dict[int, list[float]]:
     """Exact quantiles of `values` per integer key, linear interpolation (as pandas' default).
 
-    NaN/null values are ignored. Keys are made dense with a hash encode; then one float sort of
-    `code × span + (value − min)` orders rows by group and by value at once (span > value range, so
-    groups never overlap), and each value is read back from the sorted composite. Index arithmetic per
-    group gives the quantiles. One sort instead of a two-key lexsort: the costly part on a million rows.
+    NaN/null values are ignored; keys without any value are absent. See quantiles_by_code.
     """
     import numpy as np
 
     k = np.asarray(keys.to_numpy(zero_copy_only=False) if hasattr(keys, "to_numpy") else keys)
     v = np.asarray(values.to_numpy(zero_copy_only=False) if hasattr(values, "to_numpy") else values, dtype=np.float64)
-    ok = ~np.isnan(v)
-    if not ok.all():
-        k, v = k[ok], v[ok]
     if len(k) == 0:
         return {}
     enc = pc.dictionary_encode(pa.array(k.astype(np.int64)))
     codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     uniq = enc.dictionary.to_numpy(zero_copy_only=False)
+    table = quantiles_by_code(codes, len(uniq), v, qs)
+    return {key: [float(x) for x in table[i]] for i, key in enumerate(uniq.tolist()) if not np.isnan(table[i, 0])}
+
+
+def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
+    """(n_groups × len(qs)) exact quantiles per dense group code (NaN rows ignored; NaN where a group
+    has no value), linear interpolation as pandas.
+
+    One float sort of `code × span + (value − min)` orders rows by group and by value at once (span
+    exceeds the value range, so groups never overlap) and each value is read back from the sorted
+    composite: one sort instead of a two-key lexsort, the costly part on a million rows.
+    """
+    import numpy as np
+
+    v = np.asarray(values, dtype=np.float64)
+    codes = np.asarray(codes, dtype=np.int64)
+    ok = ~np.isnan(v)
+    if not ok.all():
+        codes, v = codes[ok], v[ok]
+    out = np.full((n_groups, len(qs)), np.nan)
+    if len(v) == 0:
+        return out
     lo_v = float(v.min())
     span = float(v.max()) - lo_v + 1.0
-    if span * len(uniq) < 2.0 ** 36:  # composite keeps its read-back error under 1e-5
+    if span * n_groups < 2.0 ** 36:  # composite keeps its read-back error under 1e-5
         composite = np.sort(codes * span + (v - lo_v))
         group = np.floor(composite / span)
         v = composite - group * span + lo_v
@@ -312,18 +328,39 @@ def group_quantiles(keys, values, qs: Sequence[float]) -> dict[int, list[float]]
         by_value = np.argsort(v)
         order = by_value[np.argsort(codes[by_value], kind="stable")]
         v = v[order]
-    counts = np.bincount(codes, minlength=len(uniq))
+    counts = np.bincount(codes, minlength=n_groups)
     start = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    cols = []
-    for q in qs:
-        pos = start + q * (counts - 1)
+    has = counts > 0
+    for j, q in enumerate(qs):
+        pos = start[has] + q * (counts[has] - 1)
         lo = np.floor(pos).astype(np.int64)
-        hi = np.minimum(lo + 1, start + counts - 1)
-        frac = pos - lo
-        cols.append(v[lo] + (v[hi] - v[lo]) * frac)
-    out: dict[int, list[float]] = {}
-    for i, key in enumerate(uniq.tolist()):
-        out[key] = [float(c[i]) for c in cols]
+        hi = np.minimum(lo + 1, start[has] + counts[has] - 1)
+        out[has, j] = v[lo] + (v[hi] - v[lo]) * (pos - lo)
+    return out
+
+
+def distinct_per_code(codes, pk, n_groups: int):
+    """Distinct product keys per dense group code.
+
+    Fast path, exact: when rows come grouped by product with ascending keys and each product's group
+    codes ascending (how the catalog layer builds tables), a new (product, group) pair starts wherever
+    either changes, so one pass of comparisons counts them. Otherwise a hash group-by.
+    """
+    import numpy as np
+
+    codes = np.asarray(codes, dtype=np.int64)
+    pk = np.asarray(pk)
+    if len(pk) == 0:
+        return np.zeros(n_groups, dtype=np.int64)
+    same_pk = pk[1:] == pk[:-1]
+    ordered = bool(np.all(pk[1:] >= pk[:-1])) and bool(np.all(~same_pk | (codes[1:] >= codes[:-1])))
+    if ordered:
+        new = np.ones(len(pk), dtype=bool)
+        new[1:] = ~same_pk | (codes[1:] != codes[:-1])
+        return np.bincount(codes[new], minlength=n_groups)
+    g = pa.table({"c": codes, "pk": pk}).group_by("c").aggregate([("pk", "count_distinct")])
+    out = np.zeros(n_groups, dtype=np.int64)
+    out[g["c"].to_numpy()] = g["pk_count_distinct"].to_numpy()
     return out
 
 

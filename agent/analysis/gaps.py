@@ -66,29 +66,35 @@ def _keys(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.ChunkedArray:
 
 
 def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, dict]:
-    """Per key: products, variants, in-stock / out-of-stock / known-stock variants, min/median/max price."""
+    """Per key: products, variants, in-stock / out-of-stock variants, min/P25/median/P75/max price.
+
+    All in numpy over dense key codes: counts by bincount, distinct products by one ordered pass (hash
+    fallback), and the five price statistics from one composite sort (common.quantiles_by_code).
+    """
+    import numpy as np
+
     if table.num_rows == 0:
         return {}
     keys = _keys(table, scope, taxonomy)
+    enc = pc.dictionary_encode(keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys)
+    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    uniq = enc.dictionary.to_pylist()
+    n = len(uniq)
     state = common.stock_codes(table)
     price = common.positive_price(table)
-    work = pa.table({
-        "key": keys,
-        "pk": table["product_key"],
-        "in": pa.array((state == common.STOCK_STATES.index("in_stock")).astype("int64")),
-        "oos": pa.array((state == common.STOCK_STATES.index("out_of_stock")).astype("int64")),
-        "price": price,
-    })
-    g = work.group_by("key").aggregate([
-        ("pk", "count_distinct"), ("pk", "count"), ("in", "sum"), ("oos", "sum"), ("price", "min"), ("price", "max"),
-    ])
-    quant = common.group_quantiles(work["key"], work["price"], (0.25, 0.5, 0.75))
+    price_np = (price.combine_chunks() if isinstance(price, pa.ChunkedArray) else price).to_numpy(zero_copy_only=False)
+    pk = table["product_key"]
+    pk_np = (pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk).to_numpy(zero_copy_only=False)
+    variants = np.bincount(codes, minlength=n)
+    in_stock = np.bincount(codes, weights=(state == common.STOCK_STATES.index("in_stock")), minlength=n)
+    oos = np.bincount(codes, weights=(state == common.STOCK_STATES.index("out_of_stock")), minlength=n)
+    products = common.distinct_per_code(codes, pk_np, n)
+    q = common.quantiles_by_code(codes, n, np.asarray(price_np, dtype=np.float64), (0.0, 0.25, 0.5, 0.75, 1.0))
     out = {}
-    for d in g.to_pylist():
-        q = quant.get(d["key"], [None, None, None])
-        out[d["key"]] = {"products": d["pk_count_distinct"], "variants": d["pk_count"], "in": d["in_sum"],
-                         "oos": d["oos_sum"], "min": d["price_min"], "max": d["price_max"],
-                         "p25": q[0], "median": q[1], "p75": q[2]}
+    for i, key in enumerate(uniq):
+        stats = [None if np.isnan(x) else float(x) for x in q[i]]
+        out[key] = {"products": int(products[i]), "variants": int(variants[i]), "in": int(in_stock[i]), "oos": int(oos[i]),
+                    "min": stats[0], "p25": stats[1], "median": stats[2], "p75": stats[3], "max": stats[4]}
     return out
 
 
