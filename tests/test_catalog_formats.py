@@ -345,3 +345,17 @@ def test_parallel_column_jobs_give_the_same_table(name, monkeypatch):
     monkeypatch.setattr(common, "_PARALLEL_MIN_ROWS", 0)
     parallel, _ = read_table_bytes(data, name, KIND_ATTACHED)
     assert parallel.equals(sequential)
+
+
+def test_generic_headers_with_units_marks_and_url_lists():
+    """PrestaShop-style headers: "Name *", "Active (0/1)", lists of image URLs, ";" and decimal comma."""
+    data = ("Product ID;Active (0/1);Name *;Categories (x,y,z...);Price tax included;Reference #;"
+            "Manufacturer;EAN13;Quantity;Image URLs (x,y,z...)\n"
+            "12;1;Teak chair;Garden;199,00;TC-1;Barlow;5012345678900;4;https://x.example/a.jpg,https://x.example/b.jpg\n"
+            "13;0;Oak table;Garden;1.299,50;OT-1;Barlow;;0;\n").encode()
+    table, ev = read_table_bytes(data, "presta.csv", KIND_ATTACHED)
+    assert ev.format == "generic table" and ev.unmapped_columns == []
+    a, b = table.to_pylist()
+    assert (a["title"], a["sku"], a["brand"], a["status"], a["price"]) == ("Teak chair", "TC-1", "Barlow", "active", 199.0)
+    assert a["image_url"] == "https://x.example/a.jpg" and a["gtin"] == "5012345678900"
+    assert (b["status"], b["price"], b["availability"]) == ("draft", 1299.5, "out_of_stock")

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _METAFIELD = re.compile(r"^(?P<label>.*?)\s*\((?P<owner>product|variant)\.metafields\.(?P<key>[^)]+)\)\s*$", re.I)
 
 
@@ -300,11 +301,12 @@ BIGCOMMERCE = Profile(
 # Generic: a header alias map for anything else. Canonical names themselves are aliases too.
 GENERIC_ROLES = _r(
     product_id=("product_id", "product id", "parent_id", "parent sku", "item_group_id", "group id",
-                "handle", "style", "style number", "model", "product number"),
+                "handle", "handleid", "handle id", "style", "style number", "model", "product number",
+                "parent id", "parent", "productid"),
     variant_id=("variant_id", "variant id", "id", "item id", "offer id", "variation id"),
-    sku=("sku", "variant sku", "item code", "article number", "article", "code", "item number",
-         "product code", "part number"),
-    title=("title", "name", "product name", "product title", "item name", "product"),
+    sku=("sku", "variant sku", "item sku", "item code", "article number", "article", "code", "item number",
+         "product code", "part number", "reference", "seller sku", "merchant sku"),
+    title=("title", "name", "product name", "product title", "item name", "product", "listing title"),
     description=("description", "desc", "body", "body html", "long description", "product description",
                  "short description"),
     brand=("brand", "vendor", "manufacturer", "make", "brand name", "label"),
@@ -316,29 +318,35 @@ GENERIC_ROLES = _r(
     google_category=("google_product_category", "google product category", "google category",
                      "google category id", "google_category_id", "gpc", "taxonomy id"),
     price=("price", "regular price", "unit price", "amount", "retail price", "list price", "base price",
-           "selling price", "price incl vat", "price inc vat", "price incl tax", "cost to customer"),
+           "selling price", "price incl vat", "price inc vat", "price incl tax", "price tax included",
+           "standard price", "your price", "cost to customer"),
     compare_at_price=("compare_at_price", "compare at price", "original price", "old price", "was price",
                       "msrp", "rrp", "price before discount"),
     sale_price=("sale_price", "sale price", "special price", "discounted price", "promo price",
                 "offer price"),
-    currency=("currency", "currency code", "price currency", "ccy"),
+    currency=("currency", "currency code", "currency_code", "price currency", "ccy"),
     inventory_qty=("inventory_qty", "inventory qty", "inventory", "stock", "qty", "quantity",
                    "stock level", "stock quantity", "on hand", "quantity on hand", "available quantity",
                    "inventory quantity", "units in stock", "stock qty"),
     availability=("availability", "stock status", "in stock", "availability status", "stock_status"),
     inventory_policy=("inventory_policy", "inventory policy", "backorders", "backorders allowed",
                       "allow backorders", "oversell"),
-    gtin=("gtin", "ean", "upc", "barcode", "isbn", "ean13", "gtin13", "gtin 13", "upc ean", "jan"),
+    gtin=("gtin", "ean", "upc", "barcode", "isbn", "ean13", "gtin13", "gtin 13", "upc ean", "jan",
+          "external product id", "product id value"),
     mpn=("mpn", "manufacturer part number", "mfr part number"),
-    color=("color", "colour", "colors", "colours"),
-    material=("material", "materials", "fabric"),
-    size=("size", "sizes"),
+    color=("color", "colour", "colors", "colours", "color name", "colour name"),
+    material=("material", "materials", "fabric", "material type"),
+    size=("size", "sizes", "size name"),
     image_url=("image_url", "image url", "image", "image link", "image src", "picture", "photo",
-               "main image", "image 1", "thumbnail"),
+               "main image", "main image url", "image 1", "image1", "images", "image urls",
+               "product image url", "productimageurl", "hosted image urls", "thumbnail"),
     link=("link", "url", "product url", "product link", "page url", "web url"),
-    option1_name=("option1 name", "option 1 name"), option1_value=("option1 value", "option 1 value"),
-    option2_name=("option2 name", "option 2 name"), option2_value=("option2 value", "option 2 value"),
-    option3_name=("option3 name", "option 3 name"), option3_value=("option3 value", "option 3 value"),
+    option1_name=("option1 name", "option 1 name", "option name 1"),
+    option1_value=("option1 value", "option 1 value", "option value 1"),
+    option2_name=("option2 name", "option 2 name", "option name 2"),
+    option2_value=("option2 value", "option 2 value", "option value 2"),
+    option3_name=("option3 name", "option 3 name", "option name 3"),
+    option3_value=("option3 value", "option 3 value", "option value 3"),
 )
 
 PROFILES: tuple[Profile, ...] = (SHOPIFY, GMC, WOOCOMMERCE, MAGENTO, BIGCOMMERCE)
@@ -367,6 +375,10 @@ def resolve_roles(columns: list[str], roles: dict[str, tuple[str, ...]]) -> dict
     by_norm: dict[str, str] = {}
     for c in columns:
         by_norm.setdefault(norm(c), c)
+    for c in columns:  # second chance without units and marks: "Active (0/1)", "Name *", "Weight (kg)"
+        bare = norm(_PAREN.sub(" ", c).replace("*", " "))
+        if bare:
+            by_norm.setdefault(bare, c)
     out: dict[str, str] = {}
     taken: set[str] = set()
     for role, aliases in roles.items():

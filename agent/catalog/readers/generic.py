@@ -7,11 +7,27 @@ Without a status column the status is "unknown" — the data did not say.
 from __future__ import annotations
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from agent.catalog.readers.common import Draft, attributes_from_options
+
+_MORE_URLS = r"[\s,;|]+https?://.*$"
+
+
+def first_url(arr):
+    """An image column may list several URLs ("a.jpg, b.jpg"): the first is the main image.
+    The regex only runs when a sample of the column shows such lists."""
+    if pa.types.is_dictionary(arr.type) or arr.null_count == len(arr):
+        return arr
+    sample = arr.slice(0, 2000)
+    if not pc.any(pc.match_substring_regex(sample, r"[\s,;|]+https?://")).as_py():
+        return arr
+    return pc.replace_substring_regex(arr, _MORE_URLS, "")
 
 
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     cols = {role: table[col] for role, col in roles.items() if col in table.column_names}
+    if "image_url" in cols:
+        cols["image_url"] = first_url(cols["image_url"])
     attributes_from_options(cols)
     return Draft(n=table.num_rows, cols=cols, used=set(roles.values()), currency_column="currency" in cols)
