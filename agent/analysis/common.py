@@ -132,9 +132,19 @@ def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Seque
 
 
 def count_products(table: pa.Table) -> int:
+    """Distinct products: one comparison pass when keys come ascending (the catalog layer's layout),
+    else a hash count."""
+    import numpy as np
+
     if table.num_rows == 0:
         return 0
-    return int(pc.count_distinct(table["product_key"]).as_py())
+    pk = table["product_key"]
+    pk_np = (pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk)
+    if pk_np.null_count == 0:
+        arr = pk_np.to_numpy(zero_copy_only=False)
+        if bool(np.all(arr[1:] >= arr[:-1])):
+            return int(np.count_nonzero(arr[1:] != arr[:-1]) + 1)
+    return int(pc.count_distinct(pk).as_py())
 
 
 def single_currency(table: pa.Table) -> str | None:
