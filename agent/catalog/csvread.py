@@ -96,7 +96,7 @@ def _sniff(text: str, forced: str | None = None) -> tuple[str, list[str], int]:
     head = "".join(lines[:200])
     for delim in ((forced,) if forced else DELIMITERS):
         try:
-            rows = [r for r in csv.reader(io.StringIO(head), delimiter=delim) if r and any(c.strip() for c in r)]
+            rows = [r for r in csv.reader(io.StringIO(head, newline=""), delimiter=delim) if r and any(c.strip() for c in r)]
         except csv.Error:
             continue
         rows = rows[:30]
@@ -140,7 +140,7 @@ def _has_quoted_newlines(sample: str, delimiter: str) -> bool:
     if not lines:
         return False
     try:
-        records = sum(1 for _ in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter))
+        records = sum(1 for _ in csv.reader(io.StringIO("\n".join(lines), newline=""), delimiter=delimiter))
     except csv.Error:
         return True
     return records < len([ln for ln in lines if ln.strip()]) - 1
