@@ -77,10 +77,10 @@ def test_duplicate_header_names_are_kept_apart():
     assert rows[0]["price"] == 10.0 and ev.unmapped_columns == ["price (2)"]
 
 
-def test_blank_lines_are_ignored_not_counted():
+def test_blank_lines_are_ignored_and_empty_rows_skipped():
     rows, ev = read(b"\n\ntitle,price\n\nChair,10\n\n,\nTable,20\n\n")
     assert [r["title"] for r in rows] == ["Chair", "Table"]
-    assert ev.rows_read == 2 and ev.rows_skipped == 0
+    assert ev.rows_read == 2 and ev.rows_skipped == 1  # the "," row: a row with nothing in it
 
 
 def test_ragged_rows_are_skipped_and_counted():

@@ -193,8 +193,8 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
         table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
     if table is None or (skipped and skipped >= max(table.num_rows, 1)):
         table, skipped = _python_read(data, columns, wanted, delimiter)
-    table = _drop_blank_rows(_unify(table))
-    return RawCsv(table, columns, table.num_rows, skipped, delimiter, encoding)
+    table, blank = _drop_blank_rows(_unify(table))
+    return RawCsv(table, columns, table.num_rows, skipped + blank, delimiter, encoding)
 
 
 def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str,
@@ -271,18 +271,20 @@ def _unify(table: pa.Table) -> pa.Table:
     return table
 
 
-def _drop_blank_rows(table: pa.Table) -> pa.Table:
-    """Rows with nothing in any column we read (`,,,,` lines) are not data."""
+def _drop_blank_rows(table: pa.Table) -> tuple[pa.Table, int]:
+    """Rows with nothing in any column we read (`,,,,` lines) are not data: dropped and counted as
+    skipped. (Truly empty lines are not rows at all, as for Python's csv.DictReader.)"""
     if table.num_columns == 0 or table.num_rows == 0:
-        return table
+        return table, 0
     import pyarrow.compute as pc
 
     any_valid = None
     for col in table.columns:
         if col.null_count == 0:
-            return table
+            return table, 0
         v = pc.is_valid(col)
         any_valid = v if any_valid is None else pc.or_(any_valid, v)
-    if any_valid is None or pc.all(any_valid).as_py():
-        return table
-    return table.filter(any_valid)
+    kept = pc.sum(any_valid.cast(pa.int64())).as_py() or 0
+    if kept == table.num_rows:
+        return table, 0
+    return table.filter(any_valid), table.num_rows - kept
