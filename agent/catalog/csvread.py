@@ -241,7 +241,7 @@ def _python_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType]
     try:
         next(reader)
         for row in reader:
-            if not row or not any(cell.strip() for cell in row):
+            if not row or (len(row) == 1 and not row[0].strip()):
                 continue
             if len(row) > width and not any(cell.strip() for cell in row[width:]):
                 row = row[:width]
