@@ -26,6 +26,8 @@ def chunked(arr: Arrayish) -> pa.ChunkedArray:
 def _strip(arr: pa.ChunkedArray, trim: bool = True) -> pa.ChunkedArray:
     """Trim (a fast kernel) and null the empties, paying for the null pass only when needed."""
     trimmed = pc.utf8_trim_whitespace(arr) if trim else arr
+    if trim and pc.sum(pc.binary_length(trimmed)).as_py() == pc.sum(pc.binary_length(arr)).as_py():
+        trimmed = arr  # nothing was trimmed: keep the original buffers (no second copy held)
     empty = pc.equal(trimmed, "")
     if not pc.any(empty).as_py():
         return trimmed
