@@ -45,20 +45,23 @@ def run(inp: SkillInput) -> SkillResult:
         labels = common.category_labels(t, scope, tax)
         state = common.stock_codes(t)
         code = common.STOCK_STATES.index
-        work = pa.table({
-            "c": labels.indices, "pk": t["product_key"],
-            "oos": pa.array((state == code("out_of_stock")).astype("int64")),
-            "bo": pa.array((state == code("backorder")).astype("int64")),
-            "pre": pa.array((state == code("preorder")).astype("int64")),
-            "unk": pa.array((state == code("unknown")).astype("int64")),
-        })
-        g = work.group_by("c").aggregate([("pk", "count_distinct"), ("pk", "count"), ("oos", "sum"), ("bo", "sum"),
-                                          ("pre", "sum"), ("unk", "sum")])
-        g = g.set_column(g.schema.get_field_index("c"), "c", pc.take(labels.dictionary, g["c"]))
+        ci = labels.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        n_cat = len(labels.dictionary)
+        pk_np = common.numpy_of(t["product_key"])
+        oos = (state == code("out_of_stock")).astype(np.int64)
+        counts = {
+            "pk_count_distinct": common.distinct_per_code(ci, pk_np, n_cat),
+            "pk_count": np.bincount(ci, minlength=n_cat),
+            "oos_sum": np.bincount(ci, weights=oos, minlength=n_cat).astype(np.int64),
+            "bo_sum": np.bincount(ci, weights=(state == code("backorder")), minlength=n_cat).astype(np.int64),
+            "pre_sum": np.bincount(ci, weights=(state == code("preorder")), minlength=n_cat).astype(np.int64),
+            "unk_sum": np.bincount(ci, weights=(state == code("unknown")), minlength=n_cat).astype(np.int64),
+        }
+        names = labels.dictionary.to_pylist()
+        g = pa.Table.from_pylist([{"c": names[i], **{k: int(v[i]) for k, v in counts.items()}}
+                                  for i in range(n_cat) if counts["pk_count"][i]])
         # Products with every variant out of stock (label: the product's first category).
-        # group_by cannot take min of a dictionary column: use its indices, then map back.
-        work_p = pa.table({"pk": work["pk"], "oos": work["oos"], "ci": labels.indices})
-        per_product = work_p.group_by("pk").aggregate([("oos", "sum"), ("pk", "count"), ("ci", "min")])
+        per_product = common.per_product(t["product_key"], [("oos", pa.array(oos), "sum"), ("ci", labels.indices, "min")])
         fully = per_product.filter(pc.and_(pc.equal(per_product["oos_sum"], per_product["pk_count"]), pc.greater(per_product["oos_sum"], 0)))
         fully = fully.append_column("c_min", pc.take(labels.dictionary, fully["ci_min"]))
         fully_by_cat: dict[str, int] = {}
@@ -76,7 +79,6 @@ def run(inp: SkillInput) -> SkillResult:
             first[1:] = ci[1:] != ci[:-1]
             rank = np.arange(len(ci)) - np.maximum.accumulate(np.where(first, np.arange(len(ci)), 0))
             some = some.filter(pa.array(rank < EXAMPLES * 2))
-            names = labels.dictionary.to_pylist()
             # titles only for the few products named (a string aggregate over every row is costly)
             chosen = t.select(["product_key", "title"]).filter(pc.is_in(t["product_key"], value_set=some["pk"]))
             titles = {d["product_key"]: d["title_min"] for d in chosen.group_by("product_key").aggregate([("title", "min")]).to_pylist()}

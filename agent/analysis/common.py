@@ -314,9 +314,10 @@ def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     """(n_groups × len(qs)) exact quantiles per dense group code (NaN rows ignored; NaN where a group
     has no value), linear interpolation as pandas.
 
-    One float sort of `code × span + (value − min)` orders rows by group and by value at once (span
-    exceeds the value range, so groups never overlap) and each value is read back from the sorted
-    composite: one sort instead of a two-key lexsort, the costly part on a million rows.
+    Prices in whole cents (the usual case) sort as one integer composite `code × span + (cents − min)`:
+    rows ordered by group and value at once (span exceeds the value range, so groups never overlap) and
+    each value read back exactly — one sort instead of a two-key lexsort, the costly part on a million
+    rows. Other values take an exact argsort by value, then a stable sort by group.
     """
     import numpy as np
 
@@ -328,24 +329,26 @@ def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     out = np.full((n_groups, len(qs)), np.nan)
     if len(v) == 0:
         return out
-    lo_v = float(v.min())
-    span = float(v.max()) - lo_v + 1.0
-    if span * n_groups < 2.0 ** 36:  # composite keeps its read-back error under 1e-5
-        composite = np.sort(codes * span + (v - lo_v))
-        group = np.floor(composite / span)
-        v = composite - group * span + lo_v
-    else:  # extreme ranges: the exact two-pass order
-        by_value = np.argsort(v)
+    cents = np.rint(v * 100.0)
+    lo_c, hi_c = (float(cents.min()), float(cents.max())) if len(cents) else (0.0, 0.0)
+    span = int(hi_c - lo_c) + 1
+    if np.array_equal(cents / 100.0, v) and span * n_groups < 2 ** 62:
+        # prices in cents (the usual case): an exact integer composite, one sort, values read back exactly
+        composite = np.sort(codes * span + (cents - lo_c).astype(np.int64))
+        v = ((composite % span) + lo_c) / 100.0
+    else:  # other values: the exact two-pass order
+        by_value = np.argsort(v, kind="stable")
         order = by_value[np.argsort(codes[by_value], kind="stable")]
         v = v[order]
     counts = np.bincount(codes, minlength=n_groups)
     start = np.concatenate(([0], np.cumsum(counts)[:-1]))
     has = counts > 0
     for j, q in enumerate(qs):
-        pos = start[has] + q * (counts[has] - 1)
-        lo = np.floor(pos).astype(np.int64)
+        rel = q * (counts[has] - 1)  # position inside the group: independent of where the group starts
+        whole = np.floor(rel)
+        lo = start[has] + whole.astype(np.int64)
         hi = np.minimum(lo + 1, start[has] + counts[has] - 1)
-        out[has, j] = v[lo] + (v[hi] - v[lo]) * (pos - lo)
+        out[has, j] = v[lo] + (v[hi] - v[lo]) * (rel - whole)
     return out
 
 
@@ -410,3 +413,58 @@ def scope_name(scope: Scope) -> str:
         return scope.taxonomy_path.split(" > ")[-1]
     label = scope.label or "Scope"
     return label[:1].upper() + label[1:]
+
+
+def per_product(pk, aggs: Sequence[tuple[str, Any, str]]) -> pa.Table:
+    """One row per product: column "pk", "pk_count" (rows) and f"{name}_{op}" for each (name, values, op),
+    op in min | max | sum | mean. Nulls are ignored as Arrow's group-by ignores them.
+
+    Fast path when product keys come ascending (the catalog layer's layout): numpy reduceat over the
+    runs of each product. Otherwise Arrow's hash group-by, with the same output.
+    """
+    import numpy as np
+
+    pk_arr = pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk
+    arrays = []
+    for name, values, op in aggs:
+        arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        arrays.append((name, pa.array(arr) if not isinstance(arr, (pa.Array,)) else arr, op))
+    keys = pk_arr.to_numpy(zero_copy_only=False) if pk_arr.null_count == 0 else None
+    if keys is not None and len(keys) and bool(np.all(keys[1:] >= keys[:-1])):
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        ends = np.concatenate((starts[1:], [len(keys)]))
+        cols = {"pk": pa.array(keys[starts]), "pk_count": pa.array(ends - starts)}
+        for name, arr, op in arrays:
+            valid = pc.is_valid(arr).to_numpy(zero_copy_only=False)
+            data = pc.fill_null(arr, 0).to_numpy(zero_copy_only=False).astype(np.float64)
+            n_valid = np.add.reduceat(valid.astype(np.int64), starts)
+            if op == "sum":
+                res = np.add.reduceat(np.where(valid, data, 0.0), starts)
+            elif op == "mean":
+                res = np.add.reduceat(np.where(valid, data, 0.0), starts) / np.maximum(n_valid, 1)
+            elif op == "min":
+                res = np.minimum.reduceat(np.where(valid, data, np.inf), starts)
+            elif op == "max":
+                res = np.maximum.reduceat(np.where(valid, data, -np.inf), starts)
+            else:
+                raise ValueError(op)
+            out = pa.array(res, mask=n_valid == 0) if op != "sum" else pa.array(res)
+            if pa.types.is_integer(arr.type) and op in ("min", "max", "sum"):
+                out = out.cast(pa.int64())
+            cols[f"{name}_{op}"] = out
+        return pa.table(cols)
+    work = pa.table({"pk": pk_arr, **{name: arr for name, arr, _ in arrays}})
+    g = work.group_by("pk").aggregate([("pk", "count")] + [(name, op) for name, _, op in arrays])
+    for name, arr, op in arrays:
+        col = f"{name}_{op}"
+        if pa.types.is_integer(arr.type) and op in ("min", "max", "sum"):
+            g = g.set_column(g.schema.get_field_index(col), col, g[col].cast(pa.int64()))
+        elif op != "sum" or not pa.types.is_integer(arr.type):
+            g = g.set_column(g.schema.get_field_index(col), col, g[col].cast(pa.float64()))
+    return g
+
+
+def numpy_of(arr):
+    """A (chunked) Arrow column as one numpy array."""
+    a = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+    return a.to_numpy(zero_copy_only=False)

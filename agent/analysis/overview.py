@@ -121,10 +121,9 @@ def run(inp: SkillInput) -> SkillResult:
 
     # Top categories by products -----------------------------------------------------------------------
     if t.num_rows:
-        cat_t = pa.table({"ci": labels.indices, "k": t["product_key"]})
-        g = cat_t.group_by("ci").aggregate([("k", "count_distinct")])
-        g = g.append_column("c", pc.take(labels.dictionary, g["ci"]))
-        g = g.sort_by([("k_count_distinct", "descending"), ("c", "ascending")])
+        per_cat = common.distinct_per_code(common.numpy_of(labels.indices), common.numpy_of(t["product_key"]), len(labels.dictionary))
+        g = pa.table({"c": labels.dictionary.cast(pa.string()), "k_count_distinct": pa.array(per_cat)})
+        g = g.filter(pc.greater(g["k_count_distinct"], 0)).sort_by([("k_count_distinct", "descending"), ("c", "ascending")])
         n_products = common.count_products(t)
         top = g.slice(0, TOP_CATEGORIES).to_pylist()
         crow = []
@@ -135,7 +134,7 @@ def run(inp: SkillInput) -> SkillResult:
             findings.append(Finding("overview.categories", vals, cells=tuple((r, "Count") for r in crow[:3]), severity=8))
 
         # Price bands on each product's lowest price.
-        prod = pa.table({"k": t["product_key"], "p": price}).group_by("k").aggregate([("p", "min")])
+        prod = common.per_product(t["product_key"], [("p", price, "min")])
         pmin = prod["p_min"]
         for label, lo_b, hi_b in PRICE_BANDS:
             sel = pc.and_(pc.greater_equal(pmin, lo_b), pc.less(pmin, hi_b)) if hi_b != float("inf") else pc.greater_equal(pmin, lo_b)

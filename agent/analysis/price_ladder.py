@@ -51,9 +51,8 @@ def _products(table: pa.Table, labels: pa.DictionaryArray) -> pa.Table:
     cap = table["compare_at_price"]
     on_sale = pc.fill_null(pc.greater(cap, price), False)
     depth = pc.if_else(on_sale, pc.multiply(pc.divide(pc.subtract(cap, price), cap), 100.0), pa.scalar(None, pa.float64()))
-    work = pa.table({"pk": table["product_key"], "ci": labels.indices, "price": price,
-                     "sale": pc.cast(on_sale, pa.int64()), "depth": depth})
-    return work.group_by("pk").aggregate([("ci", "min"), ("price", "min"), ("sale", "max"), ("depth", "max")])
+    return common.per_product(table["product_key"], [("ci", labels.indices, "min"), ("price", price, "min"),
+                                                     ("sale", pc.cast(on_sale, pa.int64()), "max"), ("depth", depth, "max")])
 
 
 def _largest_steps(ci: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, float, float]]:
