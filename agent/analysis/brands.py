@@ -10,6 +10,7 @@ DOMINANT_SHARE % (with MIN_DOMINANT_PRODUCTS products or more) are flagged as do
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -61,33 +62,78 @@ def _brand_codes(t: pa.Table) -> tuple[np.ndarray, list[str]]:
     return lookup[pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)], names
 
 
-def _brand_counts(t: pa.Table, labels: pa.DictionaryArray) -> tuple[dict[str, dict[str, int]], dict[str, int], dict[str, int]]:
-    """({category: {brand: products}}, {category: products}, {category: products without brand})."""
+@dataclass
+class _Counts:
+    """Distinct products per category and per (category, brand), as numpy arrays over pairs."""
+
+    cats: list[str]
+    brands: list[str]
+    totals: np.ndarray  # per category index: products
+    pair_cat: np.ndarray  # per (category, brand) pair: category index
+    pair_brand: np.ndarray  # brand index, -1 = no brand
+    pair_products: np.ndarray
+
+    def summary(self) -> dict[str, tuple[int, str | None, int, int]]:
+        """category -> (brands, top brand, its products, products without brand); ties go to the name."""
+        out: dict[str, tuple[int, str | None, int, int]] = {}
+        has = self.pair_brand >= 0
+        n_brands = np.bincount(self.pair_cat[has], minlength=len(self.cats))
+        none = np.bincount(self.pair_cat[~has], weights=self.pair_products[~has], minlength=len(self.cats))
+        rank = np.argsort(np.argsort(np.array(self.brands, dtype=object))) if self.brands else np.zeros(0, dtype=np.int64)
+        c, b, n = self.pair_cat[has], self.pair_brand[has], self.pair_products[has]
+        order = np.lexsort((rank[b] if len(b) else b, -n, c))
+        first = order[np.concatenate(([True], c[order][1:] != c[order][:-1]))] if len(order) else order
+        top = {int(c[i]): (self.brands[int(b[i])], int(n[i])) for i in first}
+        for i, name in enumerate(self.cats):
+            if self.totals[i] or n_brands[i] or none[i]:
+                t_name, t_n = top.get(i, (None, 0))
+                out[name] = (int(n_brands[i]), t_name, t_n, int(none[i]))
+        return out
+
+    def per_category(self) -> dict[str, dict[str, int]]:
+        per: dict[str, dict[str, int]] = defaultdict(dict)
+        for c, b, n in zip(self.pair_cat.tolist(), self.pair_brand.tolist(), self.pair_products.tolist()):
+            if b >= 0:
+                per[self.cats[c]][self.brands[b]] = n
+        return per
+
+
+def _brand_counts(t: pa.Table, labels: pa.DictionaryArray) -> _Counts:
+    """Distinct products per (category, brand) and per category with common.distinct_per_code: one
+    ordered pass on the catalog layer's layout (hash fallback otherwise), dense pair codes when they fit."""
     codes, names = _brand_codes(t)
     cats = labels.dictionary.to_pylist()
-    work = pa.table({"c": labels.indices, "b": pa.array(codes), "pk": t["product_key"]})
-    g = work.group_by(["c", "b"]).aggregate([("pk", "count_distinct")])
-    per: dict[str, dict[str, int]] = defaultdict(dict)
-    none: dict[str, int] = defaultdict(int)
-    for c, b, n in zip(g["c"].to_pylist(), g["b"].to_pylist(), g["pk_count_distinct"].to_pylist()):
-        if b < 0:
-            none[cats[c]] += n
-        else:
-            per[cats[c]][names[b]] = n
-    totals = {cats[d["c"]]: d["pk_count_distinct"] for d in work.group_by("c").aggregate([("pk", "count_distinct")]).to_pylist()}
-    return per, totals, none
+    ci = common.numpy_of(labels.indices).astype(np.int64)
+    pk = common.numpy_of(t["product_key"])
+    width = len(names) + 1
+    combined = ci * width + (codes + 1)
+    if len(cats) * width <= 5_000_000:
+        counts = common.distinct_per_code(combined, pk, len(cats) * width)
+        keys = np.flatnonzero(counts)
+        products = counts[keys]
+    else:
+        pair = pc.dictionary_encode(pa.array(combined))
+        keys = pair.dictionary.to_numpy(zero_copy_only=False)
+        products = common.distinct_per_code(common.numpy_of(pair.indices).astype(np.int64), pk, len(keys))
+    totals = common.distinct_per_code(ci, pk, len(cats))
+    return _Counts(cats, names, totals, keys // width, keys % width - 1, products)
 
 
 def _scope_brands(t: pa.Table) -> dict[str, int]:
     codes, names = _brand_codes(t)
-    g = pa.table({"b": pa.array(codes), "pk": t["product_key"]}).group_by("b").aggregate([("pk", "count_distinct")])
-    return {names[b]: n for b, n in zip(g["b"].to_pylist(), g["pk_count_distinct"].to_pylist()) if b >= 0}
+    keep = codes >= 0
+    per = common.distinct_per_code(codes[keep], common.numpy_of(t["product_key"])[keep], len(names))
+    return {names[i]: int(n) for i, n in enumerate(per.tolist()) if n}
 
 
 def _row(name: str, products: int, brands: dict[str, int], without: int) -> dict:
-    top = sorted(brands.items(), key=lambda kv: (-kv[1], kv[0]))
-    return {"Category": name, "Products": products, "Brands": len(brands), "Top brand": top[0][0] if top else None,
-            "Top brand share": common.pct(top[0][1], products) if top else None, "Products without brand": without}
+    top = min(brands.items(), key=lambda kv: (-kv[1], kv[0])) if brands else None
+    return _summary_row(name, products, len(brands), top[0] if top else None, top[1] if top else 0, without)
+
+
+def _summary_row(name: str, products: int, n_brands: int, top: str | None, top_n: int, without: int) -> dict:
+    return {"Category": name, "Products": products, "Brands": n_brands, "Top brand": top,
+            "Top brand share": common.pct(top_n, products) if top else None, "Products without brand": without}
 
 
 def _ref_only(own: dict[str, int], ref: dict[str, int]) -> tuple[int, str | None]:
@@ -104,13 +150,17 @@ def run(inp: SkillInput) -> SkillResult:
     rows: list[dict] = []
     if t.num_rows:
         labels = common.category_labels(t, scope, tax)
-        per, totals, none = _brand_counts(t, labels)
+        counts = _brand_counts(t, labels)
+        summary = counts.summary()
+        totals = {c: int(n) for c, n in zip(counts.cats, counts.totals.tolist()) if n}
+        per: dict[str, dict[str, int]] = {}
         ref_per: dict[str, dict[str, int]] = {}
         ref_all: dict[str, int] = {}
         if with_ref:
+            per = counts.per_category()  # brand sets per category: only needed to compare with the reference
             rt = common.population(inp.reference, scope, tax, READ).table
             if rt.num_rows:
-                ref_per, _, _ = _brand_counts(rt, common.category_labels(rt, scope, tax))
+                ref_per = _brand_counts(rt, common.category_labels(rt, scope, tax)).per_category()
                 ref_all = _scope_brands(rt)
         own_all = _scope_brands(t)
         n_products = common.count_products(t)
@@ -123,7 +173,8 @@ def run(inp: SkillInput) -> SkillResult:
         for c in ref_per:
             totals.setdefault(c, 0)  # categories only the reference sells still show its brands
         for c, n in totals.items():
-            row = _row(c, n, per.get(c, {}), none.get(c, 0))
+            n_brands, top, top_n, without = summary.get(c, (0, None, 0, 0))
+            row = _summary_row(c, n, n_brands, top, top_n, without)
             if with_ref:
                 n_only, text = _ref_only(per.get(c, {}), ref_per.get(c, {}))
                 row.update({"Reference brands": len(ref_per.get(c, {})), "Brands only in reference": n_only,

@@ -435,6 +435,13 @@ def per_product(pk, aggs: Sequence[tuple[str, Any, str]]) -> pa.Table:
         ends = np.concatenate((starts[1:], [len(keys)]))
         cols = {"pk": pa.array(keys[starts]), "pk_count": pa.array(ends - starts)}
         for name, arr, op in arrays:
+            if arr.null_count == 0 and op in ("min", "max", "sum"):  # no nulls: reduce the native values
+                data = arr.to_numpy(zero_copy_only=False)
+                ufunc = {"min": np.minimum, "max": np.maximum, "sum": np.add}[op]
+                res = ufunc.reduceat(data, starts)
+                out = pa.array(res)
+                cols[f"{name}_{op}"] = out.cast(pa.int64()) if pa.types.is_integer(arr.type) else out.cast(pa.float64())
+                continue
             valid = pc.is_valid(arr).to_numpy(zero_copy_only=False)
             data = pc.fill_null(arr, 0).to_numpy(zero_copy_only=False).astype(np.float64)
             n_valid = np.add.reduceat(valid.astype(np.int64), starts)
