@@ -155,7 +155,7 @@ def failures(t: pa.Table) -> dict[str, pa.ChunkedArray]:
     """Boolean per row per check (True = the row fails it)."""
     price = t["price"]
     gv = gtin_valid(t["gtin"])
-    title_len = pc.fill_null(pc.utf8_length(common.as_str(t["title"])), 0)
+    title_len = _char_lengths_over(t["title"], MAX_TITLE)
     if "_desc_len" in t.column_names:  # precomputed before the population filter (see run)
         desc_len, desc_blank = t["_desc_len"], t["_desc_blank"]
     else:
