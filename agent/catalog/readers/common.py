@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from agent.catalog import canonical
 from agent.catalog.categorise import map_rows
 from agent.catalog.values import (
-    STR_DICT, as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
+    as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
     parse_money, policy_value, status_value, strip_excel_text_marker, to_strings,
 )
 
