@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from agent.analysis.result import Scope
 from agent.catalog.evidence import SourceEvidence
 from agent.catalog.taxonomy import Taxonomy
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @dataclass(frozen=True)

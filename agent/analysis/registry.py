@@ -6,10 +6,10 @@ Each entry names a pure function SkillInput -> SkillResult. Order matters: a que
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Callable
 
-from agent.analysis import attributes, availability, brands, content_quality, gaps, overview, price_ladder
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import SkillResult
 
@@ -26,6 +26,17 @@ class SkillSpec:
     run: Callable[[SkillInput], SkillResult]
 
 
+def _deferred(module: str) -> Callable[[SkillInput], SkillResult]:
+    """The module's `run`, imported on first use: the agent card lists the skills without importing
+    them (and pyarrow), which keeps a cold instance's first card response fast."""
+
+    def run(inputs: SkillInput) -> SkillResult:
+        return importlib.import_module(f"agent.analysis.{module}").run(inputs)
+
+    run.__name__ = f"{module}.run"
+    return run
+
+
 _SPECS: list[SkillSpec] = [
     SkillSpec(
         id="assortment_gaps",
@@ -36,7 +47,7 @@ _SPECS: list[SkillSpec] = [
         tags=("assortment", "gaps", "category", "competitor"),
         examples=("Where are the gaps in outdoor furniture?", "Which patio subcategories am I missing?",
                   "Where is my garden range thinner than my competitor's?"),
-        run=gaps.run,
+        run=_deferred("gaps"),
     ),
     SkillSpec(
         id="price_ladder",
@@ -47,7 +58,7 @@ _SPECS: list[SkillSpec] = [
         tags=("pricing", "price ladder", "tiers", "discounts"),
         examples=("Do I have entry-level and premium options in outdoor chairs?", "How is my patio furniture priced?",
                   "Are there holes in my price ladder for garden benches?"),
-        run=price_ladder.run,
+        run=_deferred("price_ladder"),
     ),
     SkillSpec(
         id="attribute_coverage",
@@ -57,7 +68,7 @@ _SPECS: list[SkillSpec] = [
         tags=("attributes", "colours", "materials", "sizes"),
         examples=("Which materials or colours am I missing in outdoor seating?", "How well are colours filled in?",
                   "What sizes do I offer in garden benches?"),
-        run=attributes.run,
+        run=_deferred("attributes"),
     ),
     SkillSpec(
         id="brand_coverage",
@@ -67,7 +78,7 @@ _SPECS: list[SkillSpec] = [
         tags=("brands", "vendors", "competitor"),
         examples=("Which brands do competitors carry that I don't?", "Which brands do I sell in garden furniture?",
                   "Is my grill range dominated by one brand?"),
-        run=brands.run,
+        run=_deferred("brands"),
     ),
     SkillSpec(
         id="availability",
@@ -77,7 +88,7 @@ _SPECS: list[SkillSpec] = [
         tags=("availability", "stock", "inventory"),
         examples=("What is out of stock in patio furniture?", "Which of my outdoor chairs are out of stock?",
                   "How much of my garden range is on backorder?"),
-        run=availability.run,
+        run=_deferred("availability"),
     ),
     SkillSpec(
         id="content_quality",
@@ -88,7 +99,7 @@ _SPECS: list[SkillSpec] = [
         tags=("content", "quality", "google shopping", "feed"),
         examples=("Is my catalog ready for Google Shopping?", "Which products are missing images or GTINs?",
                   "How complete is my outdoor furniture data?"),
-        run=content_quality.run,
+        run=_deferred("content_quality"),
     ),
     SkillSpec(
         id="catalog_overview",
@@ -97,7 +108,7 @@ _SPECS: list[SkillSpec] = [
                     "how categories were mapped to the Google product taxonomy, and the detected file format.",
         tags=("catalog", "overview", "summary"),
         examples=("What is in this file?", "Give me an overview of my catalog", "How many products and brands do I have?"),
-        run=overview.run,
+        run=_deferred("overview"),
     ),
 ]
 
