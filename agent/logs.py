@@ -1,16 +1,29 @@
 """Structured JSON logs through google-cloud-logging's StructuredLogHandler (stdout, no credentials).
 
 Cloud Run/Functions pick the JSON lines off stdout, so no logging client or network call is needed.
-The handler reads the trace from the Flask request (`X-Cloud-Trace-Context` or `traceparent`) while a
-request context is active — which is why streams run under `stream_with_context`.
 
-Set up once per process: functions-framework's `create_app` imports `main.py` again, and a second
-handler would print every line twice.
+Three choices keep logging off the answer's path:
+- Records go through a queue to one writer thread, which builds the StructuredLogHandler on first use
+  (google-cloud-logging costs ~0.4 s to import) and does the formatting and the JSON. A request thread
+  only enqueues; a cold instance answers its first card request without importing the library.
+- The trace (`traceparent` or `X-Cloud-Trace-Context`) is read once per request into a context
+  variable; a filter stamps it on every record made while that request runs — incidents included — so
+  lines correlate even though they are written on another thread, after the request is gone.
+- The one request line is written after the response has been sent.
+
+`Authorization` is never read. Set up once per process: functions-framework's `create_app` imports
+`main.py` again, and a second handler would print every line twice. The writer thread is started
+lazily and again after a fork (gunicorn forks workers after the app is loaded).
 """
 
 from __future__ import annotations
 
+import atexit
+import contextvars
 import logging
+import logging.handlers
+import os
+import queue
 import re
 import sys
 import threading
@@ -23,26 +36,78 @@ _configured = False
 _project: str | None = None
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$")
 _CLOUD_TRACE = re.compile(r"^([0-9a-fA-F]{32})(?:/([0-9]+))?(?:;o=([01]))?$")
+_TRACE_FIELDS = ("trace", "span_id", "trace_sampled", "http_request")
+_request_fields: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("request_fields", default=None)
+_queue_handler: _QueueHandler | None = None
 
 
 def setup(level: str = "INFO", project: str | None = None) -> None:
-    """Attach one structured handler to the root logger; later calls are no-ops.
-
-    google-cloud-logging costs ~0.4 s to import, so the StructuredLogHandler is built when the first
-    record is written rather than at start: a cold instance answers its first card request without
-    paying for it.
-    """
-    global _configured, _project
+    """Attach the queue handler to the root logger; later calls are no-ops."""
+    global _configured, _project, _queue_handler
     with _setup_lock:
         if _configured:
             return
         _project = project
+        _queue_handler = _QueueHandler(project)
         root = logging.getLogger()
-        root.addHandler(_LazyStructuredHandler(project))
+        root.addHandler(_queue_handler)
         root.setLevel(level)
         for noisy in ("urllib3", "google.auth", "google.api_core", "gunicorn.error"):
             logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
+        atexit.register(flush)
         _configured = True
+
+
+def flush(timeout: float = 5.0) -> None:
+    """Wait until every record enqueued so far has been written (tests; shutdown)."""
+    if _queue_handler is not None:
+        _queue_handler.drain(timeout)
+
+
+class _QueueHandler(logging.handlers.QueueHandler):
+    """Enqueues records stamped with the current request's trace; a writer thread prints them."""
+
+    def __init__(self, project: str | None) -> None:
+        super().__init__(queue.Queue())
+        self._project = project
+        self._writer_pid: int | None = None
+        self._listener: logging.handlers.QueueListener | None = None
+        self._start_lock = threading.Lock()
+
+    def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
+        fields = _request_fields.get()
+        if fields:
+            for name in _TRACE_FIELDS:
+                if not hasattr(record, name) and name in fields:
+                    setattr(record, name, fields[name])
+        return super().prepare(record)
+
+    def enqueue(self, record: logging.LogRecord) -> None:
+        self._ensure_writer()
+        super().enqueue(record)
+
+    def _ensure_writer(self) -> None:
+        if self._writer_pid == os.getpid():
+            return
+        with self._start_lock:
+            if self._writer_pid == os.getpid():
+                return
+            self.queue = queue.Queue()  # a queue inherited through fork may hold a dead thread's lock state
+            self._listener = logging.handlers.QueueListener(self.queue, _LazyStructuredHandler(self._project))
+            self._listener.start()
+            self._writer_pid = os.getpid()
+
+    def drain(self, timeout: float) -> None:
+        if self._writer_pid != os.getpid():
+            return
+        done = threading.Event()
+
+        def wait() -> None:
+            self.queue.join()
+            done.set()
+
+        threading.Thread(target=wait, daemon=True).start()
+        done.wait(timeout)
 
 
 class _LazyStructuredHandler(logging.Handler):
@@ -52,22 +117,16 @@ class _LazyStructuredHandler(logging.Handler):
         super().__init__()
         self._project = project
         self._real: logging.Handler | None = None
-        self._build_lock = threading.Lock()
-
-    def _handler(self) -> logging.Handler:
-        if self._real is None:
-            with self._build_lock:
-                if self._real is None:
-                    from google.cloud.logging_v2.handlers import StructuredLogHandler
-
-                    self._real = StructuredLogHandler(project_id=self._project, stream=_CurrentStdout())
-        return self._real
 
     def handle(self, record: logging.LogRecord) -> bool:
-        return self._handler().handle(record)
+        if self._real is None:
+            from google.cloud.logging_v2.handlers import StructuredLogHandler
+
+            self._real = StructuredLogHandler(project_id=self._project, stream=_CurrentStdout())
+        return self._real.handle(record)
 
     def emit(self, record: logging.LogRecord) -> None:  # pragma: no cover - handle() delegates
-        self._handler().emit(record)
+        self.handle(record)
 
 
 class _CurrentStdout:
@@ -94,10 +153,8 @@ def incident(message: str, incident_id: str, **fields: Any) -> None:
 
 
 def request_context(headers: Any, method: str, url: str, user_agent: str | None) -> dict[str, Any]:
-    """Trace and request fields for log records, read from the headers while the request is at hand.
+    """Trace and request fields for this request's records; also made current for this thread.
 
-    Taken eagerly because the request line is written after the response has gone (so logging never
-    delays an answer), when Flask's request — where the handler would look for them — is gone.
     Only the trace headers are read; nothing else from the headers (never Authorization) is kept.
     """
     trace = span = None
@@ -114,7 +171,14 @@ def request_context(headers: Any, method: str, url: str, user_agent: str | None)
     http_request = {"requestMethod": method, "requestUrl": url, "protocol": "HTTP/1.1"}
     if user_agent:
         http_request["userAgent"] = user_agent
-    return {"trace": trace or "", "span_id": span or "", "trace_sampled": sampled, "http_request": http_request}
+    fields = {"trace": trace or "", "span_id": span or "", "trace_sampled": sampled, "http_request": http_request}
+    use_request(fields)
+    return fields
+
+
+def use_request(fields: dict[str, Any] | None) -> None:
+    """Make `fields` the current request's trace fields (a stream's generator calls it again)."""
+    _request_fields.set(fields)
 
 
 def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any) -> None:

@@ -76,7 +76,8 @@ def test_internal_error_detail_goes_to_log_not_response(capsys):
     app = Flask("t")
     body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "message/send",
                        "params": {"message": {"parts": [{"kind": "text", "text": "hi"}]}}})
-    with app.test_request_context("/", method="POST", data=body, content_type="application/json"):
+    headers = {"traceparent": f"00-{TRACE}-00f067aa0ba902b7-01"}
+    with app.test_request_context("/", method="POST", data=body, content_type="application/json", headers=headers):
         from flask import request
 
         response = http.handle_rpc(request, _Exploding(), 1 << 20)
@@ -86,10 +87,12 @@ def test_internal_error_detail_goes_to_log_not_response(capsys):
     incident = payload["error"]["data"]["incident"]
     assert set(payload["error"]["data"]) == {"incident"}
     assert "boom" not in response.get_data(as_text=True) and "gs://" not in response.get_data(as_text=True)
+    logs.flush()
     out = capsys.readouterr().out
     records = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     failure = [r for r in records if r.get("incident") == incident and "Traceback" in r.get("message", "")]
     assert failure and "boom at /srv/agent/secret.py" in failure[0]["message"]
+    assert TRACE in failure[0]["logging.googleapis.com/trace"]  # incidents correlate with their request
 
 
 def test_failed_run_gives_failed_task_with_sanitized_message(monkeypatch, capsys):
@@ -110,4 +113,5 @@ def test_failed_run_gives_failed_task_with_sanitized_message(monkeypatch, capsys
     text = task["status"]["message"]["parts"][0]["text"]
     assert text.startswith("The analysis service encountered an error. Please try again. (incident ")
     assert "internal detail" not in json.dumps(task)
+    logs.flush()
     assert "internal detail /tmp/x" in capsys.readouterr().out

@@ -40,7 +40,9 @@ def handle_rpc(request: Any, service: Any, max_body_bytes: int) -> Any:
 
     started = time.perf_counter()
     call = CallContext(requested_extensions=extensions.requested(request.headers))
-    call.log_context = logs.request_context(request.headers, request.method, request.url, request.user_agent.string)
+    environ = request.environ
+    url = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}{environ.get('PATH_INFO', '')}"
+    call.log_context = logs.request_context(request.headers, request.method, url, environ.get("HTTP_USER_AGENT"))
     request_id: str | int | None = None
     method = None
     try:
@@ -98,6 +100,7 @@ def _sse_response(request_id: Any, events: Iterator[dict[str, Any]], call: Any, 
 
     def frames() -> Iterator[bytes]:
         outcome = "ok"
+        logs.use_request(call.log_context)  # this thread may have served another request meanwhile
         try:
             for event in events:
                 yield sse.frame(jsonrpc.success(request_id, event))
@@ -130,3 +133,4 @@ def _log(call: Any, method: str | None, started: float, duration: float | None =
     elapsed = duration if duration is not None else time.perf_counter() - started
     data["duration_ms"] = round(elapsed * 1000, 2)
     logs.request_line(call.log_context, **data)
+    logs.use_request(None)  # the thread's next records belong to no request until the next one starts
