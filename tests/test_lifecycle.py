@@ -8,7 +8,6 @@ import time
 import uuid
 
 import httpx
-import pytest
 
 from tests.test_front_door import raw_stream, stream_body
 

@@ -6,7 +6,6 @@ the transport (agent.protocol.http) parses and frames, this module decides, the 
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -15,11 +14,10 @@ from agent.config import Config
 from agent.protocol import card as card_mod
 from agent.protocol import errors, objects
 from agent.store.base import ContextState, NotCancelable
-from agent.store.factory import build_stores
-
 from agent.render.a2ui_ids import EXTENSION_URI as A2UI_URI
 from agent.render.a2ui_ids import STANDARD_CATALOG_ID as A2UI_CATALOG_ID
 from agent.render.a2ui_ids import card_extension
+from agent.store.factory import build_stores
 
 from . import inputs, trust
 from .live import LiveRegistry
@@ -72,9 +70,6 @@ class Service:
             self._card = card_mod.build(name=AGENT_NAME, description=DESCRIPTION, version=__version__,
                                         url=self.config.public_url, skills=skills, extensions=[card_extension()])
         return self._card
-
-    def supported_extensions(self) -> list[str]:
-        return [A2UI_URI]
 
     # -- message/send and message/stream ----------------------------------------------------------
 
@@ -221,6 +216,3 @@ class Service:
         out["history"] = objects.trim_history(task.get("history") or [], length)
         return out
 
-
-def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
