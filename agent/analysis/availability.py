@@ -81,6 +81,7 @@ def run(inp: SkillInput) -> SkillResult:
             some = some.filter(pa.array(rank < EXAMPLES * 2))
             # titles only for the few products named (a string aggregate over every row is costly)
             chosen = t.select(["product_key", "title"]).filter(pc.is_in(t["product_key"], value_set=some["pk"]))
+            chosen = chosen.set_column(1, "title", common.as_str(chosen["title"]))  # min() needs plain text
             titles = {d["product_key"]: d["title_min"] for d in chosen.group_by("product_key").aggregate([("title", "min")]).to_pylist()}
             for c, pk in zip(some["ci_min"].to_pylist(), some["pk"].to_pylist()):
                 title = titles.get(pk)

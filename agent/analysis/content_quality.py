@@ -141,7 +141,13 @@ def _duplicates(values: pa.ChunkedArray) -> pa.ChunkedArray:
 
 def _char_lengths_over(values, limit: int) -> pa.Array:
     """Character length where the byte length exceeds `limit` (only those can exceed it in characters),
-    else 0: counting characters of every description is the slow part of the length check."""
+    else 0: counting characters of every description is the slow part of the length check.
+    Dictionary columns (titles, descriptions: one value per product) are measured once per distinct
+    value and spread back to the rows by index."""
+    if pa.types.is_dictionary(values.type):
+        d = common.encoded(values)
+        per_value = np.append(_char_lengths_over(d.dictionary, limit).to_numpy(zero_copy_only=False), 0)
+        return pa.array(per_value[pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)])
     s = common.as_str(values)  # chunks kept as they are: combining would copy every description
     blen = pc.fill_null(pc.binary_length(s), 0).to_numpy()
     out = np.zeros(len(s), dtype=np.int64)

@@ -6,6 +6,12 @@ new input format never touches an analysis. Nulls mean "not in the data": `inven
 
 `product_key` is an integer per product, unique within one table (not across tables), so that the
 costly distinct-product counts run on integers rather than strings.
+
+Per-product text (`product_id`, `title`, `description`) is dictionary-encoded: a product's variants
+share one value, so a million variant rows of 250,000 products hold 250,000 strings plus integer
+indices. Ingest fills product fields down to the variants with an integer take instead of copying
+every string, the table is smaller in memory, and skills do string work once per distinct value.
+Readers of these columns decode with `.cast(pa.string())` where a plain string is needed.
 """
 
 from __future__ import annotations
@@ -24,11 +30,11 @@ SCHEMA = pa.schema(
         pa.field("source", _dict),  # display name of the source the row came from
         pa.field("row_number", pa.int64()),  # 1-based data row in its source (header not counted)
         pa.field("product_key", pa.int64()),  # integer product key, unique per product in this table
-        pa.field("product_id", pa.string()),
+        pa.field("product_id", _dict),
         pa.field("variant_id", pa.string()),
         pa.field("sku", pa.string()),
-        pa.field("title", pa.string()),
-        pa.field("description", pa.string()),
+        pa.field("title", _dict),
+        pa.field("description", _dict),
         pa.field("brand", _dict),
         pa.field("status", _dict),  # STATUS_VALUES
         pa.field("category_path", _dict),  # merchant's own category, levels joined by " > "
