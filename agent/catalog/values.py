@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -23,31 +24,108 @@ def chunked(arr: Arrayish) -> pa.ChunkedArray:
     return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr], type=arr.type)
 
 
+def _string_parts(a: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets of this (possibly sliced) string array's slots and its data bytes, without copying."""
+    bufs = a.buffers()
+    off_type = np.int64 if pa.types.is_large_string(a.type) else np.int32
+    offsets = np.frombuffer(bufs[1], dtype=off_type, count=a.offset + len(a) + 1)[a.offset:]
+    data = bufs[2]
+    return offsets, (np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else np.zeros(0, np.uint8))
+
+
+def _with_validity(a: pa.Array, valid: np.ndarray) -> pa.Array:
+    """The same string buffers under a new validity bitmap (nulling values without copying text)."""
+    bufs = a.buffers()
+    width = 8 if pa.types.is_large_string(a.type) else 4
+    offsets = bufs[1].slice(a.offset * width, (len(a) + 1) * width) if a.offset else bufs[1]
+    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(a.type, len(a), [bitmap, offsets, bufs[2]], null_count=int(len(a) - valid.sum()))
+
+
+def _strip_array(a: pa.Array, trim: bool) -> pa.Array:
+    """Trim and null the empties of one string array, touching only the values that need it.
+
+    A first/last-byte test on the raw buffers finds the few values trimming could change (those
+    that begin or end with a control/space byte or any non-ASCII byte — conservative: "Café" is
+    looked at, and found unchanged); only
+    those go through the kernel, and an unchanged column keeps its buffers (no copy, no extra
+    memory). Empties become nulls through a new validity bitmap over the same buffers.
+    """
+    n = len(a)
+    if n == 0 or a.null_count == n:
+        return a
+    offsets, data = _string_parts(a)
+    length = np.diff(offsets)
+    valid = np.ones(n, dtype=bool) if a.null_count == 0 else np.asarray(a.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    empty = valid & (length == 0)
+    if trim and len(data):
+        # first and last byte of every slot (empty and null slots give harmless false alarms)
+        first = data[np.minimum(offsets[:-1], len(data) - 1)]
+        last = data[offsets[1:] - 1]
+        edge = (first <= 32) | (first >= 0x80) | (last <= 32) | (last >= 0x80)
+        suspect = np.flatnonzero(edge & valid & (length > 0))
+        if len(suspect):
+            trimmed = pc.utf8_trim_whitespace(a.take(pa.array(suspect)))
+            new_length = pc.binary_length(trimmed).to_numpy(zero_copy_only=False)
+            changed = new_length != length[suspect]
+            if changed.any():
+                rows = suspect[changed]
+                repl = trimmed.filter(pa.array(changed))
+                repl = pc.if_else(pc.equal(pc.binary_length(repl), 0), pa.scalar(None, repl.type), repl)
+                mask = np.zeros(n, dtype=bool)
+                mask[rows] = True
+                a = pc.replace_with_mask(a, pa.array(mask), repl)
+    if empty.any():
+        a = _with_validity(a, valid & ~empty & np.asarray(a.is_valid().to_numpy(zero_copy_only=False), dtype=bool))
+    return a
+
+
 def _strip(arr: pa.ChunkedArray, trim: bool = True) -> pa.ChunkedArray:
-    """Trim (a fast kernel) and null the empties, paying for the null pass only when needed."""
+    """Trim whitespace (if asked) and turn empty strings into nulls, chunk by chunk."""
+    if pa.types.is_large_string(arr.type) or pa.types.is_string(arr.type):
+        return pa.chunked_array([_strip_array(c, trim) for c in arr.chunks], type=arr.type)
     trimmed = pc.utf8_trim_whitespace(arr) if trim else arr
-    if trim and pc.sum(pc.binary_length(trimmed)).as_py() == pc.sum(pc.binary_length(arr)).as_py():
-        trimmed = arr  # nothing was trimmed: keep the original buffers (no second copy held)
-    empty = pc.equal(trimmed, "")
-    if not pc.any(empty).as_py():
-        return trimmed
-    return pc.if_else(empty, pa.scalar(None, arr.type), trimmed)
+    return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, arr.type), trimmed)
+
+
+def _collapse_spaces(values: pa.Array) -> pa.Array:
+    """Inner runs of whitespace -> one space; the regex only runs when the bytes hold such a run."""
+    if len(values) == 0 or values.null_count == len(values):
+        return values
+    data = values.buffers()[2]
+    raw = data.to_pybytes() if data is not None else b""
+    if b"  " not in raw and not any(ch in raw for ch in (b"\t", b"\n", b"\r", b"\x0c")):
+        return values  # no run of whitespace anywhere (memchr-fast scans of the value bytes)
+    return pc.replace_substring_regex(values, r"\s{2,}", " ")
 
 
 def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True) -> pa.ChunkedArray:
     """Trim whitespace (non-breaking spaces too); empty becomes null. Dictionaries are cleaned once
     per distinct value; `categorical` values (brand, category…) also get inner runs of spaces
-    collapsed and stay de-duplicated, while free text only needs its dictionary values trimmed."""
+    collapsed and stay de-duplicated, while free text only needs its dictionary values trimmed.
+
+    Dictionary results never hold a null entry: a null lives in the indices, where `null_count`,
+    `is_valid` and dictionary unification see it."""
     arr = chunked(arr)
     if pa.types.is_dictionary(arr.type):
         d = as_dictionary(arr)
-        values = _strip(chunked(d.dictionary), trim).combine_chunks()
+        values = _strip(chunked(d.dictionary.cast(pa.string())), trim).combine_chunks()
         if not categorical:
-            return pa.chunked_array([pa.DictionaryArray.from_arrays(d.indices, values)], type=STR_DICT)
-        return reindex(d, pc.replace_substring_regex(values, r"\s{2,}", " "))
+            return pa.chunked_array([dict_from(d.indices, values)], type=STR_DICT)
+        return reindex(d, _collapse_spaces(values))
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         arr = arr.cast(pa.string())
     return _strip(arr, trim) if arr.num_chunks else arr
+
+
+def dict_from(indices: pa.Array, values: pa.Array) -> pa.DictionaryArray:
+    """A DictionaryArray over `values` whose null entries are moved into the indices (and blanked in
+    the dictionary): a null dictionary entry would look valid to `is_valid` and `null_count`."""
+    if values.null_count:
+        ok = pc.take(pc.is_valid(values), indices)
+        indices = pc.if_else(ok, indices, pa.scalar(None, indices.type))
+        values = pc.fill_null(values, "")
+    return pa.DictionaryArray.from_arrays(indices, values)
 
 
 def _clean_scalar(v: str | None) -> str | None:
@@ -58,10 +136,11 @@ def _clean_scalar(v: str | None) -> str | None:
 
 
 def reindex(d: pa.DictionaryArray, values: pa.Array) -> pa.ChunkedArray:
-    """`d` with its dictionary values replaced (vectorised); merged or blanked values re-encoded."""
-    if values.null_count == 0 and pc.count_distinct(values).as_py() == len(values):
-        return pa.chunked_array([pa.DictionaryArray.from_arrays(d.indices, values)], type=STR_DICT)
+    """`d` with its dictionary values replaced (vectorised); merged or blanked values re-encoded, so
+    the result's dictionary is unique and null-free (one hash pass over the distinct values)."""
     enc = pc.dictionary_encode(values)
+    if enc.null_count == 0 and len(enc.dictionary) == len(values):  # one-to-one: reuse the indices
+        return pa.chunked_array([pa.DictionaryArray.from_arrays(d.indices, values)], type=STR_DICT)
     return pa.chunked_array([pa.DictionaryArray.from_arrays(pc.take(enc.indices, d.indices), enc.dictionary)],
                             type=STR_DICT)
 

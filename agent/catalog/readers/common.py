@@ -85,28 +85,81 @@ def first_row_per_key(keys: np.ndarray, nkeys: int) -> np.ndarray:
     return first
 
 
+@dataclass(frozen=True)
+class FillDown:
+    """Where each row's product fields come from, worked out once and shared by every column.
+
+    `src_rows` lists, in key order, the row each key takes its values from (keys without such a row
+    are left out); `slot` gives each row its key's position in `src_rows` (null: no source). Filling
+    a column is then a take of a few hundred thousand source values plus, for text, nothing else:
+    the per-row slots *are* the dictionary indices of the result.
+    """
+
+    src_rows: pa.Array  # int64
+    slot: pa.Array  # int32 per row, null where the row's key has no source row
+
+    @classmethod
+    def plan(cls, keys: np.ndarray, nkeys: int, first: np.ndarray) -> "FillDown":
+        have = first >= 0
+        position = np.full(nkeys + 1, -1, dtype=np.int32)
+        position[np.flatnonzero(have)] = np.arange(int(have.sum()), dtype=np.int32)
+        slot = position[np.where(keys >= 0, keys, nkeys)]
+        missing = slot < 0
+        return cls(pa.array(first[have].astype(np.int64)),
+                   pa.array(slot, mask=missing) if missing.any() else pa.array(slot))
+
+    def apply(self, values: pa.ChunkedArray | pa.Array) -> pa.Array:
+        """Every row gets its source row's value; text comes back dictionary-encoded."""
+        if len(values) == 0:
+            return pa.nulls(len(self.slot), type=values.type)
+        typ = values.type
+        if pa.types.is_dictionary(typ):
+            d = as_dictionary(values)
+            per_key = d.indices.take(self.src_rows)
+            return pa.DictionaryArray.from_arrays(per_key.take(self.slot), d.dictionary)
+        if not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
+            return take_sorted(values, self.src_rows).take(self.slot)
+        entries = take_sorted(values, self.src_rows).cast(pa.string())
+        if entries.null_count == 0:
+            return pa.DictionaryArray.from_arrays(self.slot, entries)
+        valid = np.asarray(entries.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        compact = (np.cumsum(valid) - 1).astype(np.int32)
+        per_key = pa.array(compact, mask=~valid)
+        return pa.DictionaryArray.from_arrays(per_key.take(self.slot), entries.filter(pa.array(valid)))
+
+
+def take_sorted(values: pa.ChunkedArray | pa.Array, rows: pa.Array) -> pa.Array:
+    """values[rows] as one array. Ascending rows (a key's first rows are, keys being numbered in order
+    of appearance) are taken chunk by chunk: a take on a many-chunk column would first concatenate
+    the whole column."""
+    if isinstance(values, pa.Array):
+        return values.take(rows)
+    if values.num_chunks == 1:
+        return values.chunk(0).take(rows)
+    r = rows.to_numpy(zero_copy_only=False)
+    if rows.null_count or (len(r) > 1 and (np.diff(r) < 0).any()):
+        return values.take(rows).combine_chunks()
+    bounds = np.cumsum([0] + [len(c) for c in values.chunks])
+    cut = np.searchsorted(r, bounds)
+    parts = [c.take(pa.array(r[cut[i]:cut[i + 1]] - bounds[i])) for i, c in enumerate(values.chunks)
+             if cut[i + 1] > cut[i]]
+    return pa.concat_arrays(parts) if parts else pa.array([], values.type)
+
+
 def fill_down(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: int,
-              source: np.ndarray | None = None) -> pa.Array:
+              source: np.ndarray | FillDown | None = None) -> pa.Array:
     """Every row gets the first value of its key: product fields onto variant and image rows.
 
-    `source` (per key, from `first_row_per_key`) fixes the row the value comes from — Shopify keeps
-    product fields on a handle's first row — and spares a validity scan per column; without it the
-    first row holding a value is used. Text comes back dictionary-encoded with one entry per
-    product, so the fill costs an integer take, and later cleaning works on one value per product.
+    `source` fixes the row the value comes from — Shopify keeps product fields on a handle's first
+    row — either as `first_row_per_key` output or as a prepared `FillDown` shared by all columns;
+    without it the first row holding a value is used (a plan per column). Text comes back
+    dictionary-encoded with one entry per product, so the fill costs an integer take, and later
+    cleaning works on one value per product.
     """
+    if isinstance(source, FillDown):
+        return source.apply(values)
     first = _first_per_key(values, keys, nkeys) if source is None else source
-    row_key = np.where(keys >= 0, keys, nkeys)
-    if pa.types.is_dictionary(values.type) or not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
-        return take_rows(values, first[row_key])
-    have = first >= 0
-    entries = pc.take(values, pa.array(first[have]))
-    if isinstance(entries, pa.ChunkedArray):
-        entries = entries.combine_chunks()
-    position = np.full(nkeys + 1, -1, dtype=np.int64)
-    position[np.flatnonzero(have)] = np.arange(int(have.sum()))
-    idx = position[row_key]
-    indices = pa.array(idx.astype(np.int32), mask=idx < 0) if (idx < 0).any() else pa.array(idx.astype(np.int32))
-    return pa.DictionaryArray.from_arrays(indices, entries.cast(pa.string()))
+    return FillDown.plan(keys, nkeys, first).apply(values)
 
 
 def coalesce(*arrays: pa.ChunkedArray | pa.Array | None) -> pa.ChunkedArray | pa.Array | None:
@@ -149,7 +202,10 @@ def dict_where(mask, arr) -> pa.DictionaryArray:
 def entry_mask(arr, predicate) -> pa.Array:
     """Row mask from a predicate evaluated once per distinct value (nulls -> False)."""
     d = as_dictionary(arr)
-    per_entry = pa.array([bool(predicate(v)) for v in d.dictionary.to_pylist()] + [False], pa.bool_())
+    flags = [bool(predicate(v)) for v in d.dictionary.to_pylist()]
+    if not any(flags):  # the usual answer: no row to look at
+        return pa.repeat(False, len(d))
+    per_entry = pa.array(flags + [False], pa.bool_())
     idx = pc.fill_null(d.indices, len(d.dictionary))
     return pc.take(per_entry, idx)
 

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from agent.catalog import headers
 from agent.catalog.readers.common import (
-    Draft, attribute_for, attributes_from_options, blank_where, coalesce, codes_of, encode_keys, entry_mask,
+    Draft, FillDown, attribute_for, attributes_from_options, blank_where, coalesce, codes_of, encode_keys, entry_mask,
     fill_down, first_row_per_key, from_codes,
 )
 from agent.catalog.values import flag_value, status_value
@@ -56,7 +56,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     else:
         keys, nkeys = encode_keys(handle)
     cols: dict = {}
-    first = first_row_per_key(keys, nkeys)  # product fields live on the first row of a handle
+    first = FillDown.plan(keys, nkeys, first_row_per_key(keys, nkeys))  # product fields: a handle's first row
     for name in PRODUCT_FIELDS:
         if name in raw:
             cols[name] = fill_down(raw[name], keys, nkeys, first)
