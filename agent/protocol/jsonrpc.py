@@ -119,20 +119,37 @@ def _message_for(error: Any) -> str | None:
 
 
 @functools.cache
-def _registry() -> Any:
-    from referencing import Registry, Resource
+def _schema(name: str) -> dict[str, Any]:
+    return json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
 
-    resources = []
-    for path in sorted(SCHEMA_DIR.glob("*.json")):
-        contents = json.loads(path.read_text(encoding="utf-8"))
-        resources.append((path.name, Resource.from_contents(contents)))
-    return Registry().with_resources(resources)
+
+def _inline(node: Any, document: str) -> Any:
+    """The schema with every `$ref` replaced by what it points to (our schemas have no cycles).
+
+    jsonschema resolves references through its registry on every validation, which made checking one
+    small message cost ~0.35 ms; inlined once at load, it is several times cheaper.
+    """
+    if isinstance(node, list):
+        return [_inline(item, document) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        target_doc, _, pointer = ref.partition("#")
+        target_doc = target_doc or document
+        target: Any = _schema(target_doc)
+        for key in [k for k in pointer.split("/") if k]:
+            target = target[key]
+        merged = {k: v for k, v in target.items() if k not in ("$id", "$schema", "$defs")}
+        merged.update({k: v for k, v in node.items() if k != "$ref"})
+        return _inline(merged, target_doc)
+    return {key: _inline(value, document) for key, value in node.items() if key != "$defs"}
 
 
 @functools.cache
 def _validator(name: str) -> Any:
     from jsonschema import Draft202012Validator
 
-    schema = json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
+    schema = _schema(name)
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema, registry=_registry())
+    return Draft202012Validator(_inline(schema, name))
