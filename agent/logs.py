@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import contextvars
+import copy
 import logging
 import logging.handlers
 import os
@@ -28,7 +29,7 @@ import re
 import sys
 import threading
 import uuid
-from typing import Any
+from typing import Any, Callable
 
 LOGGER_NAME = "agent"
 _setup_lock = threading.Lock()
@@ -80,6 +81,8 @@ class _QueueHandler(logging.handlers.QueueHandler):
             for name in _TRACE_FIELDS:
                 if not hasattr(record, name) and name in fields:
                     setattr(record, name, fields[name])
+        if isinstance(record.msg, dict) and not record.args and not record.exc_info:
+            return copy.copy(record)  # a structured payload (the library's own diagnostics): keep it a dict
         return super().prepare(record)
 
     def enqueue(self, record: logging.LogRecord) -> None:
@@ -93,9 +96,14 @@ class _QueueHandler(logging.handlers.QueueHandler):
             if self._writer_pid == os.getpid():
                 return
             self.queue = queue.Queue()  # a queue inherited through fork may hold a dead thread's lock state
-            self._listener = logging.handlers.QueueListener(self.queue, _LazyStructuredHandler(self._project))
+            self._listener = _Writer(self.queue, _LazyStructuredHandler(self._project))
             self._listener.start()
             self._writer_pid = os.getpid()
+
+    def defer(self, make_record: Callable[[], None]) -> None:
+        """Queue a call that logs: the writer thread makes the record (caller lookup, formatting)."""
+        self._ensure_writer()
+        self.queue.put_nowait(make_record)
 
     def drain(self, timeout: float) -> None:
         if self._writer_pid != os.getpid():
@@ -108,6 +116,16 @@ class _QueueHandler(logging.handlers.QueueHandler):
 
         threading.Thread(target=wait, daemon=True).start()
         done.wait(timeout)
+
+
+class _Writer(logging.handlers.QueueListener):
+    """The writer thread. Besides records it takes deferred calls, which log when run (here)."""
+
+    def handle(self, record: Any) -> None:
+        if callable(record):
+            record()  # logs through the root handler: the record comes back round this queue
+        else:
+            super().handle(record)
 
 
 class _LazyStructuredHandler(logging.Handler):
@@ -186,7 +204,11 @@ def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any)
     safe = {k: v for k, v in fields.items() if k.lower() != "authorization"}
     extra: dict[str, Any] = dict(request_fields or {})
     extra["json_fields"] = {"event": "request", **safe}
-    logger().info("a2a request", extra=extra)
+    if _queue_handler is not None:
+        # Even making a LogRecord (caller lookup, formatting) is left to the writer thread.
+        _queue_handler.defer(lambda: logger().info("a2a request", extra=extra))
+    else:
+        logger().info("a2a request", extra=extra)
 
 
 def event(message: str, **fields: Any) -> None:
