@@ -180,3 +180,38 @@ def test_send_with_attached_csv_through_client(server):
     text = task.artifacts[0].parts[0].root.text
     assert "- catalog.csv (attached file, Shopify product export" in text
     assert "17 rows read" in text
+
+
+QUESTIONS = [
+    ("Where are the gaps in outdoor furniture?", ["assortment_gaps"]),
+    ("What is out of stock in patio furniture?", ["availability"]),
+    ("Where are the gaps in outdoor furniture, and how is it priced?", ["assortment_gaps", "price_ladder"]),
+]
+
+
+@pytest.mark.parametrize("question,skills", QUESTIONS, ids=[q for q, _ in QUESTIONS])
+def test_questions_through_official_client(server, question, skills):
+    for streaming in (False, True):
+        events = run(_collect(server.url, question, streaming=streaming))
+        task = events[-1][0]
+        assert task.status.state.value == "completed"
+        assert [a.name for a in task.artifacts] == skills
+        for artifact in task.artifacts:
+            text = artifact.parts[0].root.text
+            assert FOOTER.search(text), text[-500:]
+            assert "Outdoor Furniture" in text
+
+
+@pytest.mark.parametrize("question,skills", QUESTIONS, ids=[q for q, _ in QUESTIONS])
+def test_questions_raw_validate(server, a2a_validate, question, skills):
+    body = dict(stream_body(question, rid="q"), method="message/send")
+    payload = httpx.post(server.url, json=body, timeout=60).json()
+    a2a_validate(payload, "SendMessageSuccessResponse")
+    assert [a["name"] for a in payload["result"]["artifacts"]] == skills
+    frames = raw_stream(server.url, stream_body(question, rid="q2"))
+    for frame in frames:
+        a2a_validate(frame, "SendStreamingMessageSuccessResponse")
+    names = [f["result"]["artifact"]["name"] for f in frames if f["result"]["kind"] == "artifact-update"]
+    assert names == skills
+    working = [f for f in frames if f["result"]["kind"] == "status-update" and f["result"]["status"]["state"] == "working"]
+    assert len(working) >= len(skills) + 1  # reading, then one progress frame per skill
