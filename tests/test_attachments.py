@@ -84,6 +84,10 @@ def test_unparseable_csv_reported_and_nothing_else_means_no_catalog(server):
     text = task["artifacts"][0]["parts"][0]["text"]
     footer = footer_of(text)
     assert "garbage.csv (" in footer.split("- Not read: ", 1)[1]
+    # Nothing readable remained: the answer says so and what to send instead, rather than
+    # silently answering from the demo catalog.
+    assert text.startswith("I could not read a catalog for this question. Attach your product export as a CSV")
+    assert "demo" not in footer
 
 
 def test_only_unreadable_input_still_answers(server):
