@@ -67,7 +67,10 @@ def test_canonical_parquet_round_trips_without_renormalising():
     data = parquet(original, {b"snapshot_date": b"2026-11-29"})
     again, ev = read_table_bytes(data, "saved.parquet", KIND_GCS)
     assert ev.format == "canonical table (Parquet)"
-    assert again.equals(original)
+    assert again.schema.equals(canonical.SCHEMA)
+    # Same values row by row; a dictionary's layout (entry order, repeated entries) may differ
+    # after Parquet re-encodes it, which is representation, not content.
+    assert again.to_pylist() == original.to_pylist()
     assert (ev.snapshot_date, ev.snapshot_origin) == (dt.date(2026, 11, 29), "Parquet metadata snapshot_date")
 
 

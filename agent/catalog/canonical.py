@@ -7,9 +7,9 @@ new input format never touches an analysis. Nulls mean "not in the data": `inven
 `product_key` is an integer per product, unique within one table (not across tables), so that the
 costly distinct-product counts run on integers rather than strings.
 
-Per-product text (`product_id`, `title`, `description`) is dictionary-encoded: a product's variants
-share one value, so a million variant rows of 250,000 products hold 250,000 strings plus integer
-indices. Ingest fills product fields down to the variants with an integer take instead of copying
+Per-product text (`product_id`, `title`, `description`) and option values are dictionary-encoded: a product's variants
+share one value (and a few dozen colours and sizes recur across all), so a million variant rows of
+250,000 products hold 250,000 strings plus integer indices. Ingest fills product fields down to the variants with an integer take instead of copying
 every string, the table is smaller in memory, and skills do string work once per distinct value.
 Readers of these columns decode with `.cast(pa.string())` where a plain string is needed.
 """
@@ -55,11 +55,11 @@ SCHEMA = pa.schema(
         pa.field("material", _dict),
         pa.field("size", _dict),
         pa.field("option1_name", _dict),
-        pa.field("option1_value", pa.string()),
+        pa.field("option1_value", _dict),
         pa.field("option2_name", _dict),
-        pa.field("option2_value", pa.string()),
+        pa.field("option2_value", _dict),
         pa.field("option3_name", _dict),
-        pa.field("option3_value", pa.string()),
+        pa.field("option3_value", _dict),
         pa.field("image_url", pa.string()),
         pa.field("link", pa.string()),
         pa.field("snapshot_date", pa.date32()),  # the row's own date if the data has one per row

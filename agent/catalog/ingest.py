@@ -41,6 +41,10 @@ DICT_ROLES = frozenset({
     # product identities: the dictionary indices become the integer product keys
     "product_id", "handle",
 })
+# Per-product text, canonical as dictionaries. Parquet writers usually store such columns
+# dictionary-encoded, and reading them as dictionaries is then cheaper than as strings; in CSV the
+# Shopify fill-down builds the dictionary itself, so there they are read as plain text.
+PARQUET_DICT_ROLES = DICT_ROLES | {"title", "description"}
 
 
 def _column_types(det: headers.Detection, columns: list[str]) -> dict[str, pa.DataType]:
@@ -116,8 +120,12 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
     if not det.roles:
         raise UnreadableCatalog("no product columns recognised (such as title, SKU or price)")
     wanted_types = _column_types(det, columns)
+    for role, col in det.roles.items():
+        if role in PARQUET_DICT_ROLES:
+            wanted_types[col] = STR_DICT
     wanted = [c for c in columns if c in wanted_types]
-    as_dict = [c for c in wanted if wanted_types[c] == STR_DICT and pa.types.is_string(schema.field(c).type)]
+    as_dict = [c for c in wanted if wanted_types[c] == STR_DICT
+               and (pa.types.is_string(schema.field(c).type) or pa.types.is_large_string(schema.field(c).type))]
     try:
         table = pq.read_table(pa.BufferReader(data), columns=wanted, read_dictionary=as_dict)
     except Exception as exc:  # noqa: BLE001

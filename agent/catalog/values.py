@@ -187,10 +187,19 @@ def strip_excel_text_marker(arr: pa.ChunkedArray) -> pa.ChunkedArray:
         if not pc.any(starts).as_py():
             return arr
         return reindex(d, pc.if_else(starts, pc.utf8_slice_codeunits(d.dictionary, 1), d.dictionary))
-    starts = pc.starts_with(arr, "'")
-    if not pc.any(starts).as_py():
+    if not any(_first_byte_is(c, 0x27) for c in arr.chunks):  # a byte test, no per-row kernel
         return arr
+    starts = pc.starts_with(arr, "'")
     return pc.if_else(starts, pc.utf8_slice_codeunits(arr, 1), arr)
+
+
+def _first_byte_is(a: pa.Array, byte: int) -> bool:
+    """Whether any non-empty value of a string array starts with `byte` (null slots may alarm falsely)."""
+    if len(a) == 0 or a.null_count == len(a) or not (pa.types.is_string(a.type) or pa.types.is_large_string(a.type)):
+        return len(a) > 0 and a.null_count < len(a)
+    offsets, data = _string_parts(a)
+    starts = offsets[:-1][np.diff(offsets) > 0]
+    return bool(len(starts)) and bool((data[starts] == byte).any())
 
 
 # ---------------------------------------------------------------- money

@@ -164,9 +164,9 @@ def fill_down(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: int,
 
 def coalesce(*arrays: pa.ChunkedArray | pa.Array | None) -> pa.ChunkedArray | pa.Array | None:
     """First non-null per row. Dictionary inputs stay dictionary when all are; else text."""
-    present = [a for a in arrays if a is not None]
+    present = [a for a in arrays if a is not None and a.null_count < len(a)]  # all-null columns add nothing
     if not present:
-        return None
+        return next((a for a in arrays if a is not None), None)
     if len(present) == 1:
         return present[0]
     if all(pa.types.is_dictionary(a.type) for a in present):
