@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.catalog import taxonomy
-from agent.catalog.values import STR_DICT, as_dictionary, chunked
+from agent.catalog.values import as_dictionary, chunked
 
 # (RE2 pattern on lower-cased "product type | category | title", Google category id). First match
 # wins, so specific outdoor rules come before general furniture and clothing rules.
@@ -107,11 +107,12 @@ def _google_id(tax: taxonomy.Taxonomy, value: str | None) -> int | None:
 
 
 def _lookup(arr: pa.ChunkedArray, fn) -> np.ndarray:
-    """Per-distinct lookup -> int64 numpy array with -1 for "no match"."""
+    """Per-distinct lookup -> int32 numpy array per row, -1 for "no match"."""
     d = as_dictionary(arr)
-    mapped = np.array([(-1 if (r := fn(v)) is None else r) for v in d.dictionary.to_pylist()] + [-1], dtype=np.int64)
-    idx = pc.fill_null(d.indices, len(mapped) - 1).to_numpy(zero_copy_only=False)
-    return mapped[idx.astype(np.int64)]
+    mapped = np.array([(-1 if (r := fn(v)) is None else r) for v in d.dictionary.to_pylist()] + [-1], dtype=np.int32)
+    idx = d.indices.to_numpy(zero_copy_only=False) if d.null_count == 0 else \
+        pc.fill_null(d.indices, len(mapped) - 1).to_numpy(zero_copy_only=False)
+    return mapped[idx]
 
 
 def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.ChunkedArray | None,
@@ -119,16 +120,16 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
              ) -> tuple[pa.Array, pa.Array, pa.Array]:
     """(google_category_id int32, google_category_path dict, category_mapping dict) for n rows."""
     tax = taxonomy.load()
-    ids = np.full(n, -1, dtype=np.int64)
+    ids = np.full(n, -1, dtype=np.int32)
     method = np.full(n, 3, dtype=np.int8)  # index into MAPPING_METHODS
     if google_category is not None:
-        found = _lookup(chunked(google_category), lambda v: _google_id_cached(v) if v is not None else None)
-        hit = found >= 0
-        ids[hit], method[hit] = found[hit], 0
+        ids = _lookup(chunked(google_category), lambda v: _google_id_cached(v) if v is not None else None)
+        method[ids >= 0] = 0
     if category_path is not None and (ids < 0).any():
         found = _lookup(chunked(category_path), lambda v: _prefix_cached(v) if v else None)
         hit = (found >= 0) & (ids < 0)
-        ids[hit], method[hit] = found[hit], 1
+        ids = np.where(hit, found, ids)
+        method[hit] = 1
     todo = np.flatnonzero(ids < 0)
     if len(todo) and any(c is not None for c in (product_type, category_path, title)):
         texts = []
@@ -147,11 +148,20 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
                 ids[rows], method[rows] = cid, 2
                 remaining &= ~hit
     mask = ids < 0
-    id_arr = pa.array(np.where(mask, 0, ids).astype(np.int32), mask=mask)
-    enc = pc.dictionary_encode(id_arr)  # few distinct ids: paths are looked up once per id
+    any_missing = bool(mask.any())
+    id_arr = pa.array(np.where(mask, 0, ids) if any_missing else ids, mask=mask if any_missing else None)
+    # The path column: taxonomy ids are small integers, so the distinct ids come from a dense
+    # presence table rather than a hash, and each path string is looked up once per id.
+    known = ids[~mask] if any_missing else ids
+    present = np.zeros(int(known.max(initial=-1)) + 2, dtype=bool)
+    present[known] = True
+    distinct = np.flatnonzero(present[:-1])
+    code = np.cumsum(present, dtype=np.int32) - 1
+    path_idx = code[np.where(mask, len(present) - 1, ids)] if any_missing else code[ids]
     path_arr = pa.DictionaryArray.from_arrays(
-        enc.indices, pa.array([tax.node(i).path for i in enc.dictionary.to_pylist()], pa.string()))
+        pa.array(path_idx, mask=mask if any_missing else None),
+        pa.array([tax.node(int(i)).path for i in distinct], pa.string()), safe=False)
     from agent.catalog.canonical import MAPPING_METHODS
 
-    method_arr = pa.DictionaryArray.from_arrays(pa.array(method.astype(np.int32)), pa.array(list(MAPPING_METHODS)))
-    return id_arr, path_arr.cast(STR_DICT), method_arr.cast(STR_DICT)
+    method_arr = pa.DictionaryArray.from_arrays(pa.array(method.astype(np.int32)), pa.array(list(MAPPING_METHODS)), safe=False)
+    return id_arr, path_arr, method_arr

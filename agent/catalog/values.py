@@ -56,14 +56,21 @@ def _strip_array(a: pa.Array, trim: bool) -> pa.Array:
         return a
     offsets, data = _string_parts(a)
     length = np.diff(offsets)
-    valid = np.ones(n, dtype=bool) if a.null_count == 0 else np.asarray(a.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-    empty = valid & (length == 0)
+    empty = length == 0
+    if a.null_count:
+        valid = np.asarray(a.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        empty &= valid
+    else:
+        valid = None
     if trim and len(data):
-        # first and last byte of every slot (empty and null slots give harmless false alarms)
-        first = data[np.minimum(offsets[:-1], len(data) - 1)]
-        last = data[offsets[1:] - 1]
-        edge = (first <= 32) | (first >= 0x80) | (last <= 32) | (last >= 0x80)
-        suspect = np.flatnonzero(edge & valid & (length > 0))
+        # first and last byte of every slot; a byte outside 33..127 (space, control, non-ASCII)
+        # makes the value a suspect. Empty and null slots give harmless false alarms, dropped below.
+        first = data[np.minimum(offsets[:-1], len(data) - 1)] - np.uint8(33)
+        last = data[offsets[1:] - 1] - np.uint8(33)
+        suspect = np.flatnonzero((first >= 95) | (last >= 95))
+        suspect = suspect[length[suspect] > 0]
+        if valid is not None:
+            suspect = suspect[valid[suspect]]
         if len(suspect):
             trimmed = pc.utf8_trim_whitespace(a.take(pa.array(suspect)))
             new_length = pc.binary_length(trimmed).to_numpy(zero_copy_only=False)
@@ -76,7 +83,7 @@ def _strip_array(a: pa.Array, trim: bool) -> pa.Array:
                 mask[rows] = True
                 a = pc.replace_with_mask(a, pa.array(mask), repl)
     if empty.any():
-        a = _with_validity(a, valid & ~empty & np.asarray(a.is_valid().to_numpy(zero_copy_only=False), dtype=bool))
+        a = _with_validity(a, ~empty & np.asarray(a.is_valid().to_numpy(zero_copy_only=False), dtype=bool))
     return a
 
 
@@ -99,6 +106,9 @@ def _collapse_spaces(values: pa.Array) -> pa.Array:
     return pc.replace_substring_regex(values, r"\s{2,}", " ")
 
 
+_SMALL_DICTIONARY = 1 << 16
+
+
 def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True) -> pa.ChunkedArray:
     """Trim whitespace (non-breaking spaces too); empty becomes null. Dictionaries are cleaned once
     per distinct value; `categorical` values (brand, category…) also get inner runs of spaces
@@ -108,7 +118,10 @@ def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True) -> pa
     `is_valid` and dictionary unification see it."""
     arr = chunked(arr)
     if pa.types.is_dictionary(arr.type):
-        d = as_dictionary(arr)
+        # few distinct values (brand, colour): unify, usually leaving nothing to re-encode; many
+        # (titles, product ids): concatenate, since cleaning re-encodes or tolerates repeats anyway
+        small = sum(len(c.dictionary) for c in arr.chunks) <= _SMALL_DICTIONARY
+        d = as_dictionary(arr) if small else concat_dictionary(arr)
         values = _strip(chunked(d.dictionary.cast(pa.string())), trim).combine_chunks()
         if not categorical:
             return pa.chunked_array([dict_from(d.indices, values)], type=STR_DICT)
@@ -125,7 +138,7 @@ def dict_from(indices: pa.Array, values: pa.Array) -> pa.DictionaryArray:
         ok = pc.take(pc.is_valid(values), indices)
         indices = pc.if_else(ok, indices, pa.scalar(None, indices.type))
         values = pc.fill_null(values, "")
-    return pa.DictionaryArray.from_arrays(indices, values)
+    return pa.DictionaryArray.from_arrays(indices, values, safe=False)
 
 
 def _clean_scalar(v: str | None) -> str | None:
@@ -140,8 +153,8 @@ def reindex(d: pa.DictionaryArray, values: pa.Array) -> pa.ChunkedArray:
     the result's dictionary is unique and null-free (one hash pass over the distinct values)."""
     enc = pc.dictionary_encode(values)
     if enc.null_count == 0 and len(enc.dictionary) == len(values):  # one-to-one: reuse the indices
-        return pa.chunked_array([pa.DictionaryArray.from_arrays(d.indices, values)], type=STR_DICT)
-    return pa.chunked_array([pa.DictionaryArray.from_arrays(pc.take(enc.indices, d.indices), enc.dictionary)],
+        return pa.chunked_array([pa.DictionaryArray.from_arrays(d.indices, values, safe=False)], type=STR_DICT)
+    return pa.chunked_array([pa.DictionaryArray.from_arrays(pc.take(enc.indices, d.indices), enc.dictionary, safe=False)],
                             type=STR_DICT)
 
 
@@ -157,6 +170,35 @@ def as_dictionary(arr: Arrayish) -> pa.DictionaryArray:
     return arr.chunk(0) if arr.num_chunks == 1 else arr.combine_chunks()
 
 
+def concat_dictionary(arr: Arrayish) -> pa.DictionaryArray:
+    """One DictionaryArray from the chunks by concatenating their dictionaries (indices offset),
+    not unifying them: no hashing, but a value present in several chunks' dictionaries appears
+    several times. For cleaning, which re-encodes categorical values anyway (`reindex`) and leaves
+    free text as is, that is exactly enough — and Parquet row groups each bring their own
+    dictionary of a quarter-million titles. Chunks that share one dictionary keep sharing it."""
+    arr = chunked(arr)
+    if arr.num_chunks <= 1:
+        return as_dictionary(arr)
+    chunks = arr.chunks
+    first = chunks[0].dictionary
+    if all(c.dictionary is first or _same_buffers(c.dictionary, first) for c in chunks[1:]):
+        return pa.DictionaryArray.from_arrays(pa.concat_arrays([c.indices for c in chunks]), first, safe=False)
+    indices, offset = [], 0
+    for c in chunks:
+        idx = c.indices.cast(pa.int32())
+        indices.append(pc.add(idx, pa.scalar(offset, pa.int32())) if offset else idx)
+        offset += len(c.dictionary)
+    dictionary = pa.concat_arrays([c.dictionary.cast(pa.string()) for c in chunks])
+    return pa.DictionaryArray.from_arrays(pa.concat_arrays(indices), dictionary, safe=False)
+
+
+def _same_buffers(a: pa.Array, b: pa.Array) -> bool:
+    if len(a) != len(b) or a.offset != b.offset:
+        return False
+    return all((x is None and y is None) or (x is not None and y is not None and x.address == y.address)
+               for x, y in zip(a.buffers(), b.buffers()))
+
+
 def map_distinct(arr: Arrayish, fn: Callable[[Any], Any], out_type: pa.DataType, keep_dict: bool = False
                  ) -> pa.ChunkedArray:
     """Apply a Python function to each distinct value of a column once, and reuse it for every row.
@@ -168,11 +210,11 @@ def map_distinct(arr: Arrayish, fn: Callable[[Any], Any], out_type: pa.DataType,
     mapped = [fn(v) for v in d.dictionary.to_pylist()]
     if keep_dict:
         if None not in mapped and len(set(mapped)) == len(mapped):  # one-to-one: reuse the indices
-            out = pa.DictionaryArray.from_arrays(d.indices, pa.array(mapped, type=pa.string()))
+            out = pa.DictionaryArray.from_arrays(d.indices, pa.array(mapped, type=pa.string()), safe=False)
             return pa.chunked_array([out], type=STR_DICT)
         encoded = pc.dictionary_encode(pa.array(mapped, type=pa.string()))
         indices = pc.take(encoded.indices, d.indices)
-        out = pa.DictionaryArray.from_arrays(indices, encoded.dictionary)
+        out = pa.DictionaryArray.from_arrays(indices, encoded.dictionary, safe=False)
         return pa.chunked_array([out], type=STR_DICT)
     return pa.chunked_array([pc.take(pa.array(mapped, type=out_type), d.indices)], type=out_type)
 
@@ -198,8 +240,10 @@ def _first_byte_is(a: pa.Array, byte: int) -> bool:
     if len(a) == 0 or a.null_count == len(a) or not (pa.types.is_string(a.type) or pa.types.is_large_string(a.type)):
         return len(a) > 0 and a.null_count < len(a)
     offsets, data = _string_parts(a)
-    starts = offsets[:-1][np.diff(offsets) > 0]
-    return bool(len(starts)) and bool((data[starts] == byte).any())
+    if not len(data):
+        return False
+    # an empty slot reads the next value's first byte (or the last byte): a harmless false alarm
+    return bool((data[np.minimum(offsets[:-1], len(data) - 1)] == byte).any())
 
 
 # ---------------------------------------------------------------- money

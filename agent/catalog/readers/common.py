@@ -116,16 +116,16 @@ class FillDown:
         if pa.types.is_dictionary(typ):
             d = as_dictionary(values)
             per_key = d.indices.take(self.src_rows)
-            return pa.DictionaryArray.from_arrays(per_key.take(self.slot), d.dictionary)
+            return pa.DictionaryArray.from_arrays(per_key.take(self.slot), d.dictionary, safe=False)
         if not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
             return take_sorted(values, self.src_rows).take(self.slot)
         entries = take_sorted(values, self.src_rows).cast(pa.string())
         if entries.null_count == 0:
-            return pa.DictionaryArray.from_arrays(self.slot, entries)
+            return pa.DictionaryArray.from_arrays(self.slot, entries, safe=False)
         valid = np.asarray(entries.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
         compact = (np.cumsum(valid) - 1).astype(np.int32)
         per_key = pa.array(compact, mask=~valid)
-        return pa.DictionaryArray.from_arrays(per_key.take(self.slot), entries.filter(pa.array(valid)))
+        return pa.DictionaryArray.from_arrays(per_key.take(self.slot), entries.filter(pa.array(valid)), safe=False)
 
 
 def take_sorted(values: pa.ChunkedArray | pa.Array, rows: pa.Array) -> pa.Array:
@@ -189,14 +189,14 @@ def dict_coalesce(*arrays) -> pa.DictionaryArray:
                        else d.indices.cast(pa.int32()))
         offset += len(d.dictionary)
     dictionary = pa.concat_arrays([d.dictionary.cast(pa.string()) for d in parts])
-    return pa.DictionaryArray.from_arrays(pc.coalesce(*indices), dictionary)
+    return pa.DictionaryArray.from_arrays(pc.coalesce(*indices), dictionary, safe=False)
 
 
 def dict_where(mask, arr) -> pa.DictionaryArray:
     """arr (as dictionary) where mask is true, else null — on the integer indices only."""
     d = as_dictionary(to_strings(arr))
     mask = mask.combine_chunks() if isinstance(mask, pa.ChunkedArray) else mask
-    return pa.DictionaryArray.from_arrays(pc.if_else(mask, d.indices, pa.scalar(None, d.indices.type)), d.dictionary)
+    return pa.DictionaryArray.from_arrays(pc.if_else(mask, d.indices, pa.scalar(None, d.indices.type)), d.dictionary, safe=False)
 
 
 def entry_mask(arr, predicate) -> pa.Array:
@@ -359,7 +359,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     out["availability"] = done["availability"]
     out["google_category_id"], out["google_category_path"], out["category_mapping"] = done["mapping"]
     out["product_key"] = done["keys"]
-    out["source"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([source]))
+    out["source"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([source]), safe=False)
     if snapshot_rows is not None:
         out["snapshot_date"] = snapshot_rows
 
@@ -396,7 +396,7 @@ def codes_of(arr, fn, labels: tuple[str, ...]) -> np.ndarray:
 def from_codes(codes: np.ndarray, labels: tuple[str, ...]) -> pa.DictionaryArray:
     mask = codes < 0
     indices = pa.array(codes.astype(np.int32), mask=mask) if mask.any() else pa.array(codes.astype(np.int32))
-    return pa.DictionaryArray.from_arrays(indices, pa.array(list(labels), pa.string()))
+    return pa.DictionaryArray.from_arrays(indices, pa.array(list(labels), pa.string()), safe=False)
 
 
 def _availability(raw, qty, policy, n: int) -> pa.Array:

@@ -1,0 +1,150 @@
+"""The vectorised value helpers the ingest fast paths rely on, checked against plain Python.
+
+The fast paths skip work when raw bytes show there is nothing to do (no edge byte to trim, no run of
+spaces, no Excel apostrophe), reuse buffers, and build dictionaries by hand; each test compares the
+result with what Python's own string methods say, including the awkward cases (sliced arrays, nulls,
+non-ASCII edges, whitespace-only values, several chunks with different dictionaries).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.catalog import categorise, taxonomy
+from agent.catalog.readers.common import FillDown, fill_down, first_row_per_key, take_sorted
+from agent.catalog.values import clean_text, concat_dictionary, strip_excel_text_marker
+
+MESSY = ["chair", " chair", "chair ", "\u00a0Sofa\u00a0", "Café", "  ", "", None, "a  b", "tab\tin", "x\n",
+         "\u3000wide", "ü", "end ü ", "'00123", "'", "plain"]
+
+
+def py_clean(v: str | None, collapse: bool = False) -> str | None:
+    """Reference: Unicode-aware strip; empty -> None; optionally inner ASCII space runs -> one space."""
+    if v is None:
+        return None
+    v = v.strip()
+    if collapse:
+        import re
+
+        v = re.sub(r"[ \t\n\f\r]{2,}", " ", v)
+    return v or None
+
+
+def dictionary_is_null_free(arr) -> bool:
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    return all(c.dictionary.null_count == 0 for c in chunks)
+
+
+def test_clean_text_plain_strings_matches_python_including_slices_and_nulls():
+    arr = pa.array(MESSY * 3)
+    for piece in (arr, arr.slice(5), arr.slice(3, 20), pa.chunked_array([arr.slice(0, 10), arr.slice(10)])):
+        expected = [py_clean(v) for v in piece.to_pylist()]
+        got = clean_text(piece, categorical=False)
+        assert got.to_pylist() == expected
+        assert got.null_count == sum(v is None for v in expected)
+
+
+def test_clean_text_untouched_column_keeps_its_buffers():
+    arr = pa.array(["SKU-1", "SKU-2", "SKU-3"] * 1000)
+    got = clean_text(arr, categorical=False)
+    assert got.chunk(0).buffers()[2].address == arr.buffers()[2].address
+
+
+def test_clean_text_empties_become_nulls_without_copying_text():
+    arr = pa.array(["a", "", "b", None, ""])
+    got = clean_text(arr, categorical=False).chunk(0)
+    assert got.to_pylist() == ["a", None, "b", None, None] and got.null_count == 3
+    assert got.buffers()[2].address == arr.buffers()[2].address
+
+
+def test_clean_text_large_string():
+    arr = pa.array(MESSY, pa.large_string())
+    assert clean_text(arr, categorical=False).to_pylist() == [py_clean(v) for v in MESSY]
+
+
+def test_clean_text_dictionary_free_text_keeps_nulls_in_indices():
+    d = pa.chunked_array([pa.array(MESSY).dictionary_encode(), pa.array(list(reversed(MESSY))).dictionary_encode()])
+    got = clean_text(d, categorical=False)
+    assert got.to_pylist() == [py_clean(v) for v in MESSY + list(reversed(MESSY))]
+    assert dictionary_is_null_free(got)
+    assert got.null_count == sum(py_clean(v) is None for v in MESSY) * 2  # is_valid/null_count see the blanks
+
+
+def test_clean_text_categorical_is_unique_and_collapses_runs():
+    values = MESSY + ["Teak", "Teak ", " Teak", "Red  Oak", "Red Oak"]
+    # several chunks with their own dictionaries, as Parquet row groups give them
+    d = pa.chunked_array([pa.array(values[:9]).dictionary_encode(), pa.array(values[9:]).dictionary_encode(),
+                          pa.array(values).dictionary_encode()])
+    got = clean_text(d, categorical=True)
+    expected = [py_clean(v, collapse=True) for v in values[:9] + values[9:] + values]
+    assert got.to_pylist() == expected
+    dictionary = got.chunk(0).dictionary.to_pylist()
+    assert len(dictionary) == len(set(dictionary)) and None not in dictionary
+    assert got.null_count == sum(v is None for v in expected)
+
+
+def test_concat_dictionary_shared_and_distinct_dictionaries():
+    base = pa.array(["x", "y", "z"]).dictionary_encode()
+    shared = pa.chunked_array([base.slice(0, 2), base.slice(2)])
+    c = concat_dictionary(shared)
+    assert c.to_pylist() == ["x", "y", "z"] and len(c.dictionary) == 3  # not repeated per chunk
+    distinct = pa.chunked_array([pa.array(["a", "b"]).dictionary_encode(), pa.array(["b", None, "c"]).dictionary_encode()])
+    assert concat_dictionary(distinct).to_pylist() == ["a", "b", "b", None, "c"]
+
+
+def test_excel_text_marker_only_where_present():
+    arr = pa.chunked_array([pa.array(["'00123", "A1", None, ""]), pa.array(["4006381333931"])])
+    assert strip_excel_text_marker(arr).to_pylist() == ["00123", "A1", None, "", "4006381333931"]
+    clean = pa.chunked_array([pa.array(["A", "", None, "B"])])
+    assert strip_excel_text_marker(clean) is clean
+
+
+def test_fill_down_plan_matches_python_for_text_dictionaries_and_numbers():
+    rng = np.random.default_rng(7)
+    handles = [f"h{k}" for k in rng.integers(0, 40, 400)]
+    handles[5] = handles[17] = None
+    titles = [f"T{k}" if rng.random() < 0.7 else None for k in range(400)]
+    prices = [float(k) if rng.random() < 0.8 else None for k in range(400)]
+    enc = pa.array(handles).dictionary_encode()
+    keys = np.where(enc.is_valid().to_numpy(zero_copy_only=False), enc.indices.fill_null(0).to_numpy(), -1).astype(np.int64)
+    nkeys = len(enc.dictionary)
+    plan = FillDown.plan(keys, nkeys, first_row_per_key(keys, nkeys))
+    first_row: dict[str, int] = {}
+    for i, h in enumerate(handles):
+        if h is not None:
+            first_row.setdefault(h, i)
+    for values in (pa.chunked_array([pa.array(titles[:150]), pa.array(titles[150:])]),
+                   pa.array(titles).dictionary_encode(), pa.array(prices)):
+        plain = values.to_pylist()
+        expected = [None if h is None else plain[first_row[h]] for h in handles]
+        got = fill_down(values, keys, nkeys, plan)
+        assert got.to_pylist() == expected
+        assert got.null_count == sum(v is None for v in expected)
+        if pa.types.is_dictionary(got.type):
+            assert got.dictionary.null_count == 0
+    # without a fixed source row: the first row holding a value
+    expected = []
+    for h in handles:
+        rows = [i for i, g in enumerate(handles) if g == h and titles[i] is not None] if h is not None else []
+        expected.append(titles[rows[0]] if rows else None)
+    assert fill_down(pa.array(titles), keys, nkeys).to_pylist() == expected
+
+
+def test_take_sorted_across_chunks():
+    arr = pa.chunked_array([pa.array(["a", "b"]), pa.array([], pa.string()), pa.array(["c", "d", "e"])])
+    assert take_sorted(arr, pa.array([0, 2, 3, 4], pa.int64())).to_pylist() == ["a", "c", "d", "e"]
+    assert take_sorted(arr, pa.array([4, 0], pa.int64())).to_pylist() == ["e", "a"]  # unsorted: general take
+
+
+def test_map_rows_paths_follow_ids_and_unmapped_rows_are_null():
+    tax = taxonomy.load()
+    chair_path = tax.node(6828).path
+    gc = pa.chunked_array([pa.array(["6828", None, "not a category", "6828", None]).dictionary_encode()])
+    title = pa.chunked_array([pa.array([None, "Teak garden bench", None, None, "Mystery object"]).dictionary_encode()])
+    ids, paths, method = categorise.map_rows(5, gc, None, None, title)
+    assert ids.to_pylist() == [6828, 5044, None, 6828, None]
+    assert paths.to_pylist() == [chair_path, tax.node(5044).path, None, chair_path, None]
+    assert method.to_pylist() == ["google_category", "keyword", "unmapped", "google_category", "unmapped"]
+    assert pc.count_distinct(paths.dictionary).as_py() == len(paths.dictionary)
