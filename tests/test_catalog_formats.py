@@ -337,12 +337,12 @@ def test_generic_aliases_and_unmapped_columns():
 
 @pytest.mark.parametrize("name", ["shopify-garden-solutions.csv", "woocommerce-sample-products.csv"])
 def test_parallel_column_jobs_give_the_same_table(name, monkeypatch):
-    from agent.catalog.readers import common
+    from agent.catalog import parallel
 
     data = real(name)
-    monkeypatch.setattr(common, "_PARALLEL_MIN_ROWS", 10**12)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_ROWS", 10**12)
     sequential, _ = read_table_bytes(data, name, KIND_ATTACHED)
-    monkeypatch.setattr(common, "_PARALLEL_MIN_ROWS", 0)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_ROWS", 0)
     parallel, _ = read_table_bytes(data, name, KIND_ATTACHED)
     assert parallel.equals(sequential)
 

@@ -263,11 +263,14 @@ def _python_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType]
 
 def _unify(table: pa.Table) -> pa.Table:
     """One chunk per dictionary column, one dictionary for it: unified once here rather than by
-    every later step (Arrow gives each parsed block its own dictionary)."""
-    for i, field in enumerate(table.schema):
-        col = table.column(i)
-        if pa.types.is_dictionary(field.type) and col.num_chunks > 1:
-            table = table.set_column(i, field, pa.chunked_array([col.combine_chunks()], type=field.type))
+    every later step (Arrow gives each parsed block its own dictionary). Columns side by side."""
+    from agent.catalog.parallel import run_parallel
+
+    todo = {i: (lambda col=table.column(i): col.combine_chunks()) for i, field in enumerate(table.schema)
+            if pa.types.is_dictionary(field.type) and table.column(i).num_chunks > 1}
+    for i, combined in run_parallel(todo, table.num_rows).items():
+        field = table.schema.field(i)
+        table = table.set_column(i, field, pa.chunked_array([combined], type=field.type))
     return table
 
 

@@ -99,10 +99,10 @@ def _collapse_spaces(values: pa.Array) -> pa.Array:
     """Inner runs of whitespace -> one space; the regex only runs when the bytes hold such a run."""
     if len(values) == 0 or values.null_count == len(values):
         return values
-    data = values.buffers()[2]
-    raw = data.to_pybytes() if data is not None else b""
-    if b"  " not in raw and not any(ch in raw for ch in (b"\t", b"\n", b"\r", b"\x0c")):
-        return values  # no run of whitespace anywhere (memchr-fast scans of the value bytes)
+    _, data = _string_parts(values)
+    low = data <= 32  # spaces and control bytes (a superset of RE2's ASCII `\s`)
+    if len(data) < 2 or not (low[1:] & low[:-1]).any():
+        return values  # no two in a row anywhere in the value bytes: nothing to collapse
     return pc.replace_substring_regex(values, r"\s{2,}", " ")
 
 

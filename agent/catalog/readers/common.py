@@ -10,10 +10,7 @@ vectorised, the same for every format.
 from __future__ import annotations
 
 import datetime as dt
-import os
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +19,7 @@ import pyarrow.compute as pc
 
 from agent.catalog import canonical
 from agent.catalog.categorise import map_rows
+from agent.catalog.parallel import run_parallel
 from agent.catalog.values import (
     as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
     parse_money, policy_value, status_value, strip_excel_text_marker, to_strings,
@@ -110,7 +108,7 @@ class FillDown:
 
     def apply(self, values: pa.ChunkedArray | pa.Array) -> pa.Array:
         """Every row gets its source row's value; text comes back dictionary-encoded."""
-        if len(values) == 0:
+        if len(values) == 0 or values.null_count == len(values):  # nothing to fill (an empty column)
             return pa.nulls(len(self.slot), type=values.type)
         typ = values.type
         if pa.types.is_dictionary(typ):
@@ -261,21 +259,9 @@ def _mask(keep: np.ndarray | None, arr):
     return arr if keep is None else pc.filter(arr, pa.array(keep))
 
 
-_POOL: ThreadPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
-_PARALLEL_MIN_ROWS = 50_000
-
-
 def _parallel(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, object]:
-    """Run independent column jobs; Arrow kernels release the GIL, so large tables use every core."""
-    global _POOL
-    if rows < _PARALLEL_MIN_ROWS or len(tasks) < 2:
-        return {k: f() for k, f in tasks.items()}
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)), thread_name_prefix="ingest")
-    futures = {k: _POOL.submit(f) for k, f in tasks.items()}
-    return {k: fut.result() for k, fut in futures.items()}
+    """Independent column jobs, side by side on large tables (see agent.catalog.parallel)."""
+    return run_parallel(tasks, rows)
 
 
 def _to_schema(name: str, value):

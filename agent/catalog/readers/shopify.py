@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.catalog import headers
+from agent.catalog.parallel import run_parallel
 from agent.catalog.readers.common import (
     Draft, FillDown, attribute_for, attributes_from_options, blank_where, coalesce, codes_of, encode_keys, entry_mask,
     fill_down, first_row_per_key, from_codes,
@@ -57,9 +58,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         keys, nkeys = encode_keys(handle)
     cols: dict = {}
     first = FillDown.plan(keys, nkeys, first_row_per_key(keys, nkeys))  # product fields: a handle's first row
-    for name in PRODUCT_FIELDS:
-        if name in raw:
-            cols[name] = fill_down(raw[name], keys, nkeys, first)
+    cols.update(run_parallel({name: (lambda v=raw[name]: first.apply(v)) for name in PRODUCT_FIELDS if name in raw}, n))
     for name in ("sku", "price", "compare_at_price", "gtin", "inventory_qty", "inventory_policy",
                  "option1_value", "option2_value", "option3_value"):
         if name in raw:
