@@ -95,6 +95,7 @@ class FillDown:
 
     src_rows: pa.Array  # int64
     slot: pa.Array  # int32 per row, null where the row's key has no source row
+    slot_np: np.ndarray  # the same, -1 where null
 
     @classmethod
     def plan(cls, keys: np.ndarray, nkeys: int, first: np.ndarray) -> "FillDown":
@@ -104,7 +105,16 @@ class FillDown:
         slot = position[np.where(keys >= 0, keys, nkeys)]
         missing = slot < 0
         return cls(pa.array(first[have].astype(np.int64)),
-                   pa.array(slot, mask=missing) if missing.any() else pa.array(slot))
+                   pa.array(slot, mask=missing) if missing.any() else pa.array(slot), slot)
+
+    def per_key(self, values: pa.ChunkedArray | pa.Array) -> pa.Array:
+        """Each key's source value (in key order): decide per product, then `spread`."""
+        return take_sorted(values, self.src_rows)
+
+    def spread(self, per_key: np.ndarray, missing: int = -1) -> np.ndarray:
+        """A per-key numpy result onto the rows; rows without a source get `missing`."""
+        out = np.append(per_key, np.array([missing], dtype=per_key.dtype))
+        return out[self.slot_np]
 
     def apply(self, values: pa.ChunkedArray | pa.Array) -> pa.Array:
         """Every row gets its source row's value; text comes back dictionary-encoded."""
@@ -390,17 +400,24 @@ def _availability(raw, qty, policy, n: int) -> pa.Array:
 
     Computed on small integer codes, not strings: the result is a dictionary array."""
     labels = canonical.AVAILABILITY_VALUES
-    code = codes_of(raw, availability_value, labels) if raw is not None else np.full(n, -1, dtype=np.int8)
-    if qty is not None and (code < 0).any():
-        q = qty.to_numpy(zero_copy_only=False) if isinstance(qty, pa.Array) else chunked(qty).to_numpy()
-        known = ~np.isnan(q.astype(np.float64)) if q.dtype == object or q.dtype.kind == "f" else np.ones(len(q), bool)
-        qv = np.where(known, np.nan_to_num(q.astype(np.float64)), 0)
-        cont = (codes_of(policy, lambda v: v, ("continue",)) == 0) if policy is not None else np.zeros(n, bool)
-        derived = np.where(qv > 0, labels.index("in_stock"),
-                           np.where(cont, labels.index("backorder"), labels.index("out_of_stock")))
-        derived = np.where(known, derived, -1).astype(np.int8)
-        code = np.where(code >= 0, code, derived)
-    code = np.where(code >= 0, code, labels.index("unknown")).astype(np.int8)
+    code = codes_of(raw, availability_value, labels) if raw is not None else None
+    if qty is not None and (code is None or (code < 0).any()):
+        q = chunked(qty)
+        q = q.chunk(0) if q.num_chunks == 1 else q.combine_chunks()
+        if not pa.types.is_integer(q.type):
+            q = pc.floor(q.cast(pa.float64())).cast(pa.int64(), safe=False)
+        amount = pc.fill_null(q, 0).to_numpy(zero_copy_only=False) if q.null_count else q.to_numpy(zero_copy_only=False)
+        derived = np.where(amount > 0, labels.index("in_stock"), labels.index("out_of_stock")).astype(np.int8)
+        if policy is not None:
+            cont = codes_of(policy, lambda v: v, ("continue",)) == 0
+            derived[cont & (amount <= 0)] = labels.index("backorder")
+        if q.null_count:
+            derived[~np.asarray(q.is_valid().to_numpy(zero_copy_only=False), dtype=bool)] = -1
+        code = derived if code is None else np.where(code >= 0, code, derived)
+    if code is None:
+        code = np.full(n, labels.index("unknown"), dtype=np.int8)
+    else:
+        code[code < 0] = labels.index("unknown")
     return from_codes(code, labels)
 
 

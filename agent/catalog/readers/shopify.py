@@ -58,7 +58,8 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         keys, nkeys = encode_keys(handle)
     cols: dict = {}
     first = FillDown.plan(keys, nkeys, first_row_per_key(keys, nkeys))  # product fields: a handle's first row
-    cols.update(run_parallel({name: (lambda v=raw[name]: first.apply(v)) for name in PRODUCT_FIELDS if name in raw}, n))
+    filled = [name for name in PRODUCT_FIELDS if name in raw and name not in ("status", "published")]
+    cols.update(run_parallel({name: (lambda v=raw[name]: first.apply(v)) for name in filled}, n))
     for name in ("sku", "price", "compare_at_price", "gtin", "inventory_qty", "inventory_policy",
                  "option1_value", "option2_value", "option3_value"):
         if name in raw:
@@ -74,11 +75,12 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     keep = evidence & has_handle
     skipped = int((~has_handle).sum())
 
-    # status: Status column, overridden to draft when explicitly unpublished (on integer codes)
+    # status: Status column, overridden to draft when explicitly unpublished — decided once per
+    # product on integer codes (from the handle's first row), then spread to its rows
     labels = ("active", "draft", "archived", "unknown")
-    status = codes_of(cols["status"], status_value, labels) if "status" in cols else None
-    if "published" in cols:
-        published = codes_of(cols.pop("published"), flag_value, (True, False))  # 0 yes, 1 no, -1 unknown
+    status = codes_of(first.per_key(raw["status"]), status_value, labels) if "status" in raw else None
+    if "published" in raw:
+        published = codes_of(first.per_key(raw["published"]), flag_value, (True, False))  # 0 yes, 1 no, -1 unknown
         from_published = np.where(published == 0, 0, np.where(published == 1, 1, 3)).astype(np.int8)
         if status is None:
             status = from_published
@@ -86,7 +88,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             status = np.where((status == 0) & (published == 1), 1, status)
             status = np.where((status == 3) | (status < 0), from_published, status).astype(np.int8)
     if status is not None:
-        cols["status"] = from_codes(status, labels)
+        cols["status"] = from_codes(first.spread(status), labels)
 
     # stock: untracked variants are always sellable
     if "inventory_tracker" in raw:
