@@ -226,7 +226,7 @@ def resolve(uri: str, *, fresh: bool = False) -> ObjectRef:
 
     A file location is looked up directly (one metadata call). A prefix ("…/", or no extension)
     resolves through `<prefix>latest.json` ({"snapshot": "<object name>"}, relative to the prefix or
-    an absolute object name in the same bucket), else the last object name in lexical order among
+    an absolute object name in the same bucket, inside the prefix), else the last object name in lexical order among
     .csv/.tsv/.parquet objects under the prefix. Results are memoised for RESOLVE_MEMO.ttl seconds
     unless `fresh`. Raises SourceUnavailable (never anything else).
     """
@@ -344,6 +344,12 @@ def _follow_pointer(bucket: str, prefix: str, snapshot: str) -> ObjectRef:
             candidates = [name]
         else:
             candidates = [prefix + name, name] if prefix else [name]
+    # latest.json names a snapshot inside its own folder, never elsewhere in the bucket: a location that
+    # passed the allowed-prefix check (a trusted catalog_context) must not be steered out of it.
+    candidates = [c for c in candidates if c.startswith(prefix)]
+    if not candidates:
+        log.warning("latest.json under gs://%s/%s points outside its folder", bucket, prefix)
+        raise SourceUnavailable("bad_pointer")
     for candidate in dict.fromkeys(candidates):
         ref = _lookup(bucket, candidate)
         if ref is not None:
