@@ -148,3 +148,14 @@ def test_map_rows_paths_follow_ids_and_unmapped_rows_are_null():
     assert paths.to_pylist() == [chair_path, tax.node(5044).path, None, chair_path, None]
     assert method.to_pylist() == ["google_category", "keyword", "unmapped", "google_category", "unmapped"]
     assert pc.count_distinct(paths.dictionary).as_py() == len(paths.dictionary)
+
+
+def test_clean_text_unique_input_skips_rehash_only_when_nothing_changes():
+    d = pa.chunked_array([pa.array(["h1", "h2", "h1", None, "h3"]).dictionary_encode()])
+    same = clean_text(d, categorical=True, unique=True)
+    assert same.chunk(0).dictionary.equals(d.chunk(0).dictionary) and same.to_pylist() == d.to_pylist()
+    # trimming merges "a " into "a": the result is re-encoded even though the input was unique
+    merged = clean_text(pa.chunked_array([pa.array(["a ", "a", "b", "a "]).dictionary_encode()]), categorical=True, unique=True)
+    assert merged.to_pylist() == ["a", "a", "b", "a"]
+    assert sorted(merged.chunk(0).dictionary.to_pylist()) == ["a", "b"]
+    assert len(set(merged.chunk(0).indices.to_pylist())) == 2

@@ -122,7 +122,7 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
     tax = taxonomy.load()
     ids = np.full(n, -1, dtype=np.int32)
     method = np.full(n, 3, dtype=np.int8)  # index into MAPPING_METHODS
-    if google_category is not None:
+    if google_category is not None and google_category.null_count < len(google_category):  # an empty column says nothing
         ids = _lookup(chunked(google_category), lambda v: _google_id_cached(v) if v is not None else None)
         method[ids >= 0] = 0
     if category_path is not None and (ids < 0).any():

@@ -109,10 +109,14 @@ def _collapse_spaces(values: pa.Array) -> pa.Array:
 _SMALL_DICTIONARY = 1 << 16
 
 
-def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True) -> pa.ChunkedArray:
+def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True, unique: bool = False) -> pa.ChunkedArray:
     """Trim whitespace (non-breaking spaces too); empty becomes null. Dictionaries are cleaned once
     per distinct value; `categorical` values (brand, category…) also get inner runs of spaces
     collapsed and stay de-duplicated, while free text only needs its dictionary values trimmed.
+
+    `unique` says a one-chunk dictionary input came straight from an Arrow reader or unification
+    (whose dictionaries hold each value once): if cleaning changes no value, it is returned as is,
+    without re-hashing the values to prove they are still distinct.
 
     Dictionary results never hold a null entry: a null lives in the indices, where `null_count`,
     `is_valid` and dictionary unification see it."""
@@ -121,11 +125,16 @@ def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True) -> pa
         # few distinct values (brand, colour): unify, usually leaving nothing to re-encode; many
         # (titles, product ids): concatenate, since cleaning re-encodes or tolerates repeats anyway
         small = sum(len(c.dictionary) for c in arr.chunks) <= _SMALL_DICTIONARY
+        unique = unique and arr.num_chunks == 1
         d = as_dictionary(arr) if small else concat_dictionary(arr)
-        values = _strip(chunked(d.dictionary.cast(pa.string())), trim).combine_chunks()
+        original = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
+        values = _strip_array(original, trim)
         if not categorical:
             return pa.chunked_array([dict_from(d.indices, values)], type=STR_DICT)
-        return reindex(d, _collapse_spaces(values))
+        values = _collapse_spaces(values)
+        if unique and values is original and values.null_count == 0:
+            return pa.chunked_array([d], type=STR_DICT)
+        return reindex(d, values)
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         arr = arr.cast(pa.string())
     return _strip(arr, trim) if arr.num_chunks else arr

@@ -50,6 +50,9 @@ class Draft:
     skipped: int = 0  # rows the reader could not use (e.g. a Shopify row without a handle)
     default_status: str = "unknown"  # status when the data has no status at all
     currency_column: bool = False  # `currency` came from its own column (not from price text)
+    # product_id is a one-chunk dictionary straight from the reader (each value once): cleaning
+    # that changes nothing need not re-hash a quarter-million ids to prove they are distinct
+    unique_product_ids: bool = False
 
 
 def take_rows(values: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> pa.Array:
@@ -280,10 +283,10 @@ def _to_schema(name: str, value):
     return value if value.type == typ else value.cast(typ)
 
 
-def _text_job(name: str, value) -> Callable[[], object]:
+def _text_job(name: str, value, unique: bool = False) -> Callable[[], object]:
     def job():
         # product ids must stay unique per value (their indices become product keys)
-        v = clean_text(value, trim=name not in LONG_TEXT, categorical=name == "product_id")
+        v = clean_text(value, trim=name not in LONG_TEXT, categorical=name == "product_id", unique=unique)
         return strip_excel_text_marker(v) if name in IDENTIFIERS else v
     return job
 
@@ -313,7 +316,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     jobs: dict[str, Callable[[], object]] = {}
     for name in TEXT_FIELDS:
         if name in cols:
-            jobs[name] = _text_job(name, cols[name])
+            jobs[name] = _text_job(name, cols[name], unique=name == "product_id" and draft.unique_product_ids)
     for name in DICT_FIELDS:
         if name in cols:
             jobs[name] = (lambda v=cols[name]: clean_text(as_dict(v)))
