@@ -159,3 +159,19 @@ def test_clean_text_unique_input_skips_rehash_only_when_nothing_changes():
     assert merged.to_pylist() == ["a", "a", "b", "a"]
     assert sorted(merged.chunk(0).dictionary.to_pylist()) == ["a", "b"]
     assert len(set(merged.chunk(0).indices.to_pylist())) == 2
+
+
+def test_first_row_per_key_any_numbering():
+    rng = np.random.default_rng(3)
+    for keys in (rng.integers(-1, 30, 500),  # arbitrary numbering (general path)
+                 pa.array([f"h{k}" if k >= 0 else None for k in rng.integers(-1, 30, 500)]).dictionary_encode()):
+        if isinstance(keys, pa.DictionaryArray):  # first-appearance numbering (fast path)
+            nkeys = len(keys.dictionary)
+            keys = np.where(keys.is_valid().to_numpy(zero_copy_only=False), keys.indices.fill_null(0).to_numpy(), -1)
+        else:
+            nkeys = 30
+        expected = [-1] * (nkeys + 1)
+        for i, k in enumerate(keys.tolist()):
+            if k >= 0 and expected[k] < 0:
+                expected[k] = i
+        assert first_row_per_key(np.asarray(keys, dtype=np.int64), nkeys).tolist() == expected

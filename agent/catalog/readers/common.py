@@ -79,8 +79,21 @@ def first_valid_row(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys:
 
 
 def first_row_per_key(keys: np.ndarray, nkeys: int) -> np.ndarray:
-    """Index of each key's first row (-1 if none), plus the extra "no key" slot."""
+    """Index of each key's first row (-1 if none), plus the extra "no key" slot.
+
+    Keys from a dictionary encoding are numbered in order of first appearance, so a key's first row
+    is where the running maximum rises: one vectorised pass, verified, with the general scatter as
+    the fallback for any other numbering."""
     first = np.full(nkeys + 1, -1, dtype=np.int64)
+    if len(keys) and nkeys:
+        runmax = np.maximum.accumulate(keys)
+        rises = np.empty(len(keys), dtype=bool)
+        rises[0] = keys[0] >= 0
+        np.greater(runmax[1:], runmax[:-1], out=rises[1:])
+        rows = np.flatnonzero(rises)
+        if len(rows) == nkeys and np.array_equal(keys[rows], np.arange(nkeys)):
+            first[:nkeys] = rows
+            return first
     rows = np.flatnonzero(keys >= 0)
     first[keys[rows][::-1]] = rows[::-1]
     return first
@@ -229,10 +242,9 @@ def blank_where(arr, mask) -> pa.DictionaryArray:
 
 def encode_keys(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int]:
     """Integer key per row (dictionary indices); null -> -1."""
-    if pa.types.is_dictionary(values.type):
-        enc = chunked(values).combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-    else:
-        enc = pc.dictionary_encode(chunked(values).combine_chunks() if isinstance(values, pa.ChunkedArray) else values)
+    if isinstance(values, pa.ChunkedArray):
+        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+    enc = values if pa.types.is_dictionary(values.type) else pc.dictionary_encode(values)
     idx = enc.indices.to_numpy(zero_copy_only=False)
     if enc.null_count:
         idx = np.where(np.asarray(enc.is_valid().to_numpy(zero_copy_only=False), dtype=bool), idx, -1)
