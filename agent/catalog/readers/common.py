@@ -118,10 +118,11 @@ class FillDown:
         have = first >= 0
         position = np.full(nkeys + 1, -1, dtype=np.int32)
         position[np.flatnonzero(have)] = np.arange(int(have.sum()), dtype=np.int32)
-        slot = position[np.where(keys >= 0, keys, nkeys)]
-        missing = slot < 0
-        return cls(pa.array(first[have].astype(np.int64)),
-                   pa.array(slot, mask=missing) if missing.any() else pa.array(slot), slot)
+        slot = position[keys if keys.min(initial=0) >= 0 else np.where(keys >= 0, keys, nkeys)]
+        missing = slot < 0 if not have[:-1].all() or keys.min(initial=0) < 0 else None
+        if missing is not None and missing.any():
+            return cls(pa.array(first[have].astype(np.int64)), pa.array(slot, mask=missing), slot)
+        return cls(pa.array(first[have].astype(np.int64)), pa.array(slot), slot)
 
     def per_key(self, values: pa.ChunkedArray | pa.Array) -> pa.Array:
         """Each key's source value (in key order): decide per product, then `spread`."""
@@ -241,14 +242,17 @@ def blank_where(arr, mask) -> pa.DictionaryArray:
 
 
 def encode_keys(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int]:
-    """Integer key per row (dictionary indices); null -> -1."""
+    """Integer key per row (dictionary indices, int32 or wider); null -> -1. Without nulls the
+    array is a read-only view of the indices (no copy)."""
     if isinstance(values, pa.ChunkedArray):
         values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     enc = values if pa.types.is_dictionary(values.type) else pc.dictionary_encode(values)
     idx = enc.indices.to_numpy(zero_copy_only=False)
+    if idx.dtype.itemsize < 4:
+        idx = idx.astype(np.int32)
     if enc.null_count:
         idx = np.where(np.asarray(enc.is_valid().to_numpy(zero_copy_only=False), dtype=bool), idx, -1)
-    return idx.astype(np.int64), len(enc.dictionary)
+    return idx, len(enc.dictionary)
 
 
 def attribute_for(name: str | None) -> str | None:
@@ -382,10 +386,11 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
 
 def _product_keys(product_id, n: int) -> pa.Array:
     keys, _ = encode_keys(product_id) if product_id is not None else (np.full(n, -1, dtype=np.int64), 0)
-    if (keys < 0).any():  # rows with no identity at all are products of their own
-        missing = keys < 0
+    keys = keys.astype(np.int64)  # the canonical width, and a writable copy
+    missing = keys < 0
+    if missing.any():  # rows with no identity at all are products of their own
         keys[missing] = keys.max(initial=-1) + 1 + np.arange(int(missing.sum()))
-    return pa.array(keys.astype(np.int64))
+    return pa.array(keys)
 
 
 def as_dict(arr):

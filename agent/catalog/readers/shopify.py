@@ -67,12 +67,16 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     cols["product_id"] = handle
 
     # rows: variant rows vs image-only rows vs rows without handle
-    evidence = np.zeros(n, dtype=bool)
-    for name in ("title",) + VARIANT_EVIDENCE:
-        if name in raw:
-            evidence |= np.asarray(pc.is_valid(raw[name]).to_numpy(zero_copy_only=False), dtype=bool)
+    present = [raw[name] for name in ("title",) + VARIANT_EVIDENCE if name in raw]
     has_handle = keys >= 0
-    keep = evidence & has_handle
+    if any(col.null_count == 0 for col in present):  # e.g. a SKU on every row: every row is a variant
+        keep = has_handle
+    else:
+        evidence = np.zeros(n, dtype=bool)
+        for col in present:
+            if col.null_count < len(col):
+                evidence |= np.asarray(pc.is_valid(col).to_numpy(zero_copy_only=False), dtype=bool)
+        keep = evidence & has_handle
     skipped = int((~has_handle).sum())
 
     # status: Status column, overridden to draft when explicitly unpublished — decided once per
