@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 PARALLEL_MIN_ROWS = 50_000
 
@@ -17,14 +17,38 @@ _POOL: ThreadPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
 
 
-def run_parallel(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, object]:
-    """Run independent jobs (name -> callable) and return name -> result, in parallel when `rows` is
-    large enough to be worth it."""
+def _pool() -> ThreadPoolExecutor:
     global _POOL
-    if rows < PARALLEL_MIN_ROWS or len(tasks) < 2:
-        return {k: f() for k, f in tasks.items()}
     with _POOL_LOCK:
         if _POOL is None:
             _POOL = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)), thread_name_prefix="ingest")
-    futures = {k: _POOL.submit(f) for k, f in tasks.items()}
+    return _POOL
+
+
+def submit_all(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, Future]:
+    """Start jobs and return their futures (already done when run inline, for small tables).
+
+    A job may wait on the future of a job submitted *before* it: the pool takes jobs in order,
+    so whatever it waits for has been taken by a worker that is not itself waiting on a later
+    job — no deadlock, however many ingests share the pool."""
+    if rows < PARALLEL_MIN_ROWS or len(tasks) < 2:
+        done: dict[str, Future] = {}
+        for k, f in tasks.items():
+            fut: Future = Future()
+            try:
+                fut.set_result(f())
+            except BaseException as exc:  # noqa: BLE001 - re-raised by .result(), as from the pool
+                fut.set_exception(exc)
+            done[k] = fut
+        return done
+    pool = _pool()
+    return {k: pool.submit(f) for k, f in tasks.items()}
+
+
+def run_parallel(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, object]:
+    """Run independent jobs (name -> callable) and return name -> result, in parallel when `rows` is
+    large enough to be worth it."""
+    if rows < PARALLEL_MIN_ROWS or len(tasks) < 2:
+        return {k: f() for k, f in tasks.items()}
+    futures = {k: _pool().submit(f) for k, f in tasks.items()}
     return {k: fut.result() for k, fut in futures.items()}

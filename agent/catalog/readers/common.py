@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from agent.catalog import canonical
 from agent.catalog.categorise import map_rows
-from agent.catalog.parallel import run_parallel
+from agent.catalog.parallel import run_parallel, submit_all
 from agent.catalog.values import (
     as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
     parse_money, policy_value, status_value, strip_excel_text_marker, to_strings,
@@ -345,7 +345,30 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         jobs["inventory_policy"] = lambda: map_distinct(to_strings(cols["inventory_policy"]), policy_value,
                                                         pa.string(), keep_dict=True)
     jobs["status"] = lambda: _status(cols.get("status"), draft.default_status, n)
-    out: dict[str, object] = {"row_number": row_number, **_parallel(jobs, n)}
+    # every column job also casts to its canonical type, so nothing waits for a last stage
+    jobs = {k: (_typed(k, f) if k in canonical.COLUMNS and k not in MONEY_FIELDS else f) for k, f in jobs.items()}
+    futures = submit_all(jobs, n)
+
+    def got(name: str):
+        fut = futures.get(name)
+        return fut.result() if fut is not None else None
+
+    def ids_and_keys():
+        pid = got("product_id")
+        if pid is None or pid.null_count:
+            pid = coalesce(pid, got("variant_id"), got("sku"))
+            pid = _to_schema("product_id", pid) if pid is not None else None
+        return pid, _product_keys(pid, n)
+
+    # stage 2: each job starts as soon as the columns it reads are done (they were queued first)
+    stage2 = submit_all({
+        "availability": lambda: _availability(cols.get("availability"), got("inventory_qty"),
+                                               got("inventory_policy"), n),
+        "mapping": lambda: map_rows(n, cols.get("google_category"), got("category_path"),
+                                    got("product_type"), got("title")),
+        "keys": ids_and_keys,
+    }, n)
+    out: dict[str, object] = {"row_number": row_number, **{k: f.result() for k, f in futures.items()}}
 
     currency = None
     for name in MONEY_FIELDS:
@@ -359,29 +382,22 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         out["currency"] = stated if currency is None or stated.null_count == 0 else coalesce(stated, currency)
     elif currency is not None:
         out["currency"] = currency
-    if "product_id" not in out or out["product_id"].null_count:
-        out["product_id"] = coalesce(out.get("product_id"), out.get("variant_id"), out.get("sku"))
 
-    # stage 2: what depends on stage 1
-    stage2 = {
-        "availability": lambda: _availability(cols.get("availability"), out.get("inventory_qty"),
-                                              out.get("inventory_policy"), n),
-        "mapping": lambda: map_rows(n, cols.get("google_category"), out.get("category_path"),
-                                    out.get("product_type"), out.get("title")),
-        "keys": lambda: _product_keys(out.get("product_id"), n),
-    }
-    done = _parallel(stage2, n)
-    out["availability"] = done["availability"]
-    out["google_category_id"], out["google_category_path"], out["category_mapping"] = done["mapping"]
-    out["product_key"] = done["keys"]
+    out["availability"] = stage2["availability"].result()
+    out["google_category_id"], out["google_category_path"], out["category_mapping"] = stage2["mapping"].result()
+    out["product_id"], out["product_key"] = stage2["keys"].result()
     out["source"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([source]), safe=False)
     if snapshot_rows is not None:
         out["snapshot_date"] = snapshot_rows
 
-    # stage 3: canonical types, column by column in parallel
+    # what is not yet in its canonical type (currency, numbers, a few others) — usually nothing costly
     final = {k: v for k, v in out.items() if k in canonical.COLUMNS and v is not None}
     final = _parallel({k: (lambda k=k, v=v: _to_schema(k, v)) for k, v in final.items()}, n)
     return canonical.from_columns(final)
+
+
+def _typed(name: str, job: Callable[[], object]) -> Callable[[], object]:
+    return lambda: _to_schema(name, job())
 
 
 def _product_keys(product_id, n: int) -> pa.Array:
