@@ -175,3 +175,11 @@ def test_first_row_per_key_any_numbering():
             if k >= 0 and expected[k] < 0:
                 expected[k] = i
         assert first_row_per_key(np.asarray(keys, dtype=np.int64), nkeys).tolist() == expected
+
+
+def test_categorical_clean_dedupes_a_shared_dictionary_with_repeats():
+    # chunks sharing one dictionary that repeats a value: combining does not unify it, so cleaning must
+    d = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2], pa.int32()), pa.array(["a", "a", "b"]))
+    got = clean_text(pa.chunked_array([d, d]), categorical=True)
+    assert got.to_pylist() == ["a", "a", "b"] * 2
+    assert sorted(got.chunk(0).dictionary.to_pylist()) == ["a", "b"]

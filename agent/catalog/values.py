@@ -124,9 +124,11 @@ def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True, uniqu
     if pa.types.is_dictionary(arr.type):
         # few distinct values (brand, colour): unify, usually leaving nothing to re-encode; many
         # (titles, product ids): concatenate, since cleaning re-encodes or tolerates repeats anyway
+        # (categorical values are unified in any case: that hash pass also proves them distinct,
+        # so an unchanged result needs no second one)
         small = sum(len(c.dictionary) for c in arr.chunks) <= _SMALL_DICTIONARY
-        unique = unique and arr.num_chunks == 1
-        d = as_dictionary(arr) if small else concat_dictionary(arr)
+        unique = (unique and arr.num_chunks == 1) or (categorical and _unified_on_combine(arr))
+        d = as_dictionary(arr) if small or categorical else concat_dictionary(arr)
         original = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
         values = _strip_array(original, trim)
         if not categorical:
@@ -199,6 +201,13 @@ def concat_dictionary(arr: Arrayish) -> pa.DictionaryArray:
         offset += len(c.dictionary)
     dictionary = pa.concat_arrays([c.dictionary.cast(pa.string()) for c in chunks])
     return pa.DictionaryArray.from_arrays(pa.concat_arrays(indices), dictionary, safe=False)
+
+
+def _unified_on_combine(arr: pa.ChunkedArray) -> bool:
+    """Whether combining the chunks unifies their dictionaries (they differ), which leaves each
+    value once; chunks sharing one dictionary are only concatenated, keeping it as it was."""
+    chunks = arr.chunks
+    return len(chunks) > 1 and any(not _same_buffers(c.dictionary, chunks[0].dictionary) for c in chunks[1:])
 
 
 def _same_buffers(a: pa.Array, b: pa.Array) -> bool:
