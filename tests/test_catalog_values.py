@@ -96,7 +96,7 @@ def test_concat_dictionary_shared_and_distinct_dictionaries():
 
 def test_excel_text_marker_only_where_present():
     arr = pa.chunked_array([pa.array(["'00123", "A1", None, ""]), pa.array(["4006381333931"])])
-    assert strip_excel_text_marker(arr).to_pylist() == ["00123", "A1", None, "", "4006381333931"]
+    assert strip_excel_text_marker(arr).to_pylist() == ["00123", "A1", None, None, "4006381333931"]
     clean = pa.chunked_array([pa.array(["A", "", None, "B"])])
     assert strip_excel_text_marker(clean) is clean
 
@@ -183,3 +183,30 @@ def test_categorical_clean_dedupes_a_shared_dictionary_with_repeats():
     got = clean_text(pa.chunked_array([d, d]), categorical=True)
     assert got.to_pylist() == ["a", "a", "b"] * 2
     assert sorted(got.chunk(0).dictionary.to_pylist()) == ["a", "b"]
+
+
+def test_map_rows_quick_path_equals_the_general_one():
+    tax = taxonomy.load()
+    values = ["6828", tax.node(5044).path, "6828", "719", tax.node(5044).path] * 3
+    quick = categorise.map_rows(len(values), pa.chunked_array([pa.array(values).dictionary_encode()]), None, None, None)
+    # one unresolvable row sends the same values down the general path
+    general = categorise.map_rows(len(values) + 1, pa.chunked_array([pa.array(values + [None]).dictionary_encode()]),
+                                  None, None, None)
+    for q, g in zip(quick, general):
+        assert q.to_pylist() == g.to_pylist()[:-1]
+    assert quick[0].to_pylist()[:4] == [6828, 5044, 6828, 719]
+    assert set(quick[2].to_pylist()) == {"google_category"}
+
+
+def test_identifier_clean_drops_excel_marker_in_the_same_pass():
+    ids = ["'00123", " '00456 ", "A-1", None, "", "'", "'x'", "\u00a0'789"] * 2
+    expected = []
+    for v in ids:
+        v = py_clean(v)
+        if v is not None and v.startswith("'"):
+            v = v[1:] or None
+        expected.append(v)
+    arr = pa.chunked_array([pa.array(ids[:5]), pa.array(ids[5:])])
+    assert clean_text(arr, categorical=False, marker=True).to_pylist() == expected
+    d = pa.chunked_array([pa.array(ids).dictionary_encode()])
+    assert clean_text(d, categorical=True, marker=True).to_pylist() == [v if v else None for v in expected]

@@ -120,6 +120,9 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
              ) -> tuple[pa.Array, pa.Array, pa.Array]:
     """(google_category_id int32, google_category_path dict, category_mapping dict) for n rows."""
     tax = taxonomy.load()
+    quick = _from_google_category_only(n, google_category, tax)
+    if quick is not None:
+        return quick
     ids = np.full(n, -1, dtype=np.int32)
     method = np.full(n, 3, dtype=np.int8)  # index into MAPPING_METHODS
     if google_category is not None and google_category.null_count < len(google_category):  # an empty column says nothing
@@ -165,3 +168,25 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
 
     method_arr = pa.DictionaryArray.from_arrays(pa.array(method.astype(np.int32)), pa.array(list(MAPPING_METHODS)), safe=False)
     return id_arr, path_arr, method_arr
+
+
+def _from_google_category_only(n: int, google_category, tax) -> tuple[pa.Array, pa.Array, pa.Array] | None:
+    """The common warehouse case — every row's google_product_category resolves — decided per
+    distinct value and spread by three integer takes; None when any row needs the later steps."""
+    if google_category is None or n == 0 or google_category.null_count:
+        return None
+    d = as_dictionary(chunked(google_category))
+    per_value = [_google_id_cached(v) if v is not None else None for v in d.dictionary.to_pylist()]
+    if any(i is None for i in per_value):
+        return None
+    distinct = sorted(set(per_value))
+    code = {cid: k for k, cid in enumerate(distinct)}
+    indices = d.indices
+    ids = pc.take(pa.array(per_value, pa.int32()), indices)
+    path = pa.DictionaryArray.from_arrays(pc.take(pa.array([code[i] for i in per_value], pa.int32()), indices),
+                                          pa.array([tax.node(i).path for i in distinct], pa.string()), safe=False)
+    from agent.catalog.canonical import MAPPING_METHODS
+
+    method = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array(list(MAPPING_METHODS)),
+                                            safe=False)
+    return ids, path, method

@@ -42,14 +42,16 @@ def _with_validity(a: pa.Array, valid: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(a.type, len(a), [bitmap, offsets, bufs[2]], null_count=int(len(a) - valid.sum()))
 
 
-def _strip_array(a: pa.Array, trim: bool) -> pa.Array:
+def _strip_array(a: pa.Array, trim: bool, marker: bool = False) -> pa.Array:
     """Trim and null the empties of one string array, touching only the values that need it.
 
     A first/last-byte test on the raw buffers finds the few values trimming could change (those
     that begin or end with a control/space byte or any non-ASCII byte — conservative: "Café" is
     looked at, and found unchanged); only
     those go through the kernel, and an unchanged column keeps its buffers (no copy, no extra
-    memory). Empties become nulls through a new validity bitmap over the same buffers.
+    memory). Empties become nulls through a new validity bitmap over the same buffers. With
+    `marker`, Excel's leading text apostrophe is dropped too (`'00123` -> `00123`), found by the
+    same first-byte test.
     """
     n = len(a)
     if n == 0 or a.null_count == n:
@@ -62,17 +64,27 @@ def _strip_array(a: pa.Array, trim: bool) -> pa.Array:
         empty &= valid
     else:
         valid = None
-    if trim and len(data):
+    if (trim or marker) and len(data):
         # first and last byte of every slot; a byte outside 33..127 (space, control, non-ASCII)
         # makes the value a suspect. Empty and null slots give harmless false alarms, dropped below.
         first = data[np.minimum(offsets[:-1], len(data) - 1)] - np.uint8(33)
-        last = data[offsets[1:] - 1] - np.uint8(33)
-        suspect = np.flatnonzero((first >= 95) | (last >= 95))
+        odd = np.zeros(n, dtype=bool)
+        if trim:
+            odd |= first >= 95
+            odd |= (data[offsets[1:] - 1] - np.uint8(33)) >= 95
+        if marker:
+            odd |= first == np.uint8(ord("'") - 33)
+        suspect = np.flatnonzero(odd)
         suspect = suspect[length[suspect] > 0]
         if valid is not None:
             suspect = suspect[valid[suspect]]
         if len(suspect):
-            trimmed = pc.utf8_trim_whitespace(a.take(pa.array(suspect)))
+            trimmed = a.take(pa.array(suspect))
+            if trim:
+                trimmed = pc.utf8_trim_whitespace(trimmed)
+            if marker:
+                quoted = pc.starts_with(trimmed, "'")
+                trimmed = pc.if_else(quoted, pc.utf8_slice_codeunits(trimmed, 1), trimmed)
             new_length = pc.binary_length(trimmed).to_numpy(zero_copy_only=False)
             changed = new_length != length[suspect]
             if changed.any():
@@ -87,10 +99,12 @@ def _strip_array(a: pa.Array, trim: bool) -> pa.Array:
     return a
 
 
-def _strip(arr: pa.ChunkedArray, trim: bool = True) -> pa.ChunkedArray:
+def _strip(arr: pa.ChunkedArray, trim: bool = True, marker: bool = False) -> pa.ChunkedArray:
     """Trim whitespace (if asked) and turn empty strings into nulls, chunk by chunk."""
     if pa.types.is_large_string(arr.type) or pa.types.is_string(arr.type):
-        return pa.chunked_array([_strip_array(c, trim) for c in arr.chunks], type=arr.type)
+        return pa.chunked_array([_strip_array(c, trim, marker) for c in arr.chunks], type=arr.type)
+    if marker:
+        return strip_excel_text_marker(_strip(arr, trim))
     trimmed = pc.utf8_trim_whitespace(arr) if trim else arr
     return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, arr.type), trimmed)
 
@@ -109,10 +123,13 @@ def _collapse_spaces(values: pa.Array) -> pa.Array:
 _SMALL_DICTIONARY = 1 << 16
 
 
-def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True, unique: bool = False) -> pa.ChunkedArray:
+def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True, unique: bool = False,
+               marker: bool = False) -> pa.ChunkedArray:
     """Trim whitespace (non-breaking spaces too); empty becomes null. Dictionaries are cleaned once
     per distinct value; `categorical` values (brand, category…) also get inner runs of spaces
     collapsed and stay de-duplicated, while free text only needs its dictionary values trimmed.
+
+    `marker` also drops Excel's leading text apostrophe (identifiers: `'00123` -> `00123`).
 
     `unique` says a one-chunk dictionary input came straight from an Arrow reader or unification
     (whose dictionaries hold each value once): if cleaning changes no value, it is returned as is,
@@ -132,14 +149,17 @@ def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True, uniqu
         original = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
         values = _strip_array(original, trim)
         if not categorical:
-            return pa.chunked_array([dict_from(d.indices, values)], type=STR_DICT)
+            out = pa.chunked_array([dict_from(d.indices, values)], type=STR_DICT)
+            return strip_excel_text_marker(out) if marker else out
         values = _collapse_spaces(values)
         if unique and values is original and values.null_count == 0:
-            return pa.chunked_array([d], type=STR_DICT)
-        return reindex(d, values)
+            out = pa.chunked_array([d], type=STR_DICT)
+        else:
+            out = reindex(d, values)
+        return strip_excel_text_marker(out) if marker else out
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         arr = arr.cast(pa.string())
-    return _strip(arr, trim) if arr.num_chunks else arr
+    return _strip(arr, trim, marker) if arr.num_chunks else arr
 
 
 def dict_from(indices: pa.Array, values: pa.Array) -> pa.DictionaryArray:
@@ -246,11 +266,16 @@ def strip_excel_text_marker(arr: pa.ChunkedArray) -> pa.ChunkedArray:
         starts = pc.starts_with(d.dictionary, "'")
         if not pc.any(starts).as_py():
             return arr
-        return reindex(d, pc.if_else(starts, pc.utf8_slice_codeunits(d.dictionary, 1), d.dictionary))
+        return reindex(d, _blank_to_null(pc.if_else(starts, pc.utf8_slice_codeunits(d.dictionary, 1), d.dictionary)))
     if not any(_first_byte_is(c, 0x27) for c in arr.chunks):  # a byte test, no per-row kernel
         return arr
     starts = pc.starts_with(arr, "'")
-    return pc.if_else(starts, pc.utf8_slice_codeunits(arr, 1), arr)
+    return _blank_to_null(pc.if_else(starts, pc.utf8_slice_codeunits(arr, 1), arr))
+
+
+def _blank_to_null(arr):
+    """A lone apostrophe leaves nothing: that is no identifier (null), like any empty value."""
+    return pc.if_else(pc.equal(arr, ""), pa.scalar(None, arr.type), arr)
 
 
 def _first_byte_is(a: pa.Array, byte: int) -> bool:

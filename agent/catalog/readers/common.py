@@ -22,7 +22,7 @@ from agent.catalog.categorise import map_rows
 from agent.catalog.parallel import run_parallel, submit_all
 from agent.catalog.values import (
     as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
-    parse_money, policy_value, status_value, strip_excel_text_marker, to_strings,
+    parse_money, policy_value, status_value, to_strings,
 )
 
 TEXT_FIELDS = ("product_id", "variant_id", "sku", "title", "description", "gtin", "mpn",
@@ -302,8 +302,8 @@ def _to_schema(name: str, value):
 def _text_job(name: str, value, unique: bool = False) -> Callable[[], object]:
     def job():
         # product ids must stay unique per value (their indices become product keys)
-        v = clean_text(value, trim=name not in LONG_TEXT, categorical=name == "product_id", unique=unique)
-        return strip_excel_text_marker(v) if name in IDENTIFIERS else v
+        return clean_text(value, trim=name not in LONG_TEXT, categorical=name == "product_id", unique=unique,
+                          marker=name in IDENTIFIERS)
     return job
 
 
