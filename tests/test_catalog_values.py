@@ -210,3 +210,16 @@ def test_identifier_clean_drops_excel_marker_in_the_same_pass():
     assert clean_text(arr, categorical=False, marker=True).to_pylist() == expected
     d = pa.chunked_array([pa.array(ids).dictionary_encode()])
     assert clean_text(d, categorical=True, marker=True).to_pylist() == [v if v else None for v in expected]
+
+
+def test_null_columns_share_one_zero_block_and_are_valid_for_every_canonical_type():
+    from agent.catalog import canonical
+    from agent.catalog.readers.common import null_column
+
+    for n in (0, 3, 1000):
+        for field in canonical.SCHEMA:
+            a = null_column(n, field.type)
+            a.validate(full=True)
+            assert a.type == field.type and a.null_count == n and a.to_pylist() == [None] * n
+    f, s = null_column(1000, pa.float64()), null_column(1000, pa.string())
+    assert f.buffers()[1].address == s.buffers()[1].address  # one block behind both

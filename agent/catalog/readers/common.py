@@ -10,6 +10,7 @@ vectorised, the same for every format.
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -393,7 +394,35 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     # what is not yet in its canonical type (currency, numbers, a few others) — usually nothing costly
     final = {k: v for k, v in out.items() if k in canonical.COLUMNS and v is not None}
     final = _parallel({k: (lambda k=k, v=v: _to_schema(k, v)) for k, v in final.items()}, n)
+    for field_ in canonical.SCHEMA:  # columns the data lacks: all-null, over one shared zero buffer
+        if field_.name not in final:
+            final[field_.name] = null_column(n, field_.type)
     return canonical.from_columns(final)
+
+
+_ZEROS: list[pa.Buffer] = []
+_ZEROS_LOCK = threading.Lock()
+
+
+def null_column(n: int, typ: pa.DataType) -> pa.Array:
+    """An all-null column of `n` rows whose buffers are views of one zeroed block shared by every
+    such column: a format without sale prices, materials or option columns adds no memory for them
+    (the block is allocated once, and its untouched pages are never even mapped)."""
+    width = 8
+    with _ZEROS_LOCK:
+        if not _ZEROS or _ZEROS[0].size < (n + 1) * width:
+            _ZEROS[:] = [pa.py_buffer(bytes((n + 1) * width))]
+        zero = _ZEROS[0]
+    bitmap = zero.slice(0, (n + 7) // 8)
+    if pa.types.is_dictionary(typ):
+        indices = pa.Array.from_buffers(typ.index_type, n, [bitmap, zero.slice(0, n * typ.index_type.bit_width // 8)],
+                                        null_count=n)
+        return pa.DictionaryArray.from_arrays(indices, pa.array([], typ.value_type), safe=False)
+    if pa.types.is_string(typ):
+        return pa.Array.from_buffers(typ, n, [bitmap, zero.slice(0, (n + 1) * 4), pa.py_buffer(b"")], null_count=n)
+    if (pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_date(typ)) and typ.bit_width % 8 == 0:
+        return pa.Array.from_buffers(typ, n, [bitmap, zero.slice(0, n * typ.bit_width // 8)], null_count=n)
+    return pa.nulls(n, typ)
 
 
 def _typed(name: str, job: Callable[[], object]) -> Callable[[], object]:
