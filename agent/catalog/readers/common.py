@@ -312,8 +312,13 @@ def _status(value, default: str, n: int) -> pa.DictionaryArray:
     labels = canonical.STATUS_VALUES
     if value is None:
         return from_codes(np.full(n, labels.index(default), dtype=np.int8), labels)
-    code = codes_of(value, status_value, labels)
-    return from_codes(np.where(code >= 0, code, labels.index("unknown")).astype(np.int8), labels)
+    # one label per distinct value, spread by a take on the indices (nulls: unknown)
+    d = as_dictionary(to_strings(value))
+    per_value = pa.array([labels.index(status_value(v)) for v in d.dictionary.to_pylist()], pa.int32())
+    idx = pc.take(per_value, d.indices)
+    if idx.null_count:
+        idx = pc.fill_null(idx, labels.index("unknown"))
+    return pa.DictionaryArray.from_arrays(idx, pa.array(list(labels), pa.string()), safe=False)
 
 
 def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = None) -> pa.Table:
@@ -387,7 +392,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     out["availability"] = stage2["availability"].result()
     out["google_category_id"], out["google_category_path"], out["category_mapping"] = stage2["mapping"].result()
     out["product_id"], out["product_key"] = stage2["keys"].result()
-    out["source"] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([source]), safe=False)
+    out["source"] = pa.DictionaryArray.from_arrays(_zero_indices(n), pa.array([source]), safe=False)
     if snapshot_rows is not None:
         out["snapshot_date"] = snapshot_rows
 
@@ -404,15 +409,23 @@ _ZEROS: list[pa.Buffer] = []
 _ZEROS_LOCK = threading.Lock()
 
 
+def _zero_buffer(nbytes: int) -> pa.Buffer:
+    with _ZEROS_LOCK:
+        if not _ZEROS or _ZEROS[0].size < nbytes:
+            _ZEROS[:] = [pa.py_buffer(bytes(nbytes))]
+        return _ZEROS[0]
+
+
+def _zero_indices(n: int) -> pa.Array:
+    """n valid int32 zeros (every row: the first dictionary entry), a view of the shared block."""
+    return pa.Array.from_buffers(pa.int32(), n, [None, _zero_buffer((n + 1) * 8).slice(0, n * 4)], null_count=0)
+
+
 def null_column(n: int, typ: pa.DataType) -> pa.Array:
     """An all-null column of `n` rows whose buffers are views of one zeroed block shared by every
     such column: a format without sale prices, materials or option columns adds no memory for them
     (the block is allocated once, and its untouched pages are never even mapped)."""
-    width = 8
-    with _ZEROS_LOCK:
-        if not _ZEROS or _ZEROS[0].size < (n + 1) * width:
-            _ZEROS[:] = [pa.py_buffer(bytes((n + 1) * width))]
-        zero = _ZEROS[0]
+    zero = _zero_buffer((n + 1) * 8)
     bitmap = zero.slice(0, (n + 7) // 8)
     if pa.types.is_dictionary(typ):
         indices = pa.Array.from_buffers(typ.index_type, n, [bitmap, zero.slice(0, n * typ.index_type.bit_width // 8)],
