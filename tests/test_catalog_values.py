@@ -223,3 +223,15 @@ def test_null_columns_share_one_zero_block_and_are_valid_for_every_canonical_typ
             assert a.type == field.type and a.null_count == n and a.to_pylist() == [None] * n
     f, s = null_column(1000, pa.float64()), null_column(1000, pa.string())
     assert f.buffers()[1].address == s.buffers()[1].address  # one block behind both
+
+
+def test_map_rows_quick_path_from_merchant_paths_equals_the_general_one():
+    tax = taxonomy.load()
+    paths = [tax.node(6828).path + " > Teak", tax.node(5044).path, tax.node(6828).path] * 3
+    col = pa.chunked_array([pa.array(paths).dictionary_encode()])
+    quick = categorise.map_rows(len(paths), None, col, None, None)
+    general = categorise.map_rows(len(paths) + 1, None, pa.chunked_array([pa.array(paths + [None]).dictionary_encode()]),
+                                  None, None)
+    for q, g in zip(quick, general):
+        assert q.to_pylist() == g.to_pylist()[:-1]
+    assert quick[0].to_pylist()[:3] == [6828, 5044, 6828] and set(quick[2].to_pylist()) == {"merchant_path"}

@@ -120,7 +120,12 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
              ) -> tuple[pa.Array, pa.Array, pa.Array]:
     """(google_category_id int32, google_category_path dict, category_mapping dict) for n rows."""
     tax = taxonomy.load()
-    quick = _from_google_category_only(n, google_category, tax)
+    if google_category is not None and google_category.null_count < len(google_category):
+        quick = _from_one_column(n, google_category, lambda v: _google_id_cached(v), 0, tax)
+    elif category_path is not None:  # no google category at all: the merchant's paths may settle every row
+        quick = _from_one_column(n, category_path, lambda v: _prefix_cached(v) if v else None, 1, tax)
+    else:
+        quick = None
     if quick is not None:
         return quick
     ids = np.full(n, -1, dtype=np.int32)
@@ -170,13 +175,14 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
     return id_arr, path_arr, method_arr
 
 
-def _from_google_category_only(n: int, google_category, tax) -> tuple[pa.Array, pa.Array, pa.Array] | None:
-    """The common warehouse case — every row's google_product_category resolves — decided per
-    distinct value and spread by three integer takes; None when any row needs the later steps."""
-    if google_category is None or n == 0 or google_category.null_count:
+def _from_one_column(n: int, column, lookup, method_code: int, tax) -> tuple[pa.Array, pa.Array, pa.Array] | None:
+    """The common case — one column (the google_product_category, or else the merchant's category
+    path) resolves every row — decided per distinct value and spread by three integer takes; None
+    when any row needs the later steps."""
+    if column is None or n == 0 or column.null_count:
         return None
-    d = as_dictionary(chunked(google_category))
-    per_value = [_google_id_cached(v) if v is not None else None for v in d.dictionary.to_pylist()]
+    d = as_dictionary(chunked(column))
+    per_value = [lookup(v) if v is not None else None for v in d.dictionary.to_pylist()]
     if any(i is None for i in per_value):
         return None
     distinct = sorted(set(per_value))
@@ -187,6 +193,6 @@ def _from_google_category_only(n: int, google_category, tax) -> tuple[pa.Array, 
                                           pa.array([tax.node(i).path for i in distinct], pa.string()), safe=False)
     from agent.catalog.canonical import MAPPING_METHODS
 
-    method = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array(list(MAPPING_METHODS)),
-                                            safe=False)
+    method = pa.DictionaryArray.from_arrays(pa.array(np.full(n, method_code, dtype=np.int32)),
+                                            pa.array(list(MAPPING_METHODS)), safe=False)
     return ids, path, method
