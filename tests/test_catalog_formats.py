@@ -359,3 +359,42 @@ def test_generic_headers_with_units_marks_and_url_lists():
     assert (a["title"], a["sku"], a["brand"], a["status"], a["price"]) == ("Teak chair", "TC-1", "Barlow", "active", 199.0)
     assert a["image_url"] == "https://x.example/a.jpg" and a["gtin"] == "5012345678900"
     assert (b["status"], b["price"], b["availability"]) == ("draft", 1299.5, "out_of_stock")
+
+
+def _shopify_csv(prices: list[str], qtys: list[str]) -> bytes:
+    lines = ["Handle,Title,Variant SKU,Variant Price,Variant Compare At Price,Variant Inventory Qty,Status"]
+    for i, (p, q) in enumerate(zip(prices, qtys)):
+        p = f'"{p}"' if "," in p else p
+        lines.append(f"h{i // 2},{'Chair ' + str(i // 2) if i % 2 == 0 else ''},S{i},{p},,{q},active")
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize("late_price, late_qty", [("19.99", "3"), ("$1,299.00", "3"), ("19.99", "12.0"), ("No price", "many")])
+def test_shopify_numbers_read_as_numbers_or_text_give_the_same_table(late_price, late_qty, monkeypatch):
+    """Plain Shopify numbers are read as numbers; text that only appears after the sample makes the
+    read repeat as text; either way the table equals the one read entirely as text."""
+    from agent.catalog import ingest
+
+    n = 30_000  # the odd value sits far beyond the 256 KB sample
+    prices = [f"{10 + i % 90}.{i % 100:02d}" for i in range(n)] + [late_price]
+    qtys = [str(i % 7 - 1) for i in range(n)] + [late_qty]
+    data = _shopify_csv(prices, qtys)
+    typed, ev = read_table_bytes(data, "products_export.csv", KIND_ATTACHED)
+    monkeypatch.setattr(ingest, "SHOPIFY_NUMBERS", {})
+    as_text, ev_text = read_table_bytes(data, "products_export.csv", KIND_ATTACHED)
+    assert typed.equals(as_text) and ev.rows_read == ev_text.rows_read == n + 1
+    last = typed.to_pylist()[-1]
+    expected_price = {"19.99": 19.99, "$1,299.00": 1299.0, "No price": None}[late_price]
+    expected_qty = {"3": 3, "12.0": 12, "many": None}[late_qty]
+    assert (last["price"], last["inventory_qty"]) == (expected_price, expected_qty)
+    assert typed["price"].to_pylist()[:3] == [10.0, 11.01, 12.02]
+
+
+def test_shopify_prices_with_symbols_in_the_sample_are_read_as_text_at_once():
+    from agent.catalog import csvread, headers, ingest
+
+    data = _shopify_csv(["$10.00", "€12,50", ""], ["1", "2", ""])
+    raw = csvread.read_csv(data, lambda cols: ingest._column_types(headers.detect(cols), cols))
+    assert raw.table["Variant Price"].type == "string" and raw.table["Variant Inventory Qty"].type == "int64"
+    table, _ = read_table_bytes(data, "products_export.csv", KIND_ATTACHED)
+    assert table["price"].to_pylist() == [10.0, 12.5, None]

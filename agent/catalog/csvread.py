@@ -184,17 +184,55 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
     if not any(any(ch.isalpha() for ch in cell) for cell in header):
         raise UnreadableCatalog("not a readable CSV: no header row found")
     columns = dedupe(header)
-    wanted = choose(columns)
+    wanted = _numbers_as_sampled(choose(columns), columns, text, delimiter, preamble)
     quoted_nl = _has_quoted_newlines(text, delimiter)
     try:
         table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
     except UnicodeError:
         data, encoding = _transcode_8bit(data)
         table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
+    if table is None and wanted != _as_text(wanted):  # a number column held text after the sample
+        wanted = _as_text(wanted)
+        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
     if table is None or (skipped and skipped >= max(table.num_rows, 1)):
-        table, skipped = _python_read(data, columns, wanted, delimiter)
+        table, skipped = _python_read(data, columns, _as_text(wanted), delimiter)
     table, blank = _drop_blank_rows(_unify(table))
     return RawCsv(table, columns, table.num_rows, skipped + blank, delimiter, encoding)
+
+
+_PLAIN_NUMBER = {"float": re.compile(r"-?\d+(\.\d+)?"), "int": re.compile(r"-?\d+")}
+
+
+def _as_text(wanted: dict[str, pa.DataType]) -> dict[str, pa.DataType]:
+    """Number columns back to text (parsed later, value by value, with every notation we accept)."""
+    return {c: (pa.string() if pa.types.is_floating(t) or pa.types.is_integer(t) else t) for c, t in wanted.items()}
+
+
+def _numbers_as_sampled(wanted: dict[str, pa.DataType], columns: list[str], text: str, delimiter: str,
+                        preamble: int) -> dict[str, pa.DataType]:
+    """Keep a number type only for columns whose sampled values are all plain numbers ("19.99",
+    "-3", blank): the reader then converts them directly, with no text column and no cast. Anything
+    else in the sample ("$1,299", "12,50", "No old price") reads as text; text turning up after
+    the sample makes the read fail and repeat as text (read_csv)."""
+    numeric = {c: t for c, t in wanted.items() if pa.types.is_floating(t) or pa.types.is_integer(t)}
+    if not numeric:
+        return wanted
+    lines = text.splitlines(keepends=True)
+    if len(lines) > 1 and not text.endswith(("\n", "\r")):
+        lines = lines[:-1]  # the sample may cut the last row
+    try:
+        rows = [r for r in csv.reader(io.StringIO("".join(lines[:500]), newline=""), delimiter=delimiter)
+                if r and any(cell.strip() for cell in r)][preamble + 1:]
+    except csv.Error:
+        return _as_text(wanted)
+    index = {c: i for i, c in enumerate(columns)}
+    out = dict(wanted)
+    for col, typ in numeric.items():
+        pattern = _PLAIN_NUMBER["float" if pa.types.is_floating(typ) else "int"]
+        i = index[col]
+        if not rows or any(len(r) != len(columns) or (r[i] != "" and not pattern.fullmatch(r[i])) for r in rows):
+            out[col] = pa.string()
+    return out
 
 
 def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str,

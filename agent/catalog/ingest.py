@@ -41,6 +41,9 @@ DICT_ROLES = frozenset({
     # product identities: the dictionary indices become the integer product keys
     "product_id", "handle",
 })
+# Shopify writes plain numbers: read as numbers when the sample agrees (csvread checks), sparing a
+# million-row text column and its cast per field.
+SHOPIFY_NUMBERS = {"price": pa.float64(), "compare_at_price": pa.float64(), "inventory_qty": pa.int64()}
 # Per-product text, canonical as dictionaries. Parquet writers usually store such columns
 # dictionary-encoded, and reading them as dictionaries is then cheaper than as strings; in CSV the
 # Shopify fill-down builds the dictionary itself, so there they are read as plain text.
@@ -50,8 +53,9 @@ PARQUET_DICT_ROLES = DICT_ROLES | {"title", "description"}
 def _column_types(det: headers.Detection, columns: list[str]) -> dict[str, pa.DataType]:
     reader = READERS[det.profile.key if det.profile else None]
     types: dict[str, pa.DataType] = {}
+    numbers = SHOPIFY_NUMBERS if det.profile is not None and det.profile.key == "shopify" else {}
     for role, col in det.roles.items():
-        types[col] = STR_DICT if role in DICT_ROLES else pa.string()
+        types[col] = STR_DICT if role in DICT_ROLES else numbers.get(role, pa.string())
     for col in getattr(reader, "extra_columns", lambda c: [])(columns):
         types.setdefault(col, STR_DICT)
     for col in headers.snapshot_columns(columns):
