@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
-import io
 import json
 import os
 import resource

@@ -58,7 +58,6 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     used = set(roles.values())
     kind = (map_distinct(to_strings(raw["wc_type"]), lambda v: (v or "").lower(), pa.string())
             if "wc_type" in raw else pa.array([""] * n, pa.string()))
-    is_variation = np.asarray(pc.match_substring(kind, "variation").to_numpy(zero_copy_only=False), dtype=bool)
     is_variable = np.asarray(pc.match_substring(kind, "variable").to_numpy(zero_copy_only=False), dtype=bool)
     is_grouped = np.asarray(pc.match_substring(kind, "grouped").to_numpy(zero_copy_only=False), dtype=bool)
 
