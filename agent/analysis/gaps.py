@@ -76,26 +76,39 @@ def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, d
     if table.num_rows == 0:
         return {}
     keys = _keys(table, scope, taxonomy)
-    enc = pc.dictionary_encode(keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys)
-    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    uniq = enc.dictionary.to_pylist()
+    key_np = (keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys).to_numpy(zero_copy_only=False)
+    codes, uniq = _dense_codes(np.asarray(key_np, dtype=np.int64))
     n = len(uniq)
     state = common.stock_codes(table)
     price = common.positive_price(table)
     price_np = (price.combine_chunks() if isinstance(price, pa.ChunkedArray) else price).to_numpy(zero_copy_only=False)
     pk = table["product_key"]
     pk_np = (pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk).to_numpy(zero_copy_only=False)
-    variants = np.bincount(codes, minlength=n)
-    in_stock = np.bincount(codes, weights=(state == common.STOCK_STATES.index("in_stock")), minlength=n)
-    oos = np.bincount(codes, weights=(state == common.STOCK_STATES.index("out_of_stock")), minlength=n)
-    products = common.distinct_per_code(codes, pk_np, n)
+    variants = np.bincount(codes, minlength=n).tolist()
+    in_stock = np.bincount(codes[state == common.STOCK_STATES.index("in_stock")], minlength=n).tolist()
+    oos = np.bincount(codes[state == common.STOCK_STATES.index("out_of_stock")], minlength=n).tolist()
+    products = np.asarray(common.distinct_per_code(codes, pk_np, n)).tolist()
     q = common.quantiles_by_code(codes, n, np.asarray(price_np, dtype=np.float64), (0.0, 0.25, 0.5, 0.75, 1.0))
-    out = {}
-    for i, key in enumerate(uniq):
-        stats = [None if np.isnan(x) else float(x) for x in q[i]]
-        out[key] = {"products": int(products[i]), "variants": int(variants[i]), "in": int(in_stock[i]), "oos": int(oos[i]),
-                    "min": stats[0], "p25": stats[1], "median": stats[2], "p75": stats[3], "max": stats[4]}
-    return out
+    stats = np.where(np.isnan(q), None, q).tolist()  # one conversion for every group: NaN → None
+    return {key: {"products": int(products[i]), "variants": variants[i], "in": in_stock[i], "oos": oos[i],
+                  "min": stats[i][0], "p25": stats[i][1], "median": stats[i][2], "p75": stats[i][3], "max": stats[i][4]}
+            for i, key in enumerate(uniq)}
+
+
+def _dense_codes(keys):
+    """(code per row, key per code) for small non-negative integer keys plus OTHER_KEY, without hashing.
+
+    Taxonomy ids are below a million, so a presence table and a running count number the keys in one
+    vectorised pass — cheaper than a hash-based dictionary encode of a million rows.
+    """
+    import numpy as np
+
+    shifted = keys - OTHER_KEY  # OTHER_KEY (-1) becomes 0; ids stay non-negative
+    present = np.zeros(int(shifted.max()) + 1 if len(shifted) else 1, dtype=bool)
+    present[shifted] = True
+    uniq = np.flatnonzero(present)
+    slot = np.cumsum(present, dtype=np.int64) - 1
+    return slot[shifted], (uniq + OTHER_KEY).tolist()
 
 
 def _excluded_products(own: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, int]:
