@@ -175,9 +175,7 @@ def run(inp: SkillInput) -> SkillResult:
                             "Examples only in reference": ", ".join(_display(v) for v in only[:LIST_LIMIT]) or None})
             rows.append(row)
         rows.insert(0, {"Attribute": "Variant rows analysed", "Filled rows": t.num_rows})
-    columns = COLUMNS + (REF_COLUMNS if with_ref else ())
-    columns = common.with_excluded(columns, rows, pop.excluded)
-    table = common.build_table(columns, [[r.get(c[0]) for c in columns] for r in rows])
+    table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID, scope=scope, table=table, findings=_findings(rows, with_ref, pop.excluded),
         thresholds={"fill_rate": "share of variant rows with a value", "normalisation": "case, spacing and spelling variants " + ", ".join(r for _, r in SPELLINGS)},

@@ -114,8 +114,7 @@ def run(inp: SkillInput) -> SkillResult:
             "Stock unknown variants": total_unknown, "Out-of-stock products (examples)": None,
         }
         rows.insert(0, total)
-    columns = common.with_excluded(COLUMNS, rows, pop.excluded)
-    table = common.build_table(columns, [[r.get(c[0]) for c in columns] for r in rows])
+    table = common.records_table(COLUMNS, rows, pop.excluded)
     findings = _findings(rows, has_stock, pop.excluded)
     notes = [] if has_stock or not t.num_rows else [
         "Stock is unknown: the data states neither availability nor quantities, so nothing is reported as out of stock."]

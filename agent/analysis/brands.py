@@ -182,9 +182,7 @@ def run(inp: SkillInput) -> SkillResult:
             cats.append(row)
         cats.sort(key=lambda r: (-(r.get("Brands only in reference") or 0), -(r["Top brand share"] or 0), -r["Products"], r["Category"]))
         rows = [total] + cats
-    columns = COLUMNS + (REF_COLUMNS if with_ref else ())
-    columns = common.with_excluded(columns, rows, pop.excluded)
-    table = common.build_table(columns, [[r.get(c[0]) for c in columns] for r in rows])
+    table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID, scope=scope, table=table, findings=_findings(rows, with_ref, pop.excluded),
         thresholds={"single_vendor_share_pct": SINGLE_VENDOR_SHARE, "dominant_share_pct": DOMINANT_SHARE,

@@ -167,6 +167,15 @@ def build_table(columns: Sequence[tuple[str, str, pa.DataType]], rows: Iterable[
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+def records_table(columns: Sequence[tuple[str, str, pa.DataType]], rows: Sequence[dict[str, Any]],
+                  excluded: dict[str, int] | None = None) -> pa.Table:
+    """A result table from dict rows keyed by column name (missing keys are nulls); with `excluded`, the
+    left-out column is added on the totals row (see with_excluded)."""
+    if excluded is not None:
+        columns = with_excluded(tuple(columns), list(rows), excluded)
+    return build_table(columns, [[r.get(c[0]) for c in columns] for r in rows])
+
+
 def pct(part: float, whole: float) -> float | None:
     """A percentage rounded to one decimal, as shown; None when the whole is zero."""
     if not whole:

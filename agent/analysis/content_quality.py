@@ -237,8 +237,7 @@ def run(inp: SkillInput) -> SkillResult:
                          "Complete": common.pct(d["pk_count"] - d["bad_sum"], d["pk_count"])})
         cats.sort(key=lambda r: (r["Complete"], r["Item"]))
         rows.extend(cats)
-    columns = common.with_excluded(COLUMNS, rows, pop.excluded)
-    table = common.build_table(columns, [[r.get(c[0]) for c in columns] for r in rows])
+    table = common.records_table(COLUMNS, rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID, scope=scope, table=table, findings=_findings(rows, pop.excluded),
         thresholds={"max_title_chars": MAX_TITLE, "max_description_chars": MAX_DESCRIPTION, "required_for_complete": list(REQUIRED)},

@@ -217,8 +217,7 @@ def run(inp: SkillInput) -> SkillResult:
     label = common.scope_name(scope)
     total_row = _total_row(pop.table, label, excluded.get("total", 0), has_stock, ref is not None, own_total, ref_total)
     ordered = [total_row] + [r for _, r, _ in rows]
-    columns = BASE_COLUMNS + (REF_COLUMNS if ref is not None else ())
-    table = common.build_table(columns, [[row.get(c[0]) for c in columns] for row in ordered])
+    table = common.records_table(BASE_COLUMNS + (REF_COLUMNS if ref is not None else ()), ordered)
 
     findings = _findings(ordered, ref is not None, pop.table.num_rows)
     notes = []

@@ -175,9 +175,7 @@ def run(inp: SkillInput) -> SkillResult:
                  "P75": common.money(tq[3]), "P90": common.money(tq[4]), "On sale": common.pct(sale_n, n_products),
                  "Average discount": round(depth_mean, 1) if depth_mean is not None else None}
         rows.insert(0, total)
-    columns = COLUMNS + (REF_COLUMNS if with_ref else ())
-    columns = common.with_excluded(columns, rows, pop.excluded)
-    table = common.build_table(columns, [[r.get(c[0]) for c in columns] for r in rows])
+    table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID, scope=scope, table=table, findings=_findings(rows, with_ref, pop.excluded),
         thresholds={"step_ratio": STEP_RATIO, "min_tier_products": MIN_TIER_PRODUCTS,
