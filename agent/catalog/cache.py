@@ -40,6 +40,31 @@ class _Flight:
     value: Any = None
     error: BaseException | None = None
 
+    def result(self) -> Any:
+        """Wait for the leader; its value, or its exception raised here too."""
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+    def lead(self, fn: Callable[[], Any], lock: threading.Lock, inflight: dict, key: Hashable,
+             keep: Callable[[Any], None] | None = None) -> Any:
+        """Run `fn` as the one caller for `key`, publish its outcome to the waiters and leave `inflight`;
+        on success `keep(value)` runs under `lock` first, so no caller sees the key neither in flight
+        nor kept."""
+        try:
+            self.value = fn()
+        except BaseException as exc:
+            self.error = exc
+            raise
+        finally:
+            with lock:
+                inflight.pop(key, None)
+                if self.error is None and keep is not None:
+                    keep(self.value)
+            self.done.set()
+        return self.value
+
 
 @dataclass(frozen=True)
 class CacheStats:
@@ -88,26 +113,16 @@ class ByteBoundedLRU(Generic[T]):
             else:
                 self._waits += 1
         if not leader:
-            flight.done.wait()
-            if flight.error is not None:
-                raise flight.error
-            return flight.value
+            return flight.result()
 
-        try:
+        size: list[int] = []
+
+        def load() -> T:
             value = loader()
-            size = int(size_of(value))
-        except BaseException as exc:
-            with self._lock:
-                self._inflight.pop(key, None)
-            flight.error = exc
-            flight.done.set()
-            raise
-        with self._lock:
-            self._inflight.pop(key, None)
-            self._store(key, value, size)
-        flight.value = value
-        flight.done.set()
-        return value
+            size.append(int(size_of(value)))  # a size_of failure fails the load, for every waiter
+            return value
+
+        return flight.lead(load, self._lock, self._inflight, key, keep=lambda value: self._store(key, value, size[0]))
 
     def _store(self, key: Hashable, value: T, size: int) -> None:
         """Insert under the lock, evicting least recently used entries until within budget."""
@@ -215,20 +230,8 @@ class SingleFlight:
                 flight = _Flight()
                 self._inflight[key] = flight
         if not leader:
-            flight.done.wait()
-            if flight.error is not None:
-                raise flight.error
-            return flight.value
-        try:
-            flight.value = fn()
-        except BaseException as exc:
-            flight.error = exc
-            raise
-        finally:
-            with self._lock:
-                self._inflight.pop(key, None)
-            flight.done.set()
-        return flight.value
+            return flight.result()
+        return flight.lead(fn, self._lock, self._inflight, key)
 
 
 class TTLMemo(Generic[T]):
