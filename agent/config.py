@@ -7,6 +7,7 @@ package reads os.environ for settings (the storage client library reads STORAGE_
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -48,9 +49,10 @@ class Config:
     context_max_attached_bytes: int = DEFAULT_CONTEXT_ATTACHED_BYTES  # attached CSV bytes kept per context
     context_max_turns: int = 100  # turns one conversation may take
 
-    @property
+    @functools.cached_property
     def rpc_path(self) -> str:
-        """The path the JSON-RPC endpoint listens on: the path part of the card url."""
+        """The path the JSON-RPC endpoint listens on: the path part of the card url (computed once: every
+        request is routed by it)."""
         from urllib.parse import urlsplit
 
         return urlsplit(self.public_url).path or "/"
