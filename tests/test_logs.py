@@ -115,3 +115,27 @@ def test_failed_run_gives_failed_task_with_sanitized_message(monkeypatch, capsys
     assert "internal detail" not in json.dumps(task)
     logs.flush()
     assert "internal detail /tmp/x" in capsys.readouterr().out
+
+
+def test_records_are_written_inline_once_the_handler_exists(capsys):
+    """After the writer has built the handler and drained, a record is on stdout before the call returns
+    (no thread hop), still stamped with its request's trace; a traceback stays in the incident line."""
+    from agent import logs
+
+    logs.setup("INFO")
+    logs.event("warm-up")
+    logs.flush()
+    assert logs._queue_handler.inline_target() is not None
+    capsys.readouterr()
+    fields = logs.request_context({"traceparent": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", None)
+    logs.request_line(fields, method="tasks/get", outcome="ok")
+    try:
+        raise KeyError("inline detail")
+    except KeyError:
+        logs.incident("inline incident", "abc123")
+    logs.use_request(None)
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    request = [r for r in records if r.get("event") == "request"]
+    assert request and TRACE in request[0]["logging.googleapis.com/trace"]
+    failure = [r for r in records if r.get("incident") == "abc123"]
+    assert failure and "Traceback" in failure[0]["message"] and "inline detail" in failure[0]["message"]

@@ -98,26 +98,29 @@ def _stream_call(service: Any, rpc: jsonrpc.Request, call: Any) -> Iterator[dict
 def _sse_response(request_id: Any, events: Iterator[dict[str, Any]], call: Any, started: float, method: str) -> Any:
     from flask import Response, stream_with_context
 
+    outcome = {"value": "ok"}
+
     def frames() -> Iterator[bytes]:
-        outcome = "ok"
         logs.use_request(call.log_context)  # this thread may have served another request meanwhile
         try:
             for event in events:
                 yield sse.frame(jsonrpc.success(request_id, event))
         except errors.RpcError as exc:
-            outcome = "error"
+            outcome["value"] = "error"
             yield sse.frame(jsonrpc.failure(request_id, exc))
         except Exception:
-            outcome = "error"
+            outcome["value"] = "error"
             incident = logs.new_incident_id()
             logs.incident("stream failed", incident, method=method)
             yield sse.frame(jsonrpc.failure(request_id, errors.internal_error(incident)))
-        finally:
-            _log(call, method, started, outcome=call.log.get("outcome", outcome))
 
     headers = dict(sse.HEADERS)
     headers.update(_headers(call))
-    return Response(stream_with_context(frames()), status=200, mimetype=sse.CONTENT_TYPE, headers=headers)
+    response = Response(stream_with_context(frames()), status=200, mimetype=sse.CONTENT_TYPE, headers=headers)
+    # Logged on close, after the stream's last chunk has gone out (the generator has finished or, on
+    # a client disconnect, been closed by then).
+    response.call_on_close(lambda: _log(call, method, started, outcome=call.log.get("outcome", outcome["value"])))
+    return response
 
 
 def _headers(call: Any) -> dict[str, str]:
