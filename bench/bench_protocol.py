@@ -72,6 +72,7 @@ class RawClient:
 
         self.sock = socket.create_connection(("127.0.0.1", port))
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.last_length = 0
 
     @staticmethod
     def _request(body: bytes) -> bytes:
@@ -99,11 +100,12 @@ class RawClient:
                 head, rest = buffer.split(b"\r\n\r\n", 1)
                 length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
                 if len(rest) >= length:
+                    self.last_length = length
                     return (time.perf_counter() - start) * 1000
 
 
-def raw_figures(port: int, runs: int) -> tuple[float, float]:
-    """(median ms to first SSE event, median ms tasks/get round trip), warm, back to back."""
+def raw_figures(port: int, runs: int) -> tuple[float, float, int]:
+    """(median ms to first SSE event, median ms tasks/get round trip, task bytes), warm, back to back."""
     client = RawClient(port)
     stream = _body("message/stream", {"message": {"role": "user", "messageId": "m", "kind": "message",
                                                   "parts": [{"kind": "text", "text": "What is in this file?"}]}})
@@ -116,12 +118,22 @@ def raw_figures(port: int, runs: int) -> tuple[float, float]:
     task_id = json.loads(last.split(b"data: ", 1)[1].split(b"\n", 1)[0])["result"]["id"]
     get = _body("tasks/get", {"id": task_id})
     gets = [client.unary_ms(get) for _ in range(runs)]
-    return median(firsts), median(gets)
+    return median(firsts), median(gets), client.last_length
 
 
-def bench_reference(runs: int, ours: tuple[float, float]) -> None:
+def our_answer(conn: http.client.HTTPConnection, text: str) -> dict[str, str]:
+    """Our finished task's answer text and final status text, for the reference to answer alike."""
+    _, sent = unary_ms(conn, _body("message/send", _message(text)))
+    task = sent["result"]
+    return {"answer": task["artifacts"][0]["parts"][0]["text"], "status": task["status"]["message"]["parts"][0]["text"]}
+
+
+def bench_reference(runs: int, ours: tuple[float, float, int], answer: dict[str, str]) -> None:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "reference_server.py"), str(port)],
+    answer_file = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8")
+    json.dump(answer, answer_file)
+    answer_file.close()
+    proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "reference_server.py"), str(port), answer_file.name],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
@@ -137,8 +149,10 @@ def bench_reference(runs: int, ours: tuple[float, float]) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+        os.unlink(answer_file.name)
     print(f"raw socket, first SSE event: ours {ours[0]:.2f} ms, a2a-sdk reference {ref[0]:.2f} ms, ratio {ours[0] / ref[0]:.2f}x")
-    print(f"raw socket, tasks/get:       ours {ours[1]:.2f} ms, a2a-sdk reference {ref[1]:.2f} ms, ratio {ours[1] / ref[1]:.2f}x")
+    print(f"raw socket, tasks/get:       ours {ours[1]:.2f} ms, a2a-sdk reference {ref[1]:.2f} ms, ratio {ours[1] / ref[1]:.2f}x"
+          f"  (task JSON: ours {ours[2]:,} bytes, reference {ref[2]:,} bytes)")
 
 
 def median(values: list[float]) -> float:
@@ -199,11 +213,12 @@ def main() -> None:
         print(f"tasks/get round trip (warm, back to back):    median {median(gets):.2f} ms over {runs}")
         print(f"message/send overview on demo (warm):          median {median(sends):.2f} ms over {len(sends)}")
         print(f"message/send gaps question on demo (warm):     median {median(gaps):.2f} ms over {len(gaps)}")
+        answer = our_answer(conn, "What is in this file?")
         ours = raw_figures(server.port, runs)
     finally:
         server.stop()
     try:
-        bench_reference(runs, ours)
+        bench_reference(runs, ours, answer)
     except ImportError:
         print("a2a-sdk reference server not installed (pip install 'a2a-sdk[http-server]' uvicorn): skipped")
     bench_cold(int(os.environ.get("BENCH_COLD_RUNS", "7")))

@@ -1,8 +1,13 @@
 """The official a2a-sdk reference server (Starlette + uvicorn) with a trivial executor, for side-by-side
-protocol latency figures. Bench-only: `python bench/reference_server.py PORT`."""
+protocol latency figures. Bench-only: `python bench/reference_server.py PORT [ANSWER.json]`.
+
+With ANSWER.json (`{"answer": …, "status": …}`, written by bench_protocol.py from our own task) the
+executor answers with the same artifact text and final status message as ours, so `tasks/get` returns a
+task of the same size on both sides; without it, the answer is "done"."""
 
 from __future__ import annotations
 
+import json
 import sys
 
 import uvicorn
@@ -16,12 +21,16 @@ from a2a.utils import new_task
 
 
 class Echo(AgentExecutor):
+    def __init__(self, answer: str = "done", status: str | None = None) -> None:
+        self.answer, self.status = answer, status
+
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         task = context.current_task or new_task(context.message)
         await event_queue.enqueue_event(task)
         updater = TaskUpdater(event_queue, task.id, task.context_id)
-        await updater.add_artifact([Part(root=TextPart(text="done"))], name="answer")
-        await updater.complete()
+        await updater.add_artifact([Part(root=TextPart(text=self.answer))], name="catalog_overview")
+        message = updater.new_agent_message([Part(root=TextPart(text=self.status))]) if self.status else None
+        await updater.complete(message)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         raise NotImplementedError
@@ -29,11 +38,12 @@ class Echo(AgentExecutor):
 
 def main() -> None:
     port = int(sys.argv[1])
+    answer = json.loads(open(sys.argv[2], encoding="utf-8").read()) if len(sys.argv) > 2 else {}
     card = AgentCard(name="ref", description="reference", url=f"http://127.0.0.1:{port}/", version="1",
                      capabilities=AgentCapabilities(streaming=True), default_input_modes=["text/plain"],
                      default_output_modes=["text/plain"],
                      skills=[AgentSkill(id="s", name="s", description="s", tags=["t"])])
-    handler = DefaultRequestHandler(agent_executor=Echo(), task_store=InMemoryTaskStore())
+    handler = DefaultRequestHandler(agent_executor=Echo(answer.get("answer", "done"), answer.get("status")), task_store=InMemoryTaskStore())
     app = A2AStarletteApplication(agent_card=card, http_handler=handler).build()
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="error")
 
