@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import uvicorn
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -38,7 +39,7 @@ class Echo(AgentExecutor):
 
 def main() -> None:
     port = int(sys.argv[1])
-    answer = json.loads(open(sys.argv[2], encoding="utf-8").read()) if len(sys.argv) > 2 else {}
+    answer = json.loads(Path(sys.argv[2]).read_text(encoding="utf-8")) if len(sys.argv) > 2 else {}
     card = AgentCard(name="ref", description="reference", url=f"http://127.0.0.1:{port}/", version="1",
                      capabilities=AgentCapabilities(streaming=True), default_input_modes=["text/plain"],
                      default_output_modes=["text/plain"],
