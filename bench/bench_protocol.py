@@ -27,6 +27,18 @@ sys.path.insert(0, str(ROOT))
 
 from tests.conftest import Server, free_port  # noqa: E402
 
+FIXED = '''import functions_framework
+from flask import Response
+
+BODY = open("body.json", "rb").read()
+
+
+@functions_framework.http
+def fixed(request):
+    request.get_data()
+    return Response(BODY, 200, mimetype="application/json")
+'''
+
 HELLO = '''import functions_framework
 
 @functions_framework.http
@@ -128,7 +140,7 @@ def our_answer(conn: http.client.HTTPConnection, text: str) -> dict[str, str]:
     return {"answer": task["artifacts"][0]["parts"][0]["text"], "status": task["status"]["message"]["parts"][0]["text"]}
 
 
-def bench_reference(runs: int, ours: tuple[float, float, int], answer: dict[str, str]) -> None:
+def bench_reference(runs: int, ours: tuple[float, float, int], answer: dict[str, str], get_body: bytes) -> None:
     port = free_port()
     answer_file = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8")
     json.dump(answer, answer_file)
@@ -153,6 +165,39 @@ def bench_reference(runs: int, ours: tuple[float, float, int], answer: dict[str,
     print(f"raw socket, first SSE event: ours {ours[0]:.2f} ms, a2a-sdk reference {ref[0]:.2f} ms, ratio {ours[0] / ref[0]:.2f}x")
     print(f"raw socket, tasks/get:       ours {ours[1]:.2f} ms, a2a-sdk reference {ref[1]:.2f} ms, ratio {ours[1] / ref[1]:.2f}x"
           f"  (task JSON: ours {ours[2]:,} bytes, reference {ref[2]:,} bytes)")
+    floor = bench_floor(runs, get_body)
+    print(f"raw socket, tasks/get floor: bare functions-framework function returning our bytes {floor:.2f} ms, "
+          f"ratio to the reference {floor / ref[1]:.2f}x")
+
+
+def bench_floor(runs: int, body: bytes) -> float:
+    """tasks/get round trip of a bare functions-framework function that returns our tasks/get bytes as
+    they are: the platform's floor (gunicorn gthread + Flask) with none of our code."""
+    with tempfile.TemporaryDirectory() as tmp:
+        Path(tmp, "main.py").write_text(FIXED)
+        Path(tmp, "body.json").write_bytes(body)
+        port = free_port()
+        proc = subprocess.Popen([sys.executable, "-m", "functions_framework", "--target=fixed", f"--port={port}",
+                                 "--host=127.0.0.1"], cwd=tmp, env=dict(os.environ, THREADS="8"),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+                    conn.request("GET", "/")
+                    conn.getresponse().read()
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            client = RawClient(port)
+            get = _body("tasks/get", {"id": "x"})
+            for _ in range(10):
+                client.unary_ms(get)
+            return median([client.unary_ms(get) for _ in range(runs)])
+        finally:
+            proc.terminate()
+            proc.wait(10)
 
 
 def median(values: list[float]) -> float:
@@ -214,11 +259,13 @@ def main() -> None:
         print(f"message/send overview on demo (warm):          median {median(sends):.2f} ms over {len(sends)}")
         print(f"message/send gaps question on demo (warm):     median {median(gaps):.2f} ms over {len(gaps)}")
         answer = our_answer(conn, "What is in this file?")
+        conn.request("POST", "/", body=_body("tasks/get", {"id": task_id}), headers={"Content-Type": "application/json"})
+        get_body = conn.getresponse().read()
         ours = raw_figures(server.port, runs)
     finally:
         server.stop()
     try:
-        bench_reference(runs, ours, answer)
+        bench_reference(runs, ours, answer, get_body)
     except ImportError:
         print("a2a-sdk reference server not installed (pip install 'a2a-sdk[http-server]' uvicorn): skipped")
     bench_cold(int(os.environ.get("BENCH_COLD_RUNS", "7")))
