@@ -98,29 +98,29 @@ def _stream_call(service: Any, rpc: jsonrpc.Request, call: Any) -> Iterator[dict
 def _sse_response(request_id: Any, events: Iterator[dict[str, Any]], call: Any, started: float, method: str) -> Any:
     from flask import Response, stream_with_context
 
-    outcome = {"value": "ok"}
-
     def frames() -> Iterator[bytes]:
+        outcome = "ok"
         logs.use_request(call.log_context)  # this thread may have served another request meanwhile
         try:
             for event in events:
                 yield sse.frame(jsonrpc.success(request_id, event))
         except errors.RpcError as exc:
-            outcome["value"] = "error"
+            outcome = "error"
             yield sse.frame(jsonrpc.failure(request_id, exc))
         except Exception:
-            outcome["value"] = "error"
+            outcome = "error"
             incident = logs.new_incident_id()
             logs.incident("stream failed", incident, method=method)
             yield sse.frame(jsonrpc.failure(request_id, errors.internal_error(incident)))
+        finally:
+            # After the last frame has been written and before the stream's terminating chunk: work
+            # left for after that chunk would sit in front of the client's next request on this
+            # connection (measured: ~0.13 ms more to its first event).
+            _log(call, method, started, outcome=call.log.get("outcome", outcome))
 
     headers = dict(sse.HEADERS)
     headers.update(_headers(call))
-    response = Response(stream_with_context(frames()), status=200, mimetype=sse.CONTENT_TYPE, headers=headers)
-    # Logged on close, after the stream's last chunk has gone out (the generator has finished or, on
-    # a client disconnect, been closed by then).
-    response.call_on_close(lambda: _log(call, method, started, outcome=call.log.get("outcome", outcome["value"])))
-    return response
+    return Response(stream_with_context(frames()), status=200, mimetype=sse.CONTENT_TYPE, headers=headers)
 
 
 def _headers(call: Any) -> dict[str, str]:
