@@ -9,8 +9,9 @@ Three choices keep logging off the answer's path:
   thread that makes them: handing every record to another thread cost more than writing it (on two
   vCPUs the wake-up and the contention for the interpreter lock added ~0.2 ms to the next request,
   while writing a line takes ~50 µs).
-- The one request line is written after the response has been sent (the transport calls
-  `request_line` from the response's close), so even inline it never delays an answer.
+- The one request line is written once the answer is out: from the response's close for a JSON
+  reply, after the last frame of a stream (before its terminating chunk), so even inline it never
+  delays an answer.
 - The trace (`traceparent` or `X-Cloud-Trace-Context`) is read once per request into a context
   variable; a filter stamps it on every record made while that request runs — incidents included — so
   lines correlate wherever they are written.
