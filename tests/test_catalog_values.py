@@ -235,3 +235,19 @@ def test_map_rows_quick_path_from_merchant_paths_equals_the_general_one():
     for q, g in zip(quick, general):
         assert q.to_pylist() == g.to_pylist()[:-1]
     assert quick[0].to_pylist()[:3] == [6828, 5044, 6828] and set(quick[2].to_pylist()) == {"merchant_path"}
+
+
+def test_entry_mask_matches_python_on_slices_nulls_and_index_widths():
+    from agent.catalog.readers.common import entry_mask
+
+    values = ["Color", None, "Size", "Colour", None, "Title", "Color"] * 40
+    for index_type in (pa.int8(), pa.int16(), pa.int32(), pa.int64()):
+        arr = pa.array(values).dictionary_encode()
+        arr = pa.DictionaryArray.from_arrays(arr.indices.cast(index_type), arr.dictionary)
+        for sliced in (arr, arr.slice(3, 150), arr.slice(13)):
+            got = entry_mask(sliced, lambda v: v in ("Color", "Colour")).to_pylist()
+            assert got == [v in ("Color", "Colour") for v in sliced.to_pylist()]
+    # an index under a null may hold any value: the mask must not read past the dictionary
+    garbage = pa.Array.from_buffers(pa.int32(), 3, [pa.py_buffer(bytes([0b101])), pa.py_buffer(np.array([0, 99, 1], np.int32).tobytes())])
+    odd = pa.DictionaryArray.from_arrays(garbage, pa.array(["a", "b"]))
+    assert entry_mask(odd, lambda v: v == "b").to_pylist() == [False, False, True]
