@@ -236,17 +236,24 @@ def entry_mask(arr, predicate) -> pa.Array:
 
 
 def flagged_rows(d: pa.DictionaryArray, flags: np.ndarray) -> np.ndarray:
-    """Per row, whether its dictionary entry is flagged (null rows: False).
+    """Per row, whether its dictionary entry is flagged (null rows: False)."""
+    return entry_codes(d, flags, missing=False)
 
-    Read straight off the index and validity buffers with numpy: a million-row mask costs ~1 ms
-    this way, against ~7 ms for Arrow's fill_null + take (the null-filled copy is the costly part).
-    Index slots under nulls hold unspecified values, hence the clip before the validity mask."""
+
+def entry_codes(d: pa.DictionaryArray, per_entry: np.ndarray, missing=-1) -> np.ndarray:
+    """Per row, its dictionary entry's value in `per_entry` (null rows: `missing`).
+
+    Read straight off the index and validity buffers with numpy: a million rows cost ~1 ms this
+    way, against ~7 ms for Arrow's fill_null + take (the null-filled copy is the costly part). Index
+    slots under nulls hold unspecified values, hence the clip before the validity mask."""
     n, ind = len(d), d.indices
+    if n == 0 or len(per_entry) == 0:
+        return np.full(n, missing, dtype=per_entry.dtype)
     raw = np.frombuffer(ind.buffers()[1], dtype=np.dtype(ind.type.to_pandas_dtype()), count=ind.offset + n)[ind.offset:]
-    rows = np.take(flags, raw, mode="clip")
+    out = np.take(per_entry, raw, mode="clip")
     if ind.null_count:
-        rows &= valid_rows(ind)
-    return rows
+        out[~valid_rows(ind)] = missing
+    return out
 
 
 def valid_rows(arr: pa.Array) -> np.ndarray:
@@ -484,9 +491,8 @@ def codes_of(arr, fn, labels: tuple[str, ...]) -> np.ndarray:
     """Per-row int8 code (index into labels, -1 for none) from fn evaluated once per distinct value."""
     d = as_dictionary(to_strings(arr))
     per_entry = np.array([labels.index(r) if (r := fn(v)) in labels else -1
-                          for v in d.dictionary.to_pylist()] + [-1], dtype=np.int8)
-    idx = pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)
-    return per_entry[idx]
+                          for v in d.dictionary.to_pylist()], dtype=np.int8)
+    return entry_codes(d, per_entry)
 
 
 def from_codes(codes: np.ndarray, labels: tuple[str, ...]) -> pa.DictionaryArray:

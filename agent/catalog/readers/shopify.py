@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.catalog import headers
-from agent.catalog.parallel import run_parallel
+from agent.catalog.parallel import submit_all
 from agent.catalog.readers.common import (
     Draft, FillDown, attribute_for, attributes_from_options, blank_where, coalesce, codes_of, encode_keys, entry_mask,
     fill_down, first_row_per_key, from_codes,
@@ -59,7 +59,8 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     cols: dict = {}
     first = FillDown.plan(keys, nkeys, first_row_per_key(keys, nkeys))  # product fields: a handle's first row
     filled = [name for name in PRODUCT_FIELDS if name in raw and name not in ("status", "published")]
-    cols.update(run_parallel({name: (lambda v=raw[name]: first.apply(v)) for name in filled}, n))
+    # the fills run on the pool while this thread works out the rows, status and stock below
+    fills = submit_all({name: (lambda v=raw[name]: first.apply(v)) for name in filled}, n)
     for name in ("sku", "price", "compare_at_price", "gtin", "inventory_qty", "inventory_policy",
                  "option1_value", "option2_value", "option3_value"):
         if name in raw:
@@ -98,6 +99,8 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if "inventory_tracker" in raw:
         untracked = np.asarray(pc.is_null(raw["inventory_tracker"]).to_numpy(zero_copy_only=False), dtype=bool)
         cols["availability"] = from_codes(np.where(untracked, 0, -1).astype(np.int8), ("in_stock",))
+
+    cols.update({name: fill.result() for name, fill in fills.items()})
 
     # options: "Default Title" (a product without variants) is no option
     for i in (1, 2, 3):
