@@ -84,6 +84,7 @@ class RawClient:
 
         self.sock = socket.create_connection(("127.0.0.1", port))
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock.settimeout(30)  # a reply that never completes fails the bench instead of hanging it
         self.last_length = 0
 
     @staticmethod
@@ -91,12 +92,18 @@ class RawClient:
         head = b"POST / HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
         return head % len(body) + body
 
+    def _recv(self) -> bytes:
+        data = self.sock.recv(65536)
+        if not data:  # the server closed the connection: stop rather than spin on empty reads
+            raise ConnectionError("the server closed the connection")
+        return data
+
     def first_event_ms(self, body: bytes) -> tuple[float, bytes]:
         start = time.perf_counter()
         self.sock.sendall(self._request(body))
         buffer, first = b"", None
         while True:
-            buffer += self.sock.recv(65536)
+            buffer += self._recv()
             if first is None and b"data:" in buffer:
                 first = (time.perf_counter() - start) * 1000
             if buffer.endswith(b"0\r\n\r\n"):
@@ -107,13 +114,53 @@ class RawClient:
         self.sock.sendall(self._request(body))
         buffer = b""
         while True:
-            buffer += self.sock.recv(65536)
+            buffer += self._recv()
             if b"\r\n\r\n" in buffer:
                 head, rest = buffer.split(b"\r\n\r\n", 1)
                 length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
                 if len(rest) >= length:
                     self.last_length = length
                     return (time.perf_counter() - start) * 1000
+
+
+def client_figures(url: str, runs: int) -> tuple[float, float]:
+    """(median ms to the first streamed event, median ms `get_task`) through the official a2a-sdk client
+    (`ClientFactory` over one kept-alive httpx client): what an A2A caller sees, client work included."""
+    import asyncio
+
+    import httpx
+    from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+    from a2a.types import Message, Part, Role, TaskQueryParams, TextPart
+
+    async def measure() -> tuple[float, float]:
+        async with httpx.AsyncClient(timeout=60) as http:
+            card = await A2ACardResolver(http, url).get_agent_card()
+            client = ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create(card)
+
+            async def first_event() -> tuple[float, str]:
+                message = Message(role=Role.user, parts=[Part(root=TextPart(text="What is in this file?"))],
+                                  message_id=f"m{time.perf_counter_ns()}")
+                start, first, task_id = time.perf_counter(), None, ""
+                async for event in client.send_message(message):
+                    if first is None:
+                        first = (time.perf_counter() - start) * 1000
+                    task_id = event[0].id if isinstance(event, tuple) else task_id
+                return first or 0.0, task_id
+
+            for _ in range(10):
+                await first_event()
+            firsts, task_id = [], ""
+            for _ in range(runs):
+                ms, task_id = await first_event()
+                firsts.append(ms)
+            gets = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                await client.get_task(TaskQueryParams(id=task_id))
+                gets.append((time.perf_counter() - start) * 1000)
+            return median(firsts), median(gets)
+
+    return asyncio.run(measure())
 
 
 def raw_figures(port: int, runs: int) -> tuple[float, float, int]:
@@ -140,7 +187,8 @@ def our_answer(conn: http.client.HTTPConnection, text: str) -> dict[str, str]:
     return {"answer": task["artifacts"][0]["parts"][0]["text"], "status": task["status"]["message"]["parts"][0]["text"]}
 
 
-def bench_reference(runs: int, ours: tuple[float, float, int], answer: dict[str, str], get_body: bytes) -> None:
+def bench_reference(runs: int, ours: tuple[float, float, int], ours_client: tuple[float, float], answer: dict[str, str],
+                    get_body: bytes) -> None:
     port = free_port()
     answer_file = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8")
     json.dump(answer, answer_file)
@@ -158,6 +206,7 @@ def bench_reference(runs: int, ours: tuple[float, float, int], answer: dict[str,
             except OSError:
                 time.sleep(0.05)
         ref = raw_figures(port, runs)
+        ref_client = client_figures(f"http://127.0.0.1:{port}/", runs)
     finally:
         proc.terminate()
         proc.wait(10)
@@ -165,6 +214,10 @@ def bench_reference(runs: int, ours: tuple[float, float, int], answer: dict[str,
     print(f"raw socket, first SSE event: ours {ours[0]:.2f} ms, a2a-sdk reference {ref[0]:.2f} ms, ratio {ours[0] / ref[0]:.2f}x")
     print(f"raw socket, tasks/get:       ours {ours[1]:.2f} ms, a2a-sdk reference {ref[1]:.2f} ms, ratio {ours[1] / ref[1]:.2f}x"
           f"  (task JSON: ours {ours[2]:,} bytes, reference {ref[2]:,} bytes)")
+    print(f"a2a-sdk client, first event: ours {ours_client[0]:.2f} ms, a2a-sdk reference {ref_client[0]:.2f} ms, "
+          f"ratio {ours_client[0] / ref_client[0]:.2f}x")
+    print(f"a2a-sdk client, get_task:    ours {ours_client[1]:.2f} ms, a2a-sdk reference {ref_client[1]:.2f} ms, "
+          f"ratio {ours_client[1] / ref_client[1]:.2f}x")
     floor = bench_floor(runs, get_body)
     print(f"raw socket, tasks/get floor: bare functions-framework function returning our bytes {floor:.2f} ms, "
           f"ratio to the reference {floor / ref[1]:.2f}x")
@@ -262,10 +315,11 @@ def main() -> None:
         conn.request("POST", "/", body=_body("tasks/get", {"id": task_id}), headers={"Content-Type": "application/json"})
         get_body = conn.getresponse().read()
         ours = raw_figures(server.port, runs)
+        ours_client = client_figures(server.url, runs)
     finally:
         server.stop()
     try:
-        bench_reference(runs, ours, answer, get_body)
+        bench_reference(runs, ours, ours_client, answer, get_body)
     except ImportError:
         print("a2a-sdk reference server not installed (pip install 'a2a-sdk[http-server]' uvicorn): skipped")
     bench_cold(int(os.environ.get("BENCH_COLD_RUNS", "7")))
