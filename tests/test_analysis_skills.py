@@ -463,3 +463,17 @@ def test_row_order_does_not_change_results(skill):
         drop = [c for c in a.table.column_names if c == "Examples"]  # first failing rows differ by design
         assert a.table.drop_columns(drop).to_pylist() == b.table.drop_columns(drop).to_pylist()
         assert [f.code for f in a.findings] == [f.code for f in b.findings]
+
+
+def test_taxonomy_note_for_a_leaf_scope_says_no_subcategories():
+    from agent.analysis import common
+    from agent.analysis.result import Scope
+    from agent.catalog import taxonomy
+
+    tax = taxonomy.load()
+    outdoor = 4299  # Furniture > Outdoor Furniture
+    leaf = next(tax.node(i) for i in tax.descendants(outdoor) if not tax.descendants(i))
+    note = common.taxonomy_note(Scope(label=leaf.name, taxonomy_id=leaf.id, taxonomy_path=leaf.path), tax)
+    assert note == f"{leaf.path} (no subcategories)"
+    whole = common.taxonomy_note(Scope(label="x", taxonomy_id=outdoor, taxonomy_path=tax.node(outdoor).path), tax)
+    assert whole == f"{len(tax.descendants(outdoor))} subcategories under Furniture > Outdoor Furniture"

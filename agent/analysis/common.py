@@ -188,13 +188,16 @@ def money(value: float | None) -> float | None:
 
 
 def taxonomy_note(scope: Scope, taxonomy: Taxonomy, leaves: int | None = None) -> str | None:
-    """"10 subcategories under Furniture > Outdoor Furniture" for the evidence footer's taxonomy line."""
+    """"10 subcategories under Furniture > Outdoor Furniture" for the evidence footer's taxonomy line;
+    a leaf scope reads "Furniture > … > Sunloungers (no subcategories)" rather than "0 subcategories"."""
     if scope.taxonomy_id is None:
         return None
     node = taxonomy.node(scope.taxonomy_id)
     if node is None:
         return None
     n = leaves if leaves is not None else len(taxonomy.descendants(node.id))
+    if n == 0:
+        return f"{node.path} (no subcategories)"
     word = "subcategory" if n == 1 else "subcategories"
     return f"{n} {word} under {node.path}"
 
