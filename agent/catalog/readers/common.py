@@ -341,13 +341,9 @@ def _status(value, default: str, n: int) -> pa.DictionaryArray:
     labels = canonical.STATUS_VALUES
     if value is None:
         return from_codes(np.full(n, labels.index(default), dtype=np.int8), labels)
-    # one label per distinct value, spread by a take on the indices (nulls: unknown)
-    d = as_dictionary(to_strings(value))
-    per_value = pa.array([labels.index(status_value(v)) for v in d.dictionary.to_pylist()], pa.int32())
-    idx = pc.take(per_value, d.indices)
-    if idx.null_count:
-        idx = pc.fill_null(idx, labels.index("unknown"))
-    return pa.DictionaryArray.from_arrays(idx, pa.array(list(labels), pa.string()), safe=False)
+    # one label per distinct value, spread on the indices (nulls: unknown)
+    unknown = labels.index("unknown")
+    return from_codes(value_codes(value, lambda v: labels.index(status_value(v)), np.int8, unknown), labels)
 
 
 def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = None) -> pa.Table:
@@ -489,10 +485,26 @@ def as_dict(arr):
 
 def codes_of(arr, fn, labels: tuple[str, ...]) -> np.ndarray:
     """Per-row int8 code (index into labels, -1 for none) from fn evaluated once per distinct value."""
-    d = as_dictionary(to_strings(arr))
-    per_entry = np.array([labels.index(r) if (r := fn(v)) in labels else -1
-                          for v in d.dictionary.to_pylist()], dtype=np.int8)
-    return entry_codes(d, per_entry)
+    return value_codes(arr, lambda v: labels.index(r) if (r := fn(v)) in labels else -1, np.int8)
+
+
+def value_codes(arr, code: Callable[[object], int], dtype=np.int8, missing: int = -1) -> np.ndarray:
+    """Per-row `code(value)`, evaluated once per distinct value; null rows get `missing`.
+
+    Each chunk is coded through its own dictionary (Parquet row groups and CSV blocks bring one
+    each), so no dictionary unification — a hash pass over the values — is needed first."""
+    arr = to_strings(arr)
+    if not pa.types.is_dictionary(arr.type):
+        arr = chunked(as_dictionary(arr))
+    memo: dict[object, int] = {}
+    parts = []
+    for chunk in arr.chunks:
+        per_entry = np.array([memo[v] if v in memo else memo.setdefault(v, code(v)) for v in chunk.dictionary.to_pylist()],
+                             dtype=dtype)
+        parts.append(entry_codes(chunk, per_entry, missing))
+    if not parts:
+        return np.empty(0, dtype=dtype)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def from_codes(codes: np.ndarray, labels: tuple[str, ...]) -> pa.DictionaryArray:
