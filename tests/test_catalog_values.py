@@ -251,3 +251,17 @@ def test_entry_mask_matches_python_on_slices_nulls_and_index_widths():
     garbage = pa.Array.from_buffers(pa.int32(), 3, [pa.py_buffer(bytes([0b101])), pa.py_buffer(np.array([0, 99, 1], np.int32).tobytes())])
     odd = pa.DictionaryArray.from_arrays(garbage, pa.array(["a", "b"]))
     assert entry_mask(odd, lambda v: v == "b").to_pylist() == [False, False, True]
+
+
+def test_value_codes_per_chunk_dictionaries_match_python():
+    from agent.catalog.readers.common import value_codes
+
+    chunks = [pa.array(["active", None, "draft", "active"]).dictionary_encode(),
+              pa.array(["archived", "active", None]).dictionary_encode(),
+              pa.array(["draft"]).dictionary_encode()]
+    col = pa.chunked_array(chunks)
+    labels = {"active": 0, "draft": 1, "archived": 2}
+    got = value_codes(col, lambda v: labels.get(v, 3), np.int8, missing=9)
+    assert got.tolist() == [9 if v is None else labels[v] for v in col.to_pylist()]
+    plain = value_codes(pa.chunked_array([pa.array(["draft", None])]), lambda v: labels.get(v, 3), np.int8, missing=9)
+    assert plain.tolist() == [1, 9]
