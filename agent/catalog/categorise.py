@@ -112,7 +112,7 @@ def _lookup(arr: pa.ChunkedArray, fn) -> np.ndarray:
     mapped = np.array([(-1 if (r := fn(v)) is None else r) for v in d.dictionary.to_pylist()] + [-1], dtype=np.int32)
     idx = d.indices.to_numpy(zero_copy_only=False) if d.null_count == 0 else \
         pc.fill_null(d.indices, len(mapped) - 1).to_numpy(zero_copy_only=False)
-    return mapped[idx]
+    return np.take(mapped, idx)
 
 
 def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.ChunkedArray | None,
@@ -165,7 +165,7 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
     present[known] = True
     distinct = np.flatnonzero(present[:-1])
     code = np.cumsum(present, dtype=np.int32) - 1
-    path_idx = code[np.where(mask, len(present) - 1, ids)] if any_missing else code[ids]
+    path_idx = np.take(code, np.where(mask, len(present) - 1, ids) if any_missing else ids)
     path_arr = pa.DictionaryArray.from_arrays(
         pa.array(path_idx, mask=mask if any_missing else None),
         pa.array([tax.node(int(i)).path for i in distinct], pa.string()), safe=False)

@@ -24,6 +24,15 @@ def chunked(arr: Arrayish) -> pa.ChunkedArray:
     return arr if isinstance(arr, pa.ChunkedArray) else pa.chunked_array([arr], type=arr.type)
 
 
+def valid_rows(arr: pa.Array) -> np.ndarray:
+    """An array's validity bitmap as one bool per row (all true when it has no nulls)."""
+    bitmap = arr.buffers()[0]
+    if bitmap is None or arr.null_count == 0:
+        return np.ones(len(arr), dtype=bool)
+    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little", count=arr.offset + len(arr))
+    return bits[arr.offset:].view(bool)
+
+
 def _string_parts(a: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of this (possibly sliced) string array's slots and its data bytes, without copying."""
     bufs = a.buffers()
@@ -60,18 +69,18 @@ def _strip_array(a: pa.Array, trim: bool, marker: bool = False) -> pa.Array:
     length = np.diff(offsets)
     empty = length == 0
     if a.null_count:
-        valid = np.asarray(a.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        valid = valid_rows(a)
         empty &= valid
     else:
         valid = None
     if (trim or marker) and len(data):
         # first and last byte of every slot; a byte outside 33..127 (space, control, non-ASCII)
         # makes the value a suspect. Empty and null slots give harmless false alarms, dropped below.
-        first = data[np.minimum(offsets[:-1], len(data) - 1)] - np.uint8(33)
+        first = np.take(data, np.minimum(offsets[:-1], len(data) - 1)) - np.uint8(33)  # np.take: ~2x a fancy index
         odd = np.zeros(n, dtype=bool)
         if trim:
             odd |= first >= 95
-            odd |= (data[offsets[1:] - 1] - np.uint8(33)) >= 95
+            odd |= (np.take(data, offsets[1:] - 1) - np.uint8(33)) >= 95
         if marker:
             odd |= first == np.uint8(ord("'") - 33)
         suspect = np.flatnonzero(odd)
@@ -95,7 +104,7 @@ def _strip_array(a: pa.Array, trim: bool, marker: bool = False) -> pa.Array:
                 mask[rows] = True
                 a = pc.replace_with_mask(a, pa.array(mask), repl)
     if empty.any():
-        a = _with_validity(a, ~empty & np.asarray(a.is_valid().to_numpy(zero_copy_only=False), dtype=bool))
+        a = _with_validity(a, ~empty & valid_rows(a))
     return a
 
 
@@ -286,7 +295,7 @@ def _first_byte_is(a: pa.Array, byte: int) -> bool:
     if not len(data):
         return False
     # an empty slot reads the next value's first byte (or the last byte): a harmless false alarm
-    return bool((data[np.minimum(offsets[:-1], len(data) - 1)] == byte).any())
+    return bool((np.take(data, np.minimum(offsets[:-1], len(data) - 1)) == byte).any())
 
 
 # ---------------------------------------------------------------- money

@@ -23,7 +23,7 @@ from agent.catalog.categorise import map_rows
 from agent.catalog.parallel import run_parallel, submit_all
 from agent.catalog.values import (
     as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
-    parse_money, policy_value, status_value, to_strings,
+    parse_money, policy_value, status_value, to_strings, valid_rows,
 )
 
 TEXT_FIELDS = ("product_id", "variant_id", "sku", "title", "description", "gtin", "mpn",
@@ -76,7 +76,7 @@ def _first_per_key(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: 
 
 def first_valid_row(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: int) -> np.ndarray:
     """For each row, the index of the first row of the same key holding a value (or -1)."""
-    return _first_per_key(values, keys, nkeys)[np.where(keys >= 0, keys, nkeys)]
+    return np.take(_first_per_key(values, keys, nkeys), np.where(keys >= 0, keys, nkeys))
 
 
 def first_row_per_key(keys: np.ndarray, nkeys: int) -> np.ndarray:
@@ -119,7 +119,7 @@ class FillDown:
         have = first >= 0
         position = np.full(nkeys + 1, -1, dtype=np.int32)
         position[np.flatnonzero(have)] = np.arange(int(have.sum()), dtype=np.int32)
-        slot = position[keys if keys.min(initial=0) >= 0 else np.where(keys >= 0, keys, nkeys)]
+        slot = np.take(position, keys if keys.min(initial=0) >= 0 else np.where(keys >= 0, keys, nkeys))
         missing = slot < 0 if not have[:-1].all() or keys.min(initial=0) < 0 else None
         if missing is not None and missing.any():
             return cls(pa.array(first[have].astype(np.int64)), pa.array(slot, mask=missing), slot)
@@ -132,7 +132,7 @@ class FillDown:
     def spread(self, per_key: np.ndarray, missing: int = -1) -> np.ndarray:
         """A per-key numpy result onto the rows; rows without a source get `missing`."""
         out = np.append(per_key, np.array([missing], dtype=per_key.dtype))
-        return out[self.slot_np]
+        return np.take(out, self.slot_np)
 
     def apply(self, values: pa.ChunkedArray | pa.Array) -> pa.Array:
         """Every row gets its source row's value; text comes back dictionary-encoded."""
@@ -254,15 +254,6 @@ def entry_codes(d: pa.DictionaryArray, per_entry: np.ndarray, missing=-1) -> np.
     if ind.null_count:
         out[~valid_rows(ind)] = missing
     return out
-
-
-def valid_rows(arr: pa.Array) -> np.ndarray:
-    """An array's validity bitmap as one bool per row (all true when it has no nulls)."""
-    bitmap = arr.buffers()[0]
-    if bitmap is None or arr.null_count == 0:
-        return np.ones(len(arr), dtype=bool)
-    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little", count=arr.offset + len(arr))
-    return bits[arr.offset:].view(bool)
 
 
 def blank_where(arr, mask) -> pa.DictionaryArray:
