@@ -196,15 +196,7 @@ def bench_reference(runs: int, ours: tuple[float, float, int], ours_client: tupl
     proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "reference_server.py"), str(port), answer_file.name],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-                conn.request("GET", "/.well-known/agent-card.json")
-                if conn.getresponse().status == 200:
-                    break
-            except OSError:
-                time.sleep(0.05)
+        wait_ready(port, "/.well-known/agent-card.json")
         ref = raw_figures(port, runs)
         ref_client = client_figures(f"http://127.0.0.1:{port}/", runs)
     finally:
@@ -223,6 +215,19 @@ def bench_reference(runs: int, ours: tuple[float, float, int], ours_client: tupl
           f"ratio to the reference {floor / ref[1]:.2f}x")
 
 
+def wait_ready(port: int, path: str, timeout: float = 30.0) -> None:
+    """Until a local server answers GET `path` with 200 (or the timeout passes)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            conn.request("GET", path)
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            time.sleep(0.05)
+
+
 def bench_floor(runs: int, body: bytes) -> float:
     """tasks/get round trip of a bare functions-framework function that returns our tasks/get bytes as
     they are: the platform's floor (gunicorn gthread + Flask) with none of our code."""
@@ -234,15 +239,7 @@ def bench_floor(runs: int, body: bytes) -> float:
                                  "--host=127.0.0.1"], cwd=tmp, env=dict(os.environ, THREADS="8"),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                try:
-                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-                    conn.request("GET", "/")
-                    conn.getresponse().read()
-                    break
-                except OSError:
-                    time.sleep(0.05)
+            wait_ready(port, "/")
             client = RawClient(port)
             get = _body("tasks/get", {"id": "x"})
             for _ in range(10):
