@@ -160,11 +160,18 @@ class Runner:
         final_message = objects.agent_message(parts, task_id=tid, context_id=cid)
         final_status = objects.status(state, final_message)
         turn.summary["outcome"] = state
-        yield objects.status_update(tid, cid, final_status, final=True)
-
-        # After the final frame: persistence and context memory. The answer is out; a store failure
-        # here is logged (with an incident id) rather than turned into a second, contradicting frame.
         final_task = objects.task(tid, cid, final_status, artifacts=artifacts, history=history + [final_message])
+        try:
+            yield objects.status_update(tid, cid, final_status, final=True)
+        finally:
+            # Persisted even when the client goes away on this very frame (the generator is closed
+            # at the yield): the answer exists, and tasks/get must not show the task working forever.
+            self._persist(turn, final_task, change)
+
+    def _persist(self, turn: Turn, final_task: dict[str, Any], change: ContextChange) -> None:
+        """After the final frame: the task and the context's memory. The answer is out; a store failure
+        here is logged (with an incident id) rather than turned into a second, contradicting frame."""
+        tid, cid = turn.task_id, turn.context_id
         turn.final_task = final_task
         for what, store in (("task", lambda: self.deps.tasks.finish(final_task)),
                             ("context", lambda: self.deps.contexts.record_turn(cid, change))):
