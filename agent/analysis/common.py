@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 
 from agent.analysis.result import UNIT_KEY, Scope
 from agent.catalog.taxonomy import Taxonomy
+from agent.catalog.values import entry_codes
 
 # Statuses analysed by default. "unknown" stays in: feeds without a status column (Merchant Center,
 # generic tables) are published listings; dropping them would empty most catalogs.
@@ -273,7 +274,7 @@ def stock_codes(table: pa.Table):
     unknown = STOCK_STATES.index("unknown")
     d = encoded(table["availability"])
     per_value = [STOCK_STATES.index(v) if v in STOCK_STATES else unknown for v in as_str(d.dictionary).to_pylist()]
-    stated = np.array(per_value + [unknown], dtype=np.int8)[pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)]
+    stated = entry_codes(d, np.array(per_value, dtype=np.int8), missing=unknown)
     if n == 0 or not (stated == unknown).any():
         return stated
     qty_col = table["inventory_qty"]
@@ -282,8 +283,7 @@ def stock_codes(table: pa.Table):
     qty = pc.fill_null(qty_col, 0)
     qty = (qty.combine_chunks() if isinstance(qty, pa.ChunkedArray) else qty).to_numpy(zero_copy_only=False)
     p = encoded(table["inventory_policy"])
-    cont = np.array([v == "continue" for v in as_str(p.dictionary).to_pylist()] + [False])[
-        pc.fill_null(p.indices, len(p.dictionary)).to_numpy(zero_copy_only=False)]
+    cont = entry_codes(p, np.array([v == "continue" for v in as_str(p.dictionary).to_pylist()], dtype=bool), missing=False)
     from_qty = np.where(~qty_known, unknown,
                         np.where(qty > 0, STOCK_STATES.index("in_stock"),
                                  np.where(cont, STOCK_STATES.index("backorder"), STOCK_STATES.index("out_of_stock")))).astype(np.int8)
@@ -344,15 +344,20 @@ def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     cents = np.rint(v * 100.0)
     lo_c, hi_c = (float(cents.min()), float(cents.max())) if len(cents) else (0.0, 0.0)
     span = int(hi_c - lo_c) + 1
+    counts = np.bincount(codes, minlength=n_groups)
     if np.array_equal(cents / 100.0, v) and span * n_groups < 2 ** 62:
         # prices in cents (the usual case): an exact integer composite, one sort, values read back exactly
-        composite = np.sort(codes * span + (cents - lo_c).astype(np.int64))
-        v = ((composite % span) + lo_c) / 100.0
+        composite = codes * span  # built in place: each temporary of a million int64s costs here
+        composite += cents.astype(np.int64)
+        composite -= int(lo_c)
+        composite.sort()
+        # sorted, the rows come group by group: subtracting each group's base (a repeat, not a modulo)
+        composite -= np.repeat(np.arange(n_groups, dtype=np.int64) * span - int(lo_c), counts)
+        v = composite / 100.0
     else:  # other values: the exact two-pass order
         by_value = np.argsort(v, kind="stable")
         order = by_value[np.argsort(codes[by_value], kind="stable")]
         v = v[order]
-    counts = np.bincount(codes, minlength=n_groups)
     start = np.concatenate(([0], np.cumsum(counts)[:-1]))
     has = counts > 0
     for j, q in enumerate(qs):

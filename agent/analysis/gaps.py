@@ -84,9 +84,12 @@ def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, d
     price_np = (price.combine_chunks() if isinstance(price, pa.ChunkedArray) else price).to_numpy(zero_copy_only=False)
     pk = table["product_key"]
     pk_np = (pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk).to_numpy(zero_copy_only=False)
-    variants = np.bincount(codes, minlength=n).tolist()
-    in_stock = np.bincount(codes[state == common.STOCK_STATES.index("in_stock")], minlength=n).tolist()
-    oos = np.bincount(codes[state == common.STOCK_STATES.index("out_of_stock")], minlength=n).tolist()
+    # one bincount over (group, stock state) pairs gives variants, in stock and out of stock at once
+    k = len(common.STOCK_STATES)
+    by_state = np.bincount(codes * k + state, minlength=n * k).reshape(n, k)
+    variants = by_state.sum(axis=1).tolist()
+    in_stock = by_state[:, common.STOCK_STATES.index("in_stock")].tolist()
+    oos = by_state[:, common.STOCK_STATES.index("out_of_stock")].tolist()
     products = np.asarray(common.distinct_per_code(codes, pk_np, n)).tolist()
     q = common.quantiles_by_code(codes, n, np.asarray(price_np, dtype=np.float64), (0.0, 0.25, 0.5, 0.75, 1.0))
     stats = np.where(np.isnan(q), None, q).tolist()  # one conversion for every group: NaN → None
@@ -108,7 +111,7 @@ def _dense_codes(keys):
     present[shifted] = True
     uniq = np.flatnonzero(present)
     slot = np.cumsum(present, dtype=np.int64) - 1
-    return slot[shifted], (uniq + OTHER_KEY).tolist()
+    return np.take(slot, shifted), (uniq + OTHER_KEY).tolist()
 
 
 def _excluded_products(own: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, int]:

