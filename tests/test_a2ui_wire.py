@@ -111,3 +111,13 @@ def test_surface_ids_unique_per_task_and_skill(server):
         for artifact in artifacts:
             ids.add(a2ui_parts(artifact)[0]["data"]["beginRendering"]["surfaceId"])
     assert len(ids) >= 2
+
+
+@pytest.mark.parametrize("ids", [5, CATALOG_ID, {"id": CATALOG_ID}], ids=["number", "string", "object"])
+def test_malformed_catalog_ids_in_metadata_leave_a2ui_off(server, ids):
+    """supportedCatalogIds that is not a list declares nothing: A2UI stays off and the turn completes
+    (a number used to raise inside the handler; a string matched as a substring)."""
+    response = send(server.url, metadata={"a2uiClientCapabilities": {"supportedCatalogIds": ids}})
+    result = response.json()["result"]
+    assert result["status"]["state"] == "completed"
+    assert [p["kind"] for p in result["artifacts"][0]["parts"]] == ["text"]

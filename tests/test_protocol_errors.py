@@ -117,3 +117,30 @@ def test_get_routes(server, a2a_validate):
     missing = httpx.get(server.url + "nope", timeout=10)
     assert missing.status_code == 404 and missing.json()["error"]
     assert httpx.post(server.url + "elsewhere", content=b"{}", timeout=10).status_code == 404
+
+
+def test_integral_floats_pass_as_integers_and_work(server):
+    """JSON Schema's "integer" admits 2.0: such an id is echoed and such a historyLength trims."""
+    body = {"jsonrpc": "2.0", "id": 7.0, "method": "message/send",
+            "params": {"message": {"role": "user", "parts": [{"kind": "text", "text": "What is in this file?"}]},
+                       "configuration": {"historyLength": 1.0}}}
+    payload = httpx.post(server.url, json=body, timeout=60).json()
+    assert payload["id"] == 7 and payload["result"]["status"]["state"] == "completed"
+    assert len(payload["result"]["history"]) == 1
+    got = httpx.post(server.url, json={"jsonrpc": "2.0", "id": "g", "method": "tasks/get",
+                                       "params": {"id": payload["result"]["id"], "historyLength": 2.0}}, timeout=30).json()
+    assert len(got["result"]["history"]) == 2
+
+
+def test_output_modes_with_parameters_and_ranges_are_understood():
+    from agent.protocol.card import accepts_output
+
+    assert accepts_output(["text/plain ; charset=utf-8"]) and accepts_output(["application/*"])
+    assert accepts_output(["text/*"]) and not accepts_output(["image/*", "image/png"])
+
+
+def test_body_limit_message_states_a_small_limit_exactly():
+    from agent.protocol.http import _too_large
+
+    assert _too_large(2048).message == "The request body is larger than the 2,048-byte limit."
+    assert _too_large(32 * 1024 * 1024).message == "The request body is larger than the 32 MiB limit."

@@ -21,7 +21,7 @@ def build(*, name: str, description: str, version: str, url: str, skills: Sequen
         "url": url,
         "preferredTransport": "JSONRPC",
         "additionalInterfaces": [{"url": url, "transport": "JSONRPC"}],
-        "provider": {"organization": "Catalog Gap Analyst", "url": url},
+        "provider": {"organization": name, "url": url},
         "capabilities": {
             "streaming": True,
             "pushNotifications": False,
@@ -39,8 +39,9 @@ def accepts_output(accepted: Sequence[str] | None) -> bool:
     """True when the client's acceptedOutputModes admits something we emit (empty = anything)."""
     if not accepted:
         return True
+    ranges = {m.split("/")[0] + "/*" for m in EMITTED_MODES}
     for mode in accepted:
-        mode = mode.strip().lower().split(";")[0]
-        if mode in ("*/*", "*", "text/*") or mode in EMITTED_MODES:
+        mode = mode.split(";")[0].strip().lower()
+        if mode in ("*/*", "*") or mode in ranges or mode in EMITTED_MODES:
             return True
     return False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Mapping
 
 HEADER = "X-A2A-Extensions"
 ALT_HEADER = "A2A-Extensions"
@@ -16,9 +16,3 @@ def requested(headers: Mapping[str, str]) -> list[str]:
         if raw:
             uris.extend(u.strip() for u in raw.split(","))
     return list(dict.fromkeys(u for u in uris if u))
-
-
-def activate(requested_uris: Iterable[str], supported: Iterable[str]) -> list[str]:
-    """Only extensions on our card are activated; the rest are ignored, as the A2A spec asks."""
-    allowed = set(supported)
-    return [u for u in requested_uris if u in allowed]

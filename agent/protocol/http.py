@@ -28,11 +28,17 @@ def json_response(payload: Any, status: int = 200, headers: dict[str, str] | Non
 def _read_body(request: Any, limit: int) -> bytes:
     length = request.content_length
     if length is not None and length > limit:
-        raise errors.RpcError(errors.INVALID_REQUEST, f"The request body is larger than the {limit // (1024 * 1024) or 1} MiB limit.")
+        raise _too_large(limit)
     body = request.stream.read(limit + 1)
     if len(body) > limit:
-        raise errors.RpcError(errors.INVALID_REQUEST, f"The request body is larger than the {limit // (1024 * 1024) or 1} MiB limit.")
+        raise _too_large(limit)
     return body
+
+
+def _too_large(limit: int) -> errors.RpcError:
+    mib = 1024 * 1024
+    size = f"{limit // mib} MiB" if limit >= mib and limit % mib == 0 else f"{limit:,}-byte"
+    return errors.RpcError(errors.INVALID_REQUEST, f"The request body is larger than the {size} limit.")
 
 
 def handle_rpc(request: Any, service: Any, max_body_bytes: int) -> Any:
@@ -46,16 +52,10 @@ def handle_rpc(request: Any, service: Any, max_body_bytes: int) -> Any:
     request_id: str | int | None = None
     method = None
     try:
-        body = _read_body(request, max_body_bytes)
-        try:
-            rpc = jsonrpc.parse(body)
-        except errors.RpcError:
-            try:
-                request_id = jsonrpc.read_id(json.loads(body))
-            except Exception:
-                request_id = None
-            raise
-        request_id, method = rpc.id, rpc.method
+        payload = jsonrpc.parse_json(_read_body(request, max_body_bytes))  # -32700 answers with a null id
+        request_id = jsonrpc.read_id(payload)
+        rpc = jsonrpc.validate(payload)
+        method = rpc.method
         if method in STREAM_METHODS:
             events = _stream_call(service, rpc, call)
             return _sse_response(rpc.id, events, call, started, method)

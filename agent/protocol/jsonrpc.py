@@ -54,6 +54,8 @@ def read_id(payload: Any) -> str | int | None:
         rid = payload.get("id")
         if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)):
             return rid
+        if isinstance(rid, float) and rid.is_integer():  # 1.0 passes the envelope as an integer: echo it
+            return rid
     return None
 
 
@@ -66,12 +68,14 @@ def parse_json(body: bytes) -> Any:
 
 def parse(body: bytes) -> Request:
     """Stages 1–4. Raises RpcError; the caller echoes `read_id` of whatever parsed."""
-    payload = parse_json(body)
+    return validate(parse_json(body))
+
+
+def validate(payload: Any) -> Request:
+    """Stages 2–4 on an already parsed body (the transport parses once and keeps the id to echo)."""
     if not isinstance(payload, dict):
         raise errors.RpcError(errors.INVALID_REQUEST, "The request must be one JSON-RPC 2.0 object (batches are not supported).")
     _check(_validator("envelope.json"), payload, errors.INVALID_REQUEST, "The request is not a valid JSON-RPC 2.0 request.")
-    if isinstance(payload.get("id"), bool):
-        raise errors.RpcError(errors.INVALID_REQUEST, "The request's id must be a string or an integer.")
     method = payload["method"]
     if method in PUSH_METHODS:
         raise errors.RpcError(errors.PUSH_NOT_SUPPORTED, "Push notifications are not supported by this agent.")

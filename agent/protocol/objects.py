@@ -83,4 +83,5 @@ def trim_history(history: list[dict[str, Any]], length: int | None) -> list[dict
     """historyLength semantics: the most recent `length` messages; None keeps all, 0 keeps none."""
     if length is None:
         return list(history)
+    length = int(length)  # JSON Schema's "integer" admits 2.0
     return list(history[-length:]) if length > 0 else []

@@ -204,7 +204,8 @@ class Service:
         if A2UI_URI in (message.get("extensions") or []):
             return "message.extensions"
         caps = (message.get("metadata") or {}).get("a2uiClientCapabilities")
-        if isinstance(caps, dict) and A2UI_CATALOG_ID in (caps.get("supportedCatalogIds") or []):
+        ids = caps.get("supportedCatalogIds") if isinstance(caps, dict) else None
+        if isinstance(ids, list) and A2UI_CATALOG_ID in ids:
             return "message.metadata"
         if self.config.a2ui_default:
             return "A2UI_DEFAULT"
