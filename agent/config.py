@@ -20,7 +20,9 @@ DEFAULT_CONTEXT_ATTACHED_BYTES = 64 * 1024 * 1024  # CSV bytes a conversation ke
 _ON = {"on", "true", "1", "yes"}
 _OFF = {"off", "false", "0", "no", ""}
 _LOG_LEVELS = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}
-_BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
+# Cloud Storage bucket names (lower case, digits, . _ -; 3–222 characters): one definition, also used by
+# agent.catalog.gcs and agent.service.trust when they check locations.
+BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
 
 
 class ConfigError(ValueError):
@@ -89,7 +91,8 @@ def _location(env: Mapping[str, str], name: str) -> str | None:
     if not raw:
         return None
     if raw.startswith("gs://"):
-        if len(raw) <= len("gs://") or raw[len("gs://")] == "/":
+        bucket, _, path = raw[len("gs://"):].partition("/")
+        if not BUCKET_NAME.match(bucket) or any(seg in (".", "..") for seg in path.split("/")):
             raise ConfigError(f"{name} must look like gs://bucket/path, not {raw!r}")
         return raw
     if "://" in raw:
@@ -111,7 +114,7 @@ def _bucket(env: Mapping[str, str], name: str) -> str | None:
     if not raw:
         return None
     raw = raw.removeprefix("gs://").rstrip("/")
-    if not raw or "/" in raw:
+    if not BUCKET_NAME.match(raw):
         raise ConfigError(f"{name} must be a bucket name, not {env.get(name)!r}")
     return raw
 
@@ -122,7 +125,7 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
         items = tuple(p.strip() for p in raw.split(",") if p.strip())
         for item in items:
             bucket = item[len("gs://"):].split("/", 1)[0] if item.startswith("gs://") else ""
-            if not _BUCKET_NAME.match(bucket) or "{" in item.replace("{merchant_id}", ""):
+            if not BUCKET_NAME.match(bucket) or "{" in item.replace("{merchant_id}", ""):
                 raise ConfigError("ALLOWED_CATALOG_PREFIXES must be a comma-separated list of gs://bucket/prefix "
                                   "entries ({merchant_id} may stand for the caller's merchant)")
         return tuple(item if item.endswith("/") else item + "/" for item in items)

@@ -37,6 +37,9 @@ def test_values_are_parsed():
     ("CATALOG_URI", "gs://", "CATALOG_URI must look like gs://bucket/path"),
     ("PUBLIC_URL", "ftp://x", "PUBLIC_URL must be an http(s) URL"),
     ("STATE_BUCKET", "gs://a/b", "STATE_BUCKET must be a bucket name"),
+    ("STATE_BUCKET", "Bad Bucket!", "STATE_BUCKET must be a bucket name"),
+    ("CATALOG_URI", "gs://BAD_/x", "CATALOG_URI must look like gs://bucket/path"),
+    ("REFERENCE_URI", "gs://acme/../other/x.csv", "REFERENCE_URI must look like gs://bucket/path"),
     ("ALLOWED_CATALOG_PREFIXES", "/etc", "ALLOWED_CATALOG_PREFIXES must be"),
 ])
 def test_bad_values_fail_with_a_clear_line(name, value, fragment):

@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, SingleFlight, TTLMemo
+from agent.config import BUCKET_NAME
 
 if TYPE_CHECKING:
     from google.cloud.storage import Client
@@ -40,7 +40,6 @@ TIMEOUT: tuple[float, float] = (3.05, 30.0)
 RETRY_DEADLINE_S = 4.0
 HTTP_POOL_SIZE = 32
 
-_BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
 
 # Fixed, human messages per failure reason. No names, no exception text.
 MESSAGES = {
@@ -93,7 +92,7 @@ def parse_gs_uri(uri: str) -> tuple[str, str]:
         raise ValueError("not a gs:// URI")
     rest = uri[len("gs://") :]
     bucket, _, path = rest.partition("/")
-    if not _BUCKET_RE.match(bucket) or ".." in bucket:
+    if not BUCKET_NAME.match(bucket) or ".." in bucket:
         raise ValueError("invalid bucket name")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
         raise ValueError("control character in object name")

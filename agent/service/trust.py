@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from agent.config import BUCKET_NAME
 from agent.protocol.errors import INVALID_PARAMS, RpcError
 
 REFUSED = "params.catalog_context was not accepted."
@@ -45,7 +46,6 @@ ALLOWED_FIELDS = frozenset({"merchant_id", "catalog_uri", "reference_uri", "sign
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "catalog_context.json"
 MERCHANT_PLACEHOLDER = "{merchant_id}"
 _MERCHANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
 _FORBIDDEN_IN_PATH = re.compile(r"[\x00-\x1f\x7f\\%?#]")
 _MAX_OBJECT_BYTES = 1024
 
@@ -77,7 +77,7 @@ def _validator() -> Any:
 
 
 def _bucket_allowed(bucket: str) -> bool:
-    if not _BUCKET.match(bucket) or ".." in bucket or bucket.startswith("goog"):
+    if not BUCKET_NAME.match(bucket) or ".." in bucket or bucket.startswith("goog"):
         return False
     try:  # GCS refuses IP-address bucket names; refuse them here too (169.254.169.254 and friends)
         ipaddress.ip_address(bucket)
