@@ -178,3 +178,52 @@ def test_etsy_style_upper_case_headers():
     rows, ev = read("TITLE;PRICE;CURRENCY_CODE;QUANTITY;MATERIALS;IMAGE1\nMug;12,00;EUR;3;Ceramic;https://x.example/a.jpg\n".encode())
     assert ev.unmapped_columns == []
     assert (rows[0]["price"], rows[0]["currency"], rows[0]["inventory_qty"], rows[0]["material"]) == (12.0, "EUR", 3, "Ceramic")
+
+
+def test_shopify_row_without_a_handle_is_skipped_and_counted_not_fatal():
+    data = ("Handle,Title,Vendor,Variant SKU,Variant Price,Status\n"
+            "chair,Chair,Acme,C1,10.00,active\n"
+            ",Orphan,Acme,O1,5.00,active\n"
+            "chair,,,C2,12.00,\n").encode()
+    rows, ev = read(data)
+    assert ev.format.startswith("Shopify")
+    assert [r["sku"] for r in rows] == ["C1", "C2"] and ev.rows_skipped == 1
+    assert rows[1]["title"] == "Chair"  # filled down from the handle's first row
+
+
+def test_overflowing_google_category_is_unmapped_not_fatal():
+    rows, ev = read(b"title,price,google_product_category\nChair,10,inf\nBench,20,1e999\n")
+    assert [r["title"] for r in rows] == ["Chair", "Bench"]
+    assert all(r["category_mapping"] != "google_category" for r in rows)  # keywords may still map
+
+
+def test_non_finite_float_stock_is_unknown():
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"title": ["A", "B", "C"], "price": [1.0, 2.0, 3.0],
+                             "quantity": [float("nan"), float("inf"), 4.0]}), buf)
+    rows, _ = read(buf.getvalue(), "stock.parquet")
+    assert [r["inventory_qty"] for r in rows] == [None, None, 4]
+
+
+def test_unparseable_parquet_is_reported_as_parquet(monkeypatch):
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from agent.catalog import ingest, sources
+
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"title": ["A"], "price": [1.0]}), buf)
+
+    def broken(*_a, **_k):
+        raise pa.ArrowNotImplementedError("nested column")
+
+    monkeypatch.setattr(ingest, "_normalise", broken)
+    with pytest.raises(UnreadableCatalog, match="not a readable Parquet file"):
+        sources.safe_read(buf.getvalue(), "nested.parquet", KIND_ATTACHED)

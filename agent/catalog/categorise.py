@@ -101,7 +101,7 @@ def _google_id(tax: taxonomy.Taxonomy, value: str | None) -> int | None:
     try:
         cid = int(float(head))
         return cid if tax.node(cid) is not None else None
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: "inf", "1e999"
         pass
     return tax.id_for_path(s) or tax.longest_prefix(s)
 

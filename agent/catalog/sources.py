@@ -121,6 +121,8 @@ def safe_read(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEviden
         raise
     except Exception:  # noqa: BLE001 - a parser bug must not fail the turn
         log.exception("unexpected failure reading %r", name)
+        if data[:4] == b"PAR1" or name.lower().endswith(".parquet"):
+            raise UnreadableCatalog("not a readable Parquet file") from None
         raise UnreadableCatalog("not a readable CSV: the file could not be parsed") from None
 
 
@@ -245,8 +247,8 @@ def resolve_local(uri: str, local_root: str | None) -> Path:
 def _load_local(uri: str, local_root: str | None) -> tuple[pa.Table, SourceEvidence]:
     from agent.catalog.cache import TABLE_CACHE
 
-    path = resolve_local(uri, local_root)
     try:
+        path = resolve_local(uri, local_root)  # listing a folder or reading latest.json may fail too
         st = path.stat()
         key = ("local", str(path), st.st_mtime_ns, st.st_size)
         table, ev = TABLE_CACHE.get_or_load(

@@ -416,8 +416,9 @@ def parse_int(arr: Arrayish) -> pa.ChunkedArray:
     arr = chunked(arr)
     if pa.types.is_integer(arr.type):
         return arr.cast(pa.int64())
-    if pa.types.is_floating(arr.type):
-        return pc.floor(arr).cast(pa.int64(), safe=False)
+    if pa.types.is_floating(arr.type):  # NaN and infinities are unknown stock, not a huge number
+        finite = pc.is_finite(arr)
+        return pc.if_else(finite, pc.floor(arr), pa.scalar(None, arr.type)).cast(pa.int64(), safe=False)
     if pa.types.is_null(arr.type) or pa.types.is_boolean(arr.type):
         return pa.nulls(len(arr), pa.int64()) if pa.types.is_null(arr.type) else arr.cast(pa.int64())
     if not pa.types.is_dictionary(arr.type):

@@ -252,11 +252,11 @@ def encode_keys(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int]:
     if isinstance(values, pa.ChunkedArray):
         values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     enc = values if pa.types.is_dictionary(values.type) else pc.dictionary_encode(values)
+    if enc.null_count:  # (to_numpy would turn indices with nulls into floats)
+        return entry_codes(enc, np.arange(len(enc.dictionary), dtype=np.int32)), len(enc.dictionary)
     idx = enc.indices.to_numpy(zero_copy_only=False)
     if idx.dtype.itemsize < 4:
         idx = idx.astype(np.int32)
-    if enc.null_count:
-        idx = np.where(np.asarray(enc.is_valid().to_numpy(zero_copy_only=False), dtype=bool), idx, -1)
     return idx, len(enc.dictionary)
 
 
