@@ -47,7 +47,8 @@ def test_good_csv_is_read_and_counted(server, a2a_validate):
 
 @pytest.mark.parametrize("name,mime", [("products.csv", None), ("products.CSV", "application/octet-stream"),
                                        ("export.csv", "application/vnd.ms-excel"), (None, "text/csv"),
-                                       ("noext", "application/csv")])
+                                       ("noext", "application/csv"), ("catalog.csv", "application/x-csv"),
+                                       ("catalog.csv", "text/x-comma-separated-values")])
 def test_csv_recognised_by_type_or_name(server, name, mime):
     task = send_parts(server.url, file_part(GOOD, name, mime))
     footer = footer_of(task["artifacts"][0]["parts"][0]["text"])

@@ -70,6 +70,7 @@ def test_signed_context_under_the_merchants_prefix_is_accepted():
     signed(merchant_id="acme", catalog_uri="/srv/catalogs/acme/a.csv"),
     signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv", reference_uri="https://example.com/f.csv"),
     signed(merchant_id="../acme", catalog_uri="gs://acme-catalogs/../acme/a.csv"),
+    signed(merchant_id="acme\n", catalog_uri="gs://shared-market/feeds/a.csv"),  # "$" alone allows a final newline
     signed(merchant_id="acme"),  # no catalog_uri
     signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv", extra="x"),
     "gs://acme-catalogs/acme/a.csv",

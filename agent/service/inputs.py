@@ -16,8 +16,8 @@ from typing import Any
 from agent.catalog.attachments import Attachment
 from agent.catalog.evidence import Unreadable
 
-CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/comma-separated-values", "text/x-csv"})
-EXCEL_CSV_MIME = "application/vnd.ms-excel"  # what Windows browsers call a .csv file
+CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/comma-separated-values", "text/x-csv",
+                            "application/x-csv", "text/x-comma-separated-values"})
 A2UI_ACTION_NOTICE = "Interface actions (A2UI userAction) are not supported yet; please ask your question in words."
 DATA_PART_NOTICE = "Structured data parts are not supported yet; please ask your question in words."
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -40,13 +40,10 @@ def display_name(raw: Any, fallback: str) -> str:
 
 
 def _is_csv(name: str | None, mime: str | None) -> bool:
+    """CSV by media type or by a .csv name (wire contract): browsers label .csv files variously
+    (application/vnd.ms-excel on Windows); what the bytes really are, the parser decides."""
     mime = (mime or "").split(";")[0].strip().lower()
-    named_csv = bool(name) and name.lower().endswith(".csv")
-    if mime in CSV_MIME_TYPES:
-        return True
-    if mime == EXCEL_CSV_MIME:
-        return named_csv
-    return named_csv and mime in ("", "application/octet-stream", "text/plain")
+    return mime in CSV_MIME_TYPES or (bool(name) and name.lower().endswith(".csv"))
 
 
 def _decode(data: str) -> bytes | None:

@@ -112,7 +112,7 @@ def verify(raw: Any, *, prefixes: Sequence[str], secret: str | None, bound_merch
     if not isinstance(raw, dict) or set(raw) - ALLOWED_FIELDS or not _validator().is_valid(raw):
         raise RpcError(INVALID_PARAMS, REFUSED)
     merchant = raw["merchant_id"]
-    if not _MERCHANT.match(merchant):
+    if not _MERCHANT.fullmatch(merchant):  # match() would let a trailing newline through ($)
         raise RpcError(INVALID_PARAMS, REFUSED)
     for key in ("catalog_uri", "reference_uri"):
         if key in raw and not uri_allowed(raw[key], prefixes, merchant):
