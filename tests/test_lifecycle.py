@@ -98,7 +98,7 @@ def test_resubscribe_finished_task_gives_final_state(server, a2a_validate):
 
 
 def test_resubscribe_running_task_follows_to_the_end(server):
-    data = base64.b64encode(_big_csv(150_000)).decode()
+    data = base64.b64encode(_big_csv(190_000)).decode()
     body = stream_body("What is in this file?")
     body["params"]["message"]["parts"].append({"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}})
     first: dict = {}
@@ -119,6 +119,10 @@ def test_resubscribe_running_task_follows_to_the_end(server):
     resubscribed = raw_stream(server.url, {"jsonrpc": "2.0", "id": "r2", "method": "tasks/resubscribe", "params": {"id": task_id}})
     t.join(60)
     assert resubscribed[0]["result"]["kind"] == "task"
+    # it joined a live run (not a finished task's replay): the snapshot is not terminal and the
+    # answer's artifact arrives through the resubscription
+    assert resubscribed[0]["result"]["status"]["state"] in ("submitted", "working")
+    assert any(f["result"].get("kind") == "artifact-update" for f in resubscribed)
     assert resubscribed[-1]["result"]["final"] is True
     assert resubscribed[-1]["result"]["status"]["state"] == "completed"
 
@@ -139,3 +143,27 @@ def test_message_task_id_of_finished_task(server):
     message = {"role": "user", "parts": [{"kind": "text", "text": "more"}], "taskId": task["id"]}
     response = rpc(server.url, "message/send", {"message": message})
     assert response["error"]["code"] == -32602
+
+
+def test_resubscribe_after_an_artifact_replays_it():
+    """A resubscriber that arrives after the answer's artifact was sent still receives it: the stored
+    snapshot of a running task holds no artifacts (in-process, so the moment is exact)."""
+    from agent import config
+    from agent.service.handler import CallContext, Service
+
+    service = Service(config.load({}))
+    stream = service.stream({"message": {"role": "user", "parts": [{"kind": "text", "text": "What is in this file?"}]}},
+                            CallContext())
+    task = next(stream)
+    for event in stream:
+        if event.get("kind") == "artifact-update":
+            break
+    resub = service.resubscribe({"id": task["id"]}, CallContext())
+    snapshot = next(resub)
+    assert snapshot["status"]["state"] == "working" and not snapshot.get("artifacts")
+    rest = threading.Thread(target=lambda: list(stream))
+    rest.start()
+    followed = list(resub)
+    rest.join(30)
+    assert [e["kind"] for e in followed if e["kind"] == "artifact-update"] == ["artifact-update"]
+    assert followed[-1]["final"] is True and followed[-1]["status"]["state"] == "completed"

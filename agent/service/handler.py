@@ -139,14 +139,11 @@ class Service:
                 yield objects.status_update(task_id, snapshot["contextId"], snapshot["status"], final=True)
                 return
             if live is not None:
-                # The store lags the live run (the final state is stored after the final frame), so a
-                # run that ended between the read above and now is recognised by its published final event.
-                start = len(live.events)
-                ended = next((e for e in live.events[:start] if e.get("final")), None)
-                if ended is not None:
-                    yield ended
-                    return
-                yield from live.follow(start)
+                # The stored snapshot never holds artifacts before the run ends, so "remaining events"
+                # are all of the run's events after its opening Task frame: those already published
+                # (replayed, so an artifact made before this call is not lost), then the rest as they
+                # come. A run that ended meanwhile replays to its final event and stops.
+                yield from live.follow(1)
 
         return events()
 
