@@ -298,9 +298,11 @@ def test_gtin_validation_against_known_codes():
 
 def test_content_quality_counts_match_pandas():
     rows = generate()
-    rows[0]["sku"] = rows[5]["sku"]  # duplicate sku
+    assert [r["status"] for r in rows[:4]] == ["active"] * 4  # the planted faults sit on analysed rows
+    rows[0]["sku"] = rows[3]["sku"]  # duplicate sku
     rows[1]["title"] = "x" * 151
     rows[2]["price"] = 0.0
+    rows[3]["compare_at_price"] = rows[3]["price"]  # "sale" price not below the regular one
     result = run("content_quality", rows)
     df = frame(rows)
     got = {r["Item"]: r for r in table_rows(result) if r["Section"] == "Check"}
@@ -308,10 +310,11 @@ def test_content_quality_counts_match_pandas():
     assert got["Missing image"]["Affected rows"] == int(df["image_url"].isna().sum())
     assert got["Missing description"]["Affected rows"] == int(df["description"].isna().sum())
     assert got["Missing brand"]["Affected products"] == df[df["brand"].isna()]["product_key"].nunique()
-    if df.iloc[0]["sku"] == rows[0]["sku"] and rows[5]["status"] in ("active", None) and rows[0]["status"] in ("active", None):
-        assert got["Duplicate SKU"]["Affected rows"] == 2
+    assert got["Duplicate SKU"]["Affected rows"] == 2
+    assert got["Title over 150 characters"]["Affected rows"] == 1
+    assert got["Zero or missing price"]["Affected rows"] == int((df["price"].isna() | (df["price"] <= 0)).sum()) == 1
     cap = df["compare_at_price"]
-    assert got.get("Sale price not below regular price") is None or got["Sale price not below regular price"]["Affected rows"] == int((cap <= df["price"]).sum())
+    assert got["Sale price not below regular price"]["Affected rows"] == int((cap <= df["price"]).sum()) == 1
     complete = table_rows(result)[0]
     bad = (df["title"].isna() | df["image_url"].isna() | (df["price"] <= 0) | ~df["gtin"].map(_valid_gtin) |
            df["description"].isna() | df["brand"].isna() | df["google_category_id"].isna())

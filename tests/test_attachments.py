@@ -94,8 +94,9 @@ def test_unparseable_csv_reported_and_nothing_else_means_no_catalog(server):
 def test_only_unreadable_input_still_answers(server):
     """Nothing readable attached: the demo catalog answers, and the unreadable file is still named."""
     task = send_parts(server.url, file_part(b"%PDF", "brochure.pdf", "application/pdf"))
-    text = task["artifacts"][0]["parts"][0]["text"]
-    assert "brochure.pdf" in footer_of(text)
+    footer = footer_of(task["artifacts"][0]["parts"][0]["text"])
+    assert "- demo-catalog.csv (bundled demo catalog" in footer
+    assert "- Not read: brochure.pdf (application/pdf is not CSV)" in footer
 
 
 def test_data_part_user_action_is_answered(server):

@@ -103,7 +103,7 @@ def test_send_with_official_client(server):
     text = task.artifacts[0].parts[0].root.text
     match = FOOTER.search(text)
     assert match, text[-800:]
-    assert "demo-catalog.csv" in match.group("lines") or "catalog.csv" in match.group("lines")
+    assert "- demo-catalog.csv (bundled demo catalog" in match.group("lines")
     assert "rows read" in match.group("lines")
     assert match.group("fresh").startswith("Freshness: newest snapshot 2026-11-27,")
 
