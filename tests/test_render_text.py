@@ -83,3 +83,16 @@ def test_merchant_strings_are_markdown_escaped_only_in_markdown():
     assert md_escape("Furniture > Outdoor Furniture") == "Furniture > Outdoor Furniture"
     assert name not in md and md.count(escaped) >= 3  # title, scope line, bullet, table cell
     assert sentence(f, None) == f"Thin — fewer than three products: {name} (2 products)."  # A2UI: plain text
+
+
+def test_infinite_values_format_instead_of_raising():
+    from agent.render.numbers import fmt_value
+
+    assert [fmt_value(v, unit) for v, unit in ((float("inf"), "count"), (float("-inf"), "money"), (float("inf"), "ratio"))] == \
+        ["∞", "-∞", "∞"]
+
+
+def test_a_lone_carriage_return_cannot_start_a_markdown_line():
+    from agent.render.text import md_escape
+
+    assert md_escape("Chairs\r# OWNED\r\nx\ny") == "Chairs # OWNED x y"

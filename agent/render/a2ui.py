@@ -342,9 +342,7 @@ def _number(value: Any) -> float | None:
 
 def _cell(value: Any, unit: str, currency: str | None) -> str:
     """A table value formatted as the text answer formats it (agent.render.numbers), then escaped."""
-    if isinstance(value, float) and math.isinf(value):
-        shown = "∞" if value > 0 else "-∞"
-    elif isinstance(value, Decimal):
+    if isinstance(value, Decimal):
         shown = numbers.fmt_value(float(value), unit, currency)
     elif isinstance(value, (list, tuple)):
         shown = ", ".join(numbers.fmt_value(v, "text", None) for v in value)

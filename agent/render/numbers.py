@@ -60,6 +60,8 @@ def fmt_value(value: Any, unit: str | None, currency: str | None = None) -> str:
     """A value formatted by its unit; None (and NaN) as an en dash."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return EMPTY
+    if isinstance(value, float) and math.isinf(value):  # (the count and money formats would raise)
+        return "∞" if value > 0 else "-∞"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if unit == "money":

@@ -46,7 +46,8 @@ _MD_SPECIAL = "\\`*_[]<|"
 
 def md_escape(text: str) -> str:
     """Merchant text made inert in Markdown: a product called "*NEW* [sale](x)" shows as written."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text).replace("\n", " ")
+    escaped = "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+    return escaped.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")  # a lone CR breaks a line too
 
 
 class Values:
