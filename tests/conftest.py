@@ -29,6 +29,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+AGENT_SETTINGS = ("CATALOG_", "A2UI_", "STATE_", "REFERENCE_", "ALLOWED_", "CONTEXT_", "MAX_BODY_BYTES", "LOG_LEVEL",
+                  "GOOGLE_CLOUD_PROJECT", "STORAGE_EMULATOR_HOST")
+
+
 class Server:
     """A running `functions-framework --target=a2a` process and what it printed."""
 
@@ -36,7 +40,8 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"cga-server-{self.port}.log"
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith(("CATALOG_", "A2UI_", "STATE_", "REFERENCE_", "ALLOWED_"))}
+        # the agent's own settings (agent/config.py) never leak in from the developer's shell
+        full_env = {k: v for k, v in os.environ.items() if not k.startswith(AGENT_SETTINGS)}
         full_env.update({"PUBLIC_URL": self.url, "THREADS": "8", "PYTHONUNBUFFERED": "1"})
         full_env.update(env or {})
         self._log = open(self.log_path, "wb")
