@@ -179,3 +179,18 @@ def test_resubscribe_on_another_instance_to_a_running_task(pair, monkeypatch):
     assert len(frames) == 1 and frames[0]["result"]["kind"] == "task"
     assert frames[0]["result"]["status"]["state"] == "working" and frames[0]["result"]["id"] == task_id
     assert rpc(a.url, "tasks/get", {"id": task_id})["result"]["history"] == [user]
+
+
+def test_attachment_limit_counts_only_the_catalog_that_is_kept(start_server):
+    """A small own catalog with a large competitor file: the competitor (not kept) does not count."""
+    srv = start_server({"CONTEXT_MAX_ATTACHED_BYTES": str(len(CSV) + 100)})
+    big = CSV + CSV.split(b"\n", 1)[1] * 3
+    parts = [{"kind": "text", "text": "Which brands do competitors carry that I don't?"},
+             {"kind": "file", "file": {"bytes": base64.b64encode(CSV).decode(), "name": "mine.csv", "mimeType": "text/csv"}},
+             {"kind": "file", "file": {"bytes": base64.b64encode(big).decode(), "name": "competitor.csv", "mimeType": "text/csv"}}]
+    context_id = str(uuid.uuid4())
+    first = rpc(srv.url, "message/send", {"message": {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())},
+                                          "contextId": context_id})["result"]
+    assert "larger than a conversation keeps" not in first["artifacts"][0]["parts"][0]["text"]
+    second = send(srv.url, "What is in this file?", context_id)["result"]
+    assert footer(second)[0][0] == "mine.csv"  # kept for the follow-up

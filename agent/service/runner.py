@@ -207,8 +207,10 @@ class Runner:
             return "I could not read a catalog; the answer says what to send."
 
         if any(s.kind == KIND_ATTACHED for s in inputs.own.sources):
-            # Follow-ups in this context reuse it without re-upload — within the per-context limit.
-            size = sum(len(a.data) for a in turn.attachments)
+            # Follow-ups in this context reuse it without re-upload — within the per-context limit, which
+            # counts the files that make up the kept catalog (not a reference file or an unreadable one).
+            kept = {s.name for s in inputs.own.sources if s.kind == KIND_ATTACHED}
+            size = sum(len(a.data) for a in turn.attachments if a.name in kept)
             if size > self.deps.max_attached_bytes:
                 names = ", ".join(s.name for s in inputs.own.sources)
                 preface.append(NOT_KEPT_TEXT.format(names=names, limit=_mib(self.deps.max_attached_bytes)))
