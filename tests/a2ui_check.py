@@ -27,7 +27,7 @@ from agent.render.a2ui_structure import validate_structure
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_PATH = (
-    Path(__file__).resolve().parents[2] / "shared" / "reference" / "a2ui-v0.8"
+    Path(__file__).resolve().parent / "reference" / "a2ui-v0.8"
     / "server_to_client_with_standard_catalog.json"
 )
 NODE_SRC = REPO / "tests" / "node"

@@ -18,9 +18,11 @@ import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-A2A_SCHEMA = SHARED / "reference" / "a2a-v0.3.0" / "a2a.json"
-CATALOGS = SHARED / "catalogs"
+# Everything the tests read is in the repository (copied from the project's reference folder with its
+# licences and sources): a clean clone runs on its own.
+REFERENCE = ROOT / "tests" / "reference"
+A2A_SCHEMA = REFERENCE / "a2a-v0.3.0" / "a2a.json"
+CATALOGS = ROOT / "tests" / "corpus" / "seed"
 
 
 def free_port() -> int:

@@ -1,5 +1,5 @@
 """Every skill's A2UI surface on real catalogs: the demo catalog (with and without the competitor file)
-and every export in ../shared/catalogs/, with the real evidence footer.
+and every export in tests/corpus/seed/, with the real evidence footer.
 
 All surfaces of the module go through one run of the official renderer core (schema, structure,
 node counts, distinct surface ids); see tests/a2ui_check.py.
@@ -21,7 +21,7 @@ from agent.render.footer import render_footer
 from tests.a2ui_check import check_surfaces, components_of
 
 ROOT = Path(__file__).resolve().parents[1]
-CATALOGS = ROOT.parent / "shared" / "catalogs"
+CATALOGS = ROOT / "tests" / "corpus" / "seed"
 DEMO = ROOT / "data" / "demo"
 NOW = dt.datetime(2026, 11, 29, 21, 40, tzinfo=dt.timezone.utc)
 

@@ -23,7 +23,7 @@ from tests.test_analysis_helpers import assert_prose_numbers_in_table, bullets
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo" / "catalog.csv"
 COMPETITOR = ROOT / "data" / "demo" / "competitor.csv"
-SHARED = ROOT.parent / "shared" / "catalogs"
+SHARED = ROOT / "tests" / "corpus" / "seed"
 TAX = load()
 OF = "Furniture > Outdoor Furniture"
 

@@ -1,4 +1,4 @@
-"""Real exports (../shared/catalogs) and generated exports of every supported format.
+"""Real exports (tests/corpus/seed) and generated exports of every supported format.
 
 Row counts are checked against an independent count with Python's csv module; products vs variants,
 fill-down, prices, currencies and draft exclusions are spot-checked on named rows.
@@ -18,7 +18,7 @@ from agent.catalog import canonical
 from agent.catalog.evidence import KIND_ATTACHED
 from agent.catalog.sources import read_table_bytes
 
-CATALOGS = Path(__file__).resolve().parents[2] / "shared" / "catalogs"
+CATALOGS = Path(__file__).resolve().parent / "corpus" / "seed"
 
 
 def real(name: str) -> bytes:
