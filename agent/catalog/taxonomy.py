@@ -110,3 +110,39 @@ def parse(text: str) -> Taxonomy:
 def load() -> Taxonomy:
     """The bundled taxonomy, parsed once per process."""
     return parse(TAXONOMY_FILE.read_text(encoding="utf-8"))
+
+
+# --- localised names (same ids, names in another language) ------------------------------------------------------
+TAXONOMY_DIR = TAXONOMY_FILE.parent
+_LOCALE_FILE = re.compile(r"^google-product-taxonomy-with-ids\.([a-z]{2}-[A-Z]{2})(?:\.(\d{4}-\d{2}-\d{2}))?\.txt$")
+
+
+def available_locales() -> tuple[str, ...]:
+    """Locales bundled besides en-US ("de-DE", "ru-RU", …), from the file names in data/taxonomy/."""
+    found = []
+    for path in sorted(TAXONOMY_DIR.glob("google-product-taxonomy-with-ids.*.txt")):
+        m = _LOCALE_FILE.match(path.name)
+        if m and m.group(1) != "en-US":
+            found.append(m.group(1))
+    return tuple(dict.fromkeys(found))
+
+
+@functools.lru_cache(maxsize=16)
+def load_locale(locale: str) -> dict[int, str]:
+    """{Google id: localised path} for one bundled locale (paths normalised like en-US's).
+
+    Only ids that also exist in the bundled en-US version are kept: the 2015-02-19 files carry a few
+    retired ids, which must never become a scope or a mapping target. Unknown locale -> {}.
+    """
+    current = load().nodes
+    for path in TAXONOMY_DIR.glob(f"google-product-taxonomy-with-ids.{locale}*.txt"):
+        m = _LOCALE_FILE.match(path.name)
+        if not m or m.group(1) != locale:
+            continue
+        out: dict[int, str] = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            lm = _LINE.match(line)
+            if lm and int(lm.group(1)) in current:
+                out[int(lm.group(1))] = normalise_path(lm.group(2))
+        return out
+    return {}
