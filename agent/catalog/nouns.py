@@ -16,6 +16,15 @@ _SEPARATORS = re.compile(r"\s+[|–—-]+\s+|\s*\|\s*|:\s+|\s*\(|\s*\[|,\s+|\s+/
 _LINKS = re.compile(r"\s+(?:for|with|w/|by|featuring|feat\.?|from|inspired\s+by|compatible\s+with|fits)\s+", re.I)
 
 
+def title_phrase(title: str | None) -> str:
+    """The title's first segment, linking words kept ("Covers for Sofas and Chairs"): the head plus
+    what it is for, which may tell two places of the same noun apart but never decides alone."""
+    if not title:
+        return ""
+    text = " ".join(str(title).split())
+    return _SEPARATORS.split(text, maxsplit=1)[0].strip(" -–—|:,.")
+
+
 def title_head(title: str | None) -> str:
     """The leading product phrase of a title ("" for none), case kept as written."""
     if not title:

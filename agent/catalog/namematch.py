@@ -1,0 +1,261 @@
+"""Name matcher: a product phrase -> a Google category, built from the taxonomies' own names only.
+
+No hand-written keyword table. The vocabulary is what Google and Shopify publish:
+
+* the 5,595 Google node names (en-US), and the parts of names joined by `&` / `,`
+  ("Pots & Planters" also names "Pots" and "Planters", at a lower tier);
+* Shopify's ~14.5k Standard Product Taxonomy names, each standing for the Google id Shopify maps it to
+  (so "T-Shirts", "Hoodies", "Outdoor Furniture Covers" are known words);
+* Google's localised names (13 locales), matched as whole names.
+
+How a phrase matches (English word order: the product noun is the last word, "Patio Chair **Cover**"):
+
+1. Words are lower-cased, `&` / `and` dropped, hyphenated words joined ("T-Shirt" = "Tshirts") and
+   reduced to a light singular stem ("Hoodies" = "Hoodie", "Boxes" = "Box").
+2. Candidates are the names whose last word is the phrase's noun. A candidate matches when every other
+   word of its name is in the phrase's context (the phrase, the merchant's type and category words,
+   and words the taxonomy itself implies: a modifier that is mostly a furniture noun in the taxonomy
+   ("chair") brings "furniture"; "patio" / "garden" / "deck" bring "outdoor").
+3. The most specific match wins (more matched words); ties go to the candidate whose taxonomy path
+   shares most words with the context, then to the id the name stands for most often, then to the
+   least specialised place (the shortest path: bare "T-Shirt" is Clothing > Shirts & Tops, not Baby &
+   Children's Tops).
+
+Confidence (`Match.confident`): a multi-word name that matched whole is confident; a bare noun is
+confident only when it is a whole taxonomy name (or, inside a joined name, a noun of one place only)
+and the phrase carries no *foreign* modifier — a word that is itself a product noun whose places the
+taxonomy mostly files under other words than the winner's path ("Pump Filter **Bag**" is no luggage;
+"Cast Iron Skillet" is a skillet, irons being scattered over five verticals).
+An unconfident match is never used: the row stays unmapped (counted and said).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from agent.catalog import taxonomy
+
+_STOP = frozenset({"and", "the", "a", "an", "of", "n", "other", "misc", "miscellaneous", "general"})
+# Words merchants use where the taxonomy says "Outdoor" (the taxonomy never says "patio").
+_SYNONYMS = {"patio": ("outdoor",), "garden": ("outdoor",), "deck": ("outdoor",), "yard": ("outdoor",),
+             "lawn": ("outdoor",), "balcony": ("outdoor",), "tee": ("tshirt", "shirt"), "couch": ("sofa",)}
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])", re.UNICODE)
+_TIER_NAME, _TIER_SHOPIFY, _TIER_PART = 0, 1, 2
+
+
+def stem(word: str) -> str:
+    """A light English singular stem, applied alike to names and merchant text (consistency is what
+    counts, not linguistics): hoodies/hoodie -> hoodi, boxes/box -> box, accessories/accessory -> accessori."""
+    w = word
+    if not w.isascii() or not w.isalpha() or len(w) <= 3:
+        return w
+    if w.endswith("ies"):
+        w = w[:-3] + "i"
+    elif w.endswith(("sses", "xes", "zes", "ches", "shes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("ie"):
+        w = w[:-1]
+    elif len(w) > 3 and w.endswith("y"):
+        w = w[:-1] + "i"
+    elif len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def words(text: str | None) -> list[str]:
+    """Normalised stems of a phrase, stop words dropped."""
+    if not text:
+        return []
+    t = unicodedata.normalize("NFKC", str(text)).casefold().replace("&", " ")
+    t = _HYPHEN.sub("", t).replace("'", "").replace("’", "")
+    return [stem(w) for w in _WORD.findall(t) if w not in _STOP]
+
+
+def _key(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().replace("&", " ").split())
+
+
+@dataclass(frozen=True)
+class Entry:
+    tokens: tuple[str, ...]  # stems of the name; the last one is its noun
+    google_id: int
+    tier: int
+    depth: int  # levels of the path the name stands at (Google's or Shopify's)
+    path_words: frozenset[str]  # stems of the whole path(s): what a context can agree with
+
+
+@dataclass(frozen=True)
+class Match:
+    google_id: int
+    confident: bool
+    specificity: int  # matched words besides the noun
+
+
+@dataclass
+class Index:
+    by_head: dict[str, list[Entry]]
+    localised: dict[str, int]  # casefolded localised leaf name -> id (only names with one id)
+    implied: dict[str, frozenset[str]]  # noun stem -> words the taxonomy places it under
+
+
+def _split_parts(name: str) -> list[str]:
+    """The things a joined name names. A shared noun or modifier distributes: "Pot & Pan Handles" is
+    "Pot Handles" and "Pan Handles"; "Wall Plates & Covers" is "Wall Plates" and "Wall Covers";
+    "Pots & Planters" is "Pots" and "Planters"."""
+    parts = [p.strip() for p in re.split(r"\s*&\s*|\s*,\s*|\s+and\s+", name) if p.strip()]
+    if len(parts) < 2:
+        return []
+    first, last = parts[0].split(), parts[-1].split()
+    singles = all(len(p.split()) == 1 for p in parts[:-1])
+    if singles and len(last) > 1:  # "Pot & Pan Handles"
+        tail = " ".join(last[1:])
+        return [f"{p} {tail}" for p in parts[:-1]] + [parts[-1]]
+    if len(first) > 1 and all(len(p.split()) == 1 for p in parts[1:]):  # "Wall Plates & Covers"
+        lead = " ".join(first[:-1])
+        return [parts[0]] + [f"{lead} {p}" for p in parts[1:]]
+    return parts
+
+
+@functools.lru_cache(maxsize=1)
+def index() -> Index:
+    """Built once per process, on first use (only catalogs with unplaced rows need it)."""
+    tax = taxonomy.load()
+    google_words = {cid: frozenset(words(node.path)) for cid, node in tax.nodes.items()}
+    entries: list[Entry] = []
+    for cid, node in tax.nodes.items():
+        toks = tuple(words(node.name))
+        if toks:
+            entries.append(Entry(toks, cid, _TIER_NAME, node.depth, google_words[cid]))
+        for part in _split_parts(node.name):
+            ptoks = tuple(words(part))
+            if ptoks:
+                entries.append(Entry(ptoks, cid, _TIER_PART, node.depth, google_words[cid]))
+    for path, cid in taxonomy.shopify_mapping().paths:
+        levels = path.split(taxonomy.SEPARATOR)
+        toks = tuple(words(levels[-1]))
+        if toks:
+            entries.append(Entry(toks, cid, _TIER_SHOPIFY, len(levels), google_words[cid] | frozenset(words(path))))
+    by_head: dict[str, list[Entry]] = defaultdict(list)
+    for e in entries:
+        by_head[e.tokens[-1]].append(e)
+    # implied words: the level-1/2 words shared by most of the places a noun stands
+    # (the top level most of its places share, at least a third of them; level-2 words most share)
+    implied: dict[str, frozenset[str]] = {}
+    for head, es in by_head.items():
+        ids = {e.google_id for e in es}
+        tops: Counter[str] = Counter()
+        seconds: Counter[str] = Counter()
+        for cid in ids:
+            levels = tax.node(cid).path.split(taxonomy.SEPARATOR)
+            tops[levels[0]] += 1
+            if len(levels) > 1:
+                seconds.update(set(words(levels[1])))
+        top, n = tops.most_common(1)[0]
+        got = set(words(top)) if n * 3 >= len(ids) else set()
+        got.update(w for w, c in seconds.items() if c * 2 > len(ids))
+        got.discard(head)
+        implied[head] = frozenset(got)
+    localised: dict[str, set[int]] = defaultdict(set)
+    for locale in taxonomy.available_locales():
+        for cid, path in taxonomy.load_locale(locale).items():
+            localised[_key(path.split(taxonomy.SEPARATOR)[-1])].add(cid)
+    return Index(by_head=dict(by_head), localised={k: next(iter(v)) for k, v in localised.items() if len(v) == 1},
+                 implied=implied)
+
+
+def context_words(*texts: str | None) -> set[str]:
+    """Every stem of the given texts plus their synonyms."""
+    out: set[str] = set()
+    for text in texts:
+        out.update(words(text))
+    for w in list(out):
+        out.update(_SYNONYMS.get(w, ()))
+    return out
+
+
+def match(phrase: str | None, context: set[str] | frozenset[str] = frozenset(), strict: bool = False) -> Match | None:
+    """The Google category a product phrase names, or None when no taxonomy name fits.
+
+    `strict` (for title nouns, which are free text): a bare noun with other words beside it is only
+    confident when some context word agrees with the winner's path ("Drift Brown **Table**" says
+    nothing about where the table stands; "Happy Birthday **Topper**" is no pinball part)."""
+    if not phrase or not phrase.strip():
+        return None
+    idx = index()
+    parts = _split_parts(phrase)
+    if parts:  # a joined phrase ("Food & Beverage"): what its parts share
+        got = [match(p, context, strict) for p in parts]
+        if any(m is None for m in got):
+            return None
+        tax = taxonomy.load()
+        common = _common_ancestor(tax, [m.google_id for m in got])
+        if common is None:
+            return Match(got[0].google_id, False, 0)
+        return Match(common, all(m.confident for m in got), min(m.specificity for m in got))
+    found = _match_english(idx, phrase, context, strict)
+    if found is None and "-" in phrase:  # a slug ("frying-pans"), not a compound ("t-shirt")
+        found = _match_english(idx, phrase.replace("-", " "), context, strict)
+    if found is None:  # a whole localised name ("Gartenmöbel", "Мебель для сада")
+        loc = idx.localised.get(_key(phrase))
+        return Match(loc, True, 0) if loc is not None else None
+    return found
+
+
+def _common_ancestor(tax: taxonomy.Taxonomy, ids: list[int]) -> int | None:
+    paths = [tax.node(i).path.split(taxonomy.SEPARATOR) for i in ids]
+    n = 0
+    while all(len(p) > n for p in paths) and len({p[n] for p in paths}) == 1:
+        n += 1
+    return tax.id_for_path(taxonomy.SEPARATOR.join(paths[0][:n])) if n else None
+
+
+def _match_english(idx: Index, phrase: str, context, strict: bool) -> Match | None:
+    toks = words(phrase)
+    while toks and any(ch.isdigit() for ch in toks[-1]):  # "Concrete Pot 30cm": sizes trail the noun
+        toks.pop()
+    if not toks:
+        return None
+    head, mods = toks[-1], toks[:-1]
+    cands = idx.by_head.get(head)
+    if not cands:
+        return None
+    ctx = set(toks) | set(context)
+    for w in toks:
+        ctx.update(_SYNONYMS.get(w, ()))
+    for m in mods:
+        ctx.update(idx.implied.get(m, ()))
+    best: tuple | None = None
+    best_entries: list[Entry] = []
+    votes = Counter((e.tokens, e.google_id) for e in cands)  # a name Shopify files in two places of one id
+    for e in cands:
+        need = e.tokens[:-1]
+        if any(t not in ctx for t in need):
+            continue
+        rank = (len(set(need)), -(e.tier == _TIER_PART), len(e.path_words & ctx), votes[(e.tokens, e.google_id)], -e.depth)
+        if best is None or rank > best:
+            best, best_entries = rank, [e]
+        elif rank == best:
+            best_entries.append(e)
+    if best is None:
+        return None
+    ids = {e.google_id for e in best_entries}
+    if len(ids) > 1:  # a true tie between places: no honest pick
+        return Match(min(ids), False, best[0])
+    winner = best_entries[0]
+    if best[0] >= 1:
+        return Match(winner.google_id, True, best[0])
+    whole = any(e.tier != _TIER_PART and e.google_id == winner.google_id and len(e.tokens) == 1 for e in cands)
+    if not whole and len({e.google_id for e in cands}) > 1:
+        return Match(winner.google_id, False, 0)  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
+    foreign = [m for m in mods if m not in winner.path_words and idx.implied.get(m)
+               and not (idx.implied[m] & winner.path_words)]
+    if strict and mods and not ((ctx - {head}) & winner.path_words):
+        return Match(winner.google_id, False, 0)
+    return Match(winner.google_id, not foreign, 0)
