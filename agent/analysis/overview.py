@@ -94,7 +94,7 @@ def run(inp: SkillInput) -> SkillResult:
         mcounts["unmapped"] = mcounts.get("unmapped", 0) + t["category_mapping"].null_count
         names = {"google_category": "from a Google category column", "shopify_category": "from your Shopify product category",
                  "merchant_path": "from your category path", "name_match": "by taxonomy names in type or title",
-                 "unmapped": "not mapped (no confident match)"}
+                 "unmapped": "not mapped"}
         mrows = {}
         for m in ("google_category", "shopify_category", "merchant_path", "name_match", "unmapped"):
             if mcounts.get(m):

@@ -9,7 +9,7 @@
 (d) the name matcher (`namematch`: names of the taxonomies themselves, no keyword table) on the
     product type, the own category's last level and the title's product noun
     (`nouns.title_head`); the first confident one anchors, a later confident one that is deeper in
-    the same branch refines it                                                         -> "name_match"
+    the same branch refines it; two confident readings in different branches are unsure -> "name_match"
 (e) nothing confident: "unmapped" — counted and said, never guessed.
 
 (d) also refines a shallow (c) result (levels 1–2, "Home & Garden") when it names a place inside it.
@@ -133,6 +133,8 @@ def name_match(product_type: str | None, category: str | None, title: str | None
             chosen = m.google_id
         elif m.google_id != chosen and tax.is_within(m.google_id, chosen):
             chosen = m.google_id
+        elif not tax.is_within(chosen, m.google_id):
+            return None  # two confident readings in different branches: unsure, so not guessed
     return chosen
 
 
