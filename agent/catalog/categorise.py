@@ -12,6 +12,8 @@
     the same branch refines it; two confident readings in different branches are unsure -> "name_match"
 (e) nothing confident: "unmapped" — counted and said, never guessed.
 
+The catalog's own branches (where most of its placed rows stand) then doubt a bare title noun far
+outside them and read the rows still unplaced inside them (`_branches`).
 (d) also refines a shallow (c) result (levels 1–2, "Home & Garden") when it names a place inside it.
 Every step runs once per distinct value — (d) once per distinct (product type, category, title
 phrase) — and is spread back to the rows with integer takes, so a million-row catalog pays per
@@ -118,24 +120,66 @@ def resolve_shopify(value: str | None) -> int | None:
     return got[0] if got else None
 
 
-def name_match(product_type: str | None, category: str | None, title: str | None) -> int | None:
+def name_match(product_type: str | None, category: str | None, title: str | None,
+               within: tuple[int, ...] = ()) -> int | None:
     """Step (d) for one distinct (type, category, title) combination: a confident id or None."""
+    got = _name_match(product_type, category, title, within)
+    return got[0] if got else None
+
+
+def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | None:
+    """(id, weak) — weak when only a bare title noun decided."""
     leaf = taxonomy.normalise_path(category).split(taxonomy.SEPARATOR)[-1] if category else None
     head = nouns.title_head(title) if title else None
-    ctx = namematch.context_words(product_type, category, nouns.title_phrase(title) if title else None)
+    extra = [taxonomy.load().node(r).path for r in within]
+    ctx = namematch.context_words(product_type, category, nouns.title_phrase(title) if title else None, *extra)
     tax = taxonomy.load()
-    chosen: int | None = None
+    chosen: tuple[int, bool] | None = None
     for phrase, strict in ((product_type, False), (leaf, False), (head, True)):
-        m = namematch.match(phrase, ctx, strict) if phrase else None
+        m = namematch.match(phrase, ctx, strict, within) if phrase else None
         if m is None or not m.confident:
             continue
+        weak = phrase is head and m.specificity == 0
         if chosen is None:
-            chosen = m.google_id
-        elif m.google_id != chosen and tax.is_within(m.google_id, chosen):
-            chosen = m.google_id
-        elif not tax.is_within(chosen, m.google_id):
+            chosen = (m.google_id, weak)
+        elif m.google_id != chosen[0] and tax.is_within(m.google_id, chosen[0]):
+            chosen = (m.google_id, chosen[1] and weak)
+        elif not tax.is_within(chosen[0], m.google_id):
             return None  # two confident readings in different branches: unsure, so not guessed
     return chosen
+
+
+# The catalog's own branches: a shop is about something. Once the confident readings (and the rows
+# (a)–(c) placed) show where most of the catalog stands, a bare title noun far outside it is doubted
+# ("Anchor" in an earring shop is no boat part) and rows still unplaced are read inside it.
+_PRIOR_MIN_ROWS = 10
+_PRIOR_LEVEL2_SHARE = 0.3
+_PRIOR_LEVEL1_SHARE = 0.5
+_PRIOR_STRAY_SHARE = 0.05
+
+
+def _branches(ids: np.ndarray, weights: np.ndarray) -> tuple[tuple[int, ...], dict[int, float]]:
+    """(dominant branch ids, share of each level-1 id) of placed rows."""
+    tax = taxonomy.load()
+    ok = ids >= 0
+    total = float(weights[ok].sum())
+    if total < _PRIOR_MIN_ROWS:
+        return (), {}
+    lvl1: dict[int, float] = {}
+    lvl2: dict[int, float] = {}
+    uniq, inv = np.unique(ids[ok], return_inverse=True)
+    per = np.bincount(inv, weights=weights[ok])
+    for cid, w in zip(uniq.tolist(), per.tolist()):
+        levels = tax.node(cid).path.split(taxonomy.SEPARATOR)
+        a1 = tax.id_for_path(levels[0])
+        lvl1[a1] = lvl1.get(a1, 0.0) + w / total
+        if len(levels) > 1:
+            a2 = tax.id_for_path(taxonomy.SEPARATOR.join(levels[:2]))
+            lvl2[a2] = lvl2.get(a2, 0.0) + w / total
+    roots = tuple(k for k, v in sorted(lvl2.items(), key=lambda kv: -kv[1]) if v >= _PRIOR_LEVEL2_SHARE)[:3]
+    if not roots:
+        roots = tuple(k for k, v in lvl1.items() if v >= _PRIOR_LEVEL1_SHARE)
+    return roots, lvl1
 
 
 def _codes(col: pa.ChunkedArray | None, rows: np.ndarray) -> tuple[np.ndarray, list]:
@@ -158,7 +202,7 @@ def _per_value(col: pa.ChunkedArray, fn) -> tuple[np.ndarray, np.ndarray]:
     return np.take(ids, idx), np.take(meth, idx)
 
 
-def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type, title) -> None:
+def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type, title, brand=None) -> None:
     """Step (d), in place: on unmapped rows and shallow merchant-path rows, once per distinct
     (type, category, title phrase)."""
     tax = taxonomy.load()
@@ -175,24 +219,44 @@ def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type,
     tcode, tvals = _codes(product_type, todo)
     ccode, cvals = _codes(category_path, todo)
     xcode, xvals = _codes(title, todo)
-    # titles collapse to their product phrase first: "Hoodie | Album A" and "Hoodie | Album B" are one
-    # (only the titles of the rows at hand are read)
-    per_title = np.full(len(xvals) + 1, -1, dtype=np.int64)
+    bcode, bvals = _codes(brand, todo)
+    # titles collapse to their product phrase first (leading brand dropped): "Hoodie | Album A" and
+    # "Hoodie | Album B" are one; only the (title, brand) pairs of the rows at hand are read
+    pairs, pair_of_row = np.unique(np.stack([xcode, bcode], axis=1), axis=0, return_inverse=True)
     pcode_of: dict[str, int] = {}
-    for t in np.unique(xcode[xcode >= 0]).tolist():
-        phrase = nouns.title_phrase(xvals[t]) if xvals[t] else ""
-        per_title[t] = pcode_of.setdefault(phrase, len(pcode_of))
-    pcode = np.take(per_title, np.where(xcode < 0, len(per_title) - 1, xcode))
+    per_pair = np.full(len(pairs), -1, dtype=np.int64)
+    for k, (t, b) in enumerate(pairs.tolist()):
+        if t >= 0 and xvals[t]:
+            phrase = nouns.title_phrase(xvals[t], bvals[b] if b >= 0 else None)
+            per_pair[k] = pcode_of.setdefault(phrase, len(pcode_of))
+    pcode = per_pair[np.asarray(pair_of_row).reshape(-1)]
     phrase_list = list(pcode_of)
     key = np.stack([tcode, ccode, pcode], axis=1)
     combos, inverse = np.unique(key, axis=0, return_inverse=True)
     found = np.full(len(combos), -1, dtype=np.int32)
-    for k, (t, c, p) in enumerate(combos.tolist()):
-        cid = name_match(tvals[t] if t >= 0 else None, cvals[c] if c >= 0 else None,
-                         phrase_list[p] if p >= 0 else None)
-        if cid is not None:
-            found[k] = cid
-    got = found[np.asarray(inverse).reshape(-1)]
+    weak = np.zeros(len(combos), dtype=bool)
+    args = [(tvals[t] if t >= 0 else None, cvals[c] if c >= 0 else None, phrase_list[p] if p >= 0 else None)
+            for t, c, p in combos.tolist()]
+    for k, a in enumerate(args):
+        got1 = _name_match(*a)
+        if got1 is not None:
+            found[k], weak[k] = got1
+    inverse = np.asarray(inverse).reshape(-1)
+    # the catalog's branches, from rows placed before this step and the confident readings
+    rows_per_combo = np.bincount(inverse, minlength=len(combos)).astype(np.float64)
+    placed = np.flatnonzero((ids >= 0) & ~shallow)
+    roots, share1 = _branches(np.concatenate([ids[placed], found]),
+                              np.concatenate([np.ones(len(placed)), rows_per_combo]))
+    if roots:
+        for k in np.flatnonzero(weak & (found >= 0)).tolist():
+            top = taxonomy.load().id_for_path(taxonomy.load().node(int(found[k])).path.split(taxonomy.SEPARATOR)[0])
+            if share1.get(top, 0.0) < _PRIOR_STRAY_SHARE:
+                found[k] = -1  # a stray bare noun: read again inside the catalog's branches
+        for k in np.flatnonzero(found < 0).tolist():
+            got2 = _name_match(*args[k], within=roots)
+            if got2 is not None:
+                found[k] = got2[0]
+    got = found[inverse]
     prev = ids[todo]
     ok = got >= 0
     refine = ok & (prev >= 0)
@@ -205,9 +269,10 @@ def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type,
 
 
 def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.ChunkedArray | None,
-             product_type: pa.ChunkedArray | None, title: pa.ChunkedArray | None
-             ) -> tuple[pa.Array, pa.Array, pa.Array]:
-    """(google_category_id int32, google_category_path dict, category_mapping dict) for n rows."""
+             product_type: pa.ChunkedArray | None, title: pa.ChunkedArray | None,
+             brand: pa.ChunkedArray | None = None) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """(google_category_id int32, google_category_path dict, category_mapping dict) for n rows;
+    `brand` only serves to drop a leading brand from titles."""
     tax = taxonomy.load()
     has_google = google_category is not None and google_category.null_count < len(google_category)
     ids = np.full(n, -1, dtype=np.int32)
@@ -222,7 +287,8 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
     if any(c is not None for c in (product_type, category_path, title)):
         _name_step(ids, method, chunked(category_path) if category_path is not None else None,
                    chunked(product_type) if product_type is not None else None,
-                   chunked(title) if title is not None else None)
+                   chunked(title) if title is not None else None,
+                   chunked(brand) if brand is not None else None)
     return _arrays(tax, ids, method)
 
 

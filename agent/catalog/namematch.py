@@ -180,18 +180,21 @@ def context_words(*texts: str | None) -> set[str]:
     return out
 
 
-def match(phrase: str | None, context: set[str] | frozenset[str] = frozenset(), strict: bool = False) -> Match | None:
+def match(phrase: str | None, context: set[str] | frozenset[str] = frozenset(), strict: bool = False,
+          within: tuple[int, ...] = ()) -> Match | None:
     """The Google category a product phrase names, or None when no taxonomy name fits.
 
     `strict` (for title nouns, which are free text): a bare noun with other words beside it is only
     confident when some context word agrees with the winner's path ("Drift Brown **Table**" says
-    nothing about where the table stands; "Happy Birthday **Topper**" is no pinball part)."""
+    nothing about where the table stands; "Happy Birthday **Topper**" is no pinball part).
+    `within` (the catalog's own branches, see categorise): only places inside those ids compete, and
+    the branch is the context that agrees — a "Table" in an outdoor-furniture shop is an Outdoor Table."""
     if not phrase or not phrase.strip():
         return None
     idx = index()
     parts = _split_parts(phrase)
     if parts:  # a joined phrase ("Food & Beverage"): what its parts share
-        got = [match(p, context, strict) for p in parts]
+        got = [match(p, context, strict, within) for p in parts]
         if any(m is None for m in got):
             return None
         tax = taxonomy.load()
@@ -199,9 +202,9 @@ def match(phrase: str | None, context: set[str] | frozenset[str] = frozenset(), 
         if common is None:
             return Match(got[0].google_id, False, 0)
         return Match(common, all(m.confident for m in got), min(m.specificity for m in got))
-    found = _match_english(idx, phrase, context, strict)
+    found = _match_english(idx, phrase, context, strict, within)
     if found is None and "-" in phrase:  # a slug ("frying-pans"), not a compound ("t-shirt")
-        found = _match_english(idx, phrase.replace("-", " "), context, strict)
+        found = _match_english(idx, phrase.replace("-", " "), context, strict, within)
     if found is None:  # a whole localised name ("Gartenmöbel", "Мебель для сада")
         loc = idx.localised.get(_key(phrase))
         return Match(loc, True, 0) if loc is not None else None
@@ -216,7 +219,7 @@ def _common_ancestor(tax: taxonomy.Taxonomy, ids: list[int]) -> int | None:
     return tax.id_for_path(taxonomy.SEPARATOR.join(paths[0][:n])) if n else None
 
 
-def _match_english(idx: Index, phrase: str, context, strict: bool) -> Match | None:
+def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple[int, ...] = ()) -> Match | None:
     toks = words(phrase)
     while toks and any(ch.isdigit() for ch in toks[-1]):  # "Concrete Pot 30cm": sizes trail the noun
         toks.pop()
@@ -224,6 +227,10 @@ def _match_english(idx: Index, phrase: str, context, strict: bool) -> Match | No
         return None
     head, mods = toks[-1], toks[:-1]
     cands = idx.by_head.get(head)
+    if cands and within:
+        tax = taxonomy.load()
+        cands = [e for e in cands if any(tax.is_within(e.google_id, root) for root in within)]
+        strict = False
     if not cands:
         return None
     ctx = set(toks) | set(context)
