@@ -134,13 +134,13 @@ def test_shallow_merchant_path_is_refined_inside_its_branch_only():
 
 def test_mapping_is_computed_once_per_distinct_combination(monkeypatch):
     calls = []
-    real = categorise.name_match
+    real = categorise._name_match
 
-    def counting(*args):
+    def counting(*args, **kw):
         calls.append(args)
-        return real(*args)
+        return real(*args, **kw)
 
-    monkeypatch.setattr(categorise, "name_match", counting)
+    monkeypatch.setattr(categorise, "_name_match", counting)
     n = 3000
     titles = ["Hoodie | Album A", "Hoodie | Album B", "Patio Chair Cover"] * (n // 3)
     gid, _, method = map_rows(n, None, None, _col(["Shirts", None, None] * (n // 3)), _col(titles))
