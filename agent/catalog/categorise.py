@@ -128,18 +128,17 @@ def name_match(product_type: str | None, category: str | None, title: str | None
 
 
 def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | None:
-    """(id, weak) — weak when only a bare title noun decided."""
+    """(id, weak) — weak when only a bare noun decided (no other word of a taxonomy name agreed)."""
     leaf = taxonomy.normalise_path(category).split(taxonomy.SEPARATOR)[-1] if category else None
     head = nouns.title_head(title) if title else None
-    extra = [taxonomy.load().node(r).path for r in within]
-    ctx = namematch.context_words(product_type, category, nouns.title_phrase(title) if title else None, *extra)
+    ctx = namematch.context_words(product_type, category, nouns.title_phrase(title) if title else None)
     tax = taxonomy.load()
     chosen: tuple[int, bool] | None = None
     for phrase, strict in ((product_type, False), (leaf, False), (head, True)):
         m = namematch.match(phrase, ctx, strict, within) if phrase else None
         if m is None or not m.confident:
             continue
-        weak = phrase is head and m.specificity == 0
+        weak = m.specificity == 0
         if chosen is None:
             chosen = (m.google_id, weak)
         elif m.google_id != chosen[0] and tax.is_within(m.google_id, chosen[0]):
@@ -150,12 +149,14 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | 
 
 
 # The catalog's own branches: a shop is about something. Once the confident readings (and the rows
-# (a)–(c) placed) show where most of the catalog stands, a bare title noun far outside it is doubted
-# ("Anchor" in an earring shop is no boat part) and rows still unplaced are read inside it.
+# (a)–(c) placed) show where most of the catalog stands (a level-2 branch with 30 % of the rows, or a
+# top level with half), a bare-noun reading in a top level holding under 10 % of the catalog is
+# doubted ("Anchor" in an earring shop is no boat part, "Ear Cuff" no handcuff) and rows still
+# unplaced are read inside the branch. A catalog with no dominant branch is left as read.
 _PRIOR_MIN_ROWS = 10
 _PRIOR_LEVEL2_SHARE = 0.3
 _PRIOR_LEVEL1_SHARE = 0.5
-_PRIOR_STRAY_SHARE = 0.05
+_PRIOR_STRAY_SHARE = 0.10
 
 
 def _branches(ids: np.ndarray, weights: np.ndarray) -> tuple[tuple[int, ...], dict[int, float]]:

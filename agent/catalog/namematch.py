@@ -103,6 +103,33 @@ class Index:
     by_head: dict[str, list[Entry]]
     localised: dict[str, int]  # casefolded localised leaf name -> id (only names with one id)
     implied: dict[str, frozenset[str]]  # noun stem -> words the taxonomy places it under
+    local_by_word: dict[str, list[Entry]] = None  # folded localised stem -> localised names holding it
+
+
+# Linking words of the bundled locales: "Camisetas de tirantes", "Housses pour meubles", "Мебель для сада".
+_LOCAL_STOP = frozenset("""de del la las el los para y con sin en a al por et pour avec des du le les
+di della delle dei per il lo e do da dos das com em und fur mit der die das von voor met van het
+i z dla w na и для с в на och for med av pro s ve ile icin""".split())
+
+
+def local_words(text: str | None) -> list[str]:
+    """Localised names and merchant text alike: accents folded, a light plural stem (final -s, then
+    -e, for Latin script; a final vowel for Cyrillic), linking words dropped."""
+    if not text:
+        return []
+    t = unicodedata.normalize("NFKD", str(text).casefold())
+    t = "".join(ch for ch in t if not unicodedata.combining(ch)).replace("&", " ")
+    out = []
+    for w in _WORD.findall(t):
+        if w in _LOCAL_STOP or w in _STOP or w.isdigit():
+            continue
+        if len(w) > 4 and w.isascii():
+            w = w[:-1] if w.endswith("s") else w
+            w = w[:-1] if w.endswith("e") and len(w) > 4 else w
+        elif len(w) > 4 and w[-1] in "ыиаяеоуь":
+            w = w[:-1]
+        out.append(w)
+    return out
 
 
 def _split_parts(name: str) -> list[str]:
@@ -163,11 +190,51 @@ def index() -> Index:
         got.discard(head)
         implied[head] = frozenset(got)
     localised: dict[str, set[int]] = defaultdict(set)
+    local_by_word: dict[str, list[Entry]] = defaultdict(list)
     for locale in taxonomy.available_locales():
         for cid, path in taxonomy.load_locale(locale).items():
-            localised[_key(path.split(taxonomy.SEPARATOR)[-1])].add(cid)
+            leaf = path.split(taxonomy.SEPARATOR)[-1]
+            localised[_key(leaf)].add(cid)
+            names = [leaf] + _split_parts(leaf)
+            for k, name in enumerate(names):
+                toks = tuple(local_words(name))
+                if not toks:
+                    continue
+                e = Entry(toks, cid, _TIER_PART if k else _TIER_NAME, tax.node(cid).depth, frozenset(local_words(path)))
+                for w in set(toks):
+                    local_by_word[w].append(e)
     return Index(by_head=dict(by_head), localised={k: next(iter(v)) for k, v in localised.items() if len(v) == 1},
-                 implied=implied)
+                 implied=implied, local_by_word=dict(local_by_word))
+
+
+def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), strict: bool = False) -> Match | None:
+    """A phrase in one of the bundled languages: the localised names all of whose words it holds and
+    that hold its first word (Romance and Slavic names put the noun first: "Camisetas de tirantes") or
+    its last (German and Dutch compounds); the most words win, a tie between places is unsure."""
+    toks = local_words(phrase)
+    if not toks:
+        return None
+    have = set(toks)
+    tax = taxonomy.load()
+    best: tuple | None = None
+    ids: set[int] = set()
+    winner: Entry | None = None
+    for anchor in dict.fromkeys((toks[0], toks[-1])):
+        for e in idx.local_by_word.get(anchor, ()):
+            if not set(e.tokens) <= have:
+                continue
+            if within and not any(tax.is_within(e.google_id, root) for root in within):
+                continue
+            rank = (len(e.tokens), anchor == toks[0], -(e.tier == _TIER_PART), -e.depth)
+            if best is None or rank > best:
+                best, ids, winner = rank, {e.google_id}, e
+            elif rank == best:
+                ids.add(e.google_id)
+    if best is None:
+        return None
+    if strict and not within and best[0] == 1 and len(have) > 1 and not ((have - set(winner.tokens)) & winner.path_words):
+        return Match(winner.google_id, False, 0)  # one word beside others that say nothing about it
+    return Match(min(ids), len(ids) == 1, best[0] - 1)
 
 
 def context_words(*texts: str | None) -> set[str]:
@@ -188,7 +255,8 @@ def match(phrase: str | None, context: set[str] | frozenset[str] = frozenset(), 
     confident when some context word agrees with the winner's path ("Drift Brown **Table**" says
     nothing about where the table stands; "Happy Birthday **Topper**" is no pinball part).
     `within` (the catalog's own branches, see categorise): only places inside those ids compete, and
-    the branch is the context that agrees — a "Table" in an outdoor-furniture shop is an Outdoor Table."""
+    the branch stands for the agreeing context (its words do not complete names: "lounge set" in a
+    jewellery shop is no Jewelry Set)."""
     if not phrase or not phrase.strip():
         return None
     idx = index()
@@ -205,9 +273,9 @@ def match(phrase: str | None, context: set[str] | frozenset[str] = frozenset(), 
     found = _match_english(idx, phrase, context, strict, within)
     if found is None and "-" in phrase:  # a slug ("frying-pans"), not a compound ("t-shirt")
         found = _match_english(idx, phrase.replace("-", " "), context, strict, within)
-    if found is None:  # a whole localised name ("Gartenmöbel", "Мебель для сада")
+    if found is None:  # a whole localised name ("Gartenmöbel", "Мебель для сада"), else its words
         loc = idx.localised.get(_key(phrase))
-        return Match(loc, True, 0) if loc is not None else None
+        return Match(loc, True, 0) if loc is not None else _match_localised(idx, phrase, within, strict)
     return found
 
 
@@ -261,8 +329,8 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
     whole = any(e.tier != _TIER_PART and e.google_id == winner.google_id and len(e.tokens) == 1 for e in cands)
     if not whole and len({e.google_id for e in cands}) > 1:
         return Match(winner.google_id, False, 0)  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
-    foreign = [m for m in mods if m not in winner.path_words and idx.implied.get(m)
-               and not (idx.implied[m] & winner.path_words)]
+    foreign = [] if within else [m for m in mods if m not in winner.path_words and idx.implied.get(m)
+                                 and not (idx.implied[m] & winner.path_words)]  # inside the shop's branch it vouches
     if strict and mods and not ((ctx - {head}) & winner.path_words):
         return Match(winner.google_id, False, 0)
     return Match(winner.google_id, not foreign, 0)
