@@ -50,7 +50,8 @@ _TIER_NAME, _TIER_SHOPIFY, _TIER_PART = 0, 1, 2
 
 def stem(word: str) -> str:
     """A light English singular stem, applied alike to names and merchant text (consistency is what
-    counts, not linguistics): hoodies/hoodie -> hoodi, boxes/box -> box, accessories/accessory -> accessori."""
+    counts, not linguistics): hoodies/hoodie -> hoodi, boxes/box -> box, accessories/accessory -> accessori,
+    vases/vase -> vase."""
     w = word
     if not w.isascii() or not w.isalpha() or len(w) <= 3:
         return w
@@ -64,9 +65,7 @@ def stem(word: str) -> str:
         w = w[:-1]
     elif len(w) > 3 and w.endswith("y"):
         w = w[:-1] + "i"
-    elif len(w) > 3 and w.endswith("e"):
-        w = w[:-1]
-    return w
+    return w  # a final -e stays: "plans" is no "planes", "houses" is "house"
 
 
 def words(text: str | None) -> list[str]:
@@ -287,13 +286,48 @@ def _common_ancestor(tax: taxonomy.Taxonomy, ids: list[int]) -> int | None:
     return tax.id_for_path(taxonomy.SEPARATOR.join(paths[0][:n])) if n else None
 
 
+_CACHE: dict[tuple, Match | None] = {}
+_CACHE_MAX = 200_000
+
+
+@functools.lru_cache(maxsize=None)
+def _vocabulary(head: str) -> frozenset[str]:
+    """Every word that can decide among the places of one noun: the words of its names and paths."""
+    out: set[str] = set()
+    for e in index().by_head.get(head, ()):
+        out.update(e.tokens)
+        out.update(e.path_words)
+    return frozenset(out)
+
+
 def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple[int, ...] = ()) -> Match | None:
+    """Prepare the phrase's words, then decide on only the words that can matter for its noun — so
+    "Classic Teak Lounger" and "Modern Oak Lounger" are one decision (cached per process)."""
     toks = words(phrase)
     while toks and any(ch.isdigit() for ch in toks[-1]):  # "Concrete Pot 30cm": sizes trail the noun
         toks.pop()
-    if not toks:
+    if not toks or toks[-1] not in idx.by_head:
         return None
     head, mods = toks[-1], toks[:-1]
+    ctx = set(toks) | set(context)
+    for w in toks:
+        ctx.update(_SYNONYMS.get(w, ()))
+    for m in mods:
+        ctx.update(idx.implied.get(m, ()))
+    key = (head, frozenset(ctx & _vocabulary(head)), tuple(sorted({m for m in mods if idx.implied.get(m)})),
+           bool(mods), strict, within)
+    if key in _CACHE:
+        return _CACHE[key]
+    if len(_CACHE) >= _CACHE_MAX:
+        _CACHE.clear()
+    got = _CACHE[key] = _decide(idx, *key)
+    return got
+
+
+def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], has_mods: bool, strict: bool,
+            within: tuple[int, ...]) -> Match | None:
+    """The choice among one noun's places; `ctx` holds only words that can matter, `mods` the
+    phrase's modifiers that are themselves product nouns (the only ones the foreign rule reads)."""
     cands = idx.by_head.get(head)
     if cands and within:
         tax = taxonomy.load()
@@ -301,11 +335,6 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
         strict = False
     if not cands:
         return None
-    ctx = set(toks) | set(context)
-    for w in toks:
-        ctx.update(_SYNONYMS.get(w, ()))
-    for m in mods:
-        ctx.update(idx.implied.get(m, ()))
     best: tuple | None = None
     best_entries: list[Entry] = []
     votes = Counter((e.tokens, e.google_id) for e in cands)  # a name Shopify files in two places of one id
@@ -329,8 +358,8 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
     whole = any(e.tier != _TIER_PART and e.google_id == winner.google_id and len(e.tokens) == 1 for e in cands)
     if not whole and len({e.google_id for e in cands}) > 1:
         return Match(winner.google_id, False, 0)  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
-    foreign = [] if within else [m for m in mods if m not in winner.path_words and idx.implied.get(m)
+    foreign = [] if within else [m for m in mods if m not in winner.path_words
                                  and not (idx.implied[m] & winner.path_words)]  # inside the shop's branch it vouches
-    if strict and mods and not ((ctx - {head}) & winner.path_words):
+    if strict and has_mods and not ((ctx - {head}) & winner.path_words):
         return Match(winner.google_id, False, 0)
     return Match(winner.google_id, not foreign, 0)
