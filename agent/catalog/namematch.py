@@ -48,6 +48,7 @@ _HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])", re.UNICODE)
 _TIER_NAME, _TIER_SHOPIFY, _TIER_PART = 0, 1, 2
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A light English singular stem, applied alike to names and merchant text (consistency is what
     counts, not linguistics): hoodies/hoodie -> hoodi, boxes/box -> box, accessories/accessory -> accessori,
@@ -70,11 +71,14 @@ def stem(word: str) -> str:
 
 def words(text: str | None) -> list[str]:
     """Normalised stems of a phrase, stop words dropped."""
-    if not text:
-        return []
-    t = unicodedata.normalize("NFKC", str(text)).casefold().replace("&", " ")
+    return list(_words(str(text))) if text else []
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _words(text: str) -> tuple[str, ...]:
+    t = unicodedata.normalize("NFKC", text).casefold().replace("&", " ")
     t = _HYPHEN.sub("", t).replace("'", "").replace("’", "")
-    return [stem(w) for w in _WORD.findall(t) if w not in _STOP]
+    return tuple(stem(w) for w in _WORD.findall(t) if w not in _STOP)
 
 
 def _key(text: str) -> str:
@@ -131,22 +135,23 @@ def local_words(text: str | None) -> list[str]:
     return out
 
 
-def _split_parts(name: str) -> list[str]:
+@functools.lru_cache(maxsize=1 << 16)
+def _split_parts(name: str) -> tuple[str, ...]:
     """The things a joined name names. A shared noun or modifier distributes: "Pot & Pan Handles" is
     "Pot Handles" and "Pan Handles"; "Wall Plates & Covers" is "Wall Plates" and "Wall Covers";
     "Pots & Planters" is "Pots" and "Planters"."""
     parts = [p.strip() for p in re.split(r"\s*&\s*|\s*,\s*|\s+and\s+", name) if p.strip()]
     if len(parts) < 2:
-        return []
+        return ()
     first, last = parts[0].split(), parts[-1].split()
     singles = all(len(p.split()) == 1 for p in parts[:-1])
     if singles and len(last) > 1:  # "Pot & Pan Handles"
         tail = " ".join(last[1:])
-        return [f"{p} {tail}" for p in parts[:-1]] + [parts[-1]]
+        return tuple(f"{p} {tail}" for p in parts[:-1]) + (parts[-1],)
     if len(first) > 1 and all(len(p.split()) == 1 for p in parts[1:]):  # "Wall Plates & Covers"
         lead = " ".join(first[:-1])
-        return [parts[0]] + [f"{lead} {p}" for p in parts[1:]]
-    return parts
+        return (parts[0],) + tuple(f"{lead} {p}" for p in parts[1:])
+    return tuple(parts)
 
 
 @functools.lru_cache(maxsize=1)
@@ -194,7 +199,7 @@ def index() -> Index:
         for cid, path in taxonomy.load_locale(locale).items():
             leaf = path.split(taxonomy.SEPARATOR)[-1]
             localised[_key(leaf)].add(cid)
-            names = [leaf] + _split_parts(leaf)
+            names = [leaf, *_split_parts(leaf)]
             for k, name in enumerate(names):
                 toks = tuple(local_words(name))
                 if not toks:
@@ -240,10 +245,17 @@ def context_words(*texts: str | None) -> set[str]:
     """Every stem of the given texts plus their synonyms."""
     out: set[str] = set()
     for text in texts:
-        out.update(words(text))
+        if text:
+            out |= _context_of(str(text))
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _context_of(text: str) -> frozenset[str]:
+    out = set(_words(text))
     for w in list(out):
         out.update(_SYNONYMS.get(w, ()))
-    return out
+    return frozenset(out)
 
 
 def match(phrase: str | None, context: set[str] | frozenset[str] = frozenset(), strict: bool = False,
@@ -324,6 +336,12 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
     return got
 
 
+@functools.lru_cache(maxsize=None)
+def _votes(head: str) -> Counter:
+    """How often each (name, id) stands under one noun: a name Shopify files in two places of one id."""
+    return Counter((e.tokens, e.google_id) for e in index().by_head.get(head, ()))
+
+
 def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], has_mods: bool, strict: bool,
             within: tuple[int, ...]) -> Match | None:
     """The choice among one noun's places; `ctx` holds only words that can matter, `mods` the
@@ -337,7 +355,7 @@ def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], h
         return None
     best: tuple | None = None
     best_entries: list[Entry] = []
-    votes = Counter((e.tokens, e.google_id) for e in cands)  # a name Shopify files in two places of one id
+    votes = _votes(head) if not within else Counter((e.tokens, e.google_id) for e in cands)
     for e in cands:
         need = e.tokens[:-1]
         if any(t not in ctx for t in need):
