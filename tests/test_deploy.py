@@ -114,10 +114,10 @@ def test_invoker_is_the_gemini_enterprise_service_agent_on_this_function_only():
 
 
 def test_too_long_a_name_for_the_deterministic_url_stops_before_anything():
-    done = dry_run(FUNCTION="f" * 60)
+    sa = "cga-runtime@my-project.iam.gserviceaccount.com"
+    done = dry_run(FUNCTION="f" * 60, RUNTIME_SA=sa)
     assert done.returncode == 2 and "63" in done.stderr and not commands(done.stdout)
-    done = dry_run(FUNCTION="f" * 60, PUBLIC_URL="https://agent.example.com/a2a/",
-                   RUNTIME_SA="cga-runtime@my-project.iam.gserviceaccount.com")
+    done = dry_run(FUNCTION="f" * 60, PUBLIC_URL="https://agent.example.com/a2a/", RUNTIME_SA=sa)
     assert deploy_env(the(commands(done.stdout), "gcloud", "functions", "deploy"))["PUBLIC_URL"] == "https://agent.example.com/a2a/"
 
 
