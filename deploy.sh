@@ -21,8 +21,8 @@
 #
 # Settings (environment):
 #   PROJECT (default: gcloud's), PROJECT_NUMBER (looked up), REGION (us-central1), FUNCTION (catalog-gap-analyst)
-#   MEMORY (2Gi: the agent's default cache budgets add up to 1 GiB — 512 MiB of tables, 256 MiB for each of the
-#     two in-memory stores — and a turn parsing a large CSV needs about as much again), CPU (1), TIMEOUT (300s)
+#   MEMORY (2Gi; passed to the agent as MEMORY_BUDGET_BYTES, from which it derives every cache and store bound,
+#     leaving about half for the turns in flight: 8 concurrent turns of up to 32 MiB bodies), CPU (1), TIMEOUT (300s)
 #   CONCURRENCY (8; THREADS is set to the same number), MIN_INSTANCES (0), MAX_INSTANCES (10 with STATE_BUCKET;
 #     1 without, since in-memory tasks and conversations live on one instance)
 #   RUNTIME_SA (the runtime service account's e-mail; default FUNCTION@PROJECT.iam.gserviceaccount.com, created
@@ -108,6 +108,17 @@ fi
 if [[ "$RUNTIME_SA" == *-compute@developer.gserviceaccount.com ]]; then
   fail "RUNTIME_SA must not be the default compute account (it often holds Editor); leave it unset to use ${FUNCTION}@${PROJECT}.iam.gserviceaccount.com"
 fi
+
+# The agent sizes every cache and store from MEMORY_BUDGET_BYTES (agent/config.py): the instance's memory.
+[[ "$MEMORY" =~ ^[1-9][0-9]*(Gi|Mi|G|M)$ ]] || fail "MEMORY must be a whole number with a unit (Gi, Mi, G or M), like 2Gi, not '$MEMORY'"
+case "$MEMORY" in
+  *Gi) MEMORY_BYTES=$(( ${MEMORY%Gi} * 1073741824 )) ;;
+  *Mi) MEMORY_BYTES=$(( ${MEMORY%Mi} * 1048576 )) ;;
+  *G)  MEMORY_BYTES=$(( ${MEMORY%G} * 1000000000 )) ;;
+  *M)  MEMORY_BYTES=$(( ${MEMORY%M} * 1000000 )) ;;
+  *)   MEMORY_BYTES="" ;;
+esac
+MEMORY_BUDGET_BYTES=${MEMORY_BUDGET_BYTES:-$MEMORY_BYTES}
 
 # The function's URL before it exists: Cloud Run's deterministic URL, https://SERVICE-PROJECT_NUMBER.REGION.run.app
 # (a 2nd gen function is a Cloud Run service of the same name), available while SERVICE-PROJECT_NUMBER fits one
@@ -221,6 +232,7 @@ fi
 # -- 5. one build ------------------------------------------------------------------------------------------------
 ENV_VARS="PUBLIC_URL=${RUN_URL}|GOOGLE_CLOUD_PROJECT=${PROJECT}|THREADS=${CONCURRENCY}|LOG_LEVEL=${LOG_LEVEL:-INFO}"
 ENV_VARS="${ENV_VARS}|A2UI_DEFAULT=${A2UI_DEFAULT:-off}|A2UI_STATUS_COPY=${A2UI_STATUS_COPY:-off}|STATE_TTL_DAYS=${STATE_TTL_DAYS}"
+ENV_VARS="${ENV_VARS}|MEMORY_BUDGET_BYTES=${MEMORY_BUDGET_BYTES}"
 for name in CATALOG_URI REFERENCE_URI STATE_BUCKET ALLOWED_CATALOG_PREFIXES CONTEXT_MAX_ATTACHED_BYTES \
             CONTEXT_MAX_TURNS PROVIDER_ORGANIZATION PROVIDER_URL; do
   value=${!name:-}

@@ -83,6 +83,17 @@ def test_one_build_with_its_public_url_project_and_sizes():
     assert env["THREADS"] == f["--concurrency"]
 
 
+def test_memory_is_the_agents_one_budget():
+    """The agent derives every cache and store bound from MEMORY_BUDGET_BYTES: the instance's memory."""
+    env = deploy_env(the(commands(dry_run().stdout), "gcloud", "functions", "deploy"))
+    assert env["MEMORY_BUDGET_BYTES"] == str(2 * 1024**3)
+    deploy = the(commands(dry_run(MEMORY="512Mi").stdout), "gcloud", "functions", "deploy")
+    assert flags(deploy)["--memory"] == "512Mi" and deploy_env(deploy)["MEMORY_BUDGET_BYTES"] == str(512 * 1024**2)
+    for bad in ("2GB", "xGi", "0Gi"):
+        done = dry_run(MEMORY=bad)
+        assert done.returncode == 2 and "MEMORY must be" in done.stderr and not commands(done.stdout), bad
+
+
 def test_concurrency_threads_instances_follow_settings():
     out = dry_run(CONCURRENCY="4", MIN_INSTANCES="1", MAX_INSTANCES="3", STATE_BUCKET="acme-state",
                   REGION="europe-west1", FUNCTION="cga-agent", PROJECT_NUMBER="42").stdout
