@@ -30,8 +30,8 @@
 #   CATALOG_URI, REFERENCE_URI, STATE_BUCKET, STATE_TTL_DAYS (7: the bucket's lifecycle rule AND the agent's
 #     read-side TTL), ALLOWED_CATALOG_PREFIXES, CONTEXT_MAX_ATTACHED_BYTES, CONTEXT_MAX_TURNS, A2UI_DEFAULT,
 #     A2UI_STATUS_COPY, LOG_LEVEL, PROVIDER_ORGANIZATION, PROVIDER_URL (the card's provider)
-#   CATALOG_CONTEXT_SECRET_NAME (a Secret Manager secret), CATALOG_CONTEXT_SECRET_VERSION (default: the newest
-#     enabled version at deploy time; the function is pinned to that number, never to `latest`)
+#   CATALOG_CONTEXT_SECRET_NAME (a Secret Manager secret), CATALOG_CONTEXT_SECRET_VERSION (default: the version
+#     `latest` names at deploy time; the function is pinned to that number, never to `latest` itself)
 #   GEMINI_SERVICE_AGENT (default service-PROJECT_NUMBER@gcp-sa-discoveryengine.iam.gserviceaccount.com)
 #   PUBLIC_URL (only to override the computed URL, e.g. behind a load balancer)
 #   --register: GE_LOCATION (global; or us, eu), AGENT_DISPLAY_NAME (Catalog Gap Analyst)
@@ -214,7 +214,7 @@ if [[ -n "${CATALOG_CONTEXT_SECRET_NAME:-}" ]]; then
   if [[ -z "$SECRET_VERSION" ]]; then
     if [[ $DRY == 1 ]]; then
       SECRET_VERSION=1
-      echo "# secret version: a real run pins the newest enabled version of ${CATALOG_CONTEXT_SECRET_NAME} (shown here as 1)"
+      echo "# secret version: a real run pins the version number that latest names now for ${CATALOG_CONTEXT_SECRET_NAME} (shown here as 1)"
     else
       SECRET_VERSION=$(gcloud secrets versions describe latest --secret="$CATALOG_CONTEXT_SECRET_NAME" \
         --project="$PROJECT" --format='value(name)')
