@@ -34,7 +34,8 @@
 #     `latest` names at deploy time; the function is pinned to that number, never to `latest` itself)
 #   GEMINI_SERVICE_AGENT (default service-PROJECT_NUMBER@gcp-sa-discoveryengine.iam.gserviceaccount.com)
 #   PUBLIC_URL (only to override the computed URL, e.g. behind a load balancer)
-#   --register: GE_LOCATION (global; or us, eu), AGENT_DISPLAY_NAME (Catalog Gap Analyst)
+#   --register: GE_LOCATION (global; or us, eu), AGENT_DISPLAY_NAME (Catalog Gap Analyst), GE_AGENT_ID (update
+#     that registration in place instead of adding one)
 set -euo pipefail
 
 DRY=0
@@ -82,6 +83,7 @@ if [[ -n "${STATE_BUCKET:-}" ]]; then MAX_INSTANCES=${MAX_INSTANCES:-10}; else M
 GEMINI_SERVICE_AGENT=${GEMINI_SERVICE_AGENT:-service-${PROJECT_NUMBER}@gcp-sa-discoveryengine.iam.gserviceaccount.com}
 RUNTIME_SA=${RUNTIME_SA:-${FUNCTION}@${PROJECT}.iam.gserviceaccount.com}
 GE_LOCATION=${GE_LOCATION:-global}
+GE_AGENT_ID=${GE_AGENT_ID:-}
 AGENT_DISPLAY_NAME=${AGENT_DISPLAY_NAME:-Catalog Gap Analyst}
 
 # -- checks before anything is changed -----------------------------------------------------------------
@@ -101,6 +103,7 @@ if [[ -n "$REGISTER_APP" ]] && ! [[ "$REGISTER_APP" =~ ^[A-Za-z0-9_-]+$ ]]; then
   fail "--register needs a Gemini Enterprise app id (letters, digits, _ and -), not '$REGISTER_APP'"
 fi
 [[ "$GE_LOCATION" =~ ^(global|us|eu)$ ]] || fail "GE_LOCATION must be global, us or eu, not '$GE_LOCATION'"
+[[ -z "$GE_AGENT_ID" || "$GE_AGENT_ID" =~ ^[0-9A-Za-z_-]+$ ]] || fail "GE_AGENT_ID must be the agent's id (the last part of its name), not '$GE_AGENT_ID'"
 SA_ID=${RUNTIME_SA%%@*}
 if (( ${#SA_ID} < 6 || ${#SA_ID} > 30 )); then
   fail "the service account id '${SA_ID}' must be 6-30 characters: set RUNTIME_SA (or a longer FUNCTION)"
@@ -287,14 +290,24 @@ if [[ -n "$REGISTER_APP" ]]; then
     "$(json_string "$AGENT_DISPLAY_NAME")" \
     "$(json_string "Answers merchants' questions about their product catalog: gaps, prices, attributes, brands, stock, feed readiness.")" \
     "$(json_string "$CARD")" > "$BODY"
+  # A new registration (POST), or with GE_AGENT_ID the existing one updated in place (PATCH): Gemini Enterprise
+  # keeps a copy of the card, so a redeploy that changes it re-registers without making a second agent.
+  if [[ -n "$GE_AGENT_ID" ]]; then
+    VERB=PATCH; TARGET="${AGENTS_URL}/${GE_AGENT_ID}?updateMask=displayName,description,a2aAgentDefinition"
+  else
+    VERB=POST; TARGET=$AGENTS_URL
+  fi
   echo
-  echo "Registering the agent in Gemini Enterprise app ${REGISTER_APP} (${GE_LOCATION}):"
+  echo "Registering the agent in Gemini Enterprise app ${REGISTER_APP} (${GE_LOCATION}${GE_AGENT_ID:+, agent ${GE_AGENT_ID}}):"
   if [[ $DRY == 1 ]]; then
     echo "# registration body: $(cat "$BODY")"
-    printf '%s\n' "curl -fsS -X POST $(printf '%q' "$AGENTS_URL") -H 'Authorization: Bearer \$(gcloud auth print-access-token)' -H 'Content-Type: application/json' -H 'X-Goog-User-Project: ${PROJECT}' -d @<registration body>"
+    printf '%s\n' "curl -fsS -X ${VERB} $(printf '%q' "$TARGET") -H 'Authorization: Bearer \$(gcloud auth print-access-token)' -H 'Content-Type: application/json' -H 'X-Goog-User-Project: ${PROJECT}' -d @<registration body>"
   else
-    curl -fsS -X POST "$AGENTS_URL" -H "Authorization: Bearer $(gcloud auth print-access-token)" \
+    curl -fsS -X "$VERB" "$TARGET" -H "Authorization: Bearer $(gcloud auth print-access-token)" \
       -H "Content-Type: application/json" -H "X-Goog-User-Project: ${PROJECT}" -d @"$BODY"
     echo
+    if [[ -z "$GE_AGENT_ID" ]]; then
+      echo "To update this registration on the next deploy instead of adding another: GE_AGENT_ID=<the last part of \"name\" above>"
+    fi
   fi
 fi

@@ -164,6 +164,10 @@ def test_register_prints_the_agents_api_call_with_the_card_as_a_json_string():
     regional = the(commands(dry_run("--register=my-app", GE_LOCATION="eu").stdout), "curl")
     assert any(a.startswith("https://eu-discoveryengine.googleapis.com/v1alpha/projects/my-project/locations/eu/")
                for a in regional)
+    update = the(commands(dry_run("--register", "my-app", GE_AGENT_ID="1234567").stdout), "curl")
+    assert "PATCH" in update and any(a.endswith("/engines/my-app/assistants/default_assistant/agents/1234567"
+                                                "?updateMask=displayName,description,a2aAgentDefinition") for a in update)
+    assert dry_run("--register", "my-app", GE_AGENT_ID="../x").returncode == 2
     assert dry_run("--register", "bad/app").returncode == 2
     assert dry_run("--register").returncode == 2
 

@@ -145,3 +145,13 @@ def test_register_posts_the_fetched_card_as_a_json_string(tmp_path):
     assert json.loads(body["a2aAgentDefinition"]["jsonAgentCard"]) == CARD
     fetches = [c for c in calls if c[0] == "curl" and c[-1].endswith("/.well-known/agent-card.json")]
     assert len(fetches) == 1 and "Authorization: Bearer token-123" in fetches[0]
+
+
+def test_register_with_an_agent_id_updates_it_in_place(tmp_path):
+    tmp = standins(tmp_path, sa_exists=True)
+    done, calls = deploy(tmp, "--register", "my-app", GE_AGENT_ID="98765")
+    assert done.returncode == 0, done.stderr
+    sent = [c for c in calls if c[0] == "curl" and "-X" in c]
+    assert len(sent) == 1 and sent[0][sent[0].index("-X") + 1] == "PATCH"
+    assert "/agents/98765?updateMask=" in " ".join(sent[0])
+    assert json.loads(json.loads((tmp / "posted.json").read_text())["a2aAgentDefinition"]["jsonAgentCard"]) == CARD
