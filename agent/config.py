@@ -15,7 +15,7 @@ from typing import Mapping
 
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080/"
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # the platform's own request limit
-DEFAULT_MEMORY_STORE_BYTES = 256 * 1024 * 1024  # per in-memory store; deploy.sh gives an instance 2 GiB
+DEFAULT_MEMORY_STORE_BYTES = 256 * 1024 * 1024  # per in-memory store; an instance has 1 GiB by default
 DEFAULT_CONTEXT_ATTACHED_BYTES = 64 * 1024 * 1024  # CSV bytes a conversation keeps for follow-ups
 _ON = {"on", "true", "1", "yes"}
 _OFF = {"off", "false", "0", "no", ""}
