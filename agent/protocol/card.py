@@ -18,8 +18,8 @@ def build(*, name: str, description: str, version: str, url: str, skills: Sequen
     the agent's own name and RPC URL; without one the card leaves it out (it is optional in A2A).
 
     No `securitySchemes`: Cloud Run IAM authenticates every call before it reaches the function (only the
-    Gemini Enterprise service agent may invoke it), and a declared scheme is what makes Gemini Enterprise
-    offer its own sign-in (see README, "Authentication")."""
+    Gemini Enterprise service agent may invoke it), and a declared scheme is, by the reports we found, what
+    sends Gemini Enterprise's users through its own sign-in (README, "Authentication")."""
     card: dict[str, Any] = {
         "protocolVersion": PROTOCOL_VERSION,
         "name": name,
