@@ -73,6 +73,8 @@ def test_one_build_with_its_public_url_project_and_sizes():
     for flag in ("--gen2", "--trigger-http", "--no-allow-unauthenticated"):
         assert flag in f, flag
     assert f["--runtime"] == "python311"  # the Python the tests run on
+    locked_for = re.search(r"pip-compile with Python (\d+)\.(\d+)", (ROOT / "requirements.txt").read_text()).groups()
+    assert f["--runtime"] == "python" + "".join(locked_for)  # and the one the lock was resolved for
     assert f["--entry-point"] == "a2a" and f["--source"] == "."
     assert f["--memory"] == "2Gi" and f["--concurrency"] == "8"
     assert f["--min-instances"] == "0" and f["--max-instances"] == "1"  # in-memory state: one instance
