@@ -59,6 +59,8 @@ KNOWN_FAILURES: dict[tuple[str, str], str] = {
         "11 products have Status=active with Published=false: read as draft",
     ("shopify/shopify-template-2025-header.csv", "products"):
         "1 product has Status=active with `Published on online store`=FALSE: read as draft",
+    ("shopify/gifttree-gifts-bakery.csv", "products"):
+        "24 products have Status=active with Published=false: read as draft",
     ("woocommerce/farfetch-russian-header.csv", "format"):
         "WooCommerce export with a Russian-localised header (Тип, Артикул, Имя, Опубликован, Родительский) "
         "is not recognised: detected as a generic table (score 0.044, only ID and Внешний URL mapped)",
