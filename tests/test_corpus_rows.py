@@ -246,6 +246,9 @@ def active_products(ind: Independent) -> int:
                 continue
             n += 1
         return n
+    if ind.kind == "bigcommerce":
+        t, visible = col(ind, "Item Type"), col(ind, "Product Visible?")
+        return sum(1 for r in r_ if cell(r, t).lower() == "product" and cell(r, visible).upper() != "N")
     raise AssertionError(ind.kind)
 
 
