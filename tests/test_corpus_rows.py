@@ -209,7 +209,6 @@ def active_products(ind: Independent) -> int:
         parent = col(ind, "Parent", "Родительский")
         idc, sku = col(ind, "ID"), col(ind, "SKU", "Артикул")
         keys = {f"id:{cell(r, idc)}" for r in r_ if cell(r, idc)} | {cell(r, sku) for r in r_ if cell(r, sku)}
-        parents = {cell(r, parent) for r in r_ if "variation" in cell(r, t).lower() and cell(r, parent) in keys}
         n = 0
         for r in r_:
             kind = cell(r, t).lower()
@@ -229,23 +228,12 @@ def active_products(ind: Independent) -> int:
         rows: dict[str, list[str]] = {}
         for r in r_:
             s = cell(r, sku)
-            if s and (not cell(r, view) or s not in rows):
-                if not cell(r, view) or s not in rows:
-                    rows[s] = r if not cell(r, view) else rows.get(s, r)
-        children = set()
-        for r in rows.values():
-            for part in re.findall(r"sku=([^,|]+)", cell(r, variations)):
-                children.add(part.strip())
-        n = 0
-        for s, r in rows.items():
-            if s in children and any(cell(p, ptype) == "configurable" for p in rows.values()):
-                continue
-            if cell(r, ptype) == "grouped":
-                continue
-            if cell(r, online) == "2":
-                continue
-            n += 1
-        return n
+            if s and (not cell(r, view) or s not in rows):  # the global row wins, else the first view
+                rows[s] = r
+        children = {part.strip() for r in rows.values() if cell(r, ptype) == "configurable"
+                    for part in re.findall(r"sku=([^,|]+)", cell(r, variations))}
+        return sum(1 for s, r in rows.items()
+                   if s not in children and cell(r, ptype) != "grouped" and cell(r, online) != "2")
     if ind.kind == "bigcommerce":
         t, visible = col(ind, "Item Type"), col(ind, "Product Visible?")
         return sum(1 for r in r_ if cell(r, t).lower() == "product" and cell(r, visible).upper() != "N")
