@@ -10,7 +10,10 @@ title, product type, own categories), and the result is compared with the label,
 * coverage: share of labelled products that got any mapping;
 * precision at level 2: of the mapped ones, share whose first two taxonomy levels equal the label's
   (a label of one level compares one level);
-* precision at leaf: of the mapped ones, share whose id equals the label's id exactly.
+* precision at leaf: of the mapped ones, share whose id equals the label's id exactly;
+* on path (for reading the leaf figure): of the mapped ones, share on the label's own path — equal,
+  or one an ancestor of the other (a merchant who labels only "Apparel & Accessories" and gets
+  "Clothing > Swimwear" is on path, not exact).
 
 Usage: `.venv/bin/python bench/eval_mapping.py [corpus folder, default tests/corpus] [--misses N]`
 """
@@ -56,6 +59,7 @@ class Figures:
     mapped: int = 0
     level2: int = 0
     leaf: int = 0
+    on_path: int = 0
     misses: list[Outcome] = field(default_factory=list)
 
     def add(self, o: Outcome) -> None:
@@ -66,6 +70,8 @@ class Figures:
         ok2, ok_leaf = same_level2(o.got, o.label), o.got == o.label
         self.level2 += ok2
         self.leaf += ok_leaf
+        tax = taxonomy.load()
+        self.on_path += tax.is_within(o.got, o.label) or tax.is_within(o.label, o.got)
         if not ok_leaf:
             self.misses.append(o)
 
@@ -80,6 +86,10 @@ class Figures:
     @property
     def precision_leaf(self) -> float:
         return self.leaf / self.mapped if self.mapped else 0.0
+
+    @property
+    def precision_path(self) -> float:
+        return self.on_path / self.mapped if self.mapped else 0.0
 
 
 def level2(cid: int) -> str:
@@ -179,7 +189,8 @@ def evaluate(folder: Path) -> tuple[Figures, dict[str, Figures]]:
 
 
 def _row(name: str, f: Figures) -> str:
-    return (f"| {name} | {f.labelled} | {f.mapped} | {f.coverage:.1%} | {f.precision2:.1%} | {f.precision_leaf:.1%} |")
+    return (f"| {name} | {f.labelled} | {f.mapped} | {f.coverage:.1%} | {f.precision2:.1%} | {f.precision_leaf:.1%} "
+            f"| {f.precision_path:.1%} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -188,8 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--misses", type=int, default=0, help="print this many wrong leaf mappings")
     args = ap.parse_args(argv)
     total, per_shop = evaluate(Path(args.corpus))
-    print("| shop | labelled | mapped | coverage | precision L2 | precision leaf |")
-    print("|---|---|---|---|---|---|")
+    print("| shop | labelled | mapped | coverage | precision L2 | precision leaf | on label's path |")
+    print("|---|---|---|---|---|---|---|")
     for name in sorted(per_shop):
         print(_row(name, per_shop[name]))
     print(_row(f"**all ({len(per_shop)} shops)**", total))

@@ -300,6 +300,7 @@ def _common_ancestor(tax: taxonomy.Taxonomy, ids: list[int]) -> int | None:
 
 _CACHE: dict[tuple, Match | None] = {}
 _CACHE_MAX = 200_000
+_MISSING = object()
 
 
 @functools.lru_cache(maxsize=None)
@@ -328,11 +329,11 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
         ctx.update(idx.implied.get(m, ()))
     key = (head, frozenset(ctx & _vocabulary(head)), tuple(sorted({m for m in mods if idx.implied.get(m)})),
            bool(mods), strict, within)
-    if key in _CACHE:
-        return _CACHE[key]
-    if len(_CACHE) >= _CACHE_MAX:
-        _CACHE.clear()
-    got = _CACHE[key] = _decide(idx, *key)
+    got = _CACHE.get(key, _MISSING)  # one lookup: another ingest thread may clear the cache meanwhile
+    if got is _MISSING:
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()
+        got = _CACHE[key] = _decide(idx, *key)
     return got
 
 
