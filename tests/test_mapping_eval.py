@@ -17,9 +17,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("MAPPING_CORPUS", ROOT / "tests" / "corpus"))
 MIN_LABELLED = 3000
-MIN_PRECISION_LEVEL2 = 0.85
-MIN_PRECISION_LEAF = 0.74
-MIN_COVERAGE = 0.32
+MIN_PRECISION_LEVEL2 = 0.86
+MIN_PRECISION_LEAF = 0.72
+MIN_COVERAGE = 0.38
 
 
 def _eval_module():

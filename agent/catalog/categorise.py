@@ -151,8 +151,8 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | 
 # The catalog's own branches: a shop is about something. Once the confident readings (and the rows
 # (a)–(c) placed) show where most of the catalog stands (a level-2 branch with 30 % of the rows, or a
 # top level with half), a bare-noun reading in a top level holding under 10 % of the catalog is
-# doubted ("Anchor" in an earring shop is no boat part, "Ear Cuff" no handcuff) and rows still
-# unplaced are read inside the branch. A catalog with no dominant branch is left as read.
+# doubted and left unmapped ("Anchor" in an earring shop is no boat part, "Ear Cuff" no handcuff), and
+# rows no reading placed are read inside the branch. A catalog with no dominant branch is left as read.
 _PRIOR_MIN_ROWS = 10
 _PRIOR_LEVEL2_SHARE = 0.3
 _PRIOR_LEVEL1_SHARE = 0.5
@@ -249,11 +249,12 @@ def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type,
     roots, share1 = _branches(np.concatenate([ids[placed], found]),
                               np.concatenate([np.ones(len(placed)), rows_per_combo]))
     if roots:
+        unread = found < 0  # only rows no reading placed are read again inside the branches
         for k in np.flatnonzero(weak & (found >= 0)).tolist():
             top = taxonomy.load().id_for_path(taxonomy.load().node(int(found[k])).path.split(taxonomy.SEPARATOR)[0])
             if share1.get(top, 0.0) < _PRIOR_STRAY_SHARE:
-                found[k] = -1  # a stray bare noun: read again inside the catalog's branches
-        for k in np.flatnonzero(found < 0).tolist():
+                found[k] = -1  # a stray bare noun: unsure, so unmapped (not moved elsewhere)
+        for k in np.flatnonzero(unread).tolist():
             got2 = _name_match(*args[k], within=roots)
             if got2 is not None:
                 found[k] = got2[0]
