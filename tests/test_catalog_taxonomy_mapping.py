@@ -172,3 +172,16 @@ def test_shopify_names_are_valid_text_and_all_targets_exist():
     tax = taxonomy.load()
     for path, cid in mapping.paths:
         assert "\ufffd" not in path and tax.node(cid) is not None
+
+
+def test_a_compound_written_apart_is_the_same_name():
+    assert namematch.match("Key Chain").google_id == namematch.match("Keychains").google_id == 175
+    assert namematch.match("T-Shirts").google_id == namematch.match("Tshirt").google_id == 212
+
+
+def test_a_leading_brand_never_decides():
+    assert nouns.title_head("LUMINIX's - Premium Streetwear Hoodie", "LUMINIX") == "Premium Streetwear Hoodie"
+    assert nouns.title_head("Nikonos Camera Strap", "Nikon") == "Nikonos Camera Strap"  # not the brand
+    assert nouns.title_head("ACME", "ACME") == "ACME"  # a title that is only the brand stays
+    gid, _, method = map_rows(1, None, None, None, _col(["LUMINIX's - Hoodie"]), brand=_col(["LUMINIX"]))
+    assert (gid.to_pylist(), method.to_pylist()) == ([212], ["name_match"])

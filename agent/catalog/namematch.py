@@ -319,6 +319,8 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
     toks = words(phrase)
     while toks and any(ch.isdigit() for ch in toks[-1]):  # "Concrete Pot 30cm": sizes trail the noun
         toks.pop()
+    if len(toks) > 1 and stem(toks[-2] + toks[-1]) in idx.by_head:  # "Key Chain" is a keychain
+        toks[-2:] = [stem(toks[-2] + toks[-1])]
     if not toks or toks[-1] not in idx.by_head:
         return None
     head, mods = toks[-1], toks[:-1]
