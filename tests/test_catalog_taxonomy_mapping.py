@@ -185,3 +185,18 @@ def test_a_leading_brand_never_decides():
     assert nouns.title_head("ACME", "ACME") == "ACME"  # a title that is only the brand stays
     gid, _, method = map_rows(1, None, None, None, _col(["LUMINIX's - Hoodie"]), brand=_col(["LUMINIX"]))
     assert (gid.to_pylist(), method.to_pylist()) == ([212], ["name_match"])
+
+
+def test_the_catalogs_own_branch_doubts_strays_and_places_the_unplaced():
+    tax = taxonomy.load()
+    n = 34
+    types = ["Earrings"] * 30 + [None] * 4
+    titles = [f"Style {i}" for i in range(30)] + ["Anchor", "Sailboat", "Patch Fence Silver Ring", "Anchor"]
+    gid, _, method = map_rows(n, None, None, _col(types), _col(titles))
+    got = gid.to_pylist()
+    assert all(tax.is_within(g, 188) for g in got[:30])  # Jewelry
+    assert got[30] is None and got[33] is None and got[31] is None  # motifs of an earring shop: not boat parts
+    assert got[32] == 200  # a ring in a jewellery shop, though "patch fence silver" says nothing alone
+    # the same rows without the shop around them: the ring is unsure, the anchor is read as an anchor
+    alone = map_rows(2, None, None, None, _col(["Patch Fence Silver Ring", "Anchor"]))[0].to_pylist()
+    assert alone[0] is None and alone[1] is not None
