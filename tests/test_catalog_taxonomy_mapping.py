@@ -200,3 +200,15 @@ def test_the_catalogs_own_branch_doubts_strays_and_places_the_unplaced():
     # the same rows without the shop around them: the ring is unsure, the anchor is read as an anchor
     alone = map_rows(2, None, None, None, _col(["Patch Fence Silver Ring", "Anchor"]))[0].to_pylist()
     assert alone[0] is None and alone[1] is not None
+
+
+def test_product_types_in_the_merchants_language_map_to_the_same_ids():
+    # Google's own localised names (de-DE 2021, es-ES and ru-RU 2015): a whole name, or its words
+    assert name_match("Gartenmöbel", None, None) == 4299
+    assert name_match("Gartenstühle", None, None) == 6828
+    assert name_match("Floreros", None, None) == 602
+    assert name_match("Sofás", None, None) == name_match("Диваны", None, None) == name_match("Sofas", None, None) == 460
+    data = ("id,title,product_type,google_product_category,price\n"
+            "1,Угловой диван,Диваны,,100 KZT\n").encode()
+    table, _ = read_table_bytes(data, "feed.csv", KIND_ATTACHED)
+    assert table["google_category_id"].to_pylist() == [460]

@@ -6,12 +6,15 @@ No hand-written keyword table. The vocabulary is what Google and Shopify publish
   ("Pots & Planters" also names "Pots" and "Planters", at a lower tier);
 * Shopify's ~14.5k Standard Product Taxonomy names, each standing for the Google id Shopify maps it to
   (so "T-Shirts", "Hoodies", "Outdoor Furniture Covers" are known words);
-* Google's localised names (13 locales), matched as whole names.
+* Google's localised names (13 locales), matched as whole names ("Gartenmöbel") and, when no English
+  name fits, word by word with the noun first or last ("Floreros", "Bulbos de plantas y flores").
 
 How a phrase matches (English word order: the product noun is the last word, "Patio Chair **Cover**"):
 
-1. Words are lower-cased, `&` / `and` dropped, hyphenated words joined ("T-Shirt" = "Tshirts") and
-   reduced to a light singular stem ("Hoodies" = "Hoodie", "Boxes" = "Box").
+1. Words are lower-cased, `&` / `and` dropped, hyphenated words joined ("T-Shirt" = "Tshirts"), a
+   compound written apart joined when the taxonomy knows it ("Key Chain" = "Keychains"), sizes
+   after the noun dropped, and reduced to a light singular stem ("Hoodies" = "Hoodie", "Boxes" = "Box").
+   A joined phrase ("Food & Beverage") names what its parts share.
 2. Candidates are the names whose last word is the phrase's noun. A candidate matches when every other
    word of its name is in the phrase's context (the phrase, the merchant's type and category words,
    and words the taxonomy itself implies: a modifier that is mostly a furniture noun in the taxonomy
@@ -26,7 +29,9 @@ confident only when it is a whole taxonomy name (or, inside a joined name, a nou
 and the phrase carries no *foreign* modifier — a word that is itself a product noun whose places the
 taxonomy mostly files under other words than the winner's path ("Pump Filter **Bag**" is no luggage;
 "Cast Iron Skillet" is a skillet, irons being scattered over five verticals).
-An unconfident match is never used: the row stays unmapped (counted and said).
+A title noun is read `strict`ly: beside other words, a bare noun also needs one of them to agree with
+the winner's path. An unconfident match is never used: the row stays unmapped (counted and said).
+`categorise` adds the catalog-level rule (`within`: the shop's own branches).
 """
 
 from __future__ import annotations
