@@ -4,8 +4,15 @@ Fast path: `pyarrow.csv` (multi-threaded, only the columns a format reader asked
 types for low-cardinality text). Messy input gets the same result through fallbacks, each one only
 paid for when needed: a UTF-8 BOM is dropped; UTF-16 (Excel "Unicode text") and
 Latin-1/Windows-1252 are transcoded; the delimiter is sniffed among `,` `;` tab `|`; quoted newlines
-trigger a quote-aware re-read; ragged rows are skipped and counted; and a file Arrow refuses is read
-with Python's `csv` module as a last resort.
+trigger a quote-aware re-read; and a file Arrow refuses is read with Python's `csv` module as a last
+resort.
+
+Ragged rows (a row with fewer or more cells than the header) are data, not damage: a WooCommerce
+export whose header grew over time (later batches appended `Meta:` columns) has early rows that
+simply end. Arrow only reads rectangular tables, so when its parse reports ragged rows the file is
+re-read once with Python's `csv` module: short rows are padded (missing cells are null), long rows
+keep their known cells and their non-blank extra cells are counted (`rows_overlong`,
+`extra_cells`) so the evidence can say so. Well-formed files never pay for this.
 """
 
 from __future__ import annotations
@@ -38,6 +45,9 @@ class RawCsv:
     rows_skipped: int
     delimiter: str
     encoding: str
+    rows_padded: int = 0  # rows shorter than the header, read with their missing cells null
+    rows_overlong: int = 0  # rows with non-blank cells beyond the header (those cells are not read)
+    extra_cells: int = 0  # how many such cells
 
 
 def _decode_sample(data: bytes) -> tuple[bytes, str]:
@@ -194,10 +204,26 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
     if table is None and wanted != _as_text(wanted):  # a number column held text after the sample
         wanted = _as_text(wanted)
         table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
-    if table is None or (skipped and skipped >= max(table.num_rows, 1)):
-        table, skipped = _python_read(data, columns, _as_text(wanted), delimiter)
+    ragged = Ragged()
+    if table is None or skipped:  # Arrow refused the file, or some rows are ragged: read every row
+        try:
+            table, skipped = _python_read(data, columns, _as_text(wanted), delimiter, ragged)
+        except UnreadableCatalog:
+            if table is None:
+                raise
+            ragged = Ragged()  # broken quoting Python cannot read either: Arrow's rows, the rest skipped
     table, blank = _drop_blank_rows(_unify(table))
-    return RawCsv(table, columns, table.num_rows, skipped + blank, delimiter, encoding)
+    return RawCsv(table, columns, table.num_rows, skipped + blank, delimiter, encoding,
+                  ragged.padded, ragged.overlong, ragged.extra_cells)
+
+
+@dataclass
+class Ragged:
+    """What the tolerant reader did to rows whose width is not the header's."""
+
+    padded: int = 0
+    overlong: int = 0
+    extra_cells: int = 0
 
 
 _PLAIN_NUMBER = {"float": re.compile(r"-?\d+(\.\d+)?"), "int": re.compile(r"-?\d+")}
@@ -266,31 +292,37 @@ def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType],
     return None, 0
 
 
-def _python_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str
-                 ) -> tuple[pa.Table, int]:
-    """The slow, tolerant reader: trailing empty cells are forgiven, other ragged rows skipped."""
+def _python_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str,
+                 ragged: Ragged | None = None) -> tuple[pa.Table, int]:
+    """The slow, tolerant reader: every row is read. Short rows are padded with nulls; long rows
+    keep their first `len(columns)` cells, and non-blank cells beyond them are counted in `ragged`
+    (blank trailing cells, e.g. a trailing delimiter, are not worth a word)."""
+    ragged = ragged if ragged is not None else Ragged()
     text = data.decode("utf-8", errors="replace")
     width = len(columns)
     index = {c: i for i, c in enumerate(columns)}
     picks = [(c, index[c]) for c in wanted] if wanted else [(columns[0], 0)]
     values: list[list[str | None]] = [[] for _ in picks]
-    skipped = 0
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         next(reader)
         for row in reader:
             if not row or (len(row) == 1 and not row[0].strip()):
                 continue
-            if len(row) > width and not any(cell.strip() for cell in row[width:]):
-                row = row[:width]
-            if len(row) != width:
-                skipped += 1
-                continue
+            size = len(row)
+            if size > width:
+                extra = sum(1 for cell in row[width:] if cell.strip())
+                if extra:
+                    ragged.overlong += 1
+                    ragged.extra_cells += extra
+            elif size < width:
+                ragged.padded += 1
             for slot, (_, i) in zip(values, picks):
-                cell = row[i]
+                cell = row[i] if i < size else ""
                 slot.append(cell if cell != "" else None)
     except csv.Error:
         raise UnreadableCatalog("not a readable CSV: the quoting is broken") from None
+    skipped = 0
     arrays = []
     for (name, _), slot in zip(picks, values):
         arr = pa.array(slot, type=pa.string())

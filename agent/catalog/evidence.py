@@ -42,6 +42,9 @@ class SourceEvidence:
     date_columns: list[str] = field(default_factory=list)  # columns recognised as dates
     delimiter: str | None = None
     encoding: str | None = None
+    rows_padded: int = 0  # rows shorter than the header: read, their missing cells blank
+    rows_overlong: int = 0  # rows with more cells than the header: known cells read, the rest not
+    extra_cells: int = 0  # non-blank cells beyond the header in those rows (not read)
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,7 @@ def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, Sourc
     ev.rows_skipped += raw.rows_skipped
     ev.delimiter = raw.delimiter
     ev.encoding = raw.encoding
+    ev.rows_padded, ev.rows_overlong, ev.extra_cells = raw.rows_padded, raw.rows_overlong, raw.extra_cells
     return table, ev
 
 

@@ -4,7 +4,8 @@ Its shape is a contract — clients and tests parse it — so it is built in one
 
     ---
     Evidence
-    - <name> (<kind>, <format>[, header match N%]): <rows> rows read[, <k> skipped]; snapshot date <d> (<origin>)
+    - <name> (<kind>, <format>[, header match N%]): <rows> rows read[, <k> skipped][, <m> longer than
+      the header (<c> extra cells not read)]; snapshot date <d> (<origin>)
     - Google product taxonomy 2021-09-21 (bundled)[: <note>]
     - Not read: <name> (<reason>); <name> (<reason>)
     Freshness: newest snapshot <d>, <n> days old at <YYYY-MM-DD HH:MM> UTC.
@@ -47,6 +48,9 @@ def source_line(source: SourceEvidence) -> str:
     rows = _count(source.rows_read, "row read", "rows read")
     if source.rows_skipped:
         rows += f", {source.rows_skipped:,} skipped"
+    if source.rows_overlong:
+        cells = _count(source.extra_cells, "extra cell", "extra cells")
+        rows += f", {_count(source.rows_overlong, 'row', 'rows')} longer than the header ({cells} not read)"
     if source.snapshot_date:
         date = f"snapshot date {source.snapshot_date.isoformat()}"
         if source.snapshot_origin:
