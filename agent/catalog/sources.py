@@ -7,9 +7,14 @@ attachment the question calls the reference or competitor file, else from `REFER
 
 Failures never stop the turn: an attachment that cannot be parsed goes to `unreadable` with a fixed
 reason; a configured source that cannot be read adds a fixed sentence to `problems` (detail in the
-log, never a bucket name or path) and is *not* silently replaced by the demo catalog. If the user
-attached files and none could be read, the demo is not substituted either: answering about demo
-data the user never asked for would be misleading (configured sources are still used).
+log, never a bucket name or path) and is *not* silently replaced by the demo catalog.
+
+A file the merchant sent is the catalog they asked about. If files were sent for the own catalog —
+parsed here, or already refused by the service (`refused`: a PDF, a URI part, bad base64) — and none
+could be read, there is no own catalog this turn: not the demo, not a catalog attached earlier,
+not the configured location. The answer then says what could not be read and what to send, rather
+than answering about other data as if nothing had happened. (A reference file that fails leaves
+the own catalog's precedence alone: the reference is simply missing, and said so.)
 
 Parsed canonical tables are cached per process: Cloud Storage objects by (bucket, name,
 generation), local files by (path, mtime, size), the demo once.
@@ -62,9 +67,13 @@ def load_catalog_inputs(
     local_root: str | None = None,
     earlier: Sequence[LoadedCatalog] = (),
     progress: Callable[[str], None] = lambda m: None,
+    refused: Sequence[Unreadable] = (),
 ) -> CatalogInputs:
-    """Load this turn's own and reference catalogs; see the module docstring for the rules."""
-    unreadable: list[Unreadable] = []
+    """Load this turn's own and reference catalogs; see the module docstring for the rules.
+
+    `refused` are file parts of this message the service could not take as tables; they are reported
+    first and, like attachments, stop any fallback for the own catalog."""
+    unreadable: list[Unreadable] = list(refused)
     problems: list[str] = []
     ref_index = pick_reference(attachments, question)
 
@@ -84,17 +93,19 @@ def load_catalog_inputs(
             own_parts.append((table, ev))
 
     own: LoadedCatalog | None = combine(own_parts) if own_parts else None
-    own_attached = any(i != ref_index for i in range(len(attachments)))
-    if own is None and earlier:
+    own_attached = bool(refused) or any(i != ref_index for i in range(len(attachments)))
+    if own is None and earlier and not own_attached:
         own = combine_loaded(earlier)
-    if own is None and catalog_uri:
+    if own is None and own_attached:
+        pass  # the files sent could not be read: no substitute (module docstring)
+    elif own is None and catalog_uri:
         progress("Reading the configured catalog…")
         try:
             own = combine([load_location(catalog_uri, local_root)])
         except SourceFailed as exc:
             log.warning("configured catalog unreadable: %s", exc)
             problems.append(CATALOG_PROBLEM)
-    elif own is None and not own_attached:
+    elif own is None:
         progress("Reading the demo catalog…")
         try:
             own = combine([load_demo()])
