@@ -30,11 +30,22 @@ COLUMNS = (
 MAX_LISTED_COLUMNS = 8
 
 
+def _off_store(scoped: pa.Table, add, findings: list[Finding]) -> None:
+    """Active rows that are not on the online store (Shopify `Published` false): on sale elsewhere,
+    so counted as active — and said, so a merchant expecting them online sees how many are not."""
+    off = pc.and_(pc.equal(scoped["status"].cast(pa.string()), "active"), pc.invert(scoped["online_store"]))
+    n = pc.sum(pc.fill_null(off, False).cast(pa.int64())).as_py() or 0
+    if not n:
+        return
+    r = add("Status (rows)", "active, of which not on the online store", n, common.pct(n, scoped.num_rows))
+    findings.append(Finding("overview.off_store", {"rows_n": n}, cells=((r, "Count"),), severity=6))
+
+
 def run(inp: SkillInput) -> SkillResult:
     own, scope, tax = inp.own, inp.scope, inp.taxonomy
     pop = common.population(own, scope, tax, READ)
     t = pop.table
-    slim = own.select(["product_key", "status", "google_category_id", "category_path"])
+    slim = own.select(["product_key", "status", "google_category_id", "category_path", "online_store"])
     mask = common.scope_mask(slim, scope, tax)
     scoped = slim if mask is None else slim.filter(mask)
     rows: list[tuple] = []
@@ -82,6 +93,8 @@ def run(inp: SkillInput) -> SkillResult:
         if status_counts.get(st):
             label = st if st != "unknown" else "status not stated"
             status_rows[st] = add("Status (rows)", label, status_counts[st], common.pct(status_counts[st], scoped.num_rows))
+        if st == "active" and st in status_rows:
+            _off_store(scoped, add, findings)
     if pop.excluded:
         vals = {f"{k}_n": v for k, v in pop.excluded.items()}
         vals["analysed_n"] = t.num_rows

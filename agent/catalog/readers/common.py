@@ -33,6 +33,7 @@ IDENTIFIERS = ("product_id", "variant_id", "sku", "gtin", "mpn")
 DICT_FIELDS = ("brand", "category_path", "product_type", "color", "material", "size", "currency",
                "option1_name", "option2_name", "option3_name")
 MONEY_FIELDS = ("price", "compare_at_price", "sale_price")
+PASSTHROUGH_FIELDS = ("online_store",)  # readers produce these in their canonical form already
 ATTRIBUTE_WORDS = {
     "color": ("color", "colour", "colors", "colours", "color pattern", "farbe", "couleur"),
     "size": ("size", "sizes", "größe", "taille"),
@@ -375,6 +376,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         "keys": ids_and_keys,
     }, n)
     out: dict[str, object] = {"row_number": row_number, **{k: f.result() for k, f in futures.items()}}
+    out.update({name: cols[name] for name in PASSTHROUGH_FIELDS if name in cols})
 
     currency = None
     for name in MONEY_FIELDS:
