@@ -3,7 +3,10 @@
 A header is scored against each known export format by *precision*: the share of its columns that
 belong to that format's vocabulary, provided at least one column distinctive of the format is present
 (so a generic table with `title, price, brand` is not mistaken for a Merchant Center feed). The best
-format wins if it beats the generic alias map; its score goes into the evidence footer.
+format wins if it beats the generic alias map. The score reported in the evidence footer is then the
+winning format's own *coverage*: the share of the columns every export of that format writes that
+are present (a genuine Magento export with 60 custom attribute columns matches 100%, not 51%), with
+the missing ones named; a generic table reports its alias-map score.
 
 Roles are canonical field names (`price`, `brand`…) plus a few format-specific ones (`handle`,
 `published`, `parent`, `item_type`…) that the format readers consume.
@@ -43,6 +46,18 @@ class Profile:
     distinctive: frozenset[str]  # at least one must be present for the format to be considered
     roles: dict[str, tuple[str, ...]] = field(default_factory=dict)  # role -> aliases, first wins
     metafields: bool = False  # Shopify `… (product.metafields.…)` columns belong to it
+    # Columns every export of the format writes (each a group of alternative names: header
+    # generations). The footer's "header match" is the share of these present — a genuine export
+    # with many custom columns (Magento attributes, WooCommerce `Meta:`) still matches 100%.
+    required: tuple[tuple[str, ...], ...] = ()
+
+    def coverage(self, columns: list[str]) -> tuple[float, tuple[str, ...]]:
+        """Share of the required column groups present, and the first name of each missing one."""
+        if not self.required:
+            return 1.0, ()
+        normed = {norm(c) for c in columns}
+        missing = tuple(group[0] for group in self.required if not any(norm(a) in normed for a in group))
+        return round(1 - len(missing) / len(self.required), 3), missing
 
     def knows(self, raw: str) -> bool:
         n = norm(raw)
@@ -114,6 +129,9 @@ SHOPIFY = Profile(
         **{k: v[0] for k, v in _OPTIONS.items()},
     ),
     metafields=True,
+    required=(("Handle", "URL handle"), ("Title",), ("Body (HTML)", "Description"), ("Vendor",),
+              ("Published", "Published on online store"), ("Option1 Name",), ("Option1 Value",),
+              ("Variant SKU", "SKU"), ("Variant Price", "Price"), ("Image Src", "Product image URL")),
 )
 
 GMC = Profile(
@@ -161,6 +179,8 @@ GMC = Profile(
         material="material",
         pause="pause",
     ),
+    # Merchant Center's required product data (brand/GTIN/MPN/condition are conditional)
+    required=(("id",), ("title",), ("description",), ("link",), ("image_link",), ("price",), ("availability",)),
 )
 
 WOOCOMMERCE = Profile(
@@ -199,6 +219,8 @@ WOOCOMMERCE = Profile(
         link="External URL",
         brand="Brands",
     ),
+    required=(("ID",), ("Type",), ("SKU",), ("Name",), ("Published",), ("In stock?",), ("Stock",),
+              ("Regular price",), ("Sale price",), ("Categories",), ("Images",), ("Parent",)),
 )
 
 MAGENTO = Profile(
@@ -250,10 +272,14 @@ MAGENTO = Profile(
         backorders="allow_backorders",
         in_stock="is_in_stock",
         configurable_variations="configurable_variations",
+        associated_skus="associated_skus",
         brand="manufacturer",
         color="color",
         size="size",
     ),
+    required=(("sku",), ("store_view_code",), ("attribute_set_code",), ("product_type",), ("categories",),
+              ("product_websites",), ("name",), ("product_online",), ("visibility",), ("price",),
+              ("url_key",), ("qty",), ("is_in_stock",)),
 )
 
 BIGCOMMERCE = Profile(
@@ -296,6 +322,8 @@ BIGCOMMERCE = Profile(
         google_category=("GPS Category",),
         date_modified="Date Modified",
     ),
+    required=(("Item Type",), ("Product ID",), ("Product Name",), ("Product Type",), ("Product Code/SKU",),
+              ("Price",), ("Product Visible?",), ("Track Inventory",), ("Current Stock Level",), ("Category",)),
 )
 
 # Generic: a header alias map for anything else. Canonical names themselves are aliases too.
@@ -368,6 +396,7 @@ class Detection:
     name: str
     score: float
     roles: dict[str, str]  # role -> actual column name (deduplicated header name)
+    missing: tuple[str, ...] = ()  # the format's required columns this header lacks
 
 
 def resolve_roles(columns: list[str], roles: dict[str, tuple[str, ...]]) -> dict[str, str]:
@@ -408,7 +437,9 @@ def detect(columns: list[str]) -> Detection:
     generic_score = (len(generic_roles) + len(date_cols)) / n
     score, profile = best
     if profile is not None and score >= generic_score:
-        return Detection(profile, profile.name, round(score, 3), resolve_roles(usable, profile.roles))
+        # precision chose the format; what is reported is how much of that format is there
+        coverage, missing = profile.coverage(usable)
+        return Detection(profile, profile.name, coverage, resolve_roles(usable, profile.roles), missing)
     return Detection(None, GENERIC_NAME, round(min(generic_score, 1.0), 3), generic_roles)
 
 

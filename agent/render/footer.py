@@ -40,7 +40,11 @@ def _details(source: SourceEvidence) -> str:
     if source.format:
         parts.append(source.format)
     if source.format_score is not None and source.format_score < 1:
-        parts.append(f"header match {round(source.format_score * 100)}%")
+        match = f"header match {round(source.format_score * 100)}%"
+        missing = source.format_missing
+        if missing:
+            match += " (no " + ", ".join(missing[:3]) + (" …" if len(missing) > 3 else "") + ")"
+        parts.append(match)
     return ", ".join(parts)
 
 
@@ -56,7 +60,7 @@ def source_line(source: SourceEvidence) -> str:
         if source.snapshot_origin:
             date += f" ({source.snapshot_origin})"
     else:
-        date = NO_DATE
+        date = NO_DATE + (f" ({source.snapshot_note})" if source.snapshot_note else "")
     return f"- {source.name} ({_details(source)}): {rows}; {date}"
 
 

@@ -9,7 +9,6 @@ vectorised, the same for every format.
 
 from __future__ import annotations
 
-import datetime as dt
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from agent.catalog import canonical
 from agent.catalog.categorise import map_rows
 from agent.catalog.parallel import run_parallel, submit_all
 from agent.catalog.values import (
-    as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
+    as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_int,
     entry_codes, parse_money, policy_value, status_value, to_strings,
 )
 
@@ -514,15 +513,3 @@ def _availability(raw, qty, policy, n: int) -> pa.Array:
     else:
         code[code < 0] = labels.index("unknown")
     return from_codes(code, labels)
-
-
-def snapshot_from(table: pa.Table, candidates: list[str]) -> tuple[pa.ChunkedArray | None, dt.date | None, str | None]:
-    """The first candidate column with parseable dates: (per-row dates, newest date, origin)."""
-    for name in candidates:
-        if name not in table.column_names:
-            continue
-        dates = parse_dates(table[name])
-        newest = pc.max(dates).as_py()
-        if newest is not None:
-            return dates, newest, f"column {name}"
-    return None, None, None
