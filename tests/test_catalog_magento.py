@@ -40,14 +40,14 @@ def catalog(seed: int, store_views: tuple[str, ...], with_global: bool, date_sty
     expect = {"products": 0, "variants": 0, "drafts": 0, "out": 0, "dates": []}
     base = dt.datetime(2025, 1, 3, 9, 5)
 
-    def add(sku, kind, name, online, qty, in_stock, variations="", members=""):
+    def add(sku, kind, name, online, qty, in_stock, variations="", members="", visibility="Catalog, Search"):
         when = base + dt.timedelta(days=rng.randint(0, 60), hours=rng.randint(0, 23))
         expect["dates"].append(when.date())
         views = ([""] if with_global else []) + list(store_views)
         for k, view in enumerate(views):
             first = k == 0
             row = [sku, view, "Default", kind, "Default Category/Gear/Bags", "base", name if first else f"{name} (fr)",
-                   "<p>x</p>", str(online), "Catalog, Search", "10.0000", sku.lower(), date_style(when),
+                   "<p>x</p>", str(online), visibility, "10.0000", sku.lower(), date_style(when),
                    f"{qty}.0000", str(in_stock), "0", variations if first else "", members if first else ""]
             rows.append(row + [rng.choice(["", "a", "1"]) for _ in range(custom)])
 
@@ -70,7 +70,7 @@ def catalog(seed: int, store_views: tuple[str, ...], with_global: bool, date_sty
         else:
             add(f"G{p}", "grouped", f"Set {p}", online, 0, 1, members=",".join(f"{k}=1.0000" for k in kids))
         for k, st in zip(kids, stock):
-            add(k, "simple", f"Part {k}", 1, 4 * st, st)
+            add(k, "simple", f"Part {k}", 1, 4 * st, st, visibility="Not Visible Individually")
         expect["variants"] += len(kids)
         expect["drafts"] += len(kids) if online == 2 else 0
         expect["out"] += stock.count(0)
@@ -110,6 +110,26 @@ def test_children_take_the_parent_product_and_name():
         if "-" in sku:  # a child: C3-1 belongs to C3, G4-0 to G4
             assert row["product_id"] == sku.split("-")[0]
             assert row["title"].split()[0] in ("Hoodie", "Set")
+
+
+def test_visible_group_members_are_products_of_their_own():
+    """Luma's "Set of Sprite Yoga Straps": members visible in the store stay products; the group adds none."""
+    data = ("sku,store_view_code,product_type,name,price,visibility,associated_skus,product_websites\n"
+            "W85,,simple,Strap 6 foot,14,\"Catalog, Search\",,base\nW86,,simple,Strap 8 foot,17,\"Catalog, Search\",,base\n"
+            "H1,,simple,Hidden part,3,Not Visible Individually,,base\n"
+            "G,,grouped,Set of straps,,\"Catalog, Search\",\"W85=5.0000,W86=5.0000,H1=1.0000\",base\n").encode()
+    table, ev = read_table_bytes(data, "m.csv", KIND_ATTACHED)
+    rows = {r["sku"]: r for r in table.to_pylist()}
+    assert ev.rows_read == 4 and sorted(rows) == ["H1", "W85", "W86"]
+    assert (rows["W85"]["product_id"], rows["W86"]["product_id"], rows["H1"]["product_id"]) == ("W85", "W86", "G")
+    assert rows["H1"]["title"] == "Set of straps"
+
+
+def test_created_at_bounds_the_snapshot_when_updated_at_is_empty():
+    data = ("sku,store_view_code,product_type,name,price,product_websites,updated_at,created_at\n"
+            "A,,simple,A,1,base,,2016-01-12 09:56:53\nB,,simple,B,1,base,,2016-08-08 21:09:24\n").encode()
+    _, ev = read_table_bytes(data, "m.csv", KIND_ATTACHED)
+    assert (ev.snapshot_date, ev.snapshot_origin) == (dt.date(2016, 8, 8), "column created_at")
 
 
 def test_stock_and_backorders():

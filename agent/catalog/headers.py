@@ -386,6 +386,9 @@ SNAPSHOT_COLUMNS = tuple(norm(n) for n in (
     "exported_at", "export_date", "export date", "export_time", "exported", "feed_date", "report_date",
     "extract_date", "extracted_at", "updated_at", "updated", "last_updated", "last updated",
     "last_modified", "last modified", "modified_at", "date_modified", "date modified", "date",
+    # last resort: when nothing says when it was updated, the newest creation date still bounds the
+    # snapshot from below (a Magento export with an empty updated_at still states created_at)
+    "created_at", "created", "date_created", "date created", "date added", "creation_date",
 ))
 _DATEISH = re.compile(r"(^|\s)(date|dated|timestamp|datetime)($|\s)|\s(at|on|time)$")
 

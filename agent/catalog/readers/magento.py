@@ -7,11 +7,14 @@
   are still overrides). Such an export is not "0 products".
 * **Parents and children.** A `configurable` product lists its children in `configurable_variations`
   ("sku=MH01-XS-Black,size=XS,color=Black|sku=…"); a `grouped` product lists its members in
-  `associated_skus` ("24-WG085=1.0000,24-WG086" or "24-WG085,24-WG086"). Children become the variants
-  of the parent's product and inherit its name, description, category, brand and image where they
-  have none; the parent row itself is a container (no variant row) when any child is in the file.
-  A configurable's claim wins over a group's; a child in two groups joins the first. A grouped row
-  whose members are not in the file yields no row (it sells nothing itself).
+  `associated_skus` ("24-WG085=1.0000,24-WG086" or "24-WG085,24-WG086"). A configurable's children
+  are its variants (options on its page). A group's members are products of their own when they are
+  visible in the store (`visibility` "Catalog, Search" …: the group is one more page showing them),
+  and the group's variants only when they are "Not Visible Individually" (sold only through it).
+  Linked children inherit the parent's name, description, category, brand and image where they have
+  none; the parent row itself is a container (no variant row) when any child is linked. A
+  configurable's claim wins over a group's; a child in two groups joins the first. A grouped row
+  yields no row of its own (it has no price and sells nothing itself).
 * `product_online` 1 is enabled (active), 2 disabled (draft); a disabled parent's children are drafts.
 * `qty` is the stock, `is_in_stock` 1/0 the stated availability (it wins over the quantity),
   `allow_backorders` 1/2 (allow, allow and notify) the "continue selling" policy, 0 deny.
@@ -81,6 +84,10 @@ def _members(v: str | None) -> list[str]:
     return out
 
 
+def _not_visible(v: str | None) -> bool:
+    return (v or "").strip().lower().replace("_", " ") in ("not visible individually", "1")
+
+
 def _policy(v: str | None) -> str | None:
     s = (v or "").strip().lower()
     return {"0": "deny", "1": "continue", "2": "continue"}.get(s, policy_value(v))
@@ -124,6 +131,9 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     has_children = np.zeros(n, dtype=bool)
     links = [(role, parse) for role, parse in (("configurable_variations", _children), ("associated_skus", _members))
              if role in raw]
+    hidden = (np.asarray(pc.fill_null(map_distinct(to_strings(raw["visibility"]), _not_visible, pa.bool_()), False)
+                         .to_numpy(zero_copy_only=False), dtype=bool)
+              if "visibility" in raw else np.zeros(n, dtype=bool))
     if links:
         sku_list = skus.to_pylist()
         row_of_sku: dict[str, int] = {}
@@ -136,9 +146,12 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
                     continue
                 for child in parse(v):
                     j = row_of_sku.get(child)
-                    if j is not None and j != i and parent_row[j] < 0 and not has_children[j]:
-                        parent_row[j] = i
-                        has_children[i] = True
+                    if j is None or j == i or parent_row[j] >= 0 or has_children[j]:
+                        continue
+                    if role == "associated_skus" and not hidden[j]:
+                        continue  # a visible group member is a product of its own
+                    parent_row[j] = i
+                    has_children[i] = True
     keep = product & ~has_children & (kind_np != "grouped")
 
     cols: dict = {}
