@@ -119,3 +119,30 @@ def test_python_csv_agrees_on_row_count_for_ragged_files():
     expected = sum(1 for r in csv.reader(io.StringIO(extra.decode(), newline="")) if r) - 1
     assert ev.rows_read == expected == 81
     assert (ev.rows_overlong, ev.extra_cells) == (1, 2)
+
+
+def test_woocommerce_blank_parent_and_blank_sku_are_not_linked():
+    """Variations without SKUs (common) and standalone products with a blank Parent: a blank Parent
+    names no parent, so no standalone product becomes a variant of the first SKU-less row."""
+    rng = random.Random(5)
+    header = WOO_HEADER + ["Parent", "Meta: _licence"]
+    rows, parents, standalone, variations = [header], 0, 0, 0
+    next_id = 10
+    for p in range(15):
+        pid = next_id
+        next_id += 1
+        if rng.random() < 0.5:
+            parents += 1
+            rows.append([str(pid), "variable", "", f"Var {p}", "1", "1", "", "", "Music", ""])
+            for _ in range(rng.randint(1, 4)):
+                variations += 1
+                rows.append([str(next_id), "variation, downloadable, virtual", "", f"Var {p} - x", "1", "1", "", "5.00", "",
+                             f"id:{pid}", "yes"])
+                next_id += 1
+        else:
+            standalone += 1
+            rows.append([str(pid), "simple", "", f"Simple {p}", "1", "1", "3", "9.00", "Music"])  # ends early
+    table, ev = read_table_bytes(write(rows), "woo.csv", KIND_ATTACHED)
+    assert ev.rows_skipped == 0 and ev.rows_read == len(rows) - 1
+    assert pc.count_distinct(table["product_key"]).as_py() == parents + standalone
+    assert table.num_rows == variations + standalone

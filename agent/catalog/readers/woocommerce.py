@@ -64,14 +64,18 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     # parent row of each variation: "id:44" against ID, anything else against SKU
     parent_row = np.full(n, -1, dtype=np.int64)
     if "parent" in raw:
+        # a blank Parent names no parent: it must not match the first row with a blank SKU
         parent = pc.utf8_trim_whitespace(to_strings(raw["parent"]).cast(pa.string()))
+        parent = pc.if_else(pc.equal(parent, ""), pa.scalar(None, pa.string()), parent)
         if "product_id" in raw:
             ids = pc.binary_join_element_wise("id:", pc.utf8_trim_whitespace(to_strings(raw["product_id"]).cast(pa.string())), "")
-            by_id = pc.index_in(parent, value_set=ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids)
+            by_id = pc.index_in(parent, value_set=ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids,
+                                skip_nulls=True)
             parent_row = np.where(parent_row < 0, pc.fill_null(by_id, -1).to_numpy(zero_copy_only=False), parent_row)
         if "sku" in raw:
             skus = pc.utf8_trim_whitespace(to_strings(raw["sku"]).cast(pa.string()))
-            by_sku = pc.index_in(parent, value_set=skus.combine_chunks() if isinstance(skus, pa.ChunkedArray) else skus)
+            by_sku = pc.index_in(parent, value_set=skus.combine_chunks() if isinstance(skus, pa.ChunkedArray) else skus,
+                                 skip_nulls=True)
             parent_row = np.where(parent_row < 0, pc.fill_null(by_sku, -1).to_numpy(zero_copy_only=False), parent_row)
     has_children = np.zeros(n, dtype=bool)
     has_children[parent_row[parent_row >= 0]] = True
