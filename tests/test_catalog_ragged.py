@@ -146,3 +146,17 @@ def test_woocommerce_blank_parent_and_blank_sku_are_not_linked():
     assert ev.rows_skipped == 0 and ev.rows_read == len(rows) - 1
     assert pc.count_distinct(table["product_key"]).as_py() == parents + standalone
     assert table.num_rows == variations + standalone
+
+
+@pytest.mark.parametrize("data,reasons", [
+    (b"Handle,Title,Variant SKU,Variant Price\nchair,Chair,C1,10\n,Orphan,O1,5\n,,,\nchair,,C2,12\n",
+     {"without a handle": 1, "empty": 1}),
+    (b"title,price,sku\nChair,10,A\n,,\n,,\nLamp,5,C\n", {"empty": 2}),
+    (b"Item Type,Product ID,Product Name,Price,Product Code/SKU\nSKU,,,1,X\nProduct,1,Chair,10,C\n",
+     {"before any Product row": 1}),
+])
+def test_every_skipped_row_has_a_stated_reason(data, reasons):
+    _, ev = read_table_bytes(data, "s.csv", KIND_ATTACHED)
+    assert ev.skipped_reasons == reasons and ev.rows_skipped == sum(reasons.values())
+    line = source_line(ev)
+    assert f"{ev.rows_skipped} skipped (" in line and all(f"{k} {r}" in line for r, k in reasons.items())

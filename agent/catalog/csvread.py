@@ -22,7 +22,7 @@ import io
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -32,6 +32,9 @@ from agent.catalog.errors import UnreadableCatalog
 log = logging.getLogger(__name__)
 
 DELIMITERS = (",", ";", "\t", "|")
+# Why a row was skipped, as the evidence footer says it ("3 skipped (2 empty, 1 unparseable …)").
+SKIP_EMPTY = "empty"
+SKIP_UNPARSED = "unparseable quoting"
 _SAMPLE = 256 * 1024
 _SMALL = 8 * 1024 * 1024  # below this, always parse quote-aware: it costs nothing measurable
 _BLOCK = 1 << 22  # Arrow block size: fewer, larger chunks than the 1 MiB default
@@ -48,6 +51,7 @@ class RawCsv:
     rows_padded: int = 0  # rows shorter than the header, read with their missing cells null
     rows_overlong: int = 0  # rows with non-blank cells beyond the header (those cells are not read)
     extra_cells: int = 0  # how many such cells
+    skipped_reasons: dict[str, int] = field(default_factory=dict)  # why rows_skipped were skipped
 
 
 def _decode_sample(data: bytes) -> tuple[bytes, str]:
@@ -213,8 +217,9 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
                 raise
             ragged = Ragged()  # broken quoting Python cannot read either: Arrow's rows, the rest skipped
     table, blank = _drop_blank_rows(_unify(table))
+    reasons = {reason: k for reason, k in ((SKIP_UNPARSED, skipped), (SKIP_EMPTY, blank)) if k}
     return RawCsv(table, columns, table.num_rows, skipped + blank, delimiter, encoding,
-                  ragged.padded, ragged.overlong, ragged.extra_cells)
+                  ragged.padded, ragged.overlong, ragged.extra_cells, reasons)
 
 
 @dataclass

@@ -82,6 +82,8 @@ def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, Sourc
     table, ev = _normalise(raw.table, raw.columns, det, name, kind)
     ev.rows_read = raw.rows_read
     ev.rows_skipped += raw.rows_skipped
+    for reason, k in raw.skipped_reasons.items():
+        ev.skipped_reasons[reason] = ev.skipped_reasons.get(reason, 0) + k
     ev.delimiter = raw.delimiter
     ev.encoding = raw.encoding
     ev.rows_padded, ev.rows_overlong, ev.extra_cells = raw.rows_padded, raw.rows_overlong, raw.extra_cells
@@ -105,6 +107,7 @@ def _normalise(table: pa.Table, columns: list[str], det: headers.Detection, name
         unmapped_columns=[c for c in columns if c not in used],
         date_columns=headers.date_like_columns(columns), snapshot_note=None if newest else snap.note,
         format_missing=list(det.missing),
+        skipped_reasons={draft.skip_reason: draft.skipped} if draft.skipped else {},
     )
     return canonical_table, ev
 

@@ -4,7 +4,7 @@ Its shape is a contract — clients and tests parse it — so it is built in one
 
     ---
     Evidence
-    - <name> (<kind>, <format>[, header match N%]): <rows> rows read[, <k> skipped][, <m> longer than
+    - <name> (<kind>, <format>[, header match N%]): <rows> rows read[, <k> skipped (<why>)][, <m> longer than
       the header (<c> extra cells not read)]; snapshot date <d> (<origin>)
     - Google product taxonomy 2021-09-21 (bundled)[: <note>]
     - Not read: <name> (<reason>); <name> (<reason>)
@@ -52,6 +52,9 @@ def source_line(source: SourceEvidence) -> str:
     rows = _count(source.rows_read, "row read", "rows read")
     if source.rows_skipped:
         rows += f", {source.rows_skipped:,} skipped"
+        reasons = [f"{k:,} {reason}" for reason, k in source.skipped_reasons.items() if k]
+        if reasons:
+            rows += f" ({', '.join(reasons)})"
     if source.rows_overlong:
         cells = _count(source.extra_cells, "extra cell", "extra cells")
         rows += f", {_count(source.rows_overlong, 'row', 'rows')} longer than the header ({cells} not read)"

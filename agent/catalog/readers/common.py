@@ -54,6 +54,7 @@ class Draft:
     # product_id is a one-chunk dictionary straight from the reader (each value once): cleaning
     # that changes nothing need not re-hash a quarter-million ids to prove they are distinct
     unique_product_ids: bool = False
+    skip_reason: str = "not placeable"  # what `skipped` rows lack, for the footer ("without a handle")
 
 
 def take_rows(values: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> pa.Array:

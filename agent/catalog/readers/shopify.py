@@ -126,4 +126,4 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     # the handle column as the CSV/Parquet reader (and csvread's unification) built it
     unique = isinstance(handle, pa.ChunkedArray) and handle.num_chunks == 1 and pa.types.is_dictionary(handle.type)
     return Draft(n=n, cols=cols, keep=keep, used=used, skipped=skipped, default_status="unknown",
-                 unique_product_ids=unique)
+                 unique_product_ids=unique, skip_reason="without a handle")
