@@ -45,7 +45,9 @@ def run(inp: SkillInput) -> SkillResult:
     own, scope, tax = inp.own, inp.scope, inp.taxonomy
     pop = common.population(own, scope, tax, READ)
     t = pop.table
-    slim = own.select(["product_key", "status", "google_category_id", "category_path", "online_store"])
+    # (a catalog kept in a conversation before `online_store` existed lacks the column)
+    slim = own.select([c for c in ("product_key", "status", "google_category_id", "category_path", "online_store")
+                       if c in own.column_names])
     mask = common.scope_mask(slim, scope, tax)
     scoped = slim if mask is None else slim.filter(mask)
     rows: list[tuple] = []
@@ -93,7 +95,7 @@ def run(inp: SkillInput) -> SkillResult:
         if status_counts.get(st):
             label = st if st != "unknown" else "status not stated"
             status_rows[st] = add("Status (rows)", label, status_counts[st], common.pct(status_counts[st], scoped.num_rows))
-        if st == "active" and st in status_rows:
+        if st == "active" and st in status_rows and "online_store" in scoped.column_names:
             _off_store(scoped, add, findings)
     if pop.excluded:
         vals = {f"{k}_n": v for k, v in pop.excluded.items()}
