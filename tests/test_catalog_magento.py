@@ -165,6 +165,7 @@ STYLES = {
     "iso": lambda d: d.strftime("%Y-%m-%d %H:%M:%S"),
     "month name": lambda d: d.strftime("%b %d, %Y, %I:%M:%S %p"),
     "day month name": lambda d: d.strftime("%d %B %Y"),
+    "rfc 2822": lambda d: d.strftime("%a, %d %b %Y %H:%M:%S +0000"),
 }
 
 

@@ -6,7 +6,8 @@ values at most) in the forms shop systems write in their admin locale:
 
 * `2/20/25, 7:27 PM`, `02/20/2025 19:27`, `20/02/2025` — numbers with `/` (or `-`) and a year last;
 * `20.02.2025`, `20.02.25 19:27` — dotted dates are day.month.year in every locale that writes them;
-* `Feb 20, 2025`, `20 February 2025, 7:27 PM` — English month names.
+* `Feb 20, 2025`, `20 February 2025, 7:27 PM`, `Thu, 20 Feb 2025 19:27:00 +0000` — English month
+  names (a leading weekday is ignored).
 
 **Day/month order** of the slashed forms is never guessed silently. The file's own evidence decides
 for the whole column: a value whose first number is over 12 (`20/02/2025`) makes the column
@@ -59,7 +60,11 @@ def _make(y: int, m: int, d: int) -> dt.date | None:
         return None
 
 
+_WEEKDAY = re.compile(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+", re.I)
+
+
 def _named(v: str) -> dt.date | None:
+    v = _WEEKDAY.sub("", v)
     m = _MONTH_FIRST.match(v)
     if m and m.group(1)[:3].lower() in _MONTHS:
         return _make(int(m.group(3)), _MONTHS[m.group(1)[:3].lower()], int(m.group(2)))
