@@ -160,3 +160,21 @@ def test_every_skipped_row_has_a_stated_reason(data, reasons):
     assert ev.skipped_reasons == reasons and ev.rows_skipped == sum(reasons.values())
     line = source_line(ev)
     assert f"{ev.rows_skipped} skipped (" in line and all(f"{k} {r}" in line for r, k in reasons.items())
+
+
+def test_ragged_rows_are_mended_in_place_without_the_slow_reader(monkeypatch):
+    """The targeted path: Arrow re-reads the mended bytes; Python's csv reader is not needed."""
+    from agent.catalog import csvread
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the whole-file Python reader was used")
+
+    monkeypatch.setattr(csvread, "_python_read", refuse)
+    rows = [["sku", "title", "description", "price"]]
+    for i in range(300):
+        row = [f"S{i}", f"Item {i}", "said \"quoted\", with a comma" if i % 7 else "two\nlines", f"{i}.00"]
+        rows.append(row[:2] if i % 50 == 0 else row + ["stray"] if i % 75 == 1 else row)
+    table, ev = read_table_bytes(write(rows), "m.csv", KIND_ATTACHED)
+    assert table["sku"].to_pylist() == [f"S{i}" for i in range(300)]
+    assert table["description"].cast("string").to_pylist()[7] == "two\nlines"
+    assert (ev.rows_padded, ev.rows_overlong, ev.extra_cells) == (6, 4, 4)

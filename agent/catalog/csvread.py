@@ -9,10 +9,13 @@ resort.
 
 Ragged rows (a row with fewer or more cells than the header) are data, not damage: a WooCommerce
 export whose header grew over time (later batches appended `Meta:` columns) has early rows that
-simply end. Arrow only reads rectangular tables, so when its parse reports ragged rows the file is
-re-read once with Python's `csv` module: short rows are padded (missing cells are null), long rows
-keep their known cells and their non-blank extra cells are counted (`rows_overlong`,
-`extra_cells`) so the evidence can say so. Well-formed files never pay for this.
+simply end. Arrow only reads rectangular tables, so its invalid-row handler collects the ragged
+rows' text; each is found in the bytes and rewritten to the header's width — short rows padded with
+empty cells (null), long rows cut to their known cells with their non-blank extra cells counted
+(`rows_overlong`, `extra_cells`) so the evidence can say so — and Arrow reads the mended bytes
+once more, rows in their original order. Should a row not be found or the re-read still see
+ragged rows, Python's `csv` module reads the whole file with the same rules. Well-formed files
+never pay for any of this.
 """
 
 from __future__ import annotations
@@ -200,16 +203,27 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
     columns = dedupe(header)
     wanted = _numbers_as_sampled(choose(columns), columns, text, delimiter, preamble)
     quoted_nl = _has_quoted_newlines(text, delimiter)
+    invalid: list[tuple[int, int, str]] = []  # the ragged rows of the last read
     try:
-        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
+        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl, invalid)
     except UnicodeError:
         data, encoding = _transcode_8bit(data)
-        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
+        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl, invalid)
     if table is None and wanted != _as_text(wanted):  # a number column held text after the sample
         wanted = _as_text(wanted)
-        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
+        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl, invalid)
     ragged = Ragged()
-    if table is None or skipped:  # Arrow refused the file, or some rows are ragged: read every row
+    if table is not None and skipped:  # ragged rows: mend them in the bytes, read once more
+        mended = _mend(data, invalid, delimiter, len(columns), ragged)
+        if mended is not None:
+            again, left = _arrow_read(mended, columns, wanted, delimiter, quoted_nl)
+            if again is None and wanted != _as_text(wanted):
+                again, left = _arrow_read(mended, columns, _as_text(wanted), delimiter, quoted_nl)
+            if again is not None and not left:
+                table, skipped = again, 0
+        if skipped:
+            ragged = Ragged()
+    if table is None or skipped:  # Arrow refused the file, or ragged rows it could not mend: read every row
         try:
             table, skipped = _python_read(data, columns, _as_text(wanted), delimiter, ragged)
         except UnreadableCatalog:
@@ -267,13 +281,19 @@ def _numbers_as_sampled(wanted: dict[str, pa.DataType], columns: list[str], text
 
 
 def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str,
-                quoted_nl: bool = False) -> tuple[pa.Table | None, int]:
+                quoted_nl: bool = False, invalid: list[tuple[int, int, str]] | None = None
+                ) -> tuple[pa.Table | None, int]:
+    """Arrow's read; `invalid`, when given, collects each ragged row's (expected, actual, text)."""
     quote_aware_first = quoted_nl or len(data) <= _SMALL
     for newlines in ((True,) if quote_aware_first else (False, True)):
         skipped = [0]
+        if invalid is not None:
+            invalid.clear()
 
-        def on_invalid(row: object, _s: list[int] = skipped) -> str:
+        def on_invalid(row, _s: list[int] = skipped) -> str:
             _s[0] += 1
+            if invalid is not None:
+                invalid.append((row.expected_columns, row.actual_columns, row.text))
             return "skip"
 
         try:
@@ -291,10 +311,67 @@ def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType],
                 raise UnicodeError("not utf-8") from None
             log.info("arrow csv read failed (newlines_in_values=%s): %s", newlines, exc)
             continue
-        if skipped[0] and not newlines:
-            continue  # perhaps quoted newlines split a row: re-read quote-aware
+        if skipped[0] and not newlines and (invalid is None or any(t.count('"') % 2 for _, _, t in invalid)):
+            continue  # perhaps quoted newlines split a row (an odd quote shows it): re-read quote-aware
         return table, skipped[0]
     return None, 0
+
+
+def _find_row(data: bytes, raw: bytes, start: int, taken: set[int]) -> int:
+    """Offset of `raw` as a whole line at or after `start` (else from the top), not yet taken; -1 if none."""
+    for origin in (start, 0):
+        pos = origin
+        while True:
+            at = data.find(raw, pos)
+            if at < 0:
+                break
+            end = at + len(raw)
+            if (at == 0 or data[at - 1] in b"\n\r") and data[end:end + 1] in (b"\n", b"\r", b"") and at not in taken:
+                return at
+            pos = at + 1
+    return -1
+
+
+def _mend(data: bytes, invalid: list[tuple[int, int, str]], delimiter: str, width: int, ragged: Ragged
+          ) -> bytes | None:
+    """`data` with every ragged row rewritten to `width` cells (module docstring); None when a row
+    cannot be placed. Arrow reports rows in file order block by block, so each search starts where the
+    last one ended."""
+    sep = delimiter.encode()
+    edits: list[tuple[int, int, bytes]] = []
+    taken: set[int] = set()
+    pos = 0
+    for expected, actual, text in invalid:
+        raw = text.encode("utf-8")
+        at = _find_row(data, raw, pos, taken)
+        if at < 0 or expected != width:
+            return None
+        taken.add(at)
+        pos = at + len(raw)
+        if actual < width:
+            ragged.padded += 1
+            edits.append((at, pos, raw + sep * (width - actual)))
+            continue
+        try:
+            cells = next(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+        except (csv.Error, StopIteration):
+            return None
+        extra = sum(1 for cell in cells[width:] if cell.strip())
+        if extra:
+            ragged.overlong += 1
+            ragged.extra_cells += extra
+        out = io.StringIO()
+        csv.writer(out, delimiter=delimiter, lineterminator="").writerow(cells[:width] + [""] * (width - len(cells)))
+        edits.append((at, pos, out.getvalue().encode("utf-8")))
+    edits.sort()
+    pieces, last = [], 0
+    for at, end, replacement in edits:
+        if at < last:
+            return None
+        pieces += [data[last:at], replacement]
+        last = end
+    pieces.append(data[last:])
+    return b"".join(pieces)
 
 
 def _python_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str,
