@@ -17,13 +17,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_NON_ALNUM = re.compile(r"[\W_]+")  # letters of any script are kept: "Артикул", "Größe"
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _METAFIELD = re.compile(r"^(?P<label>.*?)\s*\((?P<owner>product|variant)\.metafields\.(?P<key>[^)]+)\)\s*$", re.I)
 
 
 def norm(header: str) -> str:
-    """Lower-case, punctuation to spaces: "Variant Compare At Price" ~ "Compare-at price" rules."""
+    """Lower-case, punctuation to spaces: "Variant Compare At Price" ~ "Compare-at price" rules.
+    Letters of every script stay (a Russian WooCommerce export's "Базовая цена" is a header, not blank)."""
     h = header.replace("\ufeff", "").strip().lower()
     if h.startswith("g:"):  # Merchant Center headers copied from XML feeds
         h = h[2:]
@@ -183,6 +184,29 @@ GMC = Profile(
     required=(("id",), ("title",), ("description",), ("link",), ("image_link",), ("price",), ("availability",)),
 )
 
+# WooCommerce writes its export header in the shop admin's language. Russian (ru_RU), from a real
+# export: English label -> Russian label, for the columns the reader uses and the vocabulary.
+WOO_RU = {
+    "ID": "ID", "Type": "Тип", "SKU": "Артикул", "GTIN, UPC, EAN, or ISBN": "GTIN, UPC, EAN или ISBN", "Name": "Имя",
+    "Published": "Опубликован", "Is featured?": "Рекомендуемый?", "Visibility in catalog": "Видимость в каталоге",
+    "Short description": "Краткое описание", "Description": "Описание",
+    "Date sale price starts": "Дата начала действия скидки", "Date sale price ends": "Дата окончания действия скидки",
+    "Tax status": "Статус налога", "Tax class": "Налоговый класс", "In stock?": "Наличие", "Stock": "Запасы",
+    "Low stock amount": "Величина малых запасов", "Backorders allowed?": "Возможен ли предзаказ?",
+    "Sold individually?": "Продано индивидуально?", "Allow customer reviews?": "Разрешить отзывы от клиентов?",
+    "Purchase note": "Примечание к покупке", "Sale price": "Акционная цена", "Regular price": "Базовая цена",
+    "Categories": "Категории", "Tags": "Метки", "Shipping class": "Класс доставки", "Images": "Изображения",
+    "Download limit": "Лимит скачивания", "Download expiry days": "Дней срока скачивания", "Parent": "Родительский",
+    "Grouped products": "Сгруппированные товары", "Upsells": "Апсэлы", "Cross-sells": "Кросселы",
+    "External URL": "Внешний URL", "Button text": "Текст кнопки", "Position": "Позиция", "Brands": "Бренды",
+}
+
+
+def _woo(*english: str) -> tuple[str, ...]:
+    """A WooCommerce column under each of its known labels (English first)."""
+    return tuple(dict.fromkeys(label for e in english for label in (e, WOO_RU.get(e, e))))
+
+
 WOOCOMMERCE = Profile(
     key="woocommerce",
     name="WooCommerce product export",
@@ -194,33 +218,36 @@ WOOCOMMERCE = Profile(
         "Sale price", "Regular price", "Categories", "Tags", "Shipping class", "Images",
         "Download limit", "Download expiry days", "Parent", "Grouped products", "Upsells",
         "Cross-sells", "External URL", "Button text", "Position", "Brands",
+        *WOO_RU.values(),
     ),
-    prefixes=("weight ", "length ", "width ", "height ", "meta "),
+    prefixes=("weight ", "length ", "width ", "height ", "meta ", "вес ", "длина ", "ширина ", "высота ",
+              "метка meta "),
     patterns=(re.compile(r"attribute \d+ (name|value s|visible|global|default)"),
-              re.compile(r"download \d+ (name|url|id)")),
-    distinctive=_v("Regular price", "In stock?", "Backorders allowed?", "Attribute 1 name",
-                   "Grouped products", "Visibility in catalog", "Is featured?", "Sold individually?"),
+              re.compile(r"download \d+ (name|url|id)"),
+              re.compile(r"(название|значения|видимость) атрибут(а|ов) \d+|глобальный атрибут \d+")),
+    distinctive=_v(*_woo("Regular price", "In stock?", "Backorders allowed?", "Grouped products",
+                         "Visibility in catalog", "Is featured?", "Sold individually?"), "Attribute 1 name"),
     roles=_r(
-        product_id="ID",
-        wc_type="Type",
-        sku="SKU",
-        gtin="GTIN, UPC, EAN, or ISBN",
-        title="Name",
-        published="Published",
-        description=("Description", "Short description"),
-        in_stock="In stock?",
-        inventory_qty="Stock",
-        backorders="Backorders allowed?",
-        sale_price="Sale price",
-        price="Regular price",
-        category_path="Categories",
-        image_url="Images",
-        parent="Parent",
-        link="External URL",
-        brand="Brands",
+        product_id=_woo("ID"),
+        wc_type=_woo("Type"),
+        sku=_woo("SKU"),
+        gtin=_woo("GTIN, UPC, EAN, or ISBN"),
+        title=_woo("Name"),
+        published=_woo("Published"),
+        description=_woo("Description", "Short description"),
+        in_stock=_woo("In stock?"),
+        inventory_qty=_woo("Stock"),
+        backorders=_woo("Backorders allowed?"),
+        sale_price=_woo("Sale price"),
+        price=_woo("Regular price"),
+        category_path=_woo("Categories"),
+        image_url=_woo("Images"),
+        parent=_woo("Parent"),
+        link=_woo("External URL"),
+        brand=_woo("Brands"),
     ),
-    required=(("ID",), ("Type",), ("SKU",), ("Name",), ("Published",), ("In stock?",), ("Stock",),
-              ("Regular price",), ("Sale price",), ("Categories",), ("Images",), ("Parent",)),
+    required=tuple(_woo(e) for e in ("ID", "Type", "SKU", "Name", "Published", "In stock?", "Stock",
+                                     "Regular price", "Sale price", "Categories", "Images", "Parent")),
 )
 
 MAGENTO = Profile(

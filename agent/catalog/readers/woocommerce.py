@@ -28,7 +28,8 @@ from agent.catalog import headers
 from agent.catalog.readers.common import Draft, attributes_from_options, coalesce, take_rows
 from agent.catalog.values import map_distinct, to_strings
 
-_ATTR = re.compile(r"attribute (\d+) (name|value s)")
+# "Attribute 1 name" / "Attribute 1 value(s)", and the Russian export's "Название атрибута 1" / "Значения атрибутов 1"
+_ATTR = re.compile(r"attribute (\d+) (name|value s)|(название) атрибута (\d+)|(значения) атрибутов (\d+)")
 _INHERIT = ("title", "description", "category_path", "image_url", "brand", "link")
 
 
@@ -37,7 +38,9 @@ def _attribute_columns(columns: list[str]) -> dict[int, dict[str, str]]:
     for c in columns:
         m = _ATTR.fullmatch(headers.norm(c))
         if m:
-            found.setdefault(int(m.group(1)), {})["name" if m.group(2) == "name" else "value"] = c
+            number = m.group(1) or m.group(4) or m.group(6)
+            is_name = m.group(2) == "name" or m.group(3) is not None
+            found.setdefault(int(number), {})["name" if is_name else "value"] = c
     return {k: v for k, v in sorted(found.items()) if len(v) == 2}
 
 
@@ -89,7 +92,12 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _first_category, pa.string(), keep_dict=True)
     if "image_url" in raw:
         raw["image_url"] = pc.replace_substring_regex(to_strings(raw["image_url"]).cast(pa.string()), r"\s*,\s+.*$", "")
-    own_ids = to_strings(raw["product_id"]).cast(pa.string()) if "product_id" in raw else to_strings(raw.get("sku", pa.nulls(n, pa.string()))).cast(pa.string())
+    # a row's identity: its ID, else its SKU (import files and some exports leave ID blank)
+    ids = to_strings(raw["product_id"]).cast(pa.string()) if "product_id" in raw else None
+    sku_ids = to_strings(raw["sku"]).cast(pa.string()) if "sku" in raw else None
+    own_ids = coalesce(ids, sku_ids)
+    if own_ids is None:
+        own_ids = pa.nulls(n, pa.string())
     product_row = np.where(parent_row >= 0, parent_row, np.arange(n))
     cols["product_id"] = take_rows(own_ids, product_row)
     cols["variant_id"] = own_ids
