@@ -202,3 +202,21 @@ def test_one_settling_value_decides_the_whole_column():
     assert month_first.dates.to_pylist() == [dt.date(2025, 3, 4), dt.date(2025, 4, 25), None]
     mixed = parse_date_column(pa.array(["13/04/2025", "04/25/2025"]))
     assert mixed.dates.null_count == 2 and "mixes" in mixed.note
+
+
+def test_repeated_skus_and_parent_sku_links():
+    """A converted export repeats every row and names parents in `parent_sku`: one product per SKU, the
+    repeats skipped with their reason, children under their configurable."""
+    rows = ["attribute_set_code,sku,name,product_type,price,qty,parent_sku,visibility,created_at"]
+    for _ in range(3):
+        rows += ["Vape,CONF,Vape 10-pack,configurable,,0,,\"Catalog, Search\",\"7/8/22, 8:07 AM\"",
+                 "Vape,C-1,Vape mint,simple,9.99,4,CONF,Not Visible Individually,\"7/8/22, 8:07 AM\"",
+                 "Vape,C-2,Vape cola,simple,9.99,0,CONF,Not Visible Individually,\"7/21/22, 9:00 PM\"",
+                 "Vape,LONE,Charger,simple,5.00,2,,\"Catalog, Search\",\"7/8/22, 8:07 AM\""]
+    table, ev = read_table_bytes(("\n".join(rows) + "\n").encode(), "m.csv", KIND_ATTACHED)
+    assert ev.format == "Adobe Commerce (Magento) export" and ev.rows_read == 12
+    assert (ev.rows_skipped, ev.skipped_reasons) == (8, {"repeating a SKU already read": 8})
+    assert sorted(table["sku"].to_pylist()) == ["C-1", "C-2", "LONE"]
+    assert pc.count_distinct(table["product_key"]).as_py() == 2
+    assert {r["sku"]: r["product_id"] for r in table.to_pylist()} == {"C-1": "CONF", "C-2": "CONF", "LONE": "LONE"}
+    assert ev.snapshot_date == dt.date(2022, 7, 21)

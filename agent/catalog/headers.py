@@ -300,6 +300,7 @@ MAGENTO = Profile(
         in_stock="is_in_stock",
         configurable_variations="configurable_variations",
         associated_skus="associated_skus",
+        parent_sku="parent_sku",
         brand="manufacturer",
         color="color",
         size="size",

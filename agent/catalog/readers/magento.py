@@ -15,6 +15,9 @@
   none; the parent row itself is a container (no variant row) when any child is linked. A
   configurable's claim wins over a group's; a child in two groups joins the first. A grouped row
   yields no row of its own (it has no price and sells nothing itself).
+* A SKU is one product: a later global row with the same SKU (a converted or concatenated export) is
+  skipped and counted as "repeating a SKU already read". A `parent_sku` column (added by some export
+  tools) links a child to its configurable like `configurable_variations` does.
 * `product_online` 1 is enabled (active), 2 disabled (draft); a disabled parent's children are drafts.
 * `qty` is the stock, `is_in_stock` 1/0 the stated availability (it wins over the quantity),
   `allow_backorders` 1/2 (allow, allow and notify) the "continue selling" policy, 0 deny.
@@ -125,12 +128,21 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             else pa.chunked_array([pa.nulls(n, pa.string())]))
     keys, nkeys = encode_keys(skus)
     product = _product_rows(raw.get("store_view"), keys, nkeys, n)
+    # a SKU is one product: a later product row with the same SKU repeats it (converted or
+    # concatenated exports) and is skipped, with its reason
+    first_product = np.full(nkeys + 1, -1, dtype=np.int64)
+    rows_p = np.flatnonzero(product & (keys >= 0))
+    first_product[keys[rows_p][::-1]] = rows_p[::-1]
+    repeat = product & (keys >= 0) & (np.take(first_product, np.where(keys >= 0, keys, nkeys)) != np.arange(n))
+    product &= ~repeat
 
     # child sku -> parent row (Python over parent rows only: a few per thousand)
     parent_row = np.full(n, -1, dtype=np.int64)
     has_children = np.zeros(n, dtype=bool)
     links = [(role, parse) for role, parse in (("configurable_variations", _children), ("associated_skus", _members))
              if role in raw]
+    if "parent_sku" in raw:  # the child names its parent (a column some export tools add)
+        links.append(("parent_sku", None))
     hidden = (np.asarray(pc.fill_null(map_distinct(to_strings(raw["visibility"]), _not_visible, pa.bool_()), False)
                          .to_numpy(zero_copy_only=False), dtype=bool)
               if "visibility" in raw else np.zeros(n, dtype=bool))
@@ -141,6 +153,13 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             if s and product[i]:
                 row_of_sku.setdefault(s, i)
         for role, parse in links:  # configurable first: its claim on a child wins
+            if parse is None:
+                for j, v in enumerate(to_strings(raw[role]).cast(pa.string()).to_pylist()):
+                    i = row_of_sku.get(v.strip()) if v and product[j] else None
+                    if i is not None and i != j and parent_row[j] < 0 and not has_children[j]:
+                        parent_row[j] = i
+                        has_children[i] = True
+                continue
             for i, v in enumerate(raw[role].to_pylist()):
                 if not v or not product[i]:
                     continue
@@ -187,4 +206,5 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         cols["availability"] = raw["in_stock"]
     if "backorders" in raw:
         cols["inventory_policy"] = map_distinct(to_strings(raw["backorders"]), _policy, pa.string(), keep_dict=True)
-    return Draft(n=n, cols=cols, keep=keep, used=used, default_status="unknown")
+    return Draft(n=n, cols=cols, keep=keep, used=used, default_status="unknown", skipped=int(repeat.sum()),
+                 skip_reason="repeating a SKU already read")
