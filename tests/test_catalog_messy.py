@@ -80,7 +80,8 @@ def test_duplicate_header_names_are_kept_apart():
 def test_blank_lines_are_ignored_and_empty_rows_skipped():
     rows, ev = read(b"\n\ntitle,price\n\nChair,10\n\n,\nTable,20\n\n")
     assert [r["title"] for r in rows] == ["Chair", "Table"]
-    assert ev.rows_read == 2 and ev.rows_skipped == 1  # the "," row: a row with nothing in it
+    # the "," row is a row of the file (counted as read, as Python's csv does) with nothing in it: skipped
+    assert ev.rows_read == 3 and ev.rows_skipped == 1 and ev.skipped_reasons == {"blank in every column read": 1}
 
 
 def test_ragged_rows_are_read_not_skipped():

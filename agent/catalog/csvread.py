@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 DELIMITERS = (",", ";", "\t", "|")
 # Why a row was skipped, as the evidence footer says it ("3 skipped (2 empty, 1 unparseable …)").
-SKIP_EMPTY = "empty"
+SKIP_EMPTY = "blank in every column read"
 SKIP_UNPARSED = "unparseable quoting"
 _SAMPLE = 256 * 1024
 _SMALL = 8 * 1024 * 1024  # below this, always parse quote-aware: it costs nothing measurable
@@ -47,7 +47,7 @@ _BLOCK = 1 << 22  # Arrow block size: fewer, larger chunks than the 1 MiB defaul
 class RawCsv:
     table: pa.Table  # the requested columns, named by `columns`
     columns: list[str]  # full header, de-duplicated ("Price", "Price (2)")
-    rows_read: int
+    rows_read: int  # data rows in the file (blank lines aside), including the skipped ones
     rows_skipped: int
     delimiter: str
     encoding: str
@@ -232,7 +232,8 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
             ragged = Ragged()  # broken quoting Python cannot read either: Arrow's rows, the rest skipped
     table, blank = _drop_blank_rows(_unify(table))
     reasons = {reason: k for reason, k in ((SKIP_UNPARSED, skipped), (SKIP_EMPTY, blank)) if k}
-    return RawCsv(table, columns, table.num_rows, skipped + blank, delimiter, encoding,
+    # rows read: every row the file has (as Python's csv counts them); the blank ones are also skipped
+    return RawCsv(table, columns, table.num_rows + blank, skipped + blank, delimiter, encoding,
                   ragged.padded, ragged.overlong, ragged.extra_cells, reasons)
 
 

@@ -135,6 +135,21 @@ SHOPIFY = Profile(
               ("Variant SKU", "SKU"), ("Variant Price", "Price"), ("Image Src", "Product image URL")),
 )
 
+# Merchant Center accepts attribute names in the feed's language. Polish (as a real feed writes them):
+# English attribute -> Polish name.
+GMC_PL = {
+    "id": "identyfikator", "title": "tytuł", "description": "opis", "link": "link", "image_link": "link do zdjęcia",
+    "price": "cena", "sale_price": "cena promocyjna", "availability": "dostępność", "condition": "stan",
+    "brand": "marka", "gtin": "gtin", "mpn": "mpn", "item_group_id": "identyfikator grupy produktów",
+    "google_product_category": "kategoria produktów google", "product_type": "typ produktu", "color": "kolor",
+    "size": "rozmiar", "material": "materiał",
+}
+
+
+def _gmc(name: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((name, GMC_PL.get(name, name))))
+
+
 GMC = Profile(
     key="gmc",
     name="Google Merchant Center feed",
@@ -155,33 +170,35 @@ GMC = Profile(
         "store_code", "installment", "subscription_cost", "transit_time_label", "virtual_model_link",
         "auto_pricing_min_price", "max_energy_efficiency_class", "min_energy_efficiency_class",
         "product_fee", "structured_title", "structured_description", "external_seller_id",
+        *GMC_PL.values(),
     ),
     prefixes=("custom label ",),
     patterns=(),
     distinctive=_v("image_link", "item_group_id", "condition", "identifier_exists", "additional_image_link",
-                   "mobile_link", "age_group", "sale_price_effective_date", "shipping_weight"),
+                   "mobile_link", "age_group", "sale_price_effective_date", "shipping_weight",
+                   "link do zdjęcia", "identyfikator grupy produktów"),
     roles=_r(
-        variant_id="id",
-        product_id="item_group_id",
-        title="title",
-        description="description",
-        link="link",
-        image_url="image_link",
-        price="price",
-        sale_price="sale_price",
-        availability="availability",
-        brand="brand",
-        gtin="gtin",
-        mpn="mpn",
-        google_category="google_product_category",
-        category_path="product_type",
-        color="color",
-        size="size",
-        material="material",
+        variant_id=_gmc("id"),
+        product_id=_gmc("item_group_id"),
+        title=_gmc("title"),
+        description=_gmc("description"),
+        link=_gmc("link"),
+        image_url=_gmc("image_link"),
+        price=_gmc("price"),
+        sale_price=_gmc("sale_price"),
+        availability=_gmc("availability"),
+        brand=_gmc("brand"),
+        gtin=_gmc("gtin"),
+        mpn=_gmc("mpn"),
+        google_category=_gmc("google_product_category"),
+        category_path=_gmc("product_type"),
+        color=_gmc("color"),
+        size=_gmc("size"),
+        material=_gmc("material"),
         pause="pause",
     ),
     # Merchant Center's required product data (brand/GTIN/MPN/condition are conditional)
-    required=(("id",), ("title",), ("description",), ("link",), ("image_link",), ("price",), ("availability",)),
+    required=tuple(_gmc(a) for a in ("id", "title", "description", "link", "image_link", "price", "availability")),
 )
 
 # WooCommerce writes its export header in the shop admin's language. Russian (ru_RU), from a real

@@ -35,9 +35,9 @@ MONEY_FIELDS = ("price", "compare_at_price", "sale_price")
 PASSTHROUGH_FIELDS = ("online_store",)  # readers produce these in their canonical form already
 ATTRIBUTE_WORDS = {
     "color": ("color", "colour", "colors", "colours", "color pattern", "farbe", "couleur", "colore",
-              "kleur", "cor", "цвет", "колір"),
-    "size": ("size", "sizes", "größe", "taille", "talla", "taglia", "maat", "tamanho", "размер", "розмір"),
-    "material": ("material", "materials", "fabric", "matériau", "materiale", "materiaal", "материал", "матеріал"),
+              "kleur", "cor", "kolor", "цвет", "колір"),
+    "size": ("size", "sizes", "größe", "taille", "talla", "taglia", "maat", "tamanho", "rozmiar", "размер", "розмір"),
+    "material": ("material", "materials", "fabric", "matériau", "materiale", "materiaal", "materiał", "материал", "матеріал"),
 }
 
 
