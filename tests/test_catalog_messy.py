@@ -80,8 +80,14 @@ def test_duplicate_header_names_are_kept_apart():
 def test_blank_lines_are_ignored_and_empty_rows_skipped():
     rows, ev = read(b"\n\ntitle,price\n\nChair,10\n\n,\nTable,20\n\n")
     assert [r["title"] for r in rows] == ["Chair", "Table"]
-    # the "," row is a row of the file (counted as read, as Python's csv does) with nothing in it: skipped
-    assert ev.rows_read == 3 and ev.rows_skipped == 1 and ev.skipped_reasons == {"blank in every column read": 1}
+    # the "," row is a spreadsheet's empty row: a blank line, neither read nor skipped
+    assert ev.rows_read == 2 and ev.rows_skipped == 0 and ev.skipped_reasons == {}
+
+
+def test_a_row_with_cells_only_in_unread_columns_is_read_and_skipped_with_its_reason():
+    rows, ev = read(b"title,price,notes\nChair,10,x\n,,only a note\nTable,20,\n")
+    assert [r["title"] for r in rows] == ["Chair", "Table"]
+    assert (ev.rows_read, ev.rows_skipped, ev.skipped_reasons) == (3, 1, {"with cells only in columns not read": 1})
 
 
 def test_ragged_rows_are_read_not_skipped():

@@ -150,8 +150,8 @@ def test_woocommerce_blank_parent_and_blank_sku_are_not_linked():
 
 @pytest.mark.parametrize("data,reasons", [
     (b"Handle,Title,Variant SKU,Variant Price\nchair,Chair,C1,10\n,Orphan,O1,5\n,,,\nchair,,C2,12\n",
-     {"without a handle": 1, "blank in every column read": 1}),
-    (b"title,price,sku\nChair,10,A\n,,\n,,\nLamp,5,C\n", {"blank in every column read": 2}),
+     {"without a handle": 1}),
+    (b"title,price,notes\nChair,10,A\n,,x\n,,\n,,y\nLamp,5,C\n", {"with cells only in columns not read": 2}),
     (b"Item Type,Product ID,Product Name,Price,Product Code/SKU\nSKU,,,1,X\nProduct,1,Chair,10,C\n",
      {"before any Product row": 1}),
 ])

@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 DELIMITERS = (",", ";", "\t", "|")
 # Why a row was skipped, as the evidence footer says it ("3 skipped (2 empty, 1 unparseable …)").
-SKIP_EMPTY = "blank in every column read"
+SKIP_EMPTY = "with cells only in columns not read"
 SKIP_UNPARSED = "unparseable quoting"
 _SAMPLE = 256 * 1024
 _SMALL = 8 * 1024 * 1024  # below this, always parse quote-aware: it costs nothing measurable
@@ -47,7 +47,7 @@ _BLOCK = 1 << 22  # Arrow block size: fewer, larger chunks than the 1 MiB defaul
 class RawCsv:
     table: pa.Table  # the requested columns, named by `columns`
     columns: list[str]  # full header, de-duplicated ("Price", "Price (2)")
-    rows_read: int  # data rows in the file (blank lines aside), including the skipped ones
+    rows_read: int  # data rows in the file (blank lines and lines of bare delimiters aside), skipped ones included
     rows_skipped: int
     delimiter: str
     encoding: str
@@ -231,10 +231,18 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
                 raise
             ragged = Ragged()  # broken quoting Python cannot read either: Arrow's rows, the rest skipped
     table, blank = _drop_blank_rows(_unify(table))
-    reasons = {reason: k for reason, k in ((SKIP_UNPARSED, skipped), (SKIP_EMPTY, blank)) if k}
-    # rows read: every row the file has (as Python's csv counts them); the blank ones are also skipped
-    return RawCsv(table, columns, table.num_rows + blank, skipped + blank, delimiter, encoding,
+    # A line of bare delimiters (a spreadsheet's empty row) is a blank line: neither read nor skipped.
+    # A row with cells only in columns no field reads is a row of the file: read, and skipped for that.
+    unread = blank - min(blank, _bare_delimiter_lines(data, delimiter)) if blank else 0
+    reasons = {reason: k for reason, k in ((SKIP_UNPARSED, skipped), (SKIP_EMPTY, unread)) if k}
+    return RawCsv(table, columns, table.num_rows + unread, skipped + unread, delimiter, encoding,
                   ragged.padded, ragged.overlong, ragged.extra_cells, reasons)
+
+
+def _bare_delimiter_lines(data: bytes, delimiter: str) -> int:
+    """Lines holding nothing but delimiters and spaces (only counted when blank rows were dropped)."""
+    d = re.escape(delimiter.encode())
+    return len(re.findall(rb"(?m)^[ \t\r]*(?:" + d + rb"[ \t\r]*)+$", data))
 
 
 @dataclass
