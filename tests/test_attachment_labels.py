@@ -7,7 +7,10 @@ earlier in the conversation or the configured catalog as if nothing had happened
 from __future__ import annotations
 
 import base64
+import csv
+import io
 import uuid
+from pathlib import Path
 
 import httpx
 import pytest
@@ -112,3 +115,21 @@ def test_unreadable_attachment_does_not_fall_back_to_the_configured_catalog(star
         text, footer = answer(send(srv.url, *files))
         assert text.startswith(NO_CATALOG), footer
         assert "products.csv" not in footer and "stock." in footer.split("- Not read: ", 1)[1]
+
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+@pytest.mark.parametrize("path,mime", [("gmc/campers4sale-vehicles-gbp.tsv", "text/tab-separated-values"),
+                                       ("gmc/lake-erie-apparel.tsv", "text/plain"),
+                                       ("gmc/gemmines-gemstones-tab-in-csv.csv", "application/vnd.ms-excel"),
+                                       ("woocommerce/tgmodz-ragged-meta-columns.csv", "application/octet-stream")])
+def test_real_feeds_under_their_labels(server, path, mime):
+    data = (CORPUS / path).read_bytes()
+    text = data.decode("utf-8-sig")
+    delimiter = "\t" if text.split("\n", 1)[0].count("\t") > text.split("\n", 1)[0].count(",") else ","
+    rows = sum(1 for r in list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))[1:] if any(c.strip() for c in r))
+    name = path.split("/")[1]
+    _, footer = answer(send(server.url, (data, name, mime)))
+    assert f"- {name} (attached file, " in footer and f"{rows:,} rows read" in footer
+    assert "demo" not in footer and "Not read" not in footer and "skipped" not in footer
