@@ -79,6 +79,10 @@ def test_comma_and_semicolon_tables_under_generic_labels(server, mime):
     (b"%PDF-1.4 ...", "brochure.pdf", "application/pdf", "application/pdf is not CSV"),
     (b"id\tprice\n1\t2\n", "feed.tsv", "image/png", "image/png is not CSV"),
     (b"id,title\n1,Chair\n", None, None, "a file without a media type is not CSV"),
+    (b"PK\x03\x04binary", "products.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+     "a spreadsheet workbook is not CSV; save or export it as CSV (UTF-8) and attach that"),
+    (b"\xd0\xcf\x11\xe0binary", "products.xls", "application/vnd.ms-excel",
+     "a spreadsheet workbook is not CSV; save or export it as CSV (UTF-8) and attach that"),
 ])
 def test_unreadable_file_is_named_and_nothing_else_answers(server, data, name, mime, reason):
     text, footer = answer(send(server.url, (data, name, mime)))

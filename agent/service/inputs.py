@@ -65,6 +65,17 @@ def _table_by_label(name: str | None, mime: str) -> bool | None:
     return False
 
 
+WORKBOOK_REASON = "a spreadsheet workbook is not CSV; save or export it as CSV (UTF-8) and attach that"
+_WORKBOOK_TYPES = ("application/vnd.openxmlformats-officedocument.spreadsheetml",
+                   "application/vnd.oasis.opendocument.spreadsheet", "application/vnd.ms-excel.sheet")
+_WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
+
+
+def _is_workbook(name: str | None, mime: str) -> bool:
+    """An Excel/LibreOffice/Numbers workbook: say how to get a CSV out of it, not just "not CSV"."""
+    return mime.startswith(_WORKBOOK_TYPES) or (isinstance(name, str) and name.lower().endswith(_WORKBOOK_SUFFIXES))
+
+
 def _decode(data: str) -> bytes | None:
     try:
         return base64.b64decode(data.strip(), validate=True)
@@ -84,6 +95,9 @@ def _file_part(part: dict[str, Any], index: int, out: MessageInput) -> None:
     name = display_name(file.get("name"), f"attachment-{index}.csv")
     by_label = _table_by_label(file.get("name") if isinstance(file.get("name"), str) else None, _media_type(mime))
     if by_label is False:
+        if _is_workbook(file.get("name"), _media_type(mime)):
+            out.unreadable.append(Unreadable(name, WORKBOOK_REASON))
+            return
         kind = mime.strip() if isinstance(mime, str) and mime.strip() else "a file without a media type"
         out.unreadable.append(Unreadable(name, f"{display_name(kind, 'this type')} is not CSV"))
         return
