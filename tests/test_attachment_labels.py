@@ -72,6 +72,13 @@ def test_comma_and_semicolon_tables_under_generic_labels(server, mime):
     assert "2 rows read" in footer and "Not read" not in footer
 
 
+def test_excel_unicode_text_is_read(server):
+    """Excel's "Unicode Text" export: UTF-16 with a BOM, tab-separated, named .txt, sent as text/plain."""
+    data = "sku\ttitle\tprice\nA1\tChaise longue\t10,50\nB2\tTable\t20,00\nC3\tBanc\t7,25\n".encode("utf-16")
+    _, footer = answer(send(server.url, (data, "produits.txt", "text/plain")))
+    assert "3 rows read" in footer and "Not read" not in footer
+
+
 @pytest.mark.parametrize("data,name,mime,reason", [
     (b"Dear team,\nplease find our notes below.\nThanks\n", "notes.txt", "text/plain",
      "not a delimited table (CSV or tab-separated)"),
