@@ -35,7 +35,7 @@ from agent.catalog.errors import UnreadableCatalog
 log = logging.getLogger(__name__)
 
 DELIMITERS = (",", ";", "\t", "|")
-# Why a row was skipped, as the evidence footer says it ("3 skipped (2 empty, 1 unparseable …)").
+# Why a row was skipped, as the evidence footer says it ("3 skipped (1 unparseable quoting, …)").
 SKIP_EMPTY = "with cells only in columns not read"
 SKIP_UNPARSED = "unparseable quoting"
 _SAMPLE = 256 * 1024
