@@ -178,3 +178,18 @@ def test_ragged_rows_are_mended_in_place_without_the_slow_reader(monkeypatch):
     assert table["sku"].to_pylist() == [f"S{i}" for i in range(300)]
     assert table["description"].cast("string").to_pylist()[7] == "two\nlines"
     assert (ev.rows_padded, ev.rows_overlong, ev.extra_cells) == (6, 4, 4)
+
+
+def test_the_answer_says_how_many_cells_were_not_read():
+    from agent.analysis import overview
+    from agent.analysis.inputs import SkillInput
+    from agent.analysis.planner import Scope
+    from agent.catalog import taxonomy
+    from agent.render.text import render_skill
+
+    rows = [["title", "price", "sku"], ["Chair", "10", "A", "x", "y"], ["Lamp", "5", "B"], ["Desk", "7", "C", "z"]]
+    table, ev = read_table_bytes(write(rows), "long.csv", KIND_ATTACHED)
+    result = overview.run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=taxonomy.load(), sources=(ev,)))
+    text = render_skill(result, [])
+    assert "2 rows of long.csv had more cells than its header: their known cells were read, 3 extra cells" in text
+    assert "| Source | long.csv: extra cells not read | 3 |" in text

@@ -86,6 +86,12 @@ def run(inp: SkillInput) -> SkillResult:
             add("Source", f"Date columns: {', '.join(src.date_columns[:MAX_LISTED_COLUMNS])}", len(src.date_columns))
             values["date_columns"] = ", ".join(src.date_columns[:MAX_LISTED_COLUMNS])
         findings.append(Finding("overview.format", values, cells=tuple(cells), severity=7))
+        if src.rows_overlong:  # said in the answer as well as the footer: these cells were not read
+            r_long = add("Source", f"{src.name}: rows longer than the header", src.rows_overlong)
+            r_cells = add("Source", f"{src.name}: extra cells not read", src.extra_cells)
+            findings.append(Finding("overview.overlong", {"source": src.name, "rows_n": src.rows_overlong,
+                                                          "cells_n": src.extra_cells},
+                                    cells=((r_long, "Count"), (r_cells, "Count")), severity=7))
 
     # Status -------------------------------------------------------------------------------------------
     status_counts = common.value_counts(scoped["status"]) if scoped.num_rows else {}

@@ -136,6 +136,12 @@ def _(v: Values) -> str:
             f"are active or have no status.")
 
 
+@template("overview.overlong")
+def _(v: Values) -> str:
+    return (f"{v.count('rows_n', 'row', 'rows')} of {v['source']} had more cells than its header: their known cells "
+            f"were read, {v.count('cells_n', 'extra cell', 'extra cells')} beyond the header were not.")
+
+
 @template("overview.off_store")
 def _(v: Values) -> str:
     return (f"{v.count('rows_n', 'active row is', 'active rows are')} not on the online store (Published is "
