@@ -213,7 +213,8 @@ def active_products(ind: Independent) -> int:
                    if s not in children and cell(r, ptype) != "grouped" and cell(r, online) != "2")
     if ind.kind == "bigcommerce":
         t, visible = col(ind, "Item Type"), col(ind, "Product Visible?")
-        return sum(1 for r in r_ if cell(r, t).lower() == "product" and cell(r, visible).upper() != "N")
+        return sum(1 for r in r_ if cell(r, t).lower() == "product"
+                   and cell(r, visible).upper() not in ("N", "NO", "0", "FALSE"))  # Y/N or Yes/No
     raise AssertionError(ind.kind)
 
 
