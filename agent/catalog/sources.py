@@ -13,8 +13,10 @@ A file the merchant sent is the catalog they asked about. If files were sent for
 parsed here, or already refused by the service (`refused`: a PDF, a URI part, bad base64) — and none
 could be read, there is no own catalog this turn: not the demo, not a catalog attached earlier,
 not the configured location. The answer then says what could not be read and what to send, rather
-than answering about other data as if nothing had happened. (A reference file that fails leaves
-the own catalog's precedence alone: the reference is simply missing, and said so.)
+than answering about other data as if nothing had happened. A file that was meant as the
+reference (the question asks for a comparison and the file is named as the competitor/market one)
+does not stop the own catalog coming from an earlier attachment or the configured location — the
+reference is then missing, and said so — but the demo is still never substituted.
 
 Parsed canonical tables are cached per process: Cloud Storage objects by (bucket, name,
 generation), local files by (path, mtime, size), the demo once.
@@ -93,11 +95,14 @@ def load_catalog_inputs(
             own_parts.append((table, ev))
 
     own: LoadedCatalog | None = combine(own_parts) if own_parts else None
-    own_attached = bool(refused) or any(i != ref_index for i in range(len(attachments)))
+    own_refused = [u for u in refused if not _names_reference(u.name, question)]
+    own_attached = bool(own_refused) or any(i != ref_index for i in range(len(attachments)))
     if own is None and earlier and not own_attached:
         own = combine_loaded(earlier)
     if own is None and own_attached:
         pass  # the files sent could not be read: no substitute (module docstring)
+    elif own is None and (refused or attachments) and not catalog_uri:
+        pass  # only a reference was sent, and it failed: the demo is not the merchant's catalog
     elif own is None and catalog_uri:
         progress("Reading the configured catalog…")
         try:
@@ -164,6 +169,19 @@ def pick_reference(attachments: Sequence[Attachment], question: str) -> int | No
             return i
     candidates = [i for i in range(len(attachments)) if i not in named_own]
     return candidates[-1] if candidates else len(attachments) - 1
+
+
+def _names_reference(name: str, question: str) -> bool:
+    """Whether a file the service refused was meant as the reference: the question asks for a
+    comparison, and the file's name carries a reference word or is named next to one."""
+    if not _REFERENCE_WORDS.search(question or ""):
+        return False
+    stem = Path(name).stem
+    if _REFERENCE_WORDS.search(stem.replace("_", " ").replace("-", " ")):
+        return True
+    q = question.lower()
+    pos = q.find(name.lower()) if len(name) >= 3 else -1
+    return pos >= 0 and bool(_REFERENCE_WORDS.search(q[max(0, pos - 60): pos + len(name) + 60]))
 
 
 # ------------------------------------------------------------------ combining
