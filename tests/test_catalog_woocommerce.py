@@ -1,5 +1,5 @@
 """WooCommerce exports as shops really write them (issue 11): the header in the admin's language (Russian
-labels from a real export), import files with blank IDs (parents named by SKU), attribute axes named in
+labels from a real export; German, Spanish, French as WooCommerce writes them), import files with blank IDs (parents named by SKU), attribute axes named in
 the shop's language. Generated from a seed; expected numbers are counted from the generated products."""
 
 from __future__ import annotations
@@ -12,18 +12,24 @@ import pyarrow.compute as pc
 import pytest
 
 from agent.catalog.evidence import KIND_ATTACHED
-from agent.catalog.headers import WOO_RU
+from agent.catalog.headers import WOO_LABELS
 from agent.catalog.sources import read_table_bytes
 
 ENGLISH = ["ID", "Type", "SKU", "Name", "Published", "In stock?", "Stock", "Sale price", "Regular price", "Categories",
            "Images", "Parent"]
 ATTRS = {"en": ("Attribute 1 name", "Attribute 1 value(s)", "Size", "Attribute 2 name", "Attribute 2 value(s)", "Color"),
-         "ru": ("Название атрибута 1", "Значения атрибутов 1", "Размер", "Название атрибута 2", "Значения атрибутов 2", "Цвет")}
+         "ru": ("Название атрибута 1", "Значения атрибутов 1", "Размер", "Название атрибута 2", "Значения атрибутов 2", "Цвет"),
+         "de": ("Attribut 1 Name", "Attribut 1 Wert(e)", "Größe", "Attribut 2 Name", "Attribut 2 Wert(e)", "Farbe"),
+         "es": ("Nombre del atributo 1", "Valor(es) del atributo 1", "Talla", "Nombre del atributo 2",
+                "Valor(es) del atributo 2", "Color"),
+         "fr": ("Nom de l’attribut 1", "Valeur(s) de l’attribut 1", "Taille", "Nom de l’attribut 2",
+                "Valeur(s) de l’attribut 2", "Couleur")}
 
 
 def export(lang: str, seed: int, blank_ids: bool):
     rng = random.Random(seed)
-    header = [WOO_RU[h] if lang == "ru" else h for h in ENGLISH] + [ATTRS[lang][0], ATTRS[lang][1], ATTRS[lang][3], ATTRS[lang][4]]
+    labels = WOO_LABELS.get(lang, {})
+    header = [labels.get(h, h) for h in ENGLISH] + [ATTRS[lang][0], ATTRS[lang][1], ATTRS[lang][3], ATTRS[lang][4]]
     rows, expect = [header], {"products": 0, "variants": 0, "drafts": 0, "out": 0, "sizes": set()}
     next_id = 100
     for p in range(rng.randint(10, 20)):
@@ -56,7 +62,8 @@ def export(lang: str, seed: int, blank_ids: bool):
     return buf.getvalue().encode(), expect, len(rows) - 1
 
 
-@pytest.mark.parametrize("lang,seed,blank_ids", [("ru", 1, False), ("ru", 2, True), ("en", 3, True), ("en", 4, False)])
+@pytest.mark.parametrize("lang,seed,blank_ids", [("ru", 1, False), ("ru", 2, True), ("en", 3, True), ("en", 4, False),
+                                                ("de", 5, False), ("es", 6, True), ("fr", 7, False), ("de", 8, True)])
 def test_localised_and_id_less_exports(lang, seed, blank_ids):
     data, expect, n = export(lang, seed, blank_ids)
     table, ev = read_table_bytes(data, "wc-product-export.csv", KIND_ATTACHED)

@@ -201,27 +201,84 @@ GMC = Profile(
     required=tuple(_gmc(a) for a in ("id", "title", "description", "link", "image_link", "price", "availability")),
 )
 
-# WooCommerce writes its export header in the shop admin's language. Russian (ru_RU), from a real
-# export: English label -> Russian label, for the columns the reader uses and the vocabulary.
-WOO_RU = {
-    "ID": "ID", "Type": "Тип", "SKU": "Артикул", "GTIN, UPC, EAN, or ISBN": "GTIN, UPC, EAN или ISBN", "Name": "Имя",
-    "Published": "Опубликован", "Is featured?": "Рекомендуемый?", "Visibility in catalog": "Видимость в каталоге",
-    "Short description": "Краткое описание", "Description": "Описание",
-    "Date sale price starts": "Дата начала действия скидки", "Date sale price ends": "Дата окончания действия скидки",
-    "Tax status": "Статус налога", "Tax class": "Налоговый класс", "In stock?": "Наличие", "Stock": "Запасы",
-    "Low stock amount": "Величина малых запасов", "Backorders allowed?": "Возможен ли предзаказ?",
-    "Sold individually?": "Продано индивидуально?", "Allow customer reviews?": "Разрешить отзывы от клиентов?",
-    "Purchase note": "Примечание к покупке", "Sale price": "Акционная цена", "Regular price": "Базовая цена",
-    "Categories": "Категории", "Tags": "Метки", "Shipping class": "Класс доставки", "Images": "Изображения",
-    "Download limit": "Лимит скачивания", "Download expiry days": "Дней срока скачивания", "Parent": "Родительский",
-    "Grouped products": "Сгруппированные товары", "Upsells": "Апсэлы", "Cross-sells": "Кросселы",
-    "External URL": "Внешний URL", "Button text": "Текст кнопки", "Position": "Позиция", "Brands": "Бренды",
+# WooCommerce writes its export header in the shop admin's language: English label -> translated
+# label, per language, for the columns the reader uses and the vocabulary. Russian from a real export
+# (tests/corpus/woocommerce/farfetch-russian-header.csv); German, Spanish and French as public import
+# scripts and templates write WooCommerce's own headers (de_DE, es_ES, fr_FR translations).
+WOO_LABELS: dict[str, dict[str, str]] = {
+    "ru": {
+        "Type": "Тип", "SKU": "Артикул", "GTIN, UPC, EAN, or ISBN": "GTIN, UPC, EAN или ISBN", "Name": "Имя",
+        "Published": "Опубликован", "Is featured?": "Рекомендуемый?", "Visibility in catalog": "Видимость в каталоге",
+        "Short description": "Краткое описание", "Description": "Описание",
+        "Date sale price starts": "Дата начала действия скидки", "Date sale price ends": "Дата окончания действия скидки",
+        "Tax status": "Статус налога", "Tax class": "Налоговый класс", "In stock?": "Наличие", "Stock": "Запасы",
+        "Low stock amount": "Величина малых запасов", "Backorders allowed?": "Возможен ли предзаказ?",
+        "Sold individually?": "Продано индивидуально?", "Allow customer reviews?": "Разрешить отзывы от клиентов?",
+        "Purchase note": "Примечание к покупке", "Sale price": "Акционная цена", "Regular price": "Базовая цена",
+        "Categories": "Категории", "Tags": "Метки", "Shipping class": "Класс доставки", "Images": "Изображения",
+        "Download limit": "Лимит скачивания", "Download expiry days": "Дней срока скачивания", "Parent": "Родительский",
+        "Grouped products": "Сгруппированные товары", "Upsells": "Апсэлы", "Cross-sells": "Кросселы",
+        "External URL": "Внешний URL", "Button text": "Текст кнопки", "Position": "Позиция", "Brands": "Бренды",
+    },
+    "de": {
+        "Type": "Typ", "SKU": "Artikelnummer", "Published": "Veröffentlicht", "Is featured?": "Ist hervorgehoben?",
+        "Visibility in catalog": "Sichtbarkeit im Katalog", "Short description": "Kurzbeschreibung",
+        "Description": "Beschreibung", "Date sale price starts": "Datum, an dem Angebotspreis beginnt",
+        "Date sale price ends": "Datum, an dem Angebotspreis endet", "Tax status": "Steuerstatus",
+        "Tax class": "Steuerklasse", "In stock?": "Vorrätig?", "Stock": "Lager", "Low stock amount": "Geringe Lagermenge",
+        "Backorders allowed?": "Lieferrückstande erlaubt?", "Sold individually?": "Nur einzeln verkaufen?",
+        "Allow customer reviews?": "Kundenbewertungen erlauben?", "Purchase note": "Hinweis zum Kauf",
+        "Sale price": "Angebotspreis", "Regular price": "Regulärer Preis", "Categories": "Kategorien",
+        "Tags": "Schlagwörter", "Shipping class": "Versandklasse", "Images": "Bilder", "Download limit": "Downloadlimit",
+        "Download expiry days": "Ablauftage des Downloads", "Parent": "Übergeordnetes Produkt",
+        "Grouped products": "Gruppierte Produkte", "Upsells": "Zusatzverkäufe", "Cross-sells": "Cross-Sells (Querverkäufe)",
+        "External URL": "Externe URL", "Button text": "Button-Text",
+    },
+    "es": {
+        "Type": "Tipo", "GTIN, UPC, EAN, or ISBN": "GTIN, UPC, EAN o ISBN", "Name": "Nombre", "Published": "Publicado",
+        "Is featured?": "¿Está destacado?", "Visibility in catalog": "Visibilidad en el catálogo",
+        "Short description": "Descripción corta", "Description": "Descripción",
+        "Date sale price starts": "Día en que empieza el precio rebajado",
+        "Date sale price ends": "Día en que termina el precio rebajado", "Tax status": "Estado del impuesto",
+        "Tax class": "Clase de impuesto", "In stock?": "¿Existencias?", "Stock": "Inventario",
+        "Low stock amount": "Cantidad de bajo inventario", "Backorders allowed?": "¿Permitir reservas de productos agotados?",
+        "Sold individually?": "¿Vendido individualmente?", "Allow customer reviews?": "¿Permitir valoraciones de clientes?",
+        "Purchase note": "Nota de compra", "Sale price": "Precio rebajado", "Regular price": "Precio normal",
+        "Categories": "Categorías", "Tags": "Etiquetas", "Shipping class": "Clase de envío", "Images": "Imágenes",
+        "Download limit": "Límite de descargas", "Download expiry days": "Días de caducidad de la descarga",
+        "Parent": "Superior", "Grouped products": "Productos agrupados", "Upsells": "Ventas dirigidas",
+        "Cross-sells": "Ventas cruzadas", "External URL": "URL externa", "Button text": "Texto del botón",
+        "Position": "Posición", "Brands": "Marcas",
+    },
+    "fr": {
+        "SKU": "UGS", "GTIN, UPC, EAN, or ISBN": "GTIN, UPC, EAN ou ISBN", "Name": "Nom", "Published": "Publié",
+        "Is featured?": "Mis en avant ?", "Visibility in catalog": "Visibilité dans le catalogue",
+        "Short description": "Description courte", "In stock?": "En stock ?", "Low stock amount": "Montant de stock faible",
+        "Sale price": "Tarif promo", "Regular price": "Tarif régulier", "Categories": "Catégories", "Tags": "Étiquettes",
+        "Shipping class": "Classe d’expédition", "Download limit": "Limite de téléchargement",
+        "Download expiry days": "Jours d’expiration du téléchargement", "Grouped products": "Groupes de produits",
+        "Upsells": "Produits suggérés", "Cross-sells": "Ventes croisées", "External URL": "URL externe",
+        "Button text": "Libellé du bouton",
+    },
 }
+WOO_RU = {e: WOO_LABELS["ru"].get(e, e) for e in (
+    "ID", "Type", "SKU", "GTIN, UPC, EAN, or ISBN", "Name", "Published", "Is featured?", "Visibility in catalog",
+    "Short description", "Description", "Date sale price starts", "Date sale price ends", "Tax status", "Tax class",
+    "In stock?", "Stock", "Low stock amount", "Backorders allowed?", "Sold individually?", "Allow customer reviews?",
+    "Purchase note", "Sale price", "Regular price", "Categories", "Tags", "Shipping class", "Images",
+    "Download limit", "Download expiry days", "Parent", "Grouped products", "Upsells", "Cross-sells", "External URL",
+    "Button text", "Position", "Brands")}
+# Attribute columns in each language ("Attribute 1 name", "Attribut 1 Wert(e)", "Nombre del atributo 1"…)
+WOO_ATTRIBUTE_COLUMNS = re.compile(
+    r"attribute \d+ (name|value s|visible|global|default)|attribut \d+ (name|wert e|sichtbar|global|standard)"
+    r"|(название|значения|видимость) атрибут(а|ов) \d+|глобальный атрибут \d+"
+    r"|(nombre|valor es) del atributo \d+|atributo (visible|global) \d+"
+    r"|(nom|valeur s) de l attribut \d+|attribut \d+ (visible|global)")
 
 
 def _woo(*english: str) -> tuple[str, ...]:
     """A WooCommerce column under each of its known labels (English first)."""
-    return tuple(dict.fromkeys(label for e in english for label in (e, WOO_RU.get(e, e))))
+    return tuple(dict.fromkeys([*english, *(lang.get(e, e) for e in english for lang in WOO_LABELS.values())]))
 
 
 WOOCOMMERCE = Profile(
@@ -235,13 +292,12 @@ WOOCOMMERCE = Profile(
         "Sale price", "Regular price", "Categories", "Tags", "Shipping class", "Images",
         "Download limit", "Download expiry days", "Parent", "Grouped products", "Upsells",
         "Cross-sells", "External URL", "Button text", "Position", "Brands",
-        *WOO_RU.values(),
+        *(label for lang in WOO_LABELS.values() for label in lang.values()),
     ),
     prefixes=("weight ", "length ", "width ", "height ", "meta ", "вес ", "длина ", "ширина ", "высота ",
-              "метка meta "),
-    patterns=(re.compile(r"attribute \d+ (name|value s|visible|global|default)"),
-              re.compile(r"download \d+ (name|url|id)"),
-              re.compile(r"(название|значения|видимость) атрибут(а|ов) \d+|глобальный атрибут \d+")),
+              "метка meta ", "gewicht ", "länge ", "breite ", "höhe ", "peso ", "longitud ", "anchura ", "altura ",
+              "poids ", "longueur ", "largeur ", "hauteur "),
+    patterns=(WOO_ATTRIBUTE_COLUMNS, re.compile(r"download \d+ (name|url|id)")),
     distinctive=_v(*_woo("Regular price", "In stock?", "Backorders allowed?", "Grouped products",
                          "Visibility in catalog", "Is featured?", "Sold individually?"), "Attribute 1 name"),
     roles=_r(

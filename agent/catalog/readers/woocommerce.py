@@ -28,19 +28,25 @@ from agent.catalog import headers
 from agent.catalog.readers.common import Draft, attributes_from_options, coalesce, take_rows
 from agent.catalog.values import map_distinct, to_strings
 
-# "Attribute 1 name" / "Attribute 1 value(s)", and the Russian export's "Название атрибута 1" / "Значения атрибутов 1"
-_ATTR = re.compile(r"attribute (\d+) (name|value s)|(название) атрибута (\d+)|(значения) атрибутов (\d+)")
+# Attribute name/value columns in each export language (normalised headers; headers.WOO_LABELS)
+_ATTR = tuple((re.compile(pattern), part) for pattern, part in (
+    (r"attribute (\d+) name", "name"), (r"attribute (\d+) value s", "value"),
+    (r"attribut (\d+) name", "name"), (r"attribut (\d+) wert e", "value"),
+    (r"название атрибута (\d+)", "name"), (r"значения атрибутов (\d+)", "value"),
+    (r"nombre del atributo (\d+)", "name"), (r"valor es del atributo (\d+)", "value"),
+    (r"nom de l attribut (\d+)", "name"), (r"valeur s de l attribut (\d+)", "value"),
+))
 _INHERIT = ("title", "description", "category_path", "image_url", "brand", "link")
 
 
 def _attribute_columns(columns: list[str]) -> dict[int, dict[str, str]]:
     found: dict[int, dict[str, str]] = {}
     for c in columns:
-        m = _ATTR.fullmatch(headers.norm(c))
-        if m:
-            number = m.group(1) or m.group(4) or m.group(6)
-            is_name = m.group(2) == "name" or m.group(3) is not None
-            found.setdefault(int(number), {})["name" if is_name else "value"] = c
+        n = headers.norm(c)
+        for pattern, part in _ATTR:
+            if m := pattern.fullmatch(n):
+                found.setdefault(int(m.group(1)), {}).setdefault(part, c)
+                break
     return {k: v for k, v in sorted(found.items()) if len(v) == 2}
 
 
