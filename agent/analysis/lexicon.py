@@ -95,7 +95,7 @@ STOPWORDS: dict[str, str] = {
     "fr": "le la les l un une des du de d au aux je j tu il elle nous vous ils elles on mon ma mes notre nos votre "
           "vos son sa ses leur leurs est sont était étaient suis es sommes êtes ai as a avons avez ont avait sera "
           "peut peuvent puis pourrait doit doivent veux voudrais où que qu qui quoi comment quel quelle quels "
-          "quelles quand pourquoi montre montrez montrer moi me m ne n pas plus ni encore déjà seulement très "
+          "quelles quand pourquoi montrez montrer moi me m ne n pas plus ni encore déjà seulement très "
           "beaucoup avec sans contre jusqu depuis se s ou mais ce c cet cette ces ceci cela ça chaque quelque "
           "quelques tous toutes il y svp produit produits article articles assortiment catégorie catégories "
           "catalogue boutique magasin rayon rayons choses vends vend vendons vendre propose proposer propose "
@@ -152,7 +152,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "missing": "fehlt | fehlen | fehlende | fehlenden | vermisse",
         "competitors": "wettbewerber | wettbewerb | konkurrenz | konkurrenten | mitbewerber | vergleich | vergleichen | "
                        "markt | referenz",
-        "coverage": "abdeckung | abgedeckt | abdecken",
+        "coverage": "abgedeckt",
         "price": "preis | preise | preisen | preisgestaltung | preisleiter | preisstufen | preisstufe | preisspanne | "
                  "preisklasse | preisklassen | preisniveau | preislage | preispunkte | günstig | günstigste | billig | "
                  "billigste | teuer | teuerste | einstiegspreis | einstieg | einsteiger | kosten | kostet | rabatt | "
@@ -219,7 +219,6 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "expand": "adicionar | acrescentar | expandir | ampliar",
         "missing": "falta | faltam | faltando | ausente | ausentes",
         "competitors": "concorrente | concorrentes | concorrência | comparar | comparação | mercado | referência",
-        "coverage": "cobertura",
         "price": "preço | preços | precificação | barato | baratos | mais barato | caro | caros | mais caro | entrada | "
                  "de entrada | custo | custos | custa | desconto | descontos | promoção | promoções | faixa de preço | "
                  "faixas de preço | luxo",
@@ -231,7 +230,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
                         "não há estoque | esgotado | esgotados | esgotada | esgotadas | indisponível | "
                         "indisponíveis | não disponível | não disponíveis | sem stock",
         "in stock": "em estoque | em stock",
-        "stock": "estoque | estoques | stock | inventário | disponibilidade | encomenda | reposição | pré venda | "
+        "stock": "estoque | estoques | stock | inventário | disponibilidade | encomenda | pré venda | "
                  "quantidade | quantidades",
         "available": "disponível | disponíveis",
         "quality": "qualidade | conteúdo | completude | completo | completos | incompleto | incompletos | erro | erros | "
@@ -246,13 +245,12 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "overall": "catálogo inteiro | todo o catálogo | catálogo todo | tudo | geral | no geral",
     },
     "es": {
-        "gaps": "hueco | huecos | laguna | lagunas | carencia | carencias | vacío | vacíos | brecha | brechas | débil | "
+        "gaps": "hueco | huecos | laguna | lagunas | carencia | carencias | brecha | brechas | débil | "
                 "débiles | puntos débiles | oportunidad | oportunidades | muy pocos | pocos | poca | infrarrepresentado",
         "subcategories": "subcategoría | subcategorías",
         "expand": "añadir | agregar | ampliar | expandir",
         "missing": "falta | faltan | faltantes | ausente | ausentes",
         "competitors": "competidor | competidores | competencia | comparar | comparación | mercado | referencia",
-        "coverage": "cobertura",
         "price": "precio | precios | barato | baratos | más barato | caro | caros | más caro | de entrada | gama de entrada | "
                  "coste | costes | costo | cuesta | descuento | descuentos | rebaja | rebajas | oferta | ofertas | "
                  "rango de precios | lujo",
@@ -286,7 +284,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "expand": "ajouter | élargir | étendre | compléter",
         "missing": "manque | manquent | manquant | manquants | manquantes",
         "competitors": "concurrent | concurrents | concurrence | comparer | comparaison | marché | référence",
-        "coverage": "couverture",
+        "coverage": "taux de couverture",
         "price": "prix | tarif | tarifs | tarification | bon marché | pas cher | moins cher | cher | chers | "
                  "entrée de gamme | coût | coûts | coûte | remise | remises | promotion | promotions | soldes | "
                  "gamme de prix | fourchette de prix | luxe",
@@ -310,8 +308,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "overview": "aperçu | vue d'ensemble | résumé | résumer | statistique | statistiques | répartition | panorama",
         "how many": "combien | nombre de",
         "which categories": "quelles catégories",
-        "overall": "tout le catalogue | catalogue entier | catalogue complet | tout | globalement | dans l'ensemble | "
-                   "en général",
+        "overall": "tout le catalogue | catalogue entier | catalogue complet | globalement | en général",
     },
     "it": {
         "gaps": "lacuna | lacune | buco | buchi | mancanze | carenze | debole | deboli | punti deboli | punto debole | "
@@ -320,7 +317,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "expand": "aggiungere | ampliare | espandere | integrare",
         "missing": "manca | mancano | mancante | mancanti",
         "competitors": "concorrente | concorrenti | concorrenza | confrontare | confronto | mercato | riferimento",
-        "coverage": "copertura",
+        "coverage": "grado di copertura",
         "price": "prezzo | prezzi | economico | economici | più economico | caro | cari | costoso | costosi | "
                  "fascia bassa | fascia di prezzo | fasce di prezzo | entry level | ingresso | costo | costi | costa | "
                  "sconto | sconti | saldi | promozione | promozioni | lusso",
@@ -390,7 +387,6 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "missing": "не хватает | недостает | недостаёт | отсутствует | отсутствующие | нехватка",
         "competitors": "конкурент | конкуренты | конкурентов | конкурентами | конкуренция | сравнить | сравнение | "
                        "рынок | рынке",
-        "coverage": "покрытие",
         "price": "цена | цены | цен | ценам | ценах | ценовой | ценовые | стоимость | дешевый | дешевые | дешёвые | "
                  "дешевле | самые дешевые | дорогой | дорогие | дороже | бюджетный | бюджетные | скидка | скидки | "
                  "скидок | акции | ценовой диапазон | ценовые сегменты | ценообразование | люкс",
@@ -452,13 +448,13 @@ def fold(word: str) -> str:
 _SUFFIXES: dict[str, tuple[tuple[str, str], ...]] = {
     "de": (("ern", ""), ("em", ""), ("en", ""), ("er", ""), ("es", ""), ("e", ""), ("n", ""), ("s", "")),
     "nl": (("eren", ""), ("heden", "heid"), ("en", ""), ("es", ""), ("'s", ""), ("s", ""), ("e", "")),
-    "pt": (("coes", "cao"), ("oes", "ao"), ("aes", "ao"), ("eis", "el"), ("ais", "al"), ("ns", "m"), ("es", ""),
+    "pt": (("oes", "a"), ("aes", "a"), ("eis", "el"), ("ais", "al"), ("ns", "m"), ("es", ""),
            ("as", ""), ("os", ""), ("s", ""), ("a", ""), ("o", ""), ("e", "")),
     "es": (("ces", "z"), ("es", ""), ("as", ""), ("os", ""), ("s", ""), ("a", ""), ("o", ""), ("e", "")),
     "fr": (("eaux", "eau"), ("aux", "al"), ("es", ""), ("x", ""), ("s", ""), ("e", "")),
     "it": (("chi", "c"), ("ghi", "g"), ("che", "c"), ("ghe", "g"), ("a", ""), ("e", ""), ("i", ""), ("o", "")),
     "pl": (("owie", ""), ("ami", ""), ("ach", ""), ("ego", ""), ("emu", ""), ("ych", ""), ("ymi", ""), ("ich", ""),
-           ("imi", ""), ("iem", ""), ("ow", ""), ("om", ""), ("ie", ""), ("a", ""), ("e", ""), ("i", ""), ("o", ""),
+           ("imi", ""), ("iem", ""), ("ow", ""), ("om", ""), ("ie", ""), ("iu", ""), ("a", ""), ("e", ""), ("i", ""), ("o", ""),
            ("u", ""), ("y", "")),
     # folded forms: "й" is "и" here ("садовый" → "садовыи")
     "ru": (("ого", ""), ("его", ""), ("ому", ""), ("ему", ""), ("ыми", ""), ("ими", ""), ("ьев", ""), ("ами", ""),
@@ -469,6 +465,8 @@ _SUFFIXES: dict[str, tuple[tuple[str, str], ...]] = {
            ("е", ""), ("у", ""), ("ю", "")),
 }
 MIN_STEM = 3
+# A final "s" is a plural only after these letters ("Grills", "tafels", "Sofas"; not "Preis", "prijs", "Haus")
+_S_AFTER = {"de": set("bdfghklmnrtao"), "nl": set("bcdfghklmnpqrtvwxz")}
 
 
 @functools.lru_cache(maxsize=65536)
@@ -480,10 +478,14 @@ def stem(word: str, lang: str) -> str:
     """
     w = fold(word)
     for suffix, repl in _SUFFIXES.get(lang, ()):
+        if suffix == "s" and lang in _S_AFTER and w[-2:-1] not in _S_AFTER[lang]:
+            continue
         if w.endswith(suffix) and len(w) - len(suffix) + len(repl) >= MIN_STEM:
             w = w[: len(w) - len(suffix)] + repl
             if lang == "nl" and w[-1:] in "zv" and len(w) > MIN_STEM:  # prijzen ~ prijs, kleven ~ kleef
                 w = w[:-1] + ("s" if w[-1] == "z" else "f")
+            elif lang == "ru" and w.endswith("ь") and len(w) > MIN_STEM:  # стульях ~ стулья ~ стул
+                w = w[:-1]
             return w
     return w
 
@@ -677,7 +679,10 @@ def _exact(toks: tuple[str, ...], indexes: list[_NameIndex], lang: _Lang) -> tup
 
 def _partial(toks: tuple[str, ...], idx: _NameIndex, node_rows: Mapping[int, int], depth: dict[int, int],
              lang: _Lang) -> int | None:
-    """The localised node holding every word of the phrase with the fewest extra words (with products first)."""
+    """The localised node holding every word of the phrase with the fewest extra words (with products first).
+
+    As in the English planner, a single word only picks a node the catalog has products in.
+    """
     if len(toks) == 1 and len(toks[0]) < 4:
         return None
     best = None
@@ -685,6 +690,8 @@ def _partial(toks: tuple[str, ...], idx: _NameIndex, node_rows: Mapping[int, int
         sets = [idx.by_token.get(t, set()) for t in set(variant)]
         posting = set.intersection(*sets) if sets else set()
         for cid in posting:
+            if len(toks) == 1 and not node_rows.get(cid, 0):
+                continue
             key = (not node_rows.get(cid, 0), len(idx.names[cid]) - len(set(variant)), depth.get(cid, 9), cid)
             if best is None or key < best[0]:
                 best = (key, cid)
@@ -714,75 +721,115 @@ def to_english(words: list[str], toks: list[str], categories: Iterable[str] = ()
     code = detect(words)
     if code == "en":
         return words, toks
-    lang = _lang(code)
-    node_rows = node_rows or {}
-    seq = [stem(w, code) for w in words]
-    n = len(seq)
-    out: list[tuple[list[str], list[str]] | None] = [None] * n  # replacement at the first position of a span
-    used = [False] * n
-
-    def take(i: int, j: int, text_words: list[str], text_toks: list[str]) -> None:
-        for k in range(i, j):
-            used[k] = True
-        out[i] = (text_words, text_toks)
-
-    for phrase, english in lang.intents:  # longest first
-        m = len(phrase)
-        for i in range(n - m + 1):
-            if not any(used[i:i + m]) and tuple(seq[i:i + m]) == phrase:
-                take(i, i + m, *_english_phrase(english))
-
-    def function_word(k: int) -> bool:
-        return seq[k] in lang.stop or seq[k] in lang.preps or seq[k] in lang.and_words
-
+    q = _Question(_lang(code), [stem(w, code) for w in words])
+    q.take_intents()
     own = _own_index(categories, code) if categories else _NameIndex({}, {}, {}, {})
-    tax_idx, depth = _taxonomy_index(code)
-    indexes = [own, tax_idx]
-    names = taxonomy.nodes if taxonomy is not None else {}
-    for partial in (False, True):
-        for length in range(min(MAX_PHRASE_WORDS, n), 0, -1):
-            for i in range(n - length + 1):
-                j = i + length
-                if any(used[i:j]) or function_word(i) or function_word(j - 1):
-                    continue
-                content = tuple(seq[k] for k in range(i, j) if not function_word(k))
-                if not content:
-                    continue
-                repl = None
-                if not partial:
-                    which, hits = _exact(content, indexes, lang)
-                    if which == 0:
-                        repl = _english_own(sorted(hits)[0])
-                    elif which >= 0:
-                        ids = [c for c in hits if c in names]
-                        if ids:
-                            best = sorted(ids, key=lambda c: (not node_rows.get(c, 0), depth.get(c, 9), c))[0]
-                            repl = _english(names[best].name)
-                else:
-                    cid = _partial(content, tax_idx, node_rows, depth, lang)
-                    if cid is not None and cid in names:
-                        repl = _english(names[cid].name)
-                if repl is not None:
-                    take(i, j, *repl)
+    q.take_categories(own, node_rows or {}, taxonomy.nodes if taxonomy is not None else {})
+    return q.emit(words, toks)
 
-    words_out: list[str] = []
-    toks_out: list[str] = []
-    for k in range(n):
-        if out[k] is not None:
-            words_out += out[k][0]
-            toks_out += out[k][1]
-        elif used[k]:
-            continue
-        elif seq[k] in lang.and_words:
-            words_out.append("and")
-            toks_out.append("and")
-        elif seq[k] in lang.preps:
-            words_out.append("in")
-            toks_out.append("in")
-        elif seq[k] not in lang.stop:
-            words_out.append(words[k])
-            toks_out.append(toks[k])
-    return words_out, toks_out
+
+FREE, INTENT, CATEGORY = 0, 1, 2
+
+
+class _Question:
+    """One question's stems, and which spans became intent words or category names."""
+
+    def __init__(self, lang: _Lang, seq: list[str]) -> None:
+        self.lang, self.seq, self.n = lang, seq, len(seq)
+        self.owner = [FREE] * self.n
+        self.out: list[tuple[list[str], list[str]] | None] = [None] * self.n  # replacement at a span's start
+        self.end = [0] * self.n  # a span's end, at its start
+
+    def take(self, i: int, j: int, kind: int, repl: tuple[list[str], list[str]]) -> None:
+        for k in range(i, j):
+            if self.owner[k] == INTENT and self.out[k] is not None:
+                self.out[k] = None  # an intent word inside a longer category name gives way to it
+            self.owner[k] = kind
+        self.out[i], self.end[i] = repl, j
+
+    def function_word(self, k: int) -> bool:
+        s, lang = self.seq[k], self.lang
+        return s in lang.stop or s in lang.preps or s in lang.and_words
+
+    def take_intents(self) -> None:
+        for phrase, english in self.lang.intents:  # longest first
+            m = len(phrase)
+            for i in range(self.n - m + 1):
+                if all(o == FREE for o in self.owner[i:i + m]) and tuple(self.seq[i:i + m]) == phrase:
+                    self.take(i, i + m, INTENT, _english_phrase(english))
+
+    def _open(self, i: int, j: int, content: tuple[str, ...]) -> bool:
+        """Whether [i, j) may become a category: free, or (for names of two words or more) holding
+        whole intent phrases beside free words ("appareils photo numériques" is Digital Cameras)."""
+        owners = self.owner[i:j]
+        if all(o == FREE for o in owners):
+            return True
+        if len(content) < 2 or CATEGORY in owners or FREE not in owners:
+            return False
+        for k in range(i, j):
+            if self.out[k] is not None and self.owner[k] == INTENT and self.end[k] > j:
+                return False
+        return self.owner[i] != INTENT or self.out[i] is not None
+
+    def take_categories(self, own: _NameIndex, node_rows: Mapping[int, int], names: Mapping) -> None:
+        """Longest phrases first: exact names (own levels, then Google's), then partial Google names."""
+        lang = self.lang
+        tax_idx, depth = _taxonomy_index(lang.code)
+        for partial in (False, True):
+            for length in range(min(2 * MAX_PHRASE_WORDS, self.n), 0, -1):  # function words inside count
+                for i in range(self.n - length + 1):
+                    j = i + length
+                    if self.function_word(i) or self.function_word(j - 1):
+                        continue
+                    content = tuple(self.seq[k] for k in range(i, j) if not self.function_word(k))
+                    if not content or len(content) > MAX_PHRASE_WORDS:
+                        continue
+                    if not (self._open(i, j, content) if not partial else all(o == FREE for o in self.owner[i:j])):
+                        continue
+                    repl = None
+                    if not partial:
+                        which, hits = _exact(content, [own, tax_idx], lang)
+                        if which == 0:
+                            repl = _english(sorted(hits)[0])
+                        elif which == 1:
+                            ids = [c for c in hits if c in names]
+                            if ids:
+                                best = sorted(ids, key=lambda c: (not node_rows.get(c, 0), depth.get(c, 9), c))[0]
+                                repl = _english(names[best].name)
+                    else:
+                        cid = _partial(content, tax_idx, node_rows, depth, lang)
+                        if cid is not None and cid in names:
+                            repl = _english(names[cid].name)
+                    if repl is not None:
+                        self.take(i, j, CATEGORY, repl)
+
+    def emit(self, words: list[str], toks: list[str]) -> tuple[list[str], list[str]]:
+        """English words and tokens: replacements, "and", "in", and unknown words as they were."""
+        lang = self.lang
+        words_out: list[str] = []
+        toks_out: list[str] = []
+        k = 0
+        while k < self.n:
+            if self.owner[k] != FREE:
+                if self.out[k] is not None:
+                    words_out += self.out[k][0]
+                    toks_out += self.out[k][1]
+                    k = self.end[k]
+                else:
+                    k += 1
+                continue
+            s = self.seq[k]
+            if s in lang.and_words:
+                words_out.append("and")
+                toks_out.append("and")
+            elif s in lang.preps:
+                words_out.append("in")
+                toks_out.append("in")
+            elif s not in lang.stop:
+                words_out.append(words[k])
+                toks_out.append(toks[k])
+            k += 1
+        return words_out, toks_out
 
 
 @functools.lru_cache(maxsize=256)
@@ -796,8 +843,3 @@ def _english_phrase_cached(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]
 def _english_phrase(text: str) -> tuple[list[str], list[str]]:
     w, t = _english_phrase_cached(text)
     return list(w), list(t)
-
-
-def _english_own(level: str) -> tuple[list[str], list[str]]:
-    """An own category level as the planner indexes it (its own words, "and" dropped)."""
-    return _english(level)
