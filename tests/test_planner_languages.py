@@ -134,6 +134,9 @@ QUESTIONS = [
     ("Готов ли мой каталог к Google Shopping?", (CONTENT,), None),
     ("Какие товары без изображений?", (CONTENT,), None),
     ("Дай обзор каталога", (OVERVIEW,), None),
+    # a bare accented name, without one function word: the language whose Google names know it
+    ("Gartenmöbeln?", (OVERVIEW,), 4299),
+    ("muebles de jardín", (OVERVIEW,), 4299),
 ]
 
 

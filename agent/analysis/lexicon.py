@@ -556,23 +556,34 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 
 
 def detect(words: Iterable[str]) -> str:
-    """The question's language: "ru" for Cyrillic, else the language knowing most words; "en" on ties."""
-    words = [fold(w) for w in words]
+    """The question's language: "ru" for Cyrillic, else the language knowing most words; "en" on ties.
+
+    A question without a single function or intent word in any language but with accented letters
+    ("Gartenmöbeln?") goes to the language whose Google names know its words (this loads those names).
+    """
+    raw = list(words)
+    words = [fold(w) for w in raw]
     if any(_CYRILLIC.search(w) for w in words):
         return "ru"
     english = _english_markers()
     en_score = sum(1 for w in words if w in english)
     scores = {code: sum(1 for w in words if w in _lang(code).markers) for code in LANGUAGES if code != "ru"}
     top = max(scores.values())
-    if top <= en_score:
+    accented = top == 0 and en_score == 0 and any(not w.isascii() for w in raw)
+    if top <= en_score and not accented:
         return "en"
     tied = [code for code in scores if scores[code] == top]
+
+    def known(code: str) -> int:
+        by_token = _taxonomy_index(code)[0].by_token
+        return sum(1 for w in raw if stem(w, code) in by_token)
+
     if len(tied) > 1:
-        # "Lacune nell'illuminazione": Dutch and Italian both know "lacune"; the category words decide
-        def known(code: str) -> int:
-            by_token = _taxonomy_index(code)[0].by_token
-            return sum(1 for w in words if stem(w, code) in by_token)
+        # "Lacune nell'illuminazione": Dutch and Italian both know "lacune"; the category words decide.
+        # A bare accented name ("Gartenmöbeln?") is tried in every language the same way.
         tied.sort(key=lambda code: -known(code))
+    if accented and not known(tied[0]):
+        return "en"
     return tied[0]
 
 

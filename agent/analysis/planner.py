@@ -1,6 +1,8 @@
 """Question -> skills and scope, deterministically (SPEC §5, issue 4 point 2).
 
-1. Normalise: lower case, punctuation dropped, light stemming ("chairs" → "chair", "loungers" →
+0. Other languages (German, Dutch, Portuguese, Spanish, French, Italian, Polish, Russian): their intent
+   words and category names are first mapped onto the English tokens below (`lexicon.to_english`).
+1. Normalise: case folded, accents folded, punctuation dropped, light stemming ("chairs" → "chair", "loungers" →
    "lounger", "seating" → "seat"), British/American spellings folded; words of five letters or more
    that are not known are corrected to the closest known word ("avaliability", "furnture").
 2. Intents: per skill a vocabulary of words and phrases; every skill whose vocabulary matches runs, in
