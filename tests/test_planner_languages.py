@@ -44,6 +44,7 @@ QUESTIONS = [
     ("Wie teuer sind meine Sonnenliegen?", (PRICE,), 4105),
     ("Welche Farben und Materialien fehlen bei Gartensitzmöbeln?", (ATTR,), 6368),
     ("Welche Marken führen die Wettbewerber, die ich nicht habe?", (BRAND,), None),
+    ("Wie ist die Preisverteilung bei Sonnenliegen?", (PRICE,), 4105),
     ("Welche Gartentische sind nicht auf Lager?", (AVAIL,), 2684),
     ("Was ist ausverkauft bei Außengrills?", (AVAIL,), 2985),
     ("Ist mein Katalog bereit für Google Shopping?", (CONTENT,), None),
@@ -129,6 +130,7 @@ QUESTIONS = [
     ("Цены на уличные грили", (PRICE,), 2985),
     ("Каких цветов и материалов не хватает в садовой мебели для сидения?", (ATTR,), 6368),
     ("Какие бренды есть у конкурентов, которых нет у меня?", (BRAND,), None),
+    ("Какие бренды я продаю в садовой мебели?", (BRAND,), 4299),  # not "Бренди" (Brandy), not all of Furniture
     ("Какие насосы нет в наличии?", (AVAIL,), 500096),
     ("Сколько садовых столов в наличии?", (AVAIL,), 2684),
     ("Готов ли мой каталог к Google Shopping?", (CONTENT,), None),

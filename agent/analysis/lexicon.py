@@ -156,7 +156,8 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "price": "preis | preise | preisen | preisgestaltung | preisleiter | preisstufen | preisstufe | preisspanne | "
                  "preisklasse | preisklassen | preisniveau | preislage | preispunkte | günstig | günstigste | billig | "
                  "billigste | teuer | teuerste | einstiegspreis | einstieg | einsteiger | kosten | kostet | rabatt | "
-                 "rabatte | reduziert | preisnachlass | luxus",
+                 "rabatte | reduziert | preisnachlass | luxus | preisverteilung | preisstruktur | preisgefüge | "
+                 "preisbereich | preisspektrum",
         "premium": "premium | hochwertig | hochpreisig",
         "attributes": "attribut | attribute | merkmal | merkmale | eigenschaft | eigenschaften | farbe | farben | "
                       "material | materialien | größe | größen | stoff | stoffe | maße | abmessungen | spezifikationen | "
@@ -192,7 +193,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "coverage": "dekking",
         "price": "prijs | prijzen | prijsstelling | prijsladder | prijsklasse | prijsklassen | prijsniveau | prijspunten | "
                  "goedkoop | goedkoopste | duur | duurste | instap | instapniveau | instapprijs | kosten | kost | "
-                 "korting | kortingen | afgeprijsd | luxe",
+                 "korting | kortingen | afgeprijsd | luxe | prijsverdeling | prijsstructuur",
         "premium": "premium",
         "attributes": "attribuut | attributen | kenmerk | kenmerken | eigenschap | eigenschappen | kleur | kleuren | "
                       "materiaal | materialen | maat | maten | afmetingen | stof | stoffen | specificaties",
@@ -649,14 +650,14 @@ def _own_index(categories: Iterable[str], code: str) -> _NameIndex:
 
 
 # --- translation ------------------------------------------------------------------------------------------------
-def _variants(toks: tuple[str, ...], lang: _Lang) -> list[tuple[str, ...]]:
+def _variants(toks: tuple[str, ...], lang: _Lang, bare: bool = True) -> list[tuple[str, ...]]:
     """The phrase and its equivalents (outdoor ~ garden; compound heads in German and Dutch), original first.
 
     Last, as the English planner does with "patio chairs" → "chairs": the phrase without its
     outdoor word ("muebles de jardín" → "muebles", "Tuinverlichting" → "verlichting").
     """
     options = []
-    bare = []
+    tails = []
     for t in toks:
         alts = [t, *lang.equiv.get(t, ())]
         tail = t if t not in lang.equiv else ""
@@ -667,18 +668,18 @@ def _variants(toks: tuple[str, ...], lang: _Lang) -> list[tuple[str, ...]]:
                     tail = stem(t[len(head):], lang.code)
         options.append(list(dict.fromkeys(alts)))
         if tail:
-            bare.append(tail)
+            tails.append(tail)
     out = [tuple(v) for v in itertools.islice(itertools.product(*options), MAX_VARIANTS)]
-    if bare and tuple(bare) != toks and len(bare[0]) >= MIN_STEM:
-        out.append(tuple(bare))
+    if bare and tails and tuple(tails) != toks and len(tails[0]) >= MIN_STEM:
+        out.append(tuple(tails))
     return out
 
 
-def _exact(toks: tuple[str, ...], indexes: list[_NameIndex], lang: _Lang) -> tuple[int, list]:
+def _exact(toks: tuple[str, ...], indexes: list[_NameIndex], lang: _Lang, bare: bool = True) -> tuple[int, list]:
     """(which index, keys) for the first variant that is a name in any index: per variant the
     merchant's own levels first, then Google's (so "tables d'extérieur" is Outdoor Tables even if the
     shop has a level called "Tables", which only the phrase without its outdoor word would meet)."""
-    for variant in _variants(toks, lang):
+    for variant in _variants(toks, lang, bare):
         joined = "".join(variant)
         joined_forms = [joined] + ([v[0] for v in _variants((joined,), lang)[1:]] if lang.prefixes else [])
         for which, idx in enumerate(indexes):
@@ -762,6 +763,11 @@ class _Question:
         s, lang = self.seq[k], self.lang
         return s in lang.stop or s in lang.preps or s in lang.and_words
 
+    def name_like(self, i: int, j: int) -> bool:
+        """Inside a name: prepositions, "and" and short words ("für", "для", "la"), not "продаю" or "habe"."""
+        stop = self.lang.stop
+        return all(len(self.seq[k]) <= 3 or self.seq[k] not in stop for k in range(i + 1, j - 1))
+
     def take_intents(self) -> None:
         for phrase, english in self.lang.intents:  # longest first
             m = len(phrase)
@@ -793,13 +799,14 @@ class _Question:
                     if self.function_word(i) or self.function_word(j - 1):
                         continue
                     content = tuple(self.seq[k] for k in range(i, j) if not self.function_word(k))
-                    if not content or len(content) > MAX_PHRASE_WORDS:
+                    if not content or len(content) > MAX_PHRASE_WORDS or not self.name_like(i, j):
                         continue
-                    if not (self._open(i, j, content) if not partial else all(o == FREE for o in self.owner[i:j])):
+                    free = all(o == FREE for o in self.owner[i:j])
+                    if not (free or (not partial and self._open(i, j, content))):
                         continue
                     repl = None
                     if not partial:
-                        which, hits = _exact(content, [own, tax_idx], lang)
+                        which, hits = _exact(content, [own, tax_idx], lang, bare=free)
                         if which == 0:
                             repl = _english(sorted(hits)[0])
                         elif which == 1:
