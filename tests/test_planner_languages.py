@@ -303,7 +303,7 @@ def test_the_lexicon_costs_nothing_at_cold_start_and_builds_one_language_at_a_ti
         "from agent.analysis.planner import plan\n"
         "from agent.catalog.taxonomy import load\n"
         "plan('Where are the gaps in outdoor furniture?', None, load())\n"
-        "assert lexicon._taxonomy_index.cache_info().currsize == 0\n"
+        "assert lexicon._taxonomy_index.cache_info().currsize == 0 and lexicon._lang.cache_info().currsize == 0\n"
         "plan('Где пробелы в садовой мебели?', None, load())\n"
         "assert lexicon._taxonomy_index.cache_info().currsize == 1\n"
     )

@@ -44,6 +44,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Mapping
@@ -511,7 +512,6 @@ class _Lang:
     intents: list[tuple[tuple[str, ...], str]]  # (foreign stems, English phrase), longest first
     equiv: dict[str, tuple[str, ...]]  # stem -> equivalent stems
     prefixes: tuple[tuple[str, ...], ...]  # folded compound heads per group (de, nl)
-    markers: frozenset[str]  # folded words that say "this is the language"
 
 
 @functools.lru_cache(maxsize=None)
@@ -536,10 +536,19 @@ def _lang(code: str) -> _Lang:
         for m in members:
             equiv[m] = tuple(x for x in members if x != m)
         prefixes.append(tuple(dict.fromkeys(fold(w) for w in _words(group))))
-    markers = {fold(w) for text in (STOPWORDS[code], AND_WORDS[code], PREPOSITIONS[code]) for w in _words(text)}
-    markers |= {fold(w) for phrases in INTENT_WORDS[code].values() for w in _words(phrases.replace("|", " "))}
     return _Lang(code, frozenset(stop - and_words - preps), frozenset(and_words), frozenset(preps - and_words),
-                 intents, equiv, tuple(prefixes) if code in COMPOUNDING else (), frozenset(markers))
+                 intents, equiv, tuple(prefixes) if code in COMPOUNDING else ())
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+@functools.lru_cache(maxsize=None)
+def _markers(code: str) -> frozenset[str]:
+    """Folded words that say "this is the language": its function and intent words (cheap: every
+    English question is scored against these, so they are built without stemming)."""
+    texts = [STOPWORDS[code], AND_WORDS[code], PREPOSITIONS[code], *INTENT_WORDS[code].values()]
+    return frozenset(fold(w) for text in texts for w in _WORD.findall(text.casefold()))
 
 
 @functools.lru_cache(maxsize=1)
@@ -549,7 +558,7 @@ def _english_markers() -> frozenset[str]:
     words = set(planner.STOPWORDS)
     for phrases in list(planner.INTENTS.values()) + list(planner.WEAK_INTENTS.values()):
         for p in phrases:
-            words.update(_words(p))
+            words.update(_WORD.findall(p.casefold()))
     return frozenset(fold(w) for w in words)
 
 
@@ -568,7 +577,7 @@ def detect(words: Iterable[str]) -> str:
         return "ru"
     english = _english_markers()
     en_score = sum(1 for w in words if w in english)
-    scores = {code: sum(1 for w in words if w in _lang(code).markers) for code in LANGUAGES if code != "ru"}
+    scores = {code: sum(1 for w in words if w in _markers(code)) for code in LANGUAGES if code != "ru"}
     top = max(scores.values())
     accented = top == 0 and en_score == 0 and any(not w.isascii() for w in raw)
     if top <= en_score and not accented:
@@ -632,6 +641,7 @@ def _taxonomy_index(code: str) -> tuple[_NameIndex, dict[int, int]]:
 
 _OWN_CACHE: dict[tuple[int, str], tuple[object, _NameIndex]] = {}
 _OWN_CACHE_SIZE = 8
+_OWN_LOCK = threading.Lock()
 _LEVEL_SPLIT = re.compile(r"\s*(?:>|/|\|)\s*")
 
 
@@ -643,9 +653,10 @@ def _own_index(categories: Iterable[str], code: str) -> _NameIndex:
         return hit[1]
     levels = {lvl.strip() for c in categories for lvl in _LEVEL_SPLIT.split(str(c)) if lvl.strip()}
     idx = _index(((lvl, lvl) for lvl in sorted(levels)), _lang(code))
-    if len(_OWN_CACHE) >= _OWN_CACHE_SIZE:
-        _OWN_CACHE.pop(next(iter(_OWN_CACHE)))
-    _OWN_CACHE[key] = (categories, idx)
+    with _OWN_LOCK:  # turns of several conversations may plan at once
+        while len(_OWN_CACHE) >= _OWN_CACHE_SIZE:
+            _OWN_CACHE.pop(next(iter(_OWN_CACHE)))
+        _OWN_CACHE[key] = (categories, idx)
     return idx
 
 
