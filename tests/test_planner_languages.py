@@ -75,6 +75,8 @@ QUESTIONS = [
     ("Meu catálogo está pronto para o Google Shopping?", (CONTENT,), None),
     ("Quais produtos não têm imagens?", (CONTENT,), None),
     ("Me dê uma visão geral do catálogo", (OVERVIEW,), None),
+    ("Quanto custam minhas cadeiras de praia?", (PRICE,), 4105),
+    ("Há produtos duplicados no meu feed?", (CONTENT,), None),
     # Spanish
     ("¿Dónde están los huecos en muebles de jardín?", (GAPS,), 4299),
     ("Huecos en alfombras", (GAPS,), 598),
@@ -99,6 +101,7 @@ QUESTIONS = [
     ("Mon catalogue est-il prêt pour Google Shopping ?", (CONTENT,), None),
     ("Quels produits n'ont pas d'images ?", (CONTENT,), None),
     ("Donne-moi un aperçu du catalogue", (OVERVIEW,), None),
+    ("Y a-t-il des doublons dans mon flux ?", (CONTENT,), None),
     # Italian
     ("Dove sono le lacune nei mobili da giardino?", (GAPS,), 4299),
     ("Lacune nell'illuminazione", (GAPS,), 594),
@@ -123,6 +126,7 @@ QUESTIONS = [
     ("Czy mój katalog jest gotowy na Google Shopping?", (CONTENT,), None),
     ("Które produkty nie mają zdjęć?", (CONTENT,), None),
     ("Daj mi przegląd katalogu", (OVERVIEW,), None),
+    ("Czy są duplikaty w moim feedzie?", (CONTENT,), None),
     # Russian
     ("Где пробелы в садовой мебели?", (GAPS,), 4299),
     ("Пробелы в осветительных приборах", (GAPS,), 594),
@@ -136,6 +140,8 @@ QUESTIONS = [
     ("Готов ли мой каталог к Google Shopping?", (CONTENT,), None),
     ("Какие товары без изображений?", (CONTENT,), None),
     ("Дай обзор каталога", (OVERVIEW,), None),
+    ("Есть ли дубликаты в фиде?", (CONTENT,), None),
+    ("Какие размеры есть у садовых стульев?", (ATTR,), 6828),
     # a bare accented name, without one function word: the language whose Google names know it
     ("Gartenmöbeln?", (OVERVIEW,), 4299),
     ("muebles de jardín", (OVERVIEW,), 4299),
@@ -147,6 +153,7 @@ def test_questions_in_eight_languages(own, question, skills, scope):
     p = plan(question, own, TAX)
     assert p.skills == skills
     assert p.scope.taxonomy_id == scope
+    assert not p.scope.unmatched and not any(n.startswith("No category matches") for n in p.notes)
     if scope is not None:
         assert p.scope.label == TAX.nodes[scope].name  # the stated scope: the English taxonomy name
 

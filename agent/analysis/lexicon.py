@@ -109,7 +109,8 @@ STOPWORDS: dict[str, str] = {
           "quello quella quelli quelle ogni qualche alcuni alcune per favore prodotto prodotti articolo articoli "
           "assortimento categoria categorie catalogo negozio reparto cose vendo vende vendiamo vendere offro "
           "offrire attualmente ora adesso buono cattivo ciao grazie sì c ci",
-    "pl": "ja ty on ona ono my wy oni one mój moja moje moi mojego mojej moich naszych nasz nasza nasze nasi jest są "
+    "pl": "ja ty on ona ono my wy oni one mój moja moje moi mojego mojej moich moim moją moimi mojemu naszych nasz "
+          "nasza nasze nasi naszym naszej naszego naszą swój swoja swoje swoich swoim jest są "
           "był była były jestem mam masz ma mamy macie mają miał będzie może mogą mogę mógłby powinien chcę gdzie "
           "co kto jak jaki jaka jakie jakich jakim który która które których dlaczego kiedy czy pokaż pokazać "
           "mi mnie nie ani jeszcze już tylko bardzo dużo wiele więcej do od ze bez przeciw przez po przy się lub "
@@ -117,7 +118,8 @@ STOPWORDS: dict[str, str] = {
           "produkt produkty produktów produktach towar towary towarów artykuł artykuły asortyment asortymencie "
           "kategoria kategorie kategorii katalog katalogu sklep sklepie dział rzeczy sprzedaję sprzedajemy "
           "oferuję oferować obecnie teraz dobry zły cześć dziękuję tak",
-    "ru": "я ты он она оно мы вы они мой моя мое моё мои моих моем моём нашем наш наша наше наши наших ваш ваши "
+    "ru": "я ты он она оно мы вы они мой моя мое моё мои моих моем моём моей моего моему моими мою нашем наш наша "
+          "наше наши наших нашей нашего нашим свой свои своих своей своем своём ваш ваши "
           "есть был была были быть буду будет будут является являются может могут могу мог должен хочу где что "
           "кто как какой какая какое какие каких каким каком который которая которое которые которых почему "
           "когда ли покажи покажите показать мне меня нас не ни ещё еще уже только очень много больше к ко от "
@@ -177,6 +179,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "images": "bild | bilder | foto | fotos | produktbilder",
         "descriptions": "beschreibung | beschreibungen | produktbeschreibungen",
         "titles": "titel | produkttitel",
+        "feed": "produktfeed | produktdatenfeed",
         "overview": "überblick | übersicht | zusammenfassung | zusammenfassen | statistik | statistiken | "
                     "aufschlüsselung | kennzahlen | was verkaufe ich | wie groß",
         "how many": "wie viele | wie viel | anzahl",
@@ -222,7 +225,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "missing": "falta | faltam | faltando | ausente | ausentes",
         "competitors": "concorrente | concorrentes | concorrência | comparar | comparação | mercado | referência",
         "price": "preço | preços | precificação | barato | baratos | mais barato | caro | caros | mais caro | entrada | "
-                 "de entrada | custo | custos | custa | desconto | descontos | promoção | promoções | faixa de preço | "
+                 "de entrada | custo | custos | custa | custam | quanto custa | quanto custam | desconto | descontos | promoção | promoções | faixa de preço | "
                  "faixas de preço | luxo",
         "premium": "premium",
         "attributes": "atributo | atributos | característica | características | cor | cores | material | materiais | "
@@ -307,6 +310,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "images": "image | images | photo | photos",
         "descriptions": "description | descriptions",
         "titles": "titre | titres",
+        "feed": "flux | flux produits | flux de produits",
         "overview": "aperçu | vue d'ensemble | résumé | résumer | statistique | statistiques | répartition | panorama",
         "how many": "combien | nombre de",
         "which categories": "quelles catégories",
@@ -376,6 +380,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "images": "zdjęcie | zdjęcia | zdjęć | obraz | obrazy | obrazów | grafika",
         "descriptions": "opis | opisy | opisów",
         "titles": "tytuł | tytuły | tytułów | nazwy",
+        "feed": "feed | feedzie | feedu | plik produktowy",
         "overview": "przegląd | podsumowanie | podsumuj | statystyka | statystyki | zestawienie | co sprzedaję",
         "how many": "ile | liczba",
         "which categories": "jakie kategorie | które kategorie",
@@ -410,6 +415,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "images": "изображение | изображения | изображений | фото | фотографии | картинки",
         "descriptions": "описание | описания | описаний",
         "titles": "заголовок | заголовки | названия",
+        "feed": "фид | фиде | фида | фиду | товарный фид",
         "overview": "обзор | сводка | резюме | статистика | общая картина | что я продаю",
         "how many": "сколько | количество позиций",
         "which categories": "какие категории",
