@@ -296,7 +296,7 @@ def test_english_questions_pass_the_lexicon_unchanged(question):
     ("it", ("mobile", "mobili")), ("it", ("sedia", "sedie")), ("it", ("marca", "marche")),
     ("pl", ("meble", "meblach", "meblami")), ("pl", ("ogrodowe", "ogrodowych")), ("pl", ("oświetlenie", "oświetleniu")),
     ("ru", ("мебель", "мебели", "мебелью")), ("ru", ("садовая", "садовой", "садовые", "садовых")),
-    ("ru", ("насос", "насосы", "насосов", "насосах")),
+    ("ru", ("насос", "насосы", "насосов", "насосах")), ("ru", ("освещение", "освещением", "освещения", "освещению")),
 ])
 def test_stemming_is_light_and_symmetric_per_language(code, forms):
     assert len({lexicon.stem(f, code) for f in forms}) == 1
@@ -326,3 +326,18 @@ def test_the_lexicon_costs_nothing_at_cold_start_and_builds_one_language_at_a_ti
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("first,follow,skills,scope", [
+    ("Wo sind die Lücken bei Gartenmöbeln?", "und bei Sonnenliegen?", (GAPS,), 4105),
+    ("Wo sind die Lücken bei Gartenmöbeln?", "und im ganzen Katalog?", (OVERVIEW,), None),
+    ("Где пробелы в садовой мебели?", "а по всему каталогу?", (OVERVIEW,), None),
+    ("Quais produtos estão sem estoque em móveis de jardim?", "e as cadeiras de praia?", (AVAIL,), 4105),
+    ("¿Dónde están los huecos en muebles de jardín?", "¿y en todo el catálogo?", (OVERVIEW,), None),
+    ("Dove sono le lacune nei mobili da giardino?", "e i prezzi?", (PRICE,), 4299),
+    ("Gdzie są luki w meblach ogrodowych?", "a ceny?", (PRICE,), 4299),
+    ("Waar zitten de gaten in mijn buitenmeubelen?", "en de merken?", (BRAND,), 4299),
+])
+def test_foreign_follow_ups_switch_scope_or_skill_or_reset_like_english(own, first, follow, skills, scope):
+    p2 = plan(follow, own, TAX, plan(first, own, TAX).memory)
+    assert p2.skills == skills and p2.scope.taxonomy_id == scope
