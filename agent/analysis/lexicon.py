@@ -485,17 +485,29 @@ def stem(word: str, lang: str) -> str:
     the dictionary form of the same word meet, and it is applied to questions and names alike.
     """
     w = fold(word)
-    for suffix, repl in _SUFFIXES.get(lang, ()):
+    for size, table in _suffix_tables(lang):
+        suffix = w[-size:]
+        repl = table.get(suffix) if len(w) >= size else None
+        if repl is None or len(w) - size + len(repl) < MIN_STEM:
+            continue
         if suffix == "s" and lang in _S_AFTER and w[-2:-1] not in _S_AFTER[lang]:
             continue
-        if w.endswith(suffix) and len(w) - len(suffix) + len(repl) >= MIN_STEM:
-            w = w[: len(w) - len(suffix)] + repl
-            if lang == "nl" and w[-1:] in "zv" and len(w) > MIN_STEM:  # prijzen ~ prijs, kleven ~ kleef
-                w = w[:-1] + ("s" if w[-1] == "z" else "f")
-            elif lang == "ru" and w.endswith("ь") and len(w) > MIN_STEM:  # стульях ~ стулья ~ стул
-                w = w[:-1]
-            return w
+        w = w[: len(w) - size] + repl
+        if lang == "nl" and w[-1:] in "zv" and len(w) > MIN_STEM:  # prijzen ~ prijs, kleven ~ kleef
+            w = w[:-1] + ("s" if w[-1] == "z" else "f")
+        elif lang == "ru" and w.endswith("ь") and len(w) > MIN_STEM:  # стульях ~ стулья ~ стул
+            w = w[:-1]
+        return w
     return w
+
+
+@functools.lru_cache(maxsize=None)
+def _suffix_tables(lang: str) -> tuple[tuple[int, dict[str, str]], ...]:
+    """`_SUFFIXES[lang]` by length, longest first: one dict lookup per length instead of one test per ending."""
+    by_size: dict[int, dict[str, str]] = {}
+    for suffix, repl in _SUFFIXES.get(lang, ()):
+        by_size.setdefault(len(suffix), {}).setdefault(suffix, repl)
+    return tuple(sorted(by_size.items(), reverse=True))
 
 
 def _words(text: str) -> list[str]:
