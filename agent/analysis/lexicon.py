@@ -225,8 +225,8 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "missing": "falta | faltam | faltando | ausente | ausentes",
         "competitors": "concorrente | concorrentes | concorrência | comparar | comparação | mercado | referência",
         "price": "preço | preços | precificação | barato | baratos | mais barato | caro | caros | mais caro | entrada | "
-                 "de entrada | custo | custos | custa | custam | quanto custa | quanto custam | desconto | descontos | promoção | promoções | faixa de preço | "
-                 "faixas de preço | luxo",
+                 "de entrada | custo | custos | custa | custam | quanto custa | quanto custam | desconto | descontos | "
+                 "promoção | promoções | faixa de preço | faixas de preço | luxo",
         "premium": "premium",
         "attributes": "atributo | atributos | característica | características | cor | cores | material | materiais | "
                       "tamanho | tamanhos | tecido | tecidos | dimensões | medidas | especificações",
@@ -256,7 +256,8 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "expand": "añadir | agregar | ampliar | expandir",
         "missing": "falta | faltan | faltantes | ausente | ausentes",
         "competitors": "competidor | competidores | competencia | comparar | comparación | mercado | referencia",
-        "price": "precio | precios | barato | baratos | más barato | caro | caros | más caro | de entrada | gama de entrada | "
+        "price": "precio | precios | barato | baratos | más barato | caro | caros | más caro | de entrada | "
+                 "gama de entrada | "
                  "coste | costes | costo | cuesta | descuento | descuentos | rebaja | rebajas | oferta | ofertas | "
                  "rango de precios | lujo",
         "premium": "premium | alta gama | gama alta",
@@ -462,15 +463,15 @@ _SUFFIXES: dict[str, tuple[tuple[str, str], ...]] = {
     "fr": (("eaux", "eau"), ("aux", "al"), ("es", ""), ("x", ""), ("s", ""), ("e", "")),
     "it": (("chi", "c"), ("ghi", "g"), ("che", "c"), ("ghe", "g"), ("a", ""), ("e", ""), ("i", ""), ("o", "")),
     "pl": (("owie", ""), ("ami", ""), ("ach", ""), ("ego", ""), ("emu", ""), ("ych", ""), ("ymi", ""), ("ich", ""),
-           ("imi", ""), ("iem", ""), ("ow", ""), ("om", ""), ("ie", ""), ("iu", ""), ("a", ""), ("e", ""), ("i", ""), ("o", ""),
-           ("u", ""), ("y", "")),
+           ("imi", ""), ("iem", ""), ("ow", ""), ("om", ""), ("ie", ""), ("iu", ""), ("a", ""), ("e", ""),
+           ("i", ""), ("o", ""), ("u", ""), ("y", "")),
     # folded forms: "й" is "и" here ("садовый" → "садовыи")
-    "ru": (("иями", ""), ("иям", ""), ("иях", ""), ("ием", ""), ("ого", ""), ("его", ""), ("ому", ""), ("ему", ""), ("ыми", ""), ("ими", ""), ("ьев", ""), ("ами", ""),
-           ("ями", ""), ("ая", ""), ("яя", ""), ("ое", ""), ("ее", ""), ("ые", ""), ("ие", ""), ("ыи", ""),
-           ("ии", ""), ("ои", ""), ("ую", ""), ("юю", ""), ("ых", ""), ("их", ""), ("ья", ""), ("ье", ""),
-           ("ах", ""), ("ях", ""), ("ов", ""), ("ев", ""), ("ам", ""), ("ям", ""), ("ом", ""), ("ем", ""),
-           ("еи", ""), ("ью", ""), ("ию", ""), ("ия", ""), ("ь", ""), ("ы", ""), ("и", ""), ("а", ""), ("я", ""), ("о", ""),
-           ("е", ""), ("у", ""), ("ю", "")),
+    "ru": (("иями", ""), ("иям", ""), ("иях", ""), ("ием", ""), ("ого", ""), ("его", ""), ("ому", ""), ("ему", ""),
+           ("ыми", ""), ("ими", ""), ("ьев", ""), ("ами", ""), ("ями", ""), ("ая", ""), ("яя", ""), ("ое", ""),
+           ("ее", ""), ("ые", ""), ("ие", ""), ("ыи", ""), ("ии", ""), ("ои", ""), ("ую", ""), ("юю", ""),
+           ("ых", ""), ("их", ""), ("ья", ""), ("ье", ""), ("ах", ""), ("ях", ""), ("ов", ""), ("ев", ""),
+           ("ам", ""), ("ям", ""), ("ом", ""), ("ем", ""), ("еи", ""), ("ью", ""), ("ию", ""), ("ия", ""),
+           ("ь", ""), ("ы", ""), ("и", ""), ("а", ""), ("я", ""), ("о", ""), ("е", ""), ("у", ""), ("ю", "")),
 }
 MIN_STEM = 3
 # A final "s" is a plural only after these letters ("Grills", "tafels", "Sofas"; not "Preis", "prijs", "Haus")
