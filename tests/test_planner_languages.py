@@ -341,3 +341,27 @@ def test_the_lexicon_costs_nothing_at_cold_start_and_builds_one_language_at_a_ti
 def test_foreign_follow_ups_switch_scope_or_skill_or_reset_like_english(own, first, follow, skills, scope):
     p2 = plan(follow, own, TAX, plan(first, own, TAX).memory)
     assert p2.skills == skills and p2.scope.taxonomy_id == scope
+
+
+CORPUS = ROOT / "tests" / "corpus"
+
+
+@pytest.mark.parametrize("export,question,skills,label,category", [
+    ("shopify/fluke-electrical-es.csv", "¿Qué productos no están disponibles en el cable eléctrico?", (AVAIL,),
+     "Cables eléctricos", "Bricolaje > Suministros eléctricos > Cables eléctricos"),
+    ("shopify/fluke-electrical-es.csv", "Precios de los disyuntores", (PRICE,),
+     "Disyuntores", "Bricolaje > Suministros eléctricos > Disyuntores"),
+    ("shopify/flexform-sportswear-es.csv", "¿Qué tallas faltan en las camisetas sin manga?", (ATTR,), "Camisetas sin mangas",
+     "Ropa y accesorios > Prendas de vestir > Ropa deportiva > Tops deportivos > Camisetas sin mangas"),
+    ("magento/bigbuy-italian-catalog.csv", "Dove sono le lacune nei giochi per bambini?", (GAPS,), "Giochi Bambini",
+     "Giochi Bambini"),
+    ("magento/bigbuy-italian-catalog.csv", "Quali prezzi in casa e giardino?", (PRICE,), "Casa Giardino", "Casa Giardino"),
+])
+def test_real_exports_own_categories_answer_inflected_questions_in_their_language(export, question, skills, label, category):
+    """Real shops' own category names (Spanish, Italian), asked about with other inflections."""
+    from agent.catalog.ingest import read_table_bytes
+
+    path = CORPUS / export
+    table, _ = read_table_bytes(path.read_bytes(), path.name, "corpus export")
+    p = plan(question, table, TAX)
+    assert p.skills == skills and p.scope.label == label and category in p.scope.merchant_categories
