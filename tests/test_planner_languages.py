@@ -38,6 +38,7 @@ def own():
 # (question, skills, Google id of the scope or None for the whole catalog); per language every intent at least once
 BY_LANGUAGE = {
     "de": [  # German
+        ("Welche Unterkategorien fehlen mir bei Gartenmöbeln?", (GAPS,), 4299),
         ("Wo sind die Lücken bei Gartenmöbeln?", (GAPS,), 4299),
         ("Lücken bei Teppichen", (GAPS,), 598),
         ("Welche Preisstufen habe ich bei Gartenstühlen?", (PRICE,), 6828),
@@ -53,6 +54,7 @@ BY_LANGUAGE = {
         ("Wie viele Produkte habe ich in der Beleuchtung?", (OVERVIEW,), 594),
     ],
     "nl": [  # Dutch
+        ("Welke subcategorieën mis ik bij buitenmeubelen?", (GAPS,), 4299),
         ("Welke producten zijn niet op voorraad in tuinmeubelen?", (AVAIL,), 4299),
         ("Waar zitten de gaten in mijn buitenmeubelen?", (GAPS,), 4299),
         ("Gaten in tuinverlichting", (GAPS,), 594),
@@ -66,6 +68,8 @@ BY_LANGUAGE = {
         ("Geef me een overzicht van mijn catalogus", (OVERVIEW,), None),
     ],
     "pt": [  # Portuguese
+        ("Que tamanhos eu ofereço em tapetes?", (ATTR,), 598),
+        ("Quais produtos estão com estoque baixo?", (AVAIL,), None),
         ("Quais marcas os concorrentes têm que eu não tenho?", (BRAND,), None),
         ("Onde estão as lacunas em móveis para exteriores?", (GAPS,), 4299),
         ("Lacunas em iluminação", (GAPS,), 594),
@@ -81,6 +85,7 @@ BY_LANGUAGE = {
         ("Há produtos duplicados no meu feed?", (CONTENT,), None),
     ],
     "es": [  # Spanish
+        ("¿Qué productos tienen poco stock?", (AVAIL,), None),  # "poco" alone is no gap
         ("¿Dónde están los huecos en muebles de jardín?", (GAPS,), 4299),
         ("Huecos en alfombras", (GAPS,), 598),
         ("¿Cómo están los precios de mis sillas de exterior?", (PRICE,), 6828),
@@ -94,6 +99,7 @@ BY_LANGUAGE = {
         ("Dame un resumen del catálogo", (OVERVIEW,), None),
     ],
     "fr": [  # French
+        ("Quelles tailles proposez-vous pour les tapis ?", (ATTR,), 598),
         ("Où sont les lacunes dans les meubles de jardin ?", (GAPS,), 4299),
         ("Lacunes dans les luminaires", (GAPS,), 594),
         ("Quels sont les prix de mes chaises d'extérieur ?", (PRICE,), 6828),
@@ -108,6 +114,8 @@ BY_LANGUAGE = {
         ("Y a-t-il des doublons dans mon flux ?", (CONTENT,), None),
     ],
     "it": [  # Italian
+        ("Quali sottocategorie mi mancano nell'illuminazione?", (GAPS,), 594),
+        ("Quali prodotti hanno poca disponibilità?", (AVAIL,), None),
         ("Dove sono le lacune nei mobili da giardino?", (GAPS,), 4299),
         ("Lacune nell'illuminazione", (GAPS,), 594),
         ("Come sono i prezzi delle mie sedie da esterno?", (PRICE,), 6828),
@@ -121,6 +129,7 @@ BY_LANGUAGE = {
         ("Dammi una panoramica del catalogo", (OVERVIEW,), None),
     ],
     "pl": [  # Polish
+        ("Które produkty mają niski stan magazynowy?", (AVAIL,), None),
         ("Gdzie są luki w meblach ogrodowych?", (GAPS,), 4299),
         ("Luki w oświetleniu", (GAPS,), 594),
         ("Jakie są ceny w krzesłach ogrodowych?", (PRICE,), 6828),
@@ -135,6 +144,7 @@ BY_LANGUAGE = {
         ("Czy są duplikaty w moim feedzie?", (CONTENT,), None),
     ],
     "ru": [  # Russian
+        ("Какие товары заканчиваются?", (AVAIL,), None),
         ("Где пробелы в садовой мебели?", (GAPS,), 4299),
         ("Пробелы в осветительных приборах", (GAPS,), 594),
         ("Какие цены на мои садовые стулья?", (PRICE,), 6828),

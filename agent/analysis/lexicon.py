@@ -219,7 +219,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
     },
     "pt": {
         "gaps": "lacuna | lacunas | falha | falhas | buraco | buracos | brecha | brechas | fraco | fracos | pontos fracos | "
-                "oportunidade | oportunidades | poucos | poucas | sub representado",
+                "oportunidade | oportunidades | muito poucos | sub representado",
         "subcategories": "subcategoria | subcategorias",
         "expand": "adicionar | acrescentar | expandir | ampliar",
         "missing": "falta | faltam | faltando | ausente | ausentes",
@@ -251,7 +251,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
     },
     "es": {
         "gaps": "hueco | huecos | laguna | lagunas | carencia | carencias | brecha | brechas | débil | "
-                "débiles | puntos débiles | oportunidad | oportunidades | muy pocos | pocos | poca | infrarrepresentado",
+                "débiles | puntos débiles | oportunidad | oportunidades | muy pocos | infrarrepresentado",
         "subcategories": "subcategoría | subcategorías",
         "expand": "añadir | agregar | ampliar | expandir",
         "missing": "falta | faltan | faltantes | ausente | ausentes",
@@ -319,7 +319,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
     },
     "it": {
         "gaps": "lacuna | lacune | buco | buchi | mancanze | carenze | debole | deboli | punti deboli | punto debole | "
-                "opportunità | troppo pochi | pochi | poche | sottorappresentato",
+                "opportunità | troppo pochi | troppo poche | sottorappresentato",
         "subcategories": "sottocategoria | sottocategorie",
         "expand": "aggiungere | ampliare | espandere | integrare",
         "missing": "manca | mancano | mancante | mancanti",
@@ -389,7 +389,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
     },
     "ru": {
         "gaps": "пробел | пробелы | пробелов | пробелах | пропуски | пропусков | дыры | дыр | слабые места | слабое место | "
-                "слабые | слабо | возможности | возможностей | мало | слишком мало | недостаточно | ниши",
+                "слабые | слабо | возможности | возможностей | слишком мало | недостаточно | ниши",
         "subcategories": "подкатегория | подкатегории | подкатегорий",
         "expand": "добавить | расширить | пополнить",
         "missing": "не хватает | недостает | недостаёт | отсутствует | отсутствующие | нехватка",
@@ -408,7 +408,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
                         "распродано | недоступны | недоступно | не в наличии",
         "in stock": "в наличии | на складе",
         "stock": "наличие | наличия | склад | складе | остатки | остатков | запасы | запас | доступность | "
-                 "предзаказ | количество",
+                 "предзаказ | количество | заканчиваются | заканчивается | на исходе",
         "available": "доступны | доступно | доступен",
         "quality": "качество | качества | контент | полнота | заполненность | ошибки | ошибок | ошибка | отклонены | "
                    "отклонено | дубликаты | дубли | неверные | неправильные | готов к | готовы к | проблемы | "
