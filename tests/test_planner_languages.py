@@ -266,6 +266,18 @@ def test_own_categories_in_the_merchants_language(shop, question, skills, label,
     assert p.scope.label == label and p.scope.merchant_categories == categories
 
 
+@pytest.mark.parametrize("question,skills,scope", [
+    ("Welche Gartenstüle sind ausverkaft?", (AVAIL,), 6828),
+    ("Où sont les lacuness dans les meubls de jardin ?", (GAPS,), 4299),
+    ("Dove sono le lacune nei mobili da giardno?", (GAPS,), 4299),
+])
+def test_foreign_typos_are_corrected_like_english_ones(own, question, skills, scope):
+    p = plan(question, own, TAX)
+    assert p.skills == skills and p.scope.taxonomy_id == scope
+    follow = plan("und die Preise?" if "Garten" in question else "et les prix ?", own, TAX, p.memory)
+    assert follow.skills == (PRICE,) and follow.scope.taxonomy_id == scope  # remembered like a correct spelling
+
+
 def test_an_unknown_foreign_category_is_said_as_written():
     p = plan("Lücken bei Raumschiffen", _catalog(DE_SHOP), TAX)
     assert p.skills == (GAPS,) and p.scope.unmatched == "raumschiffen" and p.scope.nearest

@@ -33,14 +33,16 @@ which then runs unchanged. One hook, one set of rules for skills and scope:
    merchant's own category name as written (Russian for a Russian shop); the scope phrase remembered
    for follow-ups is the English name (or the own name), which the planner re-reads without help.
 
-Words this module does not know pass through as they are (English category names inside a German
-question still match). Cost: nothing here is built at import; a language's tables (its stems, its
+Typos are corrected as the English planner corrects them (same thresholds), against the language's
+intent words, Google's localised names and the shop's own levels. Words this module does not know pass
+through as they are (English category names inside a German question still match). Cost: nothing here is built at import; a language's tables (its stems, its
 localised taxonomy index, about 5,500 names) are built on its first question and cached; the
 merchant's own levels are indexed once per catalog index and language.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import itertools
 import re
@@ -424,8 +426,9 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
     },
 }
 
-# Words for "outdoor / garden / patio" (and a few furniture words whose Google name differs from the
-# everyday one) tried as equivalents, like the English planner's patio/garden/outdoor.
+# Words for "outdoor / garden / patio" (first group; alone they never pick a category) and a few
+# furniture words whose Google name differs from the everyday one, tried as equivalents, like the
+# English planner's patio/garden/outdoor.
 EQUIVALENTS: dict[str, tuple[str, ...]] = {
     "de": ("garten außen draußen terrasse terrassen balkon outdoor",),
     "nl": ("tuin buiten terras balkon outdoor",),
@@ -530,6 +533,7 @@ class _Lang:
     preps: frozenset[str]
     intents: list[tuple[tuple[str, ...], str]]  # (foreign stems, English phrase), longest first
     equiv: dict[str, tuple[str, ...]]  # stem -> equivalent stems
+    outdoor: frozenset[str]  # stems of the first group: "garden", "outdoor" (never a scope alone)
     prefixes: tuple[tuple[str, ...], ...]  # folded compound heads per group (de, nl)
 
 
@@ -555,8 +559,9 @@ def _lang(code: str) -> _Lang:
         for m in members:
             equiv[m] = tuple(x for x in members if x != m)
         prefixes.append(tuple(dict.fromkeys(fold(w) for w in _words(group))))
+    outdoor = frozenset(stem(w, code) for w in _words(EQUIVALENTS[code][0])) if code in EQUIVALENTS else frozenset()
     return _Lang(code, frozenset(stop - and_words - preps), frozenset(and_words), frozenset(preps - and_words),
-                 intents, equiv, tuple(prefixes) if code in COMPOUNDING else ())
+                 intents, equiv, outdoor, tuple(prefixes) if code in COMPOUNDING else ())
 
 
 _WORD = re.compile(r"[^\W_]+")
@@ -690,7 +695,7 @@ def _variants(toks: tuple[str, ...], lang: _Lang, bare: bool = True) -> list[tup
     tails = []
     for t in toks:
         alts = [t, *lang.equiv.get(t, ())]
-        tail = t if t not in lang.equiv else ""
+        tail = t if t not in lang.outdoor else ""
         for group in lang.prefixes:
             for head in group:
                 if t.startswith(head) and len(t) > len(head) + 2:
@@ -709,7 +714,9 @@ def _exact(toks: tuple[str, ...], indexes: list[_NameIndex], lang: _Lang, bare: 
     """(which index, keys) for the first variant that is a name in any index: per variant the
     merchant's own levels first, then Google's (so "tables d'extérieur" is Outdoor Tables even if the
     shop has a level called "Tables", which only the phrase without its outdoor word would meet)."""
-    for variant in _variants(toks, lang, bare):
+    # a lone outdoor word matches only a name of that very word, never an equivalent (as in English)
+    variants = [toks] if len(toks) == 1 and toks[0] in lang.outdoor else _variants(toks, lang, bare)
+    for variant in variants:
         joined = "".join(variant)
         joined_forms = [joined] + ([v[0] for v in _variants((joined,), lang)[1:]] if lang.prefixes else [])
         for which, idx in enumerate(indexes):
@@ -725,8 +732,8 @@ def _partial(toks: tuple[str, ...], idx: _NameIndex, node_rows: Mapping[int, int
 
     As in the English planner, a single word only picks a node the catalog has products in.
     """
-    if len(toks) == 1 and len(toks[0]) < 4:
-        return None
+    if len(toks) == 1 and (len(toks[0]) < 4 or toks[0] in lang.outdoor):
+        return None  # a lone "ogrodowych"/"garden" is in too many names to pick one, as in English
     best = None
     for variant in _variants(toks, lang):
         sets = [idx.by_token.get(t, set()) for t in set(variant)]
@@ -763,11 +770,80 @@ def to_english(words: list[str], toks: list[str], categories: Iterable[str] = ()
     code = detect(words)
     if code == "en":
         return words, toks
-    q = _Question(_lang(code), [stem(w, code) for w in words])
-    q.take_intents()
+    lang = _lang(code)
     own = _own_index(categories, code) if categories else _NameIndex({}, {}, {}, {})
+    seq = _correct(words, [stem(w, code) for w in words], toks, lang, own, taxonomy)
+    q = _Question(lang, seq)
+    q.take_intents()
     q.take_categories(own, node_rows or {}, taxonomy.nodes if taxonomy is not None else {})
     return q.emit(words, toks)
+
+
+MAX_CORRECTIONS = 12  # unknown words looked up for typos per question, as in the planner
+
+
+def _correct(words: list[str], seq: list[str], en_toks: list[str], lang: _Lang, own: _NameIndex,
+             taxonomy) -> list[str]:
+    """Typos ("Gartenmöbln", "Lüken") replaced by the closest known word of the language, with the
+    English planner's thresholds: intent words from five letters at 0.8, category words from six at
+    0.85, same first letter, length within two. Words the English planner knows (an English
+    category name inside a German question) are left alone."""
+    tax_vocab = _taxonomy_vocab(lang.code)
+    intent_vocab = _intent_vocab(lang.code)
+    english = _english_vocab(taxonomy) if taxonomy is not None else frozenset()
+    out, budget = [], MAX_CORRECTIONS
+    for w, s, en in zip(words, seq, en_toks):
+        known = (s in lang.stop or s in lang.preps or s in lang.and_words or s in intent_vocab or s in tax_vocab
+                 or s in own.by_token or en in english or s.isdigit())
+        if budget and len(w) >= 5 and not known:  # the word's length as written: stems are shorter
+            budget -= 1
+            fixed = _close(s, intent_vocab, 0.8)
+            if fixed is None and len(w) >= 6:
+                fixed = _close(s, tax_vocab, 0.85) or _close(s, frozenset(own.by_token), 0.85)
+            out.append(fixed or s)
+        else:
+            out.append(s)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _intent_vocab(code: str) -> frozenset[str]:
+    return frozenset(t for phrase, _ in _lang(code).intents for t in phrase if len(t) >= 3)
+
+
+@functools.lru_cache(maxsize=None)
+def _taxonomy_vocab(code: str) -> frozenset[str]:
+    return frozenset(_taxonomy_index(code)[0].by_token)
+
+
+_ENGLISH_VOCAB: dict[int, tuple[object, frozenset[str]]] = {}
+
+
+def _english_vocab(taxonomy) -> frozenset[str]:
+    """Words the English planner knows: its stopwords and intent words, and the English taxonomy's names."""
+    hit = _ENGLISH_VOCAB.get(id(taxonomy))
+    if hit is not None and hit[0] is taxonomy:
+        return hit[1]
+    from agent.analysis import planner
+
+    raw = set(planner.STOPWORDS)
+    raw |= {w for phrases in planner.INTENTS.values() for p in phrases for w in _WORD.findall(p.casefold())}
+    raw |= {w for node in taxonomy.nodes.values() for w in _WORD.findall(node.name.casefold())}
+    words = {planner.stem(w) for w in raw}  # a membership test only: the plain word split is enough
+    _ENGLISH_VOCAB.clear()
+    _ENGLISH_VOCAB[id(taxonomy)] = (taxonomy, frozenset(words))
+    return _ENGLISH_VOCAB[id(taxonomy)][1]
+
+
+def _close(tok: str, vocab: frozenset[str], cutoff: float) -> str | None:
+    pool = [w for w in _bucket(vocab, tok[0]) if abs(len(w) - len(tok)) <= 2]
+    found = difflib.get_close_matches(tok, pool, n=1, cutoff=cutoff)
+    return found[0] if found else None
+
+
+@functools.lru_cache(maxsize=64)
+def _bucket(vocab: frozenset[str], first: str) -> tuple[str, ...]:
+    return tuple(sorted(w for w in vocab if w[:1] == first))
 
 
 FREE, INTENT, CATEGORY = 0, 1, 2
