@@ -387,3 +387,15 @@ def test_real_exports_own_categories_answer_inflected_questions_in_their_languag
     table, _ = read_table_bytes(path.read_bytes(), path.name, "corpus export")
     p = plan(question, table, TAX)
     assert p.skills == skills and p.scope.label == label and category in p.scope.merchant_categories
+
+
+@pytest.mark.parametrize("code", lexicon.LANGUAGES)
+def test_intent_words_do_not_collide_after_stemming(code):
+    """After stemming, one foreign phrase means one English phrase, and no intent word is a function
+    word of its language ("Fehler" must not become "fehlen", "Anbieter" not "anbieten")."""
+    lang = lexicon._lang(code)
+    meaning: dict[tuple[str, ...], str] = {}
+    for phrase, english in lang.intents:
+        assert meaning.setdefault(phrase, english) == english, (phrase, meaning[phrase], english)
+        if len(phrase) == 1:
+            assert phrase[0] not in lang.stop | lang.preps | lang.and_words, phrase

@@ -167,7 +167,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "attributes": "attribut | attribute | merkmal | merkmale | eigenschaft | eigenschaften | farbe | farben | "
                       "material | materialien | größe | größen | stoff | stoffe | maße | abmessungen | spezifikationen | "
                       "ausführungen",
-        "brands": "marke | marken | hersteller | lieferant | lieferanten | anbieter | markenhersteller",
+        "brands": "marke | marken | hersteller | lieferant | lieferanten | markenhersteller",
         "out of stock": "nicht auf lager | nicht vorrätig | nicht mehr verfügbar | ausverkauft | nicht verfügbar | "
                         "nicht lieferbar | "
                         "vergriffen | nicht bestellbar | nicht kaufbar | nicht erhältlich",
@@ -187,7 +187,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "how many": "wie viele | wie viel | anzahl",
         "which categories": "welche kategorien | welche warengruppen",
         "overall": "gesamten katalog | ganzen katalog | ganze katalog | gesamtes sortiment | ganzen sortiment | "
-                   "insgesamt | alles | gesamt",
+                   "insgesamt | gesamt",
     },
     "nl": {
         "gaps": "gat | gaten | hiaat | hiaten | lacune | lacunes | leemte | leemtes | zwak | zwakke plekken | dun | "
@@ -217,7 +217,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "overview": "overzicht | samenvatting | samenvatten | statistieken | uitsplitsing | wat verkoop ik | hoe groot",
         "how many": "hoeveel | aantal",
         "which categories": "welke categorieën",
-        "overall": "hele catalogus | gehele catalogus | hele assortiment | alles | in totaal | totaal",
+        "overall": "hele catalogus | gehele catalogus | hele assortiment | in totaal | totaal",
     },
     "pt": {
         "gaps": "lacuna | lacunas | falha | falhas | buraco | buracos | brecha | brechas | fraco | fracos | pontos fracos | "
@@ -286,7 +286,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "overall": "todo el catálogo | catálogo completo | catálogo entero | todo | en general",
     },
     "fr": {
-        "gaps": "lacune | lacunes | trou | trous | manques | faible | faibles | points faibles | point faible | "
+        "gaps": "lacune | lacunes | trou | trous | faible | faibles | points faibles | point faible | "
                 "opportunité | opportunités | trop peu | sous représenté | sous représentés",
         "subcategories": "sous catégorie | sous catégories",
         "expand": "ajouter | élargir | étendre | compléter",
@@ -354,7 +354,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "overall": "intero catalogo | tutto il catalogo | catalogo completo | tutto | in generale | complessivamente",
     },
     "pl": {
-        "gaps": "luka | luki | luk | braki | brak w ofercie | słaby | słabe | słabe punkty | słabe strony | okazje | "
+        "gaps": "luka | luki | luk | brak w ofercie | słaby | słabe | słabe punkty | słabe strony | okazje | "
                 "szanse | za mało | niedoreprezentowane",
         "subcategories": "podkategoria | podkategorie | podkategorii",
         "expand": "dodać | dodac | rozszerzyć | poszerzyć | uzupełnić",
@@ -387,7 +387,7 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
         "overview": "przegląd | podsumowanie | podsumuj | statystyka | statystyki | zestawienie | co sprzedaję",
         "how many": "ile | liczba",
         "which categories": "jakie kategorie | które kategorie",
-        "overall": "cały katalog | całym katalogu | całej ofercie | cała oferta | wszystko | ogólnie",
+        "overall": "cały katalog | całym katalogu | całej ofercie | cała oferta | ogólnie",
     },
     "ru": {
         "gaps": "пробел | пробелы | пробелов | пробелах | пропуски | пропусков | дыры | дыр | слабые места | слабое место | "
@@ -477,6 +477,9 @@ _SUFFIXES: dict[str, tuple[tuple[str, str], ...]] = {
            ("ь", ""), ("ы", ""), ("и", ""), ("а", ""), ("я", ""), ("о", ""), ("е", ""), ("у", ""), ("ю", "")),
 }
 MIN_STEM = 3
+# Words kept whole, as the English planner keeps "glass": their ending is not an inflection here, and
+# cutting it would make them another intent word ("Fehler", errors, would become "fehlen", missing).
+_KEEP = {"de": frozenset({"fehler"})}
 # A final "s" is a plural only after these letters ("Grills", "tafels", "Sofas"; not "Preis", "prijs", "Haus")
 _S_AFTER = {"de": set("bdfghklmnrtao"), "nl": set("bcdfghklmnpqrtvwxz")}
 
@@ -489,6 +492,8 @@ def stem(word: str, lang: str) -> str:
     the dictionary form of the same word meet, and it is applied to questions and names alike.
     """
     w = fold(word)
+    if w in _KEEP.get(lang, ()):
+        return w
     for size, table in _suffix_tables(lang):
         suffix = w[-size:]
         repl = table.get(suffix) if len(w) >= size else None
@@ -532,6 +537,7 @@ class _Lang:
     and_words: frozenset[str]
     preps: frozenset[str]
     intents: list[tuple[tuple[str, ...], str]]  # (foreign stems, English phrase), longest first
+    intents_by_first: dict[str, list[tuple[tuple[str, ...], str]]]  # the same, by first stem
     equiv: dict[str, tuple[str, ...]]  # stem -> equivalent stems
     outdoor: frozenset[str]  # stems of the first group: "garden", "outdoor" (never a scope alone)
     prefixes: tuple[tuple[str, ...], ...]  # folded compound heads per group (de, nl)
@@ -560,8 +566,11 @@ def _lang(code: str) -> _Lang:
             equiv[m] = tuple(x for x in members if x != m)
         prefixes.append(tuple(dict.fromkeys(fold(w) for w in _words(group))))
     outdoor = frozenset(stem(w, code) for w in _words(EQUIVALENTS[code][0])) if code in EQUIVALENTS else frozenset()
+    by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for phrase, english in intents:
+        by_first.setdefault(phrase[0], []).append((phrase, english))
     return _Lang(code, frozenset(stop - and_words - preps), frozenset(and_words), frozenset(preps - and_words),
-                 intents, equiv, outdoor, tuple(prefixes) if code in COMPOUNDING else ())
+                 intents, by_first, equiv, outdoor, tuple(prefixes) if code in COMPOUNDING else ())
 
 
 _WORD = re.compile(r"[^\W_]+")
@@ -875,11 +884,16 @@ class _Question:
         return all(len(self.seq[k]) <= 3 or self.seq[k] not in stop for k in range(i + 1, j - 1))
 
     def take_intents(self) -> None:
-        for phrase, english in self.lang.intents:  # longest first
-            m = len(phrase)
-            for i in range(self.n - m + 1):
-                if all(o == FREE for o in self.owner[i:i + m]) and tuple(self.seq[i:i + m]) == phrase:
-                    self.take(i, i + m, INTENT, _english_phrase(english))
+        """Intent phrases, longest first (then leftmost): "nicht auf Lager" before "auf Lager"."""
+        hits = []
+        for i, s in enumerate(self.seq):
+            for phrase, english in self.lang.intents_by_first.get(s, ()):
+                if tuple(self.seq[i:i + len(phrase)]) == phrase:
+                    hits.append((-len(phrase), i, english))
+        for neg, i, english in sorted(hits):
+            j = i - neg
+            if all(o == FREE for o in self.owner[i:j]):
+                self.take(i, j, INTENT, _english_phrase(english))
 
     def _open(self, i: int, j: int, content: tuple[str, ...]) -> bool:
         """Whether [i, j) may become a category: free, or (for names of two words or more) holding
