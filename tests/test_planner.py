@@ -152,7 +152,7 @@ def scope_key(p):
     s = p.scope
     if s.taxonomy_id is not None:
         return s.taxonomy_id
-    if s.merchant_categories:
+    if s.merchant_categories or s.own_paths or s.title_terms:
         return s.label
     return "UNMATCHED" if s.unmatched else None
 
@@ -194,8 +194,11 @@ def test_scope_includes_merchant_categories_and_most_specific_node(own):
     assert p.scope.taxonomy_path == "Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers"
     assert "Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers > Teak Loungers" in p.scope.merchant_categories
     p = plan("Where are the gaps in outdoor furniture?", own, TAX)
-    assert p.scope.taxonomy_id == 4299 and len(p.scope.merchant_categories) == 10
-    assert "Furniture > Outdoor Furniture Accessories > Outdoor Furniture Covers" not in p.scope.merchant_categories
+    # issue 10: outdoor furniture is Outdoor Furniture and its accessories (covers), said in a sentence
+    assert p.scope.taxonomy_id == 4299 and p.scope.extra_taxonomy_ids == (6963,)
+    assert len(p.scope.merchant_categories) == 11
+    assert "Furniture > Outdoor Furniture Accessories > Outdoor Furniture Covers" in p.scope.merchant_categories
+    assert any("Outdoor Furniture Accessories is counted with Outdoor Furniture" in n for n in p.notes)
 
 
 @needs_demo

@@ -25,7 +25,7 @@ import functools
 import re
 import weakref
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 import pyarrow as pa
@@ -190,7 +190,9 @@ STOPWORDS = set(
     "carry carrying sell selling offer offering stock stocking have having got exist exists available "
     "where which would compare comparison against versus vs competitor competitors reference market rival rivals "
     "whole entire full overall everything total across business merchant file data snapshot question questions "
-    "help doing going go are there here do status level levels right now currently show me".split()
+    "help doing going go are there here do status level levels right now currently show me "
+    "option options choice choices selection selections offering offerings assortment assortments collection "
+    "collections inventory goods listing listings entry entries kind kinds type types sort sorts".split()
 )
 STOPWORDS = {stem(w) for w in STOPWORDS} | STOPWORDS
 
@@ -307,6 +309,9 @@ class _OwnIndex:
     node_rows: Counter  # taxonomy id -> rows in its subtree
     categories: dict[str, Counter]  # merchant category -> Counter of google ids (None for unmapped)
     level_names: dict[tuple[str, ...], set[str]]  # tokens of a category level name -> category values ending there
+    # own categories (every path of every product, product types included; see readers/own_categories.py)
+    own_levels: dict[tuple[str, ...], set[str]] = None  # tokens of a level name -> own path prefixes ending there
+    own_prefix_ids: dict[str, Counter] = None  # own path prefix -> Counter of google ids of its rows
 
 
 _OWN_CACHE: dict[int, tuple[Any, int, _OwnIndex]] = {}
@@ -333,7 +338,7 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
     categories: dict[str, Counter] = {}
     level_names: dict[tuple[str, ...], set[str]] = {}
     if own is None or own.num_rows == 0:
-        return _OwnIndex(node_rows, categories, level_names)
+        return _OwnIndex(node_rows, categories, level_names, {}, {})
     ids = own["google_category_id"]
     for d in pc.value_counts(ids).to_pylist():
         cid, n = d["values"], d["counts"]
@@ -357,7 +362,26 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
         for level in re.split(r"\s*(?:>|/|\|)\s*", c):
             if level.strip():
                 level_names.setdefault(_name_tokens(level), set()).add(c)
-    return _OwnIndex(node_rows, categories, level_names)
+    own_levels: dict[tuple[str, ...], set[str]] = {}
+    own_prefix_ids: dict[str, Counter] = {}
+    from agent.analysis.scoping import own_column, path_prefixes
+    from agent.catalog.readers.own_categories import paths_of
+
+    oc = own_column(own)
+    oc_names = oc.dictionary.cast(pa.string()).to_pylist()
+    pairs = pa.table({"c": oc.indices, "g": ids, "one": pa.nulls(own.num_rows, pa.int8()).fill_null(1)}).group_by(
+        ["c", "g"]).aggregate([("one", "sum")])
+    for c, g, n in zip(pairs["c"].to_pylist(), pairs["g"].to_pylist(), pairs["one_sum"].to_pylist()):
+        if c is None or not oc_names[c]:
+            continue
+        for path in paths_of(oc_names[c]):
+            for prefix in path_prefixes(path):
+                own_prefix_ids.setdefault(prefix, Counter())[g] += n
+    for prefix in own_prefix_ids:
+        toks = _name_tokens(prefix.rsplit(" > ", 1)[-1])
+        if toks and not all(t in STOPWORDS for t in toks):  # "Products", "All" are no scope
+            own_levels.setdefault(toks, set()).add(prefix)
+    return _OwnIndex(node_rows, categories, level_names, own_levels, own_prefix_ids)
 
 
 def _variants(phrase: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -381,6 +405,8 @@ class _Match:
     merchant: tuple[str, ...]
     phrase: str
     label: str
+    own_paths: tuple[str, ...] = ()  # own category path prefixes the phrase names
+    own_label: str | None = None  # the own level name as the merchant wrote it
 
 
 def _best_node(ids: Iterable[int], own: _OwnIndex, taxonomy: Taxonomy) -> int | None:
@@ -414,9 +440,9 @@ def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, t
     for variant in variants:
         joined = "".join(variant)
         if with_data:
-            cats = own.level_names.get(variant) or own.level_names.get(_joined_level(own, joined))
-            if cats:
-                return _from_merchant(tuple(sorted(cats)), text, own, taxonomy)
+            prefixes = own.own_levels.get(variant) or own.own_levels.get(_joined_own_level(own, joined))
+            if prefixes:
+                return _from_own(tuple(sorted(prefixes)), variant, text, own, taxonomy)
         exact = tax_idx.by_tokens.get(variant, [])
         ids = list(exact) + [i for i in tax_idx.by_joined.get(joined, []) if i not in exact]
         if with_data:
@@ -435,11 +461,47 @@ def _joined_level(own: _OwnIndex, joined: str) -> tuple[str, ...]:
     return ()
 
 
-def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy) -> _Match:
-    """A scope from merchant categories: their taxonomy node is the deepest node holding most of their rows."""
+def _joined_own_level(own: _OwnIndex, joined: str) -> tuple[str, ...]:
+    """An own level whose words written together equal `joined` ("sun loungers" ~ "Sunloungers")."""
+    for toks in own.own_levels:
+        if "".join(toks) == joined:
+            return toks
+    return ()
+
+
+def _from_own(prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy) -> _Match:
+    """A scope from the merchant's own categories (any level of any path, product types too).
+
+    The primary paths holding that level stay `merchant` (as before); the taxonomy node is the one
+    most of the level's rows map to, unless other own categories share it (then the scope stays the
+    merchant's own: "Teak Loungers" is not all of Sunloungers) or it is a top-level node (a level
+    mapped across Furniture is no reason to call all of Furniture the scope)."""
+    cats = tuple(sorted(c for c in own.categories
+                        if any(_name_tokens(level) == variant for level in re.split(r"\s*(?:>|/|\|)\s*", c))))
     counter: Counter = Counter()
-    for c in cats:
-        counter.update(own.categories.get(c, Counter()))
+    for p in prefixes:
+        counter.update(own.own_prefix_ids.get(p, Counter()))
+    level = prefixes[0].rsplit(" > ", 1)[-1]
+    m = _from_merchant(cats, text, own, taxonomy, counter, strict=False)
+    if m.taxonomy_id is not None:
+        held = sum(n for g, n in counter.items() if g is not None and taxonomy.is_within(g, m.taxonomy_id))
+        if held * 2 < own.node_rows.get(m.taxonomy_id, 0):
+            # the level is finer than the taxonomy node ("Teak Loungers" under Sunloungers): keep the
+            # scope to the merchant's own category rather than widening it to the whole node
+            m = _Match(None, cats, text, level)
+    if m.taxonomy_id is None:
+        m.label = level
+    m.own_paths, m.own_label = prefixes, level
+    return m
+
+
+def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy,
+                   counter: Counter | None = None, strict: bool = True) -> _Match:
+    """A scope from merchant categories: their taxonomy node is the deepest node holding most of their rows."""
+    if counter is None:
+        counter = Counter()
+        for c in cats:
+            counter.update(own.categories.get(c, Counter()))
     mapped = {g: n for g, n in counter.items() if g is not None}
     node_id = None
     if mapped:
@@ -452,12 +514,12 @@ def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: T
                 common_levels.append(levels[0])
             else:
                 break
-        if common_levels and sum(mapped.values()) / total >= MERCHANT_INCLUDE_SHARE:
+        if len(common_levels) >= 2 and sum(mapped.values()) / total >= MERCHANT_INCLUDE_SHARE:
             node_id = taxonomy.id_for_path(" > ".join(common_levels))
-    last_level = _shared_level(cats, text)
+    last_level = _shared_level(cats, text) if cats else text
     if node_id is not None:
         inside = set(_merchant_inside(node_id, own, taxonomy))
-        if inside - set(cats):
+        if strict and inside - set(cats):
             # the merchant's category is finer than the taxonomy ("Teak Loungers" under Sunloungers):
             # keep the scope to those categories rather than widening it to the whole node
             return _Match(None, cats, text, last_level)
@@ -684,7 +746,87 @@ def _scope(match: _Match | None, taxonomy: Taxonomy) -> Scope:
         return Scope()
     node = taxonomy.node(match.taxonomy_id) if match.taxonomy_id is not None else None
     return Scope(label=match.label, taxonomy_id=node.id if node else None, taxonomy_path=node.path if node else None,
-                 merchant_categories=match.merchant, phrase=match.phrase)
+                 merchant_categories=match.merchant, phrase=match.phrase, own_paths=match.own_paths,
+                 own_label=match.own_label)
+
+
+def _accessories_of(node_id: int, taxonomy: Taxonomy) -> tuple[int, ...]:
+    """The sibling "<name> Accessories" node ("Outdoor Furniture" → "Outdoor Furniture Accessories"):
+    a merchant asking about a range means its accessories too (covers of outdoor furniture)."""
+    node = taxonomy.node(node_id)
+    if node is None or node.parent_id is None:
+        return ()
+    want = node.name + " Accessories"
+    return tuple(c for c in taxonomy.children_of(node.parent_id) if taxonomy.nodes[c].name == want)
+
+
+def _subcategory_names(node_id: int, taxonomy: Taxonomy, limit: int = 8) -> str:
+    names = sorted(taxonomy.nodes[c].name for c in taxonomy.children_of(node_id))
+    if not names:
+        return "no subcategories"
+    return ", ".join(names[:limit]) + (" and others" if len(names) > limit else "")
+
+
+def _title_terms(phrase: tuple[str, ...]) -> tuple[str, ...]:
+    """(noun, *modifiers) of a scope phrase: its last word names the product."""
+    words = tuple(t for t in phrase if t != "and" and t not in STOPWORDS)
+    if not words or (len(words) == 1 and words[0] in _EQUIV) or words[-1].isdigit():
+        return ()
+    return (words[-1],) + words[:-1]
+
+
+def _nearest_own(phrase: str, own: _OwnIndex, limit: int = 5) -> tuple[str, ...]:
+    """The merchant's own category names closest to the phrase (any level), most similar first."""
+    names: dict[str, str] = {}
+    for toks, prefixes in own.own_levels.items():
+        names.setdefault(" ".join(toks), sorted(prefixes)[0].rsplit(" > ", 1)[-1])
+    ranked = sorted(names, key=lambda k: (-difflib.SequenceMatcher(None, phrase, k).ratio(), k))
+    out: list[str] = []
+    for k in ranked:
+        if names[k] not in out:
+            out.append(names[k])
+    return tuple(out[:limit])
+
+
+def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Taxonomy, phrase: tuple[str, ...],
+            title_only: bool = False) -> Scope | None:
+    """The scope with its accessories, title terms and counts of how its products were found.
+
+    Title-only (no category named the phrase): None when no title names it either. When nothing
+    holds the strict phrase but titles name its noun, the noun alone is used and the scope says so.
+    An empty scope names the nearest own categories and the catalog's unplaced products."""
+    from agent.analysis import scoping
+
+    extra = _accessories_of(scope.taxonomy_id, taxonomy) if scope.taxonomy_id is not None else ()
+    widened = None
+    if extra:
+        inside = set(scope.merchant_categories)
+        for e in extra:
+            inside |= set(_merchant_inside(e, own_idx, taxonomy))
+        parts = [f"{taxonomy.nodes[i].name} ({_subcategory_names(i, taxonomy)})" for i in (scope.taxonomy_id, *extra)]
+        widened = (f"{taxonomy.nodes[extra[0]].name} is counted with {taxonomy.nodes[scope.taxonomy_id].name}: the "
+                   f"accessories belong to the range. Covered: " + "; ".join(parts) + ".")
+        scope = replace(scope, extra_taxonomy_ids=extra, merchant_categories=tuple(sorted(inside)), widened=widened)
+    terms = _title_terms(phrase)
+    scope = replace(scope, title_terms=terms)
+    if own is None or own.num_rows == 0:
+        return None if title_only else scope
+    found = scoping.found(own, scope, taxonomy)
+    total = sum(n for _, n in found)
+    if total == 0 and len(terms) > 1:  # "pond pumps" whose titles only say "pump"
+        loose = replace(scope, title_terms=terms[:1])
+        loose_found = scoping.found(own, loose, taxonomy)
+        if sum(n for _, n in loose_found):
+            words = " ".join(phrase)
+            note = (f"No category and no title names “{words}”; the scope holds the products whose title names "
+                    f"a {terms[0]}.")
+            scope, found, total = replace(loose, widened=note), loose_found, sum(n for _, n in loose_found)
+    if title_only and total == 0:
+        return None
+    scope = replace(scope, found=found)
+    if total == 0:
+        scope = replace(scope, nearest=_nearest_own(" ".join(phrase), own_idx), unplaced=scoping.unplaced(own))
+    return scope
 
 
 def _starts_with(seq: list[str], options) -> bool:
@@ -695,13 +837,28 @@ def _has(seq: list[str], phrases) -> bool:
     return any(_find(seq, p, set()) is not None for p in phrases)
 
 
+def _scope_for(toks: tuple[str, ...], display: str, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Taxonomy,
+               tax_idx: _Index) -> Scope | None:
+    """A remembered scope phrase (already corrected) resolved again: categories first, then titles."""
+    m, _, _ = _resolve(list(toks), set(), own_idx, taxonomy, tax_idx)
+    if m is not None:
+        m.phrase = display
+        return _placed(_scope(m, taxonomy), own, own_idx, taxonomy, toks)
+    return _placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
+
+
 def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMemory | None = None) -> Plan:
-    """Skills, scope and notes for one question; `memory` is the previous turn's PlanMemory in this context."""
+    """Skills, scope and notes for one question; `memory` is the previous turn's PlanMemory in this context.
+
+    The memory keeps the scope phrase as it *resolved* (typos corrected, words stemmed), so a
+    follow-up after "gaps in outdor furnture" keeps Outdoor Furniture exactly as after the correctly
+    spelled question. A follow-up without a category phrase keeps the previous scope; "across the
+    whole catalog", "overall", "everything" reset it."""
     tax_idx = _taxonomy_index(taxonomy)
     own_idx = _own_index(own, taxonomy)
     words = raw_tokens(question or "")[:MAX_TOKENS]
     raw = [stem(w) for w in words]
-    own_vocab = {t for toks in own_idx.level_names for t in toks}
+    own_vocab = {t for toks in own_idx.level_names for t in toks} | {t for toks in own_idx.own_levels for t in toks}
     seq = _correct(raw, _INTENT_VOCAB, tax_idx.vocab, own_vocab)
     skills, used = _intents(seq)
     whole = _has(seq, _WHOLE_TOKENS)
@@ -709,32 +866,43 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     unmatched = " ".join(words[miss[0]:miss[1]]) if miss else None
     notes: list[str] = []
     follow = _starts_with(seq, _FOLLOW_TOKENS) or len([t for t in seq if t not in STOPWORDS]) <= 2
-    scope_phrase = " ".join(words[span[0]:span[1]]) if span else None
-    if match is not None and scope_phrase:
-        match.phrase = scope_phrase
+    display = " ".join(words[span[0]:span[1]]) if span else None
+    resolved = " ".join(_phrase(seq, *span)) if span else None  # what the memory keeps
+    scope: Scope | None = None
+    if match is not None:
+        match.phrase = display
+        scope = _placed(_scope(match, taxonomy), own, own_idx, taxonomy, _phrase(seq, *span))
+    elif unmatched:  # no category has the words: perhaps the titles do ("pond pumps")
+        scope = _placed(Scope(label=unmatched, phrase=unmatched), own, own_idx, taxonomy, _phrase(seq, *miss),
+                        title_only=True)
+        if scope is not None:
+            resolved, unmatched = " ".join(_phrase(seq, *miss)), None
 
     if memory and follow and not whole:
-        if skills and match is None and unmatched is None and memory.scope_phrase:
+        if skills and scope is None and unmatched is None and memory.scope_phrase:
             # "and pricing?" — same scope, new skill
-            m2, _, _ = _resolve(tokens(memory.scope_phrase), set(), own_idx, taxonomy, tax_idx)
-            if m2 is not None:
-                m2.phrase = memory.scope_phrase
-                match, scope_phrase = m2, memory.scope_phrase
-        if not skills and (match is not None or unmatched is not None) and memory.skills:
+            again = _scope_for(tuple(tokens(memory.scope_phrase)), memory.scope_phrase, own, own_idx, taxonomy, tax_idx)
+            if again is not None:
+                scope, resolved = again, memory.scope_phrase
+        if not skills and (scope is not None or unmatched is not None) and memory.skills:
             # "what about lighting?" — same skills, new scope
             skills = list(memory.skills)
 
+    near: tuple[str, ...] = ()
     if unmatched:
         near = _nearest(" ".join(seq[miss[0]:miss[1]]), own_idx, taxonomy)
         near_text = ", ".join(near) if near else "none"
         notes.append(f"No category matches “{unmatched}”; nearest: {near_text}. The answer covers the whole catalog.")
+    if scope is not None and scope.widened:
+        notes.append(scope.widened)
     if not skills:
         skills = [FALLBACK]
-        if not (memory and follow and match is not None):
-            notes.append(CAPABILITIES_NOTE if match is None else CAPABILITIES_NOTE.replace("Here is an overview of the catalog.",
+        if not (memory and follow and scope is not None):
+            notes.append(CAPABILITIES_NOTE if scope is None else CAPABILITIES_NOTE.replace("Here is an overview of the catalog.",
                                                                                           "Here is an overview of this category."))
-    scope = _scope(match, taxonomy)
     if unmatched:
         scope = Scope(unmatched=unmatched, nearest=near)
+    scope = scope or Scope()
     skills_t = tuple(s for s in SKILL_ORDER if s in skills)
-    return Plan(skills=skills_t, scope=scope, notes=tuple(notes), memory=PlanMemory(skills=skills_t, scope_phrase=scope_phrase))
+    return Plan(skills=skills_t, scope=scope, notes=tuple(notes),
+                memory=PlanMemory(skills=skills_t, scope_phrase=resolved if not scope.is_whole_catalog else None))

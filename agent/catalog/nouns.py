@@ -24,3 +24,15 @@ def title_head(title: str | None) -> str:
     head = _SEPARATORS.split(text, maxsplit=1)[0]
     head = _LINKS.split(head, maxsplit=1)[0]
     return head.strip(" -–—|:,.")
+
+
+_HAS_DIGIT = re.compile(r"\d")
+
+
+def head_noun(title: str | None) -> str:
+    """The product noun: the last word of the title's head that is no model number or size
+    ("Pond Pump 3000" → "Pump", "Pump Filter Bag" → "Bag"); "" for none."""
+    words = [w for w in re.split(r"[\s/]+", title_head(title)) if w]
+    while words and _HAS_DIGIT.search(words[-1]):
+        words.pop()
+    return words[-1].strip(".,;:!?\"'()[]") if words else ""

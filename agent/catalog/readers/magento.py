@@ -9,7 +9,7 @@
   rows only bundle other products and yield no row.
 * `product_online` 1 is enabled (active), 2 disabled (draft).
 * `categories` holds comma-separated paths ("Default Category/Gear/Bags,…"); the first path, without
-  its root category, joined with " > ", is the category.
+  its root category, joined with " > ", is the category; all paths are the own categories.
 * `additional_attributes` ("color=Red,size=M,material=Cotton,manufacturer=Acme") feeds color, size,
   material and brand.
 """
@@ -20,10 +20,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agent.catalog.readers import own_categories
 from agent.catalog.readers.common import Draft, attribute_for, coalesce, take_rows
 from agent.catalog.values import map_distinct, to_strings
 
-_INHERIT = ("title", "description", "category_path", "image_url", "brand")
+_INHERIT = ("title", "description", "category_path", "image_url", "brand", "own_categories")
 
 
 def _category(v: str | None) -> str | None:
@@ -99,6 +100,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         if name in raw:
             cols[name] = raw[name]
     if "category_path" in raw:
+        raw["own_categories"] = own_categories.column(raw["category_path"], own_categories.magento)
         raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _category, pa.string(), keep_dict=True)
     if "additional_attributes" in raw:
         extra = raw["additional_attributes"]
