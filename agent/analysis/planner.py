@@ -42,6 +42,9 @@ CAPABILITIES_NOTE = (
 )
 # Share of a merchant category's rows that must map inside a taxonomy scope for the category to be included.
 MERCHANT_INCLUDE_SHARE = 0.5
+# Share of a taxonomy node's rows an own category must hold for the node to stand for it: "Hoodies"
+# is not all of Shirts & Tops when the merchant's Tshirts are there too (that would widen the scope).
+OWN_NODE_SHARE = 0.8
 SKILL_ORDER = ("assortment_gaps", "price_ladder", "attribute_coverage", "brand_coverage", "availability",
                "content_quality", "catalog_overview")
 FALLBACK = "catalog_overview"
@@ -312,6 +315,7 @@ class _OwnIndex:
     # own categories (every path of every product, product types included; see readers/own_categories.py)
     own_levels: dict[tuple[str, ...], set[str]] = None  # tokens of a level name -> own path prefixes ending there
     own_prefix_ids: dict[str, Counter] = None  # own path prefix -> Counter of google ids of its rows
+    own_joined: dict[str, list[tuple[str, ...]]] = None  # a level's words written together -> its own_levels keys
 
 
 _OWN_CACHE: dict[int, tuple[Any, int, _OwnIndex]] = {}
@@ -338,7 +342,7 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
     categories: dict[str, Counter] = {}
     level_names: dict[tuple[str, ...], set[str]] = {}
     if own is None or own.num_rows == 0:
-        return _OwnIndex(node_rows, categories, level_names, {}, {})
+        return _OwnIndex(node_rows, categories, level_names, {}, {}, {})
     ids = own["google_category_id"]
     for d in pc.value_counts(ids).to_pylist():
         cid, n = d["values"], d["counts"]
@@ -381,7 +385,10 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
         toks = _name_tokens(prefix.rsplit(" > ", 1)[-1])
         if toks and not all(t in STOPWORDS for t in toks):  # "Products", "All" are no scope
             own_levels.setdefault(toks, set()).add(prefix)
-    return _OwnIndex(node_rows, categories, level_names, own_levels, own_prefix_ids)
+    own_joined: dict[str, list[tuple[str, ...]]] = {}
+    for toks in own_levels:
+        own_joined.setdefault("".join(toks), []).append(toks)
+    return _OwnIndex(node_rows, categories, level_names, own_levels, own_prefix_ids, own_joined)
 
 
 def _variants(phrase: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -440,7 +447,9 @@ def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, t
     for variant in variants:
         joined = "".join(variant)
         if with_data:
-            prefixes = own.own_levels.get(variant) or own.own_levels.get(_joined_own_level(own, joined))
+            prefixes = set(own.own_levels.get(variant, ()))
+            for toks in own.own_joined.get(joined, ()):  # "Sunloungers" and a type "Sun Lounger" alike
+                prefixes |= own.own_levels[toks]
             if prefixes:
                 return _from_own(tuple(sorted(prefixes)), variant, text, own, taxonomy)
         exact = tax_idx.by_tokens.get(variant, [])
@@ -456,14 +465,6 @@ def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, t
 def _joined_level(own: _OwnIndex, joined: str) -> tuple[str, ...]:
     """A merchant level whose words written together equal `joined` ("sun loungers" ~ "Sunloungers")."""
     for toks in own.level_names:
-        if "".join(toks) == joined:
-            return toks
-    return ()
-
-
-def _joined_own_level(own: _OwnIndex, joined: str) -> tuple[str, ...]:
-    """An own level whose words written together equal `joined` ("sun loungers" ~ "Sunloungers")."""
-    for toks in own.own_levels:
         if "".join(toks) == joined:
             return toks
     return ()
@@ -485,7 +486,7 @@ def _from_own(prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, ow
     m = _from_merchant(cats, text, own, taxonomy, counter, strict=False)
     if m.taxonomy_id is not None:
         held = sum(n for g, n in counter.items() if g is not None and taxonomy.is_within(g, m.taxonomy_id))
-        if held * 2 < own.node_rows.get(m.taxonomy_id, 0):
+        if held < OWN_NODE_SHARE * own.node_rows.get(m.taxonomy_id, 0):
             # the level is finer than the taxonomy node ("Teak Loungers" under Sunloungers): keep the
             # scope to the merchant's own category rather than widening it to the whole node
             m = _Match(None, cats, text, level)
@@ -806,7 +807,8 @@ def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Ta
         parts = [f"{taxonomy.nodes[i].name} ({_subcategory_names(i, taxonomy)})" for i in (scope.taxonomy_id, *extra)]
         widened = (f"{taxonomy.nodes[extra[0]].name} is counted with {taxonomy.nodes[scope.taxonomy_id].name}: the "
                    f"accessories belong to the range. Covered: " + "; ".join(parts) + ".")
-        scope = replace(scope, extra_taxonomy_ids=extra, merchant_categories=tuple(sorted(inside)), widened=widened)
+        scope = replace(scope, extra_taxonomy_ids=extra, extra_taxonomy_paths=tuple(taxonomy.nodes[e].path for e in extra),
+                        merchant_categories=tuple(sorted(inside)), widened=widened)
     terms = _title_terms(phrase)
     scope = replace(scope, title_terms=terms)
     if own is None or own.num_rows == 0:

@@ -31,6 +31,7 @@ class Scope:
     nearest: tuple[str, ...] = ()  # closest existing categories when `unmatched` is set (or the scope is empty)
     # --- the three places a scope is found (issue 10): own categories, Google taxonomy, titles ---
     extra_taxonomy_ids: tuple[int, ...] = ()  # further taxonomy roots ("Outdoor Furniture Accessories")
+    extra_taxonomy_paths: tuple[str, ...] = ()  # their paths, for the answer
     own_paths: tuple[str, ...] = ()  # own category paths: a product with any own path equal to or under one
     own_label: str | None = None  # how the own categories are named in the answer ("Pumps")
     title_terms: tuple[str, ...] = ()  # (noun, *modifiers), stemmed: products whose title's noun is the noun

@@ -80,9 +80,16 @@ def _key(scope: Scope) -> tuple:
 def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
     n = table.num_rows
     none = np.zeros(n, dtype=bool)
-    own = own_mask(table, scope.own_paths, scope.merchant_categories) if (scope.own_paths or scope.merchant_categories) else none
     ids = subtree_ids(scope, taxonomy)
     tax = taxonomy_mask(table, ids) if ids else none
+    if scope.own_paths:
+        # the categories the phrase named are "own"; further primary paths joined the scope because
+        # their rows map into its taxonomy node, so they count with the taxonomy
+        own = own_mask(table, scope.own_paths)
+        if scope.merchant_categories:
+            tax = tax | own_mask(table, (), scope.merchant_categories)
+    else:
+        own = own_mask(table, (), scope.merchant_categories) if scope.merchant_categories else none
     title = title_mask(table, scope.title_terms) if scope.title_terms else none
     return ScopeRows(own, tax, title)
 
