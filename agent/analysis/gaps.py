@@ -243,6 +243,7 @@ def run(inp: SkillInput) -> SkillResult:
         chart=("Subcategory", "Products"),
         taxonomy_note=common.taxonomy_note(scope, tax, n_sub),
         notes=notes,
+        missing="reference" if scope.wants_reference and ref is None else None,  # shares need a reference
     )
 
 

@@ -175,6 +175,9 @@ WEAK_GAPS = ("missing", "lack", "lacking", "competitor", "competitors", "compare
              "benchmark", "reference", "market", "coverage", "carry", "against")
 FOLLOW_UP = ("and", "what about", "how about", "also", "same for", "now", "then", "ok", "okay", "and what about",
              "and for", "what of", "and in")
+# Words that ask for someone else's catalog: brands or shares "competitors carry", "market share".
+REFERENCE_WORDS = ("competitor", "competitors", "competition", "rival", "rivals", "market", "benchmark", "reference",
+                   "share", "shares", "share index", "other shops", "other stores", "others carry", "vs", "versus")
 WHOLE_CATALOG = ("whole catalog", "entire catalog", "my catalog", "the catalog", "all products", "everything", "overall",
                  "whole store", "my store", "my shop", "whole range", "all categories", "full catalog", "this catalog",
                  "this file", "the file", "my products", "my feed", "the feed")
@@ -209,6 +212,7 @@ _NEUTRAL_TOKENS = sorted({tuple(tokens(p)) for p in NEUTRAL}, key=len, reverse=T
 _FOLLOW_TOKENS = sorted({tuple(tokens(p)) for p in FOLLOW_UP}, key=len, reverse=True)
 _WHOLE_TOKENS = {tuple(tokens(p)) for p in WHOLE_CATALOG}
 _PREP_TOKENS = {stem(p) for p in SCOPE_PREPOSITIONS}
+_REFERENCE_TOKENS = {tuple(tokens(p)) for p in REFERENCE_WORDS}
 
 
 def _find(seq: list[str], phrase: tuple[str, ...], used: set[int]) -> list[int] | None:
@@ -219,10 +223,12 @@ def _find(seq: list[str], phrase: tuple[str, ...], used: set[int]) -> list[int] 
     return None
 
 
-def _intents(seq: list[str]) -> tuple[list[str], set[int]]:
-    """Skills named by the question (stable order) and the token positions their words used."""
+def _intents(seq: list[str], claimed: set[int] | None = None) -> tuple[list[str], set[int]]:
+    """Skills named by the question (stable order) and the token positions their words used.
+
+    `claimed` positions (an own category named after "in": "gaps in Picture Frames") are no intent words."""
     found: set[str] = set()
-    used: set[int] = set()
+    used: set[int] = set(claimed or ())
     for phrase in _NEUTRAL_TOKENS:
         hit = _find(seq, phrase, used)
         while hit is not None:
@@ -839,6 +845,32 @@ def _has(seq: list[str], phrases) -> bool:
     return any(_find(seq, p, set()) is not None for p in phrases)
 
 
+_LEADING = {"my", "the", "our", "your", "all", "of"}
+
+
+def _own_claim(seq: list[str], own: _OwnIndex) -> Span | None:
+    """An own category named whole after a scope preposition, even when its name holds question or
+    intent words ("gaps in Tools for the Garden", "stock in Picture Frames"): its span, longest first."""
+    if not own.own_levels:
+        return None
+    best = None
+    for i in range(1, len(seq)):
+        if seq[i - 1] not in _PREP_TOKENS:
+            continue
+        start = i
+        while start < len(seq) and seq[start] in _LEADING:
+            start += 1
+        for j in range(min(len(seq), start + MAX_PHRASE_WORDS + 2), start, -1):
+            if j < len(seq) and seq[j] not in STOPWORDS:  # "garden" of "garden furniture" is no name
+                continue
+            phrase = _phrase(seq, start, j)
+            if phrase and (phrase in own.own_levels or "".join(phrase) in own.own_joined):
+                if best is None or j - start > best[1] - best[0]:
+                    best = (start, j)
+                break
+    return best
+
+
 def _scope_for(toks: tuple[str, ...], display: str, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Taxonomy,
                tax_idx: _Index) -> Scope | None:
     """A remembered scope phrase (already corrected) resolved again: categories first, then titles."""
@@ -862,9 +894,16 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     raw = [stem(w) for w in words]
     own_vocab = {t for toks in own_idx.level_names for t in toks} | {t for toks in own_idx.own_levels for t in toks}
     seq = _correct(raw, _INTENT_VOCAB, tax_idx.vocab, own_vocab)
-    skills, used = _intents(seq)
+    claim = _own_claim(seq, own_idx)
+    skills, used = _intents(seq, set(range(*claim)) if claim else None)
+    if claim and not skills:  # the words named the question, not a category ("what's on sale?")
+        claim = None
+        skills, used = _intents(seq)
     whole = _has(seq, _WHOLE_TOKENS)
-    match, span, miss = (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
+    if claim:
+        match, span, miss = _match_phrase(_phrase(seq, *claim), own_idx, taxonomy, tax_idx, True), claim, None
+    else:
+        match, span, miss = (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
     unmatched = " ".join(words[miss[0]:miss[1]]) if miss else None
     notes: list[str] = []
     follow = _starts_with(seq, _FOLLOW_TOKENS) or len([t for t in seq if t not in STOPWORDS]) <= 2
@@ -905,6 +944,8 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     if unmatched:
         scope = Scope(unmatched=unmatched, nearest=near)
     scope = scope or Scope()
+    if _has(seq, _REFERENCE_TOKENS):
+        scope = replace(scope, wants_reference=True)
     skills_t = tuple(s for s in SKILL_ORDER if s in skills)
     return Plan(skills=skills_t, scope=scope, notes=tuple(notes),
                 memory=PlanMemory(skills=skills_t, scope_phrase=resolved if not scope.is_whole_catalog else None))

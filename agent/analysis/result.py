@@ -40,6 +40,7 @@ class Scope:
     found: tuple[tuple[str, int], ...] = ()
     unplaced: int | None = None  # active products with no own and no Google category (said when empty)
     widened: str | None = None  # the sentence that says how and why the scope is wider than the words
+    wants_reference: bool = False  # the question asks about competitors, the market or shares
 
     @property
     def is_whole_catalog(self) -> bool:
@@ -72,3 +73,6 @@ class SkillResult:
     chart: tuple[str, str] | None = None  # (label column, value column) for a bar chart, if any
     taxonomy_note: str | None = None  # "12 subcategories under Furniture > Outdoor Furniture"
     notes: list[str] = field(default_factory=list)  # fixed sentences (e.g. "stock unknown")
+    # what is missing to answer the question as asked ("reference": competitor or market data); render
+    # says it in the answer's first line, before what the skill could show
+    missing: str | None = None

@@ -574,9 +574,24 @@ def visible_findings(result: SkillResult, limit: int = MAX_ROWS) -> list[Finding
     return sorted(keep, key=lambda f: -f.severity)[:MAX_FINDINGS]
 
 
+# What is missing to answer as asked, said first (issue 10): the skill then shows what it can.
+MISSING = {
+    "reference": ("Competitor or market data is needed to answer this, and none is attached: add the competitor's "
+                  "or market catalog as a second file (name it, or call it the competitor or reference catalog in "
+                  "the question), or set `reference_uri` in `catalog_context`. Until then, here is what your own "
+                  "catalog shows."),
+}
+
+
+def missing_line(result: SkillResult) -> str | None:
+    return MISSING.get(result.missing) if result.missing else None
+
+
 def render_skill(result: SkillResult, preface: Sequence[str] = ()) -> str:
     """The Markdown answer for one skill, without the evidence footer."""
     blocks = [title(result)]
+    if missing_line(result):
+        blocks.append(missing_line(result))
     blocks.extend(line for line in preface if line)
     blocks.append(scope_line(result.scope, markdown=True))
     bullets = [f"- {sentence(f, result.currency, markdown=True)}" for f in visible_findings(result)]
