@@ -101,7 +101,7 @@ def stem(word: str) -> str:
     return w
 
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")  # any script's letters: category names are not all English
 
 
 def tokens(text: str) -> list[str]:
@@ -490,6 +490,12 @@ def _from_own(prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, ow
         counter.update(own.own_prefix_ids.get(p, Counter()))
     level = prefixes[0].rsplit(" > ", 1)[-1]
     m = _from_merchant(cats, text, own, taxonomy, counter, strict=False)
+    named = list(dict.fromkeys(i for i in (taxonomy.id_for_path(p) for p in prefixes) if i is not None))
+    if len(named) == 1 and (m.taxonomy_id is None or taxonomy.is_within(m.taxonomy_id, named[0])):
+        # the merchant's path is a taxonomy path ("Furniture > Chairs", as Shopify writes categories):
+        # that node is the scope, not the narrower one its few products happen to sit in
+        node = named[0]
+        m = _Match(node, tuple(sorted(set(cats) | set(_merchant_inside(node, own, taxonomy)))), text, taxonomy.nodes[node].name)
     if m.taxonomy_id is not None:
         held = sum(n for g, n in counter.items() if g is not None and taxonomy.is_within(g, m.taxonomy_id))
         if held < OWN_NODE_SHARE * own.node_rows.get(m.taxonomy_id, 0):
@@ -928,6 +934,9 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
         if not skills and (scope is not None or unmatched is not None) and memory.skills:
             # "what about lighting?" — same skills, new scope
             skills = list(memory.skills)
+    if memory and follow and whole and not skills and scope is None and memory.skills:
+        # "and across the whole catalog?" — same skills, the scope reset
+        skills = list(memory.skills)
 
     near: tuple[str, ...] = ()
     if unmatched:

@@ -47,12 +47,15 @@ def _levels(path: str, sep: str) -> list[str]:
 
 
 def _join(paths: list[list[str]]) -> str | None:
+    """Paths joined; a path that only repeats the start of another ("Gear" beside "Gear > Fitness",
+    as Magento lists every ancestor) is left out — a product is in every level of its paths anyway."""
     out: list[str] = []
     for levels in paths:
         text = " > ".join(levels)
         if text and text not in out:
             out.append(text)
-    return SEPARATOR.join(out) or None
+    kept = [p for p in out if not any(o != p and o.startswith(p + " > ") for o in out)]
+    return SEPARATOR.join(kept) or None
 
 
 def _several_if_paths(value: str) -> list[str]:
