@@ -693,15 +693,16 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
         m = _partial(phrase, own, taxonomy, tax_idx)
         if m:
             return m, (i, j), None
-    for _, i, j, phrase, _ in spans:
-        m = _match_phrase(phrase, own, taxonomy, tax_idx, False)
-        if m:
-            return m, (i, j), None
-    for _, i, j, phrase, _ in spans:
-        if len(phrase) >= 2:
-            m = _partial(phrase, own, taxonomy, tax_idx, with_data=False)
+    for length in sorted(by_len, reverse=True):  # C and D, longest phrase first ("pond pumps" before "pond")
+        for _, i, j, phrase, _ in by_len[length]:
+            m = _match_phrase(phrase, own, taxonomy, tax_idx, False)
             if m:
                 return m, (i, j), None
+        if length >= 2:
+            for _, i, j, phrase, _ in by_len[length]:
+                m = _partial(phrase, own, taxonomy, tax_idx, with_data=False)
+                if m:
+                    return m, (i, j), None
     # an unmatched phrase only counts when introduced as a scope ("in spaceships", "for spaceships")
     for start, end in runs:
         if start > 0 and seq[start - 1] in _PREP_TOKENS:
@@ -788,6 +789,41 @@ def _title_terms(phrase: tuple[str, ...]) -> tuple[str, ...]:
     return (words[-1],) + words[:-1]
 
 
+MAX_SUBCATEGORY_TERMS = 400  # a broad scope ("Home & Garden") is left to the mapping, not to title words
+
+
+def _name_parts(name: str) -> list[tuple[str, ...]]:
+    """A taxonomy name's product names: "Skillets & Frying Pans" → (skillet,), (frying, pan)."""
+    out = []
+    for part in re.split(r"\s*(?:&|,|\band\b)\s*", name):
+        toks = _name_tokens(part)
+        if toks:
+            out.append(toks)
+    return out
+
+
+def _with_subcategories(scope: Scope, own: _OwnIndex, taxonomy: Taxonomy) -> Scope:
+    """The scope's taxonomy subcategories named by the merchant's own categories or product titles:
+    a type "frying-pans" or a title "Cast Iron Frying Pan" is in Cookware (Skillets & Frying Pans),
+    whatever the mapping made of it. Both count as found through the taxonomy, not as the category
+    the merchant named. Only for scopes of a few hundred subcategory names."""
+    from agent.analysis.scoping import subtree_ids
+
+    ids = subtree_ids(scope, taxonomy)
+    if not ids:
+        return scope
+    names = [p for i in ids for p in _name_parts(taxonomy.nodes[i].name)]
+    if len(names) > MAX_SUBCATEGORY_TERMS:
+        return scope
+    sub_paths: set[str] = set()
+    for toks in names:
+        sub_paths |= own.own_levels.get(toks, set())
+        for alt in own.own_joined.get("".join(toks), ()):
+            sub_paths |= own.own_levels[alt]
+    sub = tuple(sorted({(t[-1],) + t[:-1] for t in names if not t[-1].isdigit()}))
+    return replace(scope, own_subpaths=tuple(sorted(sub_paths - set(scope.own_paths))), title_subterms=sub)
+
+
 def _nearest_own(phrase: str, own: _OwnIndex, limit: int = 5) -> tuple[str, ...]:
     """The merchant's own category names closest to the phrase (any level), most similar first."""
     names: dict[str, str] = {}
@@ -823,6 +859,7 @@ def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Ta
                         merchant_categories=tuple(sorted(inside)), widened=widened)
     terms = _title_terms(phrase)
     scope = replace(scope, title_terms=terms)
+    scope = _with_subcategories(scope, own_idx, taxonomy)
     if own is None or own.num_rows == 0:
         return None if title_only else scope
     found = scoping.found(own, scope, taxonomy)

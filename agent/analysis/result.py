@@ -35,6 +35,9 @@ class Scope:
     own_paths: tuple[str, ...] = ()  # own category paths: a product with any own path equal to or under one
     own_label: str | None = None  # how the own categories are named in the answer ("Pumps")
     title_terms: tuple[str, ...] = ()  # (noun, *modifiers), stemmed: products whose title's noun is the noun
+    # the same for the names of the scope's taxonomy subcategories ("Stock Pots", "Frying Pans" under Cookware)
+    title_subterms: tuple[tuple[str, ...], ...] = ()
+    own_subpaths: tuple[str, ...] = ()  # own paths named like one of those subcategories (a type "frying-pans")
     # how the population was found, in active products, each counted once in the first place that
     # holds it: (("own", 24), ("taxonomy", 0), ("title", 7)); empty when not computed
     found: tuple[tuple[str, int], ...] = ()

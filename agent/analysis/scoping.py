@@ -4,9 +4,12 @@ A scope phrase ("pond pumps", "cookware", "outdoor furniture") is resolved by th
 
 1. **own categories** — `Scope.own_paths` (any level of any of a product's own paths, product types
    included; see `readers/own_categories.py`) and `Scope.merchant_categories` (primary paths);
-2. **the Google taxonomy** — `Scope.taxonomy_id` and `Scope.extra_taxonomy_ids`, with their subtrees;
+2. **the Google taxonomy** — `Scope.taxonomy_id` and `Scope.extra_taxonomy_ids`, with their subtrees,
+   and own categories named like one of their subcategories (`Scope.own_subpaths`: a type "frying-pans"
+   is in Cookware through "Skillets & Frying Pans");
 3. **product titles** — `Scope.title_terms`: the title's product noun (`catalog.nouns.head_noun`, the
-   one noun rule) is the phrase's last word, and the phrase's other words are in the title.
+   one noun rule) is the phrase's last word, and the phrase's other words are in the title; or the
+   same for a subcategory name of the taxonomy node (`Scope.title_subterms`: "Stock Pot 8 L").
 
 The population is every row any of the three places in scope; a product is *counted once*, in the
 first place (in that order) that holds it, which is how the answer says how it was found ("31 active
@@ -74,7 +77,8 @@ def rows(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows | None:
 
 
 def _key(scope: Scope) -> tuple:
-    return (scope.taxonomy_id, scope.extra_taxonomy_ids, scope.merchant_categories, scope.own_paths, scope.title_terms)
+    return (scope.taxonomy_id, scope.extra_taxonomy_ids, scope.merchant_categories, scope.own_paths, scope.title_terms,
+            scope.title_subterms, scope.own_subpaths)
 
 
 def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
@@ -90,7 +94,10 @@ def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
             tax = tax | own_mask(table, (), scope.merchant_categories)
     else:
         own = own_mask(table, (), scope.merchant_categories) if scope.merchant_categories else none
-    title = title_mask(table, scope.title_terms) if scope.title_terms else none
+    if scope.own_subpaths:  # own categories named like a subcategory of the taxonomy node: found through it
+        tax = tax | own_mask(table, scope.own_subpaths)
+    terms = ((scope.title_terms,) if scope.title_terms else ()) + tuple(scope.title_subterms)
+    title = title_mask(table, terms, taxonomy) if terms else none
     return ScopeRows(own, tax, title)
 
 
@@ -159,40 +166,71 @@ def own_mask(table: pa.Table, own_paths: tuple[str, ...], merchant_categories: t
 
 
 # --- titles ---------------------------------------------------------------------------------------------
-def title_matches(title: str | None, noun: str, modifiers: tuple[str, ...]) -> bool:
+def _product_word(taxonomy: Taxonomy | None):
+    """Is a title word a product word — one of the taxonomy's category-name words (stemmed)?"""
+    if taxonomy is None:
+        return None
+    from agent.analysis.planner import _taxonomy_index, stem
+
+    vocab = _taxonomy_index(taxonomy).vocab
+    return lambda w: stem(w.lower()) in vocab
+
+
+def title_matches(title: str | None, noun: str, modifiers: tuple[str, ...], known=None) -> bool:
     """The title's product noun is `noun` (stemmed) and every modifier is a word of the title
-    (outdoor/patio/garden… stand for each other)."""
+    (outdoor/patio/garden… stand for each other). `known` tells product words from model names."""
+    return _matches(title, _noun_of(title, known), [(noun, *modifiers)])
+
+
+def _noun_of(title: str | None, known) -> str:
     from agent.analysis.planner import tokens
     from agent.catalog.nouns import head_noun
 
-    word = head_noun(title)
-    if not word or tokens(word)[-1:] != [noun]:
-        return False
-    if not modifiers:
-        return True
-    words = set(tokens(title or ""))
-    for m in modifiers:
-        if m in words or (m in EQUIVALENT and words & set(EQUIVALENT)):
+    word = head_noun(title, known)
+    toks = tokens(word) if word else []
+    return toks[-1] if toks else ""
+
+
+def _matches(title: str | None, noun: str, terms: list[tuple[str, ...]]) -> bool:
+    from agent.analysis.planner import tokens
+
+    words = None
+    for t in terms:
+        if t[0] != noun:
             continue
-        return False
-    return True
+        if len(t) == 1:
+            return True
+        if words is None:
+            words = set(tokens(title or ""))
+        if all(m in words or (m in EQUIVALENT and words & set(EQUIVALENT)) for m in t[1:]):
+            return True
+    return False
 
 
-def title_mask(table: pa.Table, terms: tuple[str, ...]) -> np.ndarray:
-    """Rows whose title names the noun, decided once per distinct title; a substring test on all
-    distinct titles first, so only candidates reach the Python noun rule."""
-    noun, modifiers = terms[0], tuple(terms[1:])
-    if "title" not in table.column_names or table.num_rows == 0:
+def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Taxonomy | None = None) -> np.ndarray:
+    """Rows whose title names one of the term sets' nouns (with its modifiers), decided once per
+    distinct title; one regex over all distinct titles first, so only candidates reach the Python
+    noun rule."""
+    import re
+
+    if "title" not in table.column_names or table.num_rows == 0 or not terms:
         return np.zeros(table.num_rows, dtype=bool)
+    by_noun: dict[str, list[tuple[str, ...]]] = {}
+    for t in terms:
+        by_noun.setdefault(t[0], []).append(t)
     d = as_dictionary(table["title"])
     values = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
-    stem_part = noun[:-1] if len(noun) > 4 and noun.endswith("y") else noun
-    cand = np.flatnonzero(_np(pc.fill_null(pc.match_substring(values, stem_part, ignore_case=True), False)))
+    parts = sorted({(n[:-1] if len(n) > 4 and n.endswith("y") else n) for n in by_noun}, key=len, reverse=True)
+    pattern = "(?i)" + "|".join(re.escape(p) for p in parts)
+    cand = np.flatnonzero(_np(pc.fill_null(pc.match_substring_regex(values, pattern), False)))
     flags = np.zeros(len(values), dtype=bool)
     if len(cand):
+        known = _product_word(taxonomy)
         picked = values.take(pa.array(cand)).to_pylist()
         for i, title in zip(cand.tolist(), picked):
-            flags[i] = title_matches(title, noun, modifiers)
+            noun = _noun_of(title, known)
+            if noun in by_noun:
+                flags[i] = _matches(title, noun, by_noun[noun])
     return entry_codes(d, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
 
 

@@ -11,6 +11,7 @@ or a linking word, so they never decide a category.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 _SEPARATORS = re.compile(r"\s+[|–—-]+\s+|\s*\|\s*|:\s+|\s*\(|\s*\[|,\s+|\s+/\s+")
 _LINKS = re.compile(r"\s+(?:for|with|w/|by|featuring|feat\.?|from|inspired\s+by|compatible\s+with|fits)\s+", re.I)
@@ -27,12 +28,28 @@ def title_head(title: str | None) -> str:
 
 
 _HAS_DIGIT = re.compile(r"\d")
+# Words that grade, size or colour a product after its noun ("Pond Pump Mini", "Patio Chair Black"):
+# never the product noun.
+_NEVER_NOUN = frozenset(
+    "mini maxi micro pro plus max premium deluxe classic eco lite ultra super xs xl xxl xxxl large small "
+    "medium big little new original edition series version model style type black white red blue green grey gray "
+    "silver gold brown beige pink yellow orange purple navy cream natural clear piece pieces pcs pc pack packs "
+    "count".split())
 
 
-def head_noun(title: str | None) -> str:
+def head_noun(title: str | None, known: Callable[[str], bool] | None = None) -> str:
     """The product noun: the last word of the title's head that is no model number or size
-    ("Pond Pump 3000" → "Pump", "Pump Filter Bag" → "Bag"); "" for none."""
-    words = [w for w in re.split(r"[\s/]+", title_head(title)) if w]
-    while words and _HAS_DIGIT.search(words[-1]):
+    ("Pond Pump 3000" → "Pump", "Pump Filter Bag" → "Bag"); "" for none.
+
+    With `known` (is this word a product word, e.g. of the taxonomy's names?), trailing model and
+    brand words are passed over: "Oase Pond Pump Eco 6000" → "Pump"; a head with no known word
+    keeps its last word."""
+    words = [w.strip(".,;:!?\"'()[]") for w in re.split(r"[\s/]+", title_head(title))]
+    words = [w for w in words if w and not _HAS_DIGIT.search(w)]
+    while len(words) > 1 and words[-1].lower() in _NEVER_NOUN:
         words.pop()
-    return words[-1].strip(".,;:!?\"'()[]") if words else ""
+    if known is not None:
+        for w in reversed(words):
+            if known(w):
+                return w
+    return words[-1] if words else ""

@@ -526,7 +526,8 @@ def found_sentence(scope: Scope, markdown: bool = False) -> str:
             text += (f" {n:,} active {'product has' if n == 1 else 'products have'} neither a category of "
                      f"{'its' if n == 1 else 'their'} own nor a Google category.")
         return text
-    own_name = scope.own_label or (scope.merchant_categories[0].rsplit(" > ", 1)[-1] if len(scope.merchant_categories) == 1 else None)
+    own_name = scope.own_label or (scope.merchant_categories[0].rsplit(" > ", 1)[-1]
+                                   if len(scope.merchant_categories) == 1 else None)
     names = {
         "own": f"by your category {esc(own_name)}" if own_name else "by your categories",
         "taxonomy": f"by Google category {esc(scope.taxonomy_path.rsplit(' > ', 1)[-1])}" if scope.taxonomy_path else "by Google category",
