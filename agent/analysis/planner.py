@@ -282,6 +282,7 @@ class _Index:
 _TAX_CACHE: dict[int, _Index] = {}
 
 
+@functools.lru_cache(maxsize=65536)
 def _name_tokens(name: str) -> tuple[str, ...]:
     return tuple(t for t in tokens(name) if t != "and")
 
@@ -483,8 +484,7 @@ def _from_own(prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, ow
     most of the level's rows map to, unless other own categories share it (then the scope stays the
     merchant's own: "Teak Loungers" is not all of Sunloungers) or it is a top-level node (a level
     mapped across Furniture is no reason to call all of Furniture the scope)."""
-    cats = tuple(sorted(c for c in own.categories
-                        if any(_name_tokens(level) == variant for level in re.split(r"\s*(?:>|/|\|)\s*", c))))
+    cats = tuple(sorted(own.level_names.get(variant, ())))
     counter: Counter = Counter()
     for p in prefixes:
         counter.update(own.own_prefix_ids.get(p, Counter()))

@@ -27,6 +27,15 @@ def title_head(title: str | None) -> str:
     return head.strip(" -–—|:,.")
 
 
+def title_heads(titles):
+    """`title_head` over an Arrow string array at once (the same separators and linking words, as RE2
+    patterns): what a scope's title match scans before the exact rule runs on the few candidates."""
+    import pyarrow.compute as pc
+
+    heads = pc.replace_substring_regex(titles, r"(?s)(?:" + _SEPARATORS.pattern + r").*$", "")
+    return pc.replace_substring_regex(heads, r"(?is)(?:" + _LINKS.pattern + r").*$", "")
+
+
 _HAS_DIGIT = re.compile(r"\d")
 # Words that grade, size or colour a product after its noun ("Pond Pump Mini", "Patio Chair Black"):
 # never the product noun.
@@ -53,3 +62,47 @@ def head_noun(title: str | None, known: Callable[[str], bool] | None = None) -> 
             if known(w):
                 return w
     return words[-1] if words else ""
+
+
+def last_words(heads):
+    """`head_noun` without `known`, over an Arrow array of heads at once: the last word that is no
+    number, size or grade word, lower-cased (null or "" for none).
+
+    One regex pass takes every head's last word; only heads whose last word is a number or a grade
+    word ("… 8 L", "… Mini") — decided once per distinct word — lose it and are looked at again."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = pc.utf8_lower(pc.utf8_rtrim(heads, characters=" .,;:!?\"'()[]-–—|/"))
+    out = pc.replace_substring_regex(text, r"^.*[^\pL\pN]", "")
+    for _ in range(4):
+        enc = pc.dictionary_encode(out)
+        bad_word = np.array([bool(w) and (w in _NEVER_NOUN or bool(_HAS_DIGIT.search(w))) for w in enc.dictionary.to_pylist()],
+                            dtype=bool)
+        idx = enc.indices.to_numpy(zero_copy_only=False)
+        valid = np.asarray(enc.indices.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        bad = valid & bad_word[np.where(valid, idx, 0).astype(np.int64)] if len(bad_word) else np.zeros(len(out), dtype=bool)
+        # a head of one word keeps it (head_noun keeps the last word standing)
+        bad &= np.asarray(pc.fill_null(pc.match_substring_regex(text, r"[^\pL\pN]"), False).to_numpy(zero_copy_only=False), dtype=bool)
+        if not bad.any():
+            break
+        rows = pa.array(np.flatnonzero(bad))
+        sub = pc.replace_substring_regex(pc.take(text, rows), r"[^\pL\pN]+[^\pL\pN\s]*\S*$", "")
+        sub = pc.utf8_rtrim(sub, characters=" .,;:!?\"'()[]-–—|/")
+        text = _put(text, rows, sub)
+        out = _put(out, rows, pc.replace_substring_regex(sub, r"^.*[^\pL\pN]", ""))
+    return out
+
+
+def _put(arr, rows, values):
+    """arr with arr[rows] = values (an Arrow array; rows ascending)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pos = np.full(len(arr), -1, dtype=np.int64)
+    pos[rows.to_numpy(zero_copy_only=False)] = np.arange(len(rows))
+    mask = pa.array(pos >= 0)
+    replaced = pc.take(values, pa.array(np.where(pos >= 0, pos, 0)))
+    return pc.if_else(mask, replaced, arr)
