@@ -961,6 +961,14 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
                         title_only=True)
         if scope is not None:
             resolved, unmatched = " ".join(_phrase(seq, *miss)), None
+    elif not whole and own is not None:  # words left without "in": "how are my loungers priced?"
+        for start, end in reversed(_runs(seq, used)):
+            written = " ".join(words[start:end])
+            scope = _placed(Scope(label=written, phrase=written), own, own_idx, taxonomy, _phrase(seq, start, end),
+                            title_only=True)
+            if scope is not None:
+                resolved = " ".join(_phrase(seq, start, end))
+                break
 
     if memory and follow and not whole:
         if skills and scope is None and unmatched is None and memory.scope_phrase:
