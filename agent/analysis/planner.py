@@ -7,15 +7,30 @@
    the registry's stable order. "missing" alone means gaps only when nothing more specific matched
    ("missing images" is content quality, "missing materials" attribute coverage).
 3. Scope: the words left over are matched, longest phrase first, against the merchant's own category
-   names and the Google taxonomy (names with "patio" / "garden" / "outdoor" / "yard" tried as
-   equivalents; "sun loungers" = "Sunloungers"); the most specific matching node wins, preferring
-   nodes the catalog actually has products in. Merchant categories whose rows mostly map inside the
-   node are included and named.
-4. A phrase after "in/for/about…" that matches nothing is reported with the nearest categories that
-   exist; the analysis then covers the whole catalog. No intent at all → catalog_overview plus a line
-   listing what the agent answers.
-5. Follow-ups ("and pricing?", "what about lighting?") reuse the previous scope or skills from
-   PlanMemory, which the context stores between turns.
+   names (any level of any of a product's own paths, product types included — `own_categories`) and
+   the Google taxonomy (names with "patio" / "garden" / "outdoor" / "yard" tried as equivalents; "sun
+   loungers" = "Sunloungers"); the most specific matching node wins, preferring nodes the catalog
+   actually has products in. An own category named whole after "in" is taken even when its name holds
+   question words ("gaps in Tools for the Garden"). Merchant categories whose rows mostly map inside the
+   node are included and named. An own category stands for a taxonomy node only when it holds most of
+   that node's rows (OWN_NODE_SHARE), never for a top-level node: a scope is not widened silently.
+   A node's "<name> Accessories" sibling is included (Outdoor Furniture with Outdoor Furniture
+   Accessories), and the answer says so and names their subcategories.
+4. Titles are the third place: products whose title's noun (`catalog.nouns`) is the phrase's noun, or
+   a subcategory name of the scope's node ("Stock Pot" in Cookware). Words that match no category are
+   tried against titles before they are called unmatched ("pond pumps", "how are my loungers priced?").
+   The scope's population is every active product any of the three places there, each counted once
+   (`agent.analysis.scoping`); `Scope.found` says how many came from each, and an empty scope names the
+   nearest own categories and the catalog's unplaced products.
+5. A phrase after "in/for/about…" that matches nothing anywhere is reported with the nearest categories
+   that exist; the analysis then covers the whole catalog. No intent at all → catalog_overview plus a
+   line listing what the agent answers. Question words ("options", "items", "products", "range",
+   "stuff", "catalog", "store") are stopwords: never a scope, even when a category is called so.
+6. Follow-ups ("and pricing?", "what about lighting?") reuse the previous scope or skills from
+   PlanMemory, which the context stores between turns; the memory keeps the phrase as it resolved
+   (typos corrected), and "across the whole catalog" / "overall" / "everything" reset the scope.
+7. Competitor, market and share words mark the scope `wants_reference`: a skill that needs a
+   reference catalog and has none says so first (render.text.MISSING).
 """
 
 from __future__ import annotations
