@@ -60,6 +60,8 @@ MERCHANT_INCLUDE_SHARE = 0.5
 # Share of a taxonomy node's rows an own category must hold for the node to stand for it: "Hoodies"
 # is not all of Shirts & Tops when the merchant's Tshirts are there too (that would widen the scope).
 OWN_NODE_SHARE = 0.8
+# ...and when the node is named otherwise ("Deck Box" for Outdoor Storage Boxes), nearly all of them.
+OWN_NODE_ALONE_SHARE = 0.95
 SKILL_ORDER = ("assortment_gaps", "price_ladder", "attribute_coverage", "brand_coverage", "availability",
                "content_quality", "catalog_overview")
 FALLBACK = "catalog_overview"
@@ -511,11 +513,18 @@ def _from_own(prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, ow
         # that node is the scope, not the narrower one its few products happen to sit in
         node = named[0]
         m = _Match(node, tuple(sorted(set(cats) | set(_merchant_inside(node, own, taxonomy)))), text, taxonomy.nodes[node].name)
-    if m.taxonomy_id is not None:
+    if m.taxonomy_id is not None and not (len(named) == 1 and m.taxonomy_id == named[0]):
         held = sum(n for g, n in counter.items() if g is not None and taxonomy.is_within(g, m.taxonomy_id))
-        if held < OWN_NODE_SHARE * own.node_rows.get(m.taxonomy_id, 0):
-            # the level is finer than the taxonomy node ("Teak Loungers" under Sunloungers): keep the
-            # scope to the merchant's own category rather than widening it to the whole node
+        node_words = {w for v in _variants(_name_tokens(taxonomy.nodes[m.taxonomy_id].name)) for w in v}
+        node_rows = own.node_rows.get(m.taxonomy_id, 0)
+        related = set(variant) <= node_words
+        if not related and held >= OWN_NODE_ALONE_SHARE * node_rows:
+            m.label = level  # "Deck Box" is all of Outdoor Storage Boxes: the node, under the merchant's name
+        elif held < OWN_NODE_SHARE * node_rows or not related:
+            # the level is finer than the taxonomy node ("Teak Loungers" under Sunloungers), or the
+            # node is named otherwise ("Clothing Tops" whose products sit across Clothing, "DIY
+            # Blueprint" mapped to Craft Paint): the scope stays the merchant's own category rather
+            # than being widened to, or renamed as, the node
             m = _Match(None, cats, text, level)
     if m.taxonomy_id is None:
         m.label = level
