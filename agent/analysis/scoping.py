@@ -216,30 +216,6 @@ def _word_forms(noun: str) -> str:
     return re.escape(noun) + "(?:s|es|ing)?"
 
 
-_HEADS: dict[int, tuple[weakref.ref, tuple[pa.Array, pa.Array]]] = {}
-
-
-def _heads(values: pa.Array) -> tuple[pa.Array, pa.Array]:
-    """The heads of a title dictionary, kept while the dictionary lives (every question of a
-    conversation about one catalog scans the same titles)."""
-    from agent.catalog.nouns import last_words, title_heads
-
-    with _LOCK:
-        hit = _HEADS.get(id(values))
-        if hit is not None and hit[0]() is values:
-            return hit[1]
-    h = title_heads(values)
-    heads = (h, last_words(h))
-    with _LOCK:
-        if len(_HEADS) >= 8:
-            _HEADS.pop(next(iter(_HEADS)))
-        try:
-            _HEADS[id(values)] = (weakref.ref(values), heads)
-        except TypeError:  # an array that cannot be weakly referenced: not kept
-            pass
-    return heads
-
-
 def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Taxonomy | None = None) -> np.ndarray:
     """Rows whose title names one of the term sets' nouns (with its modifiers).
 
@@ -255,29 +231,37 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
         by_noun.setdefault(t[0], []).append(t)
     d = as_dictionary(table["title"])
     values = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
-    heads, last = _heads(values)
     nouns = sorted(by_noun)
-    vocab = _product_word(taxonomy)
-    # per distinct title: index into nouns of its last word (-1 none), and whether that word is a product word
-    code, last_known = _noun_codes(last, nouns, vocab)
     flags = np.zeros(len(values), dtype=bool)
+    # candidates: titles holding one of the nouns as a whole word (one regex over the distinct titles);
+    # heads and last words are worked out for these only
+    forms = sorted({_word_forms(n) for n in nouns}, key=len, reverse=True)
+    pattern = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(forms) + r")(?:$|[^\pL\pN])"
+    cand = np.flatnonzero(_np(pc.fill_null(pc.match_substring_regex(values, pattern), False)))
+    if not len(cand):
+        return np.zeros(table.num_rows, dtype=bool)
+    from agent.catalog.nouns import last_words, title_heads
+
+    sub = values.take(pa.array(cand))
+    heads = title_heads(sub)
+    vocab = _product_word(taxonomy)
+    # per candidate: index into nouns of its last word (-1 none), and whether that word is a product word
+    code, last_known = _noun_codes(last_words(heads), nouns, vocab)
     for k, noun in enumerate(nouns):
         rows = np.flatnonzero(code == k)
         if len(rows):
-            flags[rows] = _modifiers_hold(values.take(pa.array(rows)), by_noun[noun])
-    # the slow path: a noun inside the head but not its last word
-    forms = sorted({_word_forms(n) for n in nouns}, key=len, reverse=True)
-    pattern = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(forms) + r")(?:$|[^\pL\pN])"
-    # (a head ending in a product word has that word as its noun: only other heads need the rule)
+            flags[cand[rows]] = _modifiers_hold(sub.take(pa.array(rows)), by_noun[noun])
+    # the slow path: a noun inside the head but not its last word ("Oase Pond Pump Eco"); a head
+    # ending in a product word has that word as its noun, so only other heads need the exact rule
     inside = _np(pc.fill_null(pc.match_substring_regex(heads, pattern), False)) & (code < 0) & ~last_known
-    cand = np.flatnonzero(inside)
-    if len(cand):
+    rest = np.flatnonzero(inside)
+    if len(rest):
         targets = set(nouns)
         known = None if vocab is None else (lambda w: vocab(w) or _stem_word(w) in targets)
-        for i, title in zip(cand.tolist(), values.take(pa.array(cand)).to_pylist()):
+        for i, title in zip(rest.tolist(), sub.take(pa.array(rest)).to_pylist()):
             noun = _noun_of(title, known)
             if noun in by_noun:
-                flags[i] = _matches(title, noun, by_noun[noun])
+                flags[cand[i]] = _matches(title, noun, by_noun[noun])
     return entry_codes(d, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
 
 
