@@ -239,3 +239,28 @@ def test_population_and_scope_mask_agree_with_the_scope_counts():
     p = plan("Where are the gaps in pond pumps?", t, TAX)
     pop = common.population(t, p.scope, TAX, ("product_key", "google_category_id"))
     assert common.count_products(pop.table) == sum(dict(p.scope.found).values())
+
+
+@pytest.mark.parametrize("name,header,rows,expected", [
+    ("magento-export.csv",
+     ["sku", "store_view_code", "attribute_set_code", "product_type", "categories", "product_websites", "name", "product_online",
+      "price", "qty"],
+     [["MB01", "", "Bag", "simple", "Default Category/Gear/Bags,Default Category/Collections/Eco Friendly", "base", "Joust Duffle Bag",
+       1, 34, 10]],
+     ["Gear > Bags\nCollections > Eco Friendly"]),
+    ("google-feed.csv",
+     ["id", "title", "description", "link", "image_link", "price", "availability", "brand", "product_type", "google_product_category"],
+     [["A1", "Pond Pump 3000", "d", "https://x.example/a", "https://x.example/a.jpg", "99.00 USD", "in stock", "Oase",
+       "Pond > Pumps, Garden > Water Features", ""]],
+     ["Pond > Pumps\nGarden > Water Features"]),
+    ("bigcommerce-products.csv",
+     ["Item Type", "Product ID", "Product Name", "Product Type", "Product Code/SKU", "Brand Name", "Price", "Product Visible?",
+      "Track Inventory", "Current Stock Level", "Category"],
+     [["Product", "1", "Garden Bench", "P", "GB-1", "Acme", "120.00", "Y", "by product", "4", "Garden/Furniture;Sale"]],
+     ["Garden > Furniture\nSale"]),
+])
+def test_each_format_reads_all_own_category_paths(name, header, rows, expected):
+    table, _ = read_table_bytes(_csv(header, rows), name, "attached file")
+    assert table["own_categories"].to_pylist() == expected
+    first = expected[0].split("\n")[0]
+    assert table["category_path"].to_pylist() == [first]  # the primary path is the first
