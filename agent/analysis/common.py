@@ -234,7 +234,10 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
                 labels.append(UNMAPPED_LABEL)
                 continue
             levels = node.path.split(" > ")
-            if base is not None and taxonomy.is_within(k, base.id):
+            extra = next((taxonomy.node(e) for e in scope.extra_taxonomy_ids if taxonomy.is_within(k, e)), None)
+            if base is not None and extra is not None and not taxonomy.is_within(k, base.id):
+                labels.append(" > ".join(levels[extra.depth - 1:]))  # "Outdoor Furniture Accessories > Covers"
+            elif base is not None and taxonomy.is_within(k, base.id):
                 rel = levels[base.depth:]
                 general = base.name if not taxonomy.children_of(base.id) else f"{base.name} (general)"
                 labels.append(" > ".join(rel) if rel else general)
