@@ -264,3 +264,15 @@ def test_each_format_reads_all_own_category_paths(name, header, rows, expected):
     assert table["own_categories"].to_pylist() == expected
     first = expected[0].split("\n")[0]
     assert table["category_path"].to_pylist() == [first]  # the primary path is the first
+
+
+def test_long_nonsense_questions_stay_cheap_on_a_catalog_with_titles():
+    import time
+
+    t = shopify(POND * 30)
+    plan("warm up", t, TAX)
+    question = " ".join(f"zork{i} blorp{i} and frobnicate{i}" for i in range(40))
+    start = time.perf_counter()
+    p = plan(question, t, TAX)
+    assert time.perf_counter() - start < 1.0
+    assert p.scope.is_whole_catalog

@@ -813,6 +813,7 @@ def _title_terms(phrase: tuple[str, ...]) -> tuple[str, ...]:
     return (words[-1],) + words[:-1]
 
 
+MAX_TITLE_TRIES = 2  # word runs without "in" tried against titles, last first (bounded work per question)
 MAX_SUBCATEGORY_TERMS = 400  # a broad scope ("Home & Garden") is left to the mapping, not to title words
 
 
@@ -986,7 +987,7 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
         if scope is not None:
             resolved, unmatched = " ".join(_phrase(seq, *miss)), None
     elif not whole and own is not None:  # words left without "in": "how are my loungers priced?"
-        for start, end in reversed(_runs(seq, used)):
+        for start, end in list(reversed(_runs(seq, used)))[:MAX_TITLE_TRIES]:
             written = " ".join(words[start:end])
             scope = _placed(Scope(label=written, phrase=written), own, own_idx, taxonomy, _phrase(seq, start, end),
                             title_only=True)
