@@ -68,7 +68,8 @@ def _read(path: Path):
 
 def _askable(name: str) -> bool:
     """Names made only of question words ("All", "Products", "Other") are never a scope (issue 10,
-    item 4), so they are not asked about; every other name is."""
+    item 4), so they are not asked about; every other name the planner's tokenizer reads is (names in
+    a script it does not read yet give no words at all: the lexicon work reads them)."""
     return any(t not in STOPWORDS and t != "and" for t in tokens(name))
 
 

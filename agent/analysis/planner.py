@@ -118,7 +118,7 @@ def stem(word: str) -> str:
     return w
 
 
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")  # any script's letters: category names are not all English
+_TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 
 
 def tokens(text: str) -> list[str]:
@@ -960,7 +960,8 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     own_idx = _own_index(own, taxonomy)
     words = raw_tokens(question or "")[:MAX_TOKENS]
     raw = [stem(w) for w in words]
-    own_vocab = {t for toks in own_idx.level_names for t in toks} | {t for toks in own_idx.own_levels for t in toks}
+    own_vocab = {t for toks in own_idx.level_names for t in toks}
+    own_vocab |= {t for toks in own_idx.own_levels for t in toks}  # every own path and product type
     seq = _correct(raw, _INTENT_VOCAB, tax_idx.vocab, own_vocab)
     claim = _own_claim(seq, own_idx)
     skills, used = _intents(seq, set(range(*claim)) if claim else None)
