@@ -276,3 +276,12 @@ def test_long_nonsense_questions_stay_cheap_on_a_catalog_with_titles():
     p = plan(question, t, TAX)
     assert time.perf_counter() - start < 1.0
     assert p.scope.is_whole_catalog
+
+
+def test_own_categories_that_are_kinds_of_the_phrase_answer_when_none_has_its_name():
+    t = shopify([("Velo X1", "", "Road Bikes"), ("Velo T2", "", "Track Bikes"), ("Velo Bell", "", "Bike Parts"),
+                 ("Velo G3", "", "Raised Garden Beds")])
+    p, result, md = ask("Where are the gaps in bikes?", t)
+    assert dict(p.scope.found)["own"] == 2 and p.scope.label == "bikes"
+    assert "your categories “Road Bikes” and “Track Bikes”" in md
+    assert plan("pricing for outdoor beds", t, TAX).scope.own_paths == ()  # garden beds are no outdoor beds

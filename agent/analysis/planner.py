@@ -486,6 +486,23 @@ def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, t
     return None
 
 
+def _own_kinds(phrase: tuple[str, ...], own: _OwnIndex) -> _Match | None:
+    """Own categories that are kinds of the phrase when no category has its very name: "bikes" holds
+    "Road Bikes" and "Track Bikes" (the level ends with the phrase's words)."""
+    if len(phrase) == 1 and phrase[0] in _EQUIV:
+        return None
+    prefixes: set[str] = set()
+    n = len(phrase)  # the words as asked: "garden beds" are no "outdoor beds"
+    for toks, found in own.own_levels.items():
+        if len(toks) > n and toks[-n:] == phrase:
+            prefixes |= found
+    if not prefixes:
+        return None
+    text = " ".join(phrase)
+    levels = sorted({p.rsplit(" > ", 1)[-1] for p in prefixes})
+    return _Match(None, (), text, text, own_paths=tuple(sorted(prefixes)), own_label=levels[0] if len(levels) == 1 else None)
+
+
 def _joined_level(own: _OwnIndex, joined: str) -> tuple[str, ...]:
     """A merchant level whose words written together equal `joined` ("sun loungers" ~ "Sunloungers")."""
     for toks in own.level_names:
@@ -679,7 +696,9 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
       B. the node with products sharing the most words (two or more) with a whole run of words
          ("outdoor dining sets" → Outdoor Furniture Sets);
       C. exact taxonomy names without products (an honest empty scope: a subcategory not sold);
-      D. taxonomy nodes without products whose name holds every word of a phrase of two or more words.
+      D. taxonomy nodes without products whose name holds every word of a phrase of two or more words;
+      E. own categories whose name ends with the phrase ("Road Bikes", "Track Bikes" for "bikes");
+      C, D and E are tried per phrase length, longest first.
     Within one length, a phrase after "in/for/of…" and nearer the end of the question goes first: that
     is where scopes are named ("do I cover all price points in planters").
     A lone "outdoor"/"patio"/"garden" never picks a node by itself.
@@ -727,6 +746,10 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
                 m = _partial(phrase, own, taxonomy, tax_idx, with_data=False)
                 if m:
                     return m, (i, j), None
+        for _, i, j, phrase, _ in by_len[length]:  # own categories that are kinds of it ("Road Bikes" for bikes)
+            m = _own_kinds(phrase, own)
+            if m:
+                return m, (i, j), None
     # an unmatched phrase only counts when introduced as a scope ("in spaceships", "for spaceships")
     for start, end in runs:
         if start > 0 and seq[start - 1] in _PREP_TOKENS:
@@ -981,6 +1004,8 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     scope: Scope | None = None
     if match is not None:
         match.phrase = display
+        if match.taxonomy_id is None and match.label == resolved:  # named by the question's own words
+            match.label = display
         scope = _placed(_scope(match, taxonomy), own, own_idx, taxonomy, _phrase(seq, *span))
     elif unmatched:  # no category has the words: perhaps the titles do ("pond pumps")
         scope = _placed(Scope(label=unmatched, phrase=unmatched), own, own_idx, taxonomy, _phrase(seq, *miss),

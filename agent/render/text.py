@@ -500,6 +500,9 @@ def scope_line(scope: Scope, markdown: bool = False) -> str:
             parts.append(f"{label} " + _names([f"“{esc(c)}”" for c in other], limit=6))
     elif scope.own_label:
         parts.append(f"your category “{esc(scope.own_label)}”")
+    elif scope.own_paths:
+        levels = sorted({p.rsplit(" > ", 1)[-1] for p in scope.own_paths})
+        parts.append("your categories " + _names([f"“{esc(x)}”" for x in levels], limit=6))
     if not parts and scope.title_terms:
         parts.append(f"products whose title names “{esc(scope.phrase or scope.label)}”")
     line = "Scope: " + "; including ".join(parts) + "."
