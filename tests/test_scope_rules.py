@@ -285,3 +285,15 @@ def test_own_categories_that_are_kinds_of_the_phrase_answer_when_none_has_its_na
     assert dict(p.scope.found)["own"] == 2 and p.scope.label == "bikes"
     assert "your categories “Road Bikes” and “Track Bikes”" in md
     assert plan("pricing for outdoor beds", t, TAX).scope.own_paths == ()  # garden beds are no outdoor beds
+
+
+def test_a_scope_never_drops_the_noun_or_widens_to_a_parent_silently():
+    t = shopify([("Sofa Deluxe", "Furniture > Sofas", ""), ("Bench", "Furniture", ""), ("Lamp", "Home & Garden > Lighting", "")])
+    covers = plan("Where are the gaps in sofa covers?", t, TAX)
+    assert covers.scope.taxonomy_id != 460  # "sofa covers" are no sofas
+    outdoor = plan("Where are the gaps in outdoor furniture?", t, TAX)
+    assert outdoor.scope.taxonomy_id == 4299  # the honest (empty) Outdoor Furniture, never all of Furniture
+    assert sum(dict(outdoor.scope.found).values()) == 0
+    lighting = plan("Any gaps in garden lighting?", t, TAX)
+    assert lighting.scope.taxonomy_id == 594
+    assert any(n.startswith("No category is called “garden lighting”; the scope is ") for n in lighting.notes)

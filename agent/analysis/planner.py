@@ -438,6 +438,7 @@ class _Match:
     label: str
     own_paths: tuple[str, ...] = ()  # own category path prefixes the phrase names
     own_label: str | None = None  # the own level name as the merchant wrote it
+    shortened: bool = False  # found without one of the phrase's words ("garden lighting" as "Lighting")
 
 
 def _best_node(ids: Iterable[int], own: _OwnIndex, taxonomy: Taxonomy) -> int | None:
@@ -474,8 +475,15 @@ def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, t
             prefixes = set(own.own_levels.get(variant, ()))
             for toks in own.own_joined.get(joined, ()):  # "Sunloungers" and a type "Sun Lounger" alike
                 prefixes |= own.own_levels[toks]
+            if prefixes and len(variant) < len(phrase) and any(
+                    tax_idx.by_tokens.get(v) or tax_idx.by_joined.get("".join(v)) for v in variants if len(v) == len(phrase)):
+                prefixes = set()  # "outdoor furniture" is a taxonomy name: never the merchant's whole "Furniture"
             if prefixes:
-                return _from_own(tuple(sorted(prefixes)), variant, text, own, taxonomy)
+                m = _from_own(tuple(sorted(prefixes)), variant, text, own, taxonomy)
+                m.shortened = len(variant) < len(phrase)
+                return m
+        if len(variant) < len(phrase):
+            continue  # "patio chairs" may be the merchant's "Chairs", never the taxonomy's: that would widen it
         exact = tax_idx.by_tokens.get(variant, [])
         ids = list(exact) + [i for i in tax_idx.by_joined.get(joined, []) if i not in exact]
         if with_data:
@@ -700,7 +708,11 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
       E. own categories whose name ends with the phrase ("Road Bikes", "Track Bikes" for "bikes");
       C, D and E are tried per phrase length, longest first.
     Within one length, a phrase after "in/for/of…" and nearer the end of the question goes first: that
-    is where scopes are named ("do I cover all price points in planters").
+    is where scopes are named ("do I cover all price points in planters"). A phrase always ends where
+    its run of words ends — the product noun is last, so "sofa covers" never becomes Sofas — and an
+    exact taxonomy name of two or more words is taken, even unsold, before a shorter phrase with
+    products ("outdoor furniture" is never all of Furniture); a shorter phrase that drops words is
+    said in a note (see plan).
     A lone "outdoor"/"patio"/"garden" never picks a node by itself.
     """
     runs = _runs(seq, used)
@@ -708,6 +720,8 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
     for start, end in runs:
         for length in range(min(end - start, MAX_PHRASE_WORDS), 0, -1):
             for i in range(start, end - length + 1):
+                if i + length != end:  # a phrase keeps its run's last word, the product noun ("sofa covers" is no sofa)
+                    continue
                 phrase = _phrase(seq, i, i + length)
                 if phrase and phrase[-1] != "and" and seq[i] != "and":
                     after_prep = i > 0 and (seq[i - 1] in _PREP_TOKENS or (i == start and start > 0 and seq[start - 1] in _PREP_TOKENS))
@@ -726,6 +740,10 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
         if length >= 2:
             for _, i, j, phrase, _ in by_len[length]:
                 m = _partial(phrase, own, taxonomy, tax_idx)
+                if m:
+                    return m, (i, j), None
+            for _, i, j, phrase, _ in by_len[length]:  # the full name, even unsold, before a shorter one
+                m = _match_phrase(phrase, own, taxonomy, tax_idx, False)
                 if m:
                     return m, (i, j), None
     for start, end in runs:
@@ -1039,6 +1057,12 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
         near = _nearest(" ".join(seq[miss[0]:miss[1]]), own_idx, taxonomy)
         near_text = ", ".join(near) if near else "none"
         notes.append(f"No category matches “{unmatched}”; nearest: {near_text}. The answer covers the whole catalog.")
+    if scope is not None and span is not None and not claim:
+        run = next(((a, b) for a, b in _runs(seq, used) if a <= span[0] and span[1] <= b), None)
+        dropped = [w for w in seq[run[0]:span[0]] if w not in STOPWORDS and w != "and"] if run else []
+        if (dropped or (match is not None and match.shortened)) and run:
+            asked = " ".join(words[run[0]:run[1]])
+            notes.append(f"No category is called “{asked}”; the scope is {scope.label}, the closest broader category.")
     if scope is not None and scope.widened:
         notes.append(scope.widened)
     if not skills:
