@@ -78,11 +78,10 @@ def magento(value: str | None) -> str | None:
     paths = []
     for p in value.split(","):
         levels = _levels(p, "/")
-        if len(levels) > 1:
-            levels = levels[1:]  # the root category is not a merchant level
-        elif levels and levels[0].lower() in ROOTS:
-            levels = []
-        paths.append(levels)
+        # Magento writes every path from the store's root category ("Default Category/Gear/Bags",
+        # "Products/New"): the root is no merchant level, and a path of the root alone names nothing
+        paths.append(levels[1:] if len(levels) > 1 or p.rstrip().endswith("/") or (levels and levels[0].lower() in ROOTS)
+                     else levels)
     return _join(paths)
 
 
