@@ -527,14 +527,6 @@ def _own_kinds(phrase: tuple[str, ...], own: _OwnIndex) -> _Match | None:
     return _Match(None, (), text, text, own_paths=tuple(sorted(prefixes)), own_label=levels[0] if len(levels) == 1 else None)
 
 
-def _joined_level(own: _OwnIndex, joined: str) -> tuple[str, ...]:
-    """A merchant level whose words written together equal `joined` ("sun loungers" ~ "Sunloungers")."""
-    for toks in own.level_names:
-        if "".join(toks) == joined:
-            return toks
-    return ()
-
-
 def _from_own(prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy) -> _Match:
     """A scope from the merchant's own categories (any level of any path, product types too).
 
@@ -547,7 +539,7 @@ def _from_own(prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, ow
     for p in prefixes:
         counter.update(own.own_prefix_ids.get(p, Counter()))
     level = prefixes[0].rsplit(" > ", 1)[-1]
-    m = _from_merchant(cats, text, own, taxonomy, counter, strict=False)
+    m = _from_merchant(cats, text, own, taxonomy, counter)
     named = list(dict.fromkeys(i for i in (taxonomy.id_for_path(p) for p in prefixes) if i is not None))
     if len(named) == 1 and (m.taxonomy_id is None or taxonomy.is_within(m.taxonomy_id, named[0])):
         # the merchant's path is a taxonomy path ("Furniture > Chairs", as Shopify writes categories):
@@ -573,13 +565,9 @@ def _from_own(prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, ow
     return m
 
 
-def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy,
-                   counter: Counter | None = None, strict: bool = True) -> _Match:
-    """A scope from merchant categories: their taxonomy node is the deepest node holding most of their rows."""
-    if counter is None:
-        counter = Counter()
-        for c in cats:
-            counter.update(own.categories.get(c, Counter()))
+def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy, counter: Counter) -> _Match:
+    """The taxonomy node of merchant categories: the deepest node holding most of their rows (`counter`:
+    rows per Google id), never a top-level one; `_from_own` decides whether it may stand for them."""
     mapped = {g: n for g, n in counter.items() if g is not None}
     node_id = None
     if mapped:
@@ -597,10 +585,6 @@ def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: T
     last_level = _shared_level(cats, text) if cats else text
     if node_id is not None:
         inside = set(_merchant_inside(node_id, own, taxonomy))
-        if strict and inside - set(cats):
-            # the merchant's category is finer than the taxonomy ("Teak Loungers" under Sunloungers):
-            # keep the scope to those categories rather than widening it to the whole node
-            return _Match(None, cats, text, last_level)
         return _Match(node_id, tuple(sorted(set(cats) | inside)), text, taxonomy.nodes[node_id].name)
     return _Match(None, cats, text, last_level)
 

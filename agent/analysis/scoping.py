@@ -28,12 +28,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agent.analysis.common import ANALYSED_STATUSES
 from agent.analysis.result import Scope
 from agent.catalog.taxonomy import Taxonomy
 from agent.catalog.values import as_dictionary, entry_codes
 
 PLACES = ("own", "taxonomy", "title")
-ANALYSED_STATUSES = ("active", "unknown")  # the same rule as common.ANALYSED_STATUSES
 EQUIVALENT = ("outdoor", "patio", "garden", "yard", "backyard", "exterior")
 
 
