@@ -934,7 +934,7 @@ def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Ta
         loose = replace(scope, title_terms=terms[:1])
         loose_found = scoping.found(own, loose, taxonomy)
         if sum(n for _, n in loose_found):
-            words = " ".join(phrase)
+            words = scope.phrase or " ".join(phrase)  # as the merchant wrote it
             note = (f"No category and no title names “{words}”; the scope holds the products whose title names "
                     f"a {terms[0]}.")
             scope, found, total = replace(loose, widened=note), loose_found, sum(n for _, n in loose_found)
@@ -1068,7 +1068,11 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
         dropped = [w for w in seq[run[0]:span[0]] if w not in STOPWORDS and w != "and"] if run else []
         if (dropped or (match is not None and match.shortened)) and run:
             asked = " ".join(words[run[0]:run[1]])
-            notes.append(f"No category is called “{asked}”; the scope is {scope.label}, the closest broader category.")
+            by_title = _placed(Scope(label=asked, phrase=asked), own, own_idx, taxonomy, _phrase(seq, *run), title_only=True)
+            if by_title is not None and not by_title.widened:  # titles name the whole phrase: "tote bags"
+                scope, resolved = by_title, " ".join(_phrase(seq, *run))
+            else:
+                notes.append(f"No category is called “{asked}”; the scope is {scope.label}, the closest broader category.")
     if scope is not None and scope.widened:
         notes.append(scope.widened)
     if not skills:
