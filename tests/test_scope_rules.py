@@ -297,3 +297,11 @@ def test_a_scope_never_drops_the_noun_or_widens_to_a_parent_silently():
     lighting = plan("Any gaps in garden lighting?", t, TAX)
     assert lighting.scope.taxonomy_id == 594
     assert any(n.startswith("No category is called “garden lighting”; the scope is ") for n in lighting.notes)
+
+
+def test_a_phrase_named_whole_by_titles_is_not_widened_to_a_broader_category():
+    t = shopify([("Canvas Tote Bag", "", ""), ("Leather Tote Bag - Black", "", ""),
+                 ("Trail Backpack", "Apparel & Accessories > Handbags, Wallets & Cases", "Bags"), ("Duffel Bag", "", "Bags")])
+    p = plan("Which of my tote bags are out of stock?", t, TAX)
+    assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 2}, p.scope
+    assert not any(n.startswith("No category is called") for n in p.notes)
