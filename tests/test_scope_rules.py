@@ -305,3 +305,13 @@ def test_a_phrase_named_whole_by_titles_is_not_widened_to_a_broader_category():
     p = plan("Which of my tote bags are out of stock?", t, TAX)
     assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 2}, p.scope
     assert not any(n.startswith("No category is called") for n in p.notes)
+
+
+@pytest.mark.parametrize("question,skill", [
+    ("How do my prices compare with competitors in chairs?", "price_ladder"),
+    ("Which colours do competitors carry that I don't?", "attribute_coverage"),
+])
+def test_every_skill_that_compares_with_a_reference_says_when_there_is_none(question, skill):
+    t = shopify([("Patio Chair", "Furniture > Chairs", "Chairs"), ("Desk Chair", "Furniture > Chairs", "Chairs")])
+    p, result, md = ask(question, t, skill=skill)
+    assert [line for line in md.splitlines() if line.strip()][1].startswith("Competitor or market data is needed")
