@@ -178,6 +178,7 @@ def run(inp: SkillInput) -> SkillResult:
     table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID, scope=scope, table=table, findings=_findings(rows, with_ref, pop.excluded),
+        missing="reference" if scope.wants_reference and not with_ref else None,  # "compared with competitors"
         thresholds={"step_ratio": STEP_RATIO, "min_tier_products": MIN_TIER_PRODUCTS,
                     "tiers": "reference tertiles per category" if with_ref else "own tertiles per category",
                     "price": "lowest positive variant price per product"},
