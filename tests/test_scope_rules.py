@@ -104,8 +104,9 @@ def test_pond_pumps_are_found_by_title_and_a_filter_bag_is_no_pump():
     t = shopify(POND, qty=lambda i: 0 if i in (1, 3) else 4)
     p, result, md = ask("Which of my pond pumps are out of stock?", t)
     assert p.skills == ("availability",)
-    assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 3}  # the filter bag is a bag
-    assert "3 active products, all by title." in md
+    found = dict(p.scope.found)  # mapped pumps count by Google category, the rest by title: 3 in all
+    assert found["own"] == 0 and found["taxonomy"] + found["title"] == 3  # the filter bag is a bag
+    assert "3 active products" in md and "by title" in md
     assert "No active products" not in md
 
 

@@ -502,8 +502,8 @@ def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, t
             continue  # "patio chairs" may be the merchant's "Chairs", never the taxonomy's: that would widen it
         exact = tax_idx.by_tokens.get(variant, [])
         ids = list(exact) + [i for i in tax_idx.by_joined.get(joined, []) if i not in exact]
-        if with_data:
-            ids = [i for i in ids if own.node_rows.get(i, 0)]
+        if with_data:  # a range's accessories are the range's data too: a covers shop has outdoor furniture
+            ids = [i for i in ids if own.node_rows.get(i, 0) or any(own.node_rows.get(a, 0) for a in _accessories_of(i, taxonomy))]
         if ids:
             node = _best_node(ids, own, taxonomy)
             return _Match(node, _merchant_inside(node, own, taxonomy), text, taxonomy.nodes[node].name)
