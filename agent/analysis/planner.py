@@ -993,6 +993,45 @@ def _scope_for(toks: tuple[str, ...], display: str, own: pa.Table | None, own_id
     return _placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
 
 
+def _read(seq: list[str], own_idx: _OwnIndex, taxonomy: Taxonomy, tax_idx):
+    """The question's claim on an own category, skills, used tokens, whole-catalog words and the
+    category match (match, span, miss) for one token sequence."""
+    claim = _own_claim(seq, own_idx)
+    skills, used = _intents(seq, set(range(*claim)) if claim else None)
+    if claim and not skills:  # the words named the question, not a category ("what's on sale?")
+        claim = None
+        skills, used = _intents(seq)
+    whole = _has(seq, _WHOLE_TOKENS)
+    if claim:
+        match, span, miss = _match_phrase(_phrase(seq, *claim), own_idx, taxonomy, tax_idx, True), claim, None
+    else:
+        match, span, miss = (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
+    return claim, skills, used, whole, match, span, miss
+
+
+def _correct_in_run(seq: list[str], miss: Span, scope_vocab: frozenset[str], own_vocab: set[str]) -> list[str]:
+    """Short unknown words (three to five letters once stemmed: "sut", "blnd") of a phrase that matched
+    nothing, corrected to the closest category word at the same similarity as long words.
+
+    `_correct` leaves words under six letters alone so that nonsense never becomes a category on its
+    own; here a correction is anchored twice: the phrase also holds a known category word ("pajama",
+    "vertical"), and the caller keeps the corrected words only when the whole phrase then names a
+    category. So "pajama suts" is the own category "pajama suits", exactly as spelled correctly."""
+    start, end = miss
+    run = seq[start:end]
+    known = [t in scope_vocab or t in own_vocab for t in run]
+    if len(run) < 2 or not any(known):
+        return seq
+    out = list(seq)
+    for i, tok in enumerate(run):
+        if known[i] or tok in STOPWORDS or tok.isdigit() or not 3 <= len(tok) < 6:
+            continue
+        fixed = _close(tok, scope_vocab, 0.85) or _close_in(tok, sorted(own_vocab), 0.85)
+        if fixed:
+            out[start + i] = fixed
+    return out
+
+
 def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMemory | None = None) -> Plan:
     """Skills, scope and notes for one question; `memory` is the previous turn's PlanMemory in this context.
 
@@ -1010,16 +1049,14 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     own_vocab = {t for toks in own_idx.level_names for t in toks}
     own_vocab |= {t for toks in own_idx.own_levels for t in toks}  # every own path and product type
     seq = _correct(raw, _INTENT_VOCAB, tax_idx.vocab, own_vocab)
-    claim = _own_claim(seq, own_idx)
-    skills, used = _intents(seq, set(range(*claim)) if claim else None)
-    if claim and not skills:  # the words named the question, not a category ("what's on sale?")
-        claim = None
-        skills, used = _intents(seq)
-    whole = _has(seq, _WHOLE_TOKENS)
-    if claim:
-        match, span, miss = _match_phrase(_phrase(seq, *claim), own_idx, taxonomy, tax_idx, True), claim, None
-    else:
-        match, span, miss = (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
+    claim, skills, used, whole, match, span, miss = _read(seq, own_idx, taxonomy, tax_idx)
+    if match is None and miss is not None:  # "pajama suts", "vertcal blnds": short typos inside a name
+        fixed = _correct_in_run(seq, miss, tax_idx.vocab, own_vocab)
+        if fixed != seq:
+            again = _read(fixed, own_idx, taxonomy, tax_idx)
+            if again[4] is not None:
+                seq = fixed
+                claim, skills, used, whole, match, span, miss = again
     unmatched = " ".join(words[miss[0]:miss[1]]) if miss else None
     notes: list[str] = []
     follow = _starts_with(seq, _FOLLOW_TOKENS) or len([t for t in seq if t not in STOPWORDS]) <= 2

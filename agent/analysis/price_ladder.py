@@ -28,6 +28,7 @@ TERTILES = (1 / 3, 2 / 3)
 COLUMNS = (
     ("Category", "text", pa.string()),
     ("Products", "count", pa.int64()),
+    ("Priced", "count", pa.int64()),  # products with a positive price: the quantiles' population
     ("P10", "money", pa.float64()),
     ("P25", "money", pa.float64()),
     ("Median", "money", pa.float64()),
@@ -139,7 +140,7 @@ def run(inp: SkillInput) -> SkillResult:
             q = quant.get(c, [None] * 8)
             st = steps.get(c)
             tr = tiers.get(c)
-            row = {"Category": names[c], "Products": d["pk_count"],
+            row = {"Category": names[c], "Products": d["pk_count"], "Priced": d["price_min_count"],
                    "P10": common.money(q[0]), "P25": common.money(q[1]), "Median": common.money(q[2]),
                    "P75": common.money(q[3]), "P90": common.money(q[4]),
                    "Good": tr[0] if tr else None, "Better": tr[1] if tr else None, "Best": tr[2] if tr else None,
@@ -171,6 +172,7 @@ def run(inp: SkillInput) -> SkillResult:
         sale_n = int(pc.sum(prod["sale_max"]).as_py() or 0)
         depth_mean = pc.mean(prod["depth_max"]).as_py()
         total = {"Category": common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"), "Products": n_products,
+                 "Priced": int(len(allp)),
                  "P10": common.money(tq[0]), "P25": common.money(tq[1]), "Median": common.money(tq[2]),
                  "P75": common.money(tq[3]), "P90": common.money(tq[4]), "On sale": common.pct(sale_n, n_products),
                  "Average discount": round(depth_mean, 1) if depth_mean is not None else None}
@@ -194,9 +196,10 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
     f: list[Finding] = []
     total = rows[0]
     if total["Median"] is not None:
+        # the quantiles are over priced products only: a product at 0.00 or with no price is said, not hidden
         f.append(Finding("ladder.summary", {"p10_price": total["P10"], "median_price": total["Median"], "p90_price": total["P90"],
-                                            "products_n": total["Products"]},
-                         cells=((0, "P10"), (0, "Median"), (0, "P90"), (0, "Products")), severity=3))
+                                            "products_n": total["Priced"], "all_n": total["Products"]},
+                         cells=((0, "P10"), (0, "Median"), (0, "P90"), (0, "Priced"), (0, "Products")), severity=3))
     visible = list(enumerate(rows))[1:20]
     steps = [(i, r) for i, r in visible if r["Step"] is not None and r["Step"] > STEP_RATIO][:3]
     if steps:

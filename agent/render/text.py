@@ -329,7 +329,10 @@ def _(v: Values) -> str:
 
 @template("ladder.summary")
 def _(v: Values) -> str:
-    return (f"Across {v.count('products_n', 'priced product', 'priced products')}, the middle of the range runs from "
+    unpriced = ""
+    if v.has("all_n") and v.raw("all_n") != v.raw("products_n"):
+        unpriced = f" (of {v.count('all_n', 'product', 'products')}; the others have no price, zero or missing, and are left out)"
+    return (f"Across {v.count('products_n', 'priced product', 'priced products')}{unpriced}, the middle of the range runs from "
             f"{v['p10_price']} (P10) to {v['p90_price']} (P90), with a median of {v['median_price']}.")
 
 
