@@ -1,0 +1,94 @@
+"""Classes of wrong answers found by asking real, untuned exports a merchant's questions (a blinds
+shop's Shopify export, a nightwear shop's WooCommerce export), each reproduced on a generated catalog
+read through the same readers as an attachment.
+
+- A typo of four or five letters inside a two-word category name ("pajama suts", "vertcal blnds") was
+  answered for the whole catalog, while the same name spelled right had a scope.
+- A question about a product ("vertical blinds") found, by title, the replacement parts made for it
+  ("Vertical Replacement Blind Slat", filed by the merchant under "Replacement Blind Slat").
+- The price ladder said "across 574 priced products" when 297 of them had a price of 0.00.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.test_scope_rules import ask, shopify
+
+# a blinds shop: real vertical blinds (some at 0.00: priced by size in a configurator), replacement
+# slats and parts for them, and pyjama sets
+CATALOG = (
+    [(f"Aqualush Grey Vertical Blind {i}", "", "Vertical Blinds") for i in range(4)]
+    + [(f"Banlight {i} Vertical Replacement Blind Slat", "", "Replacement Blind Slat") for i in range(5)]
+    + [(f"Lahore {i} Vertical Blind Slat", "", "Replacement Blind Slat") for i in range(3)]
+    + [("REPLACEMENT VERTICAL BLINDS - BOTTOM WEIGHTS", "", "")]
+    + [(f"Bear pajama suit {i}", "", "pajama suits") for i in range(3)]
+    + [(f"Roller Blind {i}", "", "Roller Blinds") for i in range(3)]
+)
+
+
+@pytest.fixture(scope="module")
+def table():
+    return shopify(CATALOG)
+
+
+@pytest.mark.parametrize("typo,right", [
+    ("pajama suts", "pajama suits"),
+    ("vertcal blnds", "vertical blinds"),
+    ("Vertical blnds", "vertical blinds"),
+])
+def test_a_short_typo_inside_a_name_is_read_as_the_name(table, typo, right):
+    p_typo, _, md = ask(f"Where are the gaps in {typo}?", table)
+    p_right, _, _ = ask(f"Where are the gaps in {right}?", table)
+    assert not p_typo.scope.is_whole_catalog, md
+    assert p_typo.scope.found == p_right.scope.found
+    assert p_typo.scope.own_paths == p_right.scope.own_paths
+    assert "No category matches" not in md
+
+
+def test_the_corrected_scope_is_kept_for_the_follow_up(table):
+    p, _, _ = ask("Where are the gaps in pajama suts?", table)
+    follow, result, md = ask("and pricing?", table, p.memory)
+    assert follow.skills == ("price_ladder",)
+    assert follow.scope.found == p.scope.found and not follow.scope.is_whole_catalog, md
+
+
+@pytest.mark.parametrize("question", ["Where are the gaps in sut?", "Where are the gaps in blnd zqx?"])
+def test_a_short_unknown_word_alone_is_not_made_a_category(table, question):
+    """The anchor: a short word is only corrected beside a known category word, and only when the
+    corrected phrase names a category; alone (or beside nonsense) it stays what the merchant wrote."""
+    p, _, md = ask(question, table)
+    assert p.scope.is_whole_catalog and "No category matches" in md
+
+
+def test_replacement_parts_are_not_found_by_title_for_the_thing_they_fit(table):
+    p, result, md = ask("Which of my vertical blinds are out of stock?", table)
+    found = dict(p.scope.found)
+    assert found.get("own") == 4  # the four blinds the merchant filed under Vertical Blinds
+    assert found.get("title", 0) == 0, found  # no slat, no bottom weights
+    assert result.table.to_pylist()[0]["Products"] == 4, md
+
+
+def test_a_question_about_the_parts_still_finds_them(table):
+    p, _, md = ask("Where are the gaps in replacement blind slats?", table)
+    assert dict(p.scope.found).get("own") == 8, md
+
+
+def test_the_ladder_counts_priced_products_and_says_how_many_have_no_price():
+    # four blinds at 0.00 and three priced ones, all in the merchant's Vertical Blinds
+    rows = [(f"Grey Vertical Blind {i}", "", "Vertical Blinds") for i in range(7)]
+    table = shopify(rows)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    idx = pa.array(range(table.num_rows))
+    zero = pc.less(idx, 4)
+    table = table.set_column(table.schema.get_field_index("price"), "price",
+                             pc.if_else(zero, pa.scalar(0.0), table["price"]))
+    _, result, md = ask("Do I have entry-level and premium options in vertical blinds?", table)
+    total = result.table.to_pylist()[0]
+    assert (total["Products"], total["Priced"]) == (7, 3)
+    line = next(b for b in md.splitlines() if "priced product" in b)
+    assert re.search(r"Across 3 priced products \(of 7 products;", line), line
