@@ -92,3 +92,19 @@ def test_the_ladder_counts_priced_products_and_says_how_many_have_no_price():
     assert (total["Products"], total["Priced"]) == (7, 3)
     line = next(b for b in md.splitlines() if "priced product" in b)
     assert re.search(r"Across 3 priced products \(of 7 products;", line), line
+
+
+@pytest.mark.parametrize("question", ["Which of my sweatshirts are out of stock?", "How are our hoodies priced?"])
+def test_products_the_merchant_names_that_nothing_holds_are_said_not_widened_silently(table, question):
+    """A Japanese clothing feed asked "Which of my sweatshirts are out of stock?" was answered for the
+    whole catalog with no word why (the phrase had no "in" before it)."""
+    p, _, md = ask(question, table)
+    assert p.scope.is_whole_catalog
+    assert any("No category matches" in n and "The answer covers the whole catalog" in n for n in p.notes), md
+
+
+@pytest.mark.parametrize("question", ["What is in my catalog?", "Which of my products are out of stock?",
+                                      "Which of my vertical blinds are out of stock?"])
+def test_possessive_questions_that_do_resolve_get_no_such_note(table, question):
+    p, _, _ = ask(question, table)
+    assert not any("No category matches" in n for n in p.notes)

@@ -993,6 +993,12 @@ def _scope_for(toks: tuple[str, ...], display: str, own: pa.Table | None, own_id
     return _placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
 
 
+# words after which a question names the merchant's products: a phrase there, ending in a plural
+# ("my sweatshirts", "our hoodies"; "my top vendors" names none), that no category and no title holds
+# is said ("No category matches…"), never answered silently for the whole catalog
+_POSSESSIVE = frozenset({"my", "our"})
+
+
 def _read(seq: list[str], own_idx: _OwnIndex, taxonomy: Taxonomy, tax_idx):
     """The question's claim on an own category, skills, used tokens, whole-catalog words and the
     category match (match, span, miss) for one token sequence."""
@@ -1081,6 +1087,11 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
             if scope is not None:
                 resolved = " ".join(_phrase(seq, start, end))
                 break
+        if scope is None:  # "which of my sweatshirts…": the merchant named products nothing holds
+            owned = next(((a, b) for a, b in _runs(seq, used) if a > 0 and seq[a - 1] in _POSSESSIVE
+                          and words[b - 1].lower() != seq[b - 1]), None)  # a plural: "my sweatshirts", not "my top"
+            if owned is not None:
+                miss, unmatched = owned, " ".join(words[owned[0]:owned[1]])
 
     if memory and follow and not whole:
         if skills and scope is None and unmatched is None and memory.scope_phrase:
