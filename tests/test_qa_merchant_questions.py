@@ -108,3 +108,17 @@ def test_products_the_merchant_names_that_nothing_holds_are_said_not_widened_sil
 def test_possessive_questions_that_do_resolve_get_no_such_note(table, question):
     p, _, _ = ask(question, table)
     assert not any("No category matches" in n for n in p.notes)
+
+
+def test_a_question_in_the_shops_language_finds_its_product_type_whole():
+    """A French shop's Shopify export states its categories only as `Type` ("Plante d'intérieur"); a
+    French question about "plantes d'intérieur" was answered as "intérieur", with a note that no
+    category is called "plants intérieur" (the lexicon read only category columns, not product types)."""
+    table = shopify([(f"Monstera {i}", "", "Plante d'intérieur") for i in range(4)]
+                    + [(f"Olivier {i}", "", "Plante d'extérieur") for i in range(3)]
+                    + [(f"Pot {i}", "", "Pot") for i in range(3)])
+    p, result, md = ask("Où sont les lacunes dans les plantes d'intérieur ?", table)
+    assert p.scope.own_paths == ("Plante d'intérieur",)
+    assert p.scope.label == "Plante d'intérieur"
+    assert dict(p.scope.found).get("own") == 4
+    assert not any("No category is called" in n for n in p.notes), md

@@ -356,6 +356,9 @@ class _OwnIndex:
     own_levels: dict[tuple[str, ...], set[str]] = None  # tokens of a level name -> own path prefixes ending there
     own_prefix_ids: dict[str, Counter] = None  # own path prefix -> Counter of google ids of its rows
     own_joined: dict[str, list[tuple[str, ...]]] = None  # a level's words written together -> its own_levels keys
+    # every own name the lexicon reads a foreign question against: category values and own paths
+    # (product types included: a Shopify export's French "Plante d'intérieur" is a Type, not a category)
+    lexicon_names: tuple[str, ...] = ()
 
 
 _OWN_CACHE: dict[int, tuple[Any, int, _OwnIndex]] = {}
@@ -428,7 +431,8 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
     own_joined: dict[str, list[tuple[str, ...]]] = {}
     for toks in own_levels:
         own_joined.setdefault("".join(toks), []).append(toks)
-    return _OwnIndex(node_rows, categories, level_names, own_levels, own_prefix_ids, own_joined)
+    names = tuple(sorted(set(categories) | set(own_prefix_ids)))
+    return _OwnIndex(node_rows, categories, level_names, own_levels, own_prefix_ids, own_joined, names)
 
 
 def _variants(phrase: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -1051,7 +1055,7 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     raw = [stem(w) for w in words]
     from agent.analysis import lexicon  # other languages → English tokens; English passes unchanged
 
-    words, raw = lexicon.to_english(words, raw, own_idx.categories, own_idx.node_rows, taxonomy)
+    words, raw = lexicon.to_english(words, raw, own_idx.lexicon_names, own_idx.node_rows, taxonomy)
     own_vocab = {t for toks in own_idx.level_names for t in toks}
     own_vocab |= {t for toks in own_idx.own_levels for t in toks}  # every own path and product type
     seq = _correct(raw, _INTENT_VOCAB, tax_idx.vocab, own_vocab)
