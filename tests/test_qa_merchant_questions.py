@@ -122,3 +122,18 @@ def test_a_question_in_the_shops_language_finds_its_product_type_whole():
     assert p.scope.label == "Plante d'intérieur"
     assert dict(p.scope.found).get("own") == 4
     assert not any("No category is called" in n for n in p.notes), md
+
+
+@pytest.mark.parametrize("placeholder", ["Uncategorized", "Uncategorised", "Sin categoría", "Без категории"])
+def test_the_platforms_no_category_name_places_nothing(placeholder):
+    """A blinds shop's Shopify export had Product Category "Uncategorized" on 84 products; the answer
+    to "Where are the gaps in window treatments?" said "including your category “Uncategorized”"."""
+    from agent.catalog.readers import own_categories as oc
+
+    assert oc.woocommerce(placeholder) is None
+    assert oc.woocommerce(f"Blinds, {placeholder}") == "Blinds"
+    assert oc.single(f"Blinds > {placeholder}") == f"Blinds > {placeholder}"  # a level inside a path is the merchant's
+    table = shopify([(f"Grey Roller Blind {i}", placeholder, "") for i in range(3)]
+                    + [(f"White Roller Blind {i}", "", "Roller Blinds") for i in range(2)])
+    p, _, md = ask("Where are the gaps in roller blinds?", table)
+    assert placeholder not in md.split("Scope:")[1].split("\n")[0], md
