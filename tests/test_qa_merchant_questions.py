@@ -137,3 +137,24 @@ def test_the_platforms_no_category_name_places_nothing(placeholder):
                     + [(f"White Roller Blind {i}", "", "Roller Blinds") for i in range(2)])
     p, _, md = ask("Where are the gaps in roller blinds?", table)
     assert placeholder not in md.split("Scope:")[1].split("\n")[0], md
+
+
+def test_woocommerce_formula_guard_apostrophes_are_taken_off():
+    """WooCommerce's exporter writes `'-1` for a draft's Published and `'-3` for oversold stock (its
+    guard against spreadsheet formulas); a real Russian-labelled export had two drafts read as active."""
+    import csv as _csv
+    import io
+
+    from agent.catalog.ingest import read_table_bytes
+
+    out = io.StringIO()
+    w = _csv.writer(out)
+    w.writerow(["ID", "Type", "SKU", "Name", "Published", "In stock?", "Stock", "Regular price", "Categories"])
+    w.writerow([1, "simple", "A", "Shirt A", "1", "1", "5", "10", "Shirts"])
+    w.writerow([2, "simple", "B", "Shirt B", "'-1", "1", "'-3", "'-0", "Shirts"])
+    w.writerow([3, "simple", "C", "Shirt C", "'-1", "1", "2", "12", "Shirts"])
+    table, ev = read_table_bytes(out.getvalue().encode(), "wc-product-export.csv", "attached file")
+    rows = {r["sku"]: r for r in table.to_pylist()}
+    assert ev.rows_read == 3
+    assert [rows[s]["status"] for s in "ABC"].count("draft") == 2, [rows[s]["status"] for s in "ABC"]
+    assert rows["B"]["inventory_qty"] == -3
