@@ -158,3 +158,14 @@ def test_woocommerce_formula_guard_apostrophes_are_taken_off():
     assert ev.rows_read == 3
     assert [rows[s]["status"] for s in "ABC"].count("draft") == 2, [rows[s]["status"] for s in "ABC"]
     assert rows["B"]["inventory_qty"] == -3
+
+
+@pytest.mark.parametrize("value,currency,text", [
+    (12000.0, "JPY", "JPY 12,000"), (5790000.0, "VND", "VND 5,790,000"), (1500.5, "JPY", "JPY 1,500"),
+    (47.0, "BGN", "BGN 47.00"), (1299.0, None, "1,299.00"),
+])
+def test_money_has_the_currencys_own_decimals(value, currency, text):
+    """A Japanese feed's prices were shown as "JPY 12,000.00": the yen has no minor unit."""
+    from agent.render.numbers import fmt_money
+
+    assert fmt_money(value, currency) == text
