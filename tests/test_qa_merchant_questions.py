@@ -133,10 +133,12 @@ def test_the_platforms_no_category_name_places_nothing(placeholder):
     assert oc.woocommerce(placeholder) is None
     assert oc.woocommerce(f"Blinds, {placeholder}") == "Blinds"
     assert oc.single(f"Blinds > {placeholder}") == f"Blinds > {placeholder}"  # a level inside a path is the merchant's
-    table = shopify([(f"Grey Roller Blind {i}", placeholder, "") for i in range(3)]
+    table = shopify([(f"Grey Roller Blind {i}", placeholder, "Roller Blinds") for i in range(3)]
                     + [(f"White Roller Blind {i}", "", "Roller Blinds") for i in range(2)])
-    p, _, md = ask("Where are the gaps in roller blinds?", table)
-    assert placeholder not in md.split("Scope:")[1].split("\n")[0], md
+    for question in ("Where are the gaps in roller blinds?", "Where are the gaps in window treatments?"):
+        p, _, md = ask(question, table)
+        assert placeholder not in md.split("Scope:")[1].split("\n")[0], md
+        assert placeholder not in p.scope.merchant_categories
 
 
 def test_woocommerce_formula_guard_apostrophes_are_taken_off():

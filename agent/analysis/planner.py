@@ -396,13 +396,14 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
             node_rows[node.id] += n
             node = taxonomy.node(node.parent_id) if node.parent_id is not None else None
     from agent.analysis.common import encoded
+    from agent.catalog.readers.own_categories import PLACEHOLDERS
 
     cat = encoded(own["category_path"])
     names = cat.dictionary.cast(pa.string()).to_pylist() if pa.types.is_dictionary(cat.type) else []
     pairs = pa.table({"c": cat.indices, "g": ids, "one": pa.nulls(own.num_rows, pa.int8()).fill_null(1)}).group_by(
         ["c", "g"]).aggregate([("one", "sum")])
     for c, g, n in zip(pairs["c"].to_pylist(), pairs["g"].to_pylist(), pairs["one_sum"].to_pylist()):
-        if c is None or not names[c]:
+        if c is None or not names[c] or names[c].strip().casefold() in PLACEHOLDERS:  # "Uncategorized" names none
             continue
         categories.setdefault(names[c], Counter())[g] += n
     for c in categories:
