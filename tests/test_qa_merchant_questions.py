@@ -171,3 +171,30 @@ def test_money_has_the_currencys_own_decimals(value, currency, text):
     from agent.render.numbers import fmt_money
 
     assert fmt_money(value, currency) == text
+
+
+@pytest.mark.parametrize("question,node", [
+    ("Where are the gaps in toys for dogs?", "Dog Toys"),
+    ("Where are the gaps in food for cats?", "Cat Food"),
+])
+def test_a_category_written_with_for_is_that_category_not_the_broader_one(table, question, node):
+    """"gaps in toys for dogs" was answered for all of Toys & Games > Toys, with no word about "dogs"."""
+    p, _, md = ask(question, table)
+    assert p.scope.label == node, md
+
+
+def test_words_after_for_that_name_nothing_are_said(table):
+    p, _, md = ask("Where are the gaps in toys for cachorro?", table)
+    assert p.scope.label == "Toys"
+    assert any("No category is called" in n and "cachorro" in n for n in p.notes), md
+
+
+def test_for_in_an_intent_phrase_is_left_alone(table):
+    p, _, md = ask("What is for sale?", table)
+    assert p.skills == ("price_ladder",) and p.scope.is_whole_catalog and not p.notes, md
+
+
+def test_my_x_products_is_a_phrase_that_is_said_when_nothing_holds_it(table):
+    p, _, md = ask("Which of my zebra products are out of stock?", table)
+    assert p.scope.is_whole_catalog
+    assert any("No category matches" in n and "zebra" in n for n in p.notes), md

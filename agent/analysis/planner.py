@@ -1002,6 +1002,35 @@ def _scope_for(toks: tuple[str, ...], display: str, own: pa.Table | None, own_id
 # ("my sweatshirts", "our hoodies"; "my top vendors" names none), that no category and no title holds
 # is said ("No category matches…"), never answered silently for the whole catalog
 _POSSESSIVE = frozenset({"my", "our"})
+_PRODUCT_WORDS = frozenset({"product", "item", "thing", "stuff", "listing"})
+
+
+def _for_phrase(seq: list[str], words: list[str]) -> tuple[list[str], list[str]]:
+    """"toys for dogs" → "dogs toys", "food for cats" → "cats food": a category phrase written with
+    "for" names the same category as the phrase written the other way round (Dog Toys, Cat Food).
+
+    Without this the words after "for" were a separate phrase and dropped silently, so "gaps in toys
+    for dogs" was answered for all of Toys. Only content words on both sides are swapped (no intent
+    word: "what's for sale" stays), and the first "for" only; what does not name a category then is
+    shortened as any phrase is, with a note."""
+    for k, tok in enumerate(seq):
+        if tok != "for" or k == 0 or k + 1 >= len(seq):
+            continue
+
+        def content(i: int) -> bool:
+            return 0 <= i < len(seq) and seq[i] not in STOPWORDS and seq[i] not in _INTENT_VOCAB
+
+        a = k
+        while content(a - 1):
+            a -= 1
+        b = k + 1
+        while content(b):
+            b += 1
+        if a == k or b == k + 1:
+            continue
+        order = list(range(k + 1, b)) + list(range(a, k))
+        return (seq[:a] + [seq[i] for i in order] + seq[b:], words[:a] + [words[i] for i in order] + words[b:])
+    return seq, words
 
 
 def _read(seq: list[str], own_idx: _OwnIndex, taxonomy: Taxonomy, tax_idx):
@@ -1060,6 +1089,7 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     own_vocab = {t for toks in own_idx.level_names for t in toks}
     own_vocab |= {t for toks in own_idx.own_levels for t in toks}  # every own path and product type
     seq = _correct(raw, _INTENT_VOCAB, tax_idx.vocab, own_vocab)
+    seq, words = _for_phrase(seq, list(words))
     claim, skills, used, whole, match, span, miss = _read(seq, own_idx, taxonomy, tax_idx)
     if match is None and miss is not None:  # "pajama suts", "vertcal blnds": short typos inside a name
         fixed = _correct_in_run(seq, miss, tax_idx.vocab, own_vocab)
@@ -1094,9 +1124,16 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
                 break
         if scope is None:  # "which of my sweatshirts…": the merchant named products nothing holds
             owned = next(((a, b) for a, b in _runs(seq, used) if a > 0 and seq[a - 1] in _POSSESSIVE
-                          and words[b - 1].lower() != seq[b - 1]), None)  # a plural: "my sweatshirts", not "my top"
+                          and (words[b - 1].lower() != seq[b - 1]  # a plural: "my sweatshirts", not "my top"
+                               or (b < len(seq) and seq[b] in _PRODUCT_WORDS))), None)  # "my dog products"
             if owned is not None:
-                miss, unmatched = owned, " ".join(words[owned[0]:owned[1]])
+                written = " ".join(words[owned[0]:owned[1]])
+                phrase = " ".join(_phrase(seq, *owned))
+                scope = _scope_for(tuple(_phrase(seq, *owned)), phrase, own, own_idx, taxonomy, tax_idx)
+                if scope is not None:  # "my dog products": the category the words name (Dog Supplies)
+                    resolved = phrase
+                else:
+                    miss, unmatched = owned, written
 
     if memory and follow and not whole:
         if skills and scope is None and unmatched is None and memory.scope_phrase:
