@@ -69,6 +69,10 @@ def _plain(literal: str) -> str:
     return " ".join(re.sub(r"\\([\\`*_{}\[\]()#+\-.!|>&<])", r"\1", literal).split())
 
 
+def _launch(pw):
+    return pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+
+
 def _markdown_table_rows(text: str) -> int:
     lines = [line for line in text.splitlines() if line.startswith("|")]
     return max(len(lines) - 2, 0)  # header and separator
@@ -94,7 +98,7 @@ def test_the_page_answers_the_headline_question_as_the_json_answer_does(agent: S
     outside: list[str] = []
     rpc_bodies: list[dict] = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        browser = _launch(pw)
         try:
             page = browser.new_page(viewport={"width": 1100, "height": 900})
             page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
@@ -125,7 +129,7 @@ def test_the_page_answers_the_headline_question_as_the_json_answer_does(agent: S
             page.fill("#question", HEADLINE)
             page.click("#send")
             first = page.locator("article.turn").nth(0)
-            page.wait_for_selector("article.turn:nth-of-type(1)[data-state=completed]", timeout=TIMEOUT_MS)
+            page.wait_for_selector("article.turn:nth-of-type(1)[data-done][data-state=completed]", timeout=TIMEOUT_MS)
             first.locator("a2ui-surface a2ui-row").first.wait_for()
             page.screenshot(path=str(SHOTS / "2-answered.png"), full_page=True)
 
@@ -166,7 +170,7 @@ def test_the_page_answers_the_headline_question_as_the_json_answer_does(agent: S
             assert first_context
             page.fill("#question", FOLLOW_UP)
             page.click("#send")
-            page.wait_for_selector("article.turn:nth-of-type(2)[data-state=completed]", timeout=TIMEOUT_MS)
+            page.wait_for_selector("article.turn:nth-of-type(2)[data-done][data-state=completed]", timeout=TIMEOUT_MS)
             follow = rpc_bodies[-1]["params"]["message"]
             assert follow.get("contextId") and [p["kind"] for p in follow["parts"]] == ["text"]
             assert follow["contextId"] == first_context
@@ -176,4 +180,43 @@ def test_the_page_answers_the_headline_question_as_the_json_answer_does(agent: S
         finally:
             browser.close()
     assert not outside, f"requests left the agent: {outside}"
+    assert not problems, problems
+
+
+def test_cancel_ends_a_long_run_as_canceled(agent: Server, tmp_path: Path) -> None:
+    """Cancel sends tasks/cancel for the running task; the turn ends `canceled`, before the run's last skill.
+
+    A long run, as tests/test_lifecycle.py makes one: a 200,000-row file and every skill. Cancel is pressed
+    as soon as the page knows the task id (the stream's first frame)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_lifecycle import ALL_SKILLS_QUESTION, _big_csv
+
+    big = tmp_path / "big.csv"
+    big.write_bytes(_big_csv(200_000))
+    problems: list[str] = []
+    cancels: list[dict] = []
+    with sync_playwright() as pw:
+        browser = _launch(pw)
+        try:
+            page = browser.new_page()
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.on("request", lambda r: cancels.append(json.loads(r.post_data)) if r.method == "POST"
+                    and "tasks/cancel" in (r.post_data or "") else None)
+            page.goto(agent.url)
+            page.wait_for_selector("body[data-ready=true]")
+            page.set_input_files("#file", str(big))
+            page.wait_for_selector("#drop[data-loaded]")
+            page.fill("#question", ALL_SKILLS_QUESTION)
+            page.click("#send")
+            page.wait_for_selector("article.turn[data-task-id]", timeout=TIMEOUT_MS)
+            page.click("#cancel")
+            page.wait_for_selector("article.turn[data-done]", timeout=TIMEOUT_MS)  # the stream has ended
+            assert page.locator("article.turn").get_attribute("data-state") == "canceled"
+            task_id = page.locator("article.turn").get_attribute("data-task-id")
+            assert [c["params"] for c in cancels] == [{"id": task_id}]
+            assert page.locator("article.turn section.artifact").count() < 7, "the run must stop before its last skill"
+            page.screenshot(path=str(SHOTS / "4-canceled.png"))
+        finally:
+            browser.close()
     assert not problems, problems

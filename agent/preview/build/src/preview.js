@@ -172,6 +172,7 @@ function handleEvent(view, result) {
     setState(view, result.status.state, result.status.message);
   } else if (result.kind === "artifact-update") {
     showParts(artifactView(view, result.artifact), result.artifact.parts ?? []);
+    if (!performance.getEntriesByName("cga-first-artifact").length) performance.mark("cga-first-artifact");
     view.turn.dataset.artifacts = String(view.byId.size);
   } else if (result.kind === "message") {
     const entry = artifactView(view, { artifactId: result.messageId, name: "message" });
@@ -216,6 +217,8 @@ async function ask(question) {
   $("file").value = "";
   $("question").value = "";
 
+  performance.clearMarks();
+  performance.mark("cga-send"); // bench/preview_first_artifact.py: Send → first rendered artifact
   const view = newTurn(question, file?.name);
   const controller = new AbortController();
   state.running = { taskId: null, controller, view };
@@ -243,8 +246,10 @@ async function ask(question) {
   } catch (error) {
     showError(view, `The request did not complete: ${error.message}`);
   } finally {
+    // The page takes the next question only now, after the stream has ended: `data-done` says so.
     state.running = null;
     delete document.body.dataset.running;
+    view.turn.dataset.done = "true";
   }
 }
 
