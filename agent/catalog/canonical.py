@@ -63,6 +63,9 @@ SCHEMA = pa.schema(
         pa.field("image_url", pa.string()),
         pa.field("link", pa.string()),
         pa.field("snapshot_date", pa.date32()),  # the row's own date if the data has one per row
+        # the sale price's schedule as the data states it (first and last day, inclusive); null = open
+        pa.field("sale_start", pa.date32()),
+        pa.field("sale_end", pa.date32()),
     ]
 )
 

@@ -23,7 +23,8 @@ from agent.catalog.categorise import map_rows
 from agent.catalog.parallel import run_parallel, submit_all
 from agent.catalog.values import (
     as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
-    entry_codes, parse_money, policy_value, status_value, to_strings,
+    currency_code, entry_codes, parse_money, parse_sale_window, policy_value, resolve_currency, status_value,
+    to_strings,
 )
 
 TEXT_FIELDS = ("product_id", "variant_id", "sku", "title", "description", "gtin", "mpn",
@@ -51,6 +52,7 @@ class Draft:
     skipped: int = 0  # rows the reader could not use (e.g. a Shopify row without a handle)
     default_status: str = "unknown"  # status when the data has no status at all
     currency_column: bool = False  # `currency` came from its own column (not from price text)
+    header_currency: str | None = None  # an ISO code the price column's header names ("Price (EUR)")
     # product_id is a one-chunk dictionary straight from the reader (each value once): cleaning
     # that changes nothing need not re-hash a quarter-million ids to prove they are distinct
     unique_product_ids: bool = False
@@ -351,6 +353,11 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         jobs["inventory_policy"] = lambda: map_distinct(to_strings(cols["inventory_policy"]), policy_value,
                                                         pa.string(), keep_dict=True)
     jobs["status"] = lambda: _status(cols.get("status"), draft.default_status, n)
+    for name in ("sale_start", "sale_end"):
+        if name in cols:
+            jobs[name] = (lambda v=cols[name]: parse_dates(to_strings(v)))
+    if "sale_window" in cols:
+        jobs["sale_window"] = lambda: parse_sale_window(cols["sale_window"])
     # every column job also casts to its canonical type, so nothing waits for a last stage
     jobs = {k: (_typed(k, f) if k in canonical.COLUMNS and k not in MONEY_FIELDS else f) for k, f in jobs.items()}
     futures = submit_all(jobs, n)
@@ -384,10 +391,19 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
             if cur is not None:
                 currency = cur if currency is None else coalesce(currency, cur)
     if "currency" in out:  # a currency column; where it is blank, the price text may still say
-        stated = map_distinct(out["currency"], lambda v: v.upper() if v else None, pa.string(), keep_dict=True)
-        out["currency"] = stated if currency is None or stated.null_count == 0 else coalesce(stated, currency)
-    elif currency is not None:
+        stated = map_distinct(out["currency"], currency_code, pa.string(), keep_dict=True)
+        currency = stated if currency is None or stated.null_count == 0 else coalesce(stated, currency)
+    if draft.header_currency and "price" in out:  # "Price (EUR)": every priced row without its own code
+        named = pa.DictionaryArray.from_arrays(_zero_indices(n), pa.array([draft.header_currency]), safe=False)
+        named = dict_where(pc.is_valid(out["price"]), named)
+        currency = named if currency is None else coalesce(currency, named)
+    currency = resolve_currency(currency)  # "$", "kr", "¥" only where the file corroborates one code
+    if currency is not None:
         out["currency"] = currency
+    if "sale_window" in out:  # Merchant Center: one interval column; explicit start/end columns win
+        start, end = out.pop("sale_window")
+        out["sale_start"] = coalesce(out.get("sale_start"), start)
+        out["sale_end"] = coalesce(out.get("sale_end"), end)
 
     out["availability"] = stage2["availability"].result()
     out["google_category_id"], out["google_category_path"], out["category_mapping"] = stage2["mapping"].result()
