@@ -390,6 +390,12 @@ def resolve_roles(columns: list[str], roles: dict[str, tuple[str, ...]]) -> dict
         bare = norm(_PAREN.sub(" ", c).replace("*", " "))
         if bare:
             by_norm.setdefault(bare, c)
+    from agent.catalog.values import header_currency  # (values imports pyarrow: only when headers are read)
+
+    for c in columns:  # third chance without a currency code: "Price KZT", "Sale price USD"
+        words = c.split()
+        if len(words) > 1 and header_currency(words[-1]):
+            by_norm.setdefault(norm(" ".join(words[:-1])), c)
     out: dict[str, str] = {}
     taken: set[str] = set()
     for role, aliases in roles.items():
