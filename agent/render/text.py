@@ -170,7 +170,7 @@ def _(v: Values) -> str:
 
 @template("overview.top_band")
 def _(v: Values) -> str:
-    return (f"Most priced variants fall in the band {v['band']}: {v['variants_n']} of {v['priced_n']} "
+    return (f"The largest price band is {v['band']}: {v['variants_n']} of {v['priced_n']} priced variants "
             f"({v['variants_pct']}).")
 
 
