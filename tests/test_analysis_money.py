@@ -253,3 +253,10 @@ def test_reference_in_another_currency_is_not_compared():
     gaps = run("assortment_gaps", own, reference=ref)
     assert all(x.get("Reference P25") is None for x in rows_of(gaps))
     assert any("not compared" in n for n in gaps.notes)
+
+
+def test_a_table_stored_before_the_sale_schedule_columns_still_answers():
+    rows = [variant(i, 100.0, sale_price=80.0 if i < 2 else None) for i in range(4)]
+    old = canonical(rows).drop_columns(["sale_start", "sale_end"])
+    total = rows_of(run("price_ladder", old))[0]
+    assert total["On sale"] == 50.0
