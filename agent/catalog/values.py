@@ -470,8 +470,14 @@ def parse_money(arr: Arrayish) -> tuple[pa.ChunkedArray, pa.ChunkedArray | None]
     distinct = [v for v in d.dictionary.to_pylist() if v is not None]
     decimal_comma = any(_DECIMAL_COMMA.match(v.strip()) for v in distinct[:5000])
     amounts = map_distinct(d, lambda v: money_value(v, decimal_comma), pa.float64())
-    # every distinct value is looked at (a feed may name its currency only on its later rows)
-    stated = [currency_of(v) if v is not None else None for v in d.dictionary.to_pylist()]
+    # every distinct value is looked at (a feed may name its currency only on its later rows), but
+    # only those holding something besides digits and separators go through Python
+    dictionary = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
+    worded = pc.fill_null(pc.match_substring_regex(dictionary, r"[^0-9.,'\s\-]"), False)
+    if not pc.any(worded).as_py():
+        return amounts, None
+    flags = worded.to_numpy(zero_copy_only=False)
+    stated = [currency_of(v) if f else None for v, f in zip(dictionary.to_pylist(), flags)]
     if not any(stated):
         return amounts, None
     encoded = pc.dictionary_encode(pa.array(stated, type=pa.string()))
