@@ -150,3 +150,13 @@ def test_bigcommerce_sale_price_zero_means_none():
             "Product,2,Table,B,200,0,0,Y,by product,3,Garden\n")
     rows, _ = read(data)
     assert [(r["price"], r["sale_price"], r["compare_at_price"]) for r in rows] == [(100.0, 80.0, 120.0), (200.0, None, None)]
+
+
+@pytest.mark.parametrize("header, row", [
+    ("id\ttitle\tprice\tcurrency\tavailability\tlink\timage_link\tcondition\n", "a\tChair\t15.00\tkzt\tin stock\tu\ti\tnew\n"),
+    (WOO_HEADER.rstrip("\n") + ",Currency\n", "1,simple,A,Chair,1,15,,,,1,3,Garden,0,KZT\n"),
+    ("Handle,Title,Variant Price,Variant SKU,Currency\n", "chair,Chair,15.00,A,KZT\n"),
+])
+def test_a_currency_column_in_any_format(header, row):
+    rows, _ = read(header + row, "f.tsv" if "\t" in header else "f.csv")
+    assert (rows[0]["price"], rows[0]["currency"]) == (15.0, "KZT")

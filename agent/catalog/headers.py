@@ -425,7 +425,11 @@ def detect(columns: list[str]) -> Detection:
     generic_score = (len(generic_roles) + len(date_cols)) / n
     score, profile = best
     if profile is not None and score >= generic_score:
-        return Detection(profile, profile.name, round(score, 3), resolve_roles(usable, profile.roles))
+        roles = resolve_roles(usable, profile.roles)
+        if "currency" not in roles:  # no format has its own currency column, but a file may add one
+            free = [c for c in usable if c not in roles.values()]
+            roles.update(resolve_roles(free, {"currency": GENERIC_ROLES["currency"]}))
+        return Detection(profile, profile.name, round(score, 3), roles)
     return Detection(None, GENERIC_NAME, round(min(generic_score, 1.0), 3), generic_roles)
 
 

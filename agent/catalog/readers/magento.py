@@ -95,7 +95,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     keep = default_row & ~has_children & (kind_np != "grouped")
 
     cols: dict = {}
-    for name in ("sku", "price", "sale_price", "sale_start", "sale_end", "inventory_qty", "color", "size"):
+    for name in ("sku", "price", "sale_price", "sale_start", "sale_end", "currency", "inventory_qty", "color", "size"):
         if name in raw:
             cols[name] = raw[name]
     if "category_path" in raw:
