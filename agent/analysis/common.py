@@ -524,7 +524,8 @@ def price_groups(table: pa.Table) -> list[PriceGroup]:
     names = as_str(cur.dictionary).to_pylist()
     codes = entry_codes(cur, np.arange(len(names), dtype=np.int32), missing=-1) if len(names) else np.full(table.num_rows, -1, np.int32)
     found: dict[str | None, Any] = {}
-    for code in np.unique(codes[priced]).tolist():
+    present = np.bincount(codes[priced] + 1, minlength=len(names) + 1)  # slot 0: no currency
+    for code in (np.flatnonzero(present) - 1).tolist():
         name = names[code] if code >= 0 else None
         mask = priced & (codes == code)
         found[name] = mask if name not in found else (found[name] | mask)
@@ -597,9 +598,10 @@ def sales(table: pa.Table, when: Any) -> Sales:
     n = table.num_rows
 
     def col(name):
-        if name not in table.column_names:
+        if name not in table.column_names or table[name].null_count == n:
             return np.full(n, np.nan)
-        return numpy_of(pc.fill_null(table[name].cast(pa.float64()), float("nan"))).astype(np.float64)
+        values = table[name] if table[name].type == pa.float64() else table[name].cast(pa.float64())
+        return np.asarray(numpy_of(values), dtype=np.float64)  # (Arrow gives NaN for null floats)
 
     price, sale, cap = col("price"), col("sale_price"), col("compare_at_price")
     with np.errstate(invalid="ignore"):

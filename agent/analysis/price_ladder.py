@@ -66,11 +66,25 @@ def _largest_steps(ci: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, 
     ci, price = ci[ok], price[ok]
     if len(ci) < 2:
         return {}
-    by_price = np.argsort(price, kind="stable")
-    cat = ci[by_price]
-    cat_key = cat.astype(np.int16) if cat.max() < 32767 and cat.min() >= 0 else cat
-    order = by_price[np.argsort(cat_key, kind="stable")]
-    ci, price = ci[order], price[order]
+    cents = np.rint(price * 100.0)
+    span = int(cents.max() - cents.min()) + 1 if len(cents) else 1
+    if np.array_equal(cents / 100.0, price) and span * (int(ci.max()) + 1) < 2 ** 62:
+        # prices in whole cents (the usual case): the distinct (category, price) points from one integer
+        # sort, since a step is between adjacent distinct price points and repeats only add ratios of 1
+        lo_c = int(cents.min())
+        composite = ci.astype(np.int64) * span + (cents.astype(np.int64) - lo_c)
+        composite.sort()
+        keep = np.concatenate(([True], composite[1:] != composite[:-1]))
+        composite = composite[keep]
+        ci, price = composite // span, (composite % span + lo_c) / 100.0
+    else:
+        by_price = np.argsort(price, kind="stable")
+        cat = ci[by_price]
+        cat_key = cat.astype(np.int16) if cat.max() < 32767 and cat.min() >= 0 else cat
+        order = by_price[np.argsort(cat_key, kind="stable")]
+        ci, price = ci[order], price[order]
+    if len(ci) < 2:
+        return {}
     same = ci[1:] == ci[:-1]
     ratio = np.where(same & (price[:-1] > 0), price[1:] / np.where(price[:-1] > 0, price[:-1], 1), 0.0)
     pair_cat = ci[:-1]
@@ -168,8 +182,10 @@ def _rows_for(part: dict, names: list[str], ref_q: dict[str, list[float]] | None
         if mixed:
             row["Currency"] = currency
         rows.append(row)
-    tq = [float(np.quantile(price, q)) for q in QUANTILES] if len(price) else [None] * 5
-    total = {"Category": total_label, "Products": len(np.unique(pk)), "Priced variants": len(price),
+    tq = [float(x) for x in np.quantile(price, list(QUANTILES))] if len(price) else [None] * 5
+    ordered = len(pk) < 2 or bool(np.all(pk[1:] >= pk[:-1]))  # the catalog layer's layout: one pass
+    n_products = (int(np.count_nonzero(pk[1:] != pk[:-1])) + 1 if len(pk) else 0) if ordered else len(np.unique(pk))
+    total = {"Category": total_label, "Products": n_products, "Priced variants": len(price),
              "P10": common.money(tq[0]), "P25": common.money(tq[1]), "Median": common.money(tq[2]),
              "P75": common.money(tq[3]), "P90": common.money(tq[4]),
              "On sale": common.pct(int(part["on_sale"].sum()), len(price)),
