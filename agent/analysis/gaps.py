@@ -238,7 +238,9 @@ def run(inp: SkillInput) -> SkillResult:
                      f"currencies ({listed}) are left out of the price columns, since currencies are never pooled.")
     zero = common.price_counts(pop.table)
     if zero["zero_n"] + zero["negative_n"]:
-        notes.append(f"{zero['zero_n'] + zero['negative_n']:,} variants priced at 0.00 or below are left out of the price columns.")
+        n_zero = zero["zero_n"] + zero["negative_n"]
+        notes.append(f"{n_zero:,} {'variant' if n_zero == 1 else 'variants'} priced at 0.00 or below "
+                     f"{'is' if n_zero == 1 else 'are'} left out of the price columns.")
     if pop.table.num_rows and currency is None and not other_currencies and zero["priced_n"]:
         notes.append(common.NO_PRICE_NOTE)
     if not has_stock and pop.table.num_rows:

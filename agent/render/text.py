@@ -164,7 +164,8 @@ def _(v: Values) -> str:
 
 @template("overview.zero_price")
 def _(v: Values) -> str:
-    return (f"{v.count('zero_n', 'variant is', 'variants are')} priced at 0.00 or below; they are left out of the "
+    pronoun = "it is" if v.raw("zero_n") == 1 else "they are"
+    return (f"{v.count('zero_n', 'variant is', 'variants are')} priced at 0.00 or below; {pronoun} left out of the "
             f"price figures, which count priced variants only.")
 
 
@@ -388,8 +389,8 @@ def _(v: Values) -> str:
 @template("ladder.discount")
 def _(v: Values) -> str:
     depth = f", {v['depth_pct']} off on average" if v.has("depth_pct") else ""
-    where = f" priced in {v.raw('in_currency')}" if v.has("in_currency") else ""
-    return f"{v['sale_pct']} of priced variants{where} are on sale now (a current sale price or a compare-at price){depth}."
+    where = f" in {v.raw('in_currency')}" if v.has("in_currency") else ""
+    return f"{v['sale_pct']} of the priced variants{where} are on sale now (a current sale price or a compare-at price){depth}."
 
 
 @template("ladder.empty")
