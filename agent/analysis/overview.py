@@ -167,13 +167,14 @@ def run(inp: SkillInput) -> SkillResult:
             vals = price_np[g.rows]
             section = "Price bands (priced variants" + (f", {g.currency or 'no currency'})" if mixed else ")")
             best = None
-            for label, lo_b, hi_b in common.band_labels(common.price_band_cuts(vals), g.currency):
+            bands = common.band_labels(common.price_band_cuts(vals), g.currency)
+            for label, lo_b, hi_b in bands:
                 n = int(((vals >= lo_b) & (vals < hi_b)).sum())
                 r = add(section, label, n, common.pct(n, g.variants), cur=g.currency)
                 band_names.append(label)
                 if best is None or n > rows[best][2]:
                     best = r
-            if best is not None and g is groups[0]:
+            if best is not None and g is groups[0] and len(bands) > 1:
                 findings.append(Finding("overview.top_band", {"band": rows[best][1], "variants_n": rows[best][2],
                                                               "priced_n": g.variants, "variants_pct": rows[best][3]},
                                         cells=((best, "Count"), (best, "Share")), severity=3))
