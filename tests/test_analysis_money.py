@@ -20,6 +20,7 @@ from agent.catalog.sources import read_table_bytes
 from agent.catalog.taxonomy import load
 from agent.render.a2ui import build_messages
 from agent.render.text import render_skill
+from tests.a2ui_check import check_surfaces
 from tests.test_analysis_helpers import assert_prose_numbers_in_table
 
 CHAIRS = 6828  # Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs
@@ -229,9 +230,13 @@ def test_ladder_splits_currencies_and_never_pools_them():
     rub_median = f"RUB {totals[1]['Median']:,.2f}"
     assert kzt_median in md and rub_median in md
     assert_prose_numbers_in_table(md)
-    # A2UI cells carry each row's own currency too
-    text = str(build_messages(r, "", "s1"))
+    # A2UI cells carry each row's own currency too, and the surface is valid for the official renderer
+    messages = build_messages(r, "", "s1")
+    text = str(messages)
     assert kzt_median in text and rub_median in text
+    ov = build_messages(run("catalog_overview", canonical(rows)), "", "s2")
+    assert "RUB " in str(ov) and "KZT " in str(ov)
+    check_surfaces([messages, ov])
 
 
 def test_gaps_price_columns_stay_in_the_main_currency_and_say_so():
