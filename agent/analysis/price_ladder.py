@@ -8,6 +8,9 @@ price points (flagged above STEP_RATIO×, the "hole" in a ladder); no entry pric
 above the reference's P25); the share of priced variants on sale now (a current sale price, or a
 compare-at price above the price: common.sales) and their average discount depth.
 
+"Products" counts the products with at least one priced variant (in the row's currency); "Priced
+variants" the variants every figure of the row is over.
+
 Prices in several currencies are never pooled: each currency gets its own totals row and category rows
 (a Currency column says which), and a reference is compared only in the same currency.
 """
