@@ -32,12 +32,6 @@ CURRENCY_COLUMN = ("Currency", "currency", pa.string())  # added when prices com
 MAX_LISTED_COLUMNS = 8
 
 
-def _median(values) -> float:
-    import numpy as np
-
-    return float(np.quantile(values, 0.5))
-
-
 def run(inp: SkillInput) -> SkillResult:
     own, scope, tax = inp.own, inp.scope, inp.taxonomy
     pop = common.population(own, scope, tax, READ)
@@ -211,3 +205,9 @@ def run(inp: SkillInput) -> SkillResult:
         currency=currency,
         taxonomy_note=common.taxonomy_note(scope, tax),
     )
+
+
+def _median(values) -> float:
+    import numpy as np
+
+    return float(np.quantile(values, 0.5))

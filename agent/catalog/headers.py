@@ -361,6 +361,8 @@ GENERIC_ROLES = _r(
 )
 
 PROFILES: tuple[Profile, ...] = (SHOPIFY, GMC, WOOCOMMERCE, MAGENTO, BIGCOMMERCE)
+for _profile in PROFILES:  # no format has a currency column of its own, but a file may add one
+    _profile.roles.setdefault("currency", GENERIC_ROLES["currency"])
 GENERIC_NAME = "generic table"
 
 # Columns that may carry the snapshot date, in order of preference (SPEC §4).
@@ -425,11 +427,7 @@ def detect(columns: list[str]) -> Detection:
     generic_score = (len(generic_roles) + len(date_cols)) / n
     score, profile = best
     if profile is not None and score >= generic_score:
-        roles = resolve_roles(usable, profile.roles)
-        if "currency" not in roles:  # no format has its own currency column, but a file may add one
-            free = [c for c in usable if c not in roles.values()]
-            roles.update(resolve_roles(free, {"currency": GENERIC_ROLES["currency"]}))
-        return Detection(profile, profile.name, round(score, 3), roles)
+        return Detection(profile, profile.name, round(score, 3), resolve_roles(usable, profile.roles))
     return Detection(None, GENERIC_NAME, round(min(generic_score, 1.0), 3), generic_roles)
 
 

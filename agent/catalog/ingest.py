@@ -18,7 +18,7 @@ from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.evidence import SourceEvidence
 from agent.catalog.readers import bigcommerce, generic, gmc, magento, shopify, woocommerce
 from agent.catalog.readers.common import Draft, finish, snapshot_from
-from agent.catalog.values import STR_DICT, header_currency
+from agent.catalog.values import STR_DICT
 
 log = logging.getLogger(__name__)
 
@@ -90,10 +90,11 @@ def _normalise(table: pa.Table, columns: list[str], det: headers.Detection, name
                meta_snapshot: dt.date | None = None) -> tuple[pa.Table, SourceEvidence]:
     reader = READERS[det.profile.key if det.profile else None]
     draft: Draft = reader.build(table, det.roles)
-    draft.header_currency = header_currency(det.roles.get("price"))
     snap_rows, newest, origin = snapshot_from(table, headers.snapshot_columns(columns))
     if meta_snapshot is not None and (newest is None or meta_snapshot > newest):
         newest, origin = meta_snapshot, "Parquet metadata snapshot_date"
+    from agent.catalog.values import header_currency  # "Price (EUR)": the header names the currency
+    draft.header_currency = header_currency(det.roles.get("price"))
     canonical_table = finish(draft, name, snap_rows)
     used = set(draft.used) | ({origin[len("column "):]} if origin and origin.startswith("column ") else set())
     ev = SourceEvidence(

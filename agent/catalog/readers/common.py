@@ -23,9 +23,10 @@ from agent.catalog.categorise import map_rows
 from agent.catalog.parallel import run_parallel, submit_all
 from agent.catalog.values import (
     as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
-    currency_code, entry_codes, parse_money, parse_sale_window, policy_value, resolve_currency, status_value,
-    to_strings,
+    entry_codes, parse_money, policy_value, status_value, to_strings,
 )
+
+from agent.catalog.values import currency_code, parse_dates, parse_sale_window, resolve_currency  # noqa: E402,F811 - money
 
 TEXT_FIELDS = ("product_id", "variant_id", "sku", "title", "description", "gtin", "mpn",
                "option1_value", "option2_value", "option3_value", "image_url", "link")

@@ -95,7 +95,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     keep = default_row & ~has_children & (kind_np != "grouped")
 
     cols: dict = {}
-    for name in ("sku", "price", "sale_price", "sale_start", "sale_end", "currency", "inventory_qty", "color", "size"):
+    for name in ("sku", "price", "sale_price", "inventory_qty", "color", "size"):
         if name in raw:
             cols[name] = raw[name]
     if "category_path" in raw:
@@ -115,6 +115,9 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             cols[name] = coalesce(parent_val, values) if name == "title" else coalesce(values, parent_val)
     if "material" in cols:  # a product-level attribute on configurables
         cols["material"] = coalesce(cols["material"], take_rows(cols["material"], parent_row))
+    for name in ("sale_start", "sale_end", "currency"):  # the special price's schedule; a currency column
+        if name in raw:
+            cols[name] = raw[name]
     product_row = np.where(parent_row >= 0, parent_row, np.arange(n))
     cols["product_id"] = take_rows(skus, product_row)
     cols["variant_id"] = skus
