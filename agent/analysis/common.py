@@ -114,8 +114,8 @@ def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Seque
     `columns` (plus status) are the only ones carried into the filtered table: filtering a
     million-row table costs per column, and a skill reads a handful of the canonical columns.
     """
-    if columns is not None:  # (a table stored before a column was added lacks it: read as absent)
-        table = table.select([c for c in dict.fromkeys([*columns, "status"]) if c in table.column_names])
+    if columns is not None:
+        table = table.select(list(dict.fromkeys([*columns, "status"])))
     mask = scope_mask(table, scope, taxonomy)
     scoped = table if mask is None else table.filter(mask)
     excluded: dict[str, int] = {}

@@ -120,6 +120,12 @@ def _tier_counts(ci: np.ndarray, price: np.ndarray, cuts: dict[int, tuple[float,
     return {c: tuple(int(x) for x in counts[c]) for c in cuts}
 
 
+def _readable(table: pa.Table) -> list[str]:
+    """READ without the sale-schedule columns a table stored before they existed lacks (a follow-up on
+    an earlier attachment): such a table's sales are read as unscheduled."""
+    return [c for c in READ if c in table.column_names]
+
+
 def _partition(t: pa.Table, labels: pa.DictionaryArray, rows: np.ndarray, when) -> dict:
     """The priced variants of one currency as numpy arrays: category code, product key, price, sale."""
     ci = common.numpy_of(labels.indices).astype(np.int64)
@@ -133,7 +139,7 @@ def _partition(t: pa.Table, labels: pa.DictionaryArray, rows: np.ndarray, when) 
 def _reference_quantiles(inp: SkillInput, currency: str | None) -> dict[str, list[float]]:
     """Per category name: P25, tertiles and P75 of the reference's priced variants in `currency`."""
     scope, tax = inp.scope, inp.taxonomy
-    rp = common.population(inp.reference, scope, tax, READ).table
+    rp = common.population(inp.reference, scope, tax, _readable(inp.reference)).table
     if rp.num_rows == 0:
         return {}
     group = next((g for g in common.price_groups(rp) if g.currency == currency), None)
@@ -201,7 +207,7 @@ def _rows_for(part: dict, names: list[str], ref_q: dict[str, list[float]] | None
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax, READ)
+    pop = common.population(inp.own, scope, tax, _readable(inp.own))
     t = pop.table
     with_ref = inp.reference is not None
     totals: list[dict] = []
