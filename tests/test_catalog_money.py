@@ -160,3 +160,8 @@ def test_bigcommerce_sale_price_zero_means_none():
 def test_a_currency_column_in_any_format(header, row):
     rows, _ = read(header + row, "f.tsv" if "\t" in header else "f.csv")
     assert (rows[0]["price"], rows[0]["currency"]) == (15.0, "KZT")
+
+
+def test_a_price_header_corroborates_the_dollar_in_every_cell():
+    rows, _ = read('title,Price (CAD)\nA,$15\nB,"$1,200.00"\n')
+    assert [(r["price"], r["currency"]) for r in rows] == [(15.0, "CAD"), (1200.0, "CAD")]

@@ -402,11 +402,12 @@ def currency_code(text: str | None) -> str | None:
     return currency_of(s)
 
 
-def resolve_currency(currency: pa.ChunkedArray | None) -> pa.ChunkedArray | None:
+def resolve_currency(currency: pa.ChunkedArray | None, also: tuple[str, ...] = ()) -> pa.ChunkedArray | None:
     """Ambiguous markers replaced by the one code the file corroborates, else null.
 
     `$` becomes USD only when the rest of the file (a currency column, a code in another cell) names
-    USD and no other dollar; with two dollars named, or none, a bare `$` states no currency."""
+    USD and no other dollar; with two dollars named, or none, a bare `$` states no currency. `also`
+    lists codes the file states outside the cells (a price header's `(USD)`)."""
     if currency is None:
         return None
     d = as_dictionary(currency)
@@ -417,6 +418,7 @@ def resolve_currency(currency: pa.ChunkedArray | None) -> pa.ChunkedArray | None
     idx = d.indices.drop_null().to_numpy(zero_copy_only=False)
     present[np.unique(idx)] = True
     stated = {v for v, p in zip(values, present) if p and v is not None and v not in AMBIGUOUS}
+    stated |= {c for c in also if c and c not in AMBIGUOUS}
     picked = {}
     for marker, family in AMBIGUOUS.items():
         hits = stated & family

@@ -398,7 +398,8 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         named = pa.DictionaryArray.from_arrays(_zero_indices(n), pa.array([draft.header_currency]), safe=False)
         named = dict_where(pc.is_valid(out["price"]), named)
         currency = named if currency is None else coalesce(currency, named)
-    currency = resolve_currency(currency)  # "$", "kr", "¥" only where the file corroborates one code
+    # "$", "kr", "¥" only where the file corroborates one code (in a cell or in the price header)
+    currency = resolve_currency(currency, (draft.header_currency,) if draft.header_currency else ())
     if currency is not None:
         out["currency"] = currency
     if "sale_window" in out:  # Merchant Center: one interval column; explicit start/end columns win
