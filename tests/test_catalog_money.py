@@ -86,8 +86,8 @@ def test_two_dollars_named_leave_a_bare_dollar_unstated():
 
 
 def test_currency_column_codes_and_symbols():
-    rows, _ = read("title,price,currency\nA,15,usd\nB,16,€\nC,17,KZT\nD,18,\nE,19,Euro money\n")
-    assert [r["currency"] for r in rows] == ["USD", "EUR", "KZT", None, None]
+    rows, _ = read("title,price,currency\nA,15,usd\nB,16,€\nC,17,KZT\nD,18,\nE,19,Euro money\nF,20,US Dollar\nG,21,tenge\n")
+    assert [r["currency"] for r in rows] == ["USD", "EUR", "KZT", None, None, "USD", "KZT"]
 
 
 @pytest.mark.parametrize("header, code", [("Price (EUR)", "EUR"), ("Price [€]", "EUR"), ("Price KZT", "KZT"),

@@ -322,12 +322,20 @@ _ISO_FILE = Path(__file__).resolve().parents[2] / "data" / "currency" / "iso4217
 
 
 @lru_cache(maxsize=1)
-def iso_codes() -> frozenset[str]:
-    """Every current ISO 4217 alphabetic code (data/currency/iso4217.csv, see its SOURCES.md).
+def _iso_table() -> tuple[frozenset[str], dict[str, str]]:
+    """(codes, English name -> code) from data/currency/iso4217.csv (see its SOURCES.md).
 
     Read on first use, not at import: cold start stays cheap."""
-    with open(_ISO_FILE, encoding="utf-8") as f:
-        return frozenset(line.split(",", 1)[0] for line in f.read().splitlines()[1:] if line)
+    import csv
+
+    with open(_ISO_FILE, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return frozenset(r["code"] for r in rows), {r["name"].casefold(): r["code"] for r in rows}
+
+
+def iso_codes() -> frozenset[str]:
+    """Every current ISO 4217 alphabetic code."""
+    return _iso_table()[0]
 
 
 # Symbols that name one currency. Longest first, so "US$" wins over "$" and "R$" over "R".
@@ -393,13 +401,15 @@ def currency_of(text: str) -> str | None:
 
 
 def currency_code(text: str | None) -> str | None:
-    """A currency column's cell as an ISO code ("usd", "EUR", "€", "$" -> "?$"); None otherwise."""
+    """A currency column's cell as an ISO code ("usd", "EUR", "€", "US Dollar", "Tenge", "$" -> "?$");
+    None otherwise. (Names are the standard's English names, read in a currency column only.)"""
     if text is None:
         return None
     s = text.strip()
     if s.upper() in iso_codes():
         return s.upper()
-    return currency_of(s)
+    named = _iso_table()[1].get(" ".join(s.split()).casefold())
+    return named or currency_of(s)
 
 
 def resolve_currency(currency: pa.ChunkedArray | None, also: tuple[str, ...] = ()) -> pa.ChunkedArray | None:
