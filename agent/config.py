@@ -50,6 +50,9 @@ class Config:
     state_ttl_days: int = 7  # same number as the state bucket's lifecycle rule (deploy.sh)
     context_max_attached_bytes: int = DEFAULT_CONTEXT_ATTACHED_BYTES  # attached CSV bytes kept per context
     context_max_turns: int = 100  # turns one conversation may take
+    provider_organization: str | None = None  # the card's provider: the organization running the agent ...
+    provider_url: str | None = None  # ... and its website (both or neither; unset: the card names no provider)
+    log_json: bool = False  # JSON log lines for Cloud Logging when on Cloud Run (K_SERVICE set), readable lines locally
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -137,6 +140,18 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
     return tuple(dict.fromkeys(defaults))
 
 
+def _provider(env: Mapping[str, str]) -> dict[str, str | None]:
+    """PROVIDER_ORGANIZATION and PROVIDER_URL: who runs this agent, for the card's `provider` (A2A requires
+    both fields of it). Neither set: the card has no provider rather than a made-up one."""
+    organization = (env.get("PROVIDER_ORGANIZATION") or "").strip() or None
+    url = (env.get("PROVIDER_URL") or "").strip() or None
+    if (organization is None) != (url is None):
+        raise ConfigError("PROVIDER_ORGANIZATION and PROVIDER_URL go together: set both or neither")
+    if url is not None and not url.startswith(("https://", "http://")):
+        raise ConfigError(f"PROVIDER_URL must be an http(s) URL, not {url!r}")
+    return {"provider_organization": organization, "provider_url": url}
+
+
 def load(env: Mapping[str, str] | None = None) -> Config:
     """Parse the settings; raises ConfigError with a clear line on the first bad value."""
     env = os.environ if env is None else env
@@ -168,4 +183,6 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         state_ttl_days=_int(env, "STATE_TTL_DAYS", 7, 1, 3650),
         context_max_attached_bytes=_int(env, "CONTEXT_MAX_ATTACHED_BYTES", DEFAULT_CONTEXT_ATTACHED_BYTES, 0, 1 << 40),
         context_max_turns=_int(env, "CONTEXT_MAX_TURNS", 100, 1, 100_000),
+        **_provider(env),
+        log_json=bool((env.get("K_SERVICE") or "").strip()),
     )
