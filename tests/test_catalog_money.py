@@ -165,3 +165,24 @@ def test_a_currency_column_in_any_format(header, row):
 def test_a_price_header_corroborates_the_dollar_in_every_cell():
     rows, _ = read('title,Price (CAD)\nA,$15\nB,"$1,200.00"\n')
     assert [(r["price"], r["currency"]) for r in rows] == [(15.0, "CAD"), (1200.0, "CAD")]
+
+
+def test_magento_special_price_dates_in_the_admin_locale():
+    # Magento writes dates in its admin locale (en_US: month/day/year); the file's updated_at is the snapshot
+    data = ("sku,store_view_code,attribute_set_code,product_type,name,price,special_price,special_price_from_date,"
+            "special_price_to_date,product_online,qty,is_in_stock,url_key,updated_at\n"
+            'A,,Default,simple,Chair,100,80,8/14/24,12/31/24,1,4,1,chair,"12/12/24, 10:35 AM"\n'
+            'B,,Default,simple,Table,100,80,8/14/24,11/30/24,1,4,1,table,"12/12/24, 10:35 AM"\n'
+            'C,,Default,simple,Bench,100,80,1/5/25,,1,4,1,bench,"12/12/24, 10:35 AM"\n')
+    table, ev = read_table_bytes(data.encode(), "magento.csv", KIND_ATTACHED)
+    rows = table.to_pylist()
+    assert ev.snapshot_date == dt.date(2024, 12, 12)
+    assert [(r["sale_start"], r["sale_end"]) for r in rows] == [
+        (dt.date(2024, 8, 14), dt.date(2024, 12, 31)), (dt.date(2024, 8, 14), dt.date(2024, 11, 30)),
+        (dt.date(2025, 1, 5), None)]
+    from agent.analysis.registry import SKILLS, SkillInput
+    from agent.analysis.result import Scope
+    from agent.catalog.taxonomy import load
+
+    ladder = SKILLS["price_ladder"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=load(), sources=(ev,)))
+    assert ladder.table.to_pylist()[0]["On sale"] == pytest.approx(round(100 / 3, 1))  # only A's sale is current

@@ -651,6 +651,8 @@ def parse_dates(arr: Arrayish) -> pa.ChunkedArray:
         out = parsed if out is None else pc.coalesce(out, parsed)
         if out.null_count == head.null_count:
             break
+    if out.null_count < len(out):  # Arrow's %Y takes "1" as a year: "1/5/25" is not 0001-05-25
+        out = pc.if_else(pc.fill_null(pc.match_substring_regex(head, r"^\d{4}"), False), out, pa.scalar(None, pa.date32()))
     return out
 
 

@@ -25,7 +25,7 @@ from agent.catalog.values import (
     entry_codes, parse_money, policy_value, status_value, to_strings,
 )
 
-from agent.catalog.values import currency_code, parse_dates, parse_sale_window, resolve_currency  # noqa: E402,F811 - money
+from agent.catalog.values import currency_code, parse_sale_window, resolve_currency  # money parsers
 
 TEXT_FIELDS = ("product_id", "variant_id", "sku", "title", "description", "gtin", "mpn",
                "option1_value", "option2_value", "option3_value", "image_url", "link")
@@ -55,6 +55,7 @@ class Draft:
     default_status: str = "unknown"  # status when the data has no status at all
     currency_column: bool = False  # `currency` came from its own column (not from price text)
     header_currency: str | None = None  # an ISO code the price column's header names ("Price (EUR)")
+    month_first_dates: bool = False  # the format's convention for unsettled d/m dates (Magento: en_US)
     # product_id is a one-chunk dictionary straight from the reader (each value once): cleaning
     # that changes nothing need not re-hash a quarter-million ids to prove they are distinct
     unique_product_ids: bool = False
@@ -358,7 +359,8 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     jobs["status"] = lambda: _status(cols.get("status"), draft.default_status, n)
     for name in ("sale_start", "sale_end"):
         if name in cols:
-            jobs[name] = (lambda v=cols[name]: parse_dates(to_strings(v)))
+            # the one date rule of the catalog layer (agent.catalog.dates): Magento's "8/14/24" too
+            jobs[name] = (lambda v=cols[name]: _sale_dates(v, draft.month_first_dates))
     if "sale_window" in cols:
         jobs["sale_window"] = lambda: parse_sale_window(cols["sale_window"])
     # every column job also casts to its canonical type, so nothing waits for a last stage
@@ -533,3 +535,10 @@ def _availability(raw, qty, policy, n: int) -> pa.Array:
     else:
         code[code < 0] = labels.index("unknown")
     return from_codes(code, labels)
+
+
+def _sale_dates(values, month_first: bool) -> pa.ChunkedArray:
+    """A sale schedule column as dates, read as the snapshot columns are (dates.parse_date_column)."""
+    from agent.catalog.dates import parse_date_column
+
+    return parse_date_column(to_strings(values), month_first_default=month_first).dates
