@@ -82,41 +82,31 @@ def blank(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 
 def scope_ids(scope: Scope, taxonomy: Taxonomy) -> list[int]:
-    """The taxonomy node of the scope and every node under it."""
-    if scope.taxonomy_id is None:
-        return []
-    return [scope.taxonomy_id, *taxonomy.descendants(scope.taxonomy_id)]
+    """The taxonomy nodes of the scope (its roots) and every node under them."""
+    from agent.analysis.scoping import subtree_ids
+
+    return subtree_ids(scope, taxonomy)
 
 
-def scope_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.ChunkedArray | None:
-    """Rows inside the scope: mapped into its taxonomy subtree OR in one of its merchant categories.
+def scope_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Array | None:
+    """Rows inside the scope: in its own categories, its taxonomy subtrees or named by its title noun
+    (agent.analysis.scoping, computed once per table and scope). None means the whole catalog."""
+    from agent.analysis.scoping import rows
 
-    None means the whole catalog. A scope that matched nothing (`unmatched`) selects no rows only when
-    it carries no taxonomy node and no merchant categories; the planner then falls back to the whole
-    catalog and says so, so skills normally see a valid scope.
-    """
-    if scope.is_whole_catalog:
-        return None
-    mask = None
-    ids = scope_ids(scope, taxonomy)
-    if ids:
-        mask = pc.fill_null(pc.is_in(table["google_category_id"], value_set=pa.array(ids, pa.int32())), False)
-    if scope.merchant_categories:
-        wanted = pa.array(list(scope.merchant_categories), pa.string())
-        by_cat = pc.fill_null(map_values(table["category_path"], lambda d: pc.is_in(as_str(d), value_set=wanted)), False)
-        mask = by_cat if mask is None else pc.or_(mask, by_cat)
-    return mask
+    found = rows(table, scope, taxonomy)
+    return None if found is None else pa.array(found.any)
 
 
 def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Sequence[str] | None = None) -> Population:
     """In-scope rows with an analysed status; excluded statuses counted by variant row.
 
     `columns` (plus status) are the only ones carried into the filtered table: filtering a
-    million-row table costs per column, and a skill reads a handful of the canonical columns.
+    million-row table costs per column, and a skill reads a handful of the canonical columns. The
+    scope mask is taken on the whole table first (its cached computation is shared by every skill).
     """
+    mask = scope_mask(table, scope, taxonomy)
     if columns is not None:
         table = table.select(list(dict.fromkeys([*columns, "status"])))
-    mask = scope_mask(table, scope, taxonomy)
     scoped = table if mask is None else table.filter(mask)
     excluded: dict[str, int] = {}
     if scoped.num_rows == 0:
@@ -196,11 +186,13 @@ def taxonomy_note(scope: Scope, taxonomy: Taxonomy, leaves: int | None = None) -
     node = taxonomy.node(scope.taxonomy_id)
     if node is None:
         return None
-    n = leaves if leaves is not None else len(taxonomy.descendants(node.id))
+    extra = [taxonomy.node(i) for i in scope.extra_taxonomy_ids if taxonomy.node(i) is not None]
+    n = leaves if leaves is not None else len(taxonomy.descendants(node.id)) + sum(len(taxonomy.descendants(e.id)) for e in extra)
+    where = " and ".join([node.path] + [e.path for e in extra])
     if n == 0:
-        return f"{node.path} (no subcategories)"
+        return f"{where} (no subcategories)"
     word = "subcategory" if n == 1 else "subcategories"
-    return f"{n} {word} under {node.path}"
+    return f"{n} {word} under {where}"
 
 
 UNMAPPED_LABEL = "Unmapped"
@@ -242,7 +234,10 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
                 labels.append(UNMAPPED_LABEL)
                 continue
             levels = node.path.split(" > ")
-            if base is not None and taxonomy.is_within(k, base.id):
+            extra = next((taxonomy.node(e) for e in scope.extra_taxonomy_ids if taxonomy.is_within(k, e)), None)
+            if base is not None and extra is not None and not taxonomy.is_within(k, base.id):
+                labels.append(" > ".join(levels[extra.depth - 1:]))  # "Outdoor Furniture Accessories > Covers"
+            elif base is not None and taxonomy.is_within(k, base.id):
                 rel = levels[base.depth:]
                 general = base.name if not taxonomy.children_of(base.id) else f"{base.name} (general)"
                 labels.append(" > ".join(rel) if rel else general)

@@ -115,8 +115,8 @@ def _dense_codes(keys):
 
 
 def _excluded_products(own: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, int]:
+    mask = common.scope_mask(own, scope, taxonomy)  # on the whole table: the turn's cached mask
     own = own.select(["product_key", "google_category_id", "category_path", "status"])
-    mask = common.scope_mask(own, scope, taxonomy)
     scoped = own if mask is None else own.filter(mask)
     if not set(common.value_counts(scoped["status"])) & set(common.EXCLUDED_STATUSES):
         return {}
@@ -140,6 +140,11 @@ def _names(key: int, scope: Scope, taxonomy: Taxonomy) -> tuple[str | None, str]
     if node is None:
         return None, f"Category {key}"
     base = taxonomy.node(scope.taxonomy_id) if scope.taxonomy_id is not None else None
+    for extra in scope.extra_taxonomy_ids:  # a further root: named from its own level down
+        if taxonomy.is_within(key, extra) and not (base is not None and taxonomy.is_within(key, base.id)):
+            root = taxonomy.node(extra)
+            base = taxonomy.node(root.parent_id) if root is not None and root.parent_id is not None else root
+            break
     levels = node.path.split(" > ")
     if base is not None:
         rel = levels[base.depth:]
@@ -178,6 +183,8 @@ def run(inp: SkillInput) -> SkillResult:
     leaves: list[int] = []
     if scope.taxonomy_id is not None:
         leaves = tax.leaves_under(scope.taxonomy_id)
+        for extra in scope.extra_taxonomy_ids:  # "Outdoor Furniture Accessories" beside "Outdoor Furniture"
+            leaves += [leaf for leaf in tax.leaves_under(extra) if leaf not in leaves]
         keys |= set(leaves)
     if ref:
         keys |= {k for k in ref if k != OTHER_KEY}
@@ -256,6 +263,7 @@ def run(inp: SkillInput) -> SkillResult:
         chart=("Subcategory", "Products"),
         taxonomy_note=common.taxonomy_note(scope, tax, n_sub),
         notes=notes,
+        missing="reference" if scope.wants_reference and ref is None else None,  # shares need a reference
     )
 
 

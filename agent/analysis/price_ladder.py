@@ -264,6 +264,7 @@ def run(inp: SkillInput) -> SkillResult:
     return SkillResult(
         skill=SKILL_ID, scope=scope, table=table,
         findings=_findings(ordered, len(totals), with_ref, pop.excluded, mixed, extra_zero, unchecked),
+        missing="reference" if scope.wants_reference and not with_ref else None,  # "compared with competitors"
         thresholds={"step_ratio": STEP_RATIO, "min_tier_variants": MIN_TIER_PRODUCTS,
                     "tiers": "reference tertiles per category" if with_ref else "own tertiles per category",
                     "price": "priced variants (price above zero), per currency",

@@ -127,6 +127,8 @@ def summary_lines(result: SkillResult, shown_rows: int = MAX_ROWS) -> list[str]:
     """
     lines: list[str] = []
     scope = result.scope
+    if text.missing_line(result):  # what is missing to answer as asked comes first, as in the text
+        lines.append(text.missing_line(result).replace("`", ""))
     if scope.unmatched:
         nearest = ", ".join(scope.nearest[:5])
         line = f"Nothing in the catalog matched “{scope.unmatched}”"

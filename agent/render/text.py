@@ -525,7 +525,8 @@ def sentence(finding: Finding, currency: str | None, markdown: bool = False) -> 
 
 # --- scope, table ---------------------------------------------------------------------------------------
 def scope_line(scope: Scope, markdown: bool = False) -> str:
-    """The resolved scope in words: taxonomy path and id, and the merchant categories included.
+    """The resolved scope in words: taxonomy path(s) and id(s), the merchant categories included, and
+    how the scope's products were found (own categories, Google taxonomy, titles).
 
     Merchant categories under the taxonomy path are named by their remainder ("Outdoor Seating >
     Sunloungers") so the line stays readable; others are quoted whole.
@@ -537,7 +538,8 @@ def scope_line(scope: Scope, markdown: bool = False) -> str:
     cats = list(scope.merchant_categories)
     if scope.taxonomy_path:
         ident = f" (Google taxonomy id {scope.taxonomy_id})" if scope.taxonomy_id is not None else ""
-        parts.append(f"{scope.taxonomy_path}{ident}")
+        extra = "".join(f" and {path} (id {i})" for path, i in zip(scope.extra_taxonomy_paths, scope.extra_taxonomy_ids))
+        parts.append(f"{scope.taxonomy_path}{ident}{extra}")
     if cats:
         prefix = (scope.taxonomy_path or "") + " > "
         below = [c[len(prefix):] for c in cats if scope.taxonomy_path and c.startswith(prefix)]
@@ -550,7 +552,49 @@ def scope_line(scope: Scope, markdown: bool = False) -> str:
         if other:
             label = "your category" if len(other) == 1 else "your categories"
             parts.append(f"{label} " + _names([f"“{esc(c)}”" for c in other], limit=6))
-    return "Scope: " + "; including ".join(parts) + "."
+    elif scope.own_label:
+        parts.append(f"your category “{esc(scope.own_label)}”")
+    elif scope.own_paths:
+        levels = sorted({p.rsplit(" > ", 1)[-1] for p in scope.own_paths})
+        parts.append("your categories " + _names([f"“{esc(x)}”" for x in levels], limit=6))
+    if not parts and scope.title_terms:
+        parts.append(f"products whose title names “{esc(scope.phrase or scope.label)}”")
+    line = "Scope: " + "; including ".join(parts) + "."
+    found = found_sentence(scope, markdown)
+    return f"{line} {found}" if found else line
+
+
+def found_sentence(scope: Scope, markdown: bool = False) -> str:
+    """How the scope's products were found, each counted once ("31 active products: 24 by your
+    category Pumps, 7 by title"); for an empty scope, that all three places came up empty, the
+    nearest own categories and how many products have no category at all."""
+    if not scope.found:
+        return ""
+    esc = md_escape if markdown else (lambda x: x)
+    counts = dict(scope.found)
+    total = sum(counts.values())
+    if total == 0:
+        text = ("No active products in this scope: none of your categories, no Google category and no product "
+                "title places any here.")
+        if scope.nearest:
+            text += " Your nearest categories: " + _names([esc(n) for n in scope.nearest]) + "."
+        if scope.unplaced:
+            n = scope.unplaced
+            text += (f" {n:,} active {'product has' if n == 1 else 'products have'} neither a category of "
+                     f"{'its' if n == 1 else 'their'} own nor a Google category.")
+        return text
+    own_name = scope.own_label or (scope.merchant_categories[0].rsplit(" > ", 1)[-1]
+                                   if len(scope.merchant_categories) == 1 else None)
+    names = {
+        "own": f"by your category {esc(own_name)}" if own_name else "by your categories",
+        "taxonomy": f"by Google category {esc(scope.taxonomy_path.rsplit(' > ', 1)[-1])}" if scope.taxonomy_path else "by Google category",
+        "title": "by title",
+    }
+    shown = [f"{counts[k]:,} {names[k]}" for k in ("own", "taxonomy", "title") if counts.get(k)]
+    head = f"{total:,} active {'product' if total == 1 else 'products'}"
+    if len(shown) == 1:
+        return f"{head}, all {shown[0].split(' ', 1)[1]}."
+    return f"{head}: " + ", ".join(shown) + "."
 
 
 def _cell(value: Any, unit: str, currency: str | None) -> str:
@@ -590,9 +634,24 @@ def visible_findings(result: SkillResult, limit: int = MAX_ROWS) -> list[Finding
     return sorted(keep, key=lambda f: -f.severity)[:MAX_FINDINGS]
 
 
+# What is missing to answer as asked, said first (issue 10): the skill then shows what it can.
+MISSING = {
+    "reference": ("Competitor or market data is needed to answer this, and none is attached: add the competitor's "
+                  "or market catalog as a second file (name it, or call it the competitor or reference catalog in "
+                  "the question), or set `reference_uri` in `catalog_context`. Until then, here is what your own "
+                  "catalog shows."),
+}
+
+
+def missing_line(result: SkillResult) -> str | None:
+    return MISSING.get(result.missing) if result.missing else None
+
+
 def render_skill(result: SkillResult, preface: Sequence[str] = ()) -> str:
     """The Markdown answer for one skill, without the evidence footer."""
     blocks = [title(result)]
+    if missing_line(result):
+        blocks.append(missing_line(result))
     blocks.extend(line for line in preface if line)
     blocks.append(scope_line(result.scope, markdown=True))
     bullets = [f"- {sentence(f, result.currency, markdown=True)}" for f in visible_findings(result)]

@@ -383,8 +383,9 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         "availability": lambda: _availability(cols.get("availability"), got("inventory_qty"),
                                                got("inventory_policy"), n),
         "mapping": lambda: map_rows(n, cols.get("google_category"), got("category_path"),
-                                    got("product_type"), got("title")),
+                                    got("product_type"), got("title"), brand=got("brand")),
         "keys": ids_and_keys,
+        "own_categories": lambda: _own_categories(cols.get("own_categories"), got("category_path"), got("product_type")),
     }, n)
     out: dict[str, object] = {"row_number": row_number, **{k: f.result() for k, f in futures.items()}}
     out.update({name: cols[name] for name in PASSTHROUGH_FIELDS if name in cols})
@@ -415,6 +416,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     out["availability"] = stage2["availability"].result()
     out["google_category_id"], out["google_category_path"], out["category_mapping"] = stage2["mapping"].result()
     out["product_id"], out["product_key"] = stage2["keys"].result()
+    out["own_categories"] = stage2["own_categories"].result()
     out["source"] = pa.DictionaryArray.from_arrays(_zero_indices(n), pa.array([source]), safe=False)
     if snapshot_rows is not None:
         out["snapshot_date"] = snapshot_rows
@@ -426,6 +428,17 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         if field_.name not in final:
             final[field_.name] = null_column(n, field_.type)
     return canonical.from_columns(final)
+
+
+def _own_categories(from_reader, category_path, product_type):
+    """All own paths per row: the reader's multi-path parse (or the primary path, read as a generic
+    category value), then the product type (see readers/own_categories.py)."""
+    from agent.catalog.readers import own_categories as own
+
+    paths = from_reader if from_reader is not None else (
+        own.column(category_path, own.generic) if category_path is not None else None)
+    types = own.column(product_type, own.single) if product_type is not None else None
+    return own.combine(paths, types)
 
 
 _ZEROS: list[pa.Buffer] = []
