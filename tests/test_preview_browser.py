@@ -175,7 +175,9 @@ def test_the_page_answers_the_headline_question_as_the_json_answer_does(agent: S
             assert follow.get("contextId") and [p["kind"] for p in follow["parts"]] == ["text"]
             assert follow["contextId"] == first_context
             scope = re.search(r"on (.+?):", scope_line).group(1)
-            assert f"on {scope}:" in page.locator("article.turn").nth(1).locator(".status").inner_text()
+            second = page.locator("article.turn").nth(1)
+            assert f"on {scope}:" in second.locator(".status").inner_text()
+            assert EXPORT.name in second.locator(".evidence").inner_text()  # answered on the file kept in context
             page.screenshot(path=str(SHOTS / "3-follow-up.png"), full_page=True)
         finally:
             browser.close()
