@@ -6,7 +6,8 @@ read through the same readers as an attachment.
   answered for the whole catalog, while the same name spelled right had a scope.
 - A question about a product ("vertical blinds") found, by title, the replacement parts made for it
   ("Vertical Replacement Blind Slat", filed by the merchant under "Replacement Blind Slat").
-- The price ladder said "across 574 priced products" when 297 of them had a price of 0.00.
+- The price ladder said "across 574 priced products" when 297 of them had a price of 0.00 (main's
+  variant-level ladder now counts priced variants and says how many are at 0.00; the test keeps it so).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def test_a_question_about_the_parts_still_finds_them(table):
     assert dict(p.scope.found).get("own") == 8, md
 
 
-def test_the_ladder_counts_priced_products_and_says_how_many_have_no_price():
+def test_the_ladder_counts_priced_variants_and_says_how_many_have_no_price():
     # four blinds at 0.00 and three priced ones, all in the merchant's Vertical Blinds
     rows = [(f"Grey Vertical Blind {i}", "", "Vertical Blinds") for i in range(7)]
     table = shopify(rows)
@@ -89,9 +90,9 @@ def test_the_ladder_counts_priced_products_and_says_how_many_have_no_price():
                              pc.if_else(zero, pa.scalar(0.0), table["price"]))
     _, result, md = ask("Do I have entry-level and premium options in vertical blinds?", table)
     total = result.table.to_pylist()[0]
-    assert (total["Products"], total["Priced"]) == (7, 3)
-    line = next(b for b in md.splitlines() if "priced product" in b)
-    assert re.search(r"Across 3 priced products \(of 7 products;", line), line
+    assert total["Priced variants"] == 3 and total["Priced 0.00 or below (left out)"] == 4
+    assert re.search(r"Across 3 priced variants \(3 products\)", md), md
+    assert "4 variants are priced at 0.00 or below and left out of the ladder" in md
 
 
 @pytest.mark.parametrize("question", ["Which of my sweatshirts are out of stock?", "How are our hoodies priced?"])
