@@ -50,6 +50,7 @@ class Config:
     state_ttl_days: int = 7  # same number as the state bucket's lifecycle rule (deploy.sh)
     context_max_attached_bytes: int = DEFAULT_CONTEXT_ATTACHED_BYTES  # attached CSV bytes kept per context
     context_max_turns: int = 100  # turns one conversation may take
+    test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -137,6 +138,16 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
     return tuple(dict.fromkeys(defaults))
 
 
+def _gate(env: Mapping[str, str]) -> str | None:
+    """TEST_STEP_GATE: a folder the test suite watches (see agent.service.stepgate). Must exist."""
+    raw = (env.get("TEST_STEP_GATE") or "").strip()
+    if not raw:
+        return None
+    if not os.path.isdir(raw):
+        raise ConfigError(f"TEST_STEP_GATE must be an existing folder, not {raw!r}")
+    return os.path.abspath(raw)
+
+
 def load(env: Mapping[str, str] | None = None) -> Config:
     """Parse the settings; raises ConfigError with a clear line on the first bad value."""
     env = os.environ if env is None else env
@@ -168,4 +179,5 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         state_ttl_days=_int(env, "STATE_TTL_DAYS", 7, 1, 3650),
         context_max_attached_bytes=_int(env, "CONTEXT_MAX_ATTACHED_BYTES", DEFAULT_CONTEXT_ATTACHED_BYTES, 0, 1 << 40),
         context_max_turns=_int(env, "CONTEXT_MAX_TURNS", 100, 1, 100_000),
+        test_step_gate=_gate(env),
     )

@@ -51,7 +51,7 @@ class Service:
             tasks=self.tasks, contexts=self.contexts, live=self.live, catalog_uri=config.catalog_uri,
             reference_uri=config.reference_uri, local_root=config.local_root,
             a2ui_status_copy=config.a2ui_status_copy, max_attached_bytes=config.context_max_attached_bytes,
-            max_turns=config.context_max_turns, ttl_days=config.state_ttl_days,
+            max_turns=config.context_max_turns, ttl_days=config.state_ttl_days, step_gate=config.test_step_gate,
         ))
         self._card: dict[str, Any] | None = None
 

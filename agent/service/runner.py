@@ -25,6 +25,7 @@ from agent.catalog.evidence import KIND_ATTACHED, CatalogInputs, Unreadable
 from agent.protocol import objects
 from agent.store.base import ContextChange, ContextState, ContextStore, TaskStore, as_context_catalog
 
+from . import stepgate
 from .live import LiveRegistry
 
 CANCELED_TEXT = "Cancelled at the client's request."
@@ -81,6 +82,7 @@ class Deps:
     max_attached_bytes: int = 64 * 1024 * 1024
     max_turns: int = 100
     ttl_days: int = 7
+    step_gate: str | None = None  # tests only: agent.service.stepgate
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
 
 
@@ -137,6 +139,7 @@ class Runner:
             # One write for submitted → working, before the first artifact (SPEC §2).
             self.deps.tasks.create(objects.task(tid, cid, working, history=history))
             yield objects.status_update(tid, cid, working, final=False)
+            stepgate.hold(self.deps.step_gate, tid, lambda: self.deps.tasks.cancel_requested(tid))
             self._check_cancel(tid)
 
             inputs = self._load(turn, context)
