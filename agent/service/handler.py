@@ -104,6 +104,11 @@ class Service:
 
     def cancel(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
         task_id = params["id"]
+        live = self.live.get(task_id)
+        if live is not None and live.done and self.tasks.get(task_id) is not None:
+            # The run ended here and told its client so; whatever the store holds (a final write
+            # that failed leaves `working`), a cancel must not write over the outcome the client got.
+            raise errors.task_not_cancelable()
         try:
             task = self.tasks.request_cancel(task_id)
         except NotCancelable:

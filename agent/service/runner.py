@@ -3,18 +3,20 @@
 `message/send` drains this generator and returns the final Task; `message/stream` frames each event as
 it comes. The order is fixed (SPEC §2): the Task (`submitted`) at once — before any catalog work —
 then `working` progress, one artifact per skill as soon as it is ready, and the final status right
-after the last artifact. Slow work (persisting the final state, saving the context) happens after the
-final frame, because some clients draw structured parts only when the turn ends.
+after the last artifact. The final state is written before the final frame (a client is never told
+`completed` unless the store holds it: a write that cannot be made is answered `failed`); saving the
+context's memory (possibly a Parquet upload) happens after it, before the response ends.
 
 Cancellation is cooperative: the stored cancel flag is checked between steps (the store makes that
 cheap — a Cloud Storage store asks at most every half second). The task is written on transitions
-only: created (`submitted`), `working` before the first artifact, and the final state after the final
+only: created (`submitted`), `working` before the first artifact, and the final state before the final
 frame; the context then records the turn in one atomic read-modify-write.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -30,6 +32,13 @@ from .live import LiveRegistry
 
 CANCELED_TEXT = "Cancelled at the client's request."
 FAILED_TEXT = "The analysis service encountered an error. Please try again."
+STORE_FAILED_TEXT = "The answer could not be saved, so this task is not complete. Please try again."
+FINAL_WRITE_ATTEMPTS = 3
+FINAL_WRITE_BACKOFF_S = 0.2
+LOST_TEXT = (
+    "The catalog attached earlier in this conversation ({names}) could not be saved or read back from "
+    "storage, so it is no longer available; attach it again to ask about it."
+)
 ABANDONED_TEXT = "The connection closed before the analysis finished; please ask again."
 NO_CATALOG_TEXT = (
     "I could not read a catalog for this question. Attach your product export as a CSV file "
@@ -44,6 +53,31 @@ EXPIRED_TEXT = (
     "The catalog attached earlier in this conversation ({names}) is no longer kept (attachments are kept "
     "for {days} days); attach it again to ask about it."
 )
+
+
+class LostNotes:
+    """Per instance: conversations whose attached catalog could not be stored at all (the store was
+    down for the context write too), so this instance can still tell the next turn. Bounded."""
+
+    def __init__(self, limit: int = 1000) -> None:
+        self._notes: dict[str, list[str]] = {}
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def remember(self, context_id: str, names: list[str]) -> None:
+        with self._lock:
+            self._notes.pop(context_id, None)
+            self._notes[context_id] = list(names)
+            while len(self._notes) > self._limit:
+                self._notes.pop(next(iter(self._notes)))
+
+    def forget(self, context_id: str) -> None:
+        with self._lock:
+            self._notes.pop(context_id, None)
+
+    def recall(self, context_id: str) -> list[str]:
+        with self._lock:
+            return list(self._notes.get(context_id, []))
 
 
 class Canceled(Exception):
@@ -83,6 +117,7 @@ class Deps:
     max_turns: int = 100
     ttl_days: int = 7
     step_gate: str | None = None  # tests only: agent.service.stepgate
+    lost: "LostNotes" = field(default_factory=lambda: LostNotes())
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
 
 
@@ -161,32 +196,66 @@ class Runner:
         if state == "completed" and self.deps.a2ui_status_copy:
             parts.extend(status_parts)
         final_message = objects.agent_message(parts, task_id=tid, context_id=cid)
-        final_status = objects.status(state, final_message)
-        turn.summary["outcome"] = state
-        final_task = objects.task(tid, cid, final_status, artifacts=artifacts, history=history + [final_message])
+        final_task = objects.task(tid, cid, objects.status(state, final_message), artifacts=artifacts,
+                                  history=history + [final_message])
+        # The final state is written before the final frame: a client is never told an outcome the
+        # store does not hold (a cancel that won, or `failed` when the write itself failed).
+        final_task = self._store_final(turn, final_task)
+        turn.final_task = final_task
+        turn.summary["outcome"] = final_task["status"]["state"]
         try:
-            yield objects.status_update(tid, cid, final_status, final=True)
+            yield objects.status_update(tid, cid, final_task["status"], final=True)
         finally:
             # Persisted even when the client goes away on this very frame (the generator is closed
-            # at the yield): the answer exists, and tasks/get must not show the task working forever.
-            self._persist(turn, final_task, change)
+            # at the yield): follow-ups in this conversation must find what this turn attached.
+            self._record_context(turn, change)
 
-    def _persist(self, turn: Turn, final_task: dict[str, Any], change: ContextChange) -> None:
-        """After the final frame: the task and the context's memory. The answer is out; a store failure
-        here is logged (with an incident id) rather than turned into a second, contradicting frame."""
+    def _store_final(self, turn: Turn, final_task: dict[str, Any]) -> dict[str, Any]:
+        """Write the final task (a few attempts); what the store holds, or a `failed` task when the
+        write could not be made — then said with an incident id, never as `completed`."""
         tid, cid = turn.task_id, turn.context_id
-        turn.final_task = final_task
-        for what, store in (("task", lambda: self.deps.tasks.finish(final_task)),
-                            ("context", lambda: self.deps.contexts.record_turn(cid, change))):
+        for attempt in range(FINAL_WRITE_ATTEMPTS):
             try:
-                stored = store()
-            except Exception:  # noqa: BLE001
-                incident = logs.new_incident_id()
-                logs.incident(f"could not store the finished turn's {what}", incident, task=tid, context=cid)
-                turn.summary["store_incident"] = incident
-                continue
-            if what == "task":
-                turn.final_task = stored
+                return self.deps.tasks.finish(final_task)
+            except Exception:  # noqa: BLE001 - retried, then answered as failed below
+                if attempt + 1 < FINAL_WRITE_ATTEMPTS:
+                    time.sleep(FINAL_WRITE_BACKOFF_S * (attempt + 1))
+        incident = logs.new_incident_id()
+        logs.incident("could not store the finished task", incident, task=tid, context=cid)
+        turn.summary["store_incident"] = incident
+        message = objects.agent_message([objects.text_part(f"{STORE_FAILED_TEXT} (incident {incident})")],
+                                        task_id=tid, context_id=cid)
+        failed = dict(final_task, status=objects.status("failed", message),
+                      history=list(final_task.get("history") or [])[:1] + [message])
+        try:  # the store may be back for this one; if not, tasks/cancel still cannot overwrite it here
+            return self.deps.tasks.finish(failed)
+        except Exception:  # noqa: BLE001
+            return failed
+
+    def _record_context(self, turn: Turn, change: ContextChange) -> None:
+        """The context's memory of this turn. When it cannot be written with this turn's catalog, it
+        is written without it, naming the file, so the next turn says the file is not available
+        rather than answering silently from another catalog; when nothing can be written, this
+        instance remembers that note for the conversation."""
+        tid, cid = turn.task_id, turn.context_id
+        try:
+            self.deps.contexts.record_turn(cid, change)
+            if change.catalogs is not None:
+                self.deps.lost.forget(cid)
+            return
+        except Exception:  # noqa: BLE001
+            incident = logs.new_incident_id()
+            logs.incident("could not store the finished turn's context", incident, task=tid, context=cid)
+            turn.summary["store_incident"] = incident
+        lost = [s.name for c in change.catalogs or [] for s in c.sources] or None
+        if lost is None:
+            return
+        fallback = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id,
+                                 plan_memory=change.plan_memory, max_turns=change.max_turns, lost_catalogs=lost)
+        try:
+            self.deps.contexts.record_turn(cid, fallback)
+        except Exception:  # noqa: BLE001
+            self.deps.lost.remember(cid, lost)
 
     def _analyse(self, turn: Turn, context: ContextState, change: ContextChange, inputs: CatalogInputs,
                  artifacts: list[dict[str, Any]], status_parts: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -280,6 +349,9 @@ class Runner:
         if context.expired_catalogs and not turn.attachments:
             names = ", ".join(dict.fromkeys(context.expired_catalogs))
             inputs.problems.append(EXPIRED_TEXT.format(names=names, days=self.deps.ttl_days))
+        lost = list(context.lost_catalogs) + self.deps.lost.recall(turn.context_id)
+        if lost and not turn.attachments:
+            inputs.problems.append(LOST_TEXT.format(names=", ".join(dict.fromkeys(lost))))
         return inputs
 
     @staticmethod

@@ -36,6 +36,9 @@ class ContextState:
     # conversation had but that are gone (older than the TTL), so the answer can say so.
     catalog_refs: list[dict[str, Any]] = field(default_factory=list)
     expired_catalogs: list[str] = field(default_factory=list)
+    # Names of catalogs attached earlier that could not be saved or read back (a storage fault): the
+    # next turn says so instead of silently answering from another catalog.
+    lost_catalogs: list[str] = field(default_factory=list)
 
     @property
     def has_catalogs(self) -> bool:
@@ -52,6 +55,7 @@ class ContextChange:
     catalogs: list[Any] | None = None  # None: keep what the context had; a list replaces it
     attached_bytes: int = 0
     max_turns: int = 100
+    lost_catalogs: list[str] | None = None  # the turn's catalogs could not be kept: forget them, name them
 
     def apply(self, state: ContextState) -> None:
         if state.merchant_id is None and self.merchant_id is not None:
@@ -65,6 +69,10 @@ class ContextChange:
             state.catalogs = list(self.catalogs)
             state.attached_bytes = self.attached_bytes
             state.expired_catalogs = []
+            state.lost_catalogs = []
+        if self.lost_catalogs:
+            state.catalogs, state.catalog_refs, state.attached_bytes = [], [], 0
+            state.lost_catalogs = list(self.lost_catalogs)
 
 
 def as_context_catalog(catalog: Any) -> Any:

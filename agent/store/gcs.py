@@ -290,6 +290,7 @@ def _state_from_doc(context_id: str, doc: dict[str, Any] | None, bucket: Bucket)
     state.plan_memory = doc.get("plan_memory")
     state.task_ids = list(doc.get("task_ids") or [])
     state.attached_bytes = int(doc.get("attached_bytes") or 0)
+    state.lost_catalogs = [str(n) for n in doc.get("lost_catalogs") or []]
     for ref in doc.get("catalogs") or []:
         if bucket.expired(ref.get("saved_at")):
             state.expired_catalogs.extend(s.get("name", "") for s in ref.get("sources") or [])
@@ -301,7 +302,7 @@ def _state_from_doc(context_id: str, doc: dict[str, Any] | None, bucket: Bucket)
 def _doc_from_state(state: ContextState, next_catalog: int) -> dict[str, Any]:
     return {"v": 1, "context_id": state.context_id, "merchant_id": state.merchant_id,
             "plan_memory": state.plan_memory, "task_ids": state.task_ids, "attached_bytes": state.attached_bytes,
-            "catalogs": state.catalog_refs, "next_catalog": next_catalog}
+            "catalogs": state.catalog_refs, "next_catalog": next_catalog, "lost_catalogs": state.lost_catalogs}
 
 
 class GcsContextStore:
@@ -321,9 +322,13 @@ class GcsContextStore:
             return list(state.catalogs)
         loaded = []
         for ref in state.catalog_refs:
-            catalog = self._load_catalog(ref)
-            if catalog is None:
-                state.expired_catalogs.extend(s.get("name", "") for s in ref.get("sources") or [])
+            try:
+                catalog = self._load_catalog(ref)
+            except Exception:  # noqa: BLE001 - a storage fault: the answer says the file could not be read
+                log.warning("could not read a context catalog from gs://%s", self.bucket.name)
+                catalog = None
+            if catalog is None:  # deleted or unreadable: not "expired" (that is decided by saved_at)
+                state.lost_catalogs.extend(s.get("name", "") for s in ref.get("sources") or [])
                 continue
             loaded.append(catalog)
         state.catalogs = loaded
@@ -376,7 +381,8 @@ class GcsContextStore:
             new_refs, next_catalog = self._save_catalogs(context_id, list(change.catalogs),
                                                          int((doc or {}).get("next_catalog") or 1))
         plain = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id,
-                              plan_memory=change.plan_memory, catalogs=None, max_turns=change.max_turns)
+                              plan_memory=change.plan_memory, catalogs=None, max_turns=change.max_turns,
+                              lost_catalogs=change.lost_catalogs)
         for attempt in range(MAX_ATTEMPTS):
             doc, generation = self.bucket.read_json(name)
             state = _state_from_doc(context_id, doc, self.bucket)
@@ -384,7 +390,7 @@ class GcsContextStore:
             plain.apply(state)
             if new_refs is not None:
                 replaced, state.catalog_refs = state.catalog_refs, new_refs
-                state.attached_bytes, state.expired_catalogs = change.attached_bytes, []
+                state.attached_bytes, state.expired_catalogs, state.lost_catalogs = change.attached_bytes, [], []
             stored_next = max(next_catalog, int((doc or {}).get("next_catalog") or 1))
             try:
                 self.bucket.write_json(name, _doc_from_state(state, stored_next), generation)

@@ -143,6 +143,7 @@ def _copy(state: ContextState) -> ContextState:
     """A copy the caller may change freely (tables are immutable and shared)."""
     return dataclasses.replace(state, catalogs=list(state.catalogs), task_ids=list(state.task_ids),
                                catalog_refs=list(state.catalog_refs), expired_catalogs=list(state.expired_catalogs),
+                               lost_catalogs=list(state.lost_catalogs),
                                plan_memory=copy.deepcopy(state.plan_memory))
 
 
