@@ -53,6 +53,8 @@ def handle_rpc(request: Any, service: Any, max_body_bytes: int) -> Any:
     method = None
     try:
         payload = jsonrpc.parse_json(_read_body(request, max_body_bytes))  # -32700 answers with a null id
+        # (the body bytes are not kept: only the parsed payload, whose file parts the service turns into
+        # references once it has decoded them)
         request_id = jsonrpc.read_id(payload)
         rpc = jsonrpc.validate(payload)
         method = rpc.method

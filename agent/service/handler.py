@@ -19,7 +19,7 @@ from agent.render.a2ui_ids import STANDARD_CATALOG_ID as A2UI_CATALOG_ID
 from agent.render.a2ui_ids import card_extension
 from agent.store.factory import build_stores
 
-from . import inputs, trust
+from . import inputs, references, trust
 from .live import LiveRegistry
 from .runner import Deps, Runner, Turn, drain, wait_until_terminal
 
@@ -45,8 +45,11 @@ class CallContext:
 class Service:
     def __init__(self, config: Config) -> None:
         self.config = config
+        from agent.catalog import cache
+
+        cache.configure(table_cache_bytes=config.table_cache_bytes)  # its share of MEMORY_BUDGET_BYTES
         self.tasks, self.contexts = build_stores(config)
-        self.live = LiveRegistry()
+        self.live = LiveRegistry(max_bytes=config.live_bytes)
         self.runner = Runner(Deps(
             tasks=self.tasks, contexts=self.contexts, live=self.live, catalog_uri=config.catalog_uri,
             reference_uri=config.reference_uri, local_root=config.local_root,
@@ -188,6 +191,7 @@ class Service:
         call.log["a2ui"] = a2ui_how or "off"
         task_id = objects.new_id()
         parsed = inputs.read_message(message)
+        references.strip_message(message)  # decoded above: from here on, only a reference to each file
         user_message = dict(message, kind="message", role=message.get("role") or "user",
                             messageId=message.get("messageId") or objects.new_id(),
                             contextId=context_id, taskId=task_id)

@@ -101,6 +101,7 @@ class Turn:
     merchant_id: str | None = None
     context: ContextState | None = None  # as loaded by the handler (catalogs not downloaded yet)
     summary: dict[str, Any] = field(default_factory=dict)  # filled for the request log line
+    attached_sizes: dict[str, int] = field(default_factory=dict)  # name -> bytes, kept once the bytes are gone
     final_task: dict[str, Any] | None = None  # what the store holds once the turn ended
 
 
@@ -178,6 +179,7 @@ class Runner:
             self._check_cancel(tid)
 
             inputs = self._load(turn, context)
+            self._release_bytes(turn)
             turn.summary["sources"] = [s.name for side in (inputs.own, inputs.reference) if side for s in side.sources]
             turn.summary["rows_read"] = sum(s.rows_read for side in (inputs.own, inputs.reference) if side for s in side.sources)
             self._check_cancel(tid)
@@ -282,7 +284,7 @@ class Runner:
             # Follow-ups in this context reuse it without re-upload — within the per-context limit, which
             # counts the files that make up the kept catalog (not a reference file or an unreadable one).
             kept = {s.name for s in inputs.own.sources if s.kind == KIND_ATTACHED}
-            size = sum(len(a.data) for a in turn.attachments if a.name in kept)
+            size = sum(n for name, n in turn.attached_sizes.items() if name in kept)
             if size > self.deps.max_attached_bytes:
                 names = ", ".join(s.name for s in inputs.own.sources)
                 preface.append(NOT_KEPT_TEXT.format(names=names, limit=_mib(self.deps.max_attached_bytes)))
@@ -353,6 +355,16 @@ class Runner:
         if lost and not turn.attachments:
             inputs.problems.append(LOST_TEXT.format(names=", ".join(dict.fromkeys(lost))))
         return inputs
+
+    @staticmethod
+    def _release_bytes(turn: Turn) -> None:
+        """The attached files have been parsed: keep their sizes, let go of their bytes (memory is
+        bounded by what caches and stores keep, not by what turns happened to receive)."""
+        import dataclasses
+
+        for a in turn.attachments:
+            turn.attached_sizes[a.name] = turn.attached_sizes.get(a.name, 0) + len(a.data)
+        turn.attachments = [dataclasses.replace(a, data=b"") for a in turn.attachments]
 
     @staticmethod
     def _reading_line(turn: Turn, context: ContextState) -> str:

@@ -282,6 +282,12 @@ _catalog_cache = BoundedLru(10_000, _CATALOG_CACHE_BYTES)
 _catalog_lock = threading.Lock()
 
 
+def set_catalog_cache_bytes(max_bytes: int) -> None:
+    """The copy cache's bound, from the memory budget (agent.config) at start."""
+    with _catalog_lock:
+        _catalog_cache.max_bytes = max_bytes
+
+
 def _state_from_doc(context_id: str, doc: dict[str, Any] | None, bucket: Bucket) -> ContextState:
     state = ContextState(context_id=context_id)
     if not doc:
