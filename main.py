@@ -22,7 +22,7 @@ STATE = get_app_state()
 def a2a(request):
     path = request.path or "/"
     if request.method == "POST" and path == STATE.config.rpc_path:
-        return http.handle_rpc(request, STATE.service, STATE.config.max_body_bytes)
+        return http.handle_rpc(request, STATE.service, STATE.config.max_body_bytes, STATE.config.caller_identity_header)
     if request.method in ("GET", "HEAD"):
         if path in CARD_PATHS:
             return http.json_response(STATE.service.card())

@@ -61,6 +61,7 @@ class Config:
     state_ttl_days: int = 7  # same number as the state bucket's lifecycle rule (deploy.sh)
     context_max_attached_bytes: int = DEFAULT_CONTEXT_ATTACHED_BYTES  # attached CSV bytes kept per context
     context_max_turns: int = 100  # turns one conversation may take
+    caller_identity_header: str | None = None  # CALLER_IDENTITY_HEADER: set by an authenticating front end
     test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
 
     @functools.cached_property
@@ -149,6 +150,15 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
     return tuple(dict.fromkeys(defaults))
 
 
+def _header_name(env: Mapping[str, str], name: str) -> str | None:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    if not re.fullmatch(r"[A-Za-z0-9-]{1,100}", raw):
+        raise ConfigError(f"{name} must be an HTTP header name, not {raw!r}")
+    return raw
+
+
 def _gate(env: Mapping[str, str]) -> str | None:
     """TEST_STEP_GATE: a folder the test suite watches (see agent.service.stepgate). Must exist."""
     raw = (env.get("TEST_STEP_GATE") or "").strip()
@@ -197,5 +207,6 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         state_ttl_days=_int(env, "STATE_TTL_DAYS", 7, 1, 3650),
         context_max_attached_bytes=_int(env, "CONTEXT_MAX_ATTACHED_BYTES", attached_default, 0, 1 << 40),
         context_max_turns=_int(env, "CONTEXT_MAX_TURNS", 100, 1, 100_000),
+        caller_identity_header=_header_name(env, "CALLER_IDENTITY_HEADER"),
         test_step_gate=_gate(env),
     )

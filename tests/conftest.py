@@ -32,7 +32,7 @@ def free_port() -> int:
 
 
 AGENT_SETTINGS = ("CATALOG_", "A2UI_", "STATE_", "REFERENCE_", "ALLOWED_", "CONTEXT_", "MAX_BODY_BYTES", "LOG_LEVEL",
-                  "GOOGLE_CLOUD_PROJECT", "STORAGE_EMULATOR_HOST", "TEST_STEP_GATE")
+                  "GOOGLE_CLOUD_PROJECT", "STORAGE_EMULATOR_HOST", "TEST_STEP_GATE", "CALLER_", "MEMORY_")
 
 
 class Server:

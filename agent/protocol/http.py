@@ -41,11 +41,13 @@ def _too_large(limit: int) -> errors.RpcError:
     return errors.RpcError(errors.INVALID_REQUEST, f"The request body is larger than the {size} limit.")
 
 
-def handle_rpc(request: Any, service: Any, max_body_bytes: int) -> Any:
+def handle_rpc(request: Any, service: Any, max_body_bytes: int, caller_header: str | None = None) -> Any:
     from agent.service.handler import CallContext
+    from agent.service.trust import caller_identity
 
     started = time.perf_counter()
-    call = CallContext(requested_extensions=extensions.requested(request.headers))
+    call = CallContext(requested_extensions=extensions.requested(request.headers),
+                       caller=caller_identity(request.headers, caller_header))
     environ = request.environ
     url = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}{environ.get('PATH_INFO', '')}"
     call.log_context = logs.request_context(request.headers, request.method, url, environ.get("HTTP_USER_AGENT"))

@@ -40,6 +40,7 @@ class CallContext:
     activated_extensions: list[str] = field(default_factory=list)  # filled by the handler, echoed in headers
     log: dict[str, Any] = field(default_factory=dict)  # fields for the request log line
     log_context: dict[str, Any] = field(default_factory=dict)  # trace and request fields for that line
+    caller: str | None = None  # the authenticated caller, when the operator named the header that says so
 
 
 class Service:
@@ -99,6 +100,7 @@ class Service:
     # -- tasks/* ----------------------------------------------------------------------------------
 
     def get(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
+        self._owned(params, call)
         task = self.tasks.get(params["id"])
         if task is None:
             raise errors.task_not_found()
@@ -107,6 +109,7 @@ class Service:
 
     def cancel(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
         task_id = params["id"]
+        self._owned(params, call)
         live = self.live.get(task_id)
         if live is not None and live.done and self.tasks.get(task_id) is not None:
             # The run ended here and told its client so; whatever the store holds (a final write
@@ -131,6 +134,7 @@ class Service:
 
     def resubscribe(self, params: dict[str, Any], call: CallContext) -> Iterator[dict[str, Any]]:
         task_id = params["id"]
+        self._owned(params, call)
         task = self.tasks.get(task_id)
         if task is None:
             raise errors.task_not_found()
@@ -157,6 +161,23 @@ class Service:
 
     # -- helpers ----------------------------------------------------------------------------------
 
+    def _party(self, params: dict[str, Any], call: CallContext, bound: str | None = None) -> tuple[str, Any]:
+        """(the party this call acts for, the verified catalog_context or None)."""
+        trusted = None
+        if "catalog_context" in params:
+            trusted = trust.verify(params["catalog_context"], prefixes=self.config.allowed_catalog_prefixes,
+                                   secret=self.config.catalog_context_secret, bound_merchant=bound)
+        return trust.party_of(trusted, call.caller), trusted
+
+    def _owned(self, params: dict[str, Any], call: CallContext) -> None:
+        """tasks/*: another party's task is answered exactly like an unknown one (-32001)."""
+        owner = self.tasks.party(params["id"])
+        if owner is None:
+            raise errors.task_not_found()
+        party, _ = self._party(params, call)
+        if owner != party:
+            raise errors.task_not_found()
+
     def _turn(self, params: dict[str, Any], call: CallContext) -> Turn:
         message = params["message"]
         configuration = params.get("configuration") or {}
@@ -167,7 +188,7 @@ class Service:
         if outer and inner and outer != inner:
             raise errors.RpcError(errors.INVALID_PARAMS, "params.contextId and params.message.contextId differ; send one, or the same value in both.")
         if message.get("taskId"):
-            if self.tasks.get(message["taskId"]) is None:
+            if self.tasks.get(message["taskId"]) is None or self.tasks.party(message["taskId"]) != self._party(params, call)[0]:
                 raise errors.task_not_found()
             raise errors.RpcError(errors.INVALID_PARAMS, "params.message.taskId names a task that cannot take more messages; send the question without taskId, with the same contextId, to ask a follow-up.")
         context_id = outer or inner or objects.new_id()
@@ -177,14 +198,15 @@ class Service:
         if context is not None and len(context.task_ids) >= self.config.context_max_turns:
             raise errors.RpcError(errors.INVALID_PARAMS, TURN_LIMIT.format(n=self.config.context_max_turns))
         bound = context.merchant_id if context else None
-        trusted = None
-        if "catalog_context" in params:
-            trusted = trust.verify(params["catalog_context"], prefixes=self.config.allowed_catalog_prefixes,
-                                   secret=self.config.catalog_context_secret, bound_merchant=bound)
-        elif bound is not None:
+        if bound is not None and "catalog_context" not in params:
             # A context bound to a merchant keeps serving that merchant's catalog only: without the
             # catalog_context we would fall back to the default catalog, which is not theirs.
             raise errors.RpcError(errors.INVALID_PARAMS, trust.REQUIRED)
+        party, trusted = self._party(params, call, bound)
+        if context is not None and context.owner != party:
+            # Another party's conversation (an unsigned one a signed turn would adopt, another caller's,
+            # a guessed id): refused, never answered from its files.
+            raise errors.RpcError(errors.INVALID_PARAMS, trust.NOT_YOURS)
         a2ui_how = self._a2ui_declared(call, message)
         if a2ui_how:
             call.activated_extensions = [A2UI_URI]
@@ -198,7 +220,7 @@ class Service:
         call.log.update(task=task_id, context=context_id)
         turn = Turn(task_id=task_id, context_id=context_id, user_message=user_message, question=parsed.question,
                     attachments=parsed.attachments, unreadable=parsed.unreadable, notices=parsed.notices,
-                    a2ui=bool(a2ui_how), context=context or ContextState(context_id=context_id))
+                    a2ui=bool(a2ui_how), context=context or ContextState(context_id=context_id), party=party)
         if trusted is not None:  # the runner binds the context to this merchant when the turn is recorded
             turn.catalog_uri, turn.reference_uri, turn.merchant_id = trusted.catalog_uri, trusted.reference_uri, trusted.merchant_id
         return turn

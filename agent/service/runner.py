@@ -99,6 +99,7 @@ class Turn:
     catalog_uri: str | None = None  # from a trusted catalog_context, else config
     reference_uri: str | None = None
     merchant_id: str | None = None
+    party: str = "anonymous"  # who the turn acts for (agent.service.trust.party_of): owns the task and context
     context: ContextState | None = None  # as loaded by the handler (catalogs not downloaded yet)
     summary: dict[str, Any] = field(default_factory=dict)  # filled for the request log line
     attached_sizes: dict[str, int] = field(default_factory=dict)  # name -> bytes, kept once the bytes are gone
@@ -169,11 +170,11 @@ class Runner:
         state, final_text = "completed", ""
         context = turn.context if turn.context is not None else self.deps.contexts.load(cid)
         context = context or ContextState(context_id=cid)
-        change = ContextChange(task_id=tid, merchant_id=turn.merchant_id, max_turns=self.deps.max_turns)
+        change = ContextChange(task_id=tid, merchant_id=turn.merchant_id, party=turn.party, max_turns=self.deps.max_turns)
         try:
             working = objects.status("working", self._progress(tid, cid, self._reading_line(turn, context)))
             # One write for submitted → working, before the first artifact (SPEC §2).
-            self.deps.tasks.create(objects.task(tid, cid, working, history=history))
+            self.deps.tasks.create(objects.task(tid, cid, working, history=history), party=turn.party)
             yield objects.status_update(tid, cid, working, final=False)
             stepgate.hold(self.deps.step_gate, tid, lambda: self.deps.tasks.cancel_requested(tid))
             self._check_cancel(tid)
@@ -252,7 +253,7 @@ class Runner:
         lost = [s.name for c in change.catalogs or [] for s in c.sources] or None
         if lost is None:
             return
-        fallback = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id,
+        fallback = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id, party=change.party,
                                  plan_memory=change.plan_memory, max_turns=change.max_turns, lost_catalogs=lost)
         try:
             self.deps.contexts.record_turn(cid, fallback)

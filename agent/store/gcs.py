@@ -38,7 +38,7 @@ from typing import Any, Callable
 from agent.catalog.evidence import LoadedCatalog
 
 from . import catalogs as codec
-from .base import TERMINAL, ContextChange, ContextState, NotCancelable, utc_now
+from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable, utc_now
 from .memory import BoundedLru
 
 log = logging.getLogger(__name__)
@@ -190,38 +190,47 @@ class GcsTaskStore:
     def _marker(task_id: str) -> str:
         return f"tasks/{object_key(task_id)}.cancel"
 
-    def _stored_state(self, task_id: str) -> tuple[str | None, int]:
-        """(state or None when missing/expired, generation) from one metadata GET."""
+    def _stored(self, task_id: str) -> tuple[str | None, int, str | None]:
+        """(state or None when missing/expired, generation, party) from one metadata GET."""
         blob = self.bucket.meta(self._name(task_id))
         if blob is None:
-            return None, 0
+            return None, 0, None
         meta = blob.metadata or {}
         if self.bucket.expired(meta.get("written_at")):
-            return None, int(blob.generation)
-        return meta.get("state"), int(blob.generation)
+            return None, int(blob.generation), None
+        return meta.get("state"), int(blob.generation), meta.get("party") or ANONYMOUS
 
-    def _write(self, task: dict[str, Any], generation: int) -> None:
-        self.bucket.write_json(self._name(task["id"]), {"task": task}, generation,
-                               metadata={"state": task["status"]["state"]})
+    def _stored_state(self, task_id: str) -> tuple[str | None, int]:
+        state, generation, _ = self._stored(task_id)
+        return state, generation
+
+    def _write(self, task: dict[str, Any], generation: int, party: str) -> None:
+        self.bucket.write_json(self._name(task["id"]), {"task": task, "party": party}, generation,
+                               metadata={"state": task["status"]["state"], "party": party})
 
     def _transition(self, task: dict[str, Any]) -> bool:
-        """Write `task` unless the stored one is terminal; False when it was (nothing written)."""
+        """Write `task` unless the stored one is terminal; False when it was (nothing written). The
+        stored party is kept."""
         for attempt in range(MAX_ATTEMPTS):
-            state, generation = self._stored_state(task["id"])
+            state, generation, party = self._stored(task["id"])
             if state in TERMINAL:
                 return False
             try:
-                self._write(task, generation)
+                self._write(task, generation, party or ANONYMOUS)
                 return True
             except _precondition_failed():
                 _backoff(attempt)
         raise StoreConflict(task["id"])
 
-    def create(self, task: dict[str, Any]) -> None:
+    def create(self, task: dict[str, Any], party: str = ANONYMOUS) -> None:
         try:  # one request on the way to the first frame: the id is new, so "must not exist" holds
-            self._write(task, 0)
+            self._write(task, 0, party)
         except _precondition_failed():
             self._transition(task)
+
+    def party(self, task_id: str) -> str | None:
+        state, _, party = self._stored(task_id)
+        return party if state is not None else None
 
     def get(self, task_id: str) -> dict[str, Any] | None:
         doc, _ = self.bucket.read_json(self._name(task_id))
@@ -293,6 +302,7 @@ def _state_from_doc(context_id: str, doc: dict[str, Any] | None, bucket: Bucket)
     if not doc:
         return state
     state.merchant_id = doc.get("merchant_id")
+    state.party = doc.get("party")
     state.plan_memory = doc.get("plan_memory")
     state.task_ids = list(doc.get("task_ids") or [])
     state.attached_bytes = int(doc.get("attached_bytes") or 0)
@@ -306,7 +316,7 @@ def _state_from_doc(context_id: str, doc: dict[str, Any] | None, bucket: Bucket)
 
 
 def _doc_from_state(state: ContextState, next_catalog: int) -> dict[str, Any]:
-    return {"v": 1, "context_id": state.context_id, "merchant_id": state.merchant_id,
+    return {"v": 1, "context_id": state.context_id, "merchant_id": state.merchant_id, "party": state.party,
             "plan_memory": state.plan_memory, "task_ids": state.task_ids, "attached_bytes": state.attached_bytes,
             "catalogs": state.catalog_refs, "next_catalog": next_catalog, "lost_catalogs": state.lost_catalogs}
 
@@ -386,7 +396,7 @@ class GcsContextStore:
             doc, _ = self.bucket.read_json(name)
             new_refs, next_catalog = self._save_catalogs(context_id, list(change.catalogs),
                                                          int((doc or {}).get("next_catalog") or 1))
-        plain = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id,
+        plain = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id, party=change.party,
                               plan_memory=change.plan_memory, catalogs=None, max_turns=change.max_turns,
                               lost_catalogs=change.lost_catalogs)
         for attempt in range(MAX_ATTEMPTS):
