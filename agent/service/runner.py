@@ -27,7 +27,7 @@ from agent.catalog.evidence import KIND_ATTACHED, CatalogInputs, Unreadable
 from agent.protocol import objects
 from agent.store.base import ContextChange, ContextState, ContextStore, TaskStore, as_context_catalog
 
-from . import stepgate
+from . import reclaim, stepgate
 from .live import LiveRegistry
 
 CANCELED_TEXT = "Cancelled at the client's request."
@@ -212,6 +212,7 @@ class Runner:
             # Persisted even when the client goes away on this very frame (the generator is closed
             # at the yield): follow-ups in this conversation must find what this turn attached.
             self._record_context(turn, change)
+            reclaim.after_turn(sum(turn.attached_sizes.values()))
 
     def _store_final(self, turn: Turn, final_task: dict[str, Any]) -> dict[str, Any]:
         """Write the final task (a few attempts); what the store holds, or a `failed` task when the
