@@ -154,7 +154,8 @@ class Runner:
             turn.final_task = self.deps.tasks.finish(final)
         except Exception:  # noqa: BLE001 - the client is gone; log and let the stream close
             logs.incident("could not store an abandoned task", logs.new_incident_id(), task=turn.task_id)
-        turn.summary["outcome"] = "abandoned"
+        turn.summary["outcome"] = (turn.final_task or final)["status"]["state"]  # what the task ended with
+        turn.summary["abandoned"] = True
 
     # -- the pipeline -----------------------------------------------------------------------------
 
