@@ -269,12 +269,12 @@ class Runner:
         from agent.analysis.registry import SKILLS
         from agent.catalog import taxonomy as taxonomy_mod
         from agent.render.footer import render_footer
-        from agent.render.text import render_skill
+        from agent.render.text import md_escape, render_skill
 
         tid, cid = turn.task_id, turn.context_id
         now = self.deps.clock()
-        preface = [f"I could not read {u.name}: {u.reason}." for u in inputs.unreadable]
-        preface += inputs.problems + turn.notices
+        preface = [f"I could not read {md_escape(u.name)}: {md_escape(u.reason)}." for u in inputs.unreadable]
+        preface += [md_escape(p) for p in inputs.problems] + turn.notices  # problems name files: escaped
 
         if inputs.own is None:
             text = "\n\n".join([NO_CATALOG_TEXT, *preface, render_footer(inputs, None, now)])
@@ -289,7 +289,7 @@ class Runner:
             kept = {s.name for s in inputs.own.sources if s.kind == KIND_ATTACHED}
             size = sum(n for name, n in turn.attached_sizes.items() if name in kept)
             if size > self.deps.max_attached_bytes:
-                names = ", ".join(s.name for s in inputs.own.sources)
+                names = ", ".join(md_escape(s.name) for s in inputs.own.sources)
                 preface.append(NOT_KEPT_TEXT.format(names=names, limit=_mib(self.deps.max_attached_bytes)))
             else:
                 change.catalogs, change.attached_bytes = [as_context_catalog(inputs.own)], size
@@ -313,7 +313,8 @@ class Runner:
                                          taxonomy=taxonomy, sources=tuple(inputs.own.sources)))
             footer = render_footer(inputs, result.taxonomy_note, now)
             text = render_skill(result, preface) + "\n\n" + footer
-            yield from self._emit_artifact(turn, spec, result, text, footer, artifacts, status_parts)
+            plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
+            yield from self._emit_artifact(turn, spec, result, text, plain_footer, artifacts, status_parts)
         names = ", ".join(SKILLS[s].name for s in plan.skills)
         return f"Answered on {plan.scope.label}: {names}."
 
@@ -372,7 +373,9 @@ class Runner:
     @staticmethod
     def _reading_line(turn: Turn, context: ContextState) -> str:
         if turn.attachments:
-            return "Reading " + ", ".join(a.name for a in turn.attachments) + "…"
+            from agent.render.text import md_escape
+
+            return "Reading " + ", ".join(md_escape(a.name) for a in turn.attachments) + "…"
         if context.has_catalogs:
             return "Reading the catalog attached earlier in this conversation…"
         return "Reading the catalog…"
