@@ -61,6 +61,7 @@ class Config:
     state_ttl_days: int = 7  # same number as the state bucket's lifecycle rule (deploy.sh)
     context_max_attached_bytes: int = DEFAULT_CONTEXT_ATTACHED_BYTES  # attached CSV bytes kept per context
     context_max_turns: int = 100  # turns one conversation may take
+    turn_storage_seconds: int = 10  # TURN_STORAGE_SECONDS: storage time one turn's work may take in all
     body_read_seconds: int = 15  # BODY_READ_SECONDS: the whole request body must arrive within it
     caller_identity_header: str | None = None  # CALLER_IDENTITY_HEADER: set by an authenticating front end
     test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
@@ -210,5 +211,6 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         context_max_turns=_int(env, "CONTEXT_MAX_TURNS", 100, 1, 100_000),
         caller_identity_header=_header_name(env, "CALLER_IDENTITY_HEADER"),
         body_read_seconds=_int(env, "BODY_READ_SECONDS", 15, 1, 3600),
+        turn_storage_seconds=_int(env, "TURN_STORAGE_SECONDS", 10, 1, 3600),
         test_step_gate=_gate(env),
     )

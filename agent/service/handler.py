@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from agent import AGENT_NAME, __version__
+from agent import AGENT_NAME, __version__, budget
 from agent.config import Config
 from agent.protocol import card as card_mod
 from agent.protocol import errors, objects
@@ -56,6 +56,7 @@ class Service:
             reference_uri=config.reference_uri, local_root=config.local_root,
             a2ui_status_copy=config.a2ui_status_copy, max_attached_bytes=config.context_max_attached_bytes,
             max_turns=config.context_max_turns, ttl_days=config.state_ttl_days, step_gate=config.test_step_gate,
+            storage_seconds=config.turn_storage_seconds,
         ))
         self._card: dict[str, Any] | None = None
 
@@ -194,7 +195,8 @@ class Service:
         context_id = outer or inner or objects.new_id()
         # A server-made id is new by construction: no store read. A client's id may name a conversation
         # we have (on any instance) or be new, which starts a conversation with that id.
-        context = self.contexts.load(context_id) if (outer or inner) else None
+        with budget.within(self.config.turn_storage_seconds):
+            context = self.contexts.load(context_id) if (outer or inner) else None
         if context is not None and len(context.task_ids) >= self.config.context_max_turns:
             raise errors.RpcError(errors.INVALID_PARAMS, TURN_LIMIT.format(n=self.config.context_max_turns))
         bound = context.merchant_id if context else None

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from agent import logs
+from agent import budget, logs
 from agent.catalog.attachments import Attachment
 from agent.catalog.evidence import KIND_ATTACHED, CatalogInputs, Unreadable
 from agent.protocol import objects
@@ -119,6 +119,13 @@ class Deps:
     max_turns: int = 100
     ttl_days: int = 7
     step_gate: str | None = None  # tests only: agent.service.stepgate
+    storage_seconds: float = 10.0  # TURN_STORAGE_SECONDS: all storage calls of a turn's work (agent.budget)
+
+    @property
+    def reserve_seconds(self) -> float:
+        """Kept apart for the writes that end a turn (final task, context): a budget spent on a hung
+        read must not also cost the client its answer's record."""
+        return min(5.0, max(1.0, self.storage_seconds / 2))
     lost: "LostNotes" = field(default_factory=lambda: LostNotes())
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
 
@@ -132,15 +139,16 @@ class Runner:
     def events(self, turn: Turn) -> Iterator[dict[str, Any]]:
         """The turn's A2A events; the last one is a status-update with final: true."""
         live = self.deps.live.open(turn.task_id)
-        finished = False
         try:
-            for event in self._events(turn):
-                finished = finished or bool(event.get("final"))
+            # every storage call of the turn's work shares one budget
+            for event in budget.bounded(self._events(turn), self.deps.storage_seconds):
                 live.publish(event)
                 yield event
         except GeneratorExit:
-            if not finished:  # the client went away mid-run; a function cannot work on without it
-                self._abandon(turn)
+            if not live.events or not live.events[-1].get("final"):
+                # the client went away mid-run; a function cannot work on without it
+                with budget.within(self.deps.reserve_seconds):
+                    self._abandon(turn)
             raise
         finally:
             self.deps.live.close(turn.task_id)
@@ -204,7 +212,8 @@ class Runner:
                                   history=history + [final_message])
         # The final state is written before the final frame: a client is never told an outcome the
         # store does not hold (a cancel that won, or `failed` when the write itself failed).
-        final_task = self._store_final(turn, final_task)
+        with budget.within(self.deps.reserve_seconds):
+            final_task = self._store_final(turn, final_task)
         turn.final_task = final_task
         turn.summary["outcome"] = final_task["status"]["state"]
         try:
@@ -212,7 +221,8 @@ class Runner:
         finally:
             # Persisted even when the client goes away on this very frame (the generator is closed
             # at the yield): follow-ups in this conversation must find what this turn attached.
-            self._record_context(turn, change)
+            with budget.within(self.deps.reserve_seconds):
+                self._record_context(turn, change)
             reclaim.after_turn(sum(turn.attached_sizes.values()))
 
     def _store_final(self, turn: Turn, final_task: dict[str, Any]) -> dict[str, Any]:

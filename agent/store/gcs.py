@@ -25,6 +25,8 @@ Why this shape:
 
 from __future__ import annotations
 
+from agent import budget
+
 import datetime as dt
 import hashlib
 import json
@@ -65,7 +67,7 @@ def object_key(raw_id: str) -> str:
 def _retry():
     from google.cloud.storage.retry import DEFAULT_RETRY
 
-    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(RETRY_DEADLINE_S)
+    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(budget.retry_deadline(RETRY_DEADLINE_S))
 
 
 def _precondition_failed() -> type[BaseException]:
@@ -116,12 +118,12 @@ class Bucket:
         """(document or None when missing/expired, generation to write against: 0 = absent)."""
         blob = self.blob(name)
         try:
-            data = blob.download_as_bytes(timeout=TIMEOUT, retry=_retry())
+            data = blob.download_as_bytes(timeout=budget.timeout(TIMEOUT), retry=_retry())
         except _not_found():
             return None, 0
         generation = blob.generation
         if generation is None:  # an emulator that sends no generation header: ask for it
-            blob.reload(timeout=TIMEOUT, retry=_retry())
+            blob.reload(timeout=budget.timeout(TIMEOUT), retry=_retry())
             generation = blob.generation
         doc = json.loads(data)
         if self.expired(doc.get("written_at")):
@@ -130,7 +132,7 @@ class Bucket:
 
     def meta(self, name: str) -> Any | None:
         """The object's metadata (generation, custom metadata) without its content; None if missing."""
-        return self._bucket().get_blob(name, timeout=TIMEOUT, retry=_retry())
+        return self._bucket().get_blob(name, timeout=budget.timeout(TIMEOUT), retry=_retry())
 
     def write_json(self, name: str, doc: dict[str, Any], generation: int,
                    metadata: dict[str, str] | None = None) -> int:
@@ -141,31 +143,31 @@ class Bucket:
         blob.metadata = dict(metadata or {}, written_at=stamp)
         blob.upload_from_string(json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
                                 content_type="application/json", if_generation_match=generation,
-                                timeout=TIMEOUT, retry=_retry())
+                                timeout=budget.timeout(TIMEOUT), retry=_retry())
         return int(blob.generation or 0)
 
     def write_new(self, name: str, data: bytes, content_type: str) -> int:
         """Create an object that must not exist yet. Raises PreconditionFailed if it does."""
         blob = self.blob(name)
         blob.upload_from_string(data, content_type=content_type, if_generation_match=0,
-                                timeout=TIMEOUT, retry=_retry())
+                                timeout=budget.timeout(TIMEOUT), retry=_retry())
         if blob.generation is None:
-            blob.reload(timeout=TIMEOUT, retry=_retry())
+            blob.reload(timeout=budget.timeout(TIMEOUT), retry=_retry())
         return int(blob.generation)
 
     def read_bytes(self, name: str, generation: int | None) -> bytes | None:
         blob = self.blob(name)
         try:
-            return blob.download_as_bytes(if_generation_match=generation, timeout=TIMEOUT, retry=_retry())
+            return blob.download_as_bytes(if_generation_match=generation, timeout=budget.timeout(TIMEOUT), retry=_retry())
         except _not_found():
             return None
 
     def exists(self, name: str) -> bool:
-        return bool(self.blob(name).exists(timeout=TIMEOUT, retry=_retry()))
+        return bool(self.blob(name).exists(timeout=budget.timeout(TIMEOUT), retry=_retry()))
 
     def delete_quietly(self, name: str) -> None:
         try:
-            self.blob(name).delete(timeout=TIMEOUT, retry=_retry())
+            self.blob(name).delete(timeout=budget.timeout(TIMEOUT), retry=_retry())
         except Exception:  # noqa: BLE001 - best effort: the lifecycle rule removes it anyway
             log.info("could not delete gs://%s/%s; the lifecycle rule will", self.name, name)
 
