@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import http.client
 import threading
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlsplit
 
@@ -28,6 +27,7 @@ class Rule:
     delay: float = 0.0  # seconds to hold the request before answering (or forwarding, with status 0)
     times: int | None = None  # fire this often, then stop; None: always
     hits: int = 0
+    released: threading.Event = field(default_factory=threading.Event)  # set by clear()/stop(): a held request ends
 
     def matches(self, method: str, target: str, body: bytes) -> bool:
         if self.times is not None and self.hits >= self.times:
@@ -55,8 +55,9 @@ class FaultProxy:
                 body = self.rfile.read(length) if length else b""
                 rule = proxy._match(self.command, unquote(self.path), body)
                 if rule is not None:
-                    if rule.delay:
-                        time.sleep(rule.delay)
+                    if rule.delay and rule.released.wait(rule.delay):
+                        self.close_connection = True  # the test is over: drop it, forward nothing
+                        return
                     if rule.status:
                         payload = b'{"error":{"code":%d,"message":"injected fault"}}' % rule.status
                         self.send_response(rule.status)
@@ -103,8 +104,11 @@ class FaultProxy:
 
     def clear(self) -> None:
         with self.lock:
+            for rule in self.rules:
+                rule.released.set()
             self.rules.clear()
 
     def stop(self) -> None:
+        self.clear()
         self.server.shutdown()
         self.server.server_close()
