@@ -1,23 +1,27 @@
 # Two commands for a newcomer: `make run` (agent on the demo catalog) and `make test`.
+# What is installed comes from the hash-locked requirements.txt (`--require-hashes`), exactly what Cloud
+# Build installs for the function; `make lock` refreshes it from requirements.in.
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 HOST   ?= 127.0.0.1
 PORT   ?= 8080
 
-.PHONY: run test bench clean
+.PHONY: run test bench lock clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --require-hashes -r requirements.txt
 	touch $@
 
-$(VENV)/.dev: requirements.txt requirements-dev.txt | $(VENV)/bin/python
-	$(PY) -m pip install --quiet -r requirements-dev.txt
-	touch $(VENV)/.runtime $@
+# Test tools are pinned but not hashed; the runtime pins constrain them so no test tool moves a runtime package.
+$(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
+	grep -E '^[A-Za-z0-9_.-]+==' requirements.txt | sed 's/ .*//' > $(VENV)/runtime-pins.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt -c $(VENV)/runtime-pins.txt
+	touch $@
 
 run: $(VENV)/.runtime
 	PUBLIC_URL=$${PUBLIC_URL:-http://$(HOST):$(PORT)/} $(VENV)/bin/functions-framework --target=a2a --host=$(HOST) --port=$(PORT)
@@ -27,6 +31,11 @@ test: $(VENV)/.dev
 
 bench: $(VENV)/.dev
 	$(PY) bench/run_all.py
+
+# Re-resolve requirements.in into requirements.txt: the whole runtime closure, pinned, with every file's hash.
+lock: $(VENV)/.dev
+	$(VENV)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url \
+	  --no-emit-find-links --output-file=requirements.txt requirements.in
 
 clean:
 	rm -rf $(VENV) .node .pytest_cache

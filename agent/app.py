@@ -34,7 +34,7 @@ def get_app_state() -> AppState:
                 # Fail fast at start with one clear line; the platform shows it in the deploy log.
                 print(f"Configuration error: {exc}", file=sys.stderr)
                 raise SystemExit(2) from None
-            logs.setup(config.log_level, config.google_cloud_project)
+            logs.setup(config.log_level, config.google_cloud_project, json_lines=config.log_json)
             from agent.service.handler import Service
 
             _state = AppState(config=config, service=Service(config))

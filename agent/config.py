@@ -15,7 +15,7 @@ from typing import Mapping
 
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080/"
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # the platform's own request limit
-DEFAULT_MEMORY_BUDGET_BYTES = 1024 * 1024 * 1024  # the instance's memory: deploy.sh's MEMORY default (1Gi)
+DEFAULT_MEMORY_BUDGET_BYTES = 1024 * 1024 * 1024  # the instance's memory when unset (deploy.sh passes its MEMORY)
 # Shares of MEMORY_BUDGET_BYTES, the one memory setting every cache and store bound derives from. What
 # is left (about half) is for the turns in flight: a 32 MiB request body, its decoded file and the
 # parsed table of each running turn.
@@ -61,6 +61,9 @@ class Config:
     state_ttl_days: int = 7  # same number as the state bucket's lifecycle rule (deploy.sh)
     context_max_attached_bytes: int = DEFAULT_CONTEXT_ATTACHED_BYTES  # attached CSV bytes kept per context
     context_max_turns: int = 100  # turns one conversation may take
+    provider_organization: str | None = None  # the card's provider: the organization running the agent ...
+    provider_url: str | None = None  # ... and its website (both or neither; unset: the card names no provider)
+    log_json: bool = False  # JSON log lines for Cloud Logging when on Cloud Run (K_SERVICE set), readable lines locally
     turn_storage_seconds: int = 10  # TURN_STORAGE_SECONDS: storage time one turn's work may take in all
     body_read_seconds: int = 15  # BODY_READ_SECONDS: the whole request body must arrive within it
     caller_identity_header: str | None = None  # CALLER_IDENTITY_HEADER: set by an authenticating front end
@@ -171,6 +174,18 @@ def _gate(env: Mapping[str, str]) -> str | None:
     return os.path.abspath(raw)
 
 
+def _provider(env: Mapping[str, str]) -> dict[str, str | None]:
+    """PROVIDER_ORGANIZATION and PROVIDER_URL: who runs this agent, for the card's `provider` (A2A requires
+    both fields of it). Neither set: the card has no provider rather than a made-up one."""
+    organization = (env.get("PROVIDER_ORGANIZATION") or "").strip() or None
+    url = (env.get("PROVIDER_URL") or "").strip() or None
+    if (organization is None) != (url is None):
+        raise ConfigError("PROVIDER_ORGANIZATION and PROVIDER_URL go together: set both or neither")
+    if url is not None and not url.startswith(("https://", "http://")):
+        raise ConfigError(f"PROVIDER_URL must be an http(s) URL, not {url!r}")
+    return {"provider_organization": organization, "provider_url": url}
+
+
 def load(env: Mapping[str, str] | None = None) -> Config:
     """Parse the settings; raises ConfigError with a clear line on the first bad value."""
     env = os.environ if env is None else env
@@ -209,6 +224,8 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         state_ttl_days=_int(env, "STATE_TTL_DAYS", 7, 1, 3650),
         context_max_attached_bytes=_int(env, "CONTEXT_MAX_ATTACHED_BYTES", attached_default, 0, 1 << 40),
         context_max_turns=_int(env, "CONTEXT_MAX_TURNS", 100, 1, 100_000),
+        **_provider(env),
+        log_json=bool((env.get("K_SERVICE") or "").strip()),
         caller_identity_header=_header_name(env, "CALLER_IDENTITY_HEADER"),
         body_read_seconds=_int(env, "BODY_READ_SECONDS", 15, 1, 3600),
         turn_storage_seconds=_int(env, "TURN_STORAGE_SECONDS", 10, 1, 3600),

@@ -1,6 +1,10 @@
-"""Structured JSON logs through google-cloud-logging's StructuredLogHandler (stdout, no credentials).
+"""Logs on stdout: structured JSON on Cloud Run, readable lines on a developer's machine.
 
-Cloud Run/Functions pick the JSON lines off stdout, so no logging client or network call is needed.
+On Cloud Run/Functions (configuration sees K_SERVICE, which the platform sets) records go through
+google-cloud-logging's StructuredLogHandler: the platform picks the JSON lines off stdout, so no logging
+client, credentials or network call is needed. Anywhere else (`make run`, tests' own processes unless they
+set K_SERVICE) the same records print as one short line each — time, level, message, then the fields as
+key=value — and google-cloud-logging is never imported. No flag: where it runs decides.
 
 Three choices keep logging off the answer's path:
 - The first records go through a queue to a writer thread, which builds the StructuredLogHandler
@@ -26,6 +30,7 @@ from __future__ import annotations
 import atexit
 import contextvars
 import copy
+import json
 import logging
 import logging.handlers
 import os
@@ -47,14 +52,15 @@ _request_fields: contextvars.ContextVar[dict[str, Any] | None] = contextvars.Con
 _queue_handler: _QueueHandler | None = None
 
 
-def setup(level: str = "INFO", project: str | None = None) -> None:
-    """Attach the queue handler to the root logger; later calls are no-ops."""
+def setup(level: str = "INFO", project: str | None = None, json_lines: bool = True) -> None:
+    """Attach the queue handler to the root logger; later calls are no-ops. `json_lines`: Cloud Logging's
+    structured JSON (the app passes config.log_json: on Cloud Run), else readable lines."""
     global _configured, _project, _queue_handler
     with _setup_lock:
         if _configured:
             return
         _project = project
-        _queue_handler = _QueueHandler(project)
+        _queue_handler = _QueueHandler(project, json_lines)
         root = logging.getLogger()
         root.addHandler(_queue_handler)
         root.setLevel(level)
@@ -73,9 +79,10 @@ def flush(timeout: float = 5.0) -> None:
 class _QueueHandler(logging.handlers.QueueHandler):
     """Enqueues records stamped with the current request's trace; a writer thread prints them."""
 
-    def __init__(self, project: str | None) -> None:
+    def __init__(self, project: str | None, json_lines: bool = True) -> None:
         super().__init__(queue.Queue())
         self._project = project
+        self._json_lines = json_lines
         self._writer_pid: int | None = None
         self._listener: logging.handlers.QueueListener | None = None
         self._start_lock = threading.Lock()
@@ -119,7 +126,7 @@ class _QueueHandler(logging.handlers.QueueHandler):
             if self._writer_pid == os.getpid():
                 return
             self.queue = queue.Queue()  # a queue inherited through fork may hold a dead thread's lock state
-            self._target = _LazyStructuredHandler(self._project)
+            self._target = _LazyStructuredHandler(self._project, self._json_lines)
             self._listener = _Writer(self.queue, self._target)
             self._listener.start()
             self._writer_pid = os.getpid()
@@ -153,22 +160,57 @@ class _Writer(logging.handlers.QueueListener):
 
 
 class _LazyStructuredHandler(logging.Handler):
-    """Delegates to google-cloud-logging's StructuredLogHandler, created on the first record."""
+    """Delegates to the real handler, created on the first record: google-cloud-logging's
+    StructuredLogHandler for JSON lines, else a stream handler with the readable format."""
 
-    def __init__(self, project: str | None) -> None:
+    def __init__(self, project: str | None, json_lines: bool = True) -> None:
         super().__init__()
         self._project = project
+        self._json_lines = json_lines
         self.real: logging.Handler | None = None
 
     def handle(self, record: logging.LogRecord) -> bool:
         if self.real is None:
-            from google.cloud.logging_v2.handlers import StructuredLogHandler
+            if self._json_lines:
+                from google.cloud.logging_v2.handlers import StructuredLogHandler
 
-            self.real = StructuredLogHandler(project_id=self._project, stream=_CurrentStdout())
+                self.real = StructuredLogHandler(project_id=self._project, stream=_CurrentStdout())
+            else:
+                self.real = logging.StreamHandler(_CurrentStdout())  # type: ignore[arg-type]
+                self.real.setFormatter(_ReadableFormatter())
         return self.real.handle(record)
 
     def emit(self, record: logging.LogRecord) -> None:  # pragma: no cover - handle() delegates
         self.handle(record)
+
+
+class _ReadableFormatter(logging.Formatter):
+    """`14:03:07 INFO a2a request method=message/send task=… outcome=completed duration_ms=41.2`: the
+    record's json_fields as key=value (values with spaces quoted), a traceback on the lines below."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(message)s", datefmt="%H:%M:%S")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        line = super().formatMessage(record)
+        fields = getattr(record, "json_fields", None)
+        if isinstance(fields, dict) and fields:
+            first = [k for k in _FIRST_FIELDS if k in fields]
+            keys = first + [k for k in fields if k not in first and k != "event"]
+            line += " " + " ".join(f"{k}={_readable(fields[k])}" for k in keys)
+        return line
+
+
+_FIRST_FIELDS = ("method", "outcome", "duration_ms")
+
+
+def _readable(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
+        value = ",".join(str(v) for v in value)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return json.dumps(text, ensure_ascii=False) if (not text or any(c in text for c in ' ="\n')) else text
 
 
 class _CurrentStdout:

@@ -91,11 +91,14 @@ def test_unparseable_csv_reported_and_nothing_else_means_no_catalog(server):
     assert "demo" not in footer
 
 
-def test_only_unreadable_input_still_answers(server):
-    """Nothing readable attached: the demo catalog answers, and the unreadable file is still named."""
+def test_only_unreadable_input_means_no_catalog(server):
+    """Nothing readable attached: the answer names the file and says what to send; the demo catalog,
+    which the merchant did not ask about, does not answer (SPEC §4, issue 11)."""
     task = send_parts(server.url, file_part(b"%PDF", "brochure.pdf", "application/pdf"))
-    footer = footer_of(task["artifacts"][0]["parts"][0]["text"])
-    assert "- demo-catalog.csv (bundled demo catalog" in footer
+    text = task["artifacts"][0]["parts"][0]["text"]
+    footer = footer_of(text)
+    assert text.startswith("I could not read a catalog for this question.")
+    assert "demo" not in footer
     assert "- Not read: brochure.pdf (application/pdf is not CSV)" in footer
 
 

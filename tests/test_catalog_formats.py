@@ -148,7 +148,9 @@ def test_shopify_2025_headers():
     assert tl1["google_category_id"] == 4105 and tl1["category_mapping"] == "merchant_path"
     assert tl1["color"] == "Natural"  # from the metafield, filled down to TL-2
     assert tl2["color"] == "Natural"
-    assert bench["status"] == "draft"  # active but not published: not on sale
+    # active but not on the online store: still on sale (other channels), never a draft
+    assert (bench["status"], bench["online_store"]) == ("active", False)
+    assert (tl1["online_store"], tl2["online_store"]) == (True, True)
     # no category, no Google category, no keyword rule for a bare "bench": unmapped, not guessed
     assert (bench["category_mapping"], bench["google_category_id"]) == ("unmapped", None)
 

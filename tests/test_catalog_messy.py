@@ -80,13 +80,22 @@ def test_duplicate_header_names_are_kept_apart():
 def test_blank_lines_are_ignored_and_empty_rows_skipped():
     rows, ev = read(b"\n\ntitle,price\n\nChair,10\n\n,\nTable,20\n\n")
     assert [r["title"] for r in rows] == ["Chair", "Table"]
-    assert ev.rows_read == 2 and ev.rows_skipped == 1  # the "," row: a row with nothing in it
+    # the "," row is a spreadsheet's empty row: a blank line, neither read nor skipped
+    assert ev.rows_read == 2 and ev.rows_skipped == 0 and ev.skipped_reasons == {}
 
 
-def test_ragged_rows_are_skipped_and_counted():
-    rows, ev = read(b"title,price,sku\nChair,10,A\nBroken,1\nTable,20,B,extra\nLamp,5,C\n")
-    assert [r["title"] for r in rows] == ["Chair", "Lamp"]
-    assert (ev.rows_read, ev.rows_skipped) == (2, 2)
+def test_a_row_with_cells_only_in_unread_columns_is_read_and_skipped_with_its_reason():
+    rows, ev = read(b"title,price,notes\nChair,10,x\n,,only a note\nTable,20,\n")
+    assert [r["title"] for r in rows] == ["Chair", "Table"]
+    assert (ev.rows_read, ev.rows_skipped, ev.skipped_reasons) == (3, 1, {"with cells only in columns not read": 1})
+
+
+def test_ragged_rows_are_read_not_skipped():
+    """Short rows are padded, long rows keep their known cells (tests/test_catalog_ragged.py has the classes)."""
+    rows, ev = read(b"title,price,sku\nChair,10,A\nShort,1\nTable,20,B,extra\nLamp,5,C\n")
+    assert [r["title"] for r in rows] == ["Chair", "Short", "Table", "Lamp"]
+    assert [r["sku"] for r in rows] == ["A", None, "B", "C"]
+    assert (ev.rows_read, ev.rows_skipped, ev.rows_padded, ev.rows_overlong, ev.extra_cells) == (4, 0, 1, 1, 1)
 
 
 def test_trailing_delimiters_on_every_row_are_forgiven():

@@ -188,3 +188,23 @@ def test_two_earlier_catalogs_keep_product_keys_apart():
     got = load_catalog_inputs([], earlier=[a, b]).own
     assert [s.name for s in got.sources] == ["a.csv", "b.csv"]
     assert len(set(got.table["product_key"].to_pylist())) == 5
+
+
+def test_a_refused_own_file_stops_every_fallback(tmp_path):
+    (tmp_path / "catalog.csv").write_bytes(RIVAL)
+    refused = [Unreadable("stock.pdf", "application/pdf is not CSV")]
+    got = load_catalog_inputs([], question="what is out of stock?", catalog_uri=str(tmp_path),
+                              local_root=str(tmp_path), refused=refused)
+    assert got.own is None and got.unreadable == refused
+    assert load_catalog_inputs([], refused=refused).own is None  # nor the demo
+
+
+def test_a_refused_reference_leaves_the_own_catalog_and_is_said(tmp_path):
+    (tmp_path / "catalog.csv").write_bytes(OWN)
+    refused = [Unreadable("competitor-prices.pdf", "application/pdf is not CSV")]
+    got = load_catalog_inputs([], question="compare my prices with the competitor file", catalog_uri=str(tmp_path),
+                              local_root=str(tmp_path), refused=refused)
+    assert [s.name for s in got.own.sources] == ["catalog.csv"] and got.reference is None
+    assert got.unreadable == refused
+    # with nothing configured, the demo does not stand in for the merchant's catalog
+    assert load_catalog_inputs([], question="compare with the competitor file", refused=refused).own is None

@@ -9,10 +9,17 @@ import time
 import uuid
 
 import httpx
+import pytest
 
 from tests.test_front_door import raw_stream, stream_body
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+
+@pytest.fixture(scope="module")
+def cloud_server(start_server):
+    """A server that sees what Cloud Run sets (K_SERVICE), so it logs Cloud Logging's JSON lines."""
+    return start_server({"K_SERVICE": "catalog-gap-analyst"})
 
 
 def _request_lines(server, task_id: str, timeout: float = 5.0) -> list[dict]:
@@ -25,7 +32,8 @@ def _request_lines(server, task_id: str, timeout: float = 5.0) -> list[dict]:
     return []
 
 
-def test_one_line_per_send_with_trace(server):
+def test_one_line_per_send_with_trace(cloud_server):
+    server = cloud_server
     body = dict(stream_body("What is in this file?"), method="message/send")
     headers = {"X-Cloud-Trace-Context": f"{TRACE}/1;o=1", "Authorization": "Bearer secret-token-123"}
     task = httpx.post(server.url, json=body, headers=headers, timeout=60).json()["result"]
@@ -39,7 +47,8 @@ def test_one_line_per_send_with_trace(server):
     assert "secret-token-123" not in server.output()
 
 
-def test_stream_log_line_has_traceparent(server):
+def test_stream_log_line_has_traceparent(cloud_server):
+    server = cloud_server
     trace = uuid.uuid4().hex
     frames = raw_stream(server.url, stream_body("overview"), headers={"traceparent": f"00-{trace}-00f067aa0ba902b7-01"})
     task_id = frames[0]["result"]["id"]
@@ -48,7 +57,8 @@ def test_stream_log_line_has_traceparent(server):
     assert trace in json.dumps(lines[0])
 
 
-def test_error_outcomes_are_logged(server):
+def test_error_outcomes_are_logged(cloud_server):
+    server = cloud_server
     httpx.post(server.url, content=b"{broken", timeout=10)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
@@ -57,6 +67,34 @@ def test_error_outcomes_are_logged(server):
             break
         time.sleep(0.05)
     assert errors and errors[-1]["outcome"] == "error"
+
+
+def test_local_lines_are_readable_not_json(server):
+    """Without K_SERVICE (make run, a developer's machine): one short line per request, key=value fields,
+    and google-cloud-logging's JSON (and its diagnostics entry) nowhere."""
+    body = dict(stream_body("What is in this file?"), method="message/send")
+    task = httpx.post(server.url, json=body, timeout=60).json()["result"]
+    deadline = time.monotonic() + 5
+    lines: list[str] = []
+    while time.monotonic() < deadline and not lines:
+        lines = [line for line in server.output().splitlines() if f"task={task['id']}" in line]
+        time.sleep(0.05)
+    assert len(lines) == 1, server.output()[-2000:]
+    line = lines[0]
+    assert " INFO a2a request method=message/send outcome=completed duration_ms=" in line
+    assert f"context={task['contextId']}" in line and "rows_read=" in line and "skills=catalog_overview" in line
+    assert not any(out.lstrip().startswith("{") for out in server.output().splitlines())
+
+
+def test_readable_format_quotes_what_would_split_a_field():
+    import logging
+
+    from agent.logs import _ReadableFormatter
+
+    record = logging.LogRecord("agent", logging.WARNING, __file__, 1, "stream failed", None, None)
+    record.json_fields = {"event": "x", "incident": "ab12", "sources": ["a.csv", "b c.csv"], "note": "", "n": 3}
+    text = _ReadableFormatter().format(record)
+    assert text.endswith('WARNING stream failed incident=ab12 sources="a.csv,b c.csv" note="" n=3')
 
 
 class _Exploding:

@@ -7,10 +7,15 @@ catalog — the values the reference carries that the merchant lacks.
 
 A value comes from the canonical column, else from an option whose name is that attribute ("Color",
 "Colour", "Material", "Size"), so Shopify option-only exports are covered too.
+
+Values are matched case-insensitively but shown as written: each matched value appears in its most
+common spelling in the data ("XL", "2XL", "Navy Blue" — never "Xl", "2xl"), option axes by their own
+names ("Option: Finish").
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,9 +53,14 @@ REF_COLUMNS = (
 )
 
 
+def _written(arr):
+    """The value as written, trimmed and with runs of spaces collapsed (its case kept): what is shown."""
+    return pc.replace_substring_regex(pc.utf8_trim_whitespace(common.as_str(arr)), r"\s+", " ")
+
+
 def _clean(arr):
-    """Case- and space-normalised value, null when blank."""
-    s = pc.replace_substring_regex(pc.utf8_lower(pc.utf8_trim_whitespace(common.as_str(arr))), r"\s+", " ")
+    """Case- and space-normalised value, null when blank: what values are matched and counted by."""
+    s = pc.utf8_lower(_written(arr))
     return pc.if_else(pc.fill_null(pc.equal(pc.utf8_length(s), 0), True), pa.scalar(None, pa.string()), s)
 
 
@@ -63,35 +73,52 @@ def _spell(clean):
 
 @dataclass
 class Values:
-    """One attribute over the rows: an integer code per row (-1 = not filled) into `vocab`."""
+    """One attribute over the rows: an integer code per row (-1 = not filled) into `vocab`.
+
+    `vocab` holds the matching keys (lower case, spelling variants merged); `display` the form each
+    key is shown in: its most common spelling as written in the data ("XL", "2XL", "Navy Blue"), so
+    matching is case-insensitive and display is not."""
 
     codes: np.ndarray
     vocab: list[str]
     respelled: np.ndarray  # per row: the value was merged from a spelling variant
+    display: list[str] | None = None
 
 
 class _Vocab:
     def __init__(self) -> None:
         self.index: dict[str, int] = {}
         self.values: list[str] = []
+        self.written: list[Counter] = []
 
-    def code(self, value: str | None) -> int:
+    def code(self, value: str | None, written: str | None = None, rows: int = 0) -> int:
         if value is None:
             return -1
         if value not in self.index:
             self.index[value] = len(self.values)
             self.values.append(value)
-        return self.index[value]
+            self.written.append(Counter())
+        code = self.index[value]
+        if written and rows:
+            self.written[code][written] += rows
+        return code
+
+    def display(self) -> list[str]:
+        """Per key, its most frequent written form (the first seen on a tie)."""
+        return [max(w, key=w.__getitem__) if w else v for v, w in zip(self.values, self.written)]
 
 
 def _source(arr, vocab: _Vocab) -> tuple[np.ndarray, np.ndarray]:
     """(code per row, respelled per row) for one column, with the string work done per distinct value."""
     d = common.encoded(arr)
+    written = _written(d.dictionary)
     clean = _clean(d.dictionary)
     spelled = _spell(clean)
-    codes = np.array([vocab.code(v) for v in spelled.to_pylist()] + [-1], dtype=np.int64)
-    changed = np.array([a is not None and a != b for a, b in zip(clean.to_pylist(), spelled.to_pylist())] + [False])
     idx = pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)
+    rows = np.bincount(idx, minlength=len(d.dictionary) + 1)
+    codes = np.array([vocab.code(v, w, int(r)) for v, w, r in zip(spelled.to_pylist(), written.to_pylist(), rows.tolist())]
+                     + [-1], dtype=np.int64)
+    changed = np.array([a is not None and a != b for a, b in zip(clean.to_pylist(), spelled.to_pylist())] + [False])
     return codes[idx], changed[idx]
 
 
@@ -106,7 +133,15 @@ def attribute_values(t: pa.Table) -> dict[str, Values]:
     out: dict[str, Values] = {}
     n = t.num_rows
     opt_names = [t[f"option{i}_name"] for i in (1, 2, 3)]
-    present = [set(v.strip().lower() for v in common.value_counts(a) if v) for a in opt_names]
+    written_names: Counter = Counter()
+    present = []
+    for a in opt_names:
+        found = set()
+        for v, c in common.value_counts(a).items():
+            if v and v.strip():
+                found.add(v.strip().lower())
+                written_names[v.strip()] += c
+        present.append(found)
     claimed = set(IGNORED_OPTIONS)
     for label, column, aliases in ATTRIBUTES:
         vocab = _Vocab()
@@ -118,7 +153,7 @@ def attribute_values(t: pa.Table) -> dict[str, Values]:
             take = (codes < 0) & _name_mask(name, set(aliases)) & (c >= 0)
             codes = np.where(take, c, codes)
             respelled = np.where(take, r, respelled)
-        out[label] = Values(codes, vocab.values, respelled)
+        out[label] = Values(codes, vocab.values, respelled, vocab.display())
         claimed |= set(aliases)
     others = sorted(set().union(*present) - claimed)
     for other in others:
@@ -132,20 +167,20 @@ def attribute_values(t: pa.Table) -> dict[str, Values]:
             take = (codes < 0) & _name_mask(name, {other}) & (c >= 0)
             codes = np.where(take, c, codes)
             respelled = np.where(take, r, respelled)
-        out[f"Option: {other.title()}"] = Values(codes, vocab.values, respelled)
+        shown = max((w for w in written_names if w.lower() == other), key=lambda w: (written_names[w], w))
+        out[f"Option: {shown}"] = Values(codes, vocab.values, respelled, vocab.display())
     return out
 
 
-def _distribution(values: Values) -> tuple[list[tuple[str, int]], int, int]:
-    """(normalised value, rows) most common first; rows merged from a spelling variant; filled rows."""
+def _distribution(values: Values) -> tuple[list[tuple[str, str, int]], int, int]:
+    """(matching key, value as shown, rows) most common first; rows merged from a spelling variant;
+    filled rows."""
     filled = values.codes[values.codes >= 0]
     counts = np.bincount(filled, minlength=len(values.vocab)) if len(values.vocab) else np.zeros(0, dtype=np.int64)
-    pairs = sorted(((v, int(c)) for v, c in zip(values.vocab, counts.tolist()) if c), key=lambda p: (-p[1], p[0]))
-    return pairs, int(values.respelled[values.codes >= 0].sum()), int(len(filled))
-
-
-def _display(value: str) -> str:
-    return value[:1].upper() + value[1:]
+    shown = values.display or values.vocab
+    triples = sorted(((v, s, int(c)) for v, s, c in zip(values.vocab, shown, counts.tolist()) if c),
+                     key=lambda p: (-p[2], p[0]))
+    return triples, int(values.respelled[values.codes >= 0].sum()), int(len(filled))
 
 
 def run(inp: SkillInput) -> SkillResult:
@@ -158,21 +193,21 @@ def run(inp: SkillInput) -> SkillResult:
         rt = common.population(inp.reference, scope, tax, COLUMNS_READ).table
         if rt.num_rows:
             for label, vals in attribute_values(rt).items():
-                pairs, _, filled = _distribution(vals)
-                ref_vals[label] = ({v for v, _ in pairs}, common.pct(filled, rt.num_rows))
+                triples, _, filled = _distribution(vals)
+                ref_vals[label] = ({v: s for v, s, _ in triples}, common.pct(filled, rt.num_rows))
     rows: list[dict] = []
     if t.num_rows:
         for label, vals in attribute_values(t).items():
-            pairs, merged, filled = _distribution(vals)
+            triples, merged, filled = _distribution(vals)
             row = {"Attribute": label, "Filled rows": filled, "Fill rate": common.pct(filled, t.num_rows),
-                   "Distinct values": len(pairs),
-                   "Top values (rows)": ", ".join(f"{_display(v)} ({n:,})" for v, n in pairs[:TOP_VALUES]) or None,
+                   "Distinct values": len(triples),
+                   "Top values (rows)": ", ".join(f"{s} ({n:,})" for _, s, n in triples[:TOP_VALUES]) or None,
                    "Spelling variants merged (rows)": merged}
             if with_ref:
-                ref_set, ref_fill = ref_vals.get(label, (set(), None))
-                only = sorted(ref_set - {v for v, _ in pairs})
+                ref_set, ref_fill = ref_vals.get(label, ({}, None))
+                only = sorted(set(ref_set) - {v for v, _, _ in triples})
                 row.update({"Reference fill rate": ref_fill, "Values only in reference": len(only),
-                            "Examples only in reference": ", ".join(_display(v) for v in only[:LIST_LIMIT]) or None})
+                            "Examples only in reference": ", ".join(ref_set[v] for v in only[:LIST_LIMIT]) or None})
             rows.append(row)
         rows.insert(0, {"Attribute": "Variant rows analysed", "Filled rows": t.num_rows})
     table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)

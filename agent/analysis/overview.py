@@ -30,11 +30,24 @@ COLUMNS = (
 MAX_LISTED_COLUMNS = 8
 
 
+def _off_store(scoped: pa.Table, add, findings: list[Finding]) -> None:
+    """Active rows that are not on the online store (Shopify `Published` false): on sale elsewhere,
+    so counted as active — and said, so a merchant expecting them online sees how many are not."""
+    off = pc.and_(pc.equal(scoped["status"].cast(pa.string()), "active"), pc.invert(scoped["online_store"]))
+    n = pc.sum(pc.fill_null(off, False).cast(pa.int64())).as_py() or 0
+    if not n:
+        return
+    r = add("Status (rows)", "active, of which not on the online store", n, common.pct(n, scoped.num_rows))
+    findings.append(Finding("overview.off_store", {"rows_n": n}, cells=((r, "Count"),), severity=6))
+
+
 def run(inp: SkillInput) -> SkillResult:
     own, scope, tax = inp.own, inp.scope, inp.taxonomy
     pop = common.population(own, scope, tax, READ)
     t = pop.table
-    slim = own.select(["product_key", "status", "google_category_id", "category_path"])
+    # (a catalog kept in a conversation before `online_store` existed lacks the column)
+    slim = own.select([c for c in ("product_key", "status", "google_category_id", "category_path", "online_store")
+                       if c in own.column_names])
     mask = common.scope_mask(slim, scope, tax)
     scoped = slim if mask is None else slim.filter(mask)
     rows: list[tuple] = []
@@ -73,6 +86,12 @@ def run(inp: SkillInput) -> SkillResult:
             add("Source", f"Date columns: {', '.join(src.date_columns[:MAX_LISTED_COLUMNS])}", len(src.date_columns))
             values["date_columns"] = ", ".join(src.date_columns[:MAX_LISTED_COLUMNS])
         findings.append(Finding("overview.format", values, cells=tuple(cells), severity=7))
+        if src.rows_overlong:  # said in the answer as well as the footer: these cells were not read
+            r_long = add("Source", f"{src.name}: rows longer than the header", src.rows_overlong)
+            r_cells = add("Source", f"{src.name}: extra cells not read", src.extra_cells)
+            findings.append(Finding("overview.overlong", {"source": src.name, "rows_n": src.rows_overlong,
+                                                          "cells_n": src.extra_cells},
+                                    cells=((r_long, "Count"), (r_cells, "Count")), severity=7))
 
     # Status -------------------------------------------------------------------------------------------
     status_counts = common.value_counts(scoped["status"]) if scoped.num_rows else {}
@@ -82,6 +101,8 @@ def run(inp: SkillInput) -> SkillResult:
         if status_counts.get(st):
             label = st if st != "unknown" else "status not stated"
             status_rows[st] = add("Status (rows)", label, status_counts[st], common.pct(status_counts[st], scoped.num_rows))
+        if st == "active" and st in status_rows and "online_store" in scoped.column_names:
+            _off_store(scoped, add, findings)
     if pop.excluded:
         vals = {f"{k}_n": v for k, v in pop.excluded.items()}
         vals["analysed_n"] = t.num_rows

@@ -63,6 +63,9 @@ SCHEMA = pa.schema(
         pa.field("image_url", pa.string()),
         pa.field("link", pa.string()),
         pa.field("snapshot_date", pa.date32()),  # the row's own date if the data has one per row
+        # Whether the product is on the online store (Shopify `Published`): false with an active
+        # status is a product on sale elsewhere (POS, other channels), not a draft; null = not stated.
+        pa.field("online_store", pa.bool_()),
     ]
 )
 

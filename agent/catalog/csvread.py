@@ -4,8 +4,18 @@ Fast path: `pyarrow.csv` (multi-threaded, only the columns a format reader asked
 types for low-cardinality text). Messy input gets the same result through fallbacks, each one only
 paid for when needed: a UTF-8 BOM is dropped; UTF-16 (Excel "Unicode text") and
 Latin-1/Windows-1252 are transcoded; the delimiter is sniffed among `,` `;` tab `|`; quoted newlines
-trigger a quote-aware re-read; ragged rows are skipped and counted; and a file Arrow refuses is read
-with Python's `csv` module as a last resort.
+trigger a quote-aware re-read; and a file Arrow refuses is read with Python's `csv` module as a last
+resort.
+
+Ragged rows (a row with fewer or more cells than the header) are data, not damage: a WooCommerce
+export whose header grew over time (later batches appended `Meta:` columns) has early rows that
+simply end. Arrow only reads rectangular tables, so its invalid-row handler collects the ragged
+rows' text; each is found in the bytes and rewritten to the header's width — short rows padded with
+empty cells (null), long rows cut to their known cells with their non-blank extra cells counted
+(`rows_overlong`, `extra_cells`) so the evidence can say so — and Arrow reads the mended bytes
+once more, rows in their original order. Should a row not be found or the re-read still see
+ragged rows, Python's `csv` module reads the whole file with the same rules. Well-formed files
+never pay for any of this.
 """
 
 from __future__ import annotations
@@ -15,7 +25,7 @@ import io
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -25,6 +35,9 @@ from agent.catalog.errors import UnreadableCatalog
 log = logging.getLogger(__name__)
 
 DELIMITERS = (",", ";", "\t", "|")
+# Why a row was skipped, as the evidence footer says it ("3 skipped (1 unparseable quoting, …)").
+SKIP_EMPTY = "with cells only in columns not read"
+SKIP_UNPARSED = "unparseable quoting"
 _SAMPLE = 256 * 1024
 _SMALL = 8 * 1024 * 1024  # below this, always parse quote-aware: it costs nothing measurable
 _BLOCK = 1 << 22  # Arrow block size: fewer, larger chunks than the 1 MiB default
@@ -34,10 +47,14 @@ _BLOCK = 1 << 22  # Arrow block size: fewer, larger chunks than the 1 MiB defaul
 class RawCsv:
     table: pa.Table  # the requested columns, named by `columns`
     columns: list[str]  # full header, de-duplicated ("Price", "Price (2)")
-    rows_read: int
+    rows_read: int  # data rows in the file (blank lines and lines of bare delimiters aside), skipped ones included
     rows_skipped: int
     delimiter: str
     encoding: str
+    rows_padded: int = 0  # rows shorter than the header, read with their missing cells null
+    rows_overlong: int = 0  # rows with non-blank cells beyond the header (those cells are not read)
+    extra_cells: int = 0  # how many such cells
+    skipped_reasons: dict[str, int] = field(default_factory=dict)  # why rows_skipped were skipped
 
 
 def _decode_sample(data: bytes) -> tuple[bytes, str]:
@@ -186,18 +203,55 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
     columns = dedupe(header)
     wanted = _numbers_as_sampled(choose(columns), columns, text, delimiter, preamble)
     quoted_nl = _has_quoted_newlines(text, delimiter)
+    invalid: list[tuple[int, int, str]] = []  # the ragged rows of the last read
     try:
-        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
+        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl, invalid)
     except UnicodeError:
         data, encoding = _transcode_8bit(data)
-        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
+        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl, invalid)
     if table is None and wanted != _as_text(wanted):  # a number column held text after the sample
         wanted = _as_text(wanted)
-        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl)
-    if table is None or (skipped and skipped >= max(table.num_rows, 1)):
-        table, skipped = _python_read(data, columns, _as_text(wanted), delimiter)
+        table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl, invalid)
+    ragged = Ragged()
+    if table is not None and skipped:  # ragged rows: mend them in the bytes, read once more
+        mended = _mend(data, invalid, delimiter, len(columns), ragged)
+        if mended is not None:
+            again, left = _arrow_read(mended, columns, wanted, delimiter, quoted_nl)
+            if again is None and wanted != _as_text(wanted):
+                again, left = _arrow_read(mended, columns, _as_text(wanted), delimiter, quoted_nl)
+            if again is not None and not left:
+                table, skipped = again, 0
+        if skipped:
+            ragged = Ragged()
+    if table is None or skipped:  # Arrow refused the file, or ragged rows it could not mend: read every row
+        try:
+            table, skipped = _python_read(data, columns, _as_text(wanted), delimiter, ragged)
+        except UnreadableCatalog:
+            if table is None:
+                raise
+            ragged = Ragged()  # broken quoting Python cannot read either: Arrow's rows, the rest skipped
     table, blank = _drop_blank_rows(_unify(table))
-    return RawCsv(table, columns, table.num_rows, skipped + blank, delimiter, encoding)
+    # A line of bare delimiters (a spreadsheet's empty row) is a blank line: neither read nor skipped.
+    # A row with cells only in columns no field reads is a row of the file: read, and skipped for that.
+    unread = blank - min(blank, _bare_delimiter_lines(data, delimiter)) if blank else 0
+    reasons = {reason: k for reason, k in ((SKIP_UNPARSED, skipped), (SKIP_EMPTY, unread)) if k}
+    return RawCsv(table, columns, table.num_rows + unread, skipped + unread, delimiter, encoding,
+                  ragged.padded, ragged.overlong, ragged.extra_cells, reasons)
+
+
+def _bare_delimiter_lines(data: bytes, delimiter: str) -> int:
+    """Lines holding nothing but delimiters and spaces (only counted when blank rows were dropped)."""
+    d = re.escape(delimiter.encode())
+    return len(re.findall(rb"(?m)^[ \t\r]*(?:" + d + rb"[ \t\r]*)+$", data))
+
+
+@dataclass
+class Ragged:
+    """What the tolerant reader did to rows whose width is not the header's."""
+
+    padded: int = 0
+    overlong: int = 0
+    extra_cells: int = 0
 
 
 _PLAIN_NUMBER = {"float": re.compile(r"-?\d+(\.\d+)?"), "int": re.compile(r"-?\d+")}
@@ -236,13 +290,19 @@ def _numbers_as_sampled(wanted: dict[str, pa.DataType], columns: list[str], text
 
 
 def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str,
-                quoted_nl: bool = False) -> tuple[pa.Table | None, int]:
+                quoted_nl: bool = False, invalid: list[tuple[int, int, str]] | None = None
+                ) -> tuple[pa.Table | None, int]:
+    """Arrow's read; `invalid`, when given, collects each ragged row's (expected, actual, text)."""
     quote_aware_first = quoted_nl or len(data) <= _SMALL
     for newlines in ((True,) if quote_aware_first else (False, True)):
         skipped = [0]
+        if invalid is not None:
+            invalid.clear()
 
-        def on_invalid(row: object, _s: list[int] = skipped) -> str:
+        def on_invalid(row, _s: list[int] = skipped) -> str:
             _s[0] += 1
+            if invalid is not None:
+                invalid.append((row.expected_columns, row.actual_columns, row.text))
             return "skip"
 
         try:
@@ -260,37 +320,100 @@ def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType],
                 raise UnicodeError("not utf-8") from None
             log.info("arrow csv read failed (newlines_in_values=%s): %s", newlines, exc)
             continue
-        if skipped[0] and not newlines:
-            continue  # perhaps quoted newlines split a row: re-read quote-aware
+        if skipped[0] and not newlines and (invalid is None or any(t.count('"') % 2 for _, _, t in invalid)):
+            continue  # perhaps quoted newlines split a row (an odd quote shows it): re-read quote-aware
         return table, skipped[0]
     return None, 0
 
 
-def _python_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str
-                 ) -> tuple[pa.Table, int]:
-    """The slow, tolerant reader: trailing empty cells are forgiven, other ragged rows skipped."""
+def _find_row(data: bytes, raw: bytes, start: int, taken: set[int]) -> int:
+    """Offset of `raw` as a whole line at or after `start` (else from the top), not yet taken; -1 if none."""
+    for origin in (start, 0):
+        pos = origin
+        while True:
+            at = data.find(raw, pos)
+            if at < 0:
+                break
+            end = at + len(raw)
+            if (at == 0 or data[at - 1] in b"\n\r") and data[end:end + 1] in (b"\n", b"\r", b"") and at not in taken:
+                return at
+            pos = at + 1
+    return -1
+
+
+def _mend(data: bytes, invalid: list[tuple[int, int, str]], delimiter: str, width: int, ragged: Ragged
+          ) -> bytes | None:
+    """`data` with every ragged row rewritten to `width` cells (module docstring); None when a row
+    cannot be placed. Arrow reports rows in file order block by block, so each search starts where the
+    last one ended."""
+    sep = delimiter.encode()
+    edits: list[tuple[int, int, bytes]] = []
+    taken: set[int] = set()
+    pos = 0
+    for expected, actual, text in invalid:
+        raw = text.encode("utf-8")
+        at = _find_row(data, raw, pos, taken)
+        if at < 0 or expected != width:
+            return None
+        taken.add(at)
+        pos = at + len(raw)
+        if actual < width:
+            ragged.padded += 1
+            edits.append((at, pos, raw + sep * (width - actual)))
+            continue
+        try:
+            cells = next(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+        except (csv.Error, StopIteration):
+            return None
+        extra = sum(1 for cell in cells[width:] if cell.strip())
+        if extra:
+            ragged.overlong += 1
+            ragged.extra_cells += extra
+        out = io.StringIO()
+        csv.writer(out, delimiter=delimiter, lineterminator="").writerow(cells[:width] + [""] * (width - len(cells)))
+        edits.append((at, pos, out.getvalue().encode("utf-8")))
+    edits.sort()
+    pieces, last = [], 0
+    for at, end, replacement in edits:
+        if at < last:
+            return None
+        pieces += [data[last:at], replacement]
+        last = end
+    pieces.append(data[last:])
+    return b"".join(pieces)
+
+
+def _python_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str,
+                 ragged: Ragged | None = None) -> tuple[pa.Table, int]:
+    """The slow, tolerant reader: every row is read. Short rows are padded with nulls; long rows
+    keep their first `len(columns)` cells, and non-blank cells beyond them are counted in `ragged`
+    (blank trailing cells, e.g. a trailing delimiter, are not worth a word)."""
+    ragged = ragged if ragged is not None else Ragged()
     text = data.decode("utf-8", errors="replace")
     width = len(columns)
     index = {c: i for i, c in enumerate(columns)}
     picks = [(c, index[c]) for c in wanted] if wanted else [(columns[0], 0)]
     values: list[list[str | None]] = [[] for _ in picks]
-    skipped = 0
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         next(reader)
         for row in reader:
             if not row or (len(row) == 1 and not row[0].strip()):
                 continue
-            if len(row) > width and not any(cell.strip() for cell in row[width:]):
-                row = row[:width]
-            if len(row) != width:
-                skipped += 1
-                continue
+            size = len(row)
+            if size > width:
+                extra = sum(1 for cell in row[width:] if cell.strip())
+                if extra:
+                    ragged.overlong += 1
+                    ragged.extra_cells += extra
+            elif size < width:
+                ragged.padded += 1
             for slot, (_, i) in zip(values, picks):
-                cell = row[i]
+                cell = row[i] if i < size else ""
                 slot.append(cell if cell != "" else None)
     except csv.Error:
         raise UnreadableCatalog("not a readable CSV: the quoting is broken") from None
+    skipped = 0
     arrays = []
     for (name, _), slot in zip(picks, values):
         arr = pa.array(slot, type=pa.string())

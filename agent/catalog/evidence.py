@@ -32,7 +32,7 @@ class SourceEvidence:
     format: str  # "Shopify product export", "Google Merchant Center feed", "generic table", "Parquet"…
     rows_read: int  # data rows parsed (header excluded; Shopify image-only rows included)
     rows_skipped: int = 0  # rows that could not be parsed (ragged, blank-keyed…)
-    format_score: float | None = None  # header-profile score of the winning format, 0..1
+    format_score: float | None = None  # the winning format's coverage of its required columns, 0..1
     generation: int | None = None  # Cloud Storage object generation
     snapshot_date: dt.date | None = None  # newest date found in the data, never inferred
     snapshot_origin: str | None = None  # "column snapshot_date", "Parquet metadata snapshot_date"
@@ -42,6 +42,12 @@ class SourceEvidence:
     date_columns: list[str] = field(default_factory=list)  # columns recognised as dates
     delimiter: str | None = None
     encoding: str | None = None
+    rows_padded: int = 0  # rows shorter than the header: read, their missing cells blank
+    rows_overlong: int = 0  # rows with more cells than the header: known cells read, the rest not
+    extra_cells: int = 0  # non-blank cells beyond the header in those rows (not read)
+    format_missing: list[str] = field(default_factory=list)  # the format's required columns not in the header
+    skipped_reasons: dict[str, int] = field(default_factory=dict)  # reason -> rows, summing to rows_skipped
+    snapshot_note: str | None = None  # why date columns gave no snapshot date ("updated_at: day/month order …")
 
 
 @dataclass(frozen=True)

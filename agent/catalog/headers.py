@@ -3,7 +3,10 @@
 A header is scored against each known export format by *precision*: the share of its columns that
 belong to that format's vocabulary, provided at least one column distinctive of the format is present
 (so a generic table with `title, price, brand` is not mistaken for a Merchant Center feed). The best
-format wins if it beats the generic alias map; its score goes into the evidence footer.
+format wins if it beats the generic alias map. The score reported in the evidence footer is then the
+winning format's own *coverage*: the share of the columns every export of that format writes that
+are present (a genuine Magento export with 60 custom attribute columns matches 100%, not 51%), with
+the missing ones named; a generic table reports its alias-map score.
 
 Roles are canonical field names (`price`, `brand`…) plus a few format-specific ones (`handle`,
 `published`, `parent`, `item_type`…) that the format readers consume.
@@ -14,13 +17,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_NON_ALNUM = re.compile(r"[\W_]+")  # letters of any script are kept: "Артикул", "Größe"
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _METAFIELD = re.compile(r"^(?P<label>.*?)\s*\((?P<owner>product|variant)\.metafields\.(?P<key>[^)]+)\)\s*$", re.I)
 
 
 def norm(header: str) -> str:
-    """Lower-case, punctuation to spaces: "Variant Compare At Price" ~ "Compare-at price" rules."""
+    """Lower-case, punctuation to spaces: "Variant Compare At Price" ~ "Compare-at price" rules.
+    Letters of every script stay (a Russian WooCommerce export's "Базовая цена" is a header, not blank)."""
     h = header.replace("\ufeff", "").strip().lower()
     if h.startswith("g:"):  # Merchant Center headers copied from XML feeds
         h = h[2:]
@@ -43,6 +47,18 @@ class Profile:
     distinctive: frozenset[str]  # at least one must be present for the format to be considered
     roles: dict[str, tuple[str, ...]] = field(default_factory=dict)  # role -> aliases, first wins
     metafields: bool = False  # Shopify `… (product.metafields.…)` columns belong to it
+    # Columns every export of the format writes (each a group of alternative names: header
+    # generations). The footer's "header match" is the share of these present — a genuine export
+    # with many custom columns (Magento attributes, WooCommerce `Meta:`) still matches 100%.
+    required: tuple[tuple[str, ...], ...] = ()
+
+    def coverage(self, columns: list[str]) -> tuple[float, tuple[str, ...]]:
+        """Share of the required column groups present, and the first name of each missing one."""
+        if not self.required:
+            return 1.0, ()
+        normed = {norm(c) for c in columns}
+        missing = tuple(group[0] for group in self.required if not any(norm(a) in normed for a in group))
+        return round(1 - len(missing) / len(self.required), 3), missing
 
     def knows(self, raw: str) -> bool:
         n = norm(raw)
@@ -114,7 +130,25 @@ SHOPIFY = Profile(
         **{k: v[0] for k, v in _OPTIONS.items()},
     ),
     metafields=True,
+    required=(("Handle", "URL handle"), ("Title",), ("Body (HTML)", "Description"), ("Vendor",),
+              ("Published", "Published on online store"), ("Option1 Name",), ("Option1 Value",),
+              ("Variant SKU", "SKU"), ("Variant Price", "Price"), ("Image Src", "Product image URL")),
 )
+
+# Merchant Center accepts attribute names in the feed's language. Polish (as a real feed writes them):
+# English attribute -> Polish name.
+GMC_PL = {
+    "id": "identyfikator", "title": "tytuł", "description": "opis", "link": "link", "image_link": "link do zdjęcia",
+    "price": "cena", "sale_price": "cena promocyjna", "availability": "dostępność", "condition": "stan",
+    "brand": "marka", "gtin": "gtin", "mpn": "mpn", "item_group_id": "identyfikator grupy produktów",
+    "google_product_category": "kategoria produktów google", "product_type": "typ produktu", "color": "kolor",
+    "size": "rozmiar", "material": "materiał",
+}
+
+
+def _gmc(name: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((name, GMC_PL.get(name, name))))
+
 
 GMC = Profile(
     key="gmc",
@@ -136,32 +170,116 @@ GMC = Profile(
         "store_code", "installment", "subscription_cost", "transit_time_label", "virtual_model_link",
         "auto_pricing_min_price", "max_energy_efficiency_class", "min_energy_efficiency_class",
         "product_fee", "structured_title", "structured_description", "external_seller_id",
+        *GMC_PL.values(),
     ),
     prefixes=("custom label ",),
     patterns=(),
     distinctive=_v("image_link", "item_group_id", "condition", "identifier_exists", "additional_image_link",
-                   "mobile_link", "age_group", "sale_price_effective_date", "shipping_weight"),
+                   "mobile_link", "age_group", "sale_price_effective_date", "shipping_weight",
+                   "link do zdjęcia", "identyfikator grupy produktów"),
     roles=_r(
-        variant_id="id",
-        product_id="item_group_id",
-        title="title",
-        description="description",
-        link="link",
-        image_url="image_link",
-        price="price",
-        sale_price="sale_price",
-        availability="availability",
-        brand="brand",
-        gtin="gtin",
-        mpn="mpn",
-        google_category="google_product_category",
-        category_path="product_type",
-        color="color",
-        size="size",
-        material="material",
+        variant_id=_gmc("id"),
+        product_id=_gmc("item_group_id"),
+        title=_gmc("title"),
+        description=_gmc("description"),
+        link=_gmc("link"),
+        image_url=_gmc("image_link"),
+        price=_gmc("price"),
+        sale_price=_gmc("sale_price"),
+        availability=_gmc("availability"),
+        brand=_gmc("brand"),
+        gtin=_gmc("gtin"),
+        mpn=_gmc("mpn"),
+        google_category=_gmc("google_product_category"),
+        category_path=_gmc("product_type"),
+        color=_gmc("color"),
+        size=_gmc("size"),
+        material=_gmc("material"),
         pause="pause",
     ),
+    # Merchant Center's required product data (brand/GTIN/MPN/condition are conditional)
+    required=tuple(_gmc(a) for a in ("id", "title", "description", "link", "image_link", "price", "availability")),
 )
+
+# WooCommerce writes its export header in the shop admin's language: English label -> translated
+# label, per language, for the columns the reader uses and the vocabulary. Russian from a real export
+# (tests/corpus/woocommerce/farfetch-russian-header.csv); German, Spanish and French as public import
+# scripts and templates write WooCommerce's own headers (de_DE, es_ES, fr_FR translations).
+WOO_LABELS: dict[str, dict[str, str]] = {
+    "ru": {
+        "Type": "Тип", "SKU": "Артикул", "GTIN, UPC, EAN, or ISBN": "GTIN, UPC, EAN или ISBN", "Name": "Имя",
+        "Published": "Опубликован", "Is featured?": "Рекомендуемый?", "Visibility in catalog": "Видимость в каталоге",
+        "Short description": "Краткое описание", "Description": "Описание",
+        "Date sale price starts": "Дата начала действия скидки", "Date sale price ends": "Дата окончания действия скидки",
+        "Tax status": "Статус налога", "Tax class": "Налоговый класс", "In stock?": "Наличие", "Stock": "Запасы",
+        "Low stock amount": "Величина малых запасов", "Backorders allowed?": "Возможен ли предзаказ?",
+        "Sold individually?": "Продано индивидуально?", "Allow customer reviews?": "Разрешить отзывы от клиентов?",
+        "Purchase note": "Примечание к покупке", "Sale price": "Акционная цена", "Regular price": "Базовая цена",
+        "Categories": "Категории", "Tags": "Метки", "Shipping class": "Класс доставки", "Images": "Изображения",
+        "Download limit": "Лимит скачивания", "Download expiry days": "Дней срока скачивания", "Parent": "Родительский",
+        "Grouped products": "Сгруппированные товары", "Upsells": "Апсэлы", "Cross-sells": "Кросселы",
+        "External URL": "Внешний URL", "Button text": "Текст кнопки", "Position": "Позиция", "Brands": "Бренды",
+    },
+    "de": {
+        "Type": "Typ", "SKU": "Artikelnummer", "Published": "Veröffentlicht", "Is featured?": "Ist hervorgehoben?",
+        "Visibility in catalog": "Sichtbarkeit im Katalog", "Short description": "Kurzbeschreibung",
+        "Description": "Beschreibung", "Date sale price starts": "Datum, an dem Angebotspreis beginnt",
+        "Date sale price ends": "Datum, an dem Angebotspreis endet", "Tax status": "Steuerstatus",
+        "Tax class": "Steuerklasse", "In stock?": "Vorrätig?", "Stock": "Lager", "Low stock amount": "Geringe Lagermenge",
+        "Backorders allowed?": "Lieferrückstande erlaubt?", "Sold individually?": "Nur einzeln verkaufen?",
+        "Allow customer reviews?": "Kundenbewertungen erlauben?", "Purchase note": "Hinweis zum Kauf",
+        "Sale price": "Angebotspreis", "Regular price": "Regulärer Preis", "Categories": "Kategorien",
+        "Tags": "Schlagwörter", "Shipping class": "Versandklasse", "Images": "Bilder", "Download limit": "Downloadlimit",
+        "Download expiry days": "Ablauftage des Downloads", "Parent": "Übergeordnetes Produkt",
+        "Grouped products": "Gruppierte Produkte", "Upsells": "Zusatzverkäufe", "Cross-sells": "Cross-Sells (Querverkäufe)",
+        "External URL": "Externe URL", "Button text": "Button-Text",
+    },
+    "es": {
+        "Type": "Tipo", "GTIN, UPC, EAN, or ISBN": "GTIN, UPC, EAN o ISBN", "Name": "Nombre", "Published": "Publicado",
+        "Is featured?": "¿Está destacado?", "Visibility in catalog": "Visibilidad en el catálogo",
+        "Short description": "Descripción corta", "Description": "Descripción",
+        "Date sale price starts": "Día en que empieza el precio rebajado",
+        "Date sale price ends": "Día en que termina el precio rebajado", "Tax status": "Estado del impuesto",
+        "Tax class": "Clase de impuesto", "In stock?": "¿Existencias?", "Stock": "Inventario",
+        "Low stock amount": "Cantidad de bajo inventario", "Backorders allowed?": "¿Permitir reservas de productos agotados?",
+        "Sold individually?": "¿Vendido individualmente?", "Allow customer reviews?": "¿Permitir valoraciones de clientes?",
+        "Purchase note": "Nota de compra", "Sale price": "Precio rebajado", "Regular price": "Precio normal",
+        "Categories": "Categorías", "Tags": "Etiquetas", "Shipping class": "Clase de envío", "Images": "Imágenes",
+        "Download limit": "Límite de descargas", "Download expiry days": "Días de caducidad de la descarga",
+        "Parent": "Superior", "Grouped products": "Productos agrupados", "Upsells": "Ventas dirigidas",
+        "Cross-sells": "Ventas cruzadas", "External URL": "URL externa", "Button text": "Texto del botón",
+        "Position": "Posición", "Brands": "Marcas",
+    },
+    "fr": {
+        "SKU": "UGS", "GTIN, UPC, EAN, or ISBN": "GTIN, UPC, EAN ou ISBN", "Name": "Nom", "Published": "Publié",
+        "Is featured?": "Mis en avant ?", "Visibility in catalog": "Visibilité dans le catalogue",
+        "Short description": "Description courte", "In stock?": "En stock ?", "Low stock amount": "Montant de stock faible",
+        "Sale price": "Tarif promo", "Regular price": "Tarif régulier", "Categories": "Catégories", "Tags": "Étiquettes",
+        "Shipping class": "Classe d’expédition", "Download limit": "Limite de téléchargement",
+        "Download expiry days": "Jours d’expiration du téléchargement", "Grouped products": "Groupes de produits",
+        "Upsells": "Produits suggérés", "Cross-sells": "Ventes croisées", "External URL": "URL externe",
+        "Button text": "Libellé du bouton",
+    },
+}
+WOO_RU = {e: WOO_LABELS["ru"].get(e, e) for e in (
+    "ID", "Type", "SKU", "GTIN, UPC, EAN, or ISBN", "Name", "Published", "Is featured?", "Visibility in catalog",
+    "Short description", "Description", "Date sale price starts", "Date sale price ends", "Tax status", "Tax class",
+    "In stock?", "Stock", "Low stock amount", "Backorders allowed?", "Sold individually?", "Allow customer reviews?",
+    "Purchase note", "Sale price", "Regular price", "Categories", "Tags", "Shipping class", "Images",
+    "Download limit", "Download expiry days", "Parent", "Grouped products", "Upsells", "Cross-sells", "External URL",
+    "Button text", "Position", "Brands")}
+# Attribute columns in each language ("Attribute 1 name", "Attribut 1 Wert(e)", "Nombre del atributo 1"…)
+WOO_ATTRIBUTE_COLUMNS = re.compile(
+    r"attribute \d+ (name|value s|visible|global|default)|attribut \d+ (name|wert e|sichtbar|global|standard)"
+    r"|(название|значения|видимость) атрибут(а|ов) \d+|глобальный атрибут \d+"
+    r"|(nombre|valor es) del atributo \d+|atributo (visible|global) \d+"
+    r"|(nom|valeur s) de l attribut \d+|attribut \d+ (visible|global)")
+
+
+def _woo(*english: str) -> tuple[str, ...]:
+    """A WooCommerce column under each of its known labels (English first)."""
+    return tuple(dict.fromkeys([*english, *(lang.get(e, e) for e in english for lang in WOO_LABELS.values())]))
+
 
 WOOCOMMERCE = Profile(
     key="woocommerce",
@@ -174,31 +292,35 @@ WOOCOMMERCE = Profile(
         "Sale price", "Regular price", "Categories", "Tags", "Shipping class", "Images",
         "Download limit", "Download expiry days", "Parent", "Grouped products", "Upsells",
         "Cross-sells", "External URL", "Button text", "Position", "Brands",
+        *(label for lang in WOO_LABELS.values() for label in lang.values()),
     ),
-    prefixes=("weight ", "length ", "width ", "height ", "meta "),
-    patterns=(re.compile(r"attribute \d+ (name|value s|visible|global|default)"),
-              re.compile(r"download \d+ (name|url|id)")),
-    distinctive=_v("Regular price", "In stock?", "Backorders allowed?", "Attribute 1 name",
-                   "Grouped products", "Visibility in catalog", "Is featured?", "Sold individually?"),
+    prefixes=("weight ", "length ", "width ", "height ", "meta ", "вес ", "длина ", "ширина ", "высота ",
+              "метка meta ", "gewicht ", "länge ", "breite ", "höhe ", "peso ", "longitud ", "anchura ", "altura ",
+              "poids ", "longueur ", "largeur ", "hauteur "),
+    patterns=(WOO_ATTRIBUTE_COLUMNS, re.compile(r"download \d+ (name|url|id)")),
+    distinctive=_v(*_woo("Regular price", "In stock?", "Backorders allowed?", "Grouped products",
+                         "Visibility in catalog", "Is featured?", "Sold individually?"), "Attribute 1 name"),
     roles=_r(
-        product_id="ID",
-        wc_type="Type",
-        sku="SKU",
-        gtin="GTIN, UPC, EAN, or ISBN",
-        title="Name",
-        published="Published",
-        description=("Description", "Short description"),
-        in_stock="In stock?",
-        inventory_qty="Stock",
-        backorders="Backorders allowed?",
-        sale_price="Sale price",
-        price="Regular price",
-        category_path="Categories",
-        image_url="Images",
-        parent="Parent",
-        link="External URL",
-        brand="Brands",
+        product_id=_woo("ID"),
+        wc_type=_woo("Type"),
+        sku=_woo("SKU"),
+        gtin=_woo("GTIN, UPC, EAN, or ISBN"),
+        title=_woo("Name"),
+        published=_woo("Published"),
+        description=_woo("Description", "Short description"),
+        in_stock=_woo("In stock?"),
+        inventory_qty=_woo("Stock"),
+        backorders=_woo("Backorders allowed?"),
+        sale_price=_woo("Sale price"),
+        price=_woo("Regular price"),
+        category_path=_woo("Categories"),
+        image_url=_woo("Images"),
+        parent=_woo("Parent"),
+        link=_woo("External URL"),
+        brand=_woo("Brands"),
     ),
+    required=tuple(_woo(e) for e in ("ID", "Type", "SKU", "Name", "Published", "In stock?", "Stock",
+                                     "Regular price", "Sale price", "Categories", "Images", "Parent")),
 )
 
 MAGENTO = Profile(
@@ -250,10 +372,15 @@ MAGENTO = Profile(
         backorders="allow_backorders",
         in_stock="is_in_stock",
         configurable_variations="configurable_variations",
+        associated_skus="associated_skus",
+        parent_sku="parent_sku",
         brand="manufacturer",
         color="color",
         size="size",
     ),
+    required=(("sku",), ("store_view_code",), ("attribute_set_code",), ("product_type",), ("categories",),
+              ("product_websites",), ("name",), ("product_online",), ("visibility",), ("price",),
+              ("url_key",), ("qty",), ("is_in_stock",)),
 )
 
 BIGCOMMERCE = Profile(
@@ -296,6 +423,8 @@ BIGCOMMERCE = Profile(
         google_category=("GPS Category",),
         date_modified="Date Modified",
     ),
+    required=(("Item Type",), ("Product ID",), ("Product Name",), ("Product Type",), ("Product Code/SKU",),
+              ("Price",), ("Product Visible?",), ("Track Inventory",), ("Current Stock Level",), ("Category",)),
 )
 
 # Generic: a header alias map for anything else. Canonical names themselves are aliases too.
@@ -358,6 +487,9 @@ SNAPSHOT_COLUMNS = tuple(norm(n) for n in (
     "exported_at", "export_date", "export date", "export_time", "exported", "feed_date", "report_date",
     "extract_date", "extracted_at", "updated_at", "updated", "last_updated", "last updated",
     "last_modified", "last modified", "modified_at", "date_modified", "date modified", "date",
+    # last resort: when nothing says when it was updated, the newest creation date still bounds the
+    # snapshot from below (a Magento export with an empty updated_at still states created_at)
+    "created_at", "created", "date_created", "date created", "date added", "creation_date",
 ))
 _DATEISH = re.compile(r"(^|\s)(date|dated|timestamp|datetime)($|\s)|\s(at|on|time)$")
 
@@ -368,6 +500,7 @@ class Detection:
     name: str
     score: float
     roles: dict[str, str]  # role -> actual column name (deduplicated header name)
+    missing: tuple[str, ...] = ()  # the format's required columns this header lacks
 
 
 def resolve_roles(columns: list[str], roles: dict[str, tuple[str, ...]]) -> dict[str, str]:
@@ -408,7 +541,9 @@ def detect(columns: list[str]) -> Detection:
     generic_score = (len(generic_roles) + len(date_cols)) / n
     score, profile = best
     if profile is not None and score >= generic_score:
-        return Detection(profile, profile.name, round(score, 3), resolve_roles(usable, profile.roles))
+        # precision chose the format; what is reported is how much of that format is there
+        coverage, missing = profile.coverage(usable)
+        return Detection(profile, profile.name, coverage, resolve_roles(usable, profile.roles), missing)
     return Detection(None, GENERIC_NAME, round(min(generic_score, 1.0), 3), generic_roles)
 
 

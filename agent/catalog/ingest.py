@@ -17,7 +17,8 @@ from agent.catalog.csvread import RawCsv, read_csv
 from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.evidence import SourceEvidence
 from agent.catalog.readers import bigcommerce, generic, gmc, magento, shopify, woocommerce
-from agent.catalog.readers.common import Draft, finish, snapshot_from
+from agent.catalog.dates import snapshot_from
+from agent.catalog.readers.common import Draft, finish
 from agent.catalog.values import STR_DICT
 
 log = logging.getLogger(__name__)
@@ -81,8 +82,11 @@ def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, Sourc
     table, ev = _normalise(raw.table, raw.columns, det, name, kind)
     ev.rows_read = raw.rows_read
     ev.rows_skipped += raw.rows_skipped
+    for reason, k in raw.skipped_reasons.items():
+        ev.skipped_reasons[reason] = ev.skipped_reasons.get(reason, 0) + k
     ev.delimiter = raw.delimiter
     ev.encoding = raw.encoding
+    ev.rows_padded, ev.rows_overlong, ev.extra_cells = raw.rows_padded, raw.rows_overlong, raw.extra_cells
     return table, ev
 
 
@@ -90,16 +94,20 @@ def _normalise(table: pa.Table, columns: list[str], det: headers.Detection, name
                meta_snapshot: dt.date | None = None) -> tuple[pa.Table, SourceEvidence]:
     reader = READERS[det.profile.key if det.profile else None]
     draft: Draft = reader.build(table, det.roles)
-    snap_rows, newest, origin = snapshot_from(table, headers.snapshot_columns(columns))
+    snap = snapshot_from(table, headers.snapshot_columns(columns),
+                         month_first_default=det.profile is not None and det.profile.key == "magento")
+    snap_rows, newest, origin = snap.rows, snap.newest, snap.origin
     if meta_snapshot is not None and (newest is None or meta_snapshot > newest):
         newest, origin = meta_snapshot, "Parquet metadata snapshot_date"
     canonical_table = finish(draft, name, snap_rows)
-    used = set(draft.used) | ({origin[len("column "):]} if origin and origin.startswith("column ") else set())
+    used = set(draft.used) | ({origin[len("column "):].split(", ")[0]} if origin and origin.startswith("column ") else set())
     ev = SourceEvidence(
         name=name, kind=kind, format=det.name, rows_read=table.num_rows, rows_skipped=draft.skipped,
         format_score=det.score, snapshot_date=newest, snapshot_origin=origin, columns=list(columns),
         unmapped_columns=[c for c in columns if c not in used],
-        date_columns=headers.date_like_columns(columns),
+        date_columns=headers.date_like_columns(columns), snapshot_note=None if newest else snap.note,
+        format_missing=list(det.missing),
+        skipped_reasons={draft.skip_reason: draft.skipped} if draft.skipped else {},
     )
     return canonical_table, ev
 

@@ -7,9 +7,16 @@ attachment the question calls the reference or competitor file, else from `REFER
 
 Failures never stop the turn: an attachment that cannot be parsed goes to `unreadable` with a fixed
 reason; a configured source that cannot be read adds a fixed sentence to `problems` (detail in the
-log, never a bucket name or path) and is *not* silently replaced by the demo catalog. If the user
-attached files and none could be read, the demo is not substituted either: answering about demo
-data the user never asked for would be misleading (configured sources are still used).
+log, never a bucket name or path) and is *not* silently replaced by the demo catalog.
+
+A file the merchant sent is the catalog they asked about. If files were sent for the own catalog —
+parsed here, or already refused by the service (`refused`: a PDF, a URI part, bad base64) — and none
+could be read, there is no own catalog this turn: not the demo, not a catalog attached earlier,
+not the configured location. The answer then says what could not be read and what to send, rather
+than answering about other data as if nothing had happened. A file that was meant as the
+reference (the question asks for a comparison and the file is named as the competitor/market one)
+does not stop the own catalog coming from an earlier attachment or the configured location — the
+reference is then missing, and said so — but the demo is still never substituted.
 
 Parsed canonical tables are cached per process: Cloud Storage objects by (bucket, name,
 generation), local files by (path, mtime, size), the demo once.
@@ -62,9 +69,13 @@ def load_catalog_inputs(
     local_root: str | None = None,
     earlier: Sequence[LoadedCatalog] = (),
     progress: Callable[[str], None] = lambda m: None,
+    refused: Sequence[Unreadable] = (),
 ) -> CatalogInputs:
-    """Load this turn's own and reference catalogs; see the module docstring for the rules."""
-    unreadable: list[Unreadable] = []
+    """Load this turn's own and reference catalogs; see the module docstring for the rules.
+
+    `refused` are file parts of this message the service could not take as tables; they are reported
+    first and, like attachments, stop any fallback for the own catalog."""
+    unreadable: list[Unreadable] = list(refused)
     problems: list[str] = []
     ref_index = pick_reference(attachments, question)
 
@@ -84,17 +95,22 @@ def load_catalog_inputs(
             own_parts.append((table, ev))
 
     own: LoadedCatalog | None = combine(own_parts) if own_parts else None
-    own_attached = any(i != ref_index for i in range(len(attachments)))
-    if own is None and earlier:
+    own_refused = [u for u in refused if not _names_reference(u.name, question)]
+    own_attached = bool(own_refused) or any(i != ref_index for i in range(len(attachments)))
+    if own is None and earlier and not own_attached:
         own = combine_loaded(earlier)
-    if own is None and catalog_uri:
+    if own is None and own_attached:
+        pass  # the files sent could not be read: no substitute (module docstring)
+    elif own is None and (refused or attachments) and not catalog_uri:
+        pass  # only a reference was sent, and it failed: the demo is not the merchant's catalog
+    elif own is None and catalog_uri:
         progress("Reading the configured catalog…")
         try:
             own = combine([load_location(catalog_uri, local_root)])
         except SourceFailed as exc:
             log.warning("configured catalog unreadable: %s", exc)
             problems.append(CATALOG_PROBLEM)
-    elif own is None and not own_attached:
+    elif own is None:
         progress("Reading the demo catalog…")
         try:
             own = combine([load_demo()])
@@ -153,6 +169,19 @@ def pick_reference(attachments: Sequence[Attachment], question: str) -> int | No
             return i
     candidates = [i for i in range(len(attachments)) if i not in named_own]
     return candidates[-1] if candidates else len(attachments) - 1
+
+
+def _names_reference(name: str, question: str) -> bool:
+    """Whether a file the service refused was meant as the reference: the question asks for a
+    comparison, and the file's name carries a reference word or is named next to one."""
+    if not _REFERENCE_WORDS.search(question or ""):
+        return False
+    stem = Path(name).stem
+    if _REFERENCE_WORDS.search(stem.replace("_", " ").replace("-", " ")):
+        return True
+    q = question.lower()
+    pos = q.find(name.lower()) if len(name) >= 3 else -1
+    return pos >= 0 and bool(_REFERENCE_WORDS.search(q[max(0, pos - 60): pos + len(name) + 60]))
 
 
 # ------------------------------------------------------------------ combining

@@ -485,6 +485,12 @@ _AVAIL = {
     "preorder": "preorder", "pre order": "preorder",
     "backorder": "backorder", "on backorder": "backorder", "onbackorder": "backorder",
     "back order": "backorder", "backordered": "backorder",
+    # Merchant Center values in the feed's language (German, French, Spanish, Italian, Dutch, Polish)
+    "auf lager": "in_stock", "nicht auf lager": "out_of_stock", "en stock": "in_stock",
+    "en rupture de stock": "out_of_stock", "rupture de stock": "out_of_stock", "agotado": "out_of_stock",
+    "disponibile": "in_stock", "esaurito": "out_of_stock", "non disponibile": "out_of_stock",
+    "op voorraad": "in_stock", "niet op voorraad": "out_of_stock", "w magazynie": "in_stock",
+    "brak w magazynie": "out_of_stock", "niedostępny": "out_of_stock", "przedsprzedaż": "preorder",
 }
 
 

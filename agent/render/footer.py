@@ -4,7 +4,8 @@ Its shape is a contract — clients and tests parse it — so it is built in one
 
     ---
     Evidence
-    - <name> (<kind>, <format>[, header match N%]): <rows> rows read[, <k> skipped]; snapshot date <d> (<origin>)
+    - <name> (<kind>, <format>[, header match N%]): <rows> rows read[, <k> skipped (<why>)][, <m> longer than
+      the header (<c> extra cells not read)]; snapshot date <d> (<origin>)
     - Google product taxonomy 2021-09-21 (bundled)[: <note>]
     - Not read: <name> (<reason>); <name> (<reason>)
     Freshness: newest snapshot <d>, <n> days old at <YYYY-MM-DD HH:MM> UTC.
@@ -39,7 +40,11 @@ def _details(source: SourceEvidence) -> str:
     if source.format:
         parts.append(source.format)
     if source.format_score is not None and source.format_score < 1:
-        parts.append(f"header match {round(source.format_score * 100)}%")
+        match = f"header match {round(source.format_score * 100)}%"
+        missing = source.format_missing
+        if missing:
+            match += " (no " + ", ".join(missing[:3]) + (" …" if len(missing) > 3 else "") + ")"
+        parts.append(match)
     return ", ".join(parts)
 
 
@@ -63,12 +68,18 @@ def source_line(source: SourceEvidence, markdown: bool = True) -> str:
     rows = _count(source.rows_read, "row read", "rows read")
     if source.rows_skipped:
         rows += f", {source.rows_skipped:,} skipped"
+        reasons = [f"{k:,} {reason}" for reason, k in source.skipped_reasons.items() if k]
+        if reasons:
+            rows += f" ({', '.join(reasons)})"
+    if source.rows_overlong:
+        cells = _count(source.extra_cells, "extra cell", "extra cells")
+        rows += f", {_count(source.rows_overlong, 'row', 'rows')} longer than the header ({cells} not read)"
     if source.snapshot_date:
         date = f"snapshot date {source.snapshot_date.isoformat()}"
         if source.snapshot_origin:
             date += f" ({source.snapshot_origin})"
     else:
-        date = NO_DATE
+        date = NO_DATE + (f" ({source.snapshot_note})" if source.snapshot_note else "")
     return f"- {_escaper(markdown)(source.name)} ({_details(source)}): {rows}; {date}"
 
 

@@ -136,6 +136,18 @@ def _(v: Values) -> str:
             f"are active or have no status.")
 
 
+@template("overview.overlong")
+def _(v: Values) -> str:
+    return (f"{v.count('rows_n', 'row', 'rows')} of {v['source']} had more cells than its header: their known cells "
+            f"were read, {v.count('cells_n', 'extra cell', 'extra cells')} beyond the header were not.")
+
+
+@template("overview.off_store")
+def _(v: Values) -> str:
+    return (f"{v.count('rows_n', 'active row is', 'active rows are')} not on the online store (Published is "
+            f"false): they are on sale elsewhere and counted as active, not as drafts.")
+
+
 @template("overview.unmapped")
 def _(v: Values) -> str:
     return (f"{v.count('unmapped_n', 'row', 'rows')} ({v['unmapped_pct']}) could not be placed in the Google product taxonomy; "

@@ -73,8 +73,14 @@ class Service:
                 for s in SKILLS.values()
             ]
             self._card = card_mod.build(name=AGENT_NAME, description=DESCRIPTION, version=__version__,
-                                        url=self.config.public_url, skills=skills, extensions=[card_extension()])
+                                        url=self.config.public_url, skills=skills, extensions=[card_extension()],
+                                        provider=self._provider())
         return self._card
+
+    def _provider(self) -> dict[str, str] | None:
+        if self.config.provider_organization and self.config.provider_url:
+            return {"organization": self.config.provider_organization, "url": self.config.provider_url}
+        return None
 
     # -- message/send and message/stream ----------------------------------------------------------
 

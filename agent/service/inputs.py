@@ -1,6 +1,9 @@
 """Turn a validated A2A message into a question, CSV attachments, and what could not be read.
 
 Anything we cannot use is reported back by name and reason (SPEC §3) — never dropped, never fetched.
+A file is a table by its label (a CSV or TSV media type, a `.csv` name) or, under a generic label
+(`text/plain`, `application/vnd.ms-excel`, `application/octet-stream`, none) with a `.tsv`/`.txt`
+name, by its bytes (`attachments.looks_delimited`).
 The reasons are fixed phrases so they are safe to show; a file's own name is shown as given, cut to a
 sane length and stripped of control characters.
 """
@@ -13,11 +16,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.catalog.attachments import Attachment
+from agent.catalog.attachments import TABLE_SUFFIXES, Attachment, looks_delimited
 from agent.catalog.evidence import Unreadable
 
 CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/comma-separated-values", "text/x-csv",
                             "application/x-csv", "text/x-comma-separated-values"})
+# Tab-separated feeds (a Merchant Center feed is usually a .txt or .tsv of this type).
+TSV_MIME_TYPES = frozenset({"text/tab-separated-values", "text/tsv", "text/x-tsv", "application/tsv"})
+# Labels that say nothing about the content: a table only when the name and the bytes both say so.
+GENERIC_MIME_TYPES = frozenset({"", "text/plain", "application/vnd.ms-excel", "application/octet-stream",
+                                "binary/octet-stream", "application/x-download", "application/download"})
 A2UI_ACTION_NOTICE = "Interface actions (A2UI userAction) are not supported yet; please ask your question in words."
 DATA_PART_NOTICE = "Structured data parts are not supported yet; please ask your question in words."
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -39,11 +47,33 @@ def display_name(raw: Any, fallback: str) -> str:
     return name if len(name) <= _MAX_NAME else name[: _MAX_NAME - 1] + "…"
 
 
-def _is_csv(name: str | None, mime: str | None) -> bool:
-    """CSV by media type or by a .csv name (wire contract): browsers label .csv files variously
-    (application/vnd.ms-excel on Windows); what the bytes really are, the parser decides."""
-    mime = (mime or "").split(";")[0].strip().lower()
-    return mime in CSV_MIME_TYPES or (bool(name) and name.lower().endswith(".csv"))
+def _media_type(mime: str | None) -> str:
+    return (mime or "").split(";")[0].strip().lower() if isinstance(mime, str) else ""
+
+
+def _table_by_label(name: str | None, mime: str) -> bool | None:
+    """True: a table by its label alone (a CSV/TSV media type, or a .csv name as the wire contract
+    says; the parser then decides). None: the label is generic (`text/plain`, `application/vnd.ms-excel`,
+    `application/octet-stream`, none) and the name ends .tsv/.txt — the bytes decide. False: not a table."""
+    if mime in CSV_MIME_TYPES or mime in TSV_MIME_TYPES:
+        return True
+    lower = (name or "").lower()
+    if lower.endswith(".csv"):
+        return True
+    if mime in GENERIC_MIME_TYPES and lower.endswith(TABLE_SUFFIXES):
+        return None
+    return False
+
+
+WORKBOOK_REASON = "a spreadsheet workbook is not CSV; save or export it as CSV (UTF-8) and attach that"
+_WORKBOOK_TYPES = ("application/vnd.openxmlformats-officedocument.spreadsheetml",
+                   "application/vnd.oasis.opendocument.spreadsheet", "application/vnd.ms-excel.sheet")
+_WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
+
+
+def _is_workbook(name: str | None, mime: str) -> bool:
+    """An Excel/LibreOffice/Numbers workbook: say how to get a CSV out of it, not just "not CSV"."""
+    return mime.startswith(_WORKBOOK_TYPES) or (isinstance(name, str) and name.lower().endswith(_WORKBOOK_SUFFIXES))
 
 
 def _decode(data: str) -> bytes | None:
@@ -63,7 +93,11 @@ def _file_part(part: dict[str, Any], index: int, out: MessageInput) -> None:
         out.unreadable.append(Unreadable(display_name(file.get("uri"), f"file part {index}"), "file links are not fetched"))
         return
     name = display_name(file.get("name"), f"attachment-{index}.csv")
-    if not _is_csv(file.get("name"), mime):
+    by_label = _table_by_label(file.get("name") if isinstance(file.get("name"), str) else None, _media_type(mime))
+    if by_label is False:
+        if _is_workbook(file.get("name"), _media_type(mime)):
+            out.unreadable.append(Unreadable(name, WORKBOOK_REASON))
+            return
         kind = mime.strip() if isinstance(mime, str) and mime.strip() else "a file without a media type"
         out.unreadable.append(Unreadable(name, f"{display_name(kind, 'this type')} is not CSV"))
         return
@@ -73,6 +107,9 @@ def _file_part(part: dict[str, Any], index: int, out: MessageInput) -> None:
         return
     if not data.strip():
         out.unreadable.append(Unreadable(name, "the file is empty"))
+        return
+    if by_label is None and not looks_delimited(data):
+        out.unreadable.append(Unreadable(name, "not a delimited table (CSV or tab-separated)"))
         return
     out.attachments.append(Attachment(name=name, data=data, mime_type=mime if isinstance(mime, str) else None))
 

@@ -360,8 +360,8 @@ class Runner:
             reference_uri=turn.reference_uri or self.deps.reference_uri,
             local_root=self.deps.local_root,
             earlier=tuple(self.deps.contexts.load_catalogs(context)) if not turn.attachments and context.has_catalogs else (),
+            refused=turn.unreadable,
         )
-        inputs.unreadable[:0] = turn.unreadable
         if context.expired_catalogs and not turn.attachments:
             names = ", ".join(dict.fromkeys(context.expired_catalogs))
             inputs.problems.append(EXPIRED_TEXT.format(names=names, days=self.deps.ttl_days))

@@ -56,7 +56,7 @@ def test_every_bound_derives_from_the_one_budget():
         assert sum(parts) <= cfg.memory_budget_bytes // 2, "half the budget stays for the turns in flight"
         assert cfg.context_max_attached_bytes <= cfg.memory_store_bytes
     assert abs(big.table_cache_bytes - 16 * small.table_cache_bytes) <= 16
-    assert config.load({}).memory_budget_bytes == 1 << 30  # deploy.sh's default MEMORY (1Gi)
+    assert config.load({}).memory_budget_bytes == 1 << 30  # unset: 1 GiB (deploy.sh passes its MEMORY)
 
 
 def test_finished_runs_are_bounded_by_bytes_too():

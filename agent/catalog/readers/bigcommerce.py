@@ -97,4 +97,5 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             cols[f"option{i + 1}_name"] = map_distinct(sku_names, lambda v, i=i: _option(v, i, 0), pa.string())
             cols[f"option{i + 1}_value"] = map_distinct(sku_names, lambda v, i=i: _option(v, i, 1), pa.string())
         attributes_from_options(cols)
-    return Draft(n=n, cols=cols, keep=keep, used=used, skipped=skipped, default_status="unknown")
+    return Draft(n=n, cols=cols, keep=keep, used=used, skipped=skipped, default_status="unknown",
+                 skip_reason="before any Product row")

@@ -9,7 +9,6 @@ vectorised, the same for every format.
 
 from __future__ import annotations
 
-import datetime as dt
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from agent.catalog import canonical
 from agent.catalog.categorise import map_rows
 from agent.catalog.parallel import run_parallel, submit_all
 from agent.catalog.values import (
-    as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_dates, parse_int,
+    as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_int,
     entry_codes, parse_money, policy_value, status_value, to_strings,
 )
 
@@ -33,10 +32,12 @@ IDENTIFIERS = ("product_id", "variant_id", "sku", "gtin", "mpn")
 DICT_FIELDS = ("brand", "category_path", "product_type", "color", "material", "size", "currency",
                "option1_name", "option2_name", "option3_name")
 MONEY_FIELDS = ("price", "compare_at_price", "sale_price")
+PASSTHROUGH_FIELDS = ("online_store",)  # readers produce these in their canonical form already
 ATTRIBUTE_WORDS = {
-    "color": ("color", "colour", "colors", "colours", "color pattern", "farbe", "couleur"),
-    "size": ("size", "sizes", "größe", "taille"),
-    "material": ("material", "materials", "fabric"),
+    "color": ("color", "colour", "colors", "colours", "color pattern", "farbe", "couleur", "colore",
+              "kleur", "cor", "kolor", "цвет", "колір"),
+    "size": ("size", "sizes", "größe", "taille", "talla", "taglia", "maat", "tamanho", "rozmiar", "размер", "розмір"),
+    "material": ("material", "materials", "fabric", "matériau", "materiale", "materiaal", "materiał", "материал", "матеріал"),
 }
 
 
@@ -54,6 +55,7 @@ class Draft:
     # product_id is a one-chunk dictionary straight from the reader (each value once): cleaning
     # that changes nothing need not re-hash a quarter-million ids to prove they are distinct
     unique_product_ids: bool = False
+    skip_reason: str = "not placeable"  # what `skipped` rows lack, for the footer ("without a handle")
 
 
 def take_rows(values: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> pa.Array:
@@ -375,6 +377,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         "keys": ids_and_keys,
     }, n)
     out: dict[str, object] = {"row_number": row_number, **{k: f.result() for k, f in futures.items()}}
+    out.update({name: cols[name] for name in PASSTHROUGH_FIELDS if name in cols})
 
     currency = None
     for name in MONEY_FIELDS:
@@ -512,15 +515,3 @@ def _availability(raw, qty, policy, n: int) -> pa.Array:
     else:
         code[code < 0] = labels.index("unknown")
     return from_codes(code, labels)
-
-
-def snapshot_from(table: pa.Table, candidates: list[str]) -> tuple[pa.ChunkedArray | None, dt.date | None, str | None]:
-    """The first candidate column with parseable dates: (per-row dates, newest date, origin)."""
-    for name in candidates:
-        if name not in table.column_names:
-            continue
-        dates = parse_dates(table[name])
-        newest = pc.max(dates).as_py()
-        if newest is not None:
-            return dates, newest, f"column {name}"
-    return None, None, None

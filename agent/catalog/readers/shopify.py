@@ -8,8 +8,13 @@ carry only an image. So:
 * a row becomes a variant row when it has a title or any variant field (option value, SKU, price,
   compare-at price, barcode, stock); image-only rows count in `rows_read` (they are rows of the file)
   but produce no variant row; rows without a handle are skipped and counted;
-* `Status` (active/draft/archived) is authoritative; a product explicitly not `Published` is
-  treated as draft, since it is not on sale; without a Status column, `Published` decides;
+* `Status` (active/draft/archived) is authoritative. `Published` (legacy) / `Published on online
+  store` (2025) only says whether the product is on the *online store* sales channel: an active
+  product that is not published there is still on sale (point of sale, other channels), so it stays
+  active and is marked `online_store = false` (the overview counts it as "not on the online
+  store"), never called a draft. Legacy exports without a Status column (before 2021): `Published`
+  is the only status there is, so unpublished = draft and published = active; a blank Status is
+  decided the same way;
 * an inventory tracker column that is blank for a variant means Shopify does not track its stock:
   it is sellable (in stock) whatever the quantity column says;
 * metafield columns such as `Color (product.metafields.shopify.color-pattern)` feed color, size or
@@ -90,8 +95,9 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         if status is None:
             status = from_published
         else:
-            status = np.where((status == 0) & (published == 1), 1, status)
             status = np.where((status == 3) | (status < 0), from_published, status).astype(np.int8)
+        on_store = first.spread(published.astype(np.int8))
+        cols["online_store"] = pa.array(on_store == 0, mask=on_store < 0)
     if status is not None:
         cols["status"] = from_codes(first.spread(status), labels)
 
@@ -120,4 +126,4 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     # the handle column as the CSV/Parquet reader (and csvread's unification) built it
     unique = isinstance(handle, pa.ChunkedArray) and handle.num_chunks == 1 and pa.types.is_dictionary(handle.type)
     return Draft(n=n, cols=cols, keep=keep, used=used, skipped=skipped, default_status="unknown",
-                 unique_product_ids=unique)
+                 unique_product_ids=unique, skip_reason="without a handle")

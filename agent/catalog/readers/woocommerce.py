@@ -28,16 +28,25 @@ from agent.catalog import headers
 from agent.catalog.readers.common import Draft, attributes_from_options, coalesce, take_rows
 from agent.catalog.values import map_distinct, to_strings
 
-_ATTR = re.compile(r"attribute (\d+) (name|value s)")
+# Attribute name/value columns in each export language (normalised headers; headers.WOO_LABELS)
+_ATTR = tuple((re.compile(pattern), part) for pattern, part in (
+    (r"attribute (\d+) name", "name"), (r"attribute (\d+) value s", "value"),
+    (r"attribut (\d+) name", "name"), (r"attribut (\d+) wert e", "value"),
+    (r"название атрибута (\d+)", "name"), (r"значения атрибутов (\d+)", "value"),
+    (r"nombre del atributo (\d+)", "name"), (r"valor es del atributo (\d+)", "value"),
+    (r"nom de l attribut (\d+)", "name"), (r"valeur s de l attribut (\d+)", "value"),
+))
 _INHERIT = ("title", "description", "category_path", "image_url", "brand", "link")
 
 
 def _attribute_columns(columns: list[str]) -> dict[int, dict[str, str]]:
     found: dict[int, dict[str, str]] = {}
     for c in columns:
-        m = _ATTR.fullmatch(headers.norm(c))
-        if m:
-            found.setdefault(int(m.group(1)), {})["name" if m.group(2) == "name" else "value"] = c
+        n = headers.norm(c)
+        for pattern, part in _ATTR:
+            if m := pattern.fullmatch(n):
+                found.setdefault(int(m.group(1)), {}).setdefault(part, c)
+                break
     return {k: v for k, v in sorted(found.items()) if len(v) == 2}
 
 
@@ -64,14 +73,18 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     # parent row of each variation: "id:44" against ID, anything else against SKU
     parent_row = np.full(n, -1, dtype=np.int64)
     if "parent" in raw:
+        # a blank Parent names no parent: it must not match the first row with a blank SKU
         parent = pc.utf8_trim_whitespace(to_strings(raw["parent"]).cast(pa.string()))
+        parent = pc.if_else(pc.equal(parent, ""), pa.scalar(None, pa.string()), parent)
         if "product_id" in raw:
             ids = pc.binary_join_element_wise("id:", pc.utf8_trim_whitespace(to_strings(raw["product_id"]).cast(pa.string())), "")
-            by_id = pc.index_in(parent, value_set=ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids)
+            by_id = pc.index_in(parent, value_set=ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids,
+                                skip_nulls=True)
             parent_row = np.where(parent_row < 0, pc.fill_null(by_id, -1).to_numpy(zero_copy_only=False), parent_row)
         if "sku" in raw:
             skus = pc.utf8_trim_whitespace(to_strings(raw["sku"]).cast(pa.string()))
-            by_sku = pc.index_in(parent, value_set=skus.combine_chunks() if isinstance(skus, pa.ChunkedArray) else skus)
+            by_sku = pc.index_in(parent, value_set=skus.combine_chunks() if isinstance(skus, pa.ChunkedArray) else skus,
+                                 skip_nulls=True)
             parent_row = np.where(parent_row < 0, pc.fill_null(by_sku, -1).to_numpy(zero_copy_only=False), parent_row)
     has_children = np.zeros(n, dtype=bool)
     has_children[parent_row[parent_row >= 0]] = True
@@ -85,7 +98,12 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _first_category, pa.string(), keep_dict=True)
     if "image_url" in raw:
         raw["image_url"] = pc.replace_substring_regex(to_strings(raw["image_url"]).cast(pa.string()), r"\s*,\s+.*$", "")
-    own_ids = to_strings(raw["product_id"]).cast(pa.string()) if "product_id" in raw else to_strings(raw.get("sku", pa.nulls(n, pa.string()))).cast(pa.string())
+    # a row's identity: its ID, else its SKU (import files and some exports leave ID blank)
+    ids = to_strings(raw["product_id"]).cast(pa.string()) if "product_id" in raw else None
+    sku_ids = to_strings(raw["sku"]).cast(pa.string()) if "sku" in raw else None
+    own_ids = coalesce(ids, sku_ids)
+    if own_ids is None:
+        own_ids = pa.nulls(n, pa.string())
     product_row = np.where(parent_row >= 0, parent_row, np.arange(n))
     cols["product_id"] = take_rows(own_ids, product_row)
     cols["variant_id"] = own_ids

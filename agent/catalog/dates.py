@@ -1,0 +1,145 @@
+"""Dates as exports write them -> date32, and the snapshot date of a file.
+
+ISO dates and timestamps (`2026-11-28`, `2026/11/28`, `20261128`, `2026-11-28T10:00:00Z`) are read
+vectorised. Everything else is read once per distinct value (date columns repeat a few thousand
+values at most) in the forms shop systems write in their admin locale:
+
+* `2/20/25, 7:27 PM`, `02/20/2025 19:27`, `20/02/2025` — numbers with `/` (or `-`) and a year last;
+* `20.02.2025`, `20.02.25 19:27` — dotted dates are day.month.year in every locale that writes them;
+* `Feb 20, 2025`, `20 February 2025, 7:27 PM`, `Thu, 20 Feb 2025 19:27:00 +0000` — English month
+  names (a leading weekday is ignored).
+
+**Day/month order** of the slashed forms is never guessed silently. The file's own evidence decides
+for the whole column: a value whose first number is over 12 (`20/02/2025`) makes the column
+day-first, one whose second number is over 12 (`2/20/25`) month-first; a column showing both is
+inconsistent and is not read. When no value settles it (every number ≤ 12), a Magento export is
+read month-first — Magento's admin writes dates in its locale, `en_US` by default (`M/D/YY, h:mm
+AM`) — and the evidence says that this order was assumed; any other file's ambiguous dates are not
+read, and the evidence says why.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.catalog.values import as_dictionary, chunked, parse_dates
+
+_NUMERIC = re.compile(r"^(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?=$|[\sT,])")
+_DOTTED = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?=$|[\s,])")
+_MONTHS = {m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
+                                           "nov", "dec"))}
+_MONTH_FIRST = re.compile(r"^([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?=$|[\s,])")
+_DAY_FIRST = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)?\.?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})(?=$|[\s,])")
+
+MONTH_FIRST = "month/day"
+DAY_FIRST = "day/month"
+
+
+@dataclass(frozen=True)
+class DateColumn:
+    dates: pa.ChunkedArray  # date32 per row, null where not a date (or not read)
+    order: str | None = None  # MONTH_FIRST / DAY_FIRST when slashed dates were read
+    assumed: bool = False  # the order came from the format's convention, not from the file
+    note: str | None = None  # why dates that look like dates were not read
+
+
+def _year(text: str) -> int:
+    y = int(text)
+    return y if len(text) == 4 else (2000 + y if y < 70 else 1900 + y)
+
+
+def _make(y: int, m: int, d: int) -> dt.date | None:
+    try:
+        return dt.date(y, m, d)
+    except ValueError:
+        return None
+
+
+_WEEKDAY = re.compile(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+", re.I)
+
+
+def _named(v: str) -> dt.date | None:
+    v = _WEEKDAY.sub("", v)
+    m = _MONTH_FIRST.match(v)
+    if m and m.group(1)[:3].lower() in _MONTHS:
+        return _make(int(m.group(3)), _MONTHS[m.group(1)[:3].lower()], int(m.group(2)))
+    m = _DAY_FIRST.match(v)
+    if m and m.group(2)[:3].lower() in _MONTHS:
+        return _make(int(m.group(3)), _MONTHS[m.group(2)[:3].lower()], int(m.group(1)))
+    return None
+
+
+def parse_date_column(arr, month_first_default: bool = False) -> DateColumn:
+    """A column of dates as written -> date32 (module docstring for the rules)."""
+    arr = chunked(arr)
+    iso = parse_dates(arr)
+    t = arr.type
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_dictionary(t)):
+        return DateColumn(iso)
+    if iso.null_count == arr.null_count:
+        return DateColumn(iso)
+    d = as_dictionary(arr)
+    entries = [None if v is None else v.strip() for v in d.dictionary.to_pylist()]
+    numeric = [(i, m) for i, v in enumerate(entries) if v and (m := _NUMERIC.match(v))]
+    first_big = any(int(m.group(1)) > 12 for _, m in numeric)
+    second_big = any(int(m.group(3)) > 12 for _, m in numeric)
+    order, assumed, note = None, False, None
+    if numeric:
+        if first_big and second_big:
+            note = "mixes day/month and month/day dates"
+        elif first_big:
+            order = DAY_FIRST
+        elif second_big:
+            order = MONTH_FIRST
+        elif month_first_default:
+            order, assumed = MONTH_FIRST, True
+        else:
+            note = f"day/month order not settled by any value (e.g. {entries[numeric[0][0]]})"
+    parsed: list[dt.date | None] = [None] * len(entries)
+    for i, m in numeric:
+        if order is not None:
+            a, b = int(m.group(1)), int(m.group(3))
+            month, day = (a, b) if order == MONTH_FIRST else (b, a)
+            parsed[i] = _make(_year(m.group(4)), month, day)
+    for i, v in enumerate(entries):
+        if not v or parsed[i] is not None or _NUMERIC.match(v):
+            continue
+        m = _DOTTED.match(v)
+        parsed[i] = _make(_year(m.group(3)), int(m.group(2)), int(m.group(1))) if m else _named(v)
+    per_entry = pa.array(parsed, pa.date32())
+    local = pa.chunked_array([pc.take(per_entry, d.indices)], pa.date32())
+    return DateColumn(pc.coalesce(iso, local) if iso.null_count < len(iso) else local, order, assumed, note)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    rows: pa.ChunkedArray | None  # per-row dates of the chosen column
+    newest: dt.date | None
+    origin: str | None  # "column updated_at" (+ how the order was decided when it was assumed)
+    note: str | None = None  # why a date column gave no date
+
+
+def snapshot_from(table: pa.Table, candidates: list[str], month_first_default: bool = False) -> Snapshot:
+    """The first candidate column with readable dates: its per-row dates and newest date."""
+    notes = []
+    for name in candidates:
+        if name not in table.column_names:
+            continue
+        col = parse_date_column(table[name], month_first_default)
+        newest = pc.max(col.dates).as_py()
+        if newest is not None:
+            origin = f"column {name}"
+            if col.assumed:
+                origin += (", read month/day: Magento's en_US admin format, no date in the file settles "
+                           "the order")
+            elif col.order is not None:
+                origin += f", read {col.order} as its dates show"
+            return Snapshot(col.dates, newest, origin)
+        if col.note:
+            notes.append(f"{name}: {col.note}")
+    return Snapshot(None, None, None, "; ".join(notes) or None)
