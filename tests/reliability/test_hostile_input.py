@@ -81,7 +81,7 @@ def test_every_response_says_nosniff(server):
 def test_an_abandoned_stream_is_logged_with_the_outcome_its_task_ended_with(start_server, tmp_path):
     gate = tmp_path / "gate"
     gate.mkdir()
-    srv = start_server({"TEST_STEP_GATE": str(gate)})
+    srv = start_server({"TEST_STEP_GATE": str(gate), "K_SERVICE": "catalog-gap-analyst"})  # JSON log lines
     body = stream_body("Give me an overview")
     with httpx.stream("POST", srv.url, json=body, timeout=60) as response:
         for line in response.iter_lines():
