@@ -101,7 +101,7 @@ def wait_for(condition, timeout: float = 60.0) -> None:
 
 
 def test_cancel_on_another_instance_stops_the_running_stream(pair, start_server, tmp_path):
-    """The run is held at the test gate (TEST_STEP_GATE) until the cancel from instance B is stored,
+    """The run is held at the test gate (TEST_STEP_GATE) until it sees the cancel instance B stored,
     so the order — cancel flagged, then the run's next step — is fixed, not a race."""
     _, b, fake, bucket = pair
     gate = tmp_path / "gate"
@@ -128,9 +128,8 @@ def test_cancel_on_another_instance_stops_the_running_stream(pair, start_server,
                 wait_for((gate / f"{task_id}.held").exists)  # the run is held before its first step
                 worker = threading.Thread(target=cancel_on_b, args=(task_id,))
                 worker.start()
-                marker = fake.client.bucket(bucket).blob(f"tasks/{object_key(task_id)}.cancel")
-                wait_for(marker.exists)  # B has flagged the task in the shared bucket
-                (gate / f"{task_id}.release").write_bytes(b"")
+                # no release file: the held run goes on by itself once it sees B's cancel flag in the
+                # shared bucket (releasing it by hand could let its next step read a cached "not yet")
     worker.join(60)
     task_id = frames[0]["result"]["id"]
     final = frames[-1]["result"]
