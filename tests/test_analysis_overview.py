@@ -20,10 +20,10 @@ ROWS = [
     (1, "active", 4105, "google_category", 140.0, "Sunny", "Garden > Loungers"),
     (2, "active", 6828, "merchant_path", 45.0, "Sunny", "Garden > Chairs"),
     (3, "draft", 6828, "merchant_path", 60.0, "Oak&Co", "Garden > Chairs"),
-    (4, "archived", 2684, "keyword", 700.0, "Oak&Co", "Garden > Tables"),
+    (4, "archived", 2684, "name_match", 700.0, "Oak&Co", "Garden > Tables"),
     (5, "active", None, "unmapped", 9.5, None, "Misc"),
-    (6, None, 2684, "keyword", 510.0, "Oak&Co", "Garden > Tables"),
-    (6, None, 2684, "keyword", 0.0, "Oak&Co", "Garden > Tables"),
+    (6, None, 2684, "name_match", 510.0, "Oak&Co", "Garden > Tables"),
+    (6, None, 2684, "name_match", 0.0, "Oak&Co", "Garden > Tables"),
 ]
 
 

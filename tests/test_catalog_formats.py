@@ -85,8 +85,8 @@ def test_shopify_garden_solutions():
     assert first[0]["material"] == "concrete"
     assert "Plant support material (product.metafields.shopify.plant-support-material)" not in ev.unmapped_columns
     assert "Tags" in ev.unmapped_columns and "Handle" not in ev.unmapped_columns
-    # Shopify categories extend Google's: mapped by longest prefix
-    assert first[0]["category_mapping"] == "merchant_path"
+    # Shopify's Product Category is a Shopify taxonomy path: through Shopify's published mapping
+    assert first[0]["category_mapping"] == "shopify_category"
     assert first[0]["google_category_path"] == "Home & Garden > Lawn & Garden > Gardening > Pots & Planters"
     assert ev.snapshot_date is None and ev.snapshot_origin is None
 
@@ -151,8 +151,8 @@ def test_shopify_2025_headers():
     # active but not on the online store: still on sale (other channels), never a draft
     assert (bench["status"], bench["online_store"]) == ("active", False)
     assert (tl1["online_store"], tl2["online_store"]) == (True, True)
-    # no category, no Google category, no keyword rule for a bare "bench": unmapped, not guessed
-    assert (bench["category_mapping"], bench["google_category_id"]) == ("unmapped", None)
+    # no category, no Google category: "Bench" is a taxonomy name itself
+    assert (bench["category_mapping"], bench["google_category_id"]) == ("name_match", 441)  # Furniture > Benches
 
 
 # ---------------------------------------------------------------- WooCommerce (real file)
@@ -179,7 +179,7 @@ def test_woocommerce_sample_products():
     beanie = rows_by(table, "sku", "woo-beanie")[0]
     assert (beanie["price"], beanie["sale_price"], beanie["currency"]) == (20.0, 18.0, None)
     assert beanie["availability"] == "in_stock" and beanie["inventory_policy"] == "deny"
-    assert beanie["google_category_id"] == 173 and beanie["category_mapping"] == "keyword"
+    assert beanie["google_category_id"] == 173 and beanie["category_mapping"] == "name_match"
     assert beanie["image_url"].endswith("beanie-2.jpg")  # first of the image list
     assert set(table["status"].cast("string").to_pylist()) == {"active"}
     assert "Weight (lbs)" in ev.unmapped_columns

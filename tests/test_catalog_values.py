@@ -146,7 +146,7 @@ def test_map_rows_paths_follow_ids_and_unmapped_rows_are_null():
     ids, paths, method = categorise.map_rows(5, gc, None, None, title)
     assert ids.to_pylist() == [6828, 5044, None, 6828, None]
     assert paths.to_pylist() == [chair_path, tax.node(5044).path, None, chair_path, None]
-    assert method.to_pylist() == ["google_category", "keyword", "unmapped", "google_category", "unmapped"]
+    assert method.to_pylist() == ["google_category", "name_match", "unmapped", "google_category", "unmapped"]
     assert pc.count_distinct(paths.dictionary).as_py() == len(paths.dictionary)
 
 

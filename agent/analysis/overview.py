@@ -113,10 +113,11 @@ def run(inp: SkillInput) -> SkillResult:
     if t.num_rows:
         mcounts = common.value_counts(t["category_mapping"])
         mcounts["unmapped"] = mcounts.get("unmapped", 0) + t["category_mapping"].null_count
-        names = {"google_category": "from a Google category column", "merchant_path": "from your category path",
-                 "keyword": "by keywords in type or title", "unmapped": "not mapped"}
+        names = {"google_category": "from a Google category column", "shopify_category": "from your Shopify product category",
+                 "merchant_path": "from your category path", "name_match": "by taxonomy names in type or title",
+                 "unmapped": "not mapped"}
         mrows = {}
-        for m in ("google_category", "merchant_path", "keyword", "unmapped"):
+        for m in ("google_category", "shopify_category", "merchant_path", "name_match", "unmapped"):
             if mcounts.get(m):
                 mrows[m] = add("Category mapping (rows)", names[m], mcounts[m], common.pct(mcounts[m], t.num_rows))
         unm = mcounts.get("unmapped", 0)

@@ -1,6 +1,8 @@
 """Question -> skills and scope, deterministically (SPEC §5, issue 4 point 2).
 
-1. Normalise: lower case, punctuation dropped, light stemming ("chairs" → "chair", "loungers" →
+0. Other languages (German, Dutch, Portuguese, Spanish, French, Italian, Polish, Russian): their intent
+   words and category names are first mapped onto the English tokens below (`lexicon.to_english`).
+1. Normalise: case folded, accents folded, punctuation dropped, light stemming ("chairs" → "chair", "loungers" →
    "lounger", "seating" → "seat"), British/American spellings folded; words of five letters or more
    that are not known are corrected to the closest known word ("avaliability", "furnture").
 2. Intents: per skill a vocabulary of words and phrases; every skill whose vocabulary matches runs, in
@@ -83,8 +85,13 @@ _KEEP = {"glass", "grass", "mattress", "dress", "class", "gas", "canvas", "news"
 
 
 def stem(word: str) -> str:
-    """Light, symmetric stemming: applied to the question and to every category name alike."""
-    w = _SPELLING.get(word, word)
+    """Light, symmetric stemming: applied to the question and to every category name alike.
+
+    Accents are folded first ("Gartenmöbel" ~ "gartenmobel"), on both sides; the English endings below
+    touch only words that end like English ones. Other languages' endings: `lexicon.stem`.
+    """
+    w = word if word.isascii() else _fold(word)
+    w = _SPELLING.get(w, w)
     if w in _KEEP or len(w) <= 3:
         return w
     if w.endswith("ies") and len(w) > 4:
@@ -98,7 +105,15 @@ def stem(word: str) -> str:
     return w
 
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+def _fold(word: str) -> str:
+    from agent.analysis.lexicon import fold
+
+    return fold(word)
+
+
+# Letters of any script (case folded); "d'extérieur", "l'assortimento": the elided article is dropped.
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_ELISION = {"l", "d", "j", "m", "n", "s", "t", "c", "qu", "dell", "all", "dall", "nell", "sull", "un"}
 
 
 def tokens(text: str) -> list[str]:
@@ -107,14 +122,15 @@ def tokens(text: str) -> list[str]:
 
 def raw_tokens(text: str) -> list[str]:
     """Lower-cased words as written (what notes quote back); `tokens` is the same list, stemmed."""
-    text = text.lower().replace("&", " and ").replace("e-commerce", "ecommerce").replace("in-stock", "in stock")
+    text = text.casefold().replace("&", " and ").replace("e-commerce", "ecommerce").replace("in-stock", "in stock")
     text = re.sub(r"out-of-stock", "out of stock", text)
     text = re.sub(r"(\w)-(\w)", r"\1 \2", text)
     out = []
     for m in _TOKEN.finditer(text):
         tok = m.group(0).replace("’", "'")
         if "'" in tok:
-            tok = tok.split("'")[0] if not tok.endswith("n't") else tok.replace("n't", "nt")
+            head, tail = tok.split("'", 1)
+            tok = tail if head in _ELISION else head if not tok.endswith("n't") else tok.replace("n't", "nt")
         out.append(tok)
     return out
 
@@ -701,6 +717,9 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     own_idx = _own_index(own, taxonomy)
     words = raw_tokens(question or "")[:MAX_TOKENS]
     raw = [stem(w) for w in words]
+    from agent.analysis import lexicon  # other languages → English tokens; English passes unchanged
+
+    words, raw = lexicon.to_english(words, raw, own_idx.categories, own_idx.node_rows, taxonomy)
     own_vocab = {t for toks in own_idx.level_names for t in toks}
     seq = _correct(raw, _INTENT_VOCAB, tax_idx.vocab, own_vocab)
     skills, used = _intents(seq)

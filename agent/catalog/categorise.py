@@ -1,12 +1,23 @@
-"""Per-row mapping to the Google product taxonomy, in SPEC §4's order of trust.
+"""Per-row mapping to the Google product taxonomy, in order of trust (SPEC §4, issue 10).
 
-1. `google_category` (the row's `google_product_category`, an id or a path)    -> "google_category"
-2. the longest taxonomy prefix of the merchant's own category path            -> "merchant_path"
-3. keyword rules (the explicit table below) on product type, category and title -> "keyword"
-4. nothing matched: "unmapped" — counted and said, never guessed.
+(a) the row's `google_product_category`: an id, `id - path`, an English path or a localised one
+    (a Russian feed writes `Мебель > …`; every bundled locale is tried)               -> "google_category"
+(b) a Shopify Standard Product Taxonomy path (Shopify's `Product Category`, which the Shopify reader
+    passes as the own category path), through Shopify's published mapping to Google    -> "shopify_category"
+(c) the longest taxonomy prefix of the merchant's own category path (English or localised
+    Google names, or Shopify's)                                                        -> "merchant_path"
+(d) the name matcher (`namematch`: names of the taxonomies themselves, no keyword table) on the
+    product type, the own category's last level and the title's product noun
+    (`nouns.title_head`); the first confident one anchors, a later confident one that is deeper in
+    the same branch refines it; two confident readings in different branches are unsure -> "name_match"
+(e) nothing confident: "unmapped" — counted and said, never guessed.
 
-Steps 1–2 run once per distinct value; step 3 runs vectorised regexes over the rows that are still
-unmapped only, so a well-categorised million-row catalog pays nothing for it.
+The catalog's own branches (where most of its placed rows stand) then doubt a bare title noun far
+outside them and read the rows still unplaced inside them (`_branches`).
+(d) also refines a shallow (c) result (levels 1–2, "Home & Garden") when it names a place inside it.
+Every step runs once per distinct value — (d) once per distinct (product type, category, title
+phrase) — and is spread back to the rows with integer takes, so a million-row catalog pays per
+distinct value, and a catalog that (a)–(c) settle never builds the name index at all.
 """
 
 from __future__ import annotations
@@ -17,147 +28,291 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agent.catalog import taxonomy
+from agent.catalog import namematch, nouns, taxonomy
 from agent.catalog.values import as_dictionary, chunked
 
-# (RE2 pattern on lower-cased "product type | category | title", Google category id). First match
-# wins, so specific outdoor rules come before general furniture and clothing rules.
-KEYWORD_RULES: tuple[tuple[str, int], ...] = (
-    (r"\b(sun ?)?loungers?\b|\bchaise longues?\b|\bsun ?beds?\b|\bsun lounge", 4105),
-    (r"\b(patio|garden|outdoor|deck|adirondack|lawn)\s+(arm)?chairs?\b|\bdeck ?chairs?\b", 6828),
-    (r"\bsteamer chairs?\b|\boutdoor furniture\b.*\bchairs?\b", 6828),
-    (r"\b(patio|garden|outdoor)\s+(sofas?|couch(es)?|loveseats?)\b|\boutdoor furniture\b.*\bsofas?\b", 4513),
-    (r"\b(patio|garden|outdoor|picnic)\s+bench(es)?\b", 5044),
-    (r"\b(patio|garden|outdoor|picnic|bistro)\s+(dining\s+)?tables?\b", 2684),
-    (r"\b(patio|garden|outdoor|bistro|lounge)\s+(furniture|dining)?\s*sets?\b", 6367),
-    (r"\bparasols?\b|\b(patio|garden|market|cantilever)\s+umbrellas?\b|\bsun ?shades?\b|\bsail shades?\b", 719),
-    (r"\bhammocks?\b", 717),
-    (r"\b(storage|deck|cushion)\s+box(es)?\b", 7310),
-    (r"\bbbqs?\b|\bbarbec(ue|ues)\b|\b(charcoal|gas|pellet|kamado)\s+grills?\b", 2985),
-    (r"\bplanters?\b|\b(plant|flower|garden|concrete|ceramic|terracotta|terra cotta|herb)\s+pots?\b|\btroughs?\b", 721),
-    (r"\bplant stands?\b", 6428),
-    (r"\bwatering cans?\b", 6318),
-    (r"\bgarden hoses?\b", 2313),
-    (r"\blawn ?mowers?\b", 694),
-    (r"\bseeds?\b|\bbulbs? for planting\b", 2802),
-    (r"\bfertili[sz]ers?\b|\bplant food\b", 113),
-    (r"\b(secateurs|pruners?|trowels?|rakes?|spades?|hoes?|shears)\b", 3173),
-    (r"\bsofas?\b|\bcouch(es)?\b|\bsettees?\b", 460),
-    (r"\b(arm)?chairs?\b|\bstools?\b", 443),
-    (r"\btables?\b", 6392),
-    (r"\bmattress(es)?\b", 2696),
-    (r"\brugs?\b|\bcarpets?\b", 598),
-    (r"\bcushions?\b", 4453),
-    (r"\bthrow pillows?\b|\bpillows?\b", 4454),
-    (r"\bcandles?\b", 588),
-    (r"\blamps?\b|\blanterns?\b", 4636),
-    (r"\bmugs?\b", 2169),
-    (r"\bposters?\b|\bart prints?\b|\bcanvas prints?\b", 500044),
-    (r"\bflags?\b|\bpennants?\b|\bwindsocks?\b", 701),
-    (r"\bjeans\b|\btrousers\b|\bpants\b|\bchinos\b|\bleggings\b", 204),
-    (r"\bshorts\b", 207),
-    (r"\bskirts?\b", 1581),
-    (r"\bdress(es)?\b", 2271),
-    (r"\bjackets?\b|\bcoats?\b|\bparkas?\b|\bblazers?\b", 5598),
-    (r"\bsocks?\b", 209),
-    (r"\bt-?shirts?\b|\btees?\b|\bshirts?\b|\bpolos?\b|\bblouses?\b|\bhoodies?\b|\bsweatshirts?\b|\bsweaters?\b|\bjumpers?\b|\btank tops?\b", 212),
-    (r"\bbeanies?\b|\bhats?\b|\bcaps?\b", 173),
-    (r"\bbelts?\b", 169),
-    (r"\bsunglasses\b", 178),
-    (r"\bshoes?\b|\bsneakers?\b|\btrainers\b|\bboots?\b|\bsandals?\b|\bloafers?\b", 187),
-    (r"\bbackpacks?\b|\brucksacks?\b", 100),
-    (r"\bduffel bags?\b|\bduffle bags?\b", 103),
-    (r"\bbags?\b|\bluggage\b|\bsuitcases?\b", 5181),
-    (r"\bhandbags?\b|\btote bags?\b|\bclutch(es)?\b", 3032),
-    (r"\bwatch(es)?\b", 201),
-    (r"\bnecklaces?\b|\bpendants?\b", 196),
-    (r"\bearrings?\b", 194),
-    (r"\brings?\b", 200),
-    (r"\bheadphones?\b|\bearbuds?\b|\bheadsets?\b", 505771),
-    (r"\bphone cases?\b", 2353),
-    (r"\bbooks?\b|\bnovels?\b", 784),
-    (r"\balbums?\b|\bvinyl\b|\bsingles?\b|\bmusic\b", 855),
-    (r"\btoys?\b|\bplush\b", 1253),
-)
+# codes into canonical.MAPPING_METHODS
+GOOGLE, MERCHANT, NAME, UNMAPPED, SHOPIFY = 0, 1, 2, 3, 4
+_REFINE_BELOW = 3  # (c) results shallower than this depth may be refined by (d)
 
 
-@functools.lru_cache(maxsize=65536)
-def _google_id_cached(value: str) -> int | None:
-    return _google_id(taxonomy.load(), value)
-
-
-@functools.lru_cache(maxsize=65536)
-def _prefix_cached(value: str) -> int | None:
-    return taxonomy.load().longest_prefix(value)
-
-
-def _google_id(tax: taxonomy.Taxonomy, value: str | None) -> int | None:
-    if value is None:
-        return None
-    s = str(value).strip()
-    if not s:
-        return None
+def _int_id(tax: taxonomy.Taxonomy, s: str) -> int | None:
     head = s.split(" - ", 1)[0].strip() if " - " in s else s  # "212 - Apparel & Accessories > …"
     try:
         cid = int(float(head))
-        return cid if tax.node(cid) is not None else None
     except (ValueError, OverflowError):  # OverflowError: "inf", "1e999"
-        pass
-    return tax.id_for_path(s) or tax.longest_prefix(s)
+        return None
+    return cid if tax.node(cid) is not None else -1
 
 
-def _lookup(arr: pa.ChunkedArray, fn) -> np.ndarray:
-    """Per-distinct lookup -> int32 numpy array per row, -1 for "no match"."""
-    d = as_dictionary(arr)
-    mapped = np.array([(-1 if (r := fn(v)) is None else r) for v in d.dictionary.to_pylist()] + [-1], dtype=np.int32)
+def _exact_google(s: str) -> int | None:
+    tax = taxonomy.load()
+    return tax.id_for_path(s) or taxonomy.localised_paths().get(taxonomy.normalise_path(s).lower())
+
+
+def _prefix(s: str) -> tuple[int, int] | None:
+    """(id, levels matched) of the deepest Google (en-US or localised) or Shopify path prefixing `s`."""
+    tax = taxonomy.load()
+    local = taxonomy.localised_paths()
+    levels = [lvl for lvl in taxonomy.normalise_path(s).split(taxonomy.SEPARATOR) if lvl]
+    best = None
+    for n in range(len(levels), 0, -1):
+        key = taxonomy.SEPARATOR.join(levels[:n]).lower()
+        found = tax.by_path.get(key) or local.get(key)
+        if found is not None:
+            best = (found, n)
+            break
+    shop = taxonomy.shopify_mapping().longest_prefix(s)
+    if shop is not None and (best is None or shop[1] > best[1]):
+        return shop
+    return best
+
+
+@functools.lru_cache(maxsize=65536)
+def resolve_google(value: str) -> tuple[int, int] | None:
+    """(id, method) for a `google_product_category` value, or None: id, `id - path`, English or
+    localised path, a Shopify path written there, else the longest prefix."""
+    s = str(value).strip()
+    if not s:
+        return None
+    tax = taxonomy.load()
+    cid = _int_id(tax, s)
+    if cid is not None:
+        if cid >= 0:
+            return cid, GOOGLE
+        if " - " not in s:
+            return None  # an unknown bare id says nothing more
+        s = s.split(" - ", 1)[1]
+    found = _exact_google(s)
+    if found is not None:
+        return found, GOOGLE
+    shop = taxonomy.shopify_mapping().lookup(s)
+    if shop is not None:
+        return shop, SHOPIFY
+    pre = _prefix(s)
+    return (pre[0], GOOGLE) if pre is not None else None
+
+
+@functools.lru_cache(maxsize=65536)
+def resolve_path(value: str) -> tuple[int, int] | None:
+    """(id, method) for the merchant's own category path: an exact Google path (en-US or localised)
+    is the merchant's; an exact Shopify taxonomy path goes through Shopify's mapping; else the
+    longest prefix."""
+    s = str(value).strip()
+    if not s:
+        return None
+    found = _exact_google(s)
+    if found is not None:
+        return found, MERCHANT
+    shop = taxonomy.shopify_mapping().lookup(s)
+    if shop is not None:
+        return shop, SHOPIFY
+    pre = _prefix(s)
+    return (pre[0], MERCHANT) if pre is not None else None
+
+
+def resolve_shopify(value: str | None) -> int | None:
+    """The Google id of a Shopify `Product Category` value (Shopify path or gid; older exports wrote
+    a Google path there): what the evaluation uses as the merchant's label."""
+    if value is None or not str(value).strip():
+        return None
+    got = resolve_path(str(value)) or resolve_google(str(value))
+    return got[0] if got else None
+
+
+def name_match(product_type: str | None, category: str | None, title: str | None,
+               within: tuple[int, ...] = ()) -> int | None:
+    """Step (d) for one distinct (type, category, title) combination: a confident id or None."""
+    got = _name_match(product_type, category, title, within)
+    return got[0] if got else None
+
+
+def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | None:
+    """(id, weak) — weak when only a bare noun decided (no other word of a taxonomy name agreed)."""
+    leaf = taxonomy.normalise_path(category).split(taxonomy.SEPARATOR)[-1] if category else None
+    head = nouns.title_head(title) if title else None
+    ctx = namematch.context_words(product_type, category, nouns.title_phrase(title) if title else None)
+    tax = taxonomy.load()
+    chosen: tuple[int, bool] | None = None
+    for phrase, strict in ((product_type, False), (leaf, False), (head, True)):
+        m = namematch.match(phrase, ctx, strict, within) if phrase else None
+        if m is None or not m.confident:
+            continue
+        weak = m.specificity == 0
+        if chosen is None:
+            chosen = (m.google_id, weak)
+        elif m.google_id != chosen[0] and tax.is_within(m.google_id, chosen[0]):
+            chosen = (m.google_id, chosen[1] and weak)
+        elif not tax.is_within(chosen[0], m.google_id):
+            return None  # two confident readings in different branches: unsure, so not guessed
+    return chosen
+
+
+# The catalog's own branches: a shop is about something. Once the confident readings (and the rows
+# (a)–(c) placed) show where most of the catalog stands (a level-2 branch with 30 % of the rows, or a
+# top level with half), a bare-noun reading in a top level holding under 10 % of the catalog is
+# doubted and left unmapped ("Anchor" in an earring shop is no boat part, "Ear Cuff" no handcuff), and
+# rows no reading placed are read inside the branch. A catalog with no dominant branch is left as read.
+_PRIOR_MIN_ROWS = 10
+_PRIOR_LEVEL2_SHARE = 0.3
+_PRIOR_LEVEL1_SHARE = 0.5
+_PRIOR_STRAY_SHARE = 0.10
+
+
+def _branches(ids: np.ndarray, weights: np.ndarray) -> tuple[tuple[int, ...], dict[int, float]]:
+    """(dominant branch ids, share of each level-1 id) of placed rows."""
+    tax = taxonomy.load()
+    ok = ids >= 0
+    total = float(weights[ok].sum())
+    if total < _PRIOR_MIN_ROWS:
+        return (), {}
+    lvl1: dict[int, float] = {}
+    lvl2: dict[int, float] = {}
+    uniq, inv = np.unique(ids[ok], return_inverse=True)
+    per = np.bincount(inv, weights=weights[ok])
+    for cid, w in zip(uniq.tolist(), per.tolist()):
+        levels = tax.node(cid).path.split(taxonomy.SEPARATOR)
+        a1 = tax.id_for_path(levels[0])
+        lvl1[a1] = lvl1.get(a1, 0.0) + w / total
+        if len(levels) > 1:
+            a2 = tax.id_for_path(taxonomy.SEPARATOR.join(levels[:2]))
+            lvl2[a2] = lvl2.get(a2, 0.0) + w / total
+    roots = tuple(k for k, v in sorted(lvl2.items(), key=lambda kv: -kv[1]) if v >= _PRIOR_LEVEL2_SHARE)[:3]
+    if not roots:
+        roots = tuple(k for k, v in lvl1.items() if v >= _PRIOR_LEVEL1_SHARE)
+    return roots, lvl1
+
+
+def _codes(col: pa.ChunkedArray | None, rows: np.ndarray) -> tuple[np.ndarray, list]:
+    """Dictionary codes (-1 for null) of `rows` and the distinct values."""
+    if col is None:
+        return np.full(len(rows), -1, dtype=np.int64), []
+    d = as_dictionary(col)
+    idx = pc.fill_null(d.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return idx[rows], d.dictionary.to_pylist()
+
+
+def _per_value(col: pa.ChunkedArray, fn) -> tuple[np.ndarray, np.ndarray]:
+    """(ids, methods) per row from one column, decided once per distinct value; -1 = no match."""
+    d = as_dictionary(col)
+    got = [fn(v) if v is not None else None for v in d.dictionary.to_pylist()]
+    ids = np.array([g[0] if g else -1 for g in got] + [-1], dtype=np.int32)
+    meth = np.array([g[1] if g else UNMAPPED for g in got] + [UNMAPPED], dtype=np.int8)
     idx = d.indices.to_numpy(zero_copy_only=False) if d.null_count == 0 else \
-        pc.fill_null(d.indices, len(mapped) - 1).to_numpy(zero_copy_only=False)
-    return np.take(mapped, idx)
+        pc.fill_null(d.indices, len(ids) - 1).to_numpy(zero_copy_only=False)
+    return np.take(ids, idx), np.take(meth, idx)
+
+
+def _unique_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of small non-negative-or--1 integer codes and each row's index into them: one
+    integer key per row when the code ranges allow (a 1-D unique is several times faster than axis=0)."""
+    dims = [int(codes[:, k].max(initial=-1)) + 2 for k in range(codes.shape[1])]
+    if float(np.prod([float(d) for d in dims])) < 2.0 ** 62:
+        flat = np.ravel_multi_index(tuple(codes[:, k] + 1 for k in range(codes.shape[1])), dims)
+        uniq, inverse = np.unique(flat, return_inverse=True)
+        rows = np.stack(np.unravel_index(uniq, dims), axis=1) - 1
+        return rows, np.asarray(inverse).reshape(-1)
+    rows, inverse = np.unique(codes, axis=0, return_inverse=True)
+    return rows, np.asarray(inverse).reshape(-1)
+
+
+def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type, title, brand=None) -> None:
+    """Step (d), in place: on unmapped rows and shallow merchant-path rows, once per distinct
+    (type, category, title phrase)."""
+    tax = taxonomy.load()
+    if method.size and (method == MERCHANT).any():
+        depth = np.zeros(int(ids.max(initial=0)) + 1, dtype=np.int8)
+        for cid in np.unique(ids[method == MERCHANT]):  # only places that have places inside
+            depth[cid] = tax.node(int(cid)).depth if tax.children_of(int(cid)) else _REFINE_BELOW
+        shallow = (method == MERCHANT) & (np.take(depth, np.maximum(ids, 0)) < _REFINE_BELOW)
+    else:
+        shallow = np.zeros(len(ids), dtype=bool)
+    todo = np.flatnonzero((ids < 0) | shallow)
+    if not len(todo):
+        return
+    tcode, tvals = _codes(product_type, todo)
+    ccode, cvals = _codes(category_path, todo)
+    xcode, xvals = _codes(title, todo)
+    bcode, bvals = _codes(brand, todo)
+    # titles collapse to their product phrase first (leading brand dropped): "Hoodie | Album A" and
+    # "Hoodie | Album B" are one; only the (title, brand) pairs of the rows at hand are read
+    pairs, pair_of_row = _unique_rows(np.stack([xcode, bcode], axis=1))
+    pcode_of: dict[str, int] = {}
+    per_pair = np.full(len(pairs), -1, dtype=np.int64)
+    for k, (t, b) in enumerate(pairs.tolist()):
+        if t >= 0 and xvals[t]:
+            phrase = nouns.title_phrase(xvals[t], bvals[b] if b >= 0 else None)
+            per_pair[k] = pcode_of.setdefault(phrase, len(pcode_of))
+    pcode = per_pair[np.asarray(pair_of_row).reshape(-1)]
+    phrase_list = list(pcode_of)
+    key = np.stack([tcode, ccode, pcode], axis=1)
+    combos, inverse = _unique_rows(key)
+    found = np.full(len(combos), -1, dtype=np.int32)
+    weak = np.zeros(len(combos), dtype=bool)
+    args = [(tvals[t] if t >= 0 else None, cvals[c] if c >= 0 else None, phrase_list[p] if p >= 0 else None)
+            for t, c, p in combos.tolist()]
+    for k, a in enumerate(args):
+        got1 = _name_match(*a)
+        if got1 is not None:
+            found[k], weak[k] = got1
+    inverse = np.asarray(inverse).reshape(-1)
+    # the catalog's branches, from rows placed before this step and the confident readings
+    rows_per_combo = np.bincount(inverse, minlength=len(combos)).astype(np.float64)
+    placed = np.flatnonzero((ids >= 0) & ~shallow)
+    roots, share1 = _branches(np.concatenate([ids[placed], found]),
+                              np.concatenate([np.ones(len(placed)), rows_per_combo]))
+    if roots:
+        unread = found < 0  # only rows no reading placed are read again inside the branches
+        for k in np.flatnonzero(weak & (found >= 0)).tolist():
+            top = taxonomy.load().id_for_path(taxonomy.load().node(int(found[k])).path.split(taxonomy.SEPARATOR)[0])
+            if share1.get(top, 0.0) < _PRIOR_STRAY_SHARE:
+                found[k] = -1  # a stray bare noun: unsure, so unmapped (not moved elsewhere)
+        for k in np.flatnonzero(unread).tolist():
+            got2 = _name_match(*args[k], within=roots)
+            if got2 is not None:
+                found[k] = got2[0]
+    got = found[inverse]
+    prev = ids[todo]
+    ok = got >= 0
+    refine = ok & (prev >= 0)
+    if refine.any():  # a shallow merchant-path id is only refined inside its own branch
+        inside = np.array([tax.is_within(int(g), int(p)) and g != p for g, p in zip(got[refine], prev[refine])], dtype=bool)
+        ok[np.flatnonzero(refine)[~inside]] = False
+    rows = todo[ok]
+    ids[rows] = got[ok]
+    method[rows] = NAME
 
 
 def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.ChunkedArray | None,
-             product_type: pa.ChunkedArray | None, title: pa.ChunkedArray | None
-             ) -> tuple[pa.Array, pa.Array, pa.Array]:
-    """(google_category_id int32, google_category_path dict, category_mapping dict) for n rows."""
+             product_type: pa.ChunkedArray | None, title: pa.ChunkedArray | None,
+             brand: pa.ChunkedArray | None = None) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """(google_category_id int32, google_category_path dict, category_mapping dict) for n rows;
+    `brand` only serves to drop a leading brand from titles."""
     tax = taxonomy.load()
-    if google_category is not None and google_category.null_count < len(google_category):
-        quick = _from_one_column(n, google_category, lambda v: _google_id_cached(v), 0, tax)
-    elif category_path is not None:  # no google category at all: the merchant's paths may settle every row
-        quick = _from_one_column(n, category_path, lambda v: _prefix_cached(v) if v else None, 1, tax)
-    else:
-        quick = None
-    if quick is not None:
-        return quick
+    has_google = google_category is not None and google_category.null_count < len(google_category)
     ids = np.full(n, -1, dtype=np.int32)
-    method = np.full(n, 3, dtype=np.int8)  # index into MAPPING_METHODS
-    if google_category is not None and google_category.null_count < len(google_category):  # an empty column says nothing
-        ids = _lookup(chunked(google_category), lambda v: _google_id_cached(v) if v is not None else None)
-        method[ids >= 0] = 0
+    method = np.full(n, UNMAPPED, dtype=np.int8)
+    if has_google:  # an empty column says nothing
+        ids, method = _per_value(chunked(google_category), resolve_google)
     if category_path is not None and (ids < 0).any():
-        found = _lookup(chunked(category_path), lambda v: _prefix_cached(v) if v else None)
+        found, how = _per_value(chunked(category_path), resolve_path)
         hit = (found >= 0) & (ids < 0)
         ids = np.where(hit, found, ids)
-        method[hit] = 1
-    todo = np.flatnonzero(ids < 0)
-    if len(todo) and any(c is not None for c in (product_type, category_path, title)):
-        texts = []
-        for col in (product_type, category_path, title):
-            if col is not None:
-                picked = pc.take(col, pa.array(todo))  # take first: cast only the unmapped rows
-                texts.append(picked.cast(pa.string()) if picked.type != pa.string() else picked)
-        text = pc.utf8_lower(pc.binary_join_element_wise(*[pc.fill_null(t, "") for t in texts], " | "))
-        remaining = np.ones(len(todo), dtype=bool)
-        for pattern, cid in KEYWORD_RULES:
-            if not remaining.any():
-                break
-            hit = np.asarray(pc.match_substring_regex(text, pattern).to_numpy(zero_copy_only=False), dtype=bool) & remaining
-            if hit.any():
-                rows = todo[hit]
-                ids[rows], method[rows] = cid, 2
-                remaining &= ~hit
+        method = np.where(hit, how, method)
+    if any(c is not None for c in (product_type, category_path, title)):
+        _name_step(ids, method, chunked(category_path) if category_path is not None else None,
+                   chunked(product_type) if product_type is not None else None,
+                   chunked(title) if title is not None else None,
+                   chunked(brand) if brand is not None else None)
+    return _arrays(tax, ids, method)
+
+
+def _arrays(tax: taxonomy.Taxonomy, ids: np.ndarray, method: np.ndarray) -> tuple[pa.Array, pa.Array, pa.Array]:
+    from agent.catalog.canonical import MAPPING_METHODS
+
     mask = ids < 0
     any_missing = bool(mask.any())
-    id_arr = pa.array(np.where(mask, 0, ids) if any_missing else ids, mask=mask if any_missing else None)
+    id_arr = pa.array(np.where(mask, 0, ids) if any_missing else ids, type=pa.int32(), mask=mask if any_missing else None)
     # The path column: taxonomy ids are small integers, so the distinct ids come from a dense
     # presence table rather than a hash, and each path string is looked up once per id.
     known = ids[~mask] if any_missing else ids
@@ -167,32 +322,7 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
     code = np.cumsum(present, dtype=np.int32) - 1
     path_idx = np.take(code, np.where(mask, len(present) - 1, ids) if any_missing else ids)
     path_arr = pa.DictionaryArray.from_arrays(
-        pa.array(path_idx, mask=mask if any_missing else None),
+        pa.array(path_idx, type=pa.int32(), mask=mask if any_missing else None),
         pa.array([tax.node(int(i)).path for i in distinct], pa.string()), safe=False)
-    from agent.catalog.canonical import MAPPING_METHODS
-
     method_arr = pa.DictionaryArray.from_arrays(pa.array(method.astype(np.int32)), pa.array(list(MAPPING_METHODS)), safe=False)
     return id_arr, path_arr, method_arr
-
-
-def _from_one_column(n: int, column, lookup, method_code: int, tax) -> tuple[pa.Array, pa.Array, pa.Array] | None:
-    """The common case — one column (the google_product_category, or else the merchant's category
-    path) resolves every row — decided per distinct value and spread by three integer takes; None
-    when any row needs the later steps."""
-    if column is None or n == 0 or column.null_count:
-        return None
-    d = as_dictionary(chunked(column))
-    per_value = [lookup(v) if v is not None else None for v in d.dictionary.to_pylist()]
-    if any(i is None for i in per_value):
-        return None
-    distinct = sorted(set(per_value))
-    code = {cid: k for k, cid in enumerate(distinct)}
-    indices = d.indices
-    ids = pc.take(pa.array(per_value, pa.int32()), indices)
-    path = pa.DictionaryArray.from_arrays(pc.take(pa.array([code[i] for i in per_value], pa.int32()), indices),
-                                          pa.array([tax.node(i).path for i in distinct], pa.string()), safe=False)
-    from agent.catalog.canonical import MAPPING_METHODS
-
-    method = pa.DictionaryArray.from_arrays(pa.array(np.full(n, method_code, dtype=np.int32)),
-                                            pa.array(list(MAPPING_METHODS)), safe=False)
-    return ids, path, method

@@ -146,3 +146,59 @@ def load_locale(locale: str) -> dict[int, str]:
                 out[int(lm.group(1))] = normalise_path(lm.group(2))
         return out
     return {}
+
+
+@functools.lru_cache(maxsize=1)
+def localised_paths() -> dict[str, int]:
+    """{lower-cased localised path: Google id} over every bundled locale (a Russian feed's
+    `Мебель > Мебель для сада`). A path spelled the same in two locales names the same id."""
+    out: dict[str, int] = {}
+    for locale in available_locales():
+        for cid, path in load_locale(locale).items():
+            out.setdefault(path.lower(), cid)
+    return out
+
+
+# --- Shopify Standard Product Taxonomy -> Google (Shopify's own published mapping) -----------------------------
+SHOPIFY_MAPPING_FILE = TAXONOMY_DIR.parent / "shopify-taxonomy" / "shopify_to_google_2021-09-21.ids.tsv"
+
+
+@dataclass(frozen=True)
+class ShopifyMapping:
+    by_path: dict[str, int]  # lower-cased Shopify path -> Google id
+    by_gid: dict[str, int]  # "gid://shopify/TaxonomyCategory/fr-15-4-2" and "fr-15-4-2" -> Google id
+    paths: tuple[tuple[str, int], ...]  # (Shopify path as written, Google id), file order
+
+    def lookup(self, value: str) -> int | None:
+        s = value.strip()
+        hit = self.by_gid.get(s) if "/" in s or "-" in s and " " not in s else None
+        return hit if hit is not None else self.by_path.get(normalise_path(s).lower())
+
+    def longest_prefix(self, path: str) -> tuple[int, int] | None:
+        """(Google id, levels matched) of the deepest Shopify path that prefixes `path`, or None."""
+        levels = [lvl for lvl in normalise_path(path).split(SEPARATOR) if lvl]
+        for n in range(len(levels), 0, -1):
+            found = self.by_path.get(SEPARATOR.join(levels[:n]).lower())
+            if found is not None:
+                return found, n
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def shopify_mapping() -> ShopifyMapping:
+    """Shopify's mapping of its 14,528 mapped categories to Google ids, read once per process.
+    Targets that are not in the bundled Google file are dropped (there are none in release 2026-08)."""
+    current = load().nodes
+    by_path: dict[str, int] = {}
+    by_gid: dict[str, int] = {}
+    paths: list[tuple[str, int]] = []
+    for line in SHOPIFY_MAPPING_FILE.read_text(encoding="utf-8").splitlines()[1:]:
+        parts = line.split("\t")
+        if len(parts) < 3 or not parts[2].strip().isdigit() or int(parts[2]) not in current:
+            continue
+        gid, path, cid = parts[0].strip(), normalise_path(parts[1]), int(parts[2])
+        by_path[path.lower()] = cid
+        by_gid[gid] = cid
+        by_gid[gid.rsplit("/", 1)[-1]] = cid
+        paths.append((path, cid))
+    return ShopifyMapping(by_path=by_path, by_gid=by_gid, paths=tuple(paths))

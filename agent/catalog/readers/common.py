@@ -373,7 +373,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         "availability": lambda: _availability(cols.get("availability"), got("inventory_qty"),
                                                got("inventory_policy"), n),
         "mapping": lambda: map_rows(n, cols.get("google_category"), got("category_path"),
-                                    got("product_type"), got("title")),
+                                    got("product_type"), got("title"), brand=got("brand")),
         "keys": ids_and_keys,
     }, n)
     out: dict[str, object] = {"row_number": row_number, **{k: f.result() for k, f in futures.items()}}

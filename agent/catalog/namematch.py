@@ -1,0 +1,391 @@
+"""Name matcher: a product phrase -> a Google category, built from the taxonomies' own names only.
+
+No hand-written keyword table. The vocabulary is what Google and Shopify publish:
+
+* the 5,595 Google node names (en-US), and the parts of names joined by `&` / `,`
+  ("Pots & Planters" also names "Pots" and "Planters", at a lower tier);
+* Shopify's ~14.5k Standard Product Taxonomy names, each standing for the Google id Shopify maps it to
+  (so "T-Shirts", "Hoodies", "Outdoor Furniture Covers" are known words);
+* Google's localised names (13 locales), matched as whole names ("Gartenmöbel") and, when no English
+  name fits, word by word with the noun first or last ("Floreros", "Bulbos de plantas y flores").
+
+How a phrase matches (English word order: the product noun is the last word, "Patio Chair **Cover**"):
+
+1. Words are lower-cased, `&` / `and` dropped, hyphenated words joined ("T-Shirt" = "Tshirts"), a
+   compound written apart joined when the taxonomy knows it ("Key Chain" = "Keychains"), sizes
+   after the noun dropped, and reduced to a light singular stem ("Hoodies" = "Hoodie", "Boxes" = "Box").
+   A joined phrase ("Food & Beverage") names what its parts share.
+2. Candidates are the names whose last word is the phrase's noun. A candidate matches when every other
+   word of its name is in the phrase's context (the phrase, the merchant's type and category words,
+   and words the taxonomy itself implies: a modifier that is mostly a furniture noun in the taxonomy
+   ("chair") brings "furniture"; "patio" / "garden" / "deck" bring "outdoor").
+3. The most specific match wins (more matched words); ties go to the candidate whose taxonomy path
+   shares most words with the context, then to the id the name stands for most often, then to the
+   least specialised place (the shortest path: bare "T-Shirt" is Clothing > Shirts & Tops, not Baby &
+   Children's Tops).
+
+Confidence (`Match.confident`): a multi-word name that matched whole is confident; a bare noun is
+confident only when it is a whole taxonomy name (or, inside a joined name, a noun of one place only)
+and the phrase carries no *foreign* modifier — a word that is itself a product noun whose places the
+taxonomy mostly files under other words than the winner's path ("Pump Filter **Bag**" is no luggage;
+"Cast Iron Skillet" is a skillet, irons being scattered over five verticals).
+A title noun is read `strict`ly: beside other words, a bare noun also needs one of them to agree with
+the winner's path. An unconfident match is never used: the row stays unmapped (counted and said).
+`categorise` adds the catalog-level rule (`within`: the shop's own branches).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from agent.catalog import taxonomy
+
+_STOP = frozenset({"and", "the", "a", "an", "of", "n", "other", "misc", "miscellaneous", "general"})
+# Words merchants use where the taxonomy says "Outdoor" (the taxonomy never says "patio").
+_SYNONYMS = {"patio": ("outdoor",), "garden": ("outdoor",), "deck": ("outdoor",), "yard": ("outdoor",),
+             "lawn": ("outdoor",), "balcony": ("outdoor",), "tee": ("tshirt", "shirt"), "couch": ("sofa",)}
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])", re.UNICODE)
+_TIER_NAME, _TIER_SHOPIFY, _TIER_PART = 0, 1, 2
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """A light English singular stem, applied alike to names and merchant text (consistency is what
+    counts, not linguistics): hoodies/hoodie -> hoodi, boxes/box -> box, accessories/accessory -> accessori,
+    vases/vase -> vase."""
+    w = word
+    if not w.isascii() or not w.isalpha() or len(w) <= 3:
+        return w
+    if w.endswith("ies"):
+        w = w[:-3] + "i"
+    elif w.endswith(("sses", "xes", "zes", "ches", "shes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if len(w) > 3 and w.endswith("ie"):
+        w = w[:-1]
+    elif len(w) > 3 and w.endswith("y"):
+        w = w[:-1] + "i"
+    return w  # a final -e stays: "plans" is no "planes", "houses" is "house"
+
+
+def words(text: str | None) -> list[str]:
+    """Normalised stems of a phrase, stop words dropped."""
+    return list(_words(str(text))) if text else []
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _words(text: str) -> tuple[str, ...]:
+    t = unicodedata.normalize("NFKC", text).casefold().replace("&", " ")
+    t = _HYPHEN.sub("", t).replace("'", "").replace("’", "")
+    return tuple(stem(w) for w in _WORD.findall(t) if w not in _STOP)
+
+
+def _key(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().replace("&", " ").split())
+
+
+@dataclass(frozen=True)
+class Entry:
+    tokens: tuple[str, ...]  # stems of the name; the last one is its noun
+    google_id: int
+    tier: int
+    depth: int  # levels of the path the name stands at (Google's or Shopify's)
+    path_words: frozenset[str]  # stems of the whole path(s): what a context can agree with
+
+
+@dataclass(frozen=True)
+class Match:
+    google_id: int
+    confident: bool
+    specificity: int  # matched words besides the noun
+
+
+@dataclass
+class Index:
+    by_head: dict[str, list[Entry]]
+    localised: dict[str, int]  # casefolded localised leaf name -> id (only names with one id)
+    implied: dict[str, frozenset[str]]  # noun stem -> words the taxonomy places it under
+    local_by_word: dict[str, list[Entry]] = None  # folded localised stem -> localised names holding it
+
+
+# Linking words of the bundled locales: "Camisetas de tirantes", "Housses pour meubles", "Мебель для сада".
+_LOCAL_STOP = frozenset("""de del la las el los para y con sin en a al por et pour avec des du le les
+di della delle dei per il lo e do da dos das com em und fur mit der die das von voor met van het
+i z dla w na и для с в на och for med av pro s ve ile icin""".split())
+
+
+def local_words(text: str | None) -> list[str]:
+    """Localised names and merchant text alike: accents folded, a light plural stem (final -s, then
+    -e, for Latin script; a final vowel for Cyrillic), linking words dropped."""
+    if not text:
+        return []
+    t = unicodedata.normalize("NFKD", str(text).casefold())
+    t = "".join(ch for ch in t if not unicodedata.combining(ch)).replace("&", " ")
+    out = []
+    for w in _WORD.findall(t):
+        if w in _LOCAL_STOP or w in _STOP or w.isdigit():
+            continue
+        if len(w) > 4 and w.isascii():
+            w = w[:-1] if w.endswith("s") else w
+            w = w[:-1] if w.endswith("e") and len(w) > 4 else w
+        elif len(w) > 4 and w[-1] in "ыиаяеоуь":
+            w = w[:-1]
+        out.append(w)
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _split_parts(name: str) -> tuple[str, ...]:
+    """The things a joined name names. A shared noun or modifier distributes: "Pot & Pan Handles" is
+    "Pot Handles" and "Pan Handles"; "Wall Plates & Covers" is "Wall Plates" and "Wall Covers";
+    "Pots & Planters" is "Pots" and "Planters"."""
+    parts = [p.strip() for p in re.split(r"\s*&\s*|\s*,\s*|\s+and\s+", name) if p.strip()]
+    if len(parts) < 2:
+        return ()
+    first, last = parts[0].split(), parts[-1].split()
+    singles = all(len(p.split()) == 1 for p in parts[:-1])
+    if singles and len(last) > 1:  # "Pot & Pan Handles"
+        tail = " ".join(last[1:])
+        return tuple(f"{p} {tail}" for p in parts[:-1]) + (parts[-1],)
+    if len(first) > 1 and all(len(p.split()) == 1 for p in parts[1:]):  # "Wall Plates & Covers"
+        lead = " ".join(first[:-1])
+        return (parts[0],) + tuple(f"{lead} {p}" for p in parts[1:])
+    return tuple(parts)
+
+
+@functools.lru_cache(maxsize=1)
+def index() -> Index:
+    """Built once per process, on first use (only catalogs with unplaced rows need it)."""
+    tax = taxonomy.load()
+    google_words = {cid: frozenset(words(node.path)) for cid, node in tax.nodes.items()}
+    entries: list[Entry] = []
+    for cid, node in tax.nodes.items():
+        toks = tuple(words(node.name))
+        if toks:
+            entries.append(Entry(toks, cid, _TIER_NAME, node.depth, google_words[cid]))
+        for part in _split_parts(node.name):
+            ptoks = tuple(words(part))
+            if ptoks:
+                entries.append(Entry(ptoks, cid, _TIER_PART, node.depth, google_words[cid]))
+    for path, cid in taxonomy.shopify_mapping().paths:
+        levels = path.split(taxonomy.SEPARATOR)
+        toks = tuple(words(levels[-1]))
+        if toks:
+            entries.append(Entry(toks, cid, _TIER_SHOPIFY, len(levels), google_words[cid] | frozenset(words(path))))
+    by_head: dict[str, list[Entry]] = defaultdict(list)
+    for e in entries:
+        by_head[e.tokens[-1]].append(e)
+    # implied words: the level-1/2 words shared by most of the places a noun stands
+    # (the top level most of its places share, at least a third of them; level-2 words most share)
+    implied: dict[str, frozenset[str]] = {}
+    for head, es in by_head.items():
+        ids = {e.google_id for e in es}
+        tops: Counter[str] = Counter()
+        seconds: Counter[str] = Counter()
+        for cid in ids:
+            levels = tax.node(cid).path.split(taxonomy.SEPARATOR)
+            tops[levels[0]] += 1
+            if len(levels) > 1:
+                seconds.update(set(words(levels[1])))
+        top, n = tops.most_common(1)[0]
+        got = set(words(top)) if n * 3 >= len(ids) else set()
+        got.update(w for w, c in seconds.items() if c * 2 > len(ids))
+        got.discard(head)
+        implied[head] = frozenset(got)
+    localised: dict[str, set[int]] = defaultdict(set)
+    local_by_word: dict[str, list[Entry]] = defaultdict(list)
+    for locale in taxonomy.available_locales():
+        for cid, path in taxonomy.load_locale(locale).items():
+            leaf = path.split(taxonomy.SEPARATOR)[-1]
+            localised[_key(leaf)].add(cid)
+            names = [leaf, *_split_parts(leaf)]
+            for k, name in enumerate(names):
+                toks = tuple(local_words(name))
+                if not toks:
+                    continue
+                e = Entry(toks, cid, _TIER_PART if k else _TIER_NAME, tax.node(cid).depth, frozenset(local_words(path)))
+                for w in set(toks):
+                    local_by_word[w].append(e)
+    return Index(by_head=dict(by_head), localised={k: next(iter(v)) for k, v in localised.items() if len(v) == 1},
+                 implied=implied, local_by_word=dict(local_by_word))
+
+
+def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), strict: bool = False) -> Match | None:
+    """A phrase in one of the bundled languages: the localised names all of whose words it holds and
+    that hold its first word (Romance and Slavic names put the noun first: "Camisetas de tirantes") or
+    its last (German and Dutch compounds); the most words win, a tie between places is unsure."""
+    toks = local_words(phrase)
+    if not toks:
+        return None
+    have = set(toks)
+    tax = taxonomy.load()
+    best: tuple | None = None
+    ids: set[int] = set()
+    winner: Entry | None = None
+    for anchor in dict.fromkeys((toks[0], toks[-1])):
+        for e in idx.local_by_word.get(anchor, ()):
+            if not set(e.tokens) <= have:
+                continue
+            if within and not any(tax.is_within(e.google_id, root) for root in within):
+                continue
+            rank = (len(e.tokens), anchor == toks[0], -(e.tier == _TIER_PART), -e.depth)
+            if best is None or rank > best:
+                best, ids, winner = rank, {e.google_id}, e
+            elif rank == best:
+                ids.add(e.google_id)
+    if best is None:
+        return None
+    if strict and not within and best[0] == 1 and len(have) > 1 and not ((have - set(winner.tokens)) & winner.path_words):
+        return Match(winner.google_id, False, 0)  # one word beside others that say nothing about it
+    return Match(min(ids), len(ids) == 1, best[0] - 1)
+
+
+def context_words(*texts: str | None) -> set[str]:
+    """Every stem of the given texts plus their synonyms."""
+    out: set[str] = set()
+    for text in texts:
+        if text:
+            out |= _context_of(str(text))
+    return out
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _context_of(text: str) -> frozenset[str]:
+    out = set(_words(text))
+    for w in list(out):
+        out.update(_SYNONYMS.get(w, ()))
+    return frozenset(out)
+
+
+def match(phrase: str | None, context: set[str] | frozenset[str] = frozenset(), strict: bool = False,
+          within: tuple[int, ...] = ()) -> Match | None:
+    """The Google category a product phrase names, or None when no taxonomy name fits.
+
+    `strict` (for title nouns, which are free text): a bare noun with other words beside it is only
+    confident when some context word agrees with the winner's path ("Drift Brown **Table**" says
+    nothing about where the table stands; "Happy Birthday **Topper**" is no pinball part).
+    `within` (the catalog's own branches, see categorise): only places inside those ids compete, and
+    the branch stands for the agreeing context (its words do not complete names: "lounge set" in a
+    jewellery shop is no Jewelry Set)."""
+    if not phrase or not phrase.strip():
+        return None
+    idx = index()
+    parts = _split_parts(phrase)
+    if parts:  # a joined phrase ("Food & Beverage"): what its parts share
+        got = [match(p, context, strict, within) for p in parts]
+        if any(m is None for m in got):
+            return None
+        tax = taxonomy.load()
+        common = _common_ancestor(tax, [m.google_id for m in got])
+        if common is None:
+            return Match(got[0].google_id, False, 0)
+        return Match(common, all(m.confident for m in got), min(m.specificity for m in got))
+    found = _match_english(idx, phrase, context, strict, within)
+    if found is None and "-" in phrase:  # a slug ("frying-pans"), not a compound ("t-shirt")
+        found = _match_english(idx, phrase.replace("-", " "), context, strict, within)
+    if found is None:  # a whole localised name ("Gartenmöbel", "Мебель для сада"), else its words
+        loc = idx.localised.get(_key(phrase))
+        return Match(loc, True, 0) if loc is not None else _match_localised(idx, phrase, within, strict)
+    return found
+
+
+def _common_ancestor(tax: taxonomy.Taxonomy, ids: list[int]) -> int | None:
+    paths = [tax.node(i).path.split(taxonomy.SEPARATOR) for i in ids]
+    n = 0
+    while all(len(p) > n for p in paths) and len({p[n] for p in paths}) == 1:
+        n += 1
+    return tax.id_for_path(taxonomy.SEPARATOR.join(paths[0][:n])) if n else None
+
+
+_CACHE: dict[tuple, Match | None] = {}
+_CACHE_MAX = 200_000
+_MISSING = object()
+
+
+@functools.lru_cache(maxsize=None)
+def _vocabulary(head: str) -> frozenset[str]:
+    """Every word that can decide among the places of one noun: the words of its names and paths."""
+    out: set[str] = set()
+    for e in index().by_head.get(head, ()):
+        out.update(e.tokens)
+        out.update(e.path_words)
+    return frozenset(out)
+
+
+def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple[int, ...] = ()) -> Match | None:
+    """Prepare the phrase's words, then decide on only the words that can matter for its noun — so
+    "Classic Teak Lounger" and "Modern Oak Lounger" are one decision (cached per process)."""
+    toks = words(phrase)
+    while toks and any(ch.isdigit() for ch in toks[-1]):  # "Concrete Pot 30cm": sizes trail the noun
+        toks.pop()
+    if len(toks) > 1 and stem(toks[-2] + toks[-1]) in idx.by_head:  # "Key Chain" is a keychain
+        toks[-2:] = [stem(toks[-2] + toks[-1])]
+    if not toks or toks[-1] not in idx.by_head:
+        return None
+    head, mods = toks[-1], toks[:-1]
+    ctx = set(toks) | set(context)
+    for w in toks:
+        ctx.update(_SYNONYMS.get(w, ()))
+    for m in mods:
+        ctx.update(idx.implied.get(m, ()))
+    key = (head, frozenset(ctx & _vocabulary(head)), tuple(sorted({m for m in mods if idx.implied.get(m)})),
+           bool(mods), strict, within)
+    got = _CACHE.get(key, _MISSING)  # one lookup: another ingest thread may clear the cache meanwhile
+    if got is _MISSING:
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()
+        got = _CACHE[key] = _decide(idx, *key)
+    return got
+
+
+@functools.lru_cache(maxsize=None)
+def _votes(head: str) -> Counter:
+    """How often each (name, id) stands under one noun: a name Shopify files in two places of one id."""
+    return Counter((e.tokens, e.google_id) for e in index().by_head.get(head, ()))
+
+
+def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], has_mods: bool, strict: bool,
+            within: tuple[int, ...]) -> Match | None:
+    """The choice among one noun's places; `ctx` holds only words that can matter, `mods` the
+    phrase's modifiers that are themselves product nouns (the only ones the foreign rule reads)."""
+    cands = idx.by_head.get(head)
+    if cands and within:
+        tax = taxonomy.load()
+        cands = [e for e in cands if any(tax.is_within(e.google_id, root) for root in within)]
+        strict = False
+    if not cands:
+        return None
+    best: tuple | None = None
+    best_entries: list[Entry] = []
+    votes = _votes(head) if not within else Counter((e.tokens, e.google_id) for e in cands)
+    for e in cands:
+        need = e.tokens[:-1]
+        if any(t not in ctx for t in need):
+            continue
+        rank = (len(set(need)), -(e.tier == _TIER_PART), len(e.path_words & ctx), votes[(e.tokens, e.google_id)], -e.depth)
+        if best is None or rank > best:
+            best, best_entries = rank, [e]
+        elif rank == best:
+            best_entries.append(e)
+    if best is None:
+        return None
+    ids = {e.google_id for e in best_entries}
+    if len(ids) > 1:  # a true tie between places: no honest pick
+        return Match(min(ids), False, best[0])
+    winner = best_entries[0]
+    if best[0] >= 1:
+        return Match(winner.google_id, True, best[0])
+    whole = any(e.tier != _TIER_PART and e.google_id == winner.google_id and len(e.tokens) == 1 for e in cands)
+    if not whole and len({e.google_id for e in cands}) > 1:
+        return Match(winner.google_id, False, 0)  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
+    foreign = [] if within else [m for m in mods if m not in winner.path_words
+                                 and not (idx.implied[m] & winner.path_words)]  # inside the shop's branch it vouches
+    if strict and has_mods and not ((ctx - {head}) & winner.path_words):
+        return Match(winner.google_id, False, 0)
+    return Match(winner.google_id, not foreign, 0)

@@ -1,0 +1,214 @@
+"""Evaluate the taxonomy mapping on real merchant labels (issue 10 item 3).
+
+Every product in the corpus whose row carries a category the merchant set — Merchant Center
+`google_product_category`, Shopify `Product Category` (a Shopify Standard Product Taxonomy path, through
+Shopify's published mapping) or Shopify's `Google Shopping / Google Product Category` — is a labelled
+product. The label columns are removed from the file's bytes, the file is read by the product's own
+readers (`read_table_bytes`, so the mapping sees exactly what it would see on an unlabelled export:
+title, product type, own categories), and the result is compared with the label, per product:
+
+* coverage: share of labelled products that got any mapping;
+* precision at level 2: of the mapped ones, share whose first two taxonomy levels equal the label's
+  (a label of one level compares one level);
+* precision at leaf: of the mapped ones, share whose id equals the label's id exactly;
+* on path (for reading the leaf figure): of the mapped ones, share on the label's own path — equal,
+  or one an ancestor of the other (a merchant who labels only "Apparel & Accessories" and gets
+  "Clothing > Swimwear" is on path, not exact).
+
+Usage: `.venv/bin/python bench/eval_mapping.py [corpus folder, default tests/corpus] [--misses N]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agent.catalog import taxonomy  # noqa: E402
+from agent.catalog.categorise import resolve_google, resolve_shopify  # noqa: E402
+from agent.catalog.evidence import KIND_ATTACHED  # noqa: E402
+from agent.catalog.sources import read_table_bytes  # noqa: E402
+
+GOOGLE_LABELS = ("google_product_category", "google product category", "google shopping / google product category",
+                 "g:google_product_category")
+SHOPIFY_LABELS = ("product category",)
+HANDLES = ("handle", "url handle")
+SUFFIXES = (".csv", ".tsv", ".txt")
+csv.field_size_limit(1 << 30)
+
+
+@dataclass
+class Outcome:
+    shop: str
+    label: int
+    got: int | None
+    title: str = ""
+    product_type: str = ""
+
+
+@dataclass
+class Figures:
+    labelled: int = 0
+    mapped: int = 0
+    level2: int = 0
+    leaf: int = 0
+    on_path: int = 0
+    misses: list[Outcome] = field(default_factory=list)
+
+    def add(self, o: Outcome) -> None:
+        self.labelled += 1
+        if o.got is None:
+            return
+        self.mapped += 1
+        ok2, ok_leaf = same_level2(o.got, o.label), o.got == o.label
+        self.level2 += ok2
+        self.leaf += ok_leaf
+        tax = taxonomy.load()
+        self.on_path += tax.is_within(o.got, o.label) or tax.is_within(o.label, o.got)
+        if not ok_leaf:
+            self.misses.append(o)
+
+    @property
+    def coverage(self) -> float:
+        return self.mapped / self.labelled if self.labelled else 0.0
+
+    @property
+    def precision2(self) -> float:
+        return self.level2 / self.mapped if self.mapped else 0.0
+
+    @property
+    def precision_leaf(self) -> float:
+        return self.leaf / self.mapped if self.mapped else 0.0
+
+    @property
+    def precision_path(self) -> float:
+        return self.on_path / self.mapped if self.mapped else 0.0
+
+
+def level2(cid: int) -> str:
+    return " > ".join(taxonomy.load().node(cid).path.split(" > ")[:2])
+
+
+def same_level2(got: int, label: int) -> bool:
+    tax = taxonomy.load()
+    a, b = tax.node(got).path.split(" > "), tax.node(label).path.split(" > ")
+    depth = min(2, len(b))
+    return a[:depth] == b[:depth]
+
+
+def _decode(data: bytes) -> str:
+    for enc in ("utf-8-sig", "cp1252"):
+        try:
+            return data.decode(enc)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("latin-1")
+
+
+def _rows(text: str) -> list[list[str]]:
+    first = text.split("\n", 1)[0]
+    delim = "\t" if first.count("\t") > first.count(",") else ";" if first.count(";") > first.count(",") else ","
+    return [r for r in csv.reader(io.StringIO(text), delimiter=delim) if any(c.strip() for c in r)], delim
+
+
+def labels_and_hidden(data: bytes) -> tuple[dict[int, int], bytes] | None:
+    """({1-based data row: label id}, the file's bytes without its label columns), or None when the
+    file has no label column."""
+    rows, delim = _rows(_decode(data))
+    if not rows:
+        return None
+    header = [h.strip().lower() for h in rows[0]]
+    gcols = [i for i, h in enumerate(header) if h in GOOGLE_LABELS]
+    scols = [i for i, h in enumerate(header) if h in SHOPIFY_LABELS]
+    if not gcols and not scols:
+        return None
+    hcol = next((i for i, h in enumerate(header) if h in HANDLES), None)
+    labels: dict[int, int] = {}
+    last_handle, carried = None, (None, None)
+    for k, row in enumerate(rows[1:], start=1):
+        cell = lambda cols: next((row[i].strip() for i in cols if i < len(row) and row[i].strip()), None)  # noqa: E731
+        g, s = cell(gcols), cell(scols)
+        if hcol is not None:  # Shopify: product fields sit on a handle's first row
+            handle = row[hcol].strip() if hcol < len(row) else ""
+            if handle and handle == last_handle and g is None and s is None:
+                g, s = carried
+            elif handle != last_handle:
+                last_handle, carried = handle, (g, s)
+        label = None
+        if g:
+            got = resolve_google(g)
+            label = got[0] if got else None
+        if label is None and s:
+            label = resolve_shopify(s)
+        if label is not None:
+            labels[k] = label
+    drop = set(gcols) | set(scols)
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delim, lineterminator="\n")
+    for row in rows:
+        writer.writerow([c for i, c in enumerate(row) if i not in drop])
+    return labels, out.getvalue().encode("utf-8")
+
+
+def evaluate_file(path: Path) -> list[Outcome]:
+    data = path.read_bytes()
+    got = labels_and_hidden(data)
+    if got is None or not got[0]:
+        return []
+    labels, hidden = got
+    table, _ = read_table_bytes(hidden, path.name, KIND_ATTACHED)
+    cols = table.select(["row_number", "product_key", "google_category_id", "title", "product_type"]).to_pydict()
+    seen: set[int] = set()
+    out = []
+    for rn, key, cid, title, ptype in zip(*cols.values()):
+        if key in seen or rn not in labels:
+            continue
+        seen.add(key)
+        out.append(Outcome(path.stem, labels[rn], cid, title or "", ptype or ""))
+    return out
+
+
+def corpus_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+
+
+def evaluate(folder: Path) -> tuple[Figures, dict[str, Figures]]:
+    total, per_shop = Figures(), defaultdict(Figures)
+    for path in corpus_files(folder):
+        for o in evaluate_file(path):
+            total.add(o)
+            per_shop[f"{path.parent.name}/{path.stem}"].add(o)
+    return total, dict(per_shop)
+
+
+def _row(name: str, f: Figures) -> str:
+    return (f"| {name} | {f.labelled} | {f.mapped} | {f.coverage:.1%} | {f.precision2:.1%} | {f.precision_leaf:.1%} "
+            f"| {f.precision_path:.1%} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("corpus", nargs="?", default=str(ROOT / "tests" / "corpus"))
+    ap.add_argument("--misses", type=int, default=0, help="print this many wrong leaf mappings")
+    args = ap.parse_args(argv)
+    total, per_shop = evaluate(Path(args.corpus))
+    print("| shop | labelled | mapped | coverage | precision L2 | precision leaf | on label's path |")
+    print("|---|---|---|---|---|---|---|")
+    for name in sorted(per_shop):
+        print(_row(name, per_shop[name]))
+    print(_row(f"**all ({len(per_shop)} shops)**", total))
+    tax = taxonomy.load()
+    for o in total.misses[: args.misses]:
+        print(f"{o.shop}: {o.title[:60]!r} type={o.product_type[:30]!r}\n   label {tax.node(o.label).path}\n   got   {tax.node(o.got).path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
