@@ -145,6 +145,23 @@ QUESTIONS = [
     ('Where are the gaps in patio heaters?', ('assortment_gaps',), 2649),
     ('Where are the gaps in fire pits?', ('assortment_gaps',), "UNMATCHED"),
     ('out of stock garden furniture sets', ('availability',), 6367),
+    # issue 10: question words are no scope; typos, accessories, titles, shares
+    ('Do I have entry-level and premium options?', ('price_ladder',), None),
+    ('Which items are out of stock?', ('availability',), None),
+    ('What stuff is out of stock?', ('availability',), None),
+    ('How are my products priced?', ('price_ladder',), None),
+    ('What is out of stock in my store?', ('availability',), None),
+    ('Which options are out of stock?', ('availability',), None),
+    ('What is out of stock overall?', ('availability',), None),
+    ('gaps in everything', ('assortment_gaps',), None),
+    ('Where are the gaps in outdor furnture?', ('assortment_gaps',), 4299),
+    ('What is my market share in outdoor furniture?', ('assortment_gaps',), 4299),
+    ('Which of my parasols are out of stock?', ('availability',), 719),
+    ('Where are the gaps in patio furniture covers?', ('assortment_gaps',), 6964),
+    ('Where are the gaps in outdoor furniture accessories?', ('assortment_gaps',), 6963),
+    ('How are my loungers priced?', ('price_ladder',), 'loungers'),
+    ('brands of grills vs competitors', ('brand_coverage',), 2985),
+    ('Which selections of umbrellas are priced too high?', ('price_ladder',), 719),
 ]
 
 
@@ -152,7 +169,7 @@ def scope_key(p):
     s = p.scope
     if s.taxonomy_id is not None:
         return s.taxonomy_id
-    if s.merchant_categories:
+    if s.merchant_categories or s.own_paths or s.title_terms:
         return s.label
     return "UNMATCHED" if s.unmatched else None
 
@@ -194,8 +211,11 @@ def test_scope_includes_merchant_categories_and_most_specific_node(own):
     assert p.scope.taxonomy_path == "Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers"
     assert "Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers > Teak Loungers" in p.scope.merchant_categories
     p = plan("Where are the gaps in outdoor furniture?", own, TAX)
-    assert p.scope.taxonomy_id == 4299 and len(p.scope.merchant_categories) == 10
-    assert "Furniture > Outdoor Furniture Accessories > Outdoor Furniture Covers" not in p.scope.merchant_categories
+    # issue 10: outdoor furniture is Outdoor Furniture and its accessories (covers), said in a sentence
+    assert p.scope.taxonomy_id == 4299 and p.scope.extra_taxonomy_ids == (6963,)
+    assert len(p.scope.merchant_categories) == 11
+    assert "Furniture > Outdoor Furniture Accessories > Outdoor Furniture Covers" in p.scope.merchant_categories
+    assert any("Outdoor Furniture Accessories is counted with Outdoor Furniture" in n for n in p.notes)
 
 
 @needs_demo
@@ -208,6 +228,12 @@ def test_scope_includes_merchant_categories_and_most_specific_node(own):
     ("How are my patio chairs priced?", "same for sofas", (PRICE,), 4513),
     ("Which brands do I sell in garden furniture?", "Is my catalog ready for Google Shopping?", (CONTENT,), None),
     ("Where are the gaps in outdoor furniture?", "what about spaceships?", (GAPS,), "UNMATCHED"),
+    # issue 10: a typo'd scope is kept like a correct one; whole-catalog words reset the scope
+    ("gaps in outdor furnture", "and pricing?", (PRICE,), 4299),
+    ("Where are the gaps in outdoor furniture?", "Do I have entry-level and premium options?", (PRICE,), 4299),
+    ("Where are the gaps in outdoor furniture?", "and across the whole catalog?", (GAPS,), None),
+    ("How are my patio chairs priced?", "and overall?", (PRICE,), None),
+    ("What is out of stock in patio furniture?", "and everything?", (AVAIL,), None),
 ])
 def test_follow_ups_reuse_scope_or_skills(own, first, follow, skills, scope):
     p1 = plan(first, own, TAX)
@@ -226,6 +252,21 @@ def test_follow_up_chain_keeps_the_latest_scope(own):
         memory = p.memory
         seen.append((p.skills, p.scope.taxonomy_id))
     assert seen == [((GAPS,), 4299), ((PRICE,), 4299), ((PRICE,), 594), ((BRAND,), 594)]
+
+
+@needs_demo
+@pytest.mark.parametrize("question,wants", [
+    ("Which brands do competitors carry that I don't?", True), ("What is my market share in lighting?", True),
+    ("brands of grills vs competitors", True), ("Which brands do I sell in garden furniture?", False),
+    ("Who are my top vendors?", False),
+])
+def test_competitor_and_share_questions_are_marked_as_wanting_a_reference(own, question, wants):
+    assert plan(question, own, TAX).scope.wants_reference is wants
+
+
+@needs_demo
+def test_memory_keeps_what_resolved_not_the_typo(own):
+    assert plan("gaps in outdor furnture", own, TAX).memory == plan("gaps in outdoor furniture", own, TAX).memory
 
 
 def test_plan_memory_round_trip_and_garbage():

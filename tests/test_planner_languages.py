@@ -352,10 +352,11 @@ def test_the_lexicon_costs_nothing_at_cold_start_and_builds_one_language_at_a_ti
 
 @pytest.mark.parametrize("first,follow,skills,scope", [
     ("Wo sind die Lücken bei Gartenmöbeln?", "und bei Sonnenliegen?", (GAPS,), 4105),
-    ("Wo sind die Lücken bei Gartenmöbeln?", "und im ganzen Katalog?", (OVERVIEW,), None),
-    ("Где пробелы в садовой мебели?", "а по всему каталогу?", (OVERVIEW,), None),
+    # a whole-catalog follow-up resets the scope and keeps the question's skill, as in English (#10)
+    ("Wo sind die Lücken bei Gartenmöbeln?", "und im ganzen Katalog?", (GAPS,), None),
+    ("Где пробелы в садовой мебели?", "а по всему каталогу?", (GAPS,), None),
     ("Quais produtos estão sem estoque em móveis de jardim?", "e as cadeiras de praia?", (AVAIL,), 4105),
-    ("¿Dónde están los huecos en muebles de jardín?", "¿y en todo el catálogo?", (OVERVIEW,), None),
+    ("¿Dónde están los huecos en muebles de jardín?", "¿y en todo el catálogo?", (GAPS,), None),
     ("Dove sono le lacune nei mobili da giardino?", "e i prezzi?", (PRICE,), 4299),
     ("Gdzie są luki w meblach ogrodowych?", "a ceny?", (PRICE,), 4299),
     ("Waar zitten de gaten in mijn buitenmeubelen?", "en de merken?", (BRAND,), 4299),

@@ -213,6 +213,7 @@ def run(inp: SkillInput) -> SkillResult:
     table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID, scope=scope, table=table, findings=_findings(rows, with_ref, pop.excluded),
+        missing="reference" if scope.wants_reference and not with_ref else None,  # "compared with competitors"
         thresholds={"fill_rate": "share of variant rows with a value", "normalisation": "case, spacing and spelling variants " + ", ".join(r for _, r in SPELLINGS)},
         currency=None, chart=("Attribute", "Fill rate"), taxonomy_note=common.taxonomy_note(scope, tax),
     )

@@ -185,6 +185,7 @@ def run(inp: SkillInput) -> SkillResult:
     table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID, scope=scope, table=table, findings=_findings(rows, with_ref, pop.excluded),
+        missing="reference" if scope.wants_reference and not with_ref else None,
         thresholds={"single_vendor_share_pct": SINGLE_VENDOR_SHARE, "dominant_share_pct": DOMINANT_SHARE,
                     "min_dominant_products": MIN_DOMINANT_PRODUCTS},
         currency=None, chart=("Category", "Brands"), taxonomy_note=common.taxonomy_note(scope, tax),

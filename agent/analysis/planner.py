@@ -9,15 +9,30 @@
    the registry's stable order. "missing" alone means gaps only when nothing more specific matched
    ("missing images" is content quality, "missing materials" attribute coverage).
 3. Scope: the words left over are matched, longest phrase first, against the merchant's own category
-   names and the Google taxonomy (names with "patio" / "garden" / "outdoor" / "yard" tried as
-   equivalents; "sun loungers" = "Sunloungers"); the most specific matching node wins, preferring
-   nodes the catalog actually has products in. Merchant categories whose rows mostly map inside the
-   node are included and named.
-4. A phrase after "in/for/about…" that matches nothing is reported with the nearest categories that
-   exist; the analysis then covers the whole catalog. No intent at all → catalog_overview plus a line
-   listing what the agent answers.
-5. Follow-ups ("and pricing?", "what about lighting?") reuse the previous scope or skills from
-   PlanMemory, which the context stores between turns.
+   names (any level of any of a product's own paths, product types included — `own_categories`) and
+   the Google taxonomy (names with "patio" / "garden" / "outdoor" / "yard" tried as equivalents; "sun
+   loungers" = "Sunloungers"); the most specific matching node wins, preferring nodes the catalog
+   actually has products in. An own category named whole after "in" is taken even when its name holds
+   question words ("gaps in Tools for the Garden"). Merchant categories whose rows mostly map inside the
+   node are included and named. An own category stands for a taxonomy node only when it holds most of
+   that node's rows (OWN_NODE_SHARE), never for a top-level node: a scope is not widened silently.
+   A node's "<name> Accessories" sibling is included (Outdoor Furniture with Outdoor Furniture
+   Accessories), and the answer says so and names their subcategories.
+4. Titles are the third place: products whose title's noun (`catalog.nouns`) is the phrase's noun, or
+   a subcategory name of the scope's node ("Stock Pot" in Cookware). Words that match no category are
+   tried against titles before they are called unmatched ("pond pumps", "how are my loungers priced?").
+   The scope's population is every active product any of the three places there, each counted once
+   (`agent.analysis.scoping`); `Scope.found` says how many came from each, and an empty scope names the
+   nearest own categories and the catalog's unplaced products.
+5. A phrase after "in/for/about…" that matches nothing anywhere is reported with the nearest categories
+   that exist; the analysis then covers the whole catalog. No intent at all → catalog_overview plus a
+   line listing what the agent answers. Question words ("options", "items", "products", "range",
+   "stuff", "catalog", "store") are stopwords: never a scope, even when a category is called so.
+6. Follow-ups ("and pricing?", "what about lighting?") reuse the previous scope or skills from
+   PlanMemory, which the context stores between turns; the memory keeps the phrase as it resolved
+   (typos corrected), and "across the whole catalog" / "overall" / "everything" reset the scope.
+7. Competitor, market and share words mark the scope `wants_reference`: a skill that needs a
+   reference catalog and has none says so first (render.text.MISSING).
 """
 
 from __future__ import annotations
@@ -27,7 +42,7 @@ import functools
 import re
 import weakref
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable
 
 import pyarrow as pa
@@ -44,6 +59,11 @@ CAPABILITIES_NOTE = (
 )
 # Share of a merchant category's rows that must map inside a taxonomy scope for the category to be included.
 MERCHANT_INCLUDE_SHARE = 0.5
+# Share of a taxonomy node's rows an own category must hold for the node to stand for it: "Hoodies"
+# is not all of Shirts & Tops when the merchant's Tshirts are there too (that would widen the scope).
+OWN_NODE_SHARE = 0.8
+# ...and when the node is named otherwise ("Deck Box" for Outdoor Storage Boxes), nearly all of them.
+OWN_NODE_ALONE_SHARE = 0.95
 SKILL_ORDER = ("assortment_gaps", "price_ladder", "attribute_coverage", "brand_coverage", "availability",
                "content_quality", "catalog_overview")
 FALLBACK = "catalog_overview"
@@ -188,6 +208,9 @@ WEAK_GAPS = ("missing", "lack", "lacking", "competitor", "competitors", "compare
              "benchmark", "reference", "market", "coverage", "carry", "against")
 FOLLOW_UP = ("and", "what about", "how about", "also", "same for", "now", "then", "ok", "okay", "and what about",
              "and for", "what of", "and in")
+# Words that ask for someone else's catalog: brands or shares "competitors carry", "market share".
+REFERENCE_WORDS = ("competitor", "competitors", "competition", "rival", "rivals", "market", "benchmark", "reference",
+                   "share", "shares", "share index", "other shops", "other stores", "others carry", "vs", "versus")
 WHOLE_CATALOG = ("whole catalog", "entire catalog", "my catalog", "the catalog", "all products", "everything", "overall",
                  "whole store", "my store", "my shop", "whole range", "all categories", "full catalog", "this catalog",
                  "this file", "the file", "my products", "my feed", "the feed")
@@ -206,7 +229,9 @@ STOPWORDS = set(
     "carry carrying sell selling offer offering stock stocking have having got exist exists available "
     "where which would compare comparison against versus vs competitor competitors reference market rival rivals "
     "whole entire full overall everything total across business merchant file data snapshot question questions "
-    "help doing going go are there here do status level levels right now currently show me".split()
+    "help doing going go are there here do status level levels right now currently show me "
+    "option options choice choices selection selections offering offerings assortment assortments collection "
+    "collections inventory goods listing listings entry entries kind kinds type types sort sorts".split()
 )
 STOPWORDS = {stem(w) for w in STOPWORDS} | STOPWORDS
 
@@ -220,6 +245,7 @@ _NEUTRAL_TOKENS = sorted({tuple(tokens(p)) for p in NEUTRAL}, key=len, reverse=T
 _FOLLOW_TOKENS = sorted({tuple(tokens(p)) for p in FOLLOW_UP}, key=len, reverse=True)
 _WHOLE_TOKENS = {tuple(tokens(p)) for p in WHOLE_CATALOG}
 _PREP_TOKENS = {stem(p) for p in SCOPE_PREPOSITIONS}
+_REFERENCE_TOKENS = {tuple(tokens(p)) for p in REFERENCE_WORDS}
 
 
 def _find(seq: list[str], phrase: tuple[str, ...], used: set[int]) -> list[int] | None:
@@ -230,10 +256,12 @@ def _find(seq: list[str], phrase: tuple[str, ...], used: set[int]) -> list[int] 
     return None
 
 
-def _intents(seq: list[str]) -> tuple[list[str], set[int]]:
-    """Skills named by the question (stable order) and the token positions their words used."""
+def _intents(seq: list[str], claimed: set[int] | None = None) -> tuple[list[str], set[int]]:
+    """Skills named by the question (stable order) and the token positions their words used.
+
+    `claimed` positions (an own category named after "in": "gaps in Picture Frames") are no intent words."""
     found: set[str] = set()
-    used: set[int] = set()
+    used: set[int] = set(claimed or ())
     for phrase in _NEUTRAL_TOKENS:
         hit = _find(seq, phrase, used)
         while hit is not None:
@@ -287,6 +315,7 @@ class _Index:
 _TAX_CACHE: dict[int, _Index] = {}
 
 
+@functools.lru_cache(maxsize=65536)
 def _name_tokens(name: str) -> tuple[str, ...]:
     return tuple(t for t in tokens(name) if t != "and")
 
@@ -323,6 +352,10 @@ class _OwnIndex:
     node_rows: Counter  # taxonomy id -> rows in its subtree
     categories: dict[str, Counter]  # merchant category -> Counter of google ids (None for unmapped)
     level_names: dict[tuple[str, ...], set[str]]  # tokens of a category level name -> category values ending there
+    # own categories (every path of every product, product types included; see readers/own_categories.py)
+    own_levels: dict[tuple[str, ...], set[str]] = None  # tokens of a level name -> own path prefixes ending there
+    own_prefix_ids: dict[str, Counter] = None  # own path prefix -> Counter of google ids of its rows
+    own_joined: dict[str, list[tuple[str, ...]]] = None  # a level's words written together -> its own_levels keys
 
 
 _OWN_CACHE: dict[int, tuple[Any, int, _OwnIndex]] = {}
@@ -349,7 +382,7 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
     categories: dict[str, Counter] = {}
     level_names: dict[tuple[str, ...], set[str]] = {}
     if own is None or own.num_rows == 0:
-        return _OwnIndex(node_rows, categories, level_names)
+        return _OwnIndex(node_rows, categories, level_names, {}, {}, {})
     ids = own["google_category_id"]
     for d in pc.value_counts(ids).to_pylist():
         cid, n = d["values"], d["counts"]
@@ -373,7 +406,29 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
         for level in re.split(r"\s*(?:>|/|\|)\s*", c):
             if level.strip():
                 level_names.setdefault(_name_tokens(level), set()).add(c)
-    return _OwnIndex(node_rows, categories, level_names)
+    own_levels: dict[tuple[str, ...], set[str]] = {}
+    own_prefix_ids: dict[str, Counter] = {}
+    from agent.analysis.scoping import own_column, path_prefixes
+    from agent.catalog.readers.own_categories import paths_of
+
+    oc = own_column(own)
+    oc_names = oc.dictionary.cast(pa.string()).to_pylist()
+    pairs = pa.table({"c": oc.indices, "g": ids, "one": pa.nulls(own.num_rows, pa.int8()).fill_null(1)}).group_by(
+        ["c", "g"]).aggregate([("one", "sum")])
+    for c, g, n in zip(pairs["c"].to_pylist(), pairs["g"].to_pylist(), pairs["one_sum"].to_pylist()):
+        if c is None or not oc_names[c]:
+            continue
+        for path in paths_of(oc_names[c]):
+            for prefix in path_prefixes(path):
+                own_prefix_ids.setdefault(prefix, Counter())[g] += n
+    for prefix in own_prefix_ids:
+        toks = _name_tokens(prefix.rsplit(" > ", 1)[-1])
+        if toks and not all(t in STOPWORDS for t in toks):  # "Products", "All" are no scope
+            own_levels.setdefault(toks, set()).add(prefix)
+    own_joined: dict[str, list[tuple[str, ...]]] = {}
+    for toks in own_levels:
+        own_joined.setdefault("".join(toks), []).append(toks)
+    return _OwnIndex(node_rows, categories, level_names, own_levels, own_prefix_ids, own_joined)
 
 
 def _variants(phrase: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -397,6 +452,9 @@ class _Match:
     merchant: tuple[str, ...]
     phrase: str
     label: str
+    own_paths: tuple[str, ...] = ()  # own category path prefixes the phrase names
+    own_label: str | None = None  # the own level name as the merchant wrote it
+    shortened: bool = False  # found without one of the phrase's words ("garden lighting" as "Lighting")
 
 
 def _best_node(ids: Iterable[int], own: _OwnIndex, taxonomy: Taxonomy) -> int | None:
@@ -430,32 +488,86 @@ def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, t
     for variant in variants:
         joined = "".join(variant)
         if with_data:
-            cats = own.level_names.get(variant) or own.level_names.get(_joined_level(own, joined))
-            if cats:
-                return _from_merchant(tuple(sorted(cats)), text, own, taxonomy)
+            prefixes = set(own.own_levels.get(variant, ()))
+            for toks in own.own_joined.get(joined, ()):  # "Sunloungers" and a type "Sun Lounger" alike
+                prefixes |= own.own_levels[toks]
+            if prefixes and len(variant) < len(phrase) and any(
+                    tax_idx.by_tokens.get(v) or tax_idx.by_joined.get("".join(v)) for v in variants if len(v) == len(phrase)):
+                prefixes = set()  # "outdoor furniture" is a taxonomy name: never the merchant's whole "Furniture"
+            if prefixes:
+                m = _from_own(tuple(sorted(prefixes)), variant, text, own, taxonomy)
+                m.shortened = len(variant) < len(phrase)
+                return m
+        if len(variant) < len(phrase):
+            continue  # "patio chairs" may be the merchant's "Chairs", never the taxonomy's: that would widen it
         exact = tax_idx.by_tokens.get(variant, [])
         ids = list(exact) + [i for i in tax_idx.by_joined.get(joined, []) if i not in exact]
-        if with_data:
-            ids = [i for i in ids if own.node_rows.get(i, 0)]
+        if with_data:  # a range's accessories are the range's data too: a covers shop has outdoor furniture
+            ids = [i for i in ids if own.node_rows.get(i, 0) or any(own.node_rows.get(a, 0) for a in _accessories_of(i, taxonomy))]
         if ids:
             node = _best_node(ids, own, taxonomy)
             return _Match(node, _merchant_inside(node, own, taxonomy), text, taxonomy.nodes[node].name)
     return None
 
 
-def _joined_level(own: _OwnIndex, joined: str) -> tuple[str, ...]:
-    """A merchant level whose words written together equal `joined` ("sun loungers" ~ "Sunloungers")."""
-    for toks in own.level_names:
-        if "".join(toks) == joined:
-            return toks
-    return ()
+def _own_kinds(phrase: tuple[str, ...], own: _OwnIndex) -> _Match | None:
+    """Own categories that are kinds of the phrase when no category has its very name: "bikes" holds
+    "Road Bikes" and "Track Bikes" (the level ends with the phrase's words)."""
+    if len(phrase) == 1 and phrase[0] in _EQUIV:
+        return None
+    prefixes: set[str] = set()
+    n = len(phrase)  # the words as asked: "garden beds" are no "outdoor beds"
+    for toks, found in own.own_levels.items():
+        if len(toks) > n and toks[-n:] == phrase:
+            prefixes |= found
+    if not prefixes:
+        return None
+    text = " ".join(phrase)
+    levels = sorted({p.rsplit(" > ", 1)[-1] for p in prefixes})
+    return _Match(None, (), text, text, own_paths=tuple(sorted(prefixes)), own_label=levels[0] if len(levels) == 1 else None)
 
 
-def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy) -> _Match:
-    """A scope from merchant categories: their taxonomy node is the deepest node holding most of their rows."""
+def _from_own(prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy) -> _Match:
+    """A scope from the merchant's own categories (any level of any path, product types too).
+
+    The primary paths holding that level stay `merchant` (as before); the taxonomy node is the one
+    most of the level's rows map to, unless other own categories share it (then the scope stays the
+    merchant's own: "Teak Loungers" is not all of Sunloungers) or it is a top-level node (a level
+    mapped across Furniture is no reason to call all of Furniture the scope)."""
+    cats = tuple(sorted(own.level_names.get(variant, ())))
     counter: Counter = Counter()
-    for c in cats:
-        counter.update(own.categories.get(c, Counter()))
+    for p in prefixes:
+        counter.update(own.own_prefix_ids.get(p, Counter()))
+    level = prefixes[0].rsplit(" > ", 1)[-1]
+    m = _from_merchant(cats, text, own, taxonomy, counter)
+    named = list(dict.fromkeys(i for i in (taxonomy.id_for_path(p) for p in prefixes) if i is not None))
+    if len(named) == 1 and (m.taxonomy_id is None or taxonomy.is_within(m.taxonomy_id, named[0])):
+        # the merchant's path is a taxonomy path ("Furniture > Chairs", as Shopify writes categories):
+        # that node is the scope, not the narrower one its few products happen to sit in
+        node = named[0]
+        m = _Match(node, tuple(sorted(set(cats) | set(_merchant_inside(node, own, taxonomy)))), text, taxonomy.nodes[node].name)
+    if m.taxonomy_id is not None and not (len(named) == 1 and m.taxonomy_id == named[0]):
+        held = sum(n for g, n in counter.items() if g is not None and taxonomy.is_within(g, m.taxonomy_id))
+        node_words = {w for v in _variants(_name_tokens(taxonomy.nodes[m.taxonomy_id].name)) for w in v}
+        node_rows = own.node_rows.get(m.taxonomy_id, 0)
+        related = set(variant) <= node_words
+        if not related and held >= OWN_NODE_ALONE_SHARE * node_rows:
+            m.label = level  # "Deck Box" is all of Outdoor Storage Boxes: the node, under the merchant's name
+        elif held < OWN_NODE_SHARE * node_rows or not related:
+            # the level is finer than the taxonomy node ("Teak Loungers" under Sunloungers), or the
+            # node is named otherwise ("Clothing Tops" whose products sit across Clothing, "DIY
+            # Blueprint" mapped to Craft Paint): the scope stays the merchant's own category rather
+            # than being widened to, or renamed as, the node
+            m = _Match(None, cats, text, level)
+    if m.taxonomy_id is None:
+        m.label = level
+    m.own_paths, m.own_label = prefixes, level
+    return m
+
+
+def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy, counter: Counter) -> _Match:
+    """The taxonomy node of merchant categories: the deepest node holding most of their rows (`counter`:
+    rows per Google id), never a top-level one; `_from_own` decides whether it may stand for them."""
     mapped = {g: n for g, n in counter.items() if g is not None}
     node_id = None
     if mapped:
@@ -468,15 +580,11 @@ def _from_merchant(cats: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: T
                 common_levels.append(levels[0])
             else:
                 break
-        if common_levels and sum(mapped.values()) / total >= MERCHANT_INCLUDE_SHARE:
+        if len(common_levels) >= 2 and sum(mapped.values()) / total >= MERCHANT_INCLUDE_SHARE:
             node_id = taxonomy.id_for_path(" > ".join(common_levels))
-    last_level = _shared_level(cats, text)
+    last_level = _shared_level(cats, text) if cats else text
     if node_id is not None:
         inside = set(_merchant_inside(node_id, own, taxonomy))
-        if inside - set(cats):
-            # the merchant's category is finer than the taxonomy ("Teak Loungers" under Sunloungers):
-            # keep the scope to those categories rather than widening it to the whole node
-            return _Match(None, cats, text, last_level)
         return _Match(node_id, tuple(sorted(set(cats) | inside)), text, taxonomy.nodes[node_id].name)
     return _Match(None, cats, text, last_level)
 
@@ -596,9 +704,15 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
       B. the node with products sharing the most words (two or more) with a whole run of words
          ("outdoor dining sets" → Outdoor Furniture Sets);
       C. exact taxonomy names without products (an honest empty scope: a subcategory not sold);
-      D. taxonomy nodes without products whose name holds every word of a phrase of two or more words.
+      D. taxonomy nodes without products whose name holds every word of a phrase of two or more words;
+      E. own categories whose name ends with the phrase ("Road Bikes", "Track Bikes" for "bikes");
+      C, D and E are tried per phrase length, longest first.
     Within one length, a phrase after "in/for/of…" and nearer the end of the question goes first: that
-    is where scopes are named ("do I cover all price points in planters").
+    is where scopes are named ("do I cover all price points in planters"). A phrase always ends where
+    its run of words ends — the product noun is last, so "sofa covers" never becomes Sofas — and an
+    exact taxonomy name of two or more words is taken, even unsold, before a shorter phrase with
+    products ("outdoor furniture" is never all of Furniture); a shorter phrase that drops words is
+    said in a note (see plan).
     A lone "outdoor"/"patio"/"garden" never picks a node by itself.
     """
     runs = _runs(seq, used)
@@ -606,6 +720,8 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
     for start, end in runs:
         for length in range(min(end - start, MAX_PHRASE_WORDS), 0, -1):
             for i in range(start, end - length + 1):
+                if i + length != end:  # a phrase keeps its run's last word, the product noun ("sofa covers" is no sofa)
+                    continue
                 phrase = _phrase(seq, i, i + length)
                 if phrase and phrase[-1] != "and" and seq[i] != "and":
                     after_prep = i > 0 and (seq[i - 1] in _PREP_TOKENS or (i == start and start > 0 and seq[start - 1] in _PREP_TOKENS))
@@ -626,6 +742,10 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
                 m = _partial(phrase, own, taxonomy, tax_idx)
                 if m:
                     return m, (i, j), None
+            for _, i, j, phrase, _ in by_len[length]:  # the full name, even unsold, before a shorter one
+                m = _match_phrase(phrase, own, taxonomy, tax_idx, False)
+                if m:
+                    return m, (i, j), None
     for start, end in runs:
         m = _overlap(_phrase(seq, start, end), own, taxonomy, tax_idx)
         if m:
@@ -634,13 +754,18 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
         m = _partial(phrase, own, taxonomy, tax_idx)
         if m:
             return m, (i, j), None
-    for _, i, j, phrase, _ in spans:
-        m = _match_phrase(phrase, own, taxonomy, tax_idx, False)
-        if m:
-            return m, (i, j), None
-    for _, i, j, phrase, _ in spans:
-        if len(phrase) >= 2:
-            m = _partial(phrase, own, taxonomy, tax_idx, with_data=False)
+    for length in sorted(by_len, reverse=True):  # C and D, longest phrase first ("pond pumps" before "pond")
+        for _, i, j, phrase, _ in by_len[length]:
+            m = _match_phrase(phrase, own, taxonomy, tax_idx, False)
+            if m:
+                return m, (i, j), None
+        if length >= 2:
+            for _, i, j, phrase, _ in by_len[length]:
+                m = _partial(phrase, own, taxonomy, tax_idx, with_data=False)
+                if m:
+                    return m, (i, j), None
+        for _, i, j, phrase, _ in by_len[length]:  # own categories that are kinds of it ("Road Bikes" for bikes)
+            m = _own_kinds(phrase, own)
             if m:
                 return m, (i, j), None
     # an unmatched phrase only counts when introduced as a scope ("in spaceships", "for spaceships")
@@ -700,7 +825,125 @@ def _scope(match: _Match | None, taxonomy: Taxonomy) -> Scope:
         return Scope()
     node = taxonomy.node(match.taxonomy_id) if match.taxonomy_id is not None else None
     return Scope(label=match.label, taxonomy_id=node.id if node else None, taxonomy_path=node.path if node else None,
-                 merchant_categories=match.merchant, phrase=match.phrase)
+                 merchant_categories=match.merchant, phrase=match.phrase, own_paths=match.own_paths,
+                 own_label=match.own_label)
+
+
+def _accessories_of(node_id: int, taxonomy: Taxonomy) -> tuple[int, ...]:
+    """The sibling "<name> Accessories" node ("Outdoor Furniture" → "Outdoor Furniture Accessories"):
+    a merchant asking about a range means its accessories too (covers of outdoor furniture)."""
+    node = taxonomy.node(node_id)
+    if node is None or node.parent_id is None:
+        return ()
+    want = node.name + " Accessories"
+    return tuple(c for c in taxonomy.children_of(node.parent_id) if taxonomy.nodes[c].name == want)
+
+
+def _subcategory_names(node_id: int, taxonomy: Taxonomy, limit: int = 8) -> str:
+    names = sorted(taxonomy.nodes[c].name for c in taxonomy.children_of(node_id))
+    if not names:
+        return "no subcategories"
+    return ", ".join(names[:limit]) + (" and others" if len(names) > limit else "")
+
+
+def _title_terms(phrase: tuple[str, ...]) -> tuple[str, ...]:
+    """(noun, *modifiers) of a scope phrase: its last word names the product."""
+    words = tuple(t for t in phrase if t != "and" and t not in STOPWORDS)
+    if not words or (len(words) == 1 and words[0] in _EQUIV) or words[-1].isdigit():
+        return ()
+    return (words[-1],) + words[:-1]
+
+
+MAX_TITLE_TRIES = 2  # word runs without "in" tried against titles, last first (bounded work per question)
+MAX_SUBCATEGORY_TERMS = 400  # a broad scope ("Home & Garden") is left to the mapping, not to title words
+
+
+def _name_parts(name: str) -> list[tuple[str, ...]]:
+    """A taxonomy name's product names: "Skillets & Frying Pans" → (skillet,), (frying, pan)."""
+    out = []
+    for part in re.split(r"\s*(?:&|,|\band\b)\s*", name):
+        toks = _name_tokens(part)
+        if toks:
+            out.append(toks)
+    return out
+
+
+def _with_subcategories(scope: Scope, own: _OwnIndex, taxonomy: Taxonomy) -> Scope:
+    """The scope's taxonomy subcategories named by the merchant's own categories or product titles:
+    a type "frying-pans" or a title "Cast Iron Frying Pan" is in Cookware (Skillets & Frying Pans),
+    whatever the mapping made of it. Both count as found through the taxonomy, not as the category
+    the merchant named. Only for scopes of a few hundred subcategory names."""
+    from agent.analysis.scoping import subtree_ids
+
+    ids = subtree_ids(scope, taxonomy)
+    if not ids:
+        return scope
+    names = [p for i in ids for p in _name_parts(taxonomy.nodes[i].name)]
+    if len(names) > MAX_SUBCATEGORY_TERMS:
+        return scope
+    sub_paths: set[str] = set()
+    for toks in names:
+        sub_paths |= own.own_levels.get(toks, set())
+        for alt in own.own_joined.get("".join(toks), ()):
+            sub_paths |= own.own_levels[alt]
+    sub = tuple(sorted({(t[-1],) + t[:-1] for t in names if not t[-1].isdigit()}))
+    return replace(scope, own_subpaths=tuple(sorted(sub_paths - set(scope.own_paths))), title_subterms=sub)
+
+
+def _nearest_own(phrase: str, own: _OwnIndex, limit: int = 5) -> tuple[str, ...]:
+    """The merchant's own category names closest to the phrase (any level), most similar first."""
+    names: dict[str, str] = {}
+    for toks, prefixes in own.own_levels.items():
+        names.setdefault(" ".join(toks), sorted(prefixes)[0].rsplit(" > ", 1)[-1])
+    ranked = sorted(names, key=lambda k: (-difflib.SequenceMatcher(None, phrase, k).ratio(), k))
+    out: list[str] = []
+    for k in ranked:
+        if names[k] not in out:
+            out.append(names[k])
+    return tuple(out[:limit])
+
+
+def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Taxonomy, phrase: tuple[str, ...],
+            title_only: bool = False) -> Scope | None:
+    """The scope with its accessories, title terms and counts of how its products were found.
+
+    Title-only (no category named the phrase): None when no title names it either. When nothing
+    holds the strict phrase but titles name its noun, the noun alone is used and the scope says so.
+    An empty scope names the nearest own categories and the catalog's unplaced products."""
+    from agent.analysis import scoping
+
+    extra = _accessories_of(scope.taxonomy_id, taxonomy) if scope.taxonomy_id is not None else ()
+    widened = None
+    if extra:
+        inside = set(scope.merchant_categories)
+        for e in extra:
+            inside |= set(_merchant_inside(e, own_idx, taxonomy))
+        parts = [f"{taxonomy.nodes[i].name} ({_subcategory_names(i, taxonomy)})" for i in (scope.taxonomy_id, *extra)]
+        widened = (f"{taxonomy.nodes[extra[0]].name} is counted with {taxonomy.nodes[scope.taxonomy_id].name}: the "
+                   f"accessories belong to the range. Covered: " + "; ".join(parts) + ".")
+        scope = replace(scope, extra_taxonomy_ids=extra, extra_taxonomy_paths=tuple(taxonomy.nodes[e].path for e in extra),
+                        merchant_categories=tuple(sorted(inside)), widened=widened)
+    terms = _title_terms(phrase)
+    scope = replace(scope, title_terms=terms)
+    scope = _with_subcategories(scope, own_idx, taxonomy)
+    if own is None or own.num_rows == 0:
+        return None if title_only else scope
+    found = scoping.found(own, scope, taxonomy)
+    total = sum(n for _, n in found)
+    if total == 0 and len(terms) > 1:  # "pond pumps" whose titles only say "pump"
+        loose = replace(scope, title_terms=terms[:1])
+        loose_found = scoping.found(own, loose, taxonomy)
+        if sum(n for _, n in loose_found):
+            words = scope.phrase or " ".join(phrase)  # as the merchant wrote it
+            note = (f"No category and no title names “{words}”; the scope holds the products whose title names "
+                    f"a {terms[0]}.")
+            scope, found, total = replace(loose, widened=note), loose_found, sum(n for _, n in loose_found)
+    if title_only and total == 0:
+        return None
+    scope = replace(scope, found=found)
+    if total == 0:
+        scope = replace(scope, nearest=_nearest_own(" ".join(phrase), own_idx), unplaced=scoping.unplaced(own))
+    return scope
 
 
 def _starts_with(seq: list[str], options) -> bool:
@@ -711,8 +954,52 @@ def _has(seq: list[str], phrases) -> bool:
     return any(_find(seq, p, set()) is not None for p in phrases)
 
 
+_LEADING = {"my", "the", "our", "your", "all", "of"}
+
+
+def _own_claim(seq: list[str], own: _OwnIndex) -> Span | None:
+    """An own category named whole after a scope preposition, even when its name holds question or
+    intent words ("gaps in Tools for the Garden", "stock in Picture Frames"): its span, longest first."""
+    if not own.own_levels:
+        return None
+    best = None
+    for i in range(1, len(seq)):
+        if seq[i - 1] not in _PREP_TOKENS:
+            continue
+        starts = [i]  # the name as written ("All Disposables"), then without "my/the/all…" before it
+        while starts[-1] < len(seq) and seq[starts[-1]] in _LEADING:
+            starts.append(starts[-1] + 1)
+        for start in starts:
+            for j in range(min(len(seq), start + MAX_PHRASE_WORDS + 2), start, -1):
+                if j < len(seq) and seq[j] not in STOPWORDS:  # "garden" of "garden furniture" is no name
+                    continue
+                phrase = _phrase(seq, start, j)
+                if phrase and (phrase in own.own_levels or "".join(phrase) in own.own_joined):
+                    if best is None or j - start > best[1] - best[0]:
+                        best = (start, j)
+                    break
+            if best is not None and best[0] == start:
+                break
+    return best
+
+
+def _scope_for(toks: tuple[str, ...], display: str, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Taxonomy,
+               tax_idx: _Index) -> Scope | None:
+    """A remembered scope phrase (already corrected) resolved again: categories first, then titles."""
+    m, _, _ = _resolve(list(toks), set(), own_idx, taxonomy, tax_idx)
+    if m is not None:
+        m.phrase = display
+        return _placed(_scope(m, taxonomy), own, own_idx, taxonomy, toks)
+    return _placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
+
+
 def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMemory | None = None) -> Plan:
-    """Skills, scope and notes for one question; `memory` is the previous turn's PlanMemory in this context."""
+    """Skills, scope and notes for one question; `memory` is the previous turn's PlanMemory in this context.
+
+    The memory keeps the scope phrase as it *resolved* (typos corrected, words stemmed), so a
+    follow-up after "gaps in outdor furnture" keeps Outdoor Furniture exactly as after the correctly
+    spelled question. A follow-up without a category phrase keeps the previous scope; "across the
+    whole catalog", "overall", "everything" reset it."""
     tax_idx = _taxonomy_index(taxonomy)
     own_idx = _own_index(own, taxonomy)
     words = raw_tokens(question or "")[:MAX_TOKENS]
@@ -721,39 +1008,83 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
 
     words, raw = lexicon.to_english(words, raw, own_idx.categories, own_idx.node_rows, taxonomy)
     own_vocab = {t for toks in own_idx.level_names for t in toks}
+    own_vocab |= {t for toks in own_idx.own_levels for t in toks}  # every own path and product type
     seq = _correct(raw, _INTENT_VOCAB, tax_idx.vocab, own_vocab)
-    skills, used = _intents(seq)
+    claim = _own_claim(seq, own_idx)
+    skills, used = _intents(seq, set(range(*claim)) if claim else None)
+    if claim and not skills:  # the words named the question, not a category ("what's on sale?")
+        claim = None
+        skills, used = _intents(seq)
     whole = _has(seq, _WHOLE_TOKENS)
-    match, span, miss = (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
+    if claim:
+        match, span, miss = _match_phrase(_phrase(seq, *claim), own_idx, taxonomy, tax_idx, True), claim, None
+    else:
+        match, span, miss = (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
     unmatched = " ".join(words[miss[0]:miss[1]]) if miss else None
     notes: list[str] = []
     follow = _starts_with(seq, _FOLLOW_TOKENS) or len([t for t in seq if t not in STOPWORDS]) <= 2
-    scope_phrase = " ".join(words[span[0]:span[1]]) if span else None
-    if match is not None and scope_phrase:
-        match.phrase = scope_phrase
+    display = " ".join(words[span[0]:span[1]]) if span else None
+    resolved = " ".join(_phrase(seq, *span)) if span else None  # what the memory keeps
+    scope: Scope | None = None
+    if match is not None:
+        match.phrase = display
+        if match.taxonomy_id is None and match.label == resolved:  # named by the question's own words
+            match.label = display
+        scope = _placed(_scope(match, taxonomy), own, own_idx, taxonomy, _phrase(seq, *span))
+    elif unmatched:  # no category has the words: perhaps the titles do ("pond pumps")
+        scope = _placed(Scope(label=unmatched, phrase=unmatched), own, own_idx, taxonomy, _phrase(seq, *miss),
+                        title_only=True)
+        if scope is not None:
+            resolved, unmatched = " ".join(_phrase(seq, *miss)), None
+    elif not whole and own is not None:  # words left without "in": "how are my loungers priced?"
+        for start, end in list(reversed(_runs(seq, used)))[:MAX_TITLE_TRIES]:
+            written = " ".join(words[start:end])
+            scope = _placed(Scope(label=written, phrase=written), own, own_idx, taxonomy, _phrase(seq, start, end),
+                            title_only=True)
+            if scope is not None:
+                resolved = " ".join(_phrase(seq, start, end))
+                break
 
     if memory and follow and not whole:
-        if skills and match is None and unmatched is None and memory.scope_phrase:
+        if skills and scope is None and unmatched is None and memory.scope_phrase:
             # "and pricing?" — same scope, new skill
-            m2, _, _ = _resolve(tokens(memory.scope_phrase), set(), own_idx, taxonomy, tax_idx)
-            if m2 is not None:
-                m2.phrase = memory.scope_phrase
-                match, scope_phrase = m2, memory.scope_phrase
-        if not skills and (match is not None or unmatched is not None) and memory.skills:
+            again = _scope_for(tuple(tokens(memory.scope_phrase)), memory.scope_phrase, own, own_idx, taxonomy, tax_idx)
+            if again is not None:
+                scope, resolved = again, memory.scope_phrase
+        if not skills and (scope is not None or unmatched is not None) and memory.skills:
             # "what about lighting?" — same skills, new scope
             skills = list(memory.skills)
+    if memory and follow and whole and not skills and scope is None and memory.skills:
+        # "and across the whole catalog?" — same skills, the scope reset
+        skills = list(memory.skills)
 
+    near: tuple[str, ...] = ()
     if unmatched:
         near = _nearest(" ".join(seq[miss[0]:miss[1]]), own_idx, taxonomy)
         near_text = ", ".join(near) if near else "none"
         notes.append(f"No category matches “{unmatched}”; nearest: {near_text}. The answer covers the whole catalog.")
+    if scope is not None and span is not None and not claim:
+        run = next(((a, b) for a, b in _runs(seq, used) if a <= span[0] and span[1] <= b), None)
+        dropped = [w for w in seq[run[0]:span[0]] if w not in STOPWORDS and w != "and"] if run else []
+        if (dropped or (match is not None and match.shortened)) and run:
+            asked = " ".join(words[run[0]:run[1]])
+            by_title = _placed(Scope(label=asked, phrase=asked), own, own_idx, taxonomy, _phrase(seq, *run), title_only=True)
+            if by_title is not None and not by_title.widened:  # titles name the whole phrase: "tote bags"
+                scope, resolved = by_title, " ".join(_phrase(seq, *run))
+            else:
+                notes.append(f"No category is called “{asked}”; the scope is {scope.label}, the closest broader category.")
+    if scope is not None and scope.widened:
+        notes.append(scope.widened)
     if not skills:
         skills = [FALLBACK]
-        if not (memory and follow and match is not None):
-            notes.append(CAPABILITIES_NOTE if match is None else CAPABILITIES_NOTE.replace("Here is an overview of the catalog.",
+        if not (memory and follow and scope is not None):
+            notes.append(CAPABILITIES_NOTE if scope is None else CAPABILITIES_NOTE.replace("Here is an overview of the catalog.",
                                                                                           "Here is an overview of this category."))
-    scope = _scope(match, taxonomy)
     if unmatched:
         scope = Scope(unmatched=unmatched, nearest=near)
+    scope = scope or Scope()
+    if _has(seq, _REFERENCE_TOKENS):
+        scope = replace(scope, wants_reference=True)
     skills_t = tuple(s for s in SKILL_ORDER if s in skills)
-    return Plan(skills=skills_t, scope=scope, notes=tuple(notes), memory=PlanMemory(skills=skills_t, scope_phrase=scope_phrase))
+    return Plan(skills=skills_t, scope=scope, notes=tuple(notes),
+                memory=PlanMemory(skills=skills_t, scope_phrase=resolved if not scope.is_whole_catalog else None))

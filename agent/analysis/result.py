@@ -28,11 +28,31 @@ class Scope:
     merchant_categories: tuple[str, ...] = ()  # merchant category values included in the scope
     phrase: str | None = None  # the words of the question the scope came from
     unmatched: str | None = None  # a scope phrase that matched nothing
-    nearest: tuple[str, ...] = ()  # closest existing categories when `unmatched` is set
+    nearest: tuple[str, ...] = ()  # closest existing categories when `unmatched` is set (or the scope is empty)
+    # --- the three places a scope is found (issue 10): own categories, Google taxonomy, titles ---
+    extra_taxonomy_ids: tuple[int, ...] = ()  # further taxonomy roots ("Outdoor Furniture Accessories")
+    extra_taxonomy_paths: tuple[str, ...] = ()  # their paths, for the answer
+    own_paths: tuple[str, ...] = ()  # own category paths: a product with any own path equal to or under one
+    own_label: str | None = None  # how the own categories are named in the answer ("Pumps")
+    title_terms: tuple[str, ...] = ()  # (noun, *modifiers), stemmed: products whose title's noun is the noun
+    # the same for the names of the scope's taxonomy subcategories ("Stock Pots", "Frying Pans" under Cookware)
+    title_subterms: tuple[tuple[str, ...], ...] = ()
+    own_subpaths: tuple[str, ...] = ()  # own paths named like one of those subcategories (a type "frying-pans")
+    # how the population was found, in active products, each counted once in the first place that
+    # holds it: (("own", 24), ("taxonomy", 0), ("title", 7)); empty when not computed
+    found: tuple[tuple[str, int], ...] = ()
+    unplaced: int | None = None  # active products with no own and no Google category (said when empty)
+    widened: str | None = None  # the sentence that says how and why the scope is wider than the words
+    wants_reference: bool = False  # the question asks about competitors, the market or shares
 
     @property
     def is_whole_catalog(self) -> bool:
-        return self.taxonomy_id is None and not self.merchant_categories
+        return (self.taxonomy_id is None and not self.merchant_categories and not self.own_paths
+                and not self.title_terms and not self.extra_taxonomy_ids)
+
+    @property
+    def found_total(self) -> int:
+        return sum(n for _, n in self.found)
 
 
 @dataclass(frozen=True)
@@ -56,3 +76,6 @@ class SkillResult:
     chart: tuple[str, str] | None = None  # (label column, value column) for a bar chart, if any
     taxonomy_note: str | None = None  # "12 subcategories under Furniture > Outdoor Furniture"
     notes: list[str] = field(default_factory=list)  # fixed sentences (e.g. "stock unknown")
+    # what is missing to answer the question as asked ("reference": competitor or market data); render
+    # says it in the answer's first line, before what the skill could show
+    missing: str | None = None

@@ -12,6 +12,15 @@ share one value (and a few dozen colours and sizes recur across all), so a milli
 250,000 products hold 250,000 strings plus integer indices. Ingest fills product fields down to the variants with an integer take instead of copying
 every string, the table is smaller in memory, and skills do string work once per distinct value.
 Readers of these columns decode with `.cast(pa.string())` where a plain string is needed.
+
+The merchant's own categories are kept beside the Google mapping, never replaced by it:
+`category_path` is the primary own path (levels joined by " > ") for display and the mapping, and
+`own_categories` holds *all* of a product's own paths — every path of a multi-category field (a
+WooCommerce product in "Clothing > Tshirts, Music") plus the product type (Shopify `Type`) — each
+with " > " levels, joined by a newline (`readers.own_categories.SEPARATOR`; no level holds one).
+It is dictionary-encoded: per distinct combination one string, so scope matching over a million
+rows parses a few thousand values. A scope "in Pumps" holds every product that has "Pumps" at any
+level of any of these paths.
 """
 
 from __future__ import annotations
@@ -68,6 +77,10 @@ SCHEMA = pa.schema(
         # Whether the product is on the online store (Shopify `Published`): false with an active
         # status is a product on sale elsewhere (POS, other channels), not a draft; null = not stated.
         pa.field("online_store", pa.bool_()),
+        pa.field("own_categories", _dict),  # all own category paths (and product type), "\n"-joined
+        # the sale price's schedule as the data states it (first and last day, inclusive); null = open
+        pa.field("sale_start", pa.date32()),
+        pa.field("sale_end", pa.date32()),
     ]
 )
 

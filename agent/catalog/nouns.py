@@ -11,6 +11,7 @@ or a linking word, so they never decide a category.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 _SEPARATORS = re.compile(r"\s+[|–—-]+\s+|\s*\|\s*|:\s+|\s*\(|\s*\[|,\s+|\s+/\s+")
 _LINKS = re.compile(r"\s+(?:for|with|w/|by|featuring|feat\.?|from|inspired\s+by|compatible\s+with|fits)\s+", re.I)
@@ -51,3 +52,84 @@ def title_head(title: str | None, brand: str | None = None) -> str:
     head = _SEPARATORS.split(text, maxsplit=1)[0]
     head = _LINKS.split(head, maxsplit=1)[0]
     return head.strip(" -–—|:,.")
+
+
+def title_heads(titles):
+    """`title_head` over an Arrow string array at once (the same separators and linking words, as RE2
+    patterns): what a scope's title match scans before the exact rule runs on the few candidates."""
+    import pyarrow.compute as pc
+
+    heads = pc.replace_substring_regex(titles, r"(?s)(?:" + _SEPARATORS.pattern + r").*$", "")
+    return pc.replace_substring_regex(heads, r"(?is)(?:" + _LINKS.pattern + r").*$", "")
+
+
+_HAS_DIGIT = re.compile(r"\d")
+# Words that grade, size or colour a product after its noun ("Pond Pump Mini", "Patio Chair Black"):
+# never the product noun.
+_NEVER_NOUN = frozenset(
+    "mini maxi micro pro plus max premium deluxe classic eco lite ultra super xs xl xxl xxxl large small "
+    "medium big little new original edition series version model style type black white red blue green grey gray "
+    "silver gold brown beige pink yellow orange purple navy cream natural clear piece pieces pcs pc pack packs "
+    "count".split())
+
+
+def head_noun(title: str | None, known: Callable[[str], bool] | None = None) -> str:
+    """The product noun: the last word of the title's head that is no model number or size
+    ("Pond Pump 3000" → "Pump", "Pump Filter Bag" → "Bag"); "" for none.
+
+    With `known` (is this word a product word, e.g. of the taxonomy's names?), trailing model and
+    brand words are passed over: "Oase Pond Pump Eco 6000" → "Pump"; a head with no known word
+    keeps its last word."""
+    words = [w.strip(".,;:!?\"'()[]") for w in re.split(r"[\s/]+", title_head(title))]
+    words = [w for w in words if w and not _HAS_DIGIT.search(w)]
+    while len(words) > 1 and words[-1].lower() in _NEVER_NOUN:
+        words.pop()
+    if known is not None:
+        for w in reversed(words):
+            if known(w):
+                return w
+    return words[-1] if words else ""
+
+
+def last_words(heads):
+    """`head_noun` without `known`, over an Arrow array of heads at once: the last word that is no
+    number, size or grade word, lower-cased (null or "" for none).
+
+    One regex pass takes every head's last word; only heads whose last word is a number or a grade
+    word ("… 8 L", "… Mini") — decided once per distinct word — lose it and are looked at again."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = pc.utf8_lower(pc.utf8_rtrim(heads, characters=" .,;:!?\"'()[]-–—|/"))
+    out = pc.replace_substring_regex(text, r"^.*[^\pL\pN]", "")
+    for _ in range(4):
+        enc = pc.dictionary_encode(out)
+        bad_word = np.array([bool(w) and (w in _NEVER_NOUN or bool(_HAS_DIGIT.search(w))) for w in enc.dictionary.to_pylist()],
+                            dtype=bool)
+        idx = enc.indices.to_numpy(zero_copy_only=False)
+        valid = np.asarray(enc.indices.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        bad = valid & bad_word[np.where(valid, idx, 0).astype(np.int64)] if len(bad_word) else np.zeros(len(out), dtype=bool)
+        # a head of one word keeps it (head_noun keeps the last word standing)
+        bad &= np.asarray(pc.fill_null(pc.match_substring_regex(text, r"[^\pL\pN]"), False).to_numpy(zero_copy_only=False), dtype=bool)
+        if not bad.any():
+            break
+        rows = pa.array(np.flatnonzero(bad))
+        sub = pc.replace_substring_regex(pc.take(text, rows), r"[^\pL\pN]+[^\pL\pN\s]*\S*$", "")
+        sub = pc.utf8_rtrim(sub, characters=" .,;:!?\"'()[]-–—|/")
+        text = _put(text, rows, sub)
+        out = _put(out, rows, pc.replace_substring_regex(sub, r"^.*[^\pL\pN]", ""))
+    return out
+
+
+def _put(arr, rows, values):
+    """arr with arr[rows] = values (an Arrow array; rows ascending)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pos = np.full(len(arr), -1, dtype=np.int64)
+    pos[rows.to_numpy(zero_copy_only=False)] = np.arange(len(rows))
+    mask = pa.array(pos >= 0)
+    replaced = pc.take(values, pa.array(np.where(pos >= 0, pos, 0)))
+    return pc.if_else(mask, replaced, arr)

@@ -59,7 +59,8 @@ class Values:
 
     def __init__(self, values: dict[str, Any], currency: str | None, markdown: bool = False) -> None:
         self._values = values
-        self._currency = currency
+        # a finding (or item) about one currency of a mixed catalog names it; else the result's
+        self._currency = values["currency"] if "currency" in values else currency
         self._md = markdown
 
     def _esc(self, value: Any) -> Any:
@@ -161,7 +162,29 @@ def _(v: Values) -> str:
 
 @template("overview.price")
 def _(v: Values) -> str:
-    return f"Prices run from {v['low_price']} to {v['high_price']}, with a median of {v['median_price']}."
+    return (f"Across {v.count('priced_n', 'priced variant', 'priced variants')}, prices run from {v['low_price']} "
+            f"to {v['high_price']}, with a median of {v['median_price']}.")
+
+
+@template("overview.mixed_currency")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")]
+    more = " and others" if v.raw("more") else ""
+    return (f"Prices come in several currencies — {_names(parts)}{more}; each currency gets its own figures, "
+            f"never summed or compared across currencies.")
+
+
+@template("overview.zero_price")
+def _(v: Values) -> str:
+    pronoun = "it is" if v.raw("zero_n") == 1 else "they are"
+    return (f"{v.count('zero_n', 'variant is', 'variants are')} priced at 0.00 or below; {pronoun} left out of the "
+            f"price figures, which count priced variants only.")
+
+
+@template("overview.top_band")
+def _(v: Values) -> str:
+    return (f"The largest price band is {v['band']}: {v['variants_n']} of {v['priced_n']} priced variants "
+            f"({v['variants_pct']}).")
 
 
 @template("overview.categories")
@@ -329,8 +352,26 @@ def _(v: Values) -> str:
 
 @template("ladder.summary")
 def _(v: Values) -> str:
-    return (f"Across {v.count('products_n', 'priced product', 'priced products')}, the middle of the range runs from "
+    return (f"Across {v.count('variants_n', 'priced variant', 'priced variants')} "
+            f"({v.count('products_n', 'product', 'products')}), the middle of the range runs from "
             f"{v['p10_price']} (P10) to {v['p90_price']} (P90), with a median of {v['median_price']}.")
+
+
+@template("ladder.mixed_currency")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")]
+    return f"Prices come in several currencies — {_names(parts)}; each currency has its own ladder, never pooled."
+
+
+@template("ladder.zero_prices")
+def _(v: Values) -> str:
+    return f"{v.count('zero_n', 'variant is', 'variants are')} priced at 0.00 or below and left out of the ladder."
+
+
+@template("ladder.sale_unchecked")
+def _(v: Values) -> str:
+    return (f"{v.count('unchecked_n', 'variant has', 'variants have')} a scheduled sale price that cannot be checked: "
+            f"the data states no snapshot date, so they are not counted as on sale.")
 
 
 @template("ladder.steps")
@@ -353,14 +394,15 @@ def _(v: Values) -> str:
 
 @template("ladder.untiered")
 def _(v: Values) -> str:
-    return (f"Too few priced products for tiers (fewer than {numbers.in_words(int(v.raw('min')))}): "
+    return (f"Too few priced variants for tiers (fewer than {numbers.in_words(int(v.raw('min')))}): "
             f"{_names(list(v.raw('names')))}.")
 
 
 @template("ladder.discount")
 def _(v: Values) -> str:
     depth = f", {v['depth_pct']} off on average" if v.has("depth_pct") else ""
-    return f"{v['sale_pct']} of products are discounted through a compare-at price{depth}."
+    where = f" in {v.raw('in_currency')}" if v.has("in_currency") else ""
+    return f"{v['sale_pct']} of the priced variants{where} are on sale now (a current sale price or a compare-at price){depth}."
 
 
 @template("ladder.empty")
@@ -483,7 +525,8 @@ def sentence(finding: Finding, currency: str | None, markdown: bool = False) -> 
 
 # --- scope, table ---------------------------------------------------------------------------------------
 def scope_line(scope: Scope, markdown: bool = False) -> str:
-    """The resolved scope in words: taxonomy path and id, and the merchant categories included.
+    """The resolved scope in words: taxonomy path(s) and id(s), the merchant categories included, and
+    how the scope's products were found (own categories, Google taxonomy, titles).
 
     Merchant categories under the taxonomy path are named by their remainder ("Outdoor Seating >
     Sunloungers") so the line stays readable; others are quoted whole.
@@ -495,7 +538,8 @@ def scope_line(scope: Scope, markdown: bool = False) -> str:
     cats = list(scope.merchant_categories)
     if scope.taxonomy_path:
         ident = f" (Google taxonomy id {scope.taxonomy_id})" if scope.taxonomy_id is not None else ""
-        parts.append(f"{scope.taxonomy_path}{ident}")
+        extra = "".join(f" and {path} (id {i})" for path, i in zip(scope.extra_taxonomy_paths, scope.extra_taxonomy_ids))
+        parts.append(f"{scope.taxonomy_path}{ident}{extra}")
     if cats:
         prefix = (scope.taxonomy_path or "") + " > "
         below = [c[len(prefix):] for c in cats if scope.taxonomy_path and c.startswith(prefix)]
@@ -508,7 +552,49 @@ def scope_line(scope: Scope, markdown: bool = False) -> str:
         if other:
             label = "your category" if len(other) == 1 else "your categories"
             parts.append(f"{label} " + _names([f"“{esc(c)}”" for c in other], limit=6))
-    return "Scope: " + "; including ".join(parts) + "."
+    elif scope.own_label:
+        parts.append(f"your category “{esc(scope.own_label)}”")
+    elif scope.own_paths:
+        levels = sorted({p.rsplit(" > ", 1)[-1] for p in scope.own_paths})
+        parts.append("your categories " + _names([f"“{esc(x)}”" for x in levels], limit=6))
+    if not parts and scope.title_terms:
+        parts.append(f"products whose title names “{esc(scope.phrase or scope.label)}”")
+    line = "Scope: " + "; including ".join(parts) + "."
+    found = found_sentence(scope, markdown)
+    return f"{line} {found}" if found else line
+
+
+def found_sentence(scope: Scope, markdown: bool = False) -> str:
+    """How the scope's products were found, each counted once ("31 active products: 24 by your
+    category Pumps, 7 by title"); for an empty scope, that all three places came up empty, the
+    nearest own categories and how many products have no category at all."""
+    if not scope.found:
+        return ""
+    esc = md_escape if markdown else (lambda x: x)
+    counts = dict(scope.found)
+    total = sum(counts.values())
+    if total == 0:
+        text = ("No active products in this scope: none of your categories, no Google category and no product "
+                "title places any here.")
+        if scope.nearest:
+            text += " Your nearest categories: " + _names([esc(n) for n in scope.nearest]) + "."
+        if scope.unplaced:
+            n = scope.unplaced
+            text += (f" {n:,} active {'product has' if n == 1 else 'products have'} neither a category of "
+                     f"{'its' if n == 1 else 'their'} own nor a Google category.")
+        return text
+    own_name = scope.own_label or (scope.merchant_categories[0].rsplit(" > ", 1)[-1]
+                                   if len(scope.merchant_categories) == 1 else None)
+    names = {
+        "own": f"by your category {esc(own_name)}" if own_name else "by your categories",
+        "taxonomy": f"by Google category {esc(scope.taxonomy_path.rsplit(' > ', 1)[-1])}" if scope.taxonomy_path else "by Google category",
+        "title": "by title",
+    }
+    shown = [f"{counts[k]:,} {names[k]}" for k in ("own", "taxonomy", "title") if counts.get(k)]
+    head = f"{total:,} active {'product' if total == 1 else 'products'}"
+    if len(shown) == 1:
+        return f"{head}, all {shown[0].split(' ', 1)[1]}."
+    return f"{head}: " + ", ".join(shown) + "."
 
 
 def _cell(value: Any, unit: str, currency: str | None) -> str:
@@ -525,8 +611,10 @@ def table_markdown(result: SkillResult, limit: int = MAX_ROWS) -> str:
     head = "| " + " | ".join(md_escape(n) for n in table.column_names) + " |"
     sep = "|" + "|".join("---:" if u in ("count", "money", "percent", "ratio", "number") else "---" for u in units) + "|"
     lines = [head, sep]
+    by_name = dict(zip(table.column_names, units))
     for row in shown:
-        lines.append("| " + " | ".join(_cell(row[n], u, result.currency) for n, u in zip(table.column_names, units)) + " |")
+        cur = numbers.row_currency(row, by_name, result.currency)
+        lines.append("| " + " | ".join(_cell(row[n], u, cur) for n, u in zip(table.column_names, units)) + " |")
     out = "\n".join(lines)
     if table.num_rows > limit:
         noun = ROW_NOUNS.get(result.skill, "rows")
@@ -546,9 +634,24 @@ def visible_findings(result: SkillResult, limit: int = MAX_ROWS) -> list[Finding
     return sorted(keep, key=lambda f: -f.severity)[:MAX_FINDINGS]
 
 
+# What is missing to answer as asked, said first (issue 10): the skill then shows what it can.
+MISSING = {
+    "reference": ("Competitor or market data is needed to answer this, and none is attached: add the competitor's "
+                  "or market catalog as a second file (name it, or call it the competitor or reference catalog in "
+                  "the question), or set `reference_uri` in `catalog_context`. Until then, here is what your own "
+                  "catalog shows."),
+}
+
+
+def missing_line(result: SkillResult) -> str | None:
+    return MISSING.get(result.missing) if result.missing else None
+
+
 def render_skill(result: SkillResult, preface: Sequence[str] = ()) -> str:
     """The Markdown answer for one skill, without the evidence footer."""
     blocks = [title(result)]
+    if missing_line(result):
+        blocks.append(missing_line(result))
     blocks.extend(line for line in preface if line)
     blocks.append(scope_line(result.scope, markdown=True))
     bullets = [f"- {sentence(f, result.currency, markdown=True)}" for f in visible_findings(result)]

@@ -10,7 +10,7 @@
   option pairs and color/size/material.
 * `Product Visible?` Y/N is the status; `Track Inventory` "none" means stock is not tracked (unknown).
 * `Category` may list several paths separated by ";" with levels separated by "/": the first path is
-  the category.
+  the category; all paths are the own categories.
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agent.catalog.readers import own_categories
 from agent.catalog.readers.common import Draft, attributes_from_options, coalesce, take_rows
 from agent.catalog.values import map_distinct, to_strings
 
 _OPTION = re.compile(r"\[[A-Z]+\]\s*([^=,\[]+)=([^,\[]*)")
-_PRODUCT_FIELDS = ("title", "brand", "description", "category_path", "image_url", "link", "google_category",
+_PRODUCT_FIELDS = ("own_categories", "title", "brand", "description", "category_path", "image_url", "link", "google_category",
                    "status", "product_id", "mpn")
 
 
@@ -65,6 +66,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     skipped = int((orphan & ~is_product).sum())
 
     if "category_path" in raw:
+        raw["own_categories"] = own_categories.column(raw["category_path"], own_categories.bigcommerce)
         raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _category, pa.string(), keep_dict=True)
     if "visible" in raw:
         raw["status"] = raw["visible"]
@@ -75,7 +77,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         if name in raw:
             values = raw[name].cast(pa.string()) if pa.types.is_dictionary(raw[name].type) else raw[name]
             cols[name] = take_rows(values, owner)
-    for name in ("sku", "gtin", "inventory_qty"):
+    for name in ("sku", "gtin", "inventory_qty", "currency"):
         if name in raw:
             cols[name] = raw[name]
     for name in ("price", "compare_at_price", "sale_price"):

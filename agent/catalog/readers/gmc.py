@@ -11,6 +11,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agent.catalog.readers import own_categories
 from agent.catalog.readers.common import Draft, coalesce
 from agent.catalog.values import to_strings
 
@@ -23,6 +24,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         paused = pc.is_valid(to_strings(pause))
         cols["status"] = pc.if_else(paused, "draft", "active")
     if "category_path" in cols:  # product_type may list several paths: the first is the main one
+        cols["own_categories"] = own_categories.column(cols["category_path"], own_categories.gmc)
         cols["category_path"] = _first_path(cols["category_path"])
     return Draft(n=table.num_rows, cols=cols, used=set(roles.values()), default_status="active")
 
@@ -30,5 +32,5 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
 def _first_path(arr):
     from agent.catalog.values import map_distinct
 
-    return map_distinct(to_strings(arr), lambda v: v.split(",")[0].strip() if v and " > " in v else v,
+    return map_distinct(to_strings(arr), lambda v: (own_categories.gmc(v) or "").split(own_categories.SEPARATOR)[0] or None,
                         pa.string(), keep_dict=True)

@@ -22,7 +22,7 @@
 * `qty` is the stock, `is_in_stock` 1/0 the stated availability (it wins over the quantity),
   `allow_backorders` 1/2 (allow, allow and notify) the "continue selling" policy, 0 deny.
 * `categories` holds comma-separated paths ("Default Category/Gear/Bags,…"); the first path, without
-  its root category, joined with " > ", is the category.
+  its root category, joined with " > ", is the category; all paths are the own categories.
 * `additional_attributes` ("color=Red,size=M,material=Cotton,manufacturer=Acme") feeds color, size,
   material and brand.
 * Dates (`updated_at`) are in the admin locale's format (`2/20/25, 7:27 PM`): see agent.catalog.dates
@@ -37,10 +37,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agent.catalog.readers import own_categories
 from agent.catalog.readers.common import Draft, attribute_for, coalesce, encode_keys, first_row_per_key, take_rows
 from agent.catalog.values import map_distinct, policy_value, to_strings
 
-_INHERIT = ("title", "description", "category_path", "image_url", "brand")
+_INHERIT = ("title", "description", "category_path", "image_url", "brand", "own_categories")
 
 
 def _category(v: str | None) -> str | None:
@@ -179,6 +180,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             cols[name] = raw[name]
     cols["sku"] = skus
     if "category_path" in raw:
+        raw["own_categories"] = own_categories.column(raw["category_path"], own_categories.magento)
         raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _category, pa.string(), keep_dict=True)
     if "additional_attributes" in raw:
         extra = raw["additional_attributes"]
@@ -195,6 +197,9 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             cols[name] = coalesce(parent_val, values) if name == "title" else coalesce(values, parent_val)
     if "material" in cols:  # a product-level attribute on configurables
         cols["material"] = coalesce(cols["material"], take_rows(cols["material"], parent_row))
+    for name in ("sale_start", "sale_end", "currency"):  # the special price's schedule; a currency column
+        if name in raw:
+            cols[name] = raw[name]
     product_row = np.where(parent_row >= 0, parent_row, np.arange(n))
     cols["product_id"] = take_rows(skus, product_row)
     cols["variant_id"] = skus

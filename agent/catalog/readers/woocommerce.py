@@ -10,7 +10,8 @@
 * `Published`: 1 published (active), 0 private, -1 draft (both counted as draft).
 * `In stock?` 1/0 (or "backorder"), `Stock` the quantity, `Backorders allowed?` 1/0/notify.
 * `Regular price` is the price, `Sale price` the sale price.
-* `Categories` may list several paths ("Clothing > Tshirts, Music"); the first is the category.
+* `Categories` may list several paths ("Clothing > Tshirts, Music"); the first is the category
+  (`category_path`), all of them are the product's own categories (`own_categories`).
 * `Attribute N name` / `Attribute N value(s)` pairs become option pairs and, where the name says
   so, color / size / material.
 * Units in headers ("Weight (lbs)") are ignored: they are not canonical fields.
@@ -25,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.catalog import headers
+from agent.catalog.readers import own_categories
 from agent.catalog.readers.common import Draft, attributes_from_options, coalesce, take_rows
 from agent.catalog.values import map_distinct, to_strings
 
@@ -36,7 +38,7 @@ _ATTR = tuple((re.compile(pattern), part) for pattern, part in (
     (r"nombre del atributo (\d+)", "name"), (r"valor es del atributo (\d+)", "value"),
     (r"nom de l attribut (\d+)", "name"), (r"valeur s de l attribut (\d+)", "value"),
 ))
-_INHERIT = ("title", "description", "category_path", "image_url", "brand", "link")
+_INHERIT = ("title", "description", "category_path", "image_url", "brand", "link", "own_categories")
 
 
 def _attribute_columns(columns: list[str]) -> dict[int, dict[str, str]]:
@@ -91,10 +93,11 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     keep = ~((is_variable & has_children) | is_grouped)
 
     cols: dict = {}
-    for name in ("sku", "gtin", "inventory_qty", "price", "sale_price", "published"):
+    for name in ("sku", "gtin", "inventory_qty", "price", "sale_price", "sale_start", "sale_end", "currency", "published"):
         if name in raw:
             cols[name] = raw[name]
     if "category_path" in raw:
+        raw["own_categories"] = own_categories.column(raw["category_path"], own_categories.woocommerce)
         raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _first_category, pa.string(), keep_dict=True)
     if "image_url" in raw:
         raw["image_url"] = pc.replace_substring_regex(to_strings(raw["image_url"]).cast(pa.string()), r"\s*,\s+.*$", "")

@@ -1,0 +1,345 @@
+"""Which rows a scope holds, found in three places, computed once per table and scope.
+
+A scope phrase ("pond pumps", "cookware", "outdoor furniture") is resolved by the planner to:
+
+1. **own categories** — `Scope.own_paths` (any level of any of a product's own paths, product types
+   included; see `readers/own_categories.py`) and `Scope.merchant_categories` (primary paths);
+2. **the Google taxonomy** — `Scope.taxonomy_id` and `Scope.extra_taxonomy_ids`, with their subtrees,
+   and own categories named like one of their subcategories (`Scope.own_subpaths`: a type "frying-pans"
+   is in Cookware through "Skillets & Frying Pans");
+3. **product titles** — `Scope.title_terms`: the title's product noun (`catalog.nouns.head_noun`, the
+   one noun rule) is the phrase's last word, and the phrase's other words are in the title; or the
+   same for a subcategory name of the taxonomy node (`Scope.title_subterms`: "Stock Pot 8 L").
+
+The population is every row any of the three places in scope; a product is *counted once*, in the
+first place (in that order) that holds it, which is how the answer says how it was found ("31 active
+products: 24 by your category Pumps, 7 by title"). Every mask is computed per distinct value
+(own-category combinations, titles) and spread to rows by integer index, and cached per (table,
+scope): the planner, population() and gaps' left-out count of one turn share one computation.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.analysis.common import ANALYSED_STATUSES
+from agent.analysis.result import Scope
+from agent.catalog.taxonomy import Taxonomy
+from agent.catalog.values import as_dictionary, entry_codes
+
+PLACES = ("own", "taxonomy", "title")
+EQUIVALENT = ("outdoor", "patio", "garden", "yard", "backyard", "exterior")
+
+
+@dataclass(frozen=True)
+class ScopeRows:
+    """Per row, whether each place holds it (numpy bool arrays of the table's length)."""
+
+    own: np.ndarray
+    taxonomy: np.ndarray
+    title: np.ndarray
+
+    @property
+    def any(self) -> np.ndarray:
+        return self.own | self.taxonomy | self.title
+
+    def place(self) -> np.ndarray:
+        """int8 per row: 0 own, 1 taxonomy, 2 title (the first that holds it), 3 outside."""
+        return np.where(self.own, 0, np.where(self.taxonomy, 1, np.where(self.title, 2, 3))).astype(np.int8)
+
+
+_CACHE: dict[tuple, tuple[weakref.ref, ScopeRows]] = {}
+_CACHE_SIZE = 32
+_LOCK = threading.Lock()
+
+
+def rows(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows | None:
+    """The scope's rows of `table` (None: the whole catalog), cached per table object and scope."""
+    if scope.is_whole_catalog:
+        return None
+    key = (id(table), id(taxonomy), _key(scope))
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None and hit[0]() is table:
+            return hit[1]
+    found = _compute(table, scope, taxonomy)
+    with _LOCK:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = (weakref.ref(table), found)
+    return found
+
+
+def _key(scope: Scope) -> tuple:
+    return (scope.taxonomy_id, scope.extra_taxonomy_ids, scope.merchant_categories, scope.own_paths, scope.title_terms,
+            scope.title_subterms, scope.own_subpaths)
+
+
+def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
+    n = table.num_rows
+    none = np.zeros(n, dtype=bool)
+    ids = subtree_ids(scope, taxonomy)
+    tax = taxonomy_mask(table, ids) if ids else none
+    if scope.own_paths:
+        # the categories the phrase named are "own"; further primary paths joined the scope because
+        # their rows map into its taxonomy node, so they count with the taxonomy
+        own = own_mask(table, scope.own_paths)
+        if scope.merchant_categories:
+            tax = tax | own_mask(table, (), scope.merchant_categories)
+    else:
+        own = own_mask(table, (), scope.merchant_categories) if scope.merchant_categories else none
+    if scope.own_subpaths:  # own categories named like a subcategory of the taxonomy node: found through it
+        tax = tax | own_mask(table, scope.own_subpaths)
+    terms = ((scope.title_terms,) if scope.title_terms else ()) + tuple(scope.title_subterms)
+    title = title_mask(table, terms, taxonomy) if terms else none
+    return ScopeRows(own, tax, title)
+
+
+def subtree_ids(scope: Scope, taxonomy: Taxonomy) -> list[int]:
+    """Every taxonomy node of the scope: its roots and all nodes under them."""
+    out: list[int] = []
+    for root in ([scope.taxonomy_id] if scope.taxonomy_id is not None else []) + list(scope.extra_taxonomy_ids):
+        if taxonomy.node(root) is not None and root not in out:
+            out.append(root)
+            out.extend(d for d in taxonomy.descendants(root) if d not in out)
+    return out
+
+
+def taxonomy_mask(table: pa.Table, ids: list[int]) -> np.ndarray:
+    hit = pc.fill_null(pc.is_in(table["google_category_id"], value_set=pa.array(ids, pa.int32())), False)
+    return _np(hit)
+
+
+def _np(arr) -> np.ndarray:
+    a = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+    return np.asarray(a.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+# --- own categories -----------------------------------------------------------------------------------
+def own_column(table: pa.Table) -> pa.DictionaryArray:
+    """Per row, its own paths ("\\n"-joined). Tables built without the column (by hand, or saved by an
+    older version) get it from their primary path and product type, per distinct value."""
+    if "own_categories" in table.column_names and table["own_categories"].null_count < table.num_rows:
+        return as_dictionary(table["own_categories"])
+    from agent.catalog.readers import own_categories as oc
+
+    parts = [oc.column(table[c], fn) for c, fn in (("category_path", oc.generic), ("product_type", oc.single))
+             if c in table.column_names and table[c].null_count < table.num_rows]
+    combined = oc.combine(*parts) if parts else None
+    if combined is None:
+        return pa.DictionaryArray.from_arrays(pa.nulls(table.num_rows, pa.int32()), pa.array([], pa.string()))
+    return as_dictionary(combined)
+
+
+def path_prefixes(path: str) -> list[str]:
+    """"A > B > C" → ["A", "A > B", "A > B > C"]: a product is in every level of its path."""
+    levels = path.split(" > ")
+    return [" > ".join(levels[:i]) for i in range(1, len(levels) + 1)]
+
+
+def own_mask(table: pa.Table, own_paths: tuple[str, ...], merchant_categories: tuple[str, ...] = ()) -> np.ndarray:
+    """Rows with an own path equal to or under one of `own_paths` (case-insensitive), or whose
+    primary path is one of `merchant_categories`."""
+    from agent.catalog.readers.own_categories import paths_of
+
+    mask = np.zeros(table.num_rows, dtype=bool)
+    if own_paths:
+        wanted = {p.lower() for p in own_paths}
+        d = own_column(table)
+        flags = np.array([any(pre.lower() in wanted for p in paths_of(v) for pre in path_prefixes(p))
+                          for v in d.dictionary.to_pylist()], dtype=bool)
+        if flags.any():
+            mask |= entry_codes(d, flags, missing=False)
+    if merchant_categories and "category_path" in table.column_names:
+        d = as_dictionary(table["category_path"])
+        wanted_c = set(merchant_categories)
+        flags = np.array([v in wanted_c for v in d.dictionary.to_pylist()], dtype=bool)
+        if flags.any():
+            mask |= entry_codes(d, flags, missing=False)
+    return mask
+
+
+# --- titles ---------------------------------------------------------------------------------------------
+def _product_word(taxonomy: Taxonomy | None):
+    """Is a title word a product word — one of the taxonomy's category-name words (stemmed)?"""
+    if taxonomy is None:
+        return None
+    from agent.analysis.planner import _taxonomy_index, stem
+
+    vocab = _taxonomy_index(taxonomy).vocab
+    return lambda w: stem(w.lower()) in vocab
+
+
+def title_matches(title: str | None, noun: str, modifiers: tuple[str, ...], known=None) -> bool:
+    """The title's product noun is `noun` (stemmed) and every modifier is a word of the title
+    (outdoor/patio/garden… stand for each other). `known` tells product words from model names."""
+    return _matches(title, _noun_of(title, known), [(noun, *modifiers)])
+
+
+def _noun_of(title: str | None, known) -> str:
+    from agent.analysis.planner import tokens
+    from agent.catalog.nouns import head_noun
+
+    word = head_noun(title, known)
+    toks = tokens(word) if word else []
+    return toks[-1] if toks else ""
+
+
+def _matches(title: str | None, noun: str, terms: list[tuple[str, ...]]) -> bool:
+    from agent.analysis.planner import tokens
+
+    words = None
+    for t in terms:
+        if t[0] != noun:
+            continue
+        if len(t) == 1:
+            return True
+        if words is None:
+            words = set(tokens(title or ""))
+        if all(m in words or (m in EQUIVALENT and words & set(EQUIVALENT)) for m in t[1:]):
+            return True
+    return False
+
+
+def _word_forms(noun: str) -> str:
+    """A regex for the written forms of a stemmed noun: pump|pumps, accessory|accessories, seat|seating."""
+    import re
+
+    if noun.endswith("y") and len(noun) > 3:
+        return re.escape(noun[:-1]) + "(?:y|ies)"
+    return re.escape(noun) + "(?:s|es|ing)?"
+
+
+def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Taxonomy | None = None) -> np.ndarray:
+    """Rows whose title names one of the term sets' nouns (with its modifiers).
+
+    Vectorised over the distinct titles (a million-row catalog has a quarter of a million): the heads
+    and their last words come from `catalog.nouns` in Arrow kernels, the last word is stemmed once per
+    distinct word, modifiers are matched by regex on the titles of their noun only. Titles whose head
+    names a noun that is not its last word ("Oase Pond Pump Eco") go through the exact Python rule
+    (`head_noun` with the taxonomy's product words)."""
+    if "title" not in table.column_names or table.num_rows == 0 or not terms:
+        return np.zeros(table.num_rows, dtype=bool)
+    by_noun: dict[str, list[tuple[str, ...]]] = {}
+    for t in terms:
+        by_noun.setdefault(t[0], []).append(t)
+    d = as_dictionary(table["title"])
+    values = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
+    nouns = sorted(by_noun)
+    flags = np.zeros(len(values), dtype=bool)
+    # candidates: titles holding one of the nouns as a whole word (one regex over the distinct titles);
+    # heads and last words are worked out for these only
+    forms = sorted({_word_forms(n) for n in nouns}, key=len, reverse=True)
+    pattern = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(forms) + r")(?:$|[^\pL\pN])"
+    cand = np.flatnonzero(_np(pc.fill_null(pc.match_substring_regex(values, pattern), False)))
+    if not len(cand):
+        return np.zeros(table.num_rows, dtype=bool)
+    from agent.catalog.nouns import last_words, title_heads
+
+    sub = values.take(pa.array(cand))
+    heads = title_heads(sub)
+    vocab = _product_word(taxonomy)
+    # per candidate: index into nouns of its last word (-1 none), and whether that word is a product word
+    code, last_known = _noun_codes(last_words(heads), nouns, vocab)
+    for k, noun in enumerate(nouns):
+        rows = np.flatnonzero(code == k)
+        if len(rows):
+            flags[cand[rows]] = _modifiers_hold(sub.take(pa.array(rows)), by_noun[noun])
+    # the slow path: a noun inside the head but not its last word ("Oase Pond Pump Eco"); a head
+    # ending in a product word has that word as its noun, so only other heads need the exact rule
+    inside = _np(pc.fill_null(pc.match_substring_regex(heads, pattern), False)) & (code < 0) & ~last_known
+    rest = np.flatnonzero(inside)
+    if len(rest):
+        targets = set(nouns)
+        known = None if vocab is None else (lambda w: vocab(w) or _stem_word(w) in targets)
+        for i, title in zip(rest.tolist(), sub.take(pa.array(rest)).to_pylist()):
+            noun = _noun_of(title, known)
+            if noun in by_noun:
+                flags[cand[i]] = _matches(title, noun, by_noun[noun])
+    return entry_codes(d, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
+
+
+def _stem_word(word: str) -> str:
+    from agent.analysis.planner import tokens
+
+    toks = tokens(word)
+    return toks[-1] if toks else ""
+
+
+def _noun_codes(last: pa.Array, nouns: list[str], vocab) -> tuple[np.ndarray, np.ndarray]:
+    """Per title, the index in `nouns` of its last word's stem (-1 none) and whether that word is a
+    product word; worked out once per distinct word."""
+    enc = as_dictionary(last)
+    pos = {n: i for i, n in enumerate(nouns)}
+    words = enc.dictionary.to_pylist()
+    if not words:
+        return np.full(len(last), -1, dtype=np.int32), np.zeros(len(last), dtype=bool)
+    per_word = np.array([pos.get(_stem_word(w) if w else "", -1) for w in words], dtype=np.int32)
+    known = np.array([bool(w) and vocab is not None and vocab(w) for w in words], dtype=bool)
+    return entry_codes(enc, per_word, missing=-1), entry_codes(enc, known, missing=False)
+
+
+def _modifiers_hold(titles: pa.Array, terms: list[tuple[str, ...]]) -> np.ndarray:
+    """Per title, whether some term set's modifiers are all words of it (any term without modifiers: all)."""
+    if any(len(t) == 1 for t in terms):
+        return np.ones(len(titles), dtype=bool)
+    out = np.zeros(len(titles), dtype=bool)
+    for t in terms:
+        ok = np.ones(len(titles), dtype=bool)
+        for m in t[1:]:
+            words = EQUIVALENT if m in EQUIVALENT else (m,)
+            pattern = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(_word_forms(w) for w in words) + r")(?:$|[^\pL\pN])"
+            ok &= _np(pc.fill_null(pc.match_substring_regex(titles, pattern), False))
+            if not ok.any():
+                break
+        out |= ok
+    return out
+
+
+# --- counts ---------------------------------------------------------------------------------------------
+def analysed(table: pa.Table) -> np.ndarray:
+    """Rows with an analysed status (active or no status stated)."""
+    d = as_dictionary(table["status"])
+    flags = np.array([v in ANALYSED_STATUSES for v in d.dictionary.cast(pa.string()).to_pylist()], dtype=bool)
+    return entry_codes(d, flags, missing=True)
+
+
+def _products_per_place(table: pa.Table, place: np.ndarray, keep: np.ndarray) -> list[int]:
+    """Distinct products per place (each product in the first place any of its rows has)."""
+    pk = table["product_key"]
+    pk = (pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk).to_numpy(zero_copy_only=False)
+    pk, pl = pk[keep], place[keep]
+    if len(pk) == 0:
+        return [0] * len(PLACES)
+    order = np.lexsort((pl, pk))
+    pk_s, pl_s = pk[order], pl[order]
+    first = np.concatenate(([True], pk_s[1:] != pk_s[:-1]))
+    per = np.bincount(pl_s[first], minlength=len(PLACES) + 1)
+    return [int(x) for x in per[:len(PLACES)]]
+
+
+def found(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> tuple[tuple[str, int], ...]:
+    """(("own", n), ("taxonomy", n), ("title", n)): active products by the first place that holds them."""
+    r = rows(table, scope, taxonomy)
+    if r is None or table.num_rows == 0:
+        return tuple((p, 0) for p in PLACES)
+    return tuple(zip(PLACES, _products_per_place(table, r.place(), analysed(table) & r.any)))
+
+
+def unplaced(table: pa.Table) -> int:
+    """Active products with no own category and no Google category."""
+    if table.num_rows == 0:
+        return 0
+    d = own_column(table)
+    has_own = entry_codes(d, np.array([bool(v) for v in d.dictionary.to_pylist()], dtype=bool), missing=False)
+    has_google = _np(pc.is_valid(table["google_category_id"]))
+    keep = analysed(table) & ~has_own & ~has_google
+    pk = table["product_key"]
+    pk = (pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk).to_numpy(zero_copy_only=False)
+    return int(len(np.unique(pk[keep])))

@@ -1,0 +1,166 @@
+"""The merchant's own categories, read as a hierarchy: every path a product has, in every format.
+
+A format's own category fields become one canonical column, `own_categories`: per row, all of the
+product's own category paths, each with its levels joined by " > ", the paths joined by
+`SEPARATOR` (a newline: whitespace inside a level is collapsed to single spaces, so no level ever
+holds one). The column is dictionary-encoded — a product's variants share one value and a catalog
+has few distinct category combinations — and every parse here runs once per distinct value.
+
+What each format's fields mean (decided from the exporters' own documentation and real exports):
+
+| format | field | several paths | levels |
+|---|---|---|---|
+| Shopify | `Product Category`, `Type` | one each | `>` (Type: one level unless it holds `>`) |
+| WooCommerce | `Categories` | `,` (`\\,` is a comma inside a name) | `>` |
+| Magento | `categories` | `,` | `/`, root ("Default Category") dropped |
+| Merchant Center | `product_type` | `,` when two or more pieces hold `>` | `>` |
+| BigCommerce | `Category` | `;` | `/` |
+| generic | category columns, product type | `;`, or `,` as for Merchant Center | `>`, else `/` |
+
+A comma alone never splits a Merchant Center or generic value: "Tables, Chairs & Benches" is one
+name, while "Home > Decor, Garden > Pots" is two paths. `category_path` stays the primary (first)
+path, for display and the Google mapping.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.catalog.values import as_dictionary, entry_codes, map_distinct, to_strings
+
+SEPARATOR = "\n"
+ROOTS = ("default category", "root catalog", "root")  # Magento's root categories: no merchant level
+_UNESCAPED_COMMA = re.compile(r"(?<!\\),")
+
+
+def _clean(level: str) -> str:
+    return " ".join(level.replace("\\,", ",").split())
+
+
+def _levels(path: str, sep: str) -> list[str]:
+    return [lv for lv in (_clean(p) for p in path.split(sep)) if lv]
+
+
+def _join(paths: list[list[str]]) -> str | None:
+    """Paths joined; a path that only repeats the start of another ("Gear" beside "Gear > Fitness",
+    as Magento lists every ancestor) is left out — a product is in every level of its paths anyway."""
+    out: list[str] = []
+    for levels in paths:
+        text = " > ".join(levels)
+        if text and text not in out:
+            out.append(text)
+    kept = [p for p in out if not any(o != p and o.startswith(p + " > ") for o in out)]
+    return SEPARATOR.join(kept) or None
+
+
+def _several_if_paths(value: str) -> list[str]:
+    """Split on commas only when two or more pieces are paths themselves (hold a `>`)."""
+    pieces = [p for p in value.split(",") if p.strip()]
+    if len(pieces) > 1 and sum(">" in p for p in pieces) >= 2:
+        return pieces
+    return [value]
+
+
+def woocommerce(value: str | None) -> str | None:
+    if not value:
+        return None
+    return _join([_levels(p, ">") for p in _UNESCAPED_COMMA.split(value)])
+
+
+def magento(value: str | None) -> str | None:
+    if not value:
+        return None
+    paths = []
+    for p in value.split(","):
+        levels = _levels(p, "/")
+        # Magento writes every path from the store's root category ("Default Category/Gear/Bags",
+        # "Products/New"): the root is no merchant level, and a path of the root alone names nothing
+        paths.append(levels[1:] if len(levels) > 1 or p.rstrip().endswith("/") or (levels and levels[0].lower() in ROOTS)
+                     else levels)
+    return _join(paths)
+
+
+def gmc(value: str | None) -> str | None:
+    if not value:
+        return None
+    return _join([_levels(p, ">") for p in _several_if_paths(value)])
+
+
+def bigcommerce(value: str | None) -> str | None:
+    if not value:
+        return None
+    return _join([_levels(p, "/") for p in value.split(";")])
+
+
+def generic(value: str | None) -> str | None:
+    """A category column of unknown origin (and Shopify's Product Category): `;` or path-commas
+    separate paths; `>` separates levels, else `/`."""
+    if not value:
+        return None
+    paths = []
+    for part in value.split(";"):
+        for p in _several_if_paths(part):
+            paths.append(_levels(p, ">") if ">" in p else _levels(p, "/"))
+    return _join(paths)
+
+
+def single(value: str | None) -> str | None:
+    """A product type: one name, or a path when it holds `>`."""
+    if not value:
+        return None
+    return _join([_levels(value, ">")])
+
+
+def column(values, parse: Callable[[str | None], str | None]) -> pa.ChunkedArray:
+    """A raw category column parsed to joined own paths, once per distinct value (dictionary out)."""
+    return map_distinct(to_strings(values), parse, pa.string(), keep_dict=True)
+
+
+def combine(*columns) -> pa.ChunkedArray | None:
+    """Per row, the union of the paths of several own-category columns (in column order).
+
+    Worked on dictionary indices: rows are numbered by their combination of entries, and each
+    distinct combination is joined once."""
+    present = [as_dictionary(c) for c in columns if c is not None and c.null_count < len(c)]
+    if not present:
+        return None
+    if len(present) == 1:
+        return pa.chunked_array([present[0]])
+    n = len(present[0])
+    code = np.zeros(n, dtype=np.int64)
+    for d in present:
+        idx = entry_codes(d, np.arange(len(d.dictionary), dtype=np.int64), missing=-1)
+        code = code * (len(d.dictionary) + 1) + (idx + 1)
+    enc = pc.dictionary_encode(pa.array(code))
+    uniq = enc.dictionary.to_numpy(zero_copy_only=False)
+    names = [d.dictionary.cast(pa.string()).to_pylist() for d in present]
+    sizes = [len(d.dictionary) + 1 for d in present]
+    joined = []
+    for c in uniq.tolist():
+        parts = []
+        for size in reversed(sizes):
+            parts.append(c % size - 1)
+            c //= size
+        parts.reverse()
+        paths: list[list[str]] = []
+        for k, i in enumerate(parts):
+            if i >= 0 and names[k][i]:
+                paths.extend(p.split(" > ") for p in names[k][i].split(SEPARATOR))
+        joined.append(_join(paths))
+    dictionary = pc.dictionary_encode(pa.array(joined, pa.string()))
+    indices = pc.take(dictionary.indices, enc.indices)
+    return pa.chunked_array([pa.DictionaryArray.from_arrays(indices, dictionary.dictionary, safe=False)])
+
+
+def paths_of(value: str | None) -> list[str]:
+    """The paths of one `own_categories` value."""
+    return [p for p in (value or "").split(SEPARATOR) if p]
+
+
+def levels_of(path: str) -> list[str]:
+    return path.split(" > ")

@@ -1,0 +1,318 @@
+"""Issue 10's scope rules, one test (or table) per rule, on catalogs read through the catalog layer.
+
+The small catalogs here are written as real export files (Shopify, WooCommerce, Magento, Merchant
+Center, BigCommerce CSV) and read by the same readers as an attachment, so the own-category parsing,
+the mapping and the planner are exercised together.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from agent.analysis import common, scoping
+from agent.analysis.inputs import SkillInput
+from agent.analysis.planner import PlanMemory, plan
+from agent.analysis.registry import SKILLS
+from agent.catalog.ingest import read_table_bytes
+from agent.catalog.readers import own_categories as oc
+from agent.catalog.taxonomy import load
+from agent.render.text import render_skill
+
+TAX = load()
+SHOPIFY = ["Handle", "Title", "Body (HTML)", "Vendor", "Product Category", "Type", "Published", "Option1 Name",
+           "Option1 Value", "Variant SKU", "Variant Inventory Tracker", "Variant Inventory Qty", "Variant Inventory Policy",
+           "Variant Price", "Status"]
+
+
+def _csv(header: list[str], rows: list[list]) -> bytes:
+    out = io.StringIO()
+    w = csv.writer(out)
+    w.writerow(header)
+    w.writerows(rows)
+    return out.getvalue().encode()
+
+
+def shopify(products: list[tuple[str, str, str]], qty=lambda i: 3) -> "pa.Table":  # noqa: F821
+    """(title, Product Category, Type) per product, one variant each, active, tracked stock."""
+    rows = []
+    for i, (title, category, typ) in enumerate(products):
+        rows.append([f"p{i}", title, "", "Acme", category, typ, "TRUE", "Title", "Default Title", f"SKU{i}", "shopify",
+                     qty(i), "deny", 10 + i, "active"])
+    table, _ = read_table_bytes(_csv(SHOPIFY, rows), "products_export.csv", "attached file")
+    return table
+
+
+def ask(question: str, table, memory=None, skill: str | None = None):
+    p = plan(question, table, TAX, memory)
+    sid = skill or p.skills[0]
+    result = SKILLS[sid].run(SkillInput(own=table, reference=None, scope=p.scope, taxonomy=TAX))
+    return p, result, render_skill(result, p.notes)
+
+
+# --- 1. own categories are read as a hierarchy, several per product ------------------------------------
+@pytest.mark.parametrize("fn,value,expected", [
+    (oc.woocommerce, "Clothing > Tshirts, Music", ["Clothing > Tshirts", "Music"]),
+    (oc.woocommerce, r"Home > Tables\, Chairs & Benches", ["Home > Tables, Chairs & Benches"]),
+    (oc.magento, "Default Category/Gear/Bags,Default Category/Sale", ["Gear > Bags", "Sale"]),
+    (oc.magento, "Default Category/Gear,Default Category/Gear/Fitness Equipment", ["Gear > Fitness Equipment"]),
+    (oc.magento, "Default Category", []),
+    (oc.gmc, "Home > Decor, Garden > Pots", ["Home > Decor", "Garden > Pots"]),
+    (oc.gmc, "Home > Tables, Chairs & Benches", ["Home > Tables, Chairs & Benches"]),
+    (oc.gmc, "Pumps, Filters", ["Pumps, Filters"]),
+    (oc.bigcommerce, "Shop All/Garden;Sale/Outdoor", ["Shop All > Garden", "Sale > Outdoor"]),
+    (oc.generic, "Garden/Pumps", ["Garden > Pumps"]),
+    (oc.generic, "Garden > Pumps; Sale", ["Garden > Pumps", "Sale"]),
+    (oc.single, "frying-pans", ["frying-pans"]),
+    (oc.single, "  Pond   Pumps ", ["Pond Pumps"]),
+])
+def test_own_category_fields_parse_to_paths(fn, value, expected):
+    assert oc.paths_of(fn(value)) == expected
+
+
+def test_woocommerce_products_keep_all_their_categories_and_variations_inherit_them():
+    header = ["ID", "Type", "SKU", "Name", "Published", "Categories", "Regular price", "In stock?", "Stock", "Parent"]
+    rows = [[1, "simple", "A", "Band Tee", 1, "Clothing > Tshirts, Music", 20, 1, 5, ""],
+            [2, "variable", "B", "Hoodie", 1, "Clothing > Hoodies", 30, 1, "", ""],
+            [3, "variation", "B-R", "Hoodie - Red", 1, "", 30, 1, 2, "B"],
+            [4, "simple", "C", "Single", 1, "Music", 3, 1, 9, ""]]
+    table, ev = read_table_bytes(_csv(header, rows), "wc-product-export.csv", "attached file")
+    assert ev.format.startswith("WooCommerce")
+    assert sorted(table["own_categories"].to_pylist()) == ["Clothing > Hoodies", "Clothing > Tshirts\nMusic", "Music"]
+    assert table["category_path"].to_pylist()[0] == "Clothing > Tshirts"  # the primary path stays the first
+    music = plan("Where are the gaps in music?", table, TAX).scope
+    assert dict(music.found)["own"] == 2  # the band tee is in Music too
+    shirts = plan("Where are the gaps in tshirts?", table, TAX).scope
+    assert dict(shirts.found)["own"] == 1
+
+
+def test_shopify_type_and_product_category_are_both_own_categories():
+    t = shopify([("Big Pot", "Home & Garden > Kitchen & Dining > Cookware & Bakeware", "pots"),
+                 ("Pan Set", "", "sets")])
+    assert t["own_categories"].to_pylist() == ["Home & Garden > Kitchen & Dining > Cookware & Bakeware\npots", "sets"]
+
+
+# --- 2. a scope is found in own categories, the taxonomy and titles, each product once ---------------
+POND = [("Pond Pump 3000", "", ""), ("Oase Pond Pump Eco 6000", "", ""), ("Solar Pond Pump", "", ""),
+        ("Pump Filter Bag", "", ""), ("Pond Liner 4 x 5 m", "", ""), ("Fountain Pump Mini", "", "")]
+
+
+def test_pond_pumps_are_found_by_title_and_a_filter_bag_is_no_pump():
+    t = shopify(POND, qty=lambda i: 0 if i in (1, 3) else 4)
+    p, result, md = ask("Which of my pond pumps are out of stock?", t)
+    assert p.skills == ("availability",)
+    found = dict(p.scope.found)  # mapped pumps count by Google category, the rest by title: 3 in all
+    assert found["own"] == 0 and found["taxonomy"] + found["title"] == 3  # the filter bag is a bag
+    assert "3 active products" in md and "by title" in md
+    assert "No active products" not in md
+
+
+def test_a_noun_alone_is_used_only_when_nothing_names_the_whole_phrase_and_then_it_is_said():
+    t = shopify([("Fountain Pump Mini", "", ""), ("Pump Filter Bag", "", ""), ("Garden Hose 20 m", "", "")])
+    p, _, md = ask("Which of my pond pumps are out of stock?", t)
+    assert dict(p.scope.found)["title"] == 1
+    assert any("whose title names a pump" in n for n in p.notes)
+
+
+def test_own_category_and_title_are_counted_once_with_how_they_were_found():
+    t = shopify([("Pond Pump 3000", "", "Pumps"), ("Pond Pump 5000", "", "Pumps"), ("Pond Pump Mini", "", ""),
+                 ("Pump Filter Bag", "", "Filters")])
+    p, result, md = ask("Where are the gaps in pumps?", t)
+    assert dict(p.scope.found) == {"own": 2, "taxonomy": 0, "title": 1}
+    assert "3 active products: 2 by your category Pumps, 1 by title." in md
+    assert result.table.to_pylist()[0]["Products"] == 3
+
+
+def test_an_empty_scope_is_said_only_after_all_three_places_and_names_nearest_and_unplaced():
+    t = shopify([("Pond Pump 3000", "", "Pumps"), ("Pond Liner", "", "Liners"), ("Mystery Thing", "", "")])
+    p, result, md = ask("What is out of stock in unicorn saddles?", t)
+    assert p.scope.taxonomy_id is not None and p.scope.found and sum(dict(p.scope.found).values()) == 0
+    assert "No active products in this scope: none of your categories, no Google category and no product title" in md
+    assert "Your nearest categories: " in md and ("Pumps" in md or "Liners" in md)
+    assert p.scope.unplaced == scoping.unplaced(t) and p.scope.unplaced >= 1
+    assert f"{p.scope.unplaced:,} active product" in md
+
+
+def test_a_turns_scope_masks_are_computed_once(monkeypatch):
+    t = shopify(POND)
+    calls = []
+    original = scoping._compute
+    monkeypatch.setattr(scoping, "_compute", lambda *a: calls.append(1) or original(*a))
+    p = plan("Where are the gaps in pond pumps?", t, TAX)
+    for sid in ("assortment_gaps", "availability", "price_ladder"):
+        SKILLS[sid].run(SkillInput(own=t, reference=None, scope=p.scope, taxonomy=TAX))
+    assert len(calls) == 1
+
+
+# --- 3. scope stays where the merchant put it ----------------------------------------------------------
+@pytest.mark.parametrize("question", [
+    "Do I have entry-level and premium options?", "Which items are out of stock?", "How are my products priced?",
+    "Where are the gaps in my range?", "What stuff is out of stock?", "Is my catalog ready for Google Shopping?",
+    "What is out of stock in my store?", "Which options are out of stock?",
+])
+def test_question_words_never_become_a_scope_even_when_a_category_is_called_so(question):
+    t = shopify([("Gift Wrap", "", "Options"), ("Extra Item", "", "Items"), ("Product Care Kit", "", "Products"),
+                 ("Range Hood", "", "Range"), ("Store Card", "", "Store"), ("Chair", "Furniture > Chairs", "Stuff")])
+    p = plan(question, t, TAX)
+    assert p.scope.is_whole_catalog, (question, p.scope)
+
+
+def test_a_typod_scope_is_remembered_like_the_correct_one():
+    t = shopify([("Patio Chair", "Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs", "Chairs"),
+                 ("Patio Table", "Furniture > Outdoor Furniture > Outdoor Tables", "Tables")])
+    right = plan("Where are the gaps in outdoor furniture?", t, TAX)
+    typo = plan("gaps in outdor furnture", t, TAX)
+    assert typo.memory.scope_phrase == right.memory.scope_phrase == "outdoor furniture"
+    for first in (right, typo):
+        memory = PlanMemory.from_dict(json.loads(json.dumps(first.memory.to_dict())))
+        follow = plan("and pricing?", t, TAX, memory)
+        assert follow.skills == ("price_ladder",) and follow.scope.taxonomy_id == 4299
+        assert follow.scope.found == right.scope.found
+
+
+@pytest.mark.parametrize("reset", ["and across the whole catalog?", "and overall?", "what about everything?"])
+def test_whole_catalog_words_reset_the_scope_and_keep_the_skill(reset):
+    t = shopify([("Patio Chair", "Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs", "Chairs"),
+                 ("Desk Lamp", "Home & Garden > Lighting > Lamps", "Lamps")])
+    first = plan("How are my outdoor chairs priced?", t, TAX)
+    assert not first.scope.is_whole_catalog
+    p = plan(reset, t, TAX, first.memory)
+    assert p.scope.is_whole_catalog and p.skills == ("price_ladder",)
+
+
+def test_covers_shop_asking_about_outdoor_furniture_is_not_told_about_baby_furniture():
+    t = shopify([("Patio Table Cover - Large", "", "Furniture Covers"), ("Outdoor Chair Cover", "", "Furniture Covers"),
+                 ("Covers for Sofas and Chairs", "", "Furniture Covers"), ("Bench Cover | Waterproof", "", "Furniture Covers")])
+    p, result, md = ask("Where are the gaps in outdoor furniture?", t)
+    assert p.scope.taxonomy_id == 4299 and p.scope.extra_taxonomy_ids == (6963,)
+    assert any("Outdoor Furniture Accessories is counted with Outdoor Furniture" in n for n in p.notes)
+    for row in result.table.to_pylist()[1:]:
+        name = row["Subcategory"]
+        key = next((i for i in TAX.nodes if TAX.nodes[i].name == name.split(" (")[0]), None)
+        if key is not None:
+            assert TAX.is_within(key, 4299) or TAX.is_within(key, 6963), name
+    assert "Baby" not in md and "Futon" not in md
+
+
+def test_an_own_category_spread_over_furniture_does_not_become_all_of_furniture():
+    t = shopify([("Patio Table Cover", "", "Covers"), ("Chair Cover", "", "Covers"), ("Sofa Cover", "", "Covers")])
+    p = plan("Where are the gaps in covers?", t, TAX)
+    assert p.scope.taxonomy_id is None or TAX.node(p.scope.taxonomy_id).depth >= 2
+    assert p.scope.own_label == "Covers" and dict(p.scope.found)["own"] == 3
+
+
+def test_cookware_is_found_through_the_shops_types():
+    t = shopify([("Stock Pot 8 L", "", "pots"), ("Cookware Set 10 pieces", "", "sets"), ("Pressure Cooker 6 L", "", "pressure-cookers"),
+                 ("Cast Iron Frying Pan", "", "frying-pans"), ("Tea Towel", "", "textiles")])
+    p, result, md = ask("Where are the gaps in cookware?", t)
+    assert sum(dict(p.scope.found).values()) >= 4, (p.scope, md)
+
+
+# --- 4. say what is missing to answer ------------------------------------------------------------------
+@pytest.mark.parametrize("question,skill", [
+    ("Which brands do competitors carry that I don't?", "brand_coverage"),
+    ("What is my market share in chairs?", "assortment_gaps"),
+])
+def test_a_competitor_question_without_reference_says_so_first(question, skill):
+    t = shopify([("Patio Chair", "Furniture > Chairs", "Chairs"), ("Desk Lamp", "Home & Garden > Lighting", "Lamps")])
+    p, result, md = ask(question, t, skill=skill)
+    lines = [line for line in md.splitlines() if line.strip()]
+    assert lines[1].startswith("Competitor or market data is needed")
+    assert "reference_uri" in lines[1] and "second file" in lines[1]
+
+
+def test_a_competitor_question_with_a_reference_does_not_ask_for_one():
+    t = shopify([("Patio Chair", "Furniture > Chairs", "Chairs")])
+    ref = shopify([("Garden Chair", "Furniture > Chairs", "Chairs"), ("Lamp", "Home & Garden > Lighting", "Lamps")])
+    p = plan("Which brands do competitors carry that I don't?", t, TAX)
+    result = SKILLS["brand_coverage"].run(SkillInput(own=t, reference=ref, scope=p.scope, taxonomy=TAX))
+    assert "Competitor or market data is needed" not in render_skill(result, p.notes)
+    own_only = plan("Which brands do I sell?", t, TAX)
+    result = SKILLS["brand_coverage"].run(SkillInput(own=t, reference=None, scope=own_only.scope, taxonomy=TAX))
+    assert "Competitor or market data is needed" not in render_skill(result, own_only.notes)
+
+
+def test_population_and_scope_mask_agree_with_the_scope_counts():
+    t = shopify(POND + [("Pond Pump Draft", "", "")])
+    p = plan("Where are the gaps in pond pumps?", t, TAX)
+    pop = common.population(t, p.scope, TAX, ("product_key", "google_category_id"))
+    assert common.count_products(pop.table) == sum(dict(p.scope.found).values())
+
+
+@pytest.mark.parametrize("name,header,rows,expected", [
+    ("magento-export.csv",
+     ["sku", "store_view_code", "attribute_set_code", "product_type", "categories", "product_websites", "name", "product_online",
+      "price", "qty"],
+     [["MB01", "", "Bag", "simple", "Default Category/Gear/Bags,Default Category/Collections/Eco Friendly", "base", "Joust Duffle Bag",
+       1, 34, 10]],
+     ["Gear > Bags\nCollections > Eco Friendly"]),
+    ("google-feed.csv",
+     ["id", "title", "description", "link", "image_link", "price", "availability", "brand", "product_type", "google_product_category"],
+     [["A1", "Pond Pump 3000", "d", "https://x.example/a", "https://x.example/a.jpg", "99.00 USD", "in stock", "Oase",
+       "Pond > Pumps, Garden > Water Features", ""]],
+     ["Pond > Pumps\nGarden > Water Features"]),
+    ("bigcommerce-products.csv",
+     ["Item Type", "Product ID", "Product Name", "Product Type", "Product Code/SKU", "Brand Name", "Price", "Product Visible?",
+      "Track Inventory", "Current Stock Level", "Category"],
+     [["Product", "1", "Garden Bench", "P", "GB-1", "Acme", "120.00", "Y", "by product", "4", "Garden/Furniture;Sale"]],
+     ["Garden > Furniture\nSale"]),
+])
+def test_each_format_reads_all_own_category_paths(name, header, rows, expected):
+    table, _ = read_table_bytes(_csv(header, rows), name, "attached file")
+    assert table["own_categories"].to_pylist() == expected
+    first = expected[0].split("\n")[0]
+    assert table["category_path"].to_pylist() == [first]  # the primary path is the first
+
+
+def test_long_nonsense_questions_stay_cheap_on_a_catalog_with_titles():
+    import time
+
+    t = shopify(POND * 30)
+    plan("warm up", t, TAX)
+    question = " ".join(f"zork{i} blorp{i} and frobnicate{i}" for i in range(40))
+    start = time.perf_counter()
+    p = plan(question, t, TAX)
+    assert time.perf_counter() - start < 1.0
+    assert p.scope.is_whole_catalog
+
+
+def test_own_categories_that_are_kinds_of_the_phrase_answer_when_none_has_its_name():
+    t = shopify([("Velo X1", "", "Road Bikes"), ("Velo T2", "", "Track Bikes"), ("Velo Bell", "", "Bike Parts"),
+                 ("Velo G3", "", "Raised Garden Beds")])
+    p, result, md = ask("Where are the gaps in bikes?", t)
+    assert dict(p.scope.found)["own"] == 2 and p.scope.label == "bikes"
+    assert "your categories “Road Bikes” and “Track Bikes”" in md
+    assert plan("pricing for outdoor beds", t, TAX).scope.own_paths == ()  # garden beds are no outdoor beds
+
+
+def test_a_scope_never_drops_the_noun_or_widens_to_a_parent_silently():
+    t = shopify([("Sofa Deluxe", "Furniture > Sofas", ""), ("Bench", "Furniture", ""), ("Lamp", "Home & Garden > Lighting", "")])
+    covers = plan("Where are the gaps in sofa covers?", t, TAX)
+    assert covers.scope.taxonomy_id != 460  # "sofa covers" are no sofas
+    outdoor = plan("Where are the gaps in outdoor furniture?", t, TAX)
+    assert outdoor.scope.taxonomy_id == 4299  # the honest (empty) Outdoor Furniture, never all of Furniture
+    assert sum(dict(outdoor.scope.found).values()) == 0
+    lighting = plan("Any gaps in garden lighting?", t, TAX)
+    assert lighting.scope.taxonomy_id == 594
+    assert any(n.startswith("No category is called “garden lighting”; the scope is ") for n in lighting.notes)
+
+
+def test_a_phrase_named_whole_by_titles_is_not_widened_to_a_broader_category():
+    t = shopify([("Canvas Tote Bag", "", ""), ("Leather Tote Bag - Black", "", ""),
+                 ("Trail Backpack", "Apparel & Accessories > Handbags, Wallets & Cases", "Bags"), ("Duffel Bag", "", "Bags")])
+    p = plan("Which of my tote bags are out of stock?", t, TAX)
+    assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 2}, p.scope
+    assert not any(n.startswith("No category is called") for n in p.notes)
+
+
+@pytest.mark.parametrize("question,skill", [
+    ("How do my prices compare with competitors in chairs?", "price_ladder"),
+    ("Which colours do competitors carry that I don't?", "attribute_coverage"),
+])
+def test_every_skill_that_compares_with_a_reference_says_when_there_is_none(question, skill):
+    t = shopify([("Patio Chair", "Furniture > Chairs", "Chairs"), ("Desk Chair", "Furniture > Chairs", "Chairs")])
+    p, result, md = ask(question, t, skill=skill)
+    assert [line for line in md.splitlines() if line.strip()][1].startswith("Competitor or market data is needed")
