@@ -68,6 +68,7 @@ class Config:
     body_read_seconds: int = 15  # BODY_READ_SECONDS: the whole request body must arrive within it
     caller_identity_header: str | None = None  # CALLER_IDENTITY_HEADER: set by an authenticating front end
     test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
+    preview: bool = False  # PREVIEW: serve the local preview page at GET / for browsers (`make run` sets it; deploy.sh does not)
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -230,4 +231,5 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         body_read_seconds=_int(env, "BODY_READ_SECONDS", 15, 1, 3600),
         turn_storage_seconds=_int(env, "TURN_STORAGE_SECONDS", 10, 1, 3600),
         test_step_gate=_gate(env),
+        preview=_flag(env, "PREVIEW", False),
     )
