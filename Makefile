@@ -40,3 +40,10 @@ lock: $(VENV)/.dev
 
 clean:
 	rm -rf $(VENV) .node .pytest_cache
+
+# The suite must never flake: run it N times in a row, then once on a single CPU (taskset -c 0).
+N ?= 10
+.PHONY: test-repeat
+test-repeat: $(VENV)/.dev
+	@for i in $$(seq 1 $(N)); do echo "== run $$i of $(N)"; $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) || exit 1; done
+	@echo "== one CPU (taskset -c 0)"; taskset -c 0 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)

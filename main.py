@@ -23,7 +23,8 @@ STATE = get_app_state()
 def a2a(request):
     path = request.path or "/"
     if request.method == "POST" and path == STATE.config.rpc_path:
-        return http.handle_rpc(request, STATE.service, STATE.config.max_body_bytes)
+        return http.handle_rpc(request, STATE.service, STATE.config.max_body_bytes, STATE.config.caller_identity_header,
+                               STATE.config.body_read_seconds)
     if request.method in ("GET", "HEAD"):
         if STATE.config.preview and (preview.serves(path) or (path == "/" and preview.wants_page(request))):
             return preview.respond(path)
@@ -32,8 +33,12 @@ def a2a(request):
         if path == "/":
             return http.json_response({"name": AGENT_NAME, "version": __version__,
                                        "protocolVersion": card.PROTOCOL_VERSION, "status": "ok"})
+    if request.method == "POST" and path in CARD_PATHS:
+        return http.json_response({"error": "Method not allowed."}, status=405, headers={"Allow": "GET, HEAD"})
     if request.method == "POST":
         return http.json_response({"error": "Not found. JSON-RPC requests go to " + STATE.config.rpc_path}, status=404)
-    if path in CARD_PATHS or path == "/" or path == STATE.config.rpc_path:
+    if path in CARD_PATHS:
+        return http.json_response({"error": "Method not allowed."}, status=405, headers={"Allow": "GET, HEAD"})
+    if path == "/" or path == STATE.config.rpc_path:
         return http.json_response({"error": "Method not allowed."}, status=405, headers={"Allow": "GET, POST"})
     return http.json_response({"error": "Not found."}, status=404)

@@ -15,8 +15,15 @@ from typing import Mapping
 
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080/"
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # the platform's own request limit
-DEFAULT_MEMORY_STORE_BYTES = 256 * 1024 * 1024  # per in-memory store; an instance has 1 GiB by default
-DEFAULT_CONTEXT_ATTACHED_BYTES = 64 * 1024 * 1024  # CSV bytes a conversation keeps for follow-ups
+DEFAULT_MEMORY_BUDGET_BYTES = 1024 * 1024 * 1024  # the instance's memory when unset (deploy.sh passes its MEMORY)
+# Shares of MEMORY_BUDGET_BYTES, the one memory setting every cache and store bound derives from. What
+# is left (about half) is for the turns in flight: a 32 MiB request body, its decoded file and the
+# parsed table of each running turn.
+SHARE_TABLE_CACHE = 0.20  # parsed catalogs from gs:// and local files (agent.catalog.cache.TABLE_CACHE)
+SHARE_CONTEXTS = 0.20  # attached catalogs kept for follow-ups (memory store, or the Cloud Storage copy cache)
+SHARE_TASKS = 0.05  # stored tasks (memory store): no file bytes in them, only answers
+SHARE_LIVE = 0.02  # events of recent runs kept for tasks/resubscribe
+DEFAULT_CONTEXT_ATTACHED_BYTES = 64 * 1024 * 1024  # CSV bytes a conversation keeps for follow-ups (at most)
 _ON = {"on", "true", "1", "yes"}
 _OFF = {"off", "false", "0", "no", ""}
 _LOG_LEVELS = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}
@@ -46,13 +53,21 @@ class Config:
     local_root: str | None = None  # local catalog paths must resolve inside it (the CATALOG_URI folder)
     task_store_entries: int = 1000  # in-memory task store bound (entries)
     context_store_entries: int = 500  # in-memory context store bound (entries)
-    memory_store_bytes: int = DEFAULT_MEMORY_STORE_BYTES  # in-memory stores bound (approximate bytes, each)
+    memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET_BYTES  # MEMORY_BUDGET_BYTES: the one memory setting
+    memory_store_bytes: int = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_CONTEXTS)  # in-memory context store bound
+    task_store_bytes: int = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_TASKS)  # in-memory task store bound
+    table_cache_bytes: int = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_TABLE_CACHE)
+    live_bytes: int = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_LIVE)
     state_ttl_days: int = 7  # same number as the state bucket's lifecycle rule (deploy.sh)
     context_max_attached_bytes: int = DEFAULT_CONTEXT_ATTACHED_BYTES  # attached CSV bytes kept per context
     context_max_turns: int = 100  # turns one conversation may take
     provider_organization: str | None = None  # the card's provider: the organization running the agent ...
     provider_url: str | None = None  # ... and its website (both or neither; unset: the card names no provider)
     log_json: bool = False  # JSON log lines for Cloud Logging when on Cloud Run (K_SERVICE set), readable lines locally
+    turn_storage_seconds: int = 10  # TURN_STORAGE_SECONDS: storage time one turn's work may take in all
+    body_read_seconds: int = 15  # BODY_READ_SECONDS: the whole request body must arrive within it
+    caller_identity_header: str | None = None  # CALLER_IDENTITY_HEADER: set by an authenticating front end
+    test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
     preview: bool = False  # PREVIEW: serve the local preview page at GET / for browsers (`make run` sets it; deploy.sh does not)
 
     @functools.cached_property
@@ -141,6 +156,25 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
     return tuple(dict.fromkeys(defaults))
 
 
+def _header_name(env: Mapping[str, str], name: str) -> str | None:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return None
+    if not re.fullmatch(r"[A-Za-z0-9-]{1,100}", raw):
+        raise ConfigError(f"{name} must be an HTTP header name, not {raw!r}")
+    return raw
+
+
+def _gate(env: Mapping[str, str]) -> str | None:
+    """TEST_STEP_GATE: a folder the test suite watches (see agent.service.stepgate). Must exist."""
+    raw = (env.get("TEST_STEP_GATE") or "").strip()
+    if not raw:
+        return None
+    if not os.path.isdir(raw):
+        raise ConfigError(f"TEST_STEP_GATE must be an existing folder, not {raw!r}")
+    return os.path.abspath(raw)
+
+
 def _provider(env: Mapping[str, str]) -> dict[str, str | None]:
     """PROVIDER_ORGANIZATION and PROVIDER_URL: who runs this agent, for the card's `provider` (A2A requires
     both fields of it). Neither set: the card has no provider rather than a made-up one."""
@@ -161,6 +195,9 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         raise ConfigError(f"LOG_LEVEL must be one of {', '.join(sorted(_LOG_LEVELS))}, not {env.get('LOG_LEVEL')!r}")
     catalog_uri = _location(env, "CATALOG_URI")
     reference_uri = _location(env, "REFERENCE_URI")
+    budget = _int(env, "MEMORY_BUDGET_BYTES", DEFAULT_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1 << 40)
+    stores = _int(env, "STATE_MEMORY_BYTES", int(budget * SHARE_CONTEXTS), 1024 * 1024, 1 << 40)  # an override
+    attached_default = min(DEFAULT_CONTEXT_ATTACHED_BYTES, int(budget * SHARE_CONTEXTS / 2))
     local_root = None
     if catalog_uri and not catalog_uri.startswith("gs://"):
         local_root = catalog_uri if os.path.isdir(catalog_uri) else os.path.dirname(catalog_uri)
@@ -180,11 +217,19 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         local_root=local_root,
         task_store_entries=_int(env, "STATE_MEMORY_TASKS", 1000, 1, 1_000_000),
         context_store_entries=_int(env, "STATE_MEMORY_CONTEXTS", 500, 1, 1_000_000),
-        memory_store_bytes=_int(env, "STATE_MEMORY_BYTES", DEFAULT_MEMORY_STORE_BYTES, 1024 * 1024, 1 << 40),
+        memory_budget_bytes=budget,
+        memory_store_bytes=stores,
+        task_store_bytes=min(stores, int(budget * SHARE_TASKS)),
+        table_cache_bytes=int(budget * SHARE_TABLE_CACHE),
+        live_bytes=int(budget * SHARE_LIVE),
         state_ttl_days=_int(env, "STATE_TTL_DAYS", 7, 1, 3650),
-        context_max_attached_bytes=_int(env, "CONTEXT_MAX_ATTACHED_BYTES", DEFAULT_CONTEXT_ATTACHED_BYTES, 0, 1 << 40),
+        context_max_attached_bytes=_int(env, "CONTEXT_MAX_ATTACHED_BYTES", attached_default, 0, 1 << 40),
         context_max_turns=_int(env, "CONTEXT_MAX_TURNS", 100, 1, 100_000),
         **_provider(env),
         log_json=bool((env.get("K_SERVICE") or "").strip()),
+        caller_identity_header=_header_name(env, "CALLER_IDENTITY_HEADER"),
+        body_read_seconds=_int(env, "BODY_READ_SECONDS", 15, 1, 3600),
+        turn_storage_seconds=_int(env, "TURN_STORAGE_SECONDS", 10, 1, 3600),
+        test_step_gate=_gate(env),
         preview=_flag(env, "PREVIEW", False),
     )

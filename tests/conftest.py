@@ -32,7 +32,7 @@ def free_port() -> int:
 
 
 AGENT_SETTINGS = ("CATALOG_", "A2UI_", "STATE_", "REFERENCE_", "ALLOWED_", "CONTEXT_", "MAX_BODY_BYTES", "LOG_LEVEL",
-                  "GOOGLE_CLOUD_PROJECT", "STORAGE_EMULATOR_HOST")
+                  "GOOGLE_CLOUD_PROJECT", "STORAGE_EMULATOR_HOST", "TEST_STEP_GATE", "CALLER_", "MEMORY_", "BODY_READ_SECONDS", "TURN_STORAGE_SECONDS")
 
 # the card's provider, and what Cloud Run sets (it switches the logs to JSON): never from the developer's shell
 AGENT_SETTINGS += ("PROVIDER_", "K_SERVICE")

@@ -189,12 +189,26 @@ class FakeGcs(_EmulatorBase):
         before = os.environ.get(EMULATOR_ENV)
         self._server.start()  # the wrapper sets STORAGE_EMULATOR_HOST itself; undo that here
         _restore_env(before)
+        # The wrapper pipes the server's stderr and reads it only if the server exits: the server logs
+        # every request there, so after some thousand requests the pipe is full and the server blocks
+        # for ever (seen as 30 s read timeouts, then a wedged emulator, late in the suite). Drain it.
+        stream = getattr(getattr(self._server, "_process", None), "stderr", None)
+        if stream is not None:
+            threading.Thread(target=_drain, args=(stream,), daemon=True, name="fake-gcs-stderr").start()
         return self
 
     def stop(self) -> None:
         before = os.environ.get(EMULATOR_ENV)
         self._server.stop()  # and the wrapper pops it on stop
         _restore_env(before)
+
+
+def _drain(stream) -> None:
+    try:
+        while stream.read(65536):
+            pass
+    except (OSError, ValueError):  # closed at stop
+        pass
 
 
 def _restore_env(value: str | None) -> None:

@@ -41,6 +41,7 @@ def test_values_are_parsed():
     ("CATALOG_URI", "gs://BAD_/x", "CATALOG_URI must look like gs://bucket/path"),
     ("REFERENCE_URI", "gs://acme/../other/x.csv", "REFERENCE_URI must look like gs://bucket/path"),
     ("ALLOWED_CATALOG_PREFIXES", "/etc", "ALLOWED_CATALOG_PREFIXES must be"),
+    ("TEST_STEP_GATE", "/no/such/folder", "TEST_STEP_GATE must be an existing folder"),
 ])
 def test_bad_values_fail_with_a_clear_line(name, value, fragment):
     with pytest.raises(config.ConfigError, match=fragment.replace("(", r"\(").replace(")", r"\)")):

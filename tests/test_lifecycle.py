@@ -59,23 +59,30 @@ def _big_csv(rows: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def test_cancel_running_stream_from_second_request(server, a2a_validate):
-    # A large file and every skill: the run lasts long enough for the cancel to land mid-way.
-    data = base64.b64encode(_big_csv(200_000)).decode()
+def test_cancel_running_stream_from_second_request(start_server, a2a_validate, tmp_path):
+    # The run is held at the test gate (TEST_STEP_GATE) until the cancel has been flagged: the cancel
+    # lands mid-run by construction, not because the file is large enough to outlast it.
+    from tests.test_state_instances import wait_for
+
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    server = start_server({"TEST_STEP_GATE": str(gate)})
+    data = base64.b64encode(_big_csv(2_000)).decode()
     body = stream_body(ALL_SKILLS_QUESTION)
     body["params"]["message"]["parts"].append({"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}})
     frames: list[dict] = []
     cancel_response: dict = {}
     with httpx.stream("POST", server.url, json=body, timeout=120) as response:
-        lines = response.iter_lines()
-        for line in lines:
+        for line in response.iter_lines():
             if not line:
                 continue
             frames.append(__import__("json").loads(line[len("data: "):]))
             if len(frames) == 1:
                 task_id = frames[0]["result"]["id"]
+                wait_for((gate / f"{task_id}.held").exists)
                 worker = threading.Thread(target=lambda: cancel_response.update(rpc(server.url, "tasks/cancel", {"id": task_id})))
                 worker.start()
+                # no release file: a held run goes on by itself once a cancel is flagged
         worker.join(30)
     final = frames[-1]["result"]
     assert final["kind"] == "status-update" and final["final"] is True

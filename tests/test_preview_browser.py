@@ -185,17 +185,21 @@ def test_the_page_answers_the_headline_question_as_the_json_answer_does(agent: S
     assert not problems, problems
 
 
-def test_cancel_ends_a_long_run_as_canceled(agent: Server, tmp_path: Path) -> None:
+def test_cancel_ends_a_long_run_as_canceled(start_server, tmp_path: Path) -> None:
     """Cancel sends tasks/cancel for the running task; the turn ends `canceled`, before the run's last skill.
 
-    A long run, as tests/test_lifecycle.py makes one: a 200,000-row file and every skill. Cancel is pressed
-    as soon as the page knows the task id (the stream's first frame)."""
+    The run is held at the test gate (TEST_STEP_GATE) after its `working` frame until the cancel is
+    flagged, so Cancel lands mid-run by construction, not because a file is large enough to outlast it."""
     from playwright.sync_api import sync_playwright
 
     from tests.test_lifecycle import ALL_SKILLS_QUESTION, _big_csv
+    from tests.test_state_instances import wait_for
 
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    agent = start_server({"PREVIEW": "1", "TEST_STEP_GATE": str(gate)})
     big = tmp_path / "big.csv"
-    big.write_bytes(_big_csv(200_000))
+    big.write_bytes(_big_csv(2_000))
     problems: list[str] = []
     cancels: list[dict] = []
     with sync_playwright() as pw:
@@ -212,6 +216,8 @@ def test_cancel_ends_a_long_run_as_canceled(agent: Server, tmp_path: Path) -> No
             page.fill("#question", ALL_SKILLS_QUESTION)
             page.click("#send")
             page.wait_for_selector("article.turn[data-task-id]", timeout=TIMEOUT_MS)
+            held_id = page.locator("article.turn").get_attribute("data-task-id")
+            wait_for((gate / f"{held_id}.held").exists)  # the run is held mid-way until the cancel lands
             page.click("#cancel")
             page.wait_for_selector("article.turn[data-done]", timeout=TIMEOUT_MS)  # the stream has ended
             assert page.locator("article.turn").get_attribute("data-state") == "canceled"

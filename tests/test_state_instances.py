@@ -92,19 +92,31 @@ def test_follow_up_on_another_instance_answers_from_the_attached_data(pair):
     assert rpc(b.url, "tasks/get", {"id": str(uuid.uuid4())})["error"]["code"] == -32001
 
 
-def test_cancel_on_another_instance_stops_the_running_stream(pair):
-    a, b, fake, bucket = pair
-    data = base64.b64encode(_big_csv(120_000)).decode()
+def wait_for(condition, timeout: float = 60.0) -> None:
+    """Wait for an explicit event (a file, an object) — not for time to pass."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the awaited event did not happen"
+        time.sleep(0.02)
+
+
+def test_cancel_on_another_instance_stops_the_running_stream(pair, start_server, tmp_path):
+    """The run is held at the test gate (TEST_STEP_GATE) until it sees the cancel instance B stored,
+    so the order — cancel flagged, then the run's next step — is fixed, not a race."""
+    _, b, fake, bucket = pair
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    a = start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": fake.url, "TEST_STEP_GATE": str(gate)})
+    data = base64.b64encode(_big_csv(2_000)).decode()
     body = stream_body(ALL_SKILLS_QUESTION)
     body["params"]["message"]["parts"].append({"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}})
     frames: list[dict] = []
     side: dict = {}
 
-    def on_b(task_id: str) -> None:
+    def cancel_on_b(task_id: str) -> None:
         side["cancel"] = rpc(b.url, "tasks/cancel", {"id": task_id})
 
     worker = None
-    started = time.monotonic()
     with httpx.stream("POST", a.url, json=body, timeout=120) as response:
         for line in response.iter_lines():
             if not line:
@@ -112,15 +124,19 @@ def test_cancel_on_another_instance_stops_the_running_stream(pair):
             frames.append(json.loads(line[len("data: "):]))
             result = frames[-1]["result"]
             if worker is None and result.get("kind") == "status-update" and result["status"]["state"] == "working":
-                worker = threading.Thread(target=on_b, args=(result["taskId"],))
+                task_id = result["taskId"]
+                wait_for((gate / f"{task_id}.held").exists)  # the run is held before its first step
+                worker = threading.Thread(target=cancel_on_b, args=(task_id,))
                 worker.start()
+                # no release file: the held run goes on by itself once it sees B's cancel flag in the
+                # shared bucket (releasing it by hand could let its next step read a cached "not yet")
     worker.join(60)
     task_id = frames[0]["result"]["id"]
     final = frames[-1]["result"]
-    assert final["final"] is True and final["status"]["state"] == "canceled", time.monotonic() - started
+    assert final["final"] is True and final["status"]["state"] == "canceled"
     assert side["cancel"]["result"]["status"]["state"] == "canceled"
     artifacts = [f for f in frames if f["result"].get("kind") == "artifact-update"]
-    assert len(artifacts) < 7, "the run must stop before its last skill"
+    assert artifacts == [], "the run must stop at its next step, before any skill ran"
     for url in (a.url, b.url):
         assert rpc(url, "tasks/get", {"id": task_id})["result"]["status"]["state"] == "canceled"
 

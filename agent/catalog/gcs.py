@@ -14,6 +14,8 @@ Why this shape:
 
 from __future__ import annotations
 
+from agent import budget
+
 import json
 import logging
 import os
@@ -173,7 +175,7 @@ def _widen_http_pool(made: Any) -> None:
 def _retry():
     from google.cloud.storage.retry import DEFAULT_RETRY
 
-    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(RETRY_DEADLINE_S)
+    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(budget.retry_deadline(RETRY_DEADLINE_S))
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -270,7 +272,7 @@ def _ref_from_blob(blob: Any) -> ObjectRef:
 
 def _lookup(bucket: str, name: str) -> ObjectRef | None:
     """One metadata GET; None when the object (or the bucket) does not exist."""
-    blob = client().bucket(bucket).get_blob(name, timeout=TIMEOUT, retry=_retry())
+    blob = client().bucket(bucket).get_blob(name, timeout=budget.timeout(TIMEOUT), retry=_retry())
     return _ref_from_blob(blob) if blob is not None else None
 
 
@@ -281,7 +283,7 @@ def _resolve_prefix(bucket: str, path: str) -> ObjectRef:
         return _follow_pointer(bucket, prefix, pointer)
     best = None
     listing = client().list_blobs(
-        bucket, prefix=prefix, timeout=TIMEOUT, retry=_retry(), fields="items(name,generation,size),nextPageToken"
+        bucket, prefix=prefix, timeout=budget.timeout(TIMEOUT), retry=_retry(), fields="items(name,generation,size),nextPageToken"
     )
     for blob in listing:
         if blob.name.lower().endswith(SNAPSHOT_EXTENSIONS) and (best is None or blob.name > best.name):
@@ -308,7 +310,7 @@ def _read_pointer(bucket: str, prefix: str) -> str | None:
 
     blob = client().bucket(bucket).blob(prefix + POINTER_NAME)
     try:
-        raw = blob.download_as_bytes(timeout=TIMEOUT, retry=_retry())
+        raw = blob.download_as_bytes(timeout=budget.timeout(TIMEOUT), retry=_retry())
     except api.NotFound:
         return None
     if len(raw) > MAX_POINTER_BYTES:
@@ -369,7 +371,7 @@ def download(ref: ObjectRef) -> bytes:
     """
     try:
         blob = client().bucket(ref.bucket).blob(ref.name)
-        data = blob.download_as_bytes(if_generation_match=ref.generation, timeout=TIMEOUT, retry=_retry())
+        data = blob.download_as_bytes(if_generation_match=ref.generation, timeout=budget.timeout(TIMEOUT), retry=_retry())
     except Exception as exc:
         err = _fail("download", ref.uri, exc)
         if isinstance(err, SnapshotChanged):

@@ -8,6 +8,7 @@ its detail goes only to the log.
 from __future__ import annotations
 
 import json
+import socket
 import time
 from typing import Any, Iterator
 
@@ -16,23 +17,80 @@ from agent import logs
 from . import errors, extensions, jsonrpc, sse
 
 STREAM_METHODS = frozenset({jsonrpc.STREAM, jsonrpc.RESUBSCRIBE})
+# On every response (JSON and SSE alike): a browser must never sniff an answer into HTML or script.
+SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff"}
 
 
 def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Any:
     from flask import Response
 
     body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return Response(body, status=status, mimetype="application/json", headers=headers or {})
+    return Response(body, status=status, mimetype="application/json", headers={**SECURITY_HEADERS, **(headers or {})})
 
 
-def _read_body(request: Any, limit: int) -> bytes:
+class BodyLate(errors.RpcError):
+    """The body did not arrive within the read deadline; the connection is then closed."""
+
+    def __init__(self) -> None:
+        super().__init__(errors.INVALID_REQUEST, "The request body did not arrive in time.")
+
+
+def _read_body(request: Any, limit: int, deadline_s: float | None = None) -> bytes:
+    """The body, at most `limit` bytes, within `deadline_s` seconds in all (not per read).
+
+    A client that announces more than it sends (or sends it a byte at a time) would otherwise hold one
+    of the instance's few request threads for as long as it likes. The deadline is enforced on the
+    connection's socket (gunicorn hands it to the app as `gunicorn.socket`); without one (another
+    server) the read is only bounded by size."""
     length = request.content_length
     if length is not None and length > limit:
         raise _too_large(limit)
-    body = request.stream.read(limit + 1)
-    if len(body) > limit:
+    sock = request.environ.get("gunicorn.socket")
+    if sock is None or not deadline_s:
+        body = request.stream.read(limit + 1)
+        if len(body) > limit:
+            raise _too_large(limit)
+        return body
+    end = time.monotonic() + deadline_s
+    previous = sock.gettimeout()
+    chunks: list[bytes] = []
+    total = 0
+    late = False
+    try:
+        while total <= limit:
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                late = True
+                raise BodyLate()
+            sock.settimeout(remaining)
+            try:
+                chunk = request.stream.read(min(1 << 20, limit + 1 - total))
+            except (TimeoutError, OSError):
+                late = True
+                raise BodyLate() from None
+            except Exception as exc:  # werkzeug: the client went away before sending all it announced
+                if type(exc).__name__ == "ClientDisconnected":
+                    late = True
+                    raise BodyLate() from None
+                raise
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        try:
+            sock.settimeout(previous)
+            if late:
+                # The rest of the body may still come, and the server would read it (without a
+                # deadline) before the next request: stop reading this connection; the answer is
+                # still written, then the connection closes. (A Connection: close header from the app
+                # is dropped by gunicorn as hop-by-hop.)
+                sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass
+    if total > limit:
         raise _too_large(limit)
-    return body
+    return b"".join(chunks)
 
 
 def _too_large(limit: int) -> errors.RpcError:
@@ -41,18 +99,23 @@ def _too_large(limit: int) -> errors.RpcError:
     return errors.RpcError(errors.INVALID_REQUEST, f"The request body is larger than the {size} limit.")
 
 
-def handle_rpc(request: Any, service: Any, max_body_bytes: int) -> Any:
+def handle_rpc(request: Any, service: Any, max_body_bytes: int, caller_header: str | None = None,
+               body_deadline_s: float | None = None) -> Any:
     from agent.service.handler import CallContext
+    from agent.service.trust import caller_identity
 
     started = time.perf_counter()
-    call = CallContext(requested_extensions=extensions.requested(request.headers))
+    call = CallContext(requested_extensions=extensions.requested(request.headers),
+                       caller=caller_identity(request.headers, caller_header))
     environ = request.environ
     url = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}{environ.get('PATH_INFO', '')}"
     call.log_context = logs.request_context(request.headers, request.method, url, environ.get("HTTP_USER_AGENT"))
     request_id: str | int | None = None
     method = None
     try:
-        payload = jsonrpc.parse_json(_read_body(request, max_body_bytes))  # -32700 answers with a null id
+        payload = jsonrpc.parse_json(_read_body(request, max_body_bytes, body_deadline_s))  # -32700: null id
+        # (the body bytes are not kept: only the parsed payload, whose file parts the service turns into
+        # references once it has decoded them)
         request_id = jsonrpc.read_id(payload)
         rpc = jsonrpc.validate(payload)
         method = rpc.method
@@ -113,12 +176,18 @@ def _sse_response(request_id: Any, events: Iterator[dict[str, Any]], call: Any, 
             logs.incident("stream failed", incident, method=method)
             yield sse.frame(jsonrpc.failure(request_id, errors.internal_error(incident)))
         finally:
+            # A client that went away closes this generator at a yield: close the run first, so the
+            # task is ended (failed, "connection closed") and the line logs the outcome it ended with.
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()
             # After the last frame has been written and before the stream's terminating chunk: work
             # left for after that chunk would sit in front of the client's next request on this
             # connection (measured: ~0.13 ms more to its first event).
             _log(call, method, started, outcome=call.log.get("outcome", outcome))
 
     headers = dict(sse.HEADERS)
+    headers.update(SECURITY_HEADERS)
     headers.update(_headers(call))
     return Response(stream_with_context(frames()), status=200, mimetype=sse.CONTENT_TYPE, headers=headers)
 

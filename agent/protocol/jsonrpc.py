@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,10 @@ PARAMS_SCHEMA = {
     RESUBSCRIBE: "task_id_params.json",
 }
 GENERIC_PARAMS_MESSAGE = "The request's params are not valid for this method."
+MAX_DEPTH = 64  # nesting levels a request may have (A2A messages need about 8)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+DEPTH_MESSAGE = "The request is nested too deeply (at most 64 levels)."
+SURROGATE_MESSAGE = "The request holds a string that is not valid Unicode (a lone surrogate)."
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,8 @@ def read_id(payload: Any) -> str | int | None:
     """The id to echo: the request's own when it is a string or integer, else null."""
     if isinstance(payload, dict):
         rid = payload.get("id")
+        if isinstance(rid, str) and _SURROGATE.search(rid):
+            return None  # cannot be echoed: it is not valid Unicode
         if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)):
             return rid
         if isinstance(rid, float) and rid.is_integer():  # 1.0 passes the envelope as an integer: echo it
@@ -60,10 +67,37 @@ def read_id(payload: Any) -> str | int | None:
 
 
 def parse_json(body: bytes) -> Any:
+    """The parsed body. Strict UTF-8 first: json.loads(bytes) would let raw surrogate bytes (ED A0 80)
+    through as a lone surrogate, which no answer can then encode."""
     try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+        return json.loads(body.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
         raise errors.parse_error() from None
+    except RecursionError:  # valid JSON, nested past the parser's own limit (about 1,000 levels)
+        raise errors.RpcError(errors.INVALID_REQUEST, DEPTH_MESSAGE) from None
+
+
+def check_shape(payload: Any) -> None:
+    """Nesting depth and lone surrogates (from `\\ud800` escapes), anywhere in the request, before the
+    schemas run: -32600 in the envelope, -32602 under params. Iterative, so depth itself cannot hurt."""
+    stack: list[tuple[Any, int, bool]] = [(payload, 1, False)]
+    while stack:
+        node, depth, in_params = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                raise errors.RpcError(errors.INVALID_PARAMS if in_params else errors.INVALID_REQUEST, SURROGATE_MESSAGE)
+            continue
+        if not isinstance(node, (dict, list)):
+            continue
+        if depth > MAX_DEPTH:
+            raise errors.RpcError(errors.INVALID_PARAMS if in_params else errors.INVALID_REQUEST, DEPTH_MESSAGE)
+        if isinstance(node, dict):
+            for key, value in node.items():
+                under = in_params or (depth == 1 and key == "params")
+                stack.append((key, depth + 1, under))
+                stack.append((value, depth + 1, under))
+        else:
+            stack.extend((item, depth + 1, in_params) for item in node)
 
 
 def parse(body: bytes) -> Request:
@@ -75,6 +109,7 @@ def validate(payload: Any) -> Request:
     """Stages 2–4 on an already parsed body (the transport parses once and keeps the id to echo)."""
     if not isinstance(payload, dict):
         raise errors.RpcError(errors.INVALID_REQUEST, "The request must be one JSON-RPC 2.0 object (batches are not supported).")
+    check_shape(payload)
     _check(_validator("envelope.json"), payload, errors.INVALID_REQUEST, "The request is not a valid JSON-RPC 2.0 request.")
     method = payload["method"]
     if method in PUSH_METHODS:

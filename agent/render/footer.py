@@ -48,7 +48,23 @@ def _details(source: SourceEvidence) -> str:
     return ", ".join(parts)
 
 
-def source_line(source: SourceEvidence) -> str:
+def _plain(text: str) -> str:
+    return text
+
+
+def _escaper(markdown: bool):
+    """Names and reasons come from the caller (file names, URIs, media types): in the Markdown footer
+    they are escaped like catalog values (agent.render.text.md_escape), so `![t](https://x/b.png).csv`
+    shows as written instead of loading an image. The A2UI caption escapes whole lines itself, so it
+    takes the plain form."""
+    if not markdown:
+        return _plain
+    from agent.render.text import md_escape
+
+    return md_escape
+
+
+def source_line(source: SourceEvidence, markdown: bool = True) -> str:
     rows = _count(source.rows_read, "row read", "rows read")
     if source.rows_skipped:
         rows += f", {source.rows_skipped:,} skipped"
@@ -64,7 +80,7 @@ def source_line(source: SourceEvidence) -> str:
             date += f" ({source.snapshot_origin})"
     else:
         date = NO_DATE + (f" ({source.snapshot_note})" if source.snapshot_note else "")
-    return f"- {source.name} ({_details(source)}): {rows}; {date}"
+    return f"- {_escaper(markdown)(source.name)} ({_details(source)}): {rows}; {date}"
 
 
 def freshness_line(sources: Iterable[SourceEvidence], now: dt.datetime) -> str:
@@ -80,17 +96,18 @@ def freshness_line(sources: Iterable[SourceEvidence], now: dt.datetime) -> str:
     return f"Freshness: newest snapshot {newest.isoformat()}, {age} {'day' if age == 1 else 'days'} old at {stamp} UTC."
 
 
-def render_footer(inputs: CatalogInputs, taxonomy_note: str | None, now: dt.datetime) -> str:
+def render_footer(inputs: CatalogInputs, taxonomy_note: str | None, now: dt.datetime, markdown: bool = True) -> str:
+    esc = _escaper(markdown)
     sources: list[SourceEvidence] = []
     for side in (inputs.own, inputs.reference):
         if side is not None:
             sources.extend(side.sources)
     lines = ["---", "Evidence"]
-    lines.extend(source_line(s) for s in sources)
+    lines.extend(source_line(s, markdown) for s in sources)
     taxonomy = f"- Google product taxonomy {inputs.taxonomy_version} (bundled)"
     lines.append(f"{taxonomy}: {taxonomy_note}" if taxonomy_note else taxonomy)
     if inputs.unreadable:
-        lines.append("- Not read: " + "; ".join(f"{u.name} ({u.reason})" for u in inputs.unreadable))
-    lines.extend(f"- {problem}" for problem in inputs.problems)
+        lines.append("- Not read: " + "; ".join(f"{esc(u.name)} ({esc(u.reason)})" for u in inputs.unreadable))
+    lines.extend(f"- {esc(problem)}" for problem in inputs.problems)
     lines.append(freshness_line(sources, now))
     return "\n".join(lines)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from agent import AGENT_NAME, __version__
+from agent import AGENT_NAME, __version__, budget
 from agent.config import Config
 from agent.protocol import card as card_mod
 from agent.protocol import errors, objects
@@ -19,7 +19,7 @@ from agent.render.a2ui_ids import STANDARD_CATALOG_ID as A2UI_CATALOG_ID
 from agent.render.a2ui_ids import card_extension
 from agent.store.factory import build_stores
 
-from . import inputs, trust
+from . import inputs, references, trust
 from .live import LiveRegistry
 from .runner import Deps, Runner, Turn, drain, wait_until_terminal
 
@@ -40,18 +40,23 @@ class CallContext:
     activated_extensions: list[str] = field(default_factory=list)  # filled by the handler, echoed in headers
     log: dict[str, Any] = field(default_factory=dict)  # fields for the request log line
     log_context: dict[str, Any] = field(default_factory=dict)  # trace and request fields for that line
+    caller: str | None = None  # the authenticated caller, when the operator named the header that says so
 
 
 class Service:
     def __init__(self, config: Config) -> None:
         self.config = config
+        from agent.catalog import cache
+
+        cache.configure(table_cache_bytes=config.table_cache_bytes)  # its share of MEMORY_BUDGET_BYTES
         self.tasks, self.contexts = build_stores(config)
-        self.live = LiveRegistry()
+        self.live = LiveRegistry(max_bytes=config.live_bytes)
         self.runner = Runner(Deps(
             tasks=self.tasks, contexts=self.contexts, live=self.live, catalog_uri=config.catalog_uri,
             reference_uri=config.reference_uri, local_root=config.local_root,
             a2ui_status_copy=config.a2ui_status_copy, max_attached_bytes=config.context_max_attached_bytes,
-            max_turns=config.context_max_turns, ttl_days=config.state_ttl_days,
+            max_turns=config.context_max_turns, ttl_days=config.state_ttl_days, step_gate=config.test_step_gate,
+            storage_seconds=config.turn_storage_seconds,
         ))
         self._card: dict[str, Any] | None = None
 
@@ -102,6 +107,7 @@ class Service:
     # -- tasks/* ----------------------------------------------------------------------------------
 
     def get(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
+        self._owned(params, call)
         task = self.tasks.get(params["id"])
         if task is None:
             raise errors.task_not_found()
@@ -110,6 +116,12 @@ class Service:
 
     def cancel(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
         task_id = params["id"]
+        self._owned(params, call)
+        live = self.live.get(task_id)
+        if live is not None and live.done and self.tasks.get(task_id) is not None:
+            # The run ended here and told its client so; whatever the store holds (a final write
+            # that failed leaves `working`), a cancel must not write over the outcome the client got.
+            raise errors.task_not_cancelable()
         try:
             task = self.tasks.request_cancel(task_id)
         except NotCancelable:
@@ -129,6 +141,7 @@ class Service:
 
     def resubscribe(self, params: dict[str, Any], call: CallContext) -> Iterator[dict[str, Any]]:
         task_id = params["id"]
+        self._owned(params, call)
         task = self.tasks.get(task_id)
         if task is None:
             raise errors.task_not_found()
@@ -155,6 +168,23 @@ class Service:
 
     # -- helpers ----------------------------------------------------------------------------------
 
+    def _party(self, params: dict[str, Any], call: CallContext, bound: str | None = None) -> tuple[str, Any]:
+        """(the party this call acts for, the verified catalog_context or None)."""
+        trusted = None
+        if "catalog_context" in params:
+            trusted = trust.verify(params["catalog_context"], prefixes=self.config.allowed_catalog_prefixes,
+                                   secret=self.config.catalog_context_secret, bound_merchant=bound)
+        return trust.party_of(trusted, call.caller), trusted
+
+    def _owned(self, params: dict[str, Any], call: CallContext) -> None:
+        """tasks/*: another party's task is answered exactly like an unknown one (-32001)."""
+        owner = self.tasks.party(params["id"])
+        if owner is None:
+            raise errors.task_not_found()
+        party, _ = self._party(params, call)
+        if owner != party:
+            raise errors.task_not_found()
+
     def _turn(self, params: dict[str, Any], call: CallContext) -> Turn:
         message = params["message"]
         configuration = params.get("configuration") or {}
@@ -165,37 +195,40 @@ class Service:
         if outer and inner and outer != inner:
             raise errors.RpcError(errors.INVALID_PARAMS, "params.contextId and params.message.contextId differ; send one, or the same value in both.")
         if message.get("taskId"):
-            if self.tasks.get(message["taskId"]) is None:
+            if self.tasks.get(message["taskId"]) is None or self.tasks.party(message["taskId"]) != self._party(params, call)[0]:
                 raise errors.task_not_found()
             raise errors.RpcError(errors.INVALID_PARAMS, "params.message.taskId names a task that cannot take more messages; send the question without taskId, with the same contextId, to ask a follow-up.")
         context_id = outer or inner or objects.new_id()
         # A server-made id is new by construction: no store read. A client's id may name a conversation
         # we have (on any instance) or be new, which starts a conversation with that id.
-        context = self.contexts.load(context_id) if (outer or inner) else None
+        with budget.within(self.config.turn_storage_seconds):
+            context = self.contexts.load(context_id) if (outer or inner) else None
         if context is not None and len(context.task_ids) >= self.config.context_max_turns:
             raise errors.RpcError(errors.INVALID_PARAMS, TURN_LIMIT.format(n=self.config.context_max_turns))
         bound = context.merchant_id if context else None
-        trusted = None
-        if "catalog_context" in params:
-            trusted = trust.verify(params["catalog_context"], prefixes=self.config.allowed_catalog_prefixes,
-                                   secret=self.config.catalog_context_secret, bound_merchant=bound)
-        elif bound is not None:
+        if bound is not None and "catalog_context" not in params:
             # A context bound to a merchant keeps serving that merchant's catalog only: without the
             # catalog_context we would fall back to the default catalog, which is not theirs.
             raise errors.RpcError(errors.INVALID_PARAMS, trust.REQUIRED)
+        party, trusted = self._party(params, call, bound)
+        if context is not None and context.owner != party:
+            # Another party's conversation (an unsigned one a signed turn would adopt, another caller's,
+            # a guessed id): refused, never answered from its files.
+            raise errors.RpcError(errors.INVALID_PARAMS, trust.NOT_YOURS)
         a2ui_how = self._a2ui_declared(call, message)
         if a2ui_how:
             call.activated_extensions = [A2UI_URI]
         call.log["a2ui"] = a2ui_how or "off"
         task_id = objects.new_id()
         parsed = inputs.read_message(message)
+        references.strip_message(message)  # decoded above: from here on, only a reference to each file
         user_message = dict(message, kind="message", role=message.get("role") or "user",
                             messageId=message.get("messageId") or objects.new_id(),
                             contextId=context_id, taskId=task_id)
         call.log.update(task=task_id, context=context_id)
         turn = Turn(task_id=task_id, context_id=context_id, user_message=user_message, question=parsed.question,
                     attachments=parsed.attachments, unreadable=parsed.unreadable, notices=parsed.notices,
-                    a2ui=bool(a2ui_how), context=context or ContextState(context_id=context_id))
+                    a2ui=bool(a2ui_how), context=context or ContextState(context_id=context_id), party=party)
         if trusted is not None:  # the runner binds the context to this merchant when the turn is recorded
             turn.catalog_uri, turn.reference_uri, turn.merchant_id = trusted.catalog_uri, trusted.reference_uri, trusted.merchant_id
         return turn

@@ -10,17 +10,23 @@ import threading
 from typing import Any, Iterator
 
 _FINISHED_KEEP = 64  # finished runs kept briefly so a late subscriber still sees the end
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024  # and at most this many (approximate) bytes of their events
 
 
 class LiveRun:
     def __init__(self) -> None:
+        self.size = 0  # approximate bytes of `events` (file parts are references: answers dominate)
         self.events: list[dict[str, Any]] = []
         self.done = False
         self.cond = threading.Condition()
 
     def publish(self, event: dict[str, Any]) -> None:
+        from agent.store.memory import approx_size
+
+        size = approx_size(event)
         with self.cond:
             self.events.append(event)
+            self.size += size
             self.cond.notify_all()
 
     def close(self) -> None:
@@ -45,9 +51,14 @@ class LiveRun:
 
 
 class LiveRegistry:
-    def __init__(self) -> None:
+    """Runs in progress (all of them) and recently finished ones (bounded by count and bytes, oldest
+    first out: a late resubscriber then gets the stored task instead)."""
+
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self._runs: dict[str, LiveRun] = {}
         self._finished: list[str] = []
+        self._finished_bytes = 0
+        self.max_bytes = max_bytes
         self._lock = threading.Lock()
 
     def open(self, task_id: str) -> LiveRun:
@@ -64,7 +75,9 @@ class LiveRegistry:
         with self._lock:
             run = self._runs.get(task_id)
             self._finished.append(task_id)
-            while len(self._finished) > _FINISHED_KEEP:
-                self._runs.pop(self._finished.pop(0), None)
+            self._finished_bytes += run.size if run is not None else 0
+            while self._finished and (len(self._finished) > _FINISHED_KEEP or self._finished_bytes > self.max_bytes):
+                gone = self._runs.pop(self._finished.pop(0), None)
+                self._finished_bytes -= gone.size if gone is not None else 0
         if run is not None:
             run.close()

@@ -3,32 +3,42 @@
 `message/send` drains this generator and returns the final Task; `message/stream` frames each event as
 it comes. The order is fixed (SPEC §2): the Task (`submitted`) at once — before any catalog work —
 then `working` progress, one artifact per skill as soon as it is ready, and the final status right
-after the last artifact. Slow work (persisting the final state, saving the context) happens after the
-final frame, because some clients draw structured parts only when the turn ends.
+after the last artifact. The final state is written before the final frame (a client is never told
+`completed` unless the store holds it: a write that cannot be made is answered `failed`); saving the
+context's memory (possibly a Parquet upload) happens after it, before the response ends.
 
 Cancellation is cooperative: the stored cancel flag is checked between steps (the store makes that
 cheap — a Cloud Storage store asks at most every half second). The task is written on transitions
-only: created (`submitted`), `working` before the first artifact, and the final state after the final
+only: created (`submitted`), `working` before the first artifact, and the final state before the final
 frame; the context then records the turn in one atomic read-modify-write.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from agent import logs
+from agent import budget, logs
 from agent.catalog.attachments import Attachment
 from agent.catalog.evidence import KIND_ATTACHED, CatalogInputs, Unreadable
 from agent.protocol import objects
 from agent.store.base import ContextChange, ContextState, ContextStore, TaskStore, as_context_catalog
 
+from . import reclaim, stepgate
 from .live import LiveRegistry
 
 CANCELED_TEXT = "Cancelled at the client's request."
 FAILED_TEXT = "The analysis service encountered an error. Please try again."
+STORE_FAILED_TEXT = "The answer could not be saved, so this task is not complete. Please try again."
+FINAL_WRITE_ATTEMPTS = 3
+FINAL_WRITE_BACKOFF_S = 0.2
+LOST_TEXT = (
+    "The catalog attached earlier in this conversation ({names}) could not be saved or read back from "
+    "storage, so it is no longer available; attach it again to ask about it."
+)
 ABANDONED_TEXT = "The connection closed before the analysis finished; please ask again."
 NO_CATALOG_TEXT = (
     "I could not read a catalog for this question. Attach your product export as a CSV file "
@@ -43,6 +53,31 @@ EXPIRED_TEXT = (
     "The catalog attached earlier in this conversation ({names}) is no longer kept (attachments are kept "
     "for {days} days); attach it again to ask about it."
 )
+
+
+class LostNotes:
+    """Per instance: conversations whose attached catalog could not be stored at all (the store was
+    down for the context write too), so this instance can still tell the next turn. Bounded."""
+
+    def __init__(self, limit: int = 1000) -> None:
+        self._notes: dict[str, list[str]] = {}
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def remember(self, context_id: str, names: list[str]) -> None:
+        with self._lock:
+            self._notes.pop(context_id, None)
+            self._notes[context_id] = list(names)
+            while len(self._notes) > self._limit:
+                self._notes.pop(next(iter(self._notes)))
+
+    def forget(self, context_id: str) -> None:
+        with self._lock:
+            self._notes.pop(context_id, None)
+
+    def recall(self, context_id: str) -> list[str]:
+        with self._lock:
+            return list(self._notes.get(context_id, []))
 
 
 class Canceled(Exception):
@@ -64,8 +99,10 @@ class Turn:
     catalog_uri: str | None = None  # from a trusted catalog_context, else config
     reference_uri: str | None = None
     merchant_id: str | None = None
+    party: str = "anonymous"  # who the turn acts for (agent.service.trust.party_of): owns the task and context
     context: ContextState | None = None  # as loaded by the handler (catalogs not downloaded yet)
     summary: dict[str, Any] = field(default_factory=dict)  # filled for the request log line
+    attached_sizes: dict[str, int] = field(default_factory=dict)  # name -> bytes, kept once the bytes are gone
     final_task: dict[str, Any] | None = None  # what the store holds once the turn ended
 
 
@@ -81,6 +118,15 @@ class Deps:
     max_attached_bytes: int = 64 * 1024 * 1024
     max_turns: int = 100
     ttl_days: int = 7
+    step_gate: str | None = None  # tests only: agent.service.stepgate
+    storage_seconds: float = 10.0  # TURN_STORAGE_SECONDS: all storage calls of a turn's work (agent.budget)
+
+    @property
+    def reserve_seconds(self) -> float:
+        """Kept apart for the writes that end a turn (final task, context): a budget spent on a hung
+        read must not also cost the client its answer's record."""
+        return min(5.0, max(1.0, self.storage_seconds / 2))
+    lost: "LostNotes" = field(default_factory=lambda: LostNotes())
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
 
 
@@ -93,15 +139,16 @@ class Runner:
     def events(self, turn: Turn) -> Iterator[dict[str, Any]]:
         """The turn's A2A events; the last one is a status-update with final: true."""
         live = self.deps.live.open(turn.task_id)
-        finished = False
         try:
-            for event in self._events(turn):
-                finished = finished or bool(event.get("final"))
+            # every storage call of the turn's work shares one budget
+            for event in budget.bounded(self._events(turn), self.deps.storage_seconds):
                 live.publish(event)
                 yield event
         except GeneratorExit:
-            if not finished:  # the client went away mid-run; a function cannot work on without it
-                self._abandon(turn)
+            if not live.events or not live.events[-1].get("final"):
+                # the client went away mid-run; a function cannot work on without it
+                with budget.within(self.deps.reserve_seconds):
+                    self._abandon(turn)
             raise
         finally:
             self.deps.live.close(turn.task_id)
@@ -115,7 +162,8 @@ class Runner:
             turn.final_task = self.deps.tasks.finish(final)
         except Exception:  # noqa: BLE001 - the client is gone; log and let the stream close
             logs.incident("could not store an abandoned task", logs.new_incident_id(), task=turn.task_id)
-        turn.summary["outcome"] = "abandoned"
+        turn.summary["outcome"] = (turn.final_task or final)["status"]["state"]  # what the task ended with
+        turn.summary["abandoned"] = True
 
     # -- the pipeline -----------------------------------------------------------------------------
 
@@ -131,15 +179,17 @@ class Runner:
         state, final_text = "completed", ""
         context = turn.context if turn.context is not None else self.deps.contexts.load(cid)
         context = context or ContextState(context_id=cid)
-        change = ContextChange(task_id=tid, merchant_id=turn.merchant_id, max_turns=self.deps.max_turns)
+        change = ContextChange(task_id=tid, merchant_id=turn.merchant_id, party=turn.party, max_turns=self.deps.max_turns)
         try:
             working = objects.status("working", self._progress(tid, cid, self._reading_line(turn, context)))
             # One write for submitted → working, before the first artifact (SPEC §2).
-            self.deps.tasks.create(objects.task(tid, cid, working, history=history))
+            self.deps.tasks.create(objects.task(tid, cid, working, history=history), party=turn.party)
             yield objects.status_update(tid, cid, working, final=False)
+            stepgate.hold(self.deps.step_gate, tid, lambda: self.deps.tasks.cancel_requested(tid))
             self._check_cancel(tid)
 
             inputs = self._load(turn, context)
+            self._release_bytes(turn)
             turn.summary["sources"] = [s.name for side in (inputs.own, inputs.reference) if side for s in side.sources]
             turn.summary["rows_read"] = sum(s.rows_read for side in (inputs.own, inputs.reference) if side for s in side.sources)
             self._check_cancel(tid)
@@ -158,32 +208,69 @@ class Runner:
         if state == "completed" and self.deps.a2ui_status_copy:
             parts.extend(status_parts)
         final_message = objects.agent_message(parts, task_id=tid, context_id=cid)
-        final_status = objects.status(state, final_message)
-        turn.summary["outcome"] = state
-        final_task = objects.task(tid, cid, final_status, artifacts=artifacts, history=history + [final_message])
+        final_task = objects.task(tid, cid, objects.status(state, final_message), artifacts=artifacts,
+                                  history=history + [final_message])
+        # The final state is written before the final frame: a client is never told an outcome the
+        # store does not hold (a cancel that won, or `failed` when the write itself failed).
+        with budget.within(self.deps.reserve_seconds):
+            final_task = self._store_final(turn, final_task)
+        turn.final_task = final_task
+        turn.summary["outcome"] = final_task["status"]["state"]
         try:
-            yield objects.status_update(tid, cid, final_status, final=True)
+            yield objects.status_update(tid, cid, final_task["status"], final=True)
         finally:
             # Persisted even when the client goes away on this very frame (the generator is closed
-            # at the yield): the answer exists, and tasks/get must not show the task working forever.
-            self._persist(turn, final_task, change)
+            # at the yield): follow-ups in this conversation must find what this turn attached.
+            with budget.within(self.deps.reserve_seconds):
+                self._record_context(turn, change)
+            reclaim.after_turn(sum(turn.attached_sizes.values()))
 
-    def _persist(self, turn: Turn, final_task: dict[str, Any], change: ContextChange) -> None:
-        """After the final frame: the task and the context's memory. The answer is out; a store failure
-        here is logged (with an incident id) rather than turned into a second, contradicting frame."""
+    def _store_final(self, turn: Turn, final_task: dict[str, Any]) -> dict[str, Any]:
+        """Write the final task (a few attempts); what the store holds, or a `failed` task when the
+        write could not be made — then said with an incident id, never as `completed`."""
         tid, cid = turn.task_id, turn.context_id
-        turn.final_task = final_task
-        for what, store in (("task", lambda: self.deps.tasks.finish(final_task)),
-                            ("context", lambda: self.deps.contexts.record_turn(cid, change))):
+        for attempt in range(FINAL_WRITE_ATTEMPTS):
             try:
-                stored = store()
-            except Exception:  # noqa: BLE001
-                incident = logs.new_incident_id()
-                logs.incident(f"could not store the finished turn's {what}", incident, task=tid, context=cid)
-                turn.summary["store_incident"] = incident
-                continue
-            if what == "task":
-                turn.final_task = stored
+                return self.deps.tasks.finish(final_task)
+            except Exception:  # noqa: BLE001 - retried, then answered as failed below
+                if attempt + 1 < FINAL_WRITE_ATTEMPTS:
+                    time.sleep(FINAL_WRITE_BACKOFF_S * (attempt + 1))
+        incident = logs.new_incident_id()
+        logs.incident("could not store the finished task", incident, task=tid, context=cid)
+        turn.summary["store_incident"] = incident
+        message = objects.agent_message([objects.text_part(f"{STORE_FAILED_TEXT} (incident {incident})")],
+                                        task_id=tid, context_id=cid)
+        failed = dict(final_task, status=objects.status("failed", message),
+                      history=list(final_task.get("history") or [])[:1] + [message])
+        try:  # the store may be back for this one; if not, tasks/cancel still cannot overwrite it here
+            return self.deps.tasks.finish(failed)
+        except Exception:  # noqa: BLE001
+            return failed
+
+    def _record_context(self, turn: Turn, change: ContextChange) -> None:
+        """The context's memory of this turn. When it cannot be written with this turn's catalog, it
+        is written without it, naming the file, so the next turn says the file is not available
+        rather than answering silently from another catalog; when nothing can be written, this
+        instance remembers that note for the conversation."""
+        tid, cid = turn.task_id, turn.context_id
+        try:
+            self.deps.contexts.record_turn(cid, change)
+            if change.catalogs is not None:
+                self.deps.lost.forget(cid)
+            return
+        except Exception:  # noqa: BLE001
+            incident = logs.new_incident_id()
+            logs.incident("could not store the finished turn's context", incident, task=tid, context=cid)
+            turn.summary["store_incident"] = incident
+        lost = [s.name for c in change.catalogs or [] for s in c.sources] or None
+        if lost is None:
+            return
+        fallback = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id, party=change.party,
+                                 plan_memory=change.plan_memory, max_turns=change.max_turns, lost_catalogs=lost)
+        try:
+            self.deps.contexts.record_turn(cid, fallback)
+        except Exception:  # noqa: BLE001
+            self.deps.lost.remember(cid, lost)
 
     def _analyse(self, turn: Turn, context: ContextState, change: ContextChange, inputs: CatalogInputs,
                  artifacts: list[dict[str, Any]], status_parts: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -192,12 +279,12 @@ class Runner:
         from agent.analysis.registry import SKILLS
         from agent.catalog import taxonomy as taxonomy_mod
         from agent.render.footer import render_footer
-        from agent.render.text import render_skill
+        from agent.render.text import md_escape, render_skill
 
         tid, cid = turn.task_id, turn.context_id
         now = self.deps.clock()
-        preface = [f"I could not read {u.name}: {u.reason}." for u in inputs.unreadable]
-        preface += inputs.problems + turn.notices
+        preface = [f"I could not read {md_escape(u.name)}: {md_escape(u.reason)}." for u in inputs.unreadable]
+        preface += [md_escape(p) for p in inputs.problems] + turn.notices  # problems name files: escaped
 
         if inputs.own is None:
             text = "\n\n".join([NO_CATALOG_TEXT, *preface, render_footer(inputs, None, now)])
@@ -210,9 +297,9 @@ class Runner:
             # Follow-ups in this context reuse it without re-upload — within the per-context limit, which
             # counts the files that make up the kept catalog (not a reference file or an unreadable one).
             kept = {s.name for s in inputs.own.sources if s.kind == KIND_ATTACHED}
-            size = sum(len(a.data) for a in turn.attachments if a.name in kept)
+            size = sum(n for name, n in turn.attached_sizes.items() if name in kept)
             if size > self.deps.max_attached_bytes:
-                names = ", ".join(s.name for s in inputs.own.sources)
+                names = ", ".join(md_escape(s.name) for s in inputs.own.sources)
                 preface.append(NOT_KEPT_TEXT.format(names=names, limit=_mib(self.deps.max_attached_bytes)))
             else:
                 change.catalogs, change.attached_bytes = [as_context_catalog(inputs.own)], size
@@ -236,7 +323,8 @@ class Runner:
                                          taxonomy=taxonomy, sources=tuple(inputs.own.sources)))
             footer = render_footer(inputs, result.taxonomy_note, now)
             text = render_skill(result, preface) + "\n\n" + footer
-            yield from self._emit_artifact(turn, spec, result, text, footer, artifacts, status_parts)
+            plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
+            yield from self._emit_artifact(turn, spec, result, text, plain_footer, artifacts, status_parts)
         names = ", ".join(SKILLS[s].name for s in plan.skills)
         return f"Answered on {plan.scope.label}: {names}."
 
@@ -277,12 +365,27 @@ class Runner:
         if context.expired_catalogs and not turn.attachments:
             names = ", ".join(dict.fromkeys(context.expired_catalogs))
             inputs.problems.append(EXPIRED_TEXT.format(names=names, days=self.deps.ttl_days))
+        lost = list(context.lost_catalogs) + self.deps.lost.recall(turn.context_id)
+        if lost and not turn.attachments:
+            inputs.problems.append(LOST_TEXT.format(names=", ".join(dict.fromkeys(lost))))
         return inputs
+
+    @staticmethod
+    def _release_bytes(turn: Turn) -> None:
+        """The attached files have been parsed: keep their sizes, let go of their bytes (memory is
+        bounded by what caches and stores keep, not by what turns happened to receive)."""
+        import dataclasses
+
+        for a in turn.attachments:
+            turn.attached_sizes[a.name] = turn.attached_sizes.get(a.name, 0) + len(a.data)
+        turn.attachments = [dataclasses.replace(a, data=b"") for a in turn.attachments]
 
     @staticmethod
     def _reading_line(turn: Turn, context: ContextState) -> str:
         if turn.attachments:
-            return "Reading " + ", ".join(a.name for a in turn.attachments) + "…"
+            from agent.render.text import md_escape
+
+            return "Reading " + ", ".join(md_escape(a.name) for a in turn.attachments) + "…"
         if context.has_catalogs:
             return "Reading the catalog attached earlier in this conversation…"
         return "Reading the catalog…"

@@ -42,6 +42,9 @@ from agent.protocol.errors import INVALID_PARAMS, RpcError
 
 REFUSED = "params.catalog_context was not accepted."
 REQUIRED = "params.catalog_context is required in this conversation."
+NOT_YOURS = "This conversation cannot be continued by this caller; start a new conversation."
+ANONYMOUS = "anonymous"
+_MAX_CALLER = 512
 ALLOWED_FIELDS = frozenset({"merchant_id", "catalog_uri", "reference_uri", "signature"})
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "catalog_context.json"
 MERCHANT_PLACEHOLDER = "{merchant_id}"
@@ -125,6 +128,29 @@ def verify(raw: Any, *, prefixes: Sequence[str], secret: str | None, bound_merch
     if bound_merchant is not None and bound_merchant != merchant:
         raise RpcError(INVALID_PARAMS, REFUSED)
     return TrustedContext(merchant, raw.get("catalog_uri"), raw.get("reference_uri"))
+
+
+def caller_identity(headers: Any, header: str | None) -> str | None:
+    """The authenticated caller, from the one header the operator named (CALLER_IDENTITY_HEADER) as set
+    by a front end that authenticates (IAP's X-Goog-Authenticated-User-Email, an API gateway's user
+    header). Without that setting no header is believed: a client could send any value."""
+    if not header:
+        return None
+    raw = headers.get(header)
+    if not isinstance(raw, str) or not raw.strip() or len(raw) > _MAX_CALLER:
+        return None
+    return raw.strip()
+
+
+def party_of(trusted: TrustedContext | None, caller: str | None) -> str:
+    """Who a turn or a tasks/* call acts for (SPEC §7): the merchant of a verified catalog_context,
+    else the authenticated caller (as a digest: it is stored, and may be an e-mail address), else
+    anonymous. Contexts and tasks are bound to the party that created them."""
+    if trusted is not None:
+        return f"merchant:{trusted.merchant_id}"
+    if caller:
+        return "caller:" + hashlib.sha256(caller.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return ANONYMOUS
 
 
 def _main(argv: list[str]) -> int:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 TERMINAL = frozenset({"completed", "canceled", "failed", "rejected"})
+# The party a task or context belongs to when the turn named none (agent.service.trust.party_of).
+ANONYMOUS = "anonymous"
 
 
 class NotCancelable(Exception):
@@ -28,6 +30,7 @@ class ContextState:
 
     context_id: str
     merchant_id: str | None = None
+    party: str | None = None  # who created it (agent.service.trust.party_of); None: stored before parties
     plan_memory: dict[str, Any] | None = None  # agent.analysis.planner.PlanMemory.to_dict()
     catalogs: list[Any] = field(default_factory=list)  # LoadedCatalog objects attached earlier (loaded)
     task_ids: list[str] = field(default_factory=list)
@@ -36,6 +39,17 @@ class ContextState:
     # conversation had but that are gone (older than the TTL), so the answer can say so.
     catalog_refs: list[dict[str, Any]] = field(default_factory=list)
     expired_catalogs: list[str] = field(default_factory=list)
+    # Names of catalogs attached earlier that could not be saved or read back (a storage fault): the
+    # next turn says so instead of silently answering from another catalog.
+    lost_catalogs: list[str] = field(default_factory=list)
+
+    @property
+    def owner(self) -> str:
+        """The party the context belongs to (one stored before parties were recorded: its merchant, else
+        anonymous)."""
+        if self.party:
+            return self.party
+        return f"merchant:{self.merchant_id}" if self.merchant_id else ANONYMOUS
 
     @property
     def has_catalogs(self) -> bool:
@@ -48,14 +62,18 @@ class ContextChange:
 
     task_id: str
     merchant_id: str | None = None  # binds an unbound context; never rebinds
+    party: str | None = None  # the same: the creating party, never replaced
     plan_memory: dict[str, Any] | None = None
     catalogs: list[Any] | None = None  # None: keep what the context had; a list replaces it
     attached_bytes: int = 0
     max_turns: int = 100
+    lost_catalogs: list[str] | None = None  # the turn's catalogs could not be kept: forget them, name them
 
     def apply(self, state: ContextState) -> None:
         if state.merchant_id is None and self.merchant_id is not None:
             state.merchant_id = self.merchant_id
+        if state.party is None and self.party is not None:
+            state.party = self.party
         if self.plan_memory is not None:
             state.plan_memory = self.plan_memory
         if self.task_id not in state.task_ids:
@@ -65,6 +83,10 @@ class ContextChange:
             state.catalogs = list(self.catalogs)
             state.attached_bytes = self.attached_bytes
             state.expired_catalogs = []
+            state.lost_catalogs = []
+        if self.lost_catalogs:
+            state.catalogs, state.catalog_refs, state.attached_bytes = [], [], 0
+            state.lost_catalogs = list(self.lost_catalogs)
 
 
 def as_context_catalog(catalog: Any) -> Any:
@@ -86,9 +108,13 @@ def utc_now() -> dt.datetime:
 class TaskStore(Protocol):
     poll_interval: float  # how often a waiter may ask for a task's state
 
-    def create(self, task: dict[str, Any]) -> None: ...
+    def create(self, task: dict[str, Any], party: str = ANONYMOUS) -> None:
+        """Store a new task, bound to the party that created it (kept through every later write)."""
 
     def get(self, task_id: str) -> dict[str, Any] | None: ...
+
+    def party(self, task_id: str) -> str | None:
+        """The party the task belongs to; None if unknown or expired."""
 
     def state(self, task_id: str) -> str | None:
         """The stored task's state only (cheap: no history); None if unknown or expired."""

@@ -25,6 +25,8 @@ Why this shape:
 
 from __future__ import annotations
 
+from agent import budget
+
 import datetime as dt
 import hashlib
 import json
@@ -38,7 +40,7 @@ from typing import Any, Callable
 from agent.catalog.evidence import LoadedCatalog
 
 from . import catalogs as codec
-from .base import TERMINAL, ContextChange, ContextState, NotCancelable, utc_now
+from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable, utc_now
 from .memory import BoundedLru
 
 log = logging.getLogger(__name__)
@@ -65,7 +67,7 @@ def object_key(raw_id: str) -> str:
 def _retry():
     from google.cloud.storage.retry import DEFAULT_RETRY
 
-    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(RETRY_DEADLINE_S)
+    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(budget.retry_deadline(RETRY_DEADLINE_S))
 
 
 def _precondition_failed() -> type[BaseException]:
@@ -116,12 +118,12 @@ class Bucket:
         """(document or None when missing/expired, generation to write against: 0 = absent)."""
         blob = self.blob(name)
         try:
-            data = blob.download_as_bytes(timeout=TIMEOUT, retry=_retry())
+            data = blob.download_as_bytes(timeout=budget.timeout(TIMEOUT), retry=_retry())
         except _not_found():
             return None, 0
         generation = blob.generation
         if generation is None:  # an emulator that sends no generation header: ask for it
-            blob.reload(timeout=TIMEOUT, retry=_retry())
+            blob.reload(timeout=budget.timeout(TIMEOUT), retry=_retry())
             generation = blob.generation
         doc = json.loads(data)
         if self.expired(doc.get("written_at")):
@@ -130,7 +132,7 @@ class Bucket:
 
     def meta(self, name: str) -> Any | None:
         """The object's metadata (generation, custom metadata) without its content; None if missing."""
-        return self._bucket().get_blob(name, timeout=TIMEOUT, retry=_retry())
+        return self._bucket().get_blob(name, timeout=budget.timeout(TIMEOUT), retry=_retry())
 
     def write_json(self, name: str, doc: dict[str, Any], generation: int,
                    metadata: dict[str, str] | None = None) -> int:
@@ -141,31 +143,31 @@ class Bucket:
         blob.metadata = dict(metadata or {}, written_at=stamp)
         blob.upload_from_string(json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
                                 content_type="application/json", if_generation_match=generation,
-                                timeout=TIMEOUT, retry=_retry())
+                                timeout=budget.timeout(TIMEOUT), retry=_retry())
         return int(blob.generation or 0)
 
     def write_new(self, name: str, data: bytes, content_type: str) -> int:
         """Create an object that must not exist yet. Raises PreconditionFailed if it does."""
         blob = self.blob(name)
         blob.upload_from_string(data, content_type=content_type, if_generation_match=0,
-                                timeout=TIMEOUT, retry=_retry())
+                                timeout=budget.timeout(TIMEOUT), retry=_retry())
         if blob.generation is None:
-            blob.reload(timeout=TIMEOUT, retry=_retry())
+            blob.reload(timeout=budget.timeout(TIMEOUT), retry=_retry())
         return int(blob.generation)
 
     def read_bytes(self, name: str, generation: int | None) -> bytes | None:
         blob = self.blob(name)
         try:
-            return blob.download_as_bytes(if_generation_match=generation, timeout=TIMEOUT, retry=_retry())
+            return blob.download_as_bytes(if_generation_match=generation, timeout=budget.timeout(TIMEOUT), retry=_retry())
         except _not_found():
             return None
 
     def exists(self, name: str) -> bool:
-        return bool(self.blob(name).exists(timeout=TIMEOUT, retry=_retry()))
+        return bool(self.blob(name).exists(timeout=budget.timeout(TIMEOUT), retry=_retry()))
 
     def delete_quietly(self, name: str) -> None:
         try:
-            self.blob(name).delete(timeout=TIMEOUT, retry=_retry())
+            self.blob(name).delete(timeout=budget.timeout(TIMEOUT), retry=_retry())
         except Exception:  # noqa: BLE001 - best effort: the lifecycle rule removes it anyway
             log.info("could not delete gs://%s/%s; the lifecycle rule will", self.name, name)
 
@@ -190,38 +192,47 @@ class GcsTaskStore:
     def _marker(task_id: str) -> str:
         return f"tasks/{object_key(task_id)}.cancel"
 
-    def _stored_state(self, task_id: str) -> tuple[str | None, int]:
-        """(state or None when missing/expired, generation) from one metadata GET."""
+    def _stored(self, task_id: str) -> tuple[str | None, int, str | None]:
+        """(state or None when missing/expired, generation, party) from one metadata GET."""
         blob = self.bucket.meta(self._name(task_id))
         if blob is None:
-            return None, 0
+            return None, 0, None
         meta = blob.metadata or {}
         if self.bucket.expired(meta.get("written_at")):
-            return None, int(blob.generation)
-        return meta.get("state"), int(blob.generation)
+            return None, int(blob.generation), None
+        return meta.get("state"), int(blob.generation), meta.get("party") or ANONYMOUS
 
-    def _write(self, task: dict[str, Any], generation: int) -> None:
-        self.bucket.write_json(self._name(task["id"]), {"task": task}, generation,
-                               metadata={"state": task["status"]["state"]})
+    def _stored_state(self, task_id: str) -> tuple[str | None, int]:
+        state, generation, _ = self._stored(task_id)
+        return state, generation
+
+    def _write(self, task: dict[str, Any], generation: int, party: str) -> None:
+        self.bucket.write_json(self._name(task["id"]), {"task": task, "party": party}, generation,
+                               metadata={"state": task["status"]["state"], "party": party})
 
     def _transition(self, task: dict[str, Any]) -> bool:
-        """Write `task` unless the stored one is terminal; False when it was (nothing written)."""
+        """Write `task` unless the stored one is terminal; False when it was (nothing written). The
+        stored party is kept."""
         for attempt in range(MAX_ATTEMPTS):
-            state, generation = self._stored_state(task["id"])
+            state, generation, party = self._stored(task["id"])
             if state in TERMINAL:
                 return False
             try:
-                self._write(task, generation)
+                self._write(task, generation, party or ANONYMOUS)
                 return True
             except _precondition_failed():
                 _backoff(attempt)
         raise StoreConflict(task["id"])
 
-    def create(self, task: dict[str, Any]) -> None:
+    def create(self, task: dict[str, Any], party: str = ANONYMOUS) -> None:
         try:  # one request on the way to the first frame: the id is new, so "must not exist" holds
-            self._write(task, 0)
+            self._write(task, 0, party)
         except _precondition_failed():
             self._transition(task)
+
+    def party(self, task_id: str) -> str | None:
+        state, _, party = self._stored(task_id)
+        return party if state is not None else None
 
     def get(self, task_id: str) -> dict[str, Any] | None:
         doc, _ = self.bucket.read_json(self._name(task_id))
@@ -282,14 +293,22 @@ _catalog_cache = BoundedLru(10_000, _CATALOG_CACHE_BYTES)
 _catalog_lock = threading.Lock()
 
 
+def set_catalog_cache_bytes(max_bytes: int) -> None:
+    """The copy cache's bound, from the memory budget (agent.config) at start."""
+    with _catalog_lock:
+        _catalog_cache.max_bytes = max_bytes
+
+
 def _state_from_doc(context_id: str, doc: dict[str, Any] | None, bucket: Bucket) -> ContextState:
     state = ContextState(context_id=context_id)
     if not doc:
         return state
     state.merchant_id = doc.get("merchant_id")
+    state.party = doc.get("party")
     state.plan_memory = doc.get("plan_memory")
     state.task_ids = list(doc.get("task_ids") or [])
     state.attached_bytes = int(doc.get("attached_bytes") or 0)
+    state.lost_catalogs = [str(n) for n in doc.get("lost_catalogs") or []]
     for ref in doc.get("catalogs") or []:
         if bucket.expired(ref.get("saved_at")):
             state.expired_catalogs.extend(s.get("name", "") for s in ref.get("sources") or [])
@@ -299,9 +318,9 @@ def _state_from_doc(context_id: str, doc: dict[str, Any] | None, bucket: Bucket)
 
 
 def _doc_from_state(state: ContextState, next_catalog: int) -> dict[str, Any]:
-    return {"v": 1, "context_id": state.context_id, "merchant_id": state.merchant_id,
+    return {"v": 1, "context_id": state.context_id, "merchant_id": state.merchant_id, "party": state.party,
             "plan_memory": state.plan_memory, "task_ids": state.task_ids, "attached_bytes": state.attached_bytes,
-            "catalogs": state.catalog_refs, "next_catalog": next_catalog}
+            "catalogs": state.catalog_refs, "next_catalog": next_catalog, "lost_catalogs": state.lost_catalogs}
 
 
 class GcsContextStore:
@@ -321,9 +340,13 @@ class GcsContextStore:
             return list(state.catalogs)
         loaded = []
         for ref in state.catalog_refs:
-            catalog = self._load_catalog(ref)
-            if catalog is None:
-                state.expired_catalogs.extend(s.get("name", "") for s in ref.get("sources") or [])
+            try:
+                catalog = self._load_catalog(ref)
+            except Exception:  # noqa: BLE001 - a storage fault: the answer says the file could not be read
+                log.warning("could not read a context catalog from gs://%s", self.bucket.name)
+                catalog = None
+            if catalog is None:  # deleted or unreadable: not "expired" (that is decided by saved_at)
+                state.lost_catalogs.extend(s.get("name", "") for s in ref.get("sources") or [])
                 continue
             loaded.append(catalog)
         state.catalogs = loaded
@@ -375,8 +398,9 @@ class GcsContextStore:
             doc, _ = self.bucket.read_json(name)
             new_refs, next_catalog = self._save_catalogs(context_id, list(change.catalogs),
                                                          int((doc or {}).get("next_catalog") or 1))
-        plain = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id,
-                              plan_memory=change.plan_memory, catalogs=None, max_turns=change.max_turns)
+        plain = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id, party=change.party,
+                              plan_memory=change.plan_memory, catalogs=None, max_turns=change.max_turns,
+                              lost_catalogs=change.lost_catalogs)
         for attempt in range(MAX_ATTEMPTS):
             doc, generation = self.bucket.read_json(name)
             state = _state_from_doc(context_id, doc, self.bucket)
@@ -384,7 +408,7 @@ class GcsContextStore:
             plain.apply(state)
             if new_refs is not None:
                 replaced, state.catalog_refs = state.catalog_refs, new_refs
-                state.attached_bytes, state.expired_catalogs = change.attached_bytes, []
+                state.attached_bytes, state.expired_catalogs, state.lost_catalogs = change.attached_bytes, [], []
             stored_next = max(next_catalog, int((doc or {}).get("next_catalog") or 1))
             try:
                 self.bucket.write_json(name, _doc_from_state(state, stored_next), generation)

@@ -14,7 +14,7 @@ import time
 from collections import OrderedDict
 from typing import Any, Callable
 
-from .base import TERMINAL, ContextChange, ContextState, NotCancelable
+from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable
 
 _DAY_S = 86_400.0
 
@@ -80,23 +80,35 @@ class MemoryTaskStore:
 
     def __init__(self, max_entries: int = 1000, max_bytes: int = 256 * 1024 * 1024, ttl_days: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        # key -> (task, party): the party that created the task travels with it and is never overwritten
         self._tasks = BoundedLru(max_entries, max_bytes, ttl_days * _DAY_S if ttl_days else None, clock)
         self._cancel: set[str] = set()
         self._lock = threading.Lock()
 
-    def _put(self, task: dict[str, Any]) -> dict[str, Any]:
+    def _stored(self, task_id: str) -> dict[str, Any] | None:
+        item = self._tasks.get(task_id)
+        return item[0] if item is not None else None
+
+    def _put(self, task: dict[str, Any], party: str | None = None) -> dict[str, Any]:
+        found = self._tasks.get(task["id"])
+        party = found[1] if found is not None else (party or ANONYMOUS)
         stored = copy.deepcopy(task)
-        self._tasks.put(task["id"], stored, approx_size(stored))
+        self._tasks.put(task["id"], (stored, party), approx_size(stored))
         return stored
 
-    def create(self, task: dict[str, Any]) -> None:
+    def create(self, task: dict[str, Any], party: str = ANONYMOUS) -> None:
         with self._lock:
-            self._put(task)
+            self._put(task, party)
 
     def get(self, task_id: str) -> dict[str, Any] | None:
         """The stored task itself, not a copy: callers treat it as read-only (writes copy on the way in)."""
         with self._lock:
-            return self._tasks.get(task_id)
+            return self._stored(task_id)
+
+    def party(self, task_id: str) -> str | None:
+        with self._lock:
+            item = self._tasks.get(task_id)
+            return item[1] if item is not None else None
 
     def state(self, task_id: str) -> str | None:
         task = self.get(task_id)
@@ -104,7 +116,7 @@ class MemoryTaskStore:
 
     def save(self, task: dict[str, Any]) -> None:
         with self._lock:
-            stored = self._tasks.get(task["id"])
+            stored = self._stored(task["id"])
             if stored is not None and stored["status"]["state"] in TERMINAL:
                 return
             self._put(task)
@@ -112,14 +124,14 @@ class MemoryTaskStore:
     def finish(self, task: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             self._cancel.discard(task["id"])
-            stored = self._tasks.get(task["id"])
+            stored = self._stored(task["id"])
             if stored is not None and stored["status"]["state"] in TERMINAL:
                 return copy.deepcopy(stored)
             return copy.deepcopy(self._put(task))
 
     def request_cancel(self, task_id: str) -> dict[str, Any] | None:
         with self._lock:
-            stored = self._tasks.get(task_id)
+            stored = self._stored(task_id)
             if stored is None:
                 return None
             if stored["status"]["state"] in TERMINAL:
@@ -143,6 +155,7 @@ def _copy(state: ContextState) -> ContextState:
     """A copy the caller may change freely (tables are immutable and shared)."""
     return dataclasses.replace(state, catalogs=list(state.catalogs), task_ids=list(state.task_ids),
                                catalog_refs=list(state.catalog_refs), expired_catalogs=list(state.expired_catalogs),
+                               lost_catalogs=list(state.lost_catalogs),
                                plan_memory=copy.deepcopy(state.plan_memory))
 
 

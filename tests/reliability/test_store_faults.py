@@ -1,0 +1,138 @@
+"""Storage faults, injected by a real proxy in front of fake-gcs-server (tests/faultproxy.py).
+
+A client is never told `completed` unless the store holds it; a later cancel never overwrites the
+outcome the client got; a conversation whose attachment could not be kept says so on the next turn.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+
+import httpx
+import pytest
+
+from agent.store.gcs import object_key
+from tests.emulators import _shared_emulator
+from tests.faultproxy import FaultProxy
+from tests.test_state_instances import CSV, footer
+
+COMPLETED_WRITE = b'"state": "completed"'
+INTERNALS = ("Traceback", "injected fault", "127.0.0.1", "googleapis", "/home/", "/work/", ".py")
+
+
+@pytest.fixture(scope="module")
+def faulty(start_server):
+    fake = _shared_emulator("fake")
+    bucket = fake.create_bucket()
+    proxy = FaultProxy(fake.url)
+    server = start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": proxy.url})
+    yield server, proxy, fake, bucket
+    proxy.stop()
+
+
+@pytest.fixture
+def proxy(faulty):
+    faulty[1].clear()
+    yield faulty[1]
+    faulty[1].clear()
+
+
+def rpc(url: str, method: str, params: dict) -> dict:
+    body = {"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": method, "params": params}
+    return httpx.post(url, json=body, timeout=90).json()
+
+
+def message(text: str, csv: bytes | None = None, name: str = "catalog.csv") -> dict:
+    parts: list[dict] = [{"kind": "text", "text": text}]
+    if csv is not None:
+        parts.append({"kind": "file", "file": {"bytes": base64.b64encode(csv).decode(), "name": name, "mimeType": "text/csv"}})
+    return {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())}
+
+
+def stream(url: str, params: dict) -> list[dict]:
+    body = {"jsonrpc": "2.0", "id": "s", "method": "message/stream", "params": params}
+    frames = []
+    with httpx.stream("POST", url, json=body, timeout=90) as response:
+        for line in response.iter_lines():
+            if line:
+                frames.append(json.loads(line[len("data: "):]))
+    return frames
+
+
+def stored_state(fake, bucket: str, task_id: str) -> str | None:
+    blob = fake.client.bucket(bucket).get_blob(f"tasks/{object_key(task_id)}.json")
+    return (blob.metadata or {}).get("state") if blob is not None else None
+
+
+def no_internals(payload: object) -> None:
+    text = json.dumps(payload)
+    for word in INTERNALS:
+        assert word not in text, word
+
+
+def test_a_failed_final_write_is_answered_failed_and_stored_failed(faulty, proxy):
+    server, _, fake, bucket = faulty
+    rule = proxy.add(method="POST", body=COMPLETED_WRITE, status=403)
+    frames = stream(server.url, {"message": message("What is out of stock?", CSV)})
+    assert rule.hits >= 3, "the final write is retried"
+    final = frames[-1]["result"]
+    assert final["final"] is True and final["status"]["state"] == "failed"
+    text = final["status"]["message"]["parts"][0]["text"]
+    assert text.startswith("The answer could not be saved") and "incident" in text
+    no_internals(frames)
+    task_id = final["taskId"]
+    assert stored_state(fake, bucket, task_id) == "failed"
+    got = rpc(server.url, "tasks/get", {"id": task_id})["result"]
+    assert got["status"]["state"] == "failed"
+
+
+def test_when_no_final_write_lands_a_cancel_cannot_overwrite_the_answer(faulty, proxy):
+    server, _, fake, bucket = faulty
+    proxy.add(method="POST", path="/o", body=b'"state": "completed"', status=403)
+    proxy.add(method="POST", path="/o", body=b'"state": "failed"', status=403)
+    answer = rpc(server.url, "message/send", {"message": message("What is in this catalog?", CSV)})["result"]
+    assert answer["status"]["state"] == "failed"  # never "completed": the store does not hold it
+    assert stored_state(fake, bucket, answer["id"]) == "working"
+    proxy.clear()
+    cancel = rpc(server.url, "tasks/cancel", {"id": answer["id"]})
+    assert cancel["error"]["code"] == -32002
+    assert stored_state(fake, bucket, answer["id"]) == "working"
+
+
+def test_a_transient_fault_on_the_final_write_still_completes(faulty, proxy):
+    server, _, fake, bucket = faulty
+    rule = proxy.add(method="POST", body=COMPLETED_WRITE, status=403, times=1)
+    answer = rpc(server.url, "message/send", {"message": message("What is in this catalog?", CSV)})["result"]
+    assert rule.hits == 1
+    assert answer["status"]["state"] == "completed"
+    assert stored_state(fake, bucket, answer["id"]) == "completed"
+
+
+def test_an_attachment_that_could_not_be_kept_is_named_on_the_next_turn(faulty, proxy):
+    server, _, fake, bucket = faulty
+    context_id = str(uuid.uuid4())
+    proxy.add(method="POST", body=b".parquet\"", status=403)  # the Parquet upload of the attached catalog
+    first = rpc(server.url, "message/send", {"message": message("What is in this catalog?", CSV, "mine.csv"),
+                                             "contextId": context_id})["result"]
+    assert first["status"]["state"] == "completed" and footer(first)[0][0] == "mine.csv"
+    proxy.clear()
+    second = rpc(server.url, "message/send", {"message": message("and the brands?"), "contextId": context_id})["result"]
+    text = second["artifacts"][0]["parts"][0]["text"]
+    assert "The catalog attached earlier in this conversation (mine.csv) could not be saved or read back" in text
+    assert "kept for" not in text
+
+
+def test_an_attachment_deleted_from_storage_is_said_unreadable_not_expired(faulty, proxy, start_server):
+    server, _, fake, bucket = faulty
+    other = start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": fake.url})  # no cached copy there
+    context_id = str(uuid.uuid4())
+    first = rpc(server.url, "message/send", {"message": message("What is in this catalog?", CSV, "mine.csv"),
+                                             "contextId": context_id})["result"]
+    assert first["status"]["state"] == "completed"
+    for blob in fake.client.list_blobs(bucket, prefix=f"contexts/{object_key(context_id)}/catalog-"):
+        blob.delete()
+    second = rpc(other.url, "message/send", {"message": message("and the brands?"), "contextId": context_id})["result"]
+    text = second["artifacts"][0]["parts"][0]["text"]
+    assert "(mine.csv) could not be saved or read back" in text and "kept for" not in text
