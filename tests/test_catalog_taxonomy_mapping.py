@@ -34,7 +34,7 @@ def test_methods_in_order_of_trust_through_the_readers():
         "Teak lounger,212 - Apparel & Accessories > Clothing > Shirts & Tops,,\n"                 # "id - path"
         "Teak lounger,,Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers > Teak,\n"   # prefix
         "Thing,,Garden > Misc,Patio Umbrella\n"                                                   # name on type
-        "Cantilever parasol 3m,,Seasonal > Misc,\n"                                               # bare title noun: unsure
+        "Cantilever lamp 3m,,Seasonal > Misc,\n"                                                 # bare noun of many places: unsure
         "Mystery Surprise,,Seasonal > Misc,\n"                                                    # nothing
         "Teak lounger,999999999,,\n"                                                              # bad id: fall through
     ).encode()
@@ -43,7 +43,7 @@ def test_methods_in_order_of_trust_through_the_readers():
     assert got[:4] == [(4105, "google_category"), (4105, "google_category"), (212, "google_category"),
                        (4105, "merchant_path")]
     assert got[4][1] == "name_match"
-    assert got[5] == (None, "unmapped")  # "parasol" beside words that say nothing about it: not guessed
+    assert got[5] == (None, "unmapped")  # "lamp" (many places) beside words that say nothing about it: not guessed
     assert taxonomy.load().node(got[4][0]).name in ("Outdoor Umbrellas & Sunshades", "Parasols & Rain Umbrellas")
     assert got[7] == (None, "unmapped")  # a bad id falls through; "Teak lounger" alone is a bare noun beside a material
     assert got[6] == (None, "unmapped")
