@@ -251,3 +251,12 @@ def test_unplaced_products_follow_what_their_own_category_agrees_on():
     # too few placed products of a value: nothing follows
     gid, _, method = map_rows(3, None, None, _col(["Aurora"] * 3), _col(["Round Wall Clock", "Sunset", "Dawn"]))
     assert gid.to_pylist()[1:] == [None, None]
+
+
+def test_a_title_noun_outside_the_branch_the_type_points_at_is_unsure():
+    # "Food & Beverage" points at Food, Beverages & Tobacco (unsurely: two parts); a "Jack" there is
+    # cheese, not the toy the bare noun names
+    assert name_match(None, None, "Shredded Marble Jack") is not None
+    assert name_match("Food & Beverage", None, "Shredded Marble Jack") is None
+    got = name_match("Food & Beverage", None, "Strawberry Milk")
+    assert got is not None and taxonomy.load().node(got).path.startswith("Food, Beverages & Tobacco")

@@ -136,8 +136,13 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | 
     ctx = namematch.context_words(product_type, category, nouns.title_phrase(title) if title else None)
     tax = taxonomy.load()
     chosen: tuple[int, bool] | None = None
+    tops: set[str] = set()  # top levels the merchant's own type and category point at, even unsurely
     for phrase, strict in ((product_type, False), (leaf, False), (head, True)):
         m = namematch.match(phrase, ctx, strict, within) if phrase else None
+        if m is not None and strict and tops and _top(tax, m.google_id) not in tops:
+            return None  # a title noun outside every branch the type and category point at: unsure
+        if m is not None and not strict:
+            tops.add(_top(tax, m.google_id))
         if m is None or not m.confident:
             continue
         weak = m.specificity == 0
@@ -148,6 +153,10 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | 
         elif not tax.is_within(chosen[0], m.google_id):
             return None  # two confident readings in different branches: unsure, so not guessed
     return chosen
+
+
+def _top(tax: taxonomy.Taxonomy, cid: int) -> str:
+    return tax.node(cid).path.split(taxonomy.SEPARATOR, 1)[0]
 
 
 # The catalog's own branches: a shop is about something. Once the confident readings (and the rows
