@@ -339,13 +339,15 @@ def _group_step(ids: np.ndarray, method: np.ndarray, col: pa.ChunkedArray) -> No
     placed = (ids >= 0) & (code >= 0)
     if not placed.any():
         return
-    pairs, counts = np.unique(np.stack([code[placed], ids[placed].astype(np.int64)], axis=1), axis=0, return_counts=True)
-    total = np.bincount(pairs[:, 0], weights=counts, minlength=len(d.dictionary))
+    width = int(ids.max()) + 1  # one integer key per (value, id): a 1-D unique
+    keys, counts = np.unique(code[placed] * width + ids[placed].astype(np.int64), return_counts=True)
+    pair_code, pair_id = keys // width, keys % width
+    total = np.bincount(pair_code, weights=counts, minlength=len(d.dictionary))
     best = np.full(len(d.dictionary), -1, dtype=np.int64)
     best_n = np.zeros(len(d.dictionary))
-    for (c, cid), n in zip(pairs.tolist(), counts.tolist()):
-        if n > best_n[c]:
-            best[c], best_n[c] = cid, n
+    order = np.lexsort((counts, pair_code))  # per value, its most frequent id last
+    last = order[np.r_[pair_code[order][1:] != pair_code[order][:-1], True]]
+    best[pair_code[last]], best_n[pair_code[last]] = pair_id[last], counts[last]
     size = np.bincount(code[code >= 0], minlength=len(d.dictionary))
     ok = (total >= _GROUP_MIN_MAPPED) & (best_n >= _GROUP_SHARE * total) & (total >= _GROUP_PLACED_SHARE * size)
     follow = np.where(ok, best, -1)
