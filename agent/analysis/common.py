@@ -487,3 +487,188 @@ def numpy_of(arr):
     """A (chunked) Arrow column as one numpy array."""
     a = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
     return a.to_numpy(zero_copy_only=False)
+
+
+# --- money: which variants are priced, in which currency, and which are on sale ------------------------------
+# One rule for every price figure of every skill (overview, ladder, gaps agree on the same variants):
+# * a figure is over **priced variants** (variant rows whose price is above zero), never over each
+#   product's cheapest variant; counts of products are named as such;
+# * a zero price is not a price point: such variants are counted and the answer says so;
+# * prices in different currencies are never pooled: figures are split by currency (the overview and
+#   the ladder give one set per currency), or restricted to the main currency and the rest counted (gaps).
+NO_PRICE_NOTE = "The data states no currency, so prices are shown as written, without one."
+
+
+@dataclass(frozen=True)
+class PriceGroup:
+    """The priced variants of one currency (None: the data states none)."""
+
+    currency: str | None
+    rows: Any  # numpy bool mask over the table's rows
+    variants: int
+
+
+def price_groups(table: pa.Table) -> list[PriceGroup]:
+    """Priced variants split by currency, largest group first (a stated currency before none)."""
+    import numpy as np
+
+    if table.num_rows == 0:
+        return []
+    priced = numpy_of(pc.fill_null(pc.greater(table["price"], 0), False)).astype(bool)
+    cur = encoded(table["currency"])
+    names = as_str(cur.dictionary).to_pylist()
+    codes = entry_codes(cur, np.arange(len(names), dtype=np.int32), missing=-1) if len(names) else np.full(table.num_rows, -1, np.int32)
+    found: dict[str | None, Any] = {}
+    present = np.bincount(codes[priced] + 1, minlength=len(names) + 1)  # slot 0: no currency
+    for code in (np.flatnonzero(present) - 1).tolist():
+        name = names[code] if code >= 0 else None
+        mask = priced & (codes == code)
+        found[name] = mask if name not in found else (found[name] | mask)
+    groups = [PriceGroup(name, mask, int(mask.sum())) for name, mask in found.items()]
+    groups.sort(key=lambda g: (g.currency is None, -g.variants, g.currency or ""))
+    return groups
+
+
+def price_counts(table: pa.Table) -> dict[str, int]:
+    """Variants priced above zero, at exactly zero, below zero, and without a price."""
+    if table.num_rows == 0:
+        return {"priced_n": 0, "zero_n": 0, "negative_n": 0, "unpriced_n": 0}
+    price = table["price"]
+    return {"priced_n": int(pc.sum(pc.fill_null(pc.greater(price, 0), False)).as_py() or 0),
+            "zero_n": int(pc.sum(pc.fill_null(pc.equal(price, 0), False)).as_py() or 0),
+            "negative_n": int(pc.sum(pc.fill_null(pc.less(price, 0), False)).as_py() or 0),
+            "unpriced_n": price.null_count}
+
+
+def main_currency_price(table: pa.Table) -> tuple[pa.Array, str | None, dict[str, int]]:
+    """Positive prices of the main currency only (others null), the currency, and {code: variants} of
+    the currencies left out — for skills with one price column per row (gaps)."""
+    import numpy as np
+
+    groups = price_groups(table)
+    if not groups:
+        return pa.nulls(table.num_rows, pa.float64()), None, {}
+    main = groups[0]
+    price = numpy_of(table["price"]).astype(np.float64)
+    out = np.where(main.rows, price, np.nan)
+    return pa.array(out, mask=~main.rows), main.currency, {g.currency or "no currency": g.variants for g in groups[1:]}
+
+
+def as_of(table: pa.Table, sources: Sequence[Any] = ()) -> Any:
+    """The snapshot date sales are judged at: the newest the catalog's sources state, else the newest
+    per-row snapshot date; None when the data states none (never the clock)."""
+    dates = [s.snapshot_date for s in sources if getattr(s, "snapshot_date", None) is not None
+             and getattr(s, "role", "catalog") == "catalog"]
+    if dates:
+        return max(dates)
+    if table.num_rows and "snapshot_date" in table.column_names:
+        return pc.max(table["snapshot_date"]).as_py()
+    return None
+
+
+@dataclass(frozen=True)
+class Sales:
+    """Per variant row: on sale now, its discount depth (percent, NaN when not on sale), and whether it
+    has a scheduled sale price that cannot be checked (no snapshot date)."""
+
+    on_sale: Any  # numpy bool
+    depth: Any  # numpy float64
+    unchecked: Any  # numpy bool
+
+
+def sales(table: pa.Table, when: Any) -> Sales:
+    """Which variants are discounted at the snapshot date `when`.
+
+    A variant is on sale when its sale price (WooCommerce `Sale price`, Merchant Center `sale_price`,
+    Magento `special_price`, BigCommerce `Sale Price`) is above zero and below its price, and the
+    sale's schedule, if any, includes `when` (first and last day inclusive); or when its compare-at
+    price is above its price (Shopify's "was" price). A sale scheduled to end before, or begin after,
+    the snapshot date is not a current sale. Without a snapshot date, a sale price with no schedule is
+    current (the file lists it as the price now) and one with a schedule cannot be checked: it is not
+    counted as on sale, and counted as `unchecked` so the answer can say so. Depth is
+    (was − now) / was, where "was" is the price (sale price) or the compare-at price.
+    """
+    import numpy as np
+
+    n = table.num_rows
+
+    def col(name):
+        if name not in table.column_names or table[name].null_count == n:
+            return np.full(n, np.nan)
+        values = table[name] if table[name].type == pa.float64() else table[name].cast(pa.float64())
+        return np.asarray(numpy_of(values), dtype=np.float64)  # (Arrow gives NaN for null floats)
+
+    price, sale, cap = col("price"), col("sale_price"), col("compare_at_price")
+    with np.errstate(invalid="ignore"):
+        has_sale = (sale > 0) & (sale < price)
+    scheduled = np.zeros(n, dtype=bool)
+    in_window = np.ones(n, dtype=bool)
+    for name, inside in (("sale_start", "le"), ("sale_end", "ge")):
+        if name not in table.column_names or table[name].null_count == n:
+            continue
+        stated = numpy_of(pc.is_valid(table[name])).astype(bool)
+        scheduled |= stated
+        if when is not None:
+            cmp = pc.less_equal if inside == "le" else pc.greater_equal
+            ok = numpy_of(pc.fill_null(cmp(table[name], pa.scalar(when, pa.date32())), True)).astype(bool)
+            in_window &= ok
+    if when is None:
+        current = has_sale & ~scheduled
+        unchecked = has_sale & scheduled
+    else:
+        current = has_sale & in_window
+        unchecked = np.zeros(n, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        by_cap = (cap > price) & (price > 0)
+    now = np.where(current, sale, price)
+    was = np.where(by_cap, cap, price)
+    on_sale = current | by_cap
+    with np.errstate(invalid="ignore", divide="ignore"):
+        depth = np.where(on_sale & (was > 0), (was - now) / was * 100.0, np.nan)
+    return Sales(on_sale, depth, unchecked)
+
+
+_NICE_STEPS = (1.0, 2.0, 2.5, 5.0)
+
+
+def nice_number(x: float) -> float:
+    """The round number (1, 2, 2.5 or 5 times a power of ten) nearest to x on a log scale."""
+    import math
+
+    if x <= 0:
+        return 0.0
+    exp = math.floor(math.log10(x))
+    cands = [s * 10.0 ** e for e in (exp - 1, exp, exp + 1) for s in _NICE_STEPS]
+    return min(cands, key=lambda c: abs(math.log(c / x)))
+
+
+def price_band_cuts(prices: Any, quantiles: Sequence[float] = (0.25, 0.5, 0.75)) -> list[float]:
+    """Band boundaries from the catalog's own prices: round numbers near its quartiles, each strictly
+    above the lowest price and at most the highest (so no band is empty by construction at its ends).
+    A tenge catalog gets tenge-sized bands, a catalog of 2.50 items small ones."""
+    import numpy as np
+
+    p = np.asarray(prices, dtype=np.float64)
+    p = p[~np.isnan(p) & (p > 0)]
+    if len(p) == 0:
+        return []
+    lo, hi = float(p.min()), float(p.max())
+    cuts = sorted({nice_number(float(q)) for q in np.quantile(p, list(quantiles))})
+    return [c for c in cuts if lo < c <= hi]
+
+
+def amount_label(value: float, currency: str | None) -> str:
+    """A band bound in a label: "KZT 200,000", "2.50" (no decimals when whole)."""
+    text = f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+    return f"{currency} {text}" if currency else text
+
+
+def band_labels(cuts: Sequence[float], currency: str | None) -> list[tuple[str, float, float]]:
+    """(label, lower inclusive, upper exclusive) for the bands the cuts make."""
+    if not cuts:
+        return [("All priced variants", 0.0, float("inf"))]
+    out = [(f"Under {amount_label(cuts[0], currency)}", 0.0, cuts[0])]
+    for a, b in zip(cuts, cuts[1:]):
+        out.append((f"{amount_label(a, currency)} to under {amount_label(b, currency)}", a, b))
+    out.append((f"{amount_label(cuts[-1], currency)} and over", cuts[-1], float("inf")))
+    return out

@@ -65,7 +65,7 @@ def _keys(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.ChunkedArray:
     return pc.if_else(inside, ids, pa.scalar(OTHER_KEY, pa.int64()))
 
 
-def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, dict]:
+def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy, price: pa.Array | None = None) -> dict[int, dict]:
     """Per key: products, variants, in-stock / out-of-stock variants, min/P25/median/P75/max price.
 
     All in numpy over dense key codes: counts by bincount, distinct products by one ordered pass (hash
@@ -80,7 +80,7 @@ def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, d
     codes, uniq = _dense_codes(np.asarray(key_np, dtype=np.int64))
     n = len(uniq)
     state = common.stock_codes(table)
-    price = common.positive_price(table)
+    price = common.positive_price(table) if price is None else price
     price_np = (price.combine_chunks() if isinstance(price, pa.ChunkedArray) else price).to_numpy(zero_copy_only=False)
     pk = table["product_key"]
     pk_np = (pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk).to_numpy(zero_copy_only=False)
@@ -159,13 +159,22 @@ def _names(key: int, scope: Scope, taxonomy: Taxonomy) -> tuple[str | None, str]
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     pop = common.population(inp.own, scope, tax, READ)
-    own = _aggregate(pop.table, scope, tax)
+    # price columns: priced variants of the main currency only; other currencies are counted, not pooled
+    own_price, currency, other_currencies = common.main_currency_price(pop.table)
+    own = _aggregate(pop.table, scope, tax, own_price)
     excluded = _excluded_products(inp.own, scope, tax)
     ref = None
     ref_total = 0
+    notes = []
     if inp.reference is not None:
         ref_pop = common.population(inp.reference, scope, tax, READ)
-        ref = _aggregate(ref_pop.table, scope, tax)
+        ref_price, ref_currency, _ = common.main_currency_price(ref_pop.table)
+        if ref_currency != currency and ref_pop.table.num_rows and pop.table.num_rows:
+            # never compared across currencies: the reference's quartiles are left blank
+            ref_price = pa.nulls(ref_pop.table.num_rows, pa.float64())
+            notes.append(f"The reference is priced in {ref_currency or 'no stated currency'} and this catalog in "
+                         f"{currency or 'no stated currency'}, so prices are not compared (currencies are never converted).")
+        ref = _aggregate(ref_pop.table, scope, tax, ref_price)
         ref_total = common.count_products(ref_pop.table)
     has_stock = common.has_stock_information(pop.table)
     own_total = common.count_products(pop.table)
@@ -225,12 +234,22 @@ def run(inp: SkillInput) -> SkillResult:
 
     # Totals first: the row every summary number comes from.
     label = common.scope_name(scope)
-    total_row = _total_row(pop.table, label, excluded.get("total", 0), has_stock, ref is not None, own_total, ref_total)
+    total_row = _total_row(pop.table, label, excluded.get("total", 0), has_stock, ref is not None, own_total, ref_total, own_price)
     ordered = [total_row] + [r for _, r, _ in rows]
     table = common.records_table(BASE_COLUMNS + (REF_COLUMNS if ref is not None else ()), ordered)
 
     findings = _findings(ordered, ref is not None, pop.table.num_rows)
-    notes = []
+    if other_currencies:
+        listed = ", ".join(f"{n:,} in {c}" for c, n in other_currencies.items())
+        notes.append(f"Prices in this table are in {currency or 'no stated currency'} only; priced variants in other "
+                     f"currencies ({listed}) are left out of the price columns, since currencies are never pooled.")
+    zero = common.price_counts(pop.table)
+    if zero["zero_n"] + zero["negative_n"]:
+        n_zero = zero["zero_n"] + zero["negative_n"]
+        notes.append(f"{n_zero:,} {'variant' if n_zero == 1 else 'variants'} priced at 0.00 or below "
+                     f"{'is' if n_zero == 1 else 'are'} left out of the price columns.")
+    if pop.table.num_rows and currency is None and not other_currencies and zero["priced_n"]:
+        notes.append(common.NO_PRICE_NOTE)
     if not has_stock and pop.table.num_rows:
         notes.append("Stock is not stated in the data, so in-stock counts are unknown and no subcategory is judged out of stock.")
     n_sub = len(leaves) if leaves else len([k for k in keys if k != OTHER_KEY])
@@ -238,8 +257,9 @@ def run(inp: SkillInput) -> SkillResult:
         skill=SKILL_ID, scope=scope, table=table, findings=findings,
         thresholds={"thin_products": THIN_PRODUCTS, "under_index_min_reference_share_pct": UNDER_INDEX_MIN_REF_SHARE,
                     "under_index_max": UNDER_INDEX_MAX, "price_floor": "own min > reference P25",
-                    "price_ceiling": "own max < reference P75"},
-        currency=common.single_currency(pop.table),
+                    "price_ceiling": "own max < reference P75",
+                    "price": "priced variants (price above zero) in the main currency"},
+        currency=currency,
         chart=("Subcategory", "Products"),
         taxonomy_note=common.taxonomy_note(scope, tax, n_sub),
         notes=notes,
@@ -247,8 +267,10 @@ def run(inp: SkillInput) -> SkillResult:
     )
 
 
-def _total_row(table: pa.Table, label: str, excluded: int, has_stock: bool, with_ref: bool, own_total: int, ref_total: int) -> dict:
-    price = common.positive_price(table) if table.num_rows else pa.chunked_array([], pa.float64())
+def _total_row(table: pa.Table, label: str, excluded: int, has_stock: bool, with_ref: bool, own_total: int, ref_total: int,
+               price: pa.Array | None = None) -> dict:
+    if price is None or not table.num_rows:
+        price = common.positive_price(table) if table.num_rows else pa.chunked_array([], pa.float64())
     valid = price.drop_null()
     state = common.stock_codes(table) if table.num_rows else None
     row = {

@@ -18,8 +18,9 @@ SKILL_ID = "catalog_overview"
 READ = ("product_key", "google_category_id", "category_path", "category_mapping", "brand", "price", "currency")
 TOP_CATEGORIES = 5
 TOP_BRANDS = 3
-# Price bands on a product's lowest variant price: (label, lower bound inclusive, upper bound exclusive).
-PRICE_BANDS = (("Under 25", 0.0, 25.0), ("25 to under 100", 25.0, 100.0), ("100 to under 500", 100.0, 500.0), ("500 and over", 500.0, float("inf")))
+# Price figures and bands are over priced variants (price above zero), one set per currency; bands are
+# cut at round numbers near the catalog's own quartiles (common.price_band_cuts), never fixed amounts.
+MAX_CURRENCIES = 3  # currencies given their own price figures; more are counted in the mixed-currency line
 COLUMNS = (
     ("Section", "text", pa.string()),
     ("Item", "text", pa.string()),
@@ -27,6 +28,7 @@ COLUMNS = (
     ("Share", "percent", pa.float64()),
     ("Price", "money", pa.float64()),
 )
+CURRENCY_COLUMN = ("Currency", "currency", pa.string())  # added when prices come in several currencies
 MAX_LISTED_COLUMNS = 8
 
 
@@ -53,8 +55,9 @@ def run(inp: SkillInput) -> SkillResult:
     rows: list[tuple] = []
     findings: list[Finding] = []
 
-    def add(section: str, item: str, count: int | None = None, share: float | None = None, price: float | None = None) -> int:
-        rows.append((section, item, count, share, price))
+    def add(section: str, item: str, count: int | None = None, share: float | None = None, price: float | None = None,
+            cur: str | None = None) -> int:
+        rows.append((section, item, count, share, price, cur))
         return len(rows) - 1
 
     # Summary ------------------------------------------------------------------------------------
@@ -127,19 +130,39 @@ def run(inp: SkillInput) -> SkillResult:
         else:
             findings.append(Finding("overview.all_mapped", {}, severity=2))
 
-    # Prices ---------------------------------------------------------------------------------------------------
-    currency = common.single_currency(t)
-    price = t["price"] if t.num_rows else pa.chunked_array([], pa.float64())
-    pos = price.filter(pc.fill_null(pc.greater(price, 0), False)) if t.num_rows else price
-    if len(pos):
-        lo = common.money(pc.min(pos).as_py())
-        med = common.money(pc.quantile(pos, q=0.5)[0].as_py())
-        hi = common.money(pc.max(pos).as_py())
-        r_lo = add("Price", "Lowest price", price=lo)
-        r_med = add("Price", "Median price", price=med)
-        r_hi = add("Price", "Highest price", price=hi)
-        findings.append(Finding("overview.price", {"low_price": lo, "median_price": med, "high_price": hi},
-                                cells=((r_lo, "Price"), (r_med, "Price"), (r_hi, "Price")), severity=4))
+    # Prices (over priced variants, split by currency) -------------------------------------------------
+    groups = common.price_groups(t)
+    mixed = len(groups) > 1
+    currency = groups[0].currency if len(groups) == 1 else None
+    counts = common.price_counts(t)
+    price_np = common.numpy_of(t["price"]).astype(float) if t.num_rows else None
+    group_rows: list[int] = []
+    band_names: list[str] = []
+    for g in groups[:MAX_CURRENCIES]:
+        vals = price_np[g.rows]
+        section = "Price (priced variants" + (f", {g.currency or 'no currency'})" if mixed else ")")
+        lo, med, hi = (common.money(float(x)) for x in (vals.min(), _median(vals), vals.max()))
+        r_n = add(section, "Priced variants", g.variants, common.pct(g.variants, t.num_rows), cur=g.currency)
+        r_lo = add(section, "Lowest price", price=lo, cur=g.currency)
+        r_med = add(section, "Median price", price=med, cur=g.currency)
+        r_hi = add(section, "Highest price", price=hi, cur=g.currency)
+        group_rows.append(r_n)
+        values = {"priced_n": g.variants, "low_price": lo, "median_price": med, "high_price": hi}
+        if mixed:
+            values["currency"] = g.currency
+        findings.append(Finding("overview.price", values,
+                                cells=((r_n, "Count"), (r_lo, "Price"), (r_med, "Price"), (r_hi, "Price")), severity=4))
+    if mixed:
+        items = [{"currency": g.currency or "no currency", "variants_n": g.variants} for g in groups[:MAX_CURRENCIES]]
+        findings.append(Finding("overview.mixed_currency", {"items": items, "more": len(groups) > MAX_CURRENCIES},
+                                cells=tuple((r, "Count") for r in group_rows), severity=6))
+    if counts["zero_n"] or counts["negative_n"]:
+        r_z = add("Price", "Priced 0.00 or below (left out of price figures)", counts["zero_n"] + counts["negative_n"],
+                  common.pct(counts["zero_n"] + counts["negative_n"], t.num_rows))
+        findings.append(Finding("overview.zero_price", {"zero_n": counts["zero_n"] + counts["negative_n"]},
+                                cells=((r_z, "Count"),), severity=5))
+    if counts["unpriced_n"] and t.num_rows:
+        add("Price", "No price", counts["unpriced_n"], common.pct(counts["unpriced_n"], t.num_rows))
 
     # Top categories by products -----------------------------------------------------------------------
     if t.num_rows:
@@ -155,16 +178,22 @@ def run(inp: SkillInput) -> SkillResult:
             vals = {"top": [{"name": rows[r][1], "products_n": rows[r][2]} for r in crow[:3]]}
             findings.append(Finding("overview.categories", vals, cells=tuple((r, "Count") for r in crow[:3]), severity=8))
 
-        # Price bands on each product's lowest price.
-        prod = common.per_product(t["product_key"], [("p", price, "min")])
-        pmin = prod["p_min"]
-        for label, lo_b, hi_b in PRICE_BANDS:
-            sel = pc.and_(pc.greater_equal(pmin, lo_b), pc.less(pmin, hi_b)) if hi_b != float("inf") else pc.greater_equal(pmin, lo_b)
-            n = int(pc.sum(pc.fill_null(sel, False)).as_py() or 0)
-            add("Price bands (products)", label, n, common.pct(n, n_products))
-        no_price = int(pc.sum(pc.is_null(pmin)).as_py() or 0)
-        if no_price:
-            add("Price bands (products)", "no price", no_price, common.pct(no_price, n_products))
+        # Price bands of priced variants, cut at round numbers near the catalog's own quartiles.
+        for g in groups[:MAX_CURRENCIES]:
+            vals = price_np[g.rows]
+            section = "Price bands (priced variants" + (f", {g.currency or 'no currency'})" if mixed else ")")
+            best = None
+            bands = common.band_labels(common.price_band_cuts(vals), g.currency)
+            for label, lo_b, hi_b in bands:
+                n = int(((vals >= lo_b) & (vals < hi_b)).sum())
+                r = add(section, label, n, common.pct(n, g.variants), cur=g.currency)
+                band_names.append(label)
+                if best is None or n > rows[best][2]:
+                    best = r
+            if best is not None and g is groups[0] and len(bands) > 1:
+                findings.append(Finding("overview.top_band", {"band": rows[best][1], "variants_n": rows[best][2],
+                                                              "priced_n": g.variants, "variants_pct": rows[best][3]},
+                                        cells=((best, "Count"), (best, "Share")), severity=3))
 
         # Brands.
         bt = pa.table({"b": brands, "k": t["product_key"]}).filter(pc.is_valid(brands))
@@ -184,13 +213,23 @@ def run(inp: SkillInput) -> SkillResult:
         findings.append(Finding("overview.empty", {}, severity=10))
 
     findings.sort(key=lambda f: -f.severity)
+    columns = COLUMNS + ((CURRENCY_COLUMN,) if mixed else ())
+    table = common.build_table(columns, [r if mixed else r[:len(COLUMNS)] for r in rows])
+    notes = [common.NO_PRICE_NOTE] if groups and all(g.currency is None for g in groups) else []
     return SkillResult(
         skill=SKILL_ID,
         scope=scope,
-        table=common.build_table(COLUMNS, rows),
+        table=table,
+        notes=notes,
         findings=findings[:7],
         thresholds={"top_categories": TOP_CATEGORIES, "top_brands": TOP_BRANDS,
-                    "price_bands": [b[0] for b in PRICE_BANDS], "analysed_statuses": list(common.ANALYSED_STATUSES)},
+                    "price_bands": band_names, "price_unit": "priced variants (price above zero), per currency", "analysed_statuses": list(common.ANALYSED_STATUSES)},
         currency=currency,
         taxonomy_note=common.taxonomy_note(scope, tax),
     )
+
+
+def _median(values) -> float:
+    import numpy as np
+
+    return float(np.quantile(values, 0.5))

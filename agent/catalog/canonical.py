@@ -79,6 +79,9 @@ SCHEMA = pa.schema(
         # status is a product on sale elsewhere (POS, other channels), not a draft; null = not stated.
         pa.field("online_store", pa.bool_()),
         pa.field("own_categories", _dict),  # all own category paths (and product type), "\n"-joined
+        # the sale price's schedule as the data states it (first and last day, inclusive); null = open
+        pa.field("sale_start", pa.date32()),
+        pa.field("sale_end", pa.date32()),
     ]
 )
 

@@ -186,6 +186,7 @@ GMC = Profile(
         image_url=_gmc("image_link"),
         price=_gmc("price"),
         sale_price=_gmc("sale_price"),
+        sale_window=_gmc("sale_price_effective_date"),
         availability=_gmc("availability"),
         brand=_gmc("brand"),
         gtin=_gmc("gtin"),
@@ -312,6 +313,8 @@ WOOCOMMERCE = Profile(
         inventory_qty=_woo("Stock"),
         backorders=_woo("Backorders allowed?"),
         sale_price=_woo("Sale price"),
+        sale_start=_woo("Date sale price starts"),
+        sale_end=_woo("Date sale price ends"),
         price=_woo("Regular price"),
         category_path=_woo("Categories"),
         image_url=_woo("Images"),
@@ -365,6 +368,8 @@ MAGENTO = Profile(
         visibility="visibility",
         price="price",
         sale_price="special_price",
+        sale_start="special_price_from_date",
+        sale_end="special_price_to_date",
         url_key="url_key",
         image_url=("base_image", "small_image", "thumbnail_image"),
         additional_attributes="additional_attributes",
@@ -453,7 +458,13 @@ GENERIC_ROLES = _r(
                       "msrp", "rrp", "price before discount"),
     sale_price=("sale_price", "sale price", "special price", "discounted price", "promo price",
                 "offer price"),
-    currency=("currency", "currency code", "currency_code", "price currency", "ccy"),
+    currency=("currency", "currency code", "currency_code", "price currency", "ccy", "currency iso",
+              "currency iso code", "price currency code"),
+    sale_start=("sale_start", "sale start", "sale start date", "sale price start", "sale price starts",
+                "date sale price starts", "sale from", "special price from date", "special_price_from_date"),
+    sale_end=("sale_end", "sale end", "sale end date", "sale price end", "sale price ends",
+              "date sale price ends", "sale to", "special price to date", "special_price_to_date"),
+    sale_window=("sale_price_effective_date", "sale price effective date"),
     inventory_qty=("inventory_qty", "inventory qty", "inventory", "stock", "qty", "quantity",
                    "stock level", "stock quantity", "on hand", "quantity on hand", "available quantity",
                    "inventory quantity", "units in stock", "stock qty"),
@@ -479,6 +490,8 @@ GENERIC_ROLES = _r(
 )
 
 PROFILES: tuple[Profile, ...] = (SHOPIFY, GMC, WOOCOMMERCE, MAGENTO, BIGCOMMERCE)
+for _profile in PROFILES:  # no format has a currency column of its own, but a file may add one
+    _profile.roles.setdefault("currency", GENERIC_ROLES["currency"])
 GENERIC_NAME = "generic table"
 
 # Columns that may carry the snapshot date, in order of preference (SPEC §4).
@@ -512,6 +525,12 @@ def resolve_roles(columns: list[str], roles: dict[str, tuple[str, ...]]) -> dict
         bare = norm(_PAREN.sub(" ", c).replace("*", " "))
         if bare:
             by_norm.setdefault(bare, c)
+    from agent.catalog.values import header_currency  # (values imports pyarrow: only when headers are read)
+
+    for c in columns:  # third chance without a currency code: "Price KZT", "Sale price USD"
+        words = c.split()
+        if len(words) > 1 and header_currency(words[-1]):
+            by_norm.setdefault(norm(" ".join(words[:-1])), c)
     out: dict[str, str] = {}
     taken: set[str] = set()
     for role, aliases in roles.items():

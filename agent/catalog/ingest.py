@@ -99,6 +99,9 @@ def _normalise(table: pa.Table, columns: list[str], det: headers.Detection, name
     snap_rows, newest, origin = snap.rows, snap.newest, snap.origin
     if meta_snapshot is not None and (newest is None or meta_snapshot > newest):
         newest, origin = meta_snapshot, "Parquet metadata snapshot_date"
+    from agent.catalog.values import header_currency  # "Price (EUR)": the header names the currency
+    draft.header_currency = header_currency(det.roles.get("price"))
+    draft.month_first_dates = det.profile is not None and det.profile.key == "magento"  # (sale dates too)
     canonical_table = finish(draft, name, snap_rows)
     used = set(draft.used) | ({origin[len("column "):].split(", ")[0]} if origin and origin.startswith("column ") else set())
     ev = SourceEvidence(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -316,31 +318,122 @@ def _first_byte_is(a: pa.Array, byte: int) -> bool:
 
 # ---------------------------------------------------------------- money
 
-_ISO = frozenset(
-    "USD EUR GBP JPY CNY CAD AUD NZD CHF SEK NOK DKK PLN CZK HUF RON BGN HRK TRY RUB UAH INR IDR MYR SGD "
-    "HKD TWD KRW THB PHP VND BRL MXN ARS CLP COP PEN ZAR NGN KES EGP MAD AED SAR QAR ILS ISK".split()
+_ISO_FILE = Path(__file__).resolve().parents[2] / "data" / "currency" / "iso4217.csv"
+
+
+@lru_cache(maxsize=1)
+def _iso_table() -> tuple[frozenset[str], dict[str, str]]:
+    """(codes, English name -> code) from data/currency/iso4217.csv (see its SOURCES.md).
+
+    Read on first use, not at import: cold start stays cheap."""
+    import csv
+
+    with open(_ISO_FILE, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return frozenset(r["code"] for r in rows), {r["name"].casefold(): r["code"] for r in rows}
+
+
+def iso_codes() -> frozenset[str]:
+    """Every current ISO 4217 alphabetic code."""
+    return _iso_table()[0]
+
+
+# Symbols that name one currency. Longest first, so "US$" wins over "$" and "R$" over "R".
+_SYMBOLS = (
+    ("US$", "USD"), ("CA$", "CAD"), ("AU$", "AUD"), ("NZ$", "NZD"), ("HK$", "HKD"), ("NT$", "TWD"),
+    ("MX$", "MXN"), ("S$", "SGD"), ("R$", "BRL"), ("C$", "CAD"), ("A$", "AUD"),
+    ("€", "EUR"), ("£", "GBP"), ("₹", "INR"), ("₩", "KRW"), ("₺", "TRY"), ("₽", "RUB"), ("₸", "KZT"),
+    ("₴", "UAH"), ("₪", "ILS"), ("₫", "VND"), ("₱", "PHP"), ("฿", "THB"), ("₦", "NGN"), ("₼", "AZN"),
+    ("₾", "GEL"), ("₮", "MNT"), ("৳", "BDT"), ("₭", "LAK"), ("₲", "PYG"), ("₡", "CRC"), ("円", "JPY"),
+    ("元", "CNY"), ("zł", "PLN"), ("Kč", "CZK"),
 )
-_SYMBOLS = (  # longest first; a bare "$" is ambiguous and states no currency
-    ("US$", "USD"), ("CA$", "CAD"), ("AU$", "AUD"), ("NZ$", "NZD"), ("HK$", "HKD"), ("R$", "BRL"),
-    ("C$", "CAD"), ("A$", "AUD"), ("€", "EUR"), ("£", "GBP"), ("¥", "JPY"), ("₹", "INR"), ("₩", "KRW"),
-    ("₺", "TRY"), ("₽", "RUB"), ("zł", "PLN"), ("Kč", "CZK"), ("₪", "ILS"),
-)
+# Symbols written as letters: matched as whole words only ("lei" is RON, "Slei" is nothing).
+_WORD_SYMBOLS = {"zl": "PLN", "kc": "CZK", "ft": "HUF", "lei": "RON", "rp": "IDR", "rm": "MYR",
+                 "руб": "RUB", "грн": "UAH", "тг": "KZT", "лв": "BGN", "din": "RSD"}
+# Symbols several currencies write. They state a currency only when the file corroborates it (a
+# currency column or an ISO code elsewhere in the file names exactly one member of the family); a
+# row holding one carries the marker ("?$") until `resolve_currency` decides.
+AMBIGUOUS = {
+    "?$": frozenset("USD CAD AUD NZD MXN HKD SGD TWD ARS CLP COP UYU BSD BBD BMD BND BZD FJD GYD JMD KYD "
+                    "LRD NAD SBD SRD TTD XCD CUP DOP".split()),
+    "?kr": frozenset("SEK NOK DKK ISK".split()),
+    "?¥": frozenset("JPY CNY".split()),
+    "?₨": frozenset("INR PKR LKR NPR MUR SCR".split()),
+}
+_AMBIGUOUS_SYMBOLS = (("＄", "?$"), ("$", "?$"), ("￥", "?¥"), ("¥", "?¥"), ("₨", "?₨"))
+_AMBIGUOUS_WORDS = {"kr": "?kr", "rs": "?₨"}
 _NUMBER = re.compile(r"-?\d[\d.,'\s\u00a0\u202f]*")
-_CODE = re.compile(r"(?<![A-Za-z])([A-Za-z]{3})(?![A-Za-z])")
+_UPPER_CODE = re.compile(r"(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])")
+_WORD = re.compile(r"[^\W\d_]+")
 _DECIMAL_COMMA = re.compile(r"^\D*-?\d{1,3}(?:[.\s\u00a0\u202f']\d{3})*,\d{1,2}\D*$")
 _THOUSANDS_COMMA = re.compile(r"^-?\d{1,3}(?:,\d{3})+$")
 _THOUSANDS_DOT = re.compile(r"^-?\d{1,3}(?:\.\d{3})+$")
 
 
 def currency_of(text: str) -> str | None:
-    for m in _CODE.finditer(text):
-        code = m.group(1).upper()
-        if code in _ISO:
-            return code
+    """The currency a price cell (or a currency cell) states: an ISO code either side of the amount
+    (`15.00 USD`, `USD 15.00`, `465000.00 KZT`), a symbol (`₸ ₽ ₹ R$ zł € £`), or an ambiguous
+    marker (`?$`, `?kr`, `?¥`) for a symbol several currencies share. None when it states none.
+
+    An upper-case code counts anywhere in the cell; a lower-case one only when it is the cell's only
+    word (`15.00 usd`), so that words in text ("try", "all", "top") are not taken for codes."""
+    codes = iso_codes()
+    for m in _UPPER_CODE.finditer(text):
+        if m.group(1) in codes:
+            return m.group(1)
+    words = _WORD.findall(text)
+    if len(words) == 1 and words[0].upper() in codes:
+        return words[0].upper()
     for sym, code in _SYMBOLS:
         if sym in text:
             return code
+    for w in words:
+        lw = w.lower()
+        if lw in _WORD_SYMBOLS:
+            return _WORD_SYMBOLS[lw]
+    for sym, marker in _AMBIGUOUS_SYMBOLS:
+        if sym in text:
+            return marker
+    for w in words:
+        if w.lower() in _AMBIGUOUS_WORDS:
+            return _AMBIGUOUS_WORDS[w.lower()]
     return None
+
+
+def currency_code(text: str | None) -> str | None:
+    """A currency column's cell as an ISO code ("usd", "EUR", "€", "US Dollar", "Tenge", "$" -> "?$");
+    None otherwise. (Names are the standard's English names, read in a currency column only.)"""
+    if text is None:
+        return None
+    s = text.strip()
+    if s.upper() in iso_codes():
+        return s.upper()
+    named = _iso_table()[1].get(" ".join(s.split()).casefold())
+    return named or currency_of(s)
+
+
+def resolve_currency(currency: pa.ChunkedArray | None, also: tuple[str, ...] = ()) -> pa.ChunkedArray | None:
+    """Ambiguous markers replaced by the one code the file corroborates, else null.
+
+    `$` becomes USD only when the rest of the file (a currency column, a code in another cell) names
+    USD and no other dollar; with two dollars named, or none, a bare `$` states no currency. `also`
+    lists codes the file states outside the cells (a price header's `(USD)`)."""
+    if currency is None:
+        return None
+    d = as_dictionary(currency)
+    values = d.dictionary.to_pylist()
+    if not any(v in AMBIGUOUS for v in values if v is not None):
+        return currency
+    present = np.zeros(len(values), dtype=bool)
+    idx = d.indices.drop_null().to_numpy(zero_copy_only=False)
+    present[np.unique(idx)] = True
+    stated = {v for v, p in zip(values, present) if p and v is not None and v not in AMBIGUOUS}
+    stated |= {c for c in also if c and c not in AMBIGUOUS}
+    picked = {}
+    for marker, family in AMBIGUOUS.items():
+        hits = stated & family
+        picked[marker] = next(iter(hits)) if len(hits) == 1 else None
+    return map_distinct(d, lambda v: picked.get(v, v) if v in AMBIGUOUS else v, pa.string(), keep_dict=True)
 
 
 def money_value(text: str | None, decimal_comma: bool) -> float | None:
@@ -389,11 +482,19 @@ def parse_money(arr: Arrayish) -> tuple[pa.ChunkedArray, pa.ChunkedArray | None]
     distinct = [v for v in d.dictionary.to_pylist() if v is not None]
     decimal_comma = any(_DECIMAL_COMMA.match(v.strip()) for v in distinct[:5000])
     amounts = map_distinct(d, lambda v: money_value(v, decimal_comma), pa.float64())
-    if any(currency_of(v) for v in distinct[:5000]):
-        currency = map_distinct(d, lambda v: currency_of(v) if v is not None else None, pa.string(), keep_dict=True)
-    else:
-        currency = None
-    return amounts, currency
+    # every distinct value is looked at (a feed may name its currency only on its later rows), but
+    # only those holding something besides digits and separators go through Python
+    dictionary = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
+    worded = pc.fill_null(pc.match_substring_regex(dictionary, r"[^0-9.,'\s\-]"), False)
+    if not pc.any(worded).as_py():
+        return amounts, None
+    flags = worded.to_numpy(zero_copy_only=False)
+    stated = [currency_of(v) if f else None for v, f in zip(dictionary.to_pylist(), flags)]
+    if not any(stated):
+        return amounts, None
+    encoded = pc.dictionary_encode(pa.array(stated, type=pa.string()))
+    currency = pa.DictionaryArray.from_arrays(pc.take(encoded.indices, d.indices), encoded.dictionary, safe=False)
+    return amounts, pa.chunked_array([currency], type=STR_DICT)
 
 
 # ---------------------------------------------------------------- integers and flags
@@ -550,6 +651,8 @@ def parse_dates(arr: Arrayish) -> pa.ChunkedArray:
         out = parsed if out is None else pc.coalesce(out, parsed)
         if out.null_count == head.null_count:
             break
+    if out.null_count < len(out):  # Arrow's %Y takes "1" as a year: "1/5/25" is not 0001-05-25
+        out = pc.if_else(pc.fill_null(pc.match_substring_regex(head, r"^\d{4}"), False), out, pa.scalar(None, pa.date32()))
     return out
 
 
@@ -564,4 +667,55 @@ def _date_scalar(v: str | None):
             return dt.datetime.strptime(s if fmt != "%Y%m%d" else s[:8], fmt).date()
         except ValueError:
             continue
+    return None
+
+
+_ISO_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+def _window_part(v: str | None, part: int):
+    """Day `part` (0 start, 1 end) of a Merchant Center interval "2026-02-24T11:07+0100/2026-02-29T23:07+0100".
+
+    The day is the one written (the feed's own time zone); a missing or unreadable half is null, an open
+    bound."""
+    import datetime as dt
+
+    if not v:
+        return None
+    halves = v.split("/") if "/" in v and _ISO_DAY.search(v) else [v]
+    if len(halves) != 2:
+        return None
+    m = _ISO_DAY.search(halves[part])
+    if not m:
+        return None
+    try:
+        return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def parse_sale_window(arr: Arrayish) -> tuple[pa.ChunkedArray, pa.ChunkedArray]:
+    """`sale_price_effective_date` intervals -> (first day, last day) as date32, once per distinct value."""
+    arr = to_strings(chunked(arr))
+    return (map_distinct(arr, lambda v: _window_part(v, 0), pa.date32()),
+            map_distinct(arr, lambda v: _window_part(v, 1), pa.date32()))
+
+
+_BRACKETED = re.compile(r"[(\[]\s*([^)\]]{1,6}?)\s*[)\]]")
+
+
+def header_currency(header: str | None) -> str | None:
+    """The currency a price column's header names: `Price (EUR)`, `Regular price [€]`, `Price USD`.
+
+    A bracketed code or symbol, or an upper-case ISO code word; a bare `$` in brackets is ambiguous
+    like any `$` (the marker is resolved with the rest of the file)."""
+    if not header:
+        return None
+    for m in _BRACKETED.finditer(header):
+        found = currency_code(m.group(1))
+        if found:
+            return found
+    for m in _UPPER_CODE.finditer(header):
+        if m.group(1) in iso_codes():
+            return m.group(1)
     return None

@@ -61,7 +61,7 @@ FOOTER_LINES = 16
 # places go to the label column, the chart's columns, columns the findings cite, then table order.
 CARD_COLUMNS: dict[str, tuple[str, ...]] = {
     "assortment_gaps": ("Subcategory", "Products", "In-stock variants", "Median price", "Gap", "Share index"),
-    "price_ladder": ("Category", "Products", "P10", "Median", "P90", "Step"),
+    "price_ladder": ("Category", "Priced variants", "P10", "Median", "P90", "Step"),
     "availability": ("Category", "Variants", "Out-of-stock variants", "Out-of-stock rate", "Products fully out"),
     "content_quality": ("Item", "Severity", "Affected rows", "Affected products", "Share of rows", "Complete"),
     "attribute_coverage": ("Attribute", "Fill rate", "Distinct values", "Top values (rows)",
@@ -220,10 +220,12 @@ def _table_and_chart(card: _Card, result: SkillResult, n_rows: int, n_bars: int)
         for i, name in enumerate(columns)
     ]
     rows = [card.box("a2_th", "Row", header)]
-    data = table.slice(0, n_rows).select(columns).to_pylist()
+    data = table.slice(0, n_rows).to_pylist()
+    all_units = {f.name: numbers.column_unit(f) for f in table.schema}
     for r, record in enumerate(data):
+        cur = numbers.row_currency(record, all_units, result.currency)
         cells = [
-            card.text(f"a2_r{r}_c{i}", _cell(record[name], unit, result.currency), "body", weights[i])
+            card.text(f"a2_r{r}_c{i}", _cell(record[name], unit, cur), "body", weights[i])
             for i, (name, unit) in enumerate(zip(columns, units))
         ]
         rows.append(card.box(f"a2_r{r}", "Row", cells))

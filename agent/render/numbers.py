@@ -5,7 +5,10 @@ number in the table. Conventions (documented for merchants and tests):
 
 - count: thousands separators, no decimals: ``12,345``
 - money: two decimals with thousands separators; with a known currency the ISO code goes first,
-  ``USD 1,299.00`` (ISO codes are unambiguous where "$" is not: USD, CAD, AUD); without one, ``1,299.00``
+  ``USD 1,299.00`` (ISO codes are unambiguous where "$" is not: USD, CAD, AUD); without one, ``1,299.00``.
+  The currency is the result's, or, in a table whose prices come in several currencies, the row's own
+  (a column with unit ``currency``), or a finding's own (its ``currency`` value): mixed currencies are
+  never shown under one code.
 - percent (0..100): one decimal and a percent sign: ``12.5%``
 - ratio: one decimal and a multiplication sign: ``2.4×``
 - number (any other figure, e.g. a share index): up to one decimal, trailing ``.0`` dropped: ``87``
@@ -66,6 +69,8 @@ def fmt_value(value: Any, unit: str | None, currency: str | None = None) -> str:
         return "yes" if value else "no"
     if unit == "money":
         return fmt_money(value, currency)
+    if unit == "currency":
+        return str(value)
     if unit == "percent":
         return fmt_percent(value)
     if unit == "count":
@@ -101,3 +106,12 @@ def unit_for_key(key: str, value: Any) -> str:
     if isinstance(value, float):
         return "number"
     return "text"
+
+
+def row_currency(row: dict, units: dict[str, str], default: str | None) -> str | None:
+    """The currency of one table row's money cells: the row's currency column when the table has one
+    (prices in several currencies), else the result's."""
+    for name, unit in units.items():
+        if unit == "currency":
+            return row.get(name) or None
+    return default

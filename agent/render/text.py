@@ -59,7 +59,8 @@ class Values:
 
     def __init__(self, values: dict[str, Any], currency: str | None, markdown: bool = False) -> None:
         self._values = values
-        self._currency = currency
+        # a finding (or item) about one currency of a mixed catalog names it; else the result's
+        self._currency = values["currency"] if "currency" in values else currency
         self._md = markdown
 
     def _esc(self, value: Any) -> Any:
@@ -161,7 +162,29 @@ def _(v: Values) -> str:
 
 @template("overview.price")
 def _(v: Values) -> str:
-    return f"Prices run from {v['low_price']} to {v['high_price']}, with a median of {v['median_price']}."
+    return (f"Across {v.count('priced_n', 'priced variant', 'priced variants')}, prices run from {v['low_price']} "
+            f"to {v['high_price']}, with a median of {v['median_price']}.")
+
+
+@template("overview.mixed_currency")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")]
+    more = " and others" if v.raw("more") else ""
+    return (f"Prices come in several currencies — {_names(parts)}{more}; each currency gets its own figures, "
+            f"never summed or compared across currencies.")
+
+
+@template("overview.zero_price")
+def _(v: Values) -> str:
+    pronoun = "it is" if v.raw("zero_n") == 1 else "they are"
+    return (f"{v.count('zero_n', 'variant is', 'variants are')} priced at 0.00 or below; {pronoun} left out of the "
+            f"price figures, which count priced variants only.")
+
+
+@template("overview.top_band")
+def _(v: Values) -> str:
+    return (f"The largest price band is {v['band']}: {v['variants_n']} of {v['priced_n']} priced variants "
+            f"({v['variants_pct']}).")
 
 
 @template("overview.categories")
@@ -329,8 +352,26 @@ def _(v: Values) -> str:
 
 @template("ladder.summary")
 def _(v: Values) -> str:
-    return (f"Across {v.count('products_n', 'priced product', 'priced products')}, the middle of the range runs from "
+    return (f"Across {v.count('variants_n', 'priced variant', 'priced variants')} "
+            f"({v.count('products_n', 'product', 'products')}), the middle of the range runs from "
             f"{v['p10_price']} (P10) to {v['p90_price']} (P90), with a median of {v['median_price']}.")
+
+
+@template("ladder.mixed_currency")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")]
+    return f"Prices come in several currencies — {_names(parts)}; each currency has its own ladder, never pooled."
+
+
+@template("ladder.zero_prices")
+def _(v: Values) -> str:
+    return f"{v.count('zero_n', 'variant is', 'variants are')} priced at 0.00 or below and left out of the ladder."
+
+
+@template("ladder.sale_unchecked")
+def _(v: Values) -> str:
+    return (f"{v.count('unchecked_n', 'variant has', 'variants have')} a scheduled sale price that cannot be checked: "
+            f"the data states no snapshot date, so they are not counted as on sale.")
 
 
 @template("ladder.steps")
@@ -353,14 +394,15 @@ def _(v: Values) -> str:
 
 @template("ladder.untiered")
 def _(v: Values) -> str:
-    return (f"Too few priced products for tiers (fewer than {numbers.in_words(int(v.raw('min')))}): "
+    return (f"Too few priced variants for tiers (fewer than {numbers.in_words(int(v.raw('min')))}): "
             f"{_names(list(v.raw('names')))}.")
 
 
 @template("ladder.discount")
 def _(v: Values) -> str:
     depth = f", {v['depth_pct']} off on average" if v.has("depth_pct") else ""
-    return f"{v['sale_pct']} of products are discounted through a compare-at price{depth}."
+    where = f" in {v.raw('in_currency')}" if v.has("in_currency") else ""
+    return f"{v['sale_pct']} of the priced variants{where} are on sale now (a current sale price or a compare-at price){depth}."
 
 
 @template("ladder.empty")
@@ -569,8 +611,10 @@ def table_markdown(result: SkillResult, limit: int = MAX_ROWS) -> str:
     head = "| " + " | ".join(md_escape(n) for n in table.column_names) + " |"
     sep = "|" + "|".join("---:" if u in ("count", "money", "percent", "ratio", "number") else "---" for u in units) + "|"
     lines = [head, sep]
+    by_name = dict(zip(table.column_names, units))
     for row in shown:
-        lines.append("| " + " | ".join(_cell(row[n], u, result.currency) for n, u in zip(table.column_names, units)) + " |")
+        cur = numbers.row_currency(row, by_name, result.currency)
+        lines.append("| " + " | ".join(_cell(row[n], u, cur) for n, u in zip(table.column_names, units)) + " |")
     out = "\n".join(lines)
     if table.num_rows > limit:
         noun = ROW_NOUNS.get(result.skill, "rows")

@@ -77,7 +77,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         if name in raw:
             values = raw[name].cast(pa.string()) if pa.types.is_dictionary(raw[name].type) else raw[name]
             cols[name] = take_rows(values, owner)
-    for name in ("sku", "gtin", "inventory_qty"):
+    for name in ("sku", "gtin", "inventory_qty", "currency"):
         if name in raw:
             cols[name] = raw[name]
     for name in ("price", "compare_at_price", "sale_price"):

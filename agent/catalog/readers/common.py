@@ -25,6 +25,8 @@ from agent.catalog.values import (
     entry_codes, parse_money, policy_value, status_value, to_strings,
 )
 
+from agent.catalog.values import currency_code, parse_sale_window, resolve_currency  # money parsers
+
 TEXT_FIELDS = ("product_id", "variant_id", "sku", "title", "description", "gtin", "mpn",
                "option1_value", "option2_value", "option3_value", "image_url", "link")
 LONG_TEXT = ("description", "image_url", "link")  # not trimmed: costly on long text, and harmless
@@ -52,6 +54,8 @@ class Draft:
     skipped: int = 0  # rows the reader could not use (e.g. a Shopify row without a handle)
     default_status: str = "unknown"  # status when the data has no status at all
     currency_column: bool = False  # `currency` came from its own column (not from price text)
+    header_currency: str | None = None  # an ISO code the price column's header names ("Price (EUR)")
+    month_first_dates: bool = False  # the format's convention for unsettled d/m dates (Magento: en_US)
     # product_id is a one-chunk dictionary straight from the reader (each value once): cleaning
     # that changes nothing need not re-hash a quarter-million ids to prove they are distinct
     unique_product_ids: bool = False
@@ -353,6 +357,12 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         jobs["inventory_policy"] = lambda: map_distinct(to_strings(cols["inventory_policy"]), policy_value,
                                                         pa.string(), keep_dict=True)
     jobs["status"] = lambda: _status(cols.get("status"), draft.default_status, n)
+    for name in ("sale_start", "sale_end"):
+        if name in cols:
+            # the one date rule of the catalog layer (agent.catalog.dates): Magento's "8/14/24" too
+            jobs[name] = (lambda v=cols[name]: _sale_dates(v, draft.month_first_dates))
+    if "sale_window" in cols:
+        jobs["sale_window"] = lambda: parse_sale_window(cols["sale_window"])
     # every column job also casts to its canonical type, so nothing waits for a last stage
     jobs = {k: (_typed(k, f) if k in canonical.COLUMNS and k not in MONEY_FIELDS else f) for k, f in jobs.items()}
     futures = submit_all(jobs, n)
@@ -388,10 +398,20 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
             if cur is not None:
                 currency = cur if currency is None else coalesce(currency, cur)
     if "currency" in out:  # a currency column; where it is blank, the price text may still say
-        stated = map_distinct(out["currency"], lambda v: v.upper() if v else None, pa.string(), keep_dict=True)
-        out["currency"] = stated if currency is None or stated.null_count == 0 else coalesce(stated, currency)
-    elif currency is not None:
+        stated = map_distinct(out["currency"], currency_code, pa.string(), keep_dict=True)
+        currency = stated if currency is None or stated.null_count == 0 else coalesce(stated, currency)
+    if draft.header_currency and "price" in out:  # "Price (EUR)": every priced row without its own code
+        named = pa.DictionaryArray.from_arrays(_zero_indices(n), pa.array([draft.header_currency]), safe=False)
+        named = dict_where(pc.is_valid(out["price"]), named)
+        currency = named if currency is None else coalesce(currency, named)
+    # "$", "kr", "¥" only where the file corroborates one code (in a cell or in the price header)
+    currency = resolve_currency(currency, (draft.header_currency,) if draft.header_currency else ())
+    if currency is not None:
         out["currency"] = currency
+    if "sale_window" in out:  # Merchant Center: one interval column; explicit start/end columns win
+        start, end = out.pop("sale_window")
+        out["sale_start"] = coalesce(out.get("sale_start"), start)
+        out["sale_end"] = coalesce(out.get("sale_end"), end)
 
     out["availability"] = stage2["availability"].result()
     out["google_category_id"], out["google_category_path"], out["category_mapping"] = stage2["mapping"].result()
@@ -528,3 +548,10 @@ def _availability(raw, qty, policy, n: int) -> pa.Array:
     else:
         code[code < 0] = labels.index("unknown")
     return from_codes(code, labels)
+
+
+def _sale_dates(values, month_first: bool) -> pa.ChunkedArray:
+    """A sale schedule column as dates, read as the snapshot columns are (dates.parse_date_column)."""
+    from agent.catalog.dates import parse_date_column
+
+    return parse_date_column(to_strings(values), month_first_default=month_first).dates

@@ -197,6 +197,9 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             cols[name] = coalesce(parent_val, values) if name == "title" else coalesce(values, parent_val)
     if "material" in cols:  # a product-level attribute on configurables
         cols["material"] = coalesce(cols["material"], take_rows(cols["material"], parent_row))
+    for name in ("sale_start", "sale_end", "currency"):  # the special price's schedule; a currency column
+        if name in raw:
+            cols[name] = raw[name]
     product_row = np.where(parent_row >= 0, parent_row, np.arange(n))
     cols["product_id"] = take_rows(skus, product_row)
     cols["variant_id"] = skus

@@ -66,7 +66,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     filled = [name for name in PRODUCT_FIELDS if name in raw and name not in ("status", "published")]
     # the fills run on the pool while this thread works out the rows, status and stock below
     fills = submit_all({name: (lambda v=raw[name]: first.apply(v)) for name in filled}, n)
-    for name in ("sku", "price", "compare_at_price", "gtin", "inventory_qty", "inventory_policy",
+    for name in ("sku", "price", "compare_at_price", "currency", "gtin", "inventory_qty", "inventory_policy",
                  "option1_value", "option2_value", "option3_value"):
         if name in raw:
             cols[name] = raw[name]

@@ -93,7 +93,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     keep = ~((is_variable & has_children) | is_grouped)
 
     cols: dict = {}
-    for name in ("sku", "gtin", "inventory_qty", "price", "sale_price", "published"):
+    for name in ("sku", "gtin", "inventory_qty", "price", "sale_price", "sale_start", "sale_end", "currency", "published"):
         if name in raw:
             cols[name] = raw[name]
     if "category_path" in raw:
