@@ -23,8 +23,9 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt -c $(VENV)/runtime-pins.txt
 	touch $@
 
+# The preview page (a browser at the URL) is on here; deploy.sh leaves PREVIEW unset, so it is off in a deployment.
 run: $(VENV)/.runtime
-	PUBLIC_URL=$${PUBLIC_URL:-http://$(HOST):$(PORT)/} $(VENV)/bin/functions-framework --target=a2a --host=$(HOST) --port=$(PORT)
+	PREVIEW=$${PREVIEW:-1} PUBLIC_URL=$${PUBLIC_URL:-http://$(HOST):$(PORT)/} $(VENV)/bin/functions-framework --target=a2a --host=$(HOST) --port=$(PORT)
 
 test: $(VENV)/.dev
 	$(PY) -m pytest $(PYTEST_ARGS)

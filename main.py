@@ -1,7 +1,8 @@
 """Cloud Function entry point `a2a(request)`: routing only.
 
 POST at the card's path → JSON-RPC; GET the agent card (two well-known paths); GET / → health;
-anything else → 404 JSON. Configuration is parsed at import, so a bad setting stops start-up with a
+anything else → 404 JSON. With PREVIEW on, a browser's GET / gets the preview page and /preview/* its files
+(agent.preview). Configuration is parsed at import, so a bad setting stops start-up with a
 clear line instead of failing a merchant's question later.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import functions_framework
 
-from agent import AGENT_NAME, __version__
+from agent import AGENT_NAME, __version__, preview
 from agent.app import get_app_state
 from agent.protocol import card, http
 
@@ -24,6 +25,8 @@ def a2a(request):
     if request.method == "POST" and path == STATE.config.rpc_path:
         return http.handle_rpc(request, STATE.service, STATE.config.max_body_bytes)
     if request.method in ("GET", "HEAD"):
+        if STATE.config.preview and (preview.serves(path) or (path == "/" and preview.wants_page(request))):
+            return preview.respond(path)
         if path in CARD_PATHS:
             return http.json_response(STATE.service.card())
         if path == "/":

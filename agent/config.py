@@ -53,6 +53,7 @@ class Config:
     provider_organization: str | None = None  # the card's provider: the organization running the agent ...
     provider_url: str | None = None  # ... and its website (both or neither; unset: the card names no provider)
     log_json: bool = False  # JSON log lines for Cloud Logging when on Cloud Run (K_SERVICE set), readable lines locally
+    preview: bool = False  # PREVIEW: serve the local preview page at GET / for browsers (`make run` sets it; deploy.sh does not)
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -185,4 +186,5 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         context_max_turns=_int(env, "CONTEXT_MAX_TURNS", 100, 1, 100_000),
         **_provider(env),
         log_json=bool((env.get("K_SERVICE") or "").strip()),
+        preview=_flag(env, "PREVIEW", False),
     )
