@@ -125,3 +125,10 @@ def test_empty_table_still_answers():
     r = run(from_columns({"product_key": []}))
     md = render_skill(r)
     assert "nothing to count" in md
+
+
+def test_every_mapping_method_has_an_overview_label() -> None:
+    from agent.analysis.overview import MAPPING_LABELS
+    from agent.catalog.canonical import MAPPING_METHODS
+
+    assert set(MAPPING_LABELS) == set(MAPPING_METHODS)

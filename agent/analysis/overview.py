@@ -15,6 +15,11 @@ from agent.analysis.result import Finding, SkillResult
 
 SKILL_ID = "catalog_overview"
 # The canonical columns this skill reads (population() carries only these through its filter).
+# How each canonical mapping method is named in the overview, in the order shown (every method of
+# canonical.MAPPING_METHODS has a label: a test checks it, so a new method is never silently left out).
+MAPPING_LABELS = {"google_category": "from a Google category column", "shopify_category": "from your Shopify product category",
+                  "merchant_path": "from your category path", "name_match": "by taxonomy names in type or title",
+                  "own_category": "like the rest of its own category", "unmapped": "not mapped"}
 READ = ("product_key", "google_category_id", "category_path", "category_mapping", "brand", "price", "currency")
 TOP_CATEGORIES = 5
 TOP_BRANDS = 3
@@ -116,13 +121,10 @@ def run(inp: SkillInput) -> SkillResult:
     if t.num_rows:
         mcounts = common.value_counts(t["category_mapping"])
         mcounts["unmapped"] = mcounts.get("unmapped", 0) + t["category_mapping"].null_count
-        names = {"google_category": "from a Google category column", "shopify_category": "from your Shopify product category",
-                 "merchant_path": "from your category path", "name_match": "by taxonomy names in type or title",
-                 "unmapped": "not mapped"}
         mrows = {}
-        for m in ("google_category", "shopify_category", "merchant_path", "name_match", "unmapped"):
+        for m, label in MAPPING_LABELS.items():
             if mcounts.get(m):
-                mrows[m] = add("Category mapping (rows)", names[m], mcounts[m], common.pct(mcounts[m], t.num_rows))
+                mrows[m] = add("Category mapping (rows)", label, mcounts[m], common.pct(mcounts[m], t.num_rows))
         unm = mcounts.get("unmapped", 0)
         if unm:
             findings.append(Finding("overview.unmapped", {"unmapped_n": unm, "unmapped_pct": rows[mrows["unmapped"]][3]},

@@ -31,8 +31,9 @@ STATUS_VALUES = ("active", "draft", "archived", "unknown")
 AVAILABILITY_VALUES = ("in_stock", "out_of_stock", "preorder", "backorder", "unknown")
 # How google_category_id was found, per row (SPEC §4, in order of trust).
 # "shopify_category": a Shopify Standard Product Taxonomy path, through Shopify's published mapping;
-# "name_match": the taxonomies' own names matched on product type, own category or title noun.
-MAPPING_METHODS = ("google_category", "merchant_path", "name_match", "unmapped", "shopify_category")
+# "name_match": the taxonomies' own names matched on product type, own category or title noun;
+# "own_category": where most placed products of the row's own category or product type stand.
+MAPPING_METHODS = ("google_category", "merchant_path", "name_match", "unmapped", "shopify_category", "own_category")
 
 _dict = pa.dictionary(pa.int32(), pa.string())
 

@@ -10,6 +10,8 @@
     product type, the own category's last level and the title's product noun
     (`nouns.title_head`); the first confident one anchors, a later confident one that is deeper in
     the same branch refines it; two confident readings in different branches are unsure -> "name_match"
+(f) a row still unplaced whose own category or product type has at least 3 placed rows, at least
+    half of that value's rows placed and 80 % of them on one id, follows them (`_group_step`) -> "own_category"
 (e) nothing confident: "unmapped" — counted and said, never guessed.
 
 The catalog's own branches (where most of its placed rows stand) then doubt a bare title noun far
@@ -32,7 +34,7 @@ from agent.catalog import namematch, nouns, taxonomy
 from agent.catalog.values import as_dictionary, chunked
 
 # codes into canonical.MAPPING_METHODS
-GOOGLE, MERCHANT, NAME, UNMAPPED, SHOPIFY = 0, 1, 2, 3, 4
+GOOGLE, MERCHANT, NAME, UNMAPPED, SHOPIFY, OWN_GROUP = 0, 1, 2, 3, 4, 5
 _REFINE_BELOW = 3  # (c) results shallower than this depth may be refined by (d)
 
 
@@ -134,8 +136,13 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | 
     ctx = namematch.context_words(product_type, category, nouns.title_phrase(title) if title else None)
     tax = taxonomy.load()
     chosen: tuple[int, bool] | None = None
+    tops: set[str] = set()  # top levels the merchant's own type and category point at, even unsurely
     for phrase, strict in ((product_type, False), (leaf, False), (head, True)):
         m = namematch.match(phrase, ctx, strict, within) if phrase else None
+        if m is not None and strict and tops and _top(tax, m.google_id) not in tops:
+            return None  # a title noun outside every branch the type and category point at: unsure
+        if m is not None and not strict:
+            tops.add(_top(tax, m.google_id))
         if m is None or not m.confident:
             continue
         weak = m.specificity == 0
@@ -146,6 +153,10 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | 
         elif not tax.is_within(chosen[0], m.google_id):
             return None  # two confident readings in different branches: unsure, so not guessed
     return chosen
+
+
+def _top(tax: taxonomy.Taxonomy, cid: int) -> str:
+    return tax.node(cid).path.split(taxonomy.SEPARATOR, 1)[0]
 
 
 # The catalog's own branches: a shop is about something. Once the confident readings (and the rows
@@ -304,7 +315,47 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
                    chunked(product_type) if product_type is not None else None,
                    chunked(title) if title is not None else None,
                    chunked(brand) if brand is not None else None)
+    for col in (product_type, category_path):
+        if col is not None and (ids < 0).any():
+            _group_step(ids, method, chunked(col))
     return _arrays(tax, ids, method)
+
+
+# The catalog's own structure (step f): products the merchant filed under one own category or product
+# type usually share a Google category. When at least _GROUP_MIN_MAPPED rows of one own value are
+# placed and at least _GROUP_SHARE of them stand on one id, that value's unplaced rows follow it
+# ("own_category"). A value whose placed rows disagree, or that has too few, leaves its rows unmapped.
+_GROUP_MIN_MAPPED = 3
+_GROUP_SHARE = 0.8
+_GROUP_PLACED_SHARE = 0.5
+
+
+def _group_step(ids: np.ndarray, method: np.ndarray, col: pa.ChunkedArray) -> None:
+    """Step (f), in place: unplaced rows take the id most placed rows of their own value agree on."""
+    d = as_dictionary(col)
+    if len(d.dictionary) == 0:
+        return
+    code = pc.fill_null(d.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    placed = (ids >= 0) & (code >= 0)
+    if not placed.any():
+        return
+    width = int(ids.max()) + 1  # one integer key per (value, id): a 1-D unique
+    keys, counts = np.unique(code[placed] * width + ids[placed].astype(np.int64), return_counts=True)
+    pair_code, pair_id = keys // width, keys % width
+    total = np.bincount(pair_code, weights=counts, minlength=len(d.dictionary))
+    best = np.full(len(d.dictionary), -1, dtype=np.int64)
+    best_n = np.zeros(len(d.dictionary))
+    order = np.lexsort((counts, pair_code))  # per value, its most frequent id last
+    last = order[np.r_[pair_code[order][1:] != pair_code[order][:-1], True]]
+    best[pair_code[last]], best_n[pair_code[last]] = pair_id[last], counts[last]
+    size = np.bincount(code[code >= 0], minlength=len(d.dictionary))
+    ok = (total >= _GROUP_MIN_MAPPED) & (best_n >= _GROUP_SHARE * total) & (total >= _GROUP_PLACED_SHARE * size)
+    follow = np.where(ok, best, -1)
+    todo = np.flatnonzero((ids < 0) & (code >= 0))
+    got = follow[code[todo]]
+    rows = todo[got >= 0]
+    ids[rows] = got[got >= 0]
+    method[rows] = OWN_GROUP
 
 
 def _arrays(tax: taxonomy.Taxonomy, ids: np.ndarray, method: np.ndarray) -> tuple[pa.Array, pa.Array, pa.Array]:

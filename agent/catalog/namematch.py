@@ -51,13 +51,17 @@ _SYNONYMS = {"patio": ("outdoor",), "garden": ("outdoor",), "deck": ("outdoor",)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])", re.UNICODE)
 _TIER_NAME, _TIER_SHOPIFY, _TIER_PART = 0, 1, 2
+# A tie between places of one noun settles on their common ancestor when that still says something
+# (level 3 or deeper: "Clothing Accessories > Scarves & Shawls", not "Apparel & Accessories").
+_TIE_MIN_DEPTH = 3
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A light English singular stem, applied alike to names and merchant text (consistency is what
     counts, not linguistics): hoodies/hoodie -> hoodi, boxes/box -> box, accessories/accessory -> accessori,
-    vases/vase -> vase."""
+    vases/vase -> vase, scarves/scarf -> scarve, knives/knife -> knive (an -f or -ife singular meets its
+    -ves plural)."""
     w = word
     if not w.isascii() or not w.isalpha() or len(w) <= 3:
         return w
@@ -71,6 +75,10 @@ def stem(word: str) -> str:
         w = w[:-1]
     elif len(w) > 3 and w.endswith("y"):
         w = w[:-1] + "i"
+    elif len(w) > 3 and w.endswith("f") and not w.endswith("ff"):  # scarf/scarves, shelf/shelves
+        w = w[:-1] + "ve"
+    elif len(w) > 4 and w.endswith("ife"):  # knife/knives
+        w = w[:-2] + "ve"
     return w  # a final -e stays: "plans" is no "planes", "houses" is "house"
 
 
@@ -295,6 +303,11 @@ def match(phrase: str | None, context: set[str] | frozenset[str] = frozenset(), 
     return found
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _inside(cid: int, root: int) -> bool:
+    return cid == root or taxonomy.load().is_within(cid, root)
+
+
 def _common_ancestor(tax: taxonomy.Taxonomy, ids: list[int]) -> int | None:
     paths = [tax.node(i).path.split(taxonomy.SEPARATOR) for i in ids]
     n = 0
@@ -332,10 +345,11 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
     ctx = set(toks) | set(context)
     for w in toks:
         ctx.update(_SYNONYMS.get(w, ()))
+    plain = frozenset(ctx & _vocabulary(head))  # what the merchant wrote (and its synonyms)
     for m in mods:
         ctx.update(idx.implied.get(m, ()))
     key = (head, frozenset(ctx & _vocabulary(head)), tuple(sorted({m for m in mods if idx.implied.get(m)})),
-           bool(mods), strict, within)
+           bool(mods), strict, within, plain)
     got = _CACHE.get(key, _MISSING)  # one lookup: another ingest thread may clear the cache meanwhile
     if got is _MISSING:
         if len(_CACHE) >= _CACHE_MAX:
@@ -351,7 +365,7 @@ def _votes(head: str) -> Counter:
 
 
 def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], has_mods: bool, strict: bool,
-            within: tuple[int, ...]) -> Match | None:
+            within: tuple[int, ...], plain: frozenset[str] = frozenset()) -> Match | None:
     """The choice among one noun's places; `ctx` holds only words that can matter, `mods` the
     phrase's modifiers that are themselves product nouns (the only ones the foreign rule reads)."""
     cands = idx.by_head.get(head)
@@ -368,7 +382,9 @@ def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], h
         need = e.tokens[:-1]
         if any(t not in ctx for t in need):
             continue
-        rank = (len(set(need)), -(e.tier == _TIER_PART), len(e.path_words & ctx), votes[(e.tokens, e.google_id)], -e.depth)
+        # ties between names go to the path sharing most words the merchant wrote — not words a
+        # modifier merely implies ("Old Rose Hoodie": roses are mostly gifts, the hoodie is no fan article)
+        rank = (len(set(need)), -(e.tier == _TIER_PART), len(e.path_words & plain), votes[(e.tokens, e.google_id)], -e.depth)
         if best is None or rank > best:
             best, best_entries = rank, [e]
         elif rank == best:
@@ -376,7 +392,10 @@ def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], h
     if best is None:
         return None
     ids = {e.google_id for e in best_entries}
-    if len(ids) > 1:  # a true tie between places: no honest pick
+    if len(ids) > 1:  # a true tie between places: no honest pick of one, but what they share may be
+        common = _common_ancestor(taxonomy.load(), sorted(ids))
+        if common is not None and taxonomy.load().node(common).depth >= _TIE_MIN_DEPTH:
+            return Match(common, True, best[0])  # "Scarf": Scarves & Shawls, whichever of its leaves
         return Match(min(ids), False, best[0])
     winner = best_entries[0]
     if best[0] >= 1:
@@ -386,6 +405,11 @@ def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], h
         return Match(winner.google_id, False, 0)  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
     foreign = [] if within else [m for m in mods if m not in winner.path_words
                                  and not (idx.implied[m] & winner.path_words)]  # inside the shop's branch it vouches
-    if strict and has_mods and not ((ctx - {head}) & winner.path_words):
+    # a noun all of whose places lie inside the winner is that place whatever plain words stand
+    # beside it; a noun with places elsewhere ("Table": Tables, but also Outdoor Tables; "Clock":
+    # Clocks, but also Time & Attendance Clocks) needs a word to agree
+    # — only a whole name (Google's or Shopify's): a noun read out of a joined name is not sure
+    sole = winner.tier != _TIER_PART and all(_inside(e.google_id, winner.google_id) for e in cands)
+    if strict and has_mods and not sole and not ((ctx - {head}) & winner.path_words):
         return Match(winner.google_id, False, 0)
     return Match(winner.google_id, not foreign, 0)
