@@ -128,6 +128,11 @@ di della delle dei per il lo e do da dos das com em und fur mit der die das von 
 i z dla w na и для с в на och for med av pro s ve ile icin""".split())
 
 
+# An elided article or preposition glued to the next word (French d' l' qu', Italian dell' all' un'):
+# no part of the noun, so "Plante d'intérieur" holds the word "intérieur" of "Plantes d'extérieur et d'intérieur".
+_ELIDED = re.compile(r"^(?:[dljnsctm]|qu|dell|dall|nell|sull|all|un)['’]")
+
+
 def local_words(text: str | None) -> list[str]:
     """Localised names and merchant text alike: accents folded, a light plural stem (final -s, then
     -e, for Latin script; a final vowel for Cyrillic), linking words dropped."""
@@ -137,6 +142,7 @@ def local_words(text: str | None) -> list[str]:
     t = "".join(ch for ch in t if not unicodedata.combining(ch)).replace("&", " ")
     out = []
     for w in _WORD.findall(t):
+        w = _ELIDED.sub("", w)  # "d'intérieur" is "intérieur", "l'eau" is "eau"
         if w in _LOCAL_STOP or w in _STOP or w.isdigit():
             continue
         if len(w) > 4 and w.isascii():
