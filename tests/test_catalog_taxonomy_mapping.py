@@ -295,3 +295,20 @@ def test_a_bare_localised_noun_does_not_take_a_more_specific_name():
 
     assert categorise.name_match("escovas", None, None) != 527
     assert categorise.name_match("escova de dentes", None, None) == 527
+
+
+def test_a_compound_garment_noun_is_not_its_bare_head():
+    """"Pajama Suit", "Night Suit for Girls" are sleepwear, not Clothing > Suits: a word before a noun
+    whose compounds mostly name other products ("Flight Suit", "Hazmat Suit"), itself a product of the
+    same branch, leaves the row unsure — also inside an apparel shop's own branch."""
+    from agent.catalog import categorise
+
+    suits = taxonomy.load().id_for_path("Apparel & Accessories > Clothing > Suits")
+    apparel = taxonomy.load().id_for_path("Apparel & Accessories")
+    for title in ("Pajama Suit", "Night Suit for Girls"):
+        assert categorise.name_match(None, None, title) != suits
+        assert categorise.name_match(None, None, title, within=(apparel,)) != suits
+    assert categorise.name_match(None, None, "Pajama Suit") is None
+    # a noun before a noun of another branch is what the thing holds or serves: "Plant Pot" stays a pot
+    pot = categorise.name_match("Concrete Pots", None, "Premium Tulip Plant Pot")
+    assert pot is not None and "Pots & Planters" in taxonomy.load().node(pot).path

@@ -141,6 +141,12 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | 
         m = namematch.match(phrase, ctx, strict, within) if phrase else None
         if m is not None and strict and tops and _top(tax, m.google_id) not in tops:
             return None  # a title noun outside every branch the type and category point at: unsure
+        if m is not None and strict and m.other_kind and not (
+                chosen is not None and (chosen[0] == m.google_id or tax.is_within(chosen[0], m.google_id)
+                                        or tax.is_within(m.google_id, chosen[0]))):
+            # "Pajama Suit": the title's noun is another product than its bare place; only a type
+            # that already stands in that place ("Truffle cake" for "Chocolate Cake") settles it
+            return None
         if m is not None and not strict:
             tops.add(_top(tax, m.google_id))
         if m is None or not m.confident:

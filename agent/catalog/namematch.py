@@ -112,6 +112,7 @@ class Match:
     google_id: int
     confident: bool
     specificity: int  # matched words besides the noun
+    other_kind: bool = False  # the word before the noun makes it another product: the row is unsure
 
 
 @dataclass
@@ -354,8 +355,10 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
     plain = frozenset(ctx & _vocabulary(head))  # what the merchant wrote (and its synonyms)
     for m in mods:
         ctx.update(idx.implied.get(m, ()))
+    # the word right before the noun, when it is itself a product noun of the taxonomies (it may change the kind)
+    before = mods[-1] if mods and _closed_compounds(mods[-1]) else None
     key = (head, frozenset(ctx & _vocabulary(head)), tuple(sorted({m for m in mods if idx.implied.get(m)})),
-           bool(mods), strict, within, plain)
+           bool(mods), strict, within, plain, before)
     got = _CACHE.get(key, _MISSING)  # one lookup: another ingest thread may clear the cache meanwhile
     if got is _MISSING:
         if len(_CACHE) >= _CACHE_MAX:
@@ -370,10 +373,65 @@ def _votes(head: str) -> Counter:
     return Counter((e.tokens, e.google_id) for e in index().by_head.get(head, ()))
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _closed_compounds(word: str) -> tuple[str, ...]:
+    """The taxonomy nouns a word is or begins: "pajama" is Pajamas; "night" begins "nightgown",
+    "swim" "swimwear", "body" "bodysuit" — a word that starts a closed compound names a kind of
+    product itself."""
+    heads = index().by_head
+    if len(word) < 4 or not word.isalpha():
+        return (word,) if word in heads else ()
+    keys = _sorted_heads()
+    import bisect
+
+    out = []
+    for k in keys[bisect.bisect_left(keys, word):]:
+        if not k.startswith(word):
+            break
+        if k == word or len(k) - len(word) >= 3:
+            out.append(k)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _sorted_heads() -> list[str]:
+    return sorted(index().by_head)
+
+
+_KIND_MIN_OUTSIDE = 3  # a noun with one odd compound ("Popcorn Seasoning") is no kind-changing noun
+
+
+def _changes_kind(idx: Index, cands: list[Entry], winner: Entry, before: str) -> bool:
+    """Whether the product noun `before` the head makes it another product: the head's compound
+    names mostly stand outside its bare place ("Flight Suit", "Ghillie Suit", "Hazmat Suit" are no
+    Suits), and `before` is itself a whole name beside the winner — under the winner's parent but
+    nowhere inside the winner ("Pajama" is Sleepwear, a Clothing word beside Suits): a sibling
+    product, not a kind. A noun of another branch is what the thing holds or tastes of: "Plant Pot"
+    stays a pot, "Pineapple Cake" a cake (Pineapples stand outside Bakery)."""
+    compound = {e.google_id for e in cands if len(e.tokens) > 1}
+    outside = {cid for cid in compound if not _inside(cid, winner.google_id)}
+    if len(outside) < _KIND_MIN_OUTSIDE or len(outside) * 2 <= len(compound):
+        return False
+    parent = _parent_of(winner.google_id)
+    own = {e.google_id for h in _closed_compounds(before) for e in idx.by_head[h]
+           if e.tier != _TIER_PART and len(e.tokens) == 1}
+    return parent is not None and any(_inside(cid, parent) for cid in own) \
+        and not any(_inside(cid, winner.google_id) for cid in own)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _parent_of(cid: int) -> int | None:
+    """The place holding a place (Clothing for Suits), None at the top."""
+    tax = taxonomy.load()
+    levels = tax.node(cid).path.split(taxonomy.SEPARATOR)
+    return tax.id_for_path(taxonomy.SEPARATOR.join(levels[:-1])) if len(levels) > 1 else None
+
+
 def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], has_mods: bool, strict: bool,
-            within: tuple[int, ...], plain: frozenset[str] = frozenset()) -> Match | None:
+            within: tuple[int, ...], plain: frozenset[str] = frozenset(), before: str | None = None) -> Match | None:
     """The choice among one noun's places; `ctx` holds only words that can matter, `mods` the
     phrase's modifiers that are themselves product nouns (the only ones the foreign rule reads)."""
+    title = strict  # a title noun (free text): the merchant's own type is trusted to name a kind as it is
     cands = idx.by_head.get(head)
     if cands and within:
         tax = taxonomy.load()
@@ -406,6 +464,10 @@ def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], h
     winner = best_entries[0]
     if best[0] >= 1:
         return Match(winner.google_id, True, best[0])
+    if before is not None and (title or within) and before not in winner.path_words and _changes_kind(idx, idx.by_head[head], winner, before):
+        # a compound head that is no name ("Night Suit", "Pajama Suit"): the first word changes the
+        # kind, so the bare noun's place ("Suits") is unsure, even inside the shop's own branch
+        return Match(winner.google_id, False, 0, other_kind=True)
     whole = any(e.tier != _TIER_PART and e.google_id == winner.google_id and len(e.tokens) == 1 for e in cands)
     if not whole and len({e.google_id for e in cands}) > 1:
         return Match(winner.google_id, False, 0)  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
