@@ -312,3 +312,15 @@ def test_a_compound_garment_noun_is_not_its_bare_head():
     # a noun before a noun of another branch is what the thing holds or serves: "Plant Pot" stays a pot
     pot = categorise.name_match("Concrete Pots", None, "Premium Tulip Plant Pot")
     assert pot is not None and "Pots & Planters" in taxonomy.load().node(pot).path
+
+
+def test_a_localised_modifier_of_a_joined_name_lets_the_specific_node_win():
+    """fr-FR "Plantes d'extérieur et d'intérieur" (Indoor & Outdoor Plants) also names "Plantes
+    d'intérieur": a Shopify Type "Plante d'intérieur" goes there, not to Plants; the distributed part
+    names only a whole phrase, so a long title holding its words is not sent there."""
+    from agent.catalog import categorise
+
+    indoor = taxonomy.load().id_for_path("Home & Garden > Plants > Indoor & Outdoor Plants")
+    plants = taxonomy.load().id_for_path("Home & Garden > Plants")
+    assert categorise.name_match("Plante d'intérieur", None, None) == indoor
+    assert categorise.name_match("Plantes", None, None) == plants

@@ -134,6 +134,23 @@ i z dla w na и для с в на och for med av pro s ve ile icin""".split())
 _ELIDED = re.compile(r"^(?:[dljnsctm]|qu|dell|dall|nell|sull|all|un)['’]")
 
 
+# Each locale's own "and" in joined names ("Plantes d'extérieur et d'intérieur"); Italian "i" and
+# Spanish "a" are no "and".
+_LOCAL_AND = {"fr": "et", "es": "y|e", "pt": "e", "it": "e|ed", "de": "und", "nl": "en", "pl": "i|oraz",
+              "ru": "и", "tr": "ve", "sv": "och", "da": "og", "cs": "a"}
+_TIER_SHARED = 3  # a localised part built by distributing a shared noun: matched only as a whole phrase
+
+
+def _shared_noun_parts(name: str, locale: str) -> tuple[str, ...]:
+    """The parts of a localised joined name that share its noun ("Plantes d'extérieur et
+    d'intérieur" also names "Plantes d'intérieur"): only parts the distribution builds."""
+    conj = _LOCAL_AND.get(locale.split("-")[0])
+    if not conj:
+        return ()
+    parts = _split_parts(re.sub(rf"\s+(?:{conj})\s+", " & ", name))
+    return tuple(p for p in parts if p.casefold() not in name.casefold() and len(p.split()) > 1)
+
+
 def local_words(text: str | None) -> list[str]:
     """Localised names and merchant text alike: accents folded, a light plural stem (final -s, then
     -e, for Latin script; a final vowel for Cyrillic), linking words dropped."""
@@ -220,11 +237,13 @@ def index() -> Index:
             leaf = path.split(taxonomy.SEPARATOR)[-1]
             localised[_key(leaf)].add(cid)
             names = [leaf, *_split_parts(leaf)]
-            for k, name in enumerate(names):
+            shared = _shared_noun_parts(leaf, locale)
+            for k, name in enumerate(names + list(shared)):
                 toks = tuple(local_words(name))
                 if not toks:
                     continue
-                e = Entry(toks, cid, _TIER_PART if k else _TIER_NAME, tax.node(cid).depth, frozenset(local_words(path)))
+                tier = _TIER_SHARED if k >= len(names) else _TIER_PART if k else _TIER_NAME
+                e = Entry(toks, cid, tier, tax.node(cid).depth, frozenset(local_words(path)))
                 for w in set(toks):
                     local_by_word[w].append(e)
     return Index(by_head=dict(by_head), localised={k: next(iter(v)) for k, v in localised.items() if len(v) == 1},
@@ -245,8 +264,8 @@ def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), stri
     winner: Entry | None = None
     for anchor in dict.fromkeys((toks[0], toks[-1])):
         for e in idx.local_by_word.get(anchor, ()):
-            if not set(e.tokens) <= have:
-                continue
+            if not set(e.tokens) <= have or (e.tier == _TIER_SHARED and set(e.tokens) != have):
+                continue  # a distributed part names the merchant's whole phrase ("Plante d'intérieur") or nothing
             if within and not any(tax.is_within(e.google_id, root) for root in within):
                 continue
             rank = (len(e.tokens), anchor == toks[0], -(e.tier == _TIER_PART), -e.depth)
