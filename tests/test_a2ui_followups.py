@@ -1,0 +1,149 @@
+"""Follow-up buttons: every card's buttons ask, through the real planner, what their text says, in the
+card's scope; the inbound userAction is read as that text and nothing more (issue 14 item 6).
+
+Properties over real files: the demo catalog and every seed export, with questions that name scopes the
+catalogs really have (their own most common categories and product types), not one file's numbers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from agent.analysis import planner
+from agent.analysis.registry import SKILLS, SkillInput
+from agent.catalog.sources import Attachment, load_catalog_inputs
+from agent.catalog.taxonomy import load
+from agent.render import a2ui, a2ui_followups
+from agent.render.a2ui_markdown import unescape_markdown
+from agent.service.inputs import A2UI_ACTION_NOTICE, follow_up_question, read_message
+from tests.a2ui_check import check_surfaces, components_of
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = ROOT / "tests" / "corpus" / "seed"
+DEMO_QUESTIONS = ("Where are the gaps in outdoor furniture?", "What is out of stock in patio furniture?",
+                  "Do I have entry-level and premium options in outdoor chairs?",
+                  "Which materials or colours am I missing in outdoor seating?", "Is my catalog ready for Google Shopping?")
+
+
+def _own_scopes(table, limit: int = 3) -> list[str]:
+    """The catalog's most common own category leaves and product types, as a merchant would name them."""
+    names: Counter = Counter()
+    for column in ("own_categories", "product_type"):
+        if column in table.column_names:
+            for value in table.column(column).to_pylist():
+                for path in (value or "").split("\n"):
+                    leaf = path.split(" > ")[-1].strip()
+                    if leaf:
+                        names[leaf] += 1
+    return [name for name, _ in names.most_common(limit)]
+
+
+def _cases() -> list[tuple[str, object, str]]:
+    cases = [("demo", load_catalog_inputs([]), q) for q in DEMO_QUESTIONS]
+    for path in sorted(SEED.glob("*.csv")):
+        inputs = load_catalog_inputs([Attachment(path.name, path.read_bytes(), "text/csv")])
+        cases.append((path.stem, inputs, "Give me an overview"))
+        cases += [(path.stem, inputs, f"What is out of stock in {name}?") for name in _own_scopes(inputs.own.table)]
+    return cases
+
+
+@pytest.fixture(scope="module")
+def planned():
+    """(case, question, plan, result, messages) for every skill each case's question plans to."""
+    tax = load()
+    out = []
+    for case, inputs, question in _cases():
+        plan = planner.plan(question, inputs.own.table, tax)
+        for skill in plan.skills:
+            result = SKILLS[skill].run(SkillInput(own=inputs.own.table, reference=None, scope=plan.scope, taxonomy=tax,
+                                                  sources=tuple(inputs.own.sources)))
+            sid = f"{case}-{len(out)}-{skill}"
+            out.append((case, inputs, question, plan, result, a2ui.build_messages(result, "Evidence\n- rows: 1", sid)))
+    return out
+
+
+def _buttons(messages: list[dict]) -> list[tuple[str, dict, str]]:
+    comps = {c["id"]: c["component"] for c in components_of(messages)}
+    out = []
+    for cid in comps["a2_next"]["Row"]["children"]["explicitList"]:
+        button = comps[cid]["Button"]
+        label = comps[button["child"]]["Text"]["text"]["literalString"]
+        out.append((cid, button["action"], unescape_markdown(label)))
+    return out
+
+
+def test_every_card_ends_with_up_to_three_buttons_that_validate_and_render(planned):
+    surfaces = [m for *_, m in planned]
+    assert len({c for c, *_ in planned}) >= 5 and len(surfaces) >= 15
+    report = check_surfaces(surfaces)  # strict schema, structure, official renderer core
+    for *_, result, messages in planned:
+        sid = messages[0]["beginRendering"]["surfaceId"]
+        comps = {c["id"]: c["component"] for c in components_of(messages)}
+        assert comps["a2_root"]["Column"]["children"]["explicitList"][-1] == "a2_next"
+        buttons = _buttons(messages)
+        assert 1 <= len(buttons) <= a2ui_followups.MAX_BUTTONS
+        for cid, action, label in buttons:
+            assert action["name"] == a2ui_followups.ACTION_NAME
+            context = {e["key"]: e["value"]["literalString"] for e in action["context"]}
+            assert context["question"] == label and context["skill"] != result.skill
+            assert report[sid]["buttons"][cid] == action  # the renderer keeps the action as sent
+            assert report[sid]["texts"][comps[cid]["Button"]["child"]]["html"].startswith("<p>")
+
+
+def test_a_pressed_button_plans_to_its_skill_in_the_cards_scope(planned):
+    """The property that matters: the press is answered as the button says, in the same scope — with the
+    conversation's memory (the typed turn before it) and without it (an older card pressed later)."""
+    tax = load()
+    checked = 0
+    for case, inputs, question, plan, result, messages in planned:
+        for _, action, label in _buttons(messages):
+            context = {e["key"]: e["value"]["literalString"] for e in action["context"]}
+            asked = follow_up_question({"name": action["name"], "context": context})
+            assert asked == label
+            for memory in (plan.memory, None):
+                again = planner.plan(asked, inputs.own.table, tax, memory)
+                assert again.skills == (context["skill"],), (case, question, asked, again.skills)
+                assert again.scope.label == result.scope.label, (case, question, asked)
+                assert again.scope.taxonomy_id == result.scope.taxonomy_id
+                assert again.scope.own_paths == result.scope.own_paths
+                assert again.scope.title_terms == result.scope.title_terms
+                checked += 1
+    assert checked >= 60
+
+
+def test_whole_catalog_buttons_say_so_and_scoped_ones_name_the_scope(planned):
+    for *_, result, messages in planned:
+        for _, _, label in _buttons(messages):
+            if result.scope.is_whole_catalog:
+                assert label.rstrip("?").endswith("across the whole catalog")
+            else:
+                assert f"in {result.scope.phrase or result.scope.label}" in label
+
+
+@pytest.mark.parametrize("action,why", [
+    ({"name": "drill_down", "context": {"question": "Pricing in Outdoor Chairs"}}, "another name"),
+    ({"name": "follow_up", "context": {}}, "no question"),
+    ({"name": "follow_up", "context": {"question": ""}}, "empty"),
+    ({"name": "follow_up", "context": {"question": "   "}}, "blank"),
+    ({"name": "follow_up", "context": {"question": 42}}, "not text"),
+    ({"name": "follow_up", "context": {"question": ["Pricing"]}}, "a list"),
+    ({"name": "follow_up", "context": {"question": "x" * (a2ui_followups.MAX_QUESTION_CHARS + 1)}}, "too long"),
+    ({"name": "follow_up", "context": {"question": "Pricing\x00 in chairs"}}, "control characters"),
+    ({"name": "follow_up", "context": "Pricing"}, "context not an object"),
+    ({"name": "follow_up"}, "no context"),
+    ("follow_up", "not an object"),
+])
+def test_odd_actions_get_the_line_never_an_error(action, why):
+    message = {"parts": [{"kind": "data", "data": {"userAction": action}}]}
+    parsed = read_message(message)
+    assert parsed.question == "" and parsed.notices == [A2UI_ACTION_NOTICE], why
+
+
+def test_a_button_press_is_read_as_its_question_and_only_that():
+    action = {"name": "follow_up", "surfaceId": "s", "sourceComponentId": "a2_next0", "timestamp": "2026-12-01T20:00:00Z",
+              "context": {"question": "Pricing in Outdoor Chairs", "skill": "content_quality", "scope": "Lighting"}}
+    parsed = read_message({"parts": [{"kind": "data", "data": {"userAction": action}}]})
+    assert parsed.question == "Pricing in Outdoor Chairs" and parsed.notices == []
