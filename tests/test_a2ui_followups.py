@@ -7,6 +7,8 @@ catalogs really have (their own most common categories and product types), not o
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections import Counter
 from pathlib import Path
 
@@ -147,3 +149,84 @@ def test_a_button_press_is_read_as_its_question_and_only_that():
               "context": {"question": "Pricing in Outdoor Chairs", "skill": "content_quality", "scope": "Lighting"}}
     parsed = read_message({"parts": [{"kind": "data", "data": {"userAction": action}}]})
     assert parsed.question == "Pricing in Outdoor Chairs" and parsed.notices == []
+
+
+# --- through the real server and the official a2a-sdk client ---------------------------------------
+
+A2UI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
+
+
+def _sdk_send(url: str, parts: list, context_id: str | None = None):
+    """One message/send through a2a-sdk's client with the A2UI extension declared; the final Task."""
+    from tests.test_front_door import _client, run
+
+    async def go():
+        from a2a.types import Message, Role
+
+        client, http = await _client(url, streaming=False, extensions=[A2UI])
+        message = Message(role=Role.user, parts=parts, message_id=str(uuid.uuid4()), context_id=context_id)
+        try:
+            return [event async for event in client.send_message(message)][-1][0]
+        finally:
+            await http.aclose()
+
+    return run(go())
+
+
+def _surface_of(artifact) -> list[dict]:
+    return [p.root.data for p in artifact.parts if p.root.kind == "data"]
+
+
+def _scope_line(text: str) -> str:
+    return next(line for line in text.splitlines() if "Scope:" in line)
+
+
+def test_pressing_a_button_answers_its_question_in_the_same_context_and_scope(server):
+    """A send with A2UI; then the userAction DataPart a renderer sends when the card's "Pricing in …"
+    button is pressed, alone, in the same contextId: answered as that question, on the same scope."""
+    from a2a.types import DataPart, Part, TextPart
+    from jsonschema import Draft7Validator
+
+    first = _sdk_send(server.url, [Part(root=TextPart(text="What is out of stock in patio furniture?"))])
+    assert first.status.state.value == "completed" and [a.name for a in first.artifacts] == ["availability"]
+    messages = _surface_of(first.artifacts[0])
+    check_surfaces([messages])
+    surface_id = messages[0]["beginRendering"]["surfaceId"]
+    pressed = next(b for b in _buttons(messages) if dict((e["key"], e["value"]["literalString"])
+                                                          for e in b[1]["context"])["skill"] == "price_ladder")
+    cid, action, label = pressed
+    assert label == "Pricing in patio furniture"
+    user_action = {"userAction": {  # what an A2UI client sends: the action's context resolved to an object
+        "name": action["name"], "surfaceId": surface_id, "sourceComponentId": cid, "timestamp": "2026-12-01T20:00:00Z",
+        "context": {e["key"]: e["value"]["literalString"] for e in action["context"]}}}
+    schema = json.loads((ROOT / "tests" / "reference" / "a2ui-v0.8" / "client_to_server.json").read_text())
+    Draft7Validator(schema).validate(user_action)
+
+    second = _sdk_send(server.url, [Part(root=DataPart(data=user_action))], context_id=first.context_id)
+    assert second.context_id == first.context_id and second.status.state.value == "completed"
+    assert [a.name for a in second.artifacts] == ["price_ladder"]
+    text = second.artifacts[0].parts[0].root.text
+    assert A2UI_ACTION_NOTICE not in text and "not supported" not in text
+    assert _scope_line(text) == _scope_line(first.artifacts[0].parts[0].root.text)  # the kept scope, in full
+    follow = _surface_of(second.artifacts[0])
+    check_surfaces([follow])
+    title = next(c for c in components_of(follow) if c["id"] == "a2_title")["component"]["Text"]["text"]["literalString"]
+    assert title == "Price ladder: Outdoor Furniture"
+
+
+def test_an_edited_context_asks_no_more_than_its_text(server):
+    """A client that rewrites skill/scope in the context gets the question its text asks; an over-long
+    question gets the line, in a completed task (never an error)."""
+    from a2a.types import DataPart, Part
+
+    def press(context: dict):
+        action = {"userAction": {"name": "follow_up", "surfaceId": "s", "sourceComponentId": "a2_next0",
+                                 "timestamp": "2026-12-01T20:00:00Z", "context": context}}
+        return _sdk_send(server.url, [Part(root=DataPart(data=action))])
+
+    task = press({"question": "What is out of stock in outdoor chairs?", "skill": "brand_coverage", "scope": "everything"})
+    assert [a.name for a in task.artifacts] == ["availability"]
+    assert "Outdoor Chairs" in task.artifacts[0].parts[0].root.text
+    task = press({"question": "Pricing " * 100})
+    assert task.status.state.value == "completed"
+    assert A2UI_ACTION_NOTICE in task.artifacts[0].parts[0].root.text
