@@ -92,12 +92,13 @@ def independent(path: Path) -> Independent:
             break
         except UnicodeDecodeError:
             continue
-    first = text.split("\n", 1)[0]
+    first = next((line for line in text.split("\n") if line.strip()), "")  # a leading blank line is no header
     delim = max(("\t", ";", ","), key=first.count) if any(d in first for d in "\t;,") else ","
     csv.field_size_limit(1 << 30)
     table = list(csv.reader(io.StringIO(text, newline=""), delimiter=delim))
     # A blank line, or a line of bare delimiters (a spreadsheet's empty row), is not a data row.
-    header, body = table[0], [r for r in table[1:] if any(c.strip() for c in r)]
+    table = [r for r in table if any(c.strip() for c in r)]
+    header, body = table[0], table[1:]
     return Independent(kind_of(path), header, body)
 
 

@@ -356,6 +356,9 @@ class _OwnIndex:
     own_levels: dict[tuple[str, ...], set[str]] = None  # tokens of a level name -> own path prefixes ending there
     own_prefix_ids: dict[str, Counter] = None  # own path prefix -> Counter of google ids of its rows
     own_joined: dict[str, list[tuple[str, ...]]] = None  # a level's words written together -> its own_levels keys
+    # every own name the lexicon reads a foreign question against: category values and own paths
+    # (product types included: a Shopify export's French "Plante d'intérieur" is a Type, not a category)
+    lexicon_names: tuple[str, ...] = ()
 
 
 _OWN_CACHE: dict[int, tuple[Any, int, _OwnIndex]] = {}
@@ -393,13 +396,14 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
             node_rows[node.id] += n
             node = taxonomy.node(node.parent_id) if node.parent_id is not None else None
     from agent.analysis.common import encoded
+    from agent.catalog.readers.own_categories import PLACEHOLDERS
 
     cat = encoded(own["category_path"])
     names = cat.dictionary.cast(pa.string()).to_pylist() if pa.types.is_dictionary(cat.type) else []
     pairs = pa.table({"c": cat.indices, "g": ids, "one": pa.nulls(own.num_rows, pa.int8()).fill_null(1)}).group_by(
         ["c", "g"]).aggregate([("one", "sum")])
     for c, g, n in zip(pairs["c"].to_pylist(), pairs["g"].to_pylist(), pairs["one_sum"].to_pylist()):
-        if c is None or not names[c]:
+        if c is None or not names[c] or names[c].strip().casefold() in PLACEHOLDERS:  # "Uncategorized" names none
             continue
         categories.setdefault(names[c], Counter())[g] += n
     for c in categories:
@@ -428,7 +432,8 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
     own_joined: dict[str, list[tuple[str, ...]]] = {}
     for toks in own_levels:
         own_joined.setdefault("".join(toks), []).append(toks)
-    return _OwnIndex(node_rows, categories, level_names, own_levels, own_prefix_ids, own_joined)
+    names = tuple(sorted(set(categories) | set(own_prefix_ids)))
+    return _OwnIndex(node_rows, categories, level_names, own_levels, own_prefix_ids, own_joined, names)
 
 
 def _variants(phrase: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -993,6 +998,80 @@ def _scope_for(toks: tuple[str, ...], display: str, own: pa.Table | None, own_id
     return _placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
 
 
+# words after which a question names the merchant's products: a phrase there, ending in a plural
+# ("my sweatshirts", "our hoodies"; "my top vendors" names none), that no category and no title holds
+# is said ("No category matches…"), never answered silently for the whole catalog
+_POSSESSIVE = frozenset({"my", "our"})
+_PRODUCT_WORDS = frozenset({"product", "item", "thing", "stuff", "listing"})
+
+
+def _for_phrase(seq: list[str], words: list[str]) -> tuple[list[str], list[str]]:
+    """"toys for dogs" → "dogs toys", "food for cats" → "cats food": a category phrase written with
+    "for" names the same category as the phrase written the other way round (Dog Toys, Cat Food).
+
+    Without this the words after "for" were a separate phrase and dropped silently, so "gaps in toys
+    for dogs" was answered for all of Toys. Only content words on both sides are swapped (no intent
+    word: "what's for sale" stays), and the first "for" only; what does not name a category then is
+    shortened as any phrase is, with a note."""
+    for k, tok in enumerate(seq):
+        if tok != "for" or k == 0 or k + 1 >= len(seq):
+            continue
+
+        def content(i: int) -> bool:
+            return 0 <= i < len(seq) and seq[i] not in STOPWORDS and seq[i] not in _INTENT_VOCAB
+
+        a = k
+        while content(a - 1):
+            a -= 1
+        b = k + 1
+        while content(b):
+            b += 1
+        if a == k or b == k + 1:
+            continue
+        order = list(range(k + 1, b)) + list(range(a, k))
+        return (seq[:a] + [seq[i] for i in order] + seq[b:], words[:a] + [words[i] for i in order] + words[b:])
+    return seq, words
+
+
+def _read(seq: list[str], own_idx: _OwnIndex, taxonomy: Taxonomy, tax_idx):
+    """The question's claim on an own category, skills, used tokens, whole-catalog words and the
+    category match (match, span, miss) for one token sequence."""
+    claim = _own_claim(seq, own_idx)
+    skills, used = _intents(seq, set(range(*claim)) if claim else None)
+    if claim and not skills:  # the words named the question, not a category ("what's on sale?")
+        claim = None
+        skills, used = _intents(seq)
+    whole = _has(seq, _WHOLE_TOKENS)
+    if claim:
+        match, span, miss = _match_phrase(_phrase(seq, *claim), own_idx, taxonomy, tax_idx, True), claim, None
+    else:
+        match, span, miss = (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
+    return claim, skills, used, whole, match, span, miss
+
+
+def _correct_in_run(seq: list[str], miss: Span, scope_vocab: frozenset[str], own_vocab: set[str]) -> list[str]:
+    """Short unknown words (three to five letters once stemmed: "sut", "blnd") of a phrase that matched
+    nothing, corrected to the closest category word at the same similarity as long words.
+
+    `_correct` leaves words under six letters alone so that nonsense never becomes a category on its
+    own; here a correction is anchored twice: the phrase also holds a known category word ("pajama",
+    "vertical"), and the caller keeps the corrected words only when the whole phrase then names a
+    category. So "pajama suts" is the own category "pajama suits", exactly as spelled correctly."""
+    start, end = miss
+    run = seq[start:end]
+    known = [t in scope_vocab or t in own_vocab for t in run]
+    if len(run) < 2 or not any(known):
+        return seq
+    out = list(seq)
+    for i, tok in enumerate(run):
+        if known[i] or tok in STOPWORDS or tok.isdigit() or not 3 <= len(tok) < 6:
+            continue
+        fixed = _close(tok, scope_vocab, 0.85) or _close_in(tok, sorted(own_vocab), 0.85)
+        if fixed:
+            out[start + i] = fixed
+    return out
+
+
 def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMemory | None = None) -> Plan:
     """Skills, scope and notes for one question; `memory` is the previous turn's PlanMemory in this context.
 
@@ -1006,20 +1085,19 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     raw = [stem(w) for w in words]
     from agent.analysis import lexicon  # other languages → English tokens; English passes unchanged
 
-    words, raw = lexicon.to_english(words, raw, own_idx.categories, own_idx.node_rows, taxonomy)
+    words, raw = lexicon.to_english(words, raw, own_idx.lexicon_names, own_idx.node_rows, taxonomy)
     own_vocab = {t for toks in own_idx.level_names for t in toks}
     own_vocab |= {t for toks in own_idx.own_levels for t in toks}  # every own path and product type
     seq = _correct(raw, _INTENT_VOCAB, tax_idx.vocab, own_vocab)
-    claim = _own_claim(seq, own_idx)
-    skills, used = _intents(seq, set(range(*claim)) if claim else None)
-    if claim and not skills:  # the words named the question, not a category ("what's on sale?")
-        claim = None
-        skills, used = _intents(seq)
-    whole = _has(seq, _WHOLE_TOKENS)
-    if claim:
-        match, span, miss = _match_phrase(_phrase(seq, *claim), own_idx, taxonomy, tax_idx, True), claim, None
-    else:
-        match, span, miss = (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
+    seq, words = _for_phrase(seq, list(words))
+    claim, skills, used, whole, match, span, miss = _read(seq, own_idx, taxonomy, tax_idx)
+    if match is None and miss is not None:  # "pajama suts", "vertcal blnds": short typos inside a name
+        fixed = _correct_in_run(seq, miss, tax_idx.vocab, own_vocab)
+        if fixed != seq:
+            again = _read(fixed, own_idx, taxonomy, tax_idx)
+            if again[4] is not None:
+                seq = fixed
+                claim, skills, used, whole, match, span, miss = again
     unmatched = " ".join(words[miss[0]:miss[1]]) if miss else None
     notes: list[str] = []
     follow = _starts_with(seq, _FOLLOW_TOKENS) or len([t for t in seq if t not in STOPWORDS]) <= 2
@@ -1044,6 +1122,18 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
             if scope is not None:
                 resolved = " ".join(_phrase(seq, start, end))
                 break
+        if scope is None:  # "which of my sweatshirts…": the merchant named products nothing holds
+            owned = next(((a, b) for a, b in _runs(seq, used) if a > 0 and seq[a - 1] in _POSSESSIVE
+                          and (words[b - 1].lower() != seq[b - 1]  # a plural: "my sweatshirts", not "my top"
+                               or (b < len(seq) and seq[b] in _PRODUCT_WORDS))), None)  # "my dog products"
+            if owned is not None:
+                written = " ".join(words[owned[0]:owned[1]])
+                phrase = " ".join(_phrase(seq, *owned))
+                scope = _scope_for(tuple(_phrase(seq, *owned)), phrase, own, own_idx, taxonomy, tax_idx)
+                if scope is not None:  # "my dog products": the category the words name (Dog Supplies)
+                    resolved = phrase
+                else:
+                    miss, unmatched = owned, written
 
     if memory and follow and not whole:
         if skills and scope is None and unmatched is None and memory.scope_phrase:

@@ -35,6 +35,9 @@ from agent.catalog.values import as_dictionary, entry_codes
 
 PLACES = ("own", "taxonomy", "title")
 EQUIVALENT = ("outdoor", "patio", "garden", "yard", "backyard", "exterior")
+# Words that make a title a part for the thing it names ("Vertical Replacement Blind Slat", "Pump
+# Spare Parts"): such a title is not found by title for that thing, as "covers for sofas" is no sofa.
+PART_WORDS = ("replacement", "replacements", "spare", "spares", "part", "parts")
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,21 @@ def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
         tax = tax | own_mask(table, scope.own_subpaths)
     terms = ((scope.title_terms,) if scope.title_terms else ()) + tuple(scope.title_subterms)
     title = title_mask(table, terms, taxonomy) if terms else none
+    if title.any() and not any(w in _PART_STEMS for t in terms for w in t):
+        title &= ~_part_category_mask(table)
     return ScopeRows(own, tax, title)
+
+
+def _part_category_mask(table: pa.Table) -> np.ndarray:
+    """Rows the merchant filed under a parts category ("Replacement Blind Slat", "Spare Parts"): they
+    are not found by title for the thing they fit, however the title names it (per distinct value)."""
+    d = own_column(table)
+    values = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
+    if not len(values):
+        return np.zeros(table.num_rows, dtype=bool)
+    pattern = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(PART_WORDS) + r")(?:$|[^\pL\pN])"
+    flags = _np(pc.fill_null(pc.match_substring_regex(values, pattern), False))
+    return entry_codes(d, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
 
 
 def subtree_ids(scope: Scope, taxonomy: Taxonomy) -> list[int]:
@@ -262,7 +279,16 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
             noun = _noun_of(title, known)
             if noun in by_noun:
                 flags[cand[i]] = _matches(title, noun, by_noun[noun])
+    if flags.any() and not any(w in _PART_STEMS for t in terms for w in t):
+        # accessories stay accessories: a replacement part names the thing it is for, it is not one
+        part = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(PART_WORDS) + r")(?:$|[^\pL\pN])"
+        hit = np.flatnonzero(flags)
+        is_part = _np(pc.fill_null(pc.match_substring_regex(values.take(pa.array(hit)), part), False))
+        flags[hit[is_part]] = False
     return entry_codes(d, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
+
+
+_PART_STEMS = frozenset({"replacement", "spare", "part"})  # PART_WORDS as the planner's tokens stem them
 
 
 def _stem_word(word: str) -> str:

@@ -5,7 +5,8 @@ number in the table. Conventions (documented for merchants and tests):
 
 - count: thousands separators, no decimals: ``12,345``
 - money: two decimals with thousands separators; with a known currency the ISO code goes first,
-  ``USD 1,299.00`` (ISO codes are unambiguous where "$" is not: USD, CAD, AUD); without one, ``1,299.00``.
+  ``USD 1,299.00`` (ISO codes are unambiguous where "$" is not: USD, CAD, AUD); without one, ``1,299.00``;
+  a currency without minor units has none: ``JPY 12,000``, ``VND 5,790,000``.
   The currency is the result's, or, in a table whose prices come in several currencies, the row's own
   (a column with unit ``currency``), or a finding's own (its ``currency`` value): mixed currencies are
   never shown under one code.
@@ -34,8 +35,13 @@ def fmt_count(value: int | float) -> str:
     return f"{int(round(value)):,}"
 
 
+# ISO 4217 currencies whose minor unit is 0: a yen or dong price has no cents ("JPY 1,500", not "JPY 1,500.00")
+ZERO_DECIMAL = frozenset({"BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI",
+                          "VND", "VUV", "XAF", "XOF", "XPF"})
+
+
 def fmt_money(value: float, currency: str | None = None) -> str:
-    text = f"{float(value):,.2f}"
+    text = f"{float(value):,.0f}" if currency in ZERO_DECIMAL else f"{float(value):,.2f}"
     return f"{currency} {text}" if currency else text
 
 

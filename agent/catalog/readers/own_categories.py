@@ -36,6 +36,12 @@ from agent.catalog.values import as_dictionary, entry_codes, map_distinct, to_st
 SEPARATOR = "\n"
 ROOTS = ("default category", "root catalog", "root")  # Magento's root categories: no merchant level
 _UNESCAPED_COMMA = re.compile(r"(?<!\\),")
+# The platforms' name for "no category" (WooCommerce's default category in its shipped languages,
+# Shopify's "Uncategorized" product category): alone as a path it places nothing, so the product counts
+# as unplaced, and a scope never says "including your category Uncategorized".
+PLACEHOLDERS = frozenset({"uncategorized", "uncategorised", "sin categoría", "sin categoria", "non classé",
+                          "non classée", "unkategorisiert", "senza categoria", "sem categoria", "bez kategorii",
+                          "без категории", "ongecategoriseerd", "kategorisiz"})
 
 
 def _clean(level: str) -> str:
@@ -51,6 +57,8 @@ def _join(paths: list[list[str]]) -> str | None:
     as Magento lists every ancestor) is left out — a product is in every level of its paths anyway."""
     out: list[str] = []
     for levels in paths:
+        if len(levels) == 1 and levels[0].casefold() in PLACEHOLDERS:
+            continue
         text = " > ".join(levels)
         if text and text not in out:
             out.append(text)

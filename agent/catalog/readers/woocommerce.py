@@ -15,6 +15,9 @@
 * `Attribute N name` / `Attribute N value(s)` pairs become option pairs and, where the name says
   so, color / size / material.
 * Units in headers ("Weight (lbs)") are ignored: they are not canonical fields.
+* WooCommerce's exporter guards cells that start with `=`, `+`, `-` or `@` against spreadsheet
+  formulas by writing an apostrophe first (`'-1` for a draft's Published, `'-3` for oversold stock):
+  the apostrophe is taken off again before the values are read.
 """
 
 from __future__ import annotations
@@ -56,6 +59,15 @@ def extra_columns(columns: list[str]) -> list[str]:
     return [c for pair in list(_attribute_columns(columns).values())[:3] for c in pair.values()]
 
 
+_ESCAPED = frozenset({"published", "inventory_qty", "price", "sale_price", "in_stock", "backorders"})
+_FORMULA_GUARD = re.compile(r"^'(?=[=+\-@\t\r])")
+
+
+def _unescape(v: str | None) -> str | None:
+    """`'-1` → `-1`: the exporter's formula guard off (see the module docstring)."""
+    return _FORMULA_GUARD.sub("", v) if v else v
+
+
 def _first_category(v: str | None) -> str | None:
     if not v:
         return None
@@ -66,6 +78,8 @@ def _first_category(v: str | None) -> str | None:
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     n = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
+    for role in _ESCAPED & raw.keys():
+        raw[role] = map_distinct(to_strings(raw[role]), _unescape, pa.string())
     used = set(roles.values())
     kind = (map_distinct(to_strings(raw["wc_type"]), lambda v: (v or "").lower(), pa.string())
             if "wc_type" in raw else pa.array([""] * n, pa.string()))
