@@ -16,12 +16,12 @@ answer "attach one", which a merchant reads as a broken button; the text answer 
 from __future__ import annotations
 
 from agent.analysis.result import SkillResult
+from agent.render.a2ui_ids import FOLLOW_UP_ACTION as ACTION_NAME
+from agent.render.a2ui_ids import FOLLOW_UP_MAX_CHARS as MAX_QUESTION_CHARS
+from agent.render.a2ui_ids import FOLLOW_UP_QUESTION_KEY as QUESTION_KEY
 from agent.render.a2ui_markdown import clean_text, cut, escape_markdown
 
-ACTION_NAME = "follow_up"  # the one userAction name the agent answers
-QUESTION_KEY = "question"
 MAX_BUTTONS = 3
-MAX_QUESTION_CHARS = 300  # inbound limit too: longer is not one of our buttons
 SCOPE_CHARS = 120  # a scope label longer than this is cut (the question then names what fits)
 # What each skill's card offers next, in order (the most natural next question first).
 NEXT: dict[str, tuple[str, ...]] = {

@@ -18,7 +18,7 @@ from typing import Any
 
 from agent.catalog.attachments import TABLE_SUFFIXES, Attachment, looks_delimited
 from agent.catalog.evidence import Unreadable
-from agent.render import a2ui_followups
+from agent.render.a2ui_ids import FOLLOW_UP_ACTION, FOLLOW_UP_MAX_CHARS, FOLLOW_UP_QUESTION_KEY
 
 CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/comma-separated-values", "text/x-csv",
                             "application/x-csv", "text/x-comma-separated-values"})
@@ -148,10 +148,10 @@ def follow_up_question(action: Any) -> str | None:
     could; `skill` and `scope` are the client's to log). Another name, a missing, empty, non-string or
     over-long question, or one with control characters, is not ours: the caller answers with a line.
     """
-    if not isinstance(action, dict) or action.get("name") != a2ui_followups.ACTION_NAME:
+    if not isinstance(action, dict) or action.get("name") != FOLLOW_UP_ACTION:
         return None
     context = action.get("context")
-    question = context.get(a2ui_followups.QUESTION_KEY) if isinstance(context, dict) else None
-    if not isinstance(question, str) or len(question) > a2ui_followups.MAX_QUESTION_CHARS or _CONTROL.search(question):
+    question = context.get(FOLLOW_UP_QUESTION_KEY) if isinstance(context, dict) else None
+    if not isinstance(question, str) or len(question) > FOLLOW_UP_MAX_CHARS or _CONTROL.search(question):
         return None
     return question.strip() or None
