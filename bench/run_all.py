@@ -1,7 +1,8 @@
 """`make bench`: every benchmark in one go, figures printed (never asserted).
 
 Generates the 1,000,000-variant catalog once (bench/out/, git-ignored), then runs the protocol,
-ingest and skills benchmarks in turn. Each can also be run on its own; see bench/README.md.
+ingest and skills benchmarks, then 50 concurrent streams and the 5-minute soak, in turn. Each can
+also be run on its own; see bench/README.md.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ def main() -> None:
     run("bench/bench_protocol.py")
     run("bench/bench_ingest.py", "--runs", "5")
     run("bench/bench_skills.py", "--runs", "7")
+    run("bench/bench_concurrency.py")
+    run("bench/bench_soak.py")  # BENCH_SECONDS (300) sets its length
 
 
 if __name__ == "__main__":
