@@ -72,7 +72,7 @@ def check_surfaces(surfaces: list[list[dict]]) -> dict:
     """Assert schema, structure, distinct surface ids and the renderer's node counts; return its report.
 
     `surfaces` is a list of message lists, one per surface (one per skill artifact). The returned dict
-    maps surfaceId → {"root", "nodes", "texts": {component id: {"hint", "weight", "html"}}}.
+    maps surfaceId → {"root", "nodes", "texts": {component id: {"hint", "weight", "html"}}, "buttons": {component id: action}}.
     """
     ids = [surface_id(messages) for messages in surfaces]
     assert len(set(ids)) == len(ids), f"surface ids reused across artifacts: {ids}"

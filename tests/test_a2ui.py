@@ -145,7 +145,7 @@ def test_layout_title_summary_divider_table_chart_footer():
     messages = build(gaps_result())
     comps = by_id(messages)
     assert components_of(messages)[0]["id"] == "a2_root"
-    assert kids(comps["a2_root"]) == ["a2_title", "a2_summary", "a2_div", "a2_tbl", "a2_chart", "a2_div_end", "a2_footer"]
+    assert kids(comps["a2_root"]) == ["a2_title", "a2_summary", "a2_div", "a2_tbl", "a2_chart", "a2_div_end", "a2_footer", "a2_next"]
     assert comps["a2_title"]["component"]["Text"]["usageHint"] == "h2"
     assert literal(comps["a2_title"]) == "Assortment gaps: Outdoor Furniture"
     assert comps["a2_summary"]["component"]["Text"]["usageHint"] == "body"

@@ -102,12 +102,13 @@ def test_only_unreadable_input_means_no_catalog(server):
     assert "- Not read: brochure.pdf (application/pdf is not CSV)" in footer
 
 
-def test_data_part_user_action_is_answered(server):
+def test_unknown_user_action_is_answered_with_a_line(server):
+    """Not one of our follow-up buttons: a clear line in a completed answer (ours: test_a2ui_followups)."""
     action = {"kind": "data", "data": {"userAction": {"name": "drill_down", "surfaceId": "s", "sourceComponentId": "b",
                                                        "timestamp": "2026-11-29T10:00:00Z", "context": {}}}}
     task = send_parts(server.url, action)
     assert task["status"]["state"] == "completed"
-    assert "not supported yet" in task["artifacts"][0]["parts"][0]["text"]
+    assert "This button is not one this agent knows" in task["artifacts"][0]["parts"][0]["text"]
 
 
 @pytest.mark.skipif(not CATALOGS.exists(), reason="shared catalogs absent")

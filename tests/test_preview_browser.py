@@ -4,7 +4,7 @@ started agent with PREVIEW=1.
 One conversation, as a merchant would have it: load the page, attach a real export from the repo, ask the
 headline question, wait for the final state, and check the DOM against the same question's JSON answer —
 every row of the A2UI table with its cells' text, the Markdown table's rows, the evidence lines in their
-own block — then a typed follow-up that must keep the context and the scope. Throughout: no console
+own block — then a typed follow-up and a pressed follow-up button that must keep the context and the scope. Throughout: no console
 error, no request to anything but the agent, the CSP header on the page. Every wait is on a DOM condition.
 
 Chromium is the system's (Debian's `chromium`, installed by .ci/run); Playwright never downloads one. The
@@ -179,6 +179,25 @@ def test_the_page_answers_the_headline_question_as_the_json_answer_does(agent: S
             assert f"on {scope}:" in second.locator(".status").inner_text()
             assert EXPORT.name in second.locator(".evidence").inner_text()  # answered on the file kept in context
             page.screenshot(path=str(SHOTS / "3-follow-up.png"), full_page=True)
+
+            # A pressed follow-up button on that card: its userAction goes back in the same context and
+            # is answered as the button's question, on the same scope.
+            button = second.locator("a2ui-surface a2ui-button").first
+            expect(button).to_have_text(re.compile(r"^\s*Pricing in "))  # (shadow-root text: see above)
+            button.locator("button").click()
+            page.wait_for_selector("article.turn:nth-of-type(3)[data-done][data-state=completed]", timeout=TIMEOUT_MS)
+            press = rpc_bodies[-1]["params"]["message"]
+            assert press["contextId"] == first_context and [p["kind"] for p in press["parts"]] == ["data"]
+            action = press["parts"][0]["data"]["userAction"]
+            label = action["context"]["question"]
+            assert action["name"] == "follow_up" and action["context"]["skill"] == "price_ladder"
+            expect(button).to_have_text(label)
+            assert action["surfaceId"] == second.locator("a2ui-surface").get_attribute("data-surface-id")
+            third = page.locator("article.turn").nth(2)
+            assert " ".join(third.locator(".user").inner_text().split()) == label
+            assert third.locator("section.artifact").get_attribute("data-name") == "price_ladder"
+            assert f"on {scope}:" in third.locator(".status").inner_text()
+            page.screenshot(path=str(SHOTS / "3b-button.png"), full_page=True)
         finally:
             browser.close()
     assert not outside, f"requests left the agent: {outside}"

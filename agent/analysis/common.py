@@ -204,10 +204,13 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
 
     Inside a taxonomy scope: the row's own node, named relative to the scope ("Outdoor Seating >
     Sunloungers"); for the whole catalog: the taxonomy path cut at WHOLE_CATALOG_DEPTH levels. Unmapped
-    rows carry their merchant category with "(unmapped)", or "Unmapped". Labels are computed once per
+    rows carry their merchant category with "(unmapped)", or "Unmapped" (also when that category is the
+    platform's "Uncategorized" placeholder). Labels are computed once per
     distinct (taxonomy id or merchant category) key, then spread to rows by integer index.
     """
     import numpy as np
+
+    from agent.catalog.readers.own_categories import is_placeholder
 
     n = table.num_rows
     if n == 0:
@@ -226,8 +229,10 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
     for k in uniq:
         if k == -1:
             labels.append(UNMAPPED_LABEL)
-        elif k < -1:
+        elif k < -1 and not is_placeholder(merchant_names[-k - 2]):
             labels.append(f"{merchant_names[-k - 2]} (unmapped)")
+        elif k < -1:  # the platform's "Uncategorized" is no category: such rows have none of their own
+            labels.append(UNMAPPED_LABEL)
         else:
             node = taxonomy.node(k)
             if node is None:

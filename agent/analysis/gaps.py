@@ -238,7 +238,8 @@ def run(inp: SkillInput) -> SkillResult:
     ordered = [total_row] + [r for _, r, _ in rows]
     table = common.records_table(BASE_COLUMNS + (REF_COLUMNS if ref is not None else ()), ordered)
 
-    findings = _findings(ordered, ref is not None, pop.table.num_rows)
+    findings = _findings(ordered, ref is not None, pop.table.num_rows,
+                         _unmapped_by(inp.own, scope, tax) if own.get(OTHER_KEY, {}).get("products") else {})
     if other_currencies:
         listed = ", ".join(f"{n:,} in {c}" for c, n in other_currencies.items())
         notes.append(f"Prices in this table are in {currency or 'no stated currency'} only; priced variants in other "
@@ -288,8 +289,28 @@ def _total_row(table: pa.Table, label: str, excluded: int, has_stock: bool, with
     return row
 
 
-def _findings(rows: list[dict], with_ref: bool, analysed_rows: int) -> list[Finding]:
-    """Structured findings from the ordered display rows (index 0 is the totals row)."""
+def _unmapped_by(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[str, int]:
+    """How the scope's products that are not mapped to a subcategory came into it: {"own_n", "title_n"}.
+
+    From the scope's own per-place counts (scoping.found), narrowed to those rows. A row outside the
+    taxonomy subtree that the taxonomy place holds came through an own category named like one of its
+    subcategories (or a primary path that maps into it), so it counts as "by your category"."""
+    if scope.is_whole_catalog:
+        return {}
+    import numpy as np
+
+    from agent.analysis import scoping
+
+    keys = _keys(table.select(["google_category_id"]), scope, taxonomy)
+    other = np.asarray((keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys)
+                       .to_numpy(zero_copy_only=False) == OTHER_KEY, dtype=bool)
+    by = dict(scoping.found(table, scope, taxonomy, within=other))
+    return {"own_n": by["own"] + by["taxonomy"], "title_n": by["title"]}
+
+
+def _findings(rows: list[dict], with_ref: bool, analysed_rows: int, unmapped_by: dict[str, int] | None = None) -> list[Finding]:
+    """Structured findings from the ordered display rows (index 0 is the totals row); `unmapped_by`
+    says how the products not mapped to a subcategory came into the scope (own category / title)."""
     f: list[Finding] = []
     total = rows[0]
     f.append(Finding("gaps.summary", {"scope": total["Subcategory"].removesuffix(" (all)"), "whole": total["Subcategory"] == "All categories",
@@ -336,7 +357,8 @@ def _findings(rows: list[dict], with_ref: bool, analysed_rows: int) -> list[Find
     other = [(i, r) for i, r in visible if r["Subcategory"] == "Not mapped to a subcategory" and r["Products"]]
     if other:
         i, r = other[0]
-        f.append(Finding("gaps.unmapped", {"products_n": r["Products"], "whole": total["Subcategory"] == "All categories"},
+        f.append(Finding("gaps.unmapped", {"products_n": r["Products"], "whole": total["Subcategory"] == "All categories",
+                                           **(unmapped_by or {})},
                          cells=((i, "Products"),), severity=5))
     if total["Left out (draft/archived products)"]:
         f.append(Finding("gaps.excluded", {"excluded_n": total["Left out (draft/archived products)"]},

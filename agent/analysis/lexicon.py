@@ -17,7 +17,8 @@ which then runs unchanged. One hook, one set of rules for skills and scope:
    planner knows ("nicht auf Lager" → "out of stock", "marcas" → "brands", "пробелы" → "gaps"),
    matched longest first. Function words are dropped, except "and"/"also" words (kept as "and", so a
    follow-up "und die Preise?" is a follow-up) and prepositions (kept as "in", so "bei Raumschiffen"
-   is still reported as a category that matches nothing).
+   is still reported as a category that matches nothing; those that mean "for" — `FOR_WORDS` — are
+   kept as "for", so "brinquedos para cães" is read like "toys for dogs").
 4. Category phrases, longest first, the merchant's own category levels before Google's: a phrase that
    equals (after normalising, function words ignored, written together or apart) a level of the
    merchant's own categories becomes that level's own words, which the planner matches as it matches
@@ -144,6 +145,11 @@ PREPOSITIONS = {
     "pl": "w we dla o na wśród z",
     "ru": "в во для по о об среди на с со",
 }
+# The prepositions that mean "for" (kept as "for", not "in", right after a category name): the planner
+# reads "toys for dogs" as Dog Toys, so "brinquedos para cães", "Spielzeug für Hunde", "игрушки для
+# собак" must reach it with their "for". Elsewhere they introduce a scope and stay "in".
+FOR_WORDS = {"de": "für", "nl": "voor", "pt": "para", "es": "para", "fr": "pour", "it": "per", "pl": "dla",
+             "ru": "для"}
 
 # --- data: intent words ---------------------------------------------------------------------------------------
 # {language: {English phrase the planner knows: "foreign phrase | foreign phrase | …"}}. Several English
@@ -541,6 +547,7 @@ class _Lang:
     equiv: dict[str, tuple[str, ...]]  # stem -> equivalent stems
     outdoor: frozenset[str]  # stems of the first group: "garden", "outdoor" (never a scope alone)
     prefixes: tuple[tuple[str, ...], ...]  # folded compound heads per group (de, nl)
+    for_words: frozenset[str] = frozenset()  # the prepositions among `preps` that mean "for"
 
 
 @functools.lru_cache(maxsize=None)
@@ -570,7 +577,8 @@ def _lang(code: str) -> _Lang:
     for phrase, english in intents:
         by_first.setdefault(phrase[0], []).append((phrase, english))
     return _Lang(code, frozenset(stop - and_words - preps), frozenset(and_words), frozenset(preps - and_words),
-                 intents, by_first, equiv, outdoor, tuple(prefixes) if code in COMPOUNDING else ())
+                 intents, by_first, equiv, outdoor, tuple(prefixes) if code in COMPOUNDING else (),
+                 frozenset(stems(FOR_WORDS[code]) & (preps - and_words)))
 
 
 _WORD = re.compile(r"[^\W_]+")
@@ -947,11 +955,13 @@ class _Question:
         words_out: list[str] = []
         toks_out: list[str] = []
         k = 0
+        after_category = False  # the last word kept was a category name ("brinquedos" → toys)
         while k < self.n:
             if self.owner[k] != FREE:
                 if self.out[k] is not None:
                     words_out += self.out[k][0]
                     toks_out += self.out[k][1]
+                    after_category = self.owner[k] == CATEGORY
                     k = self.end[k]
                 else:
                     k += 1
@@ -960,12 +970,21 @@ class _Question:
             if s in lang.and_words:
                 words_out.append("and")
                 toks_out.append("and")
+                after_category = False
+            elif s in lang.for_words and after_category:
+                # "brinquedos para cães": "toys for dogs", which the planner reads as Dog Toys; after any
+                # other word ("tailles proposez-vous pour les tapis") it introduces the scope, as "in"
+                words_out.append("for")
+                toks_out.append("for")
+                after_category = False
             elif s in lang.preps:
                 words_out.append("in")
                 toks_out.append("in")
+                after_category = False
             elif s not in lang.stop:
                 words_out.append(words[k])
                 toks_out.append(toks[k])
+                after_category = False
             k += 1
         return words_out, toks_out
 

@@ -460,6 +460,7 @@ class _Match:
     own_paths: tuple[str, ...] = ()  # own category path prefixes the phrase names
     own_label: str | None = None  # the own level name as the merchant wrote it
     shortened: bool = False  # found without one of the phrase's words ("garden lighting" as "Lighting")
+    note: str | None = None  # the sentence that says the match is a broader reading of the words
 
 
 def _best_node(ids: Iterable[int], own: _OwnIndex, taxonomy: Taxonomy) -> int | None:
@@ -711,7 +712,9 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
       C. exact taxonomy names without products (an honest empty scope: a subcategory not sold);
       D. taxonomy nodes without products whose name holds every word of a phrase of two or more words;
       E. own categories whose name ends with the phrase ("Road Bikes", "Track Bikes" for "bikes");
-      C, D and E are tried per phrase length, longest first.
+      C, D and E are tried per phrase length, longest first;
+      F. a single noun that leads a family of taxonomy names resolves to the family's head ("dog" →
+         Dog Supplies, which holds Dog Beds, Dog Toys…), with a note that this is a broader reading.
     Within one length, a phrase after "in/for/of…" and nearer the end of the question goes first: that
     is where scopes are named ("do I cover all price points in planters"). A phrase always ends where
     its run of words ends — the product noun is last, so "sofa covers" never becomes Sofas — and an
@@ -773,11 +776,41 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
             m = _own_kinds(phrase, own)
             if m:
                 return m, (i, j), None
+    for _, i, j, phrase, _ in by_len.get(1, []):  # F. "dog" → Dog Supplies: the name its word leads
+        m = _leading(phrase, taxonomy, tax_idx)
+        if m:
+            return m, (i, j), None
     # an unmatched phrase only counts when introduced as a scope ("in spaceships", "for spaceships")
     for start, end in runs:
         if start > 0 and seq[start - 1] in _PREP_TOKENS:
             return None, None, (start, end)
     return None, None, None
+
+
+def _leading(phrase: tuple[str, ...], taxonomy: Taxonomy, tax_idx: _Index) -> _Match | None:
+    """The head of the taxonomy names a single noun leads: "dog" → Dog Supplies, "cat" → Cat Supplies.
+
+    Taken only when it is unambiguous: the shallowest node whose name starts with the word is the only
+    one at its depth, its name's first word is the noun as written ("Dog", not "Filling" for "filled"),
+    and it holds every other node whose name starts with it (Dog Beds, Dog Toys…) — so
+    "horse" (Horse Care beside Horse Tack) or "bird" pick nothing, and a lone "outdoor"/"patio"/
+    "garden" never does. Tried last, after every closer reading (exact names, own categories)."""
+    if len(phrase) != 1 or phrase[0] in _EQUIV or phrase[0] in STOPWORDS:
+        return None
+    word = phrase[0]
+    family = [i for i in tax_idx.by_token.get(word, ()) if tax_idx.names.get(i, ())[:1] == (word,)]
+    if not family:
+        return None
+    top = min(taxonomy.nodes[i].depth for i in family)
+    heads = [i for i in family if taxonomy.nodes[i].depth == top]
+    if len(heads) != 1 or not all(i == heads[0] or taxonomy.is_within(i, heads[0]) for i in family):
+        return None
+    node = taxonomy.nodes[heads[0]]
+    if node.name.split()[0].casefold() != word:  # the noun as written ("Dog"), not a form of it ("Filling" for "filled")
+        return None
+    note = (f"No category is called “{word}”; the scope is {node.name} ({node.path}), the category whose name "
+            f"starts with it and holds the others that do.") if tax_idx.names.get(node.id) != phrase else None
+    return _Match(node.id, (), word, node.name, note=note)
 
 
 def _overlap(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index) -> _Match | None:
@@ -800,6 +833,13 @@ def _overlap(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_id
     return _Match(node, _merchant_inside(node, own, taxonomy), " ".join(phrase), taxonomy.nodes[node].name)
 
 
+def _nearness(phrase: str, name: str) -> tuple:
+    """Sort key of a category name (tokens joined) as a suggestion for a phrase: names that share a word
+    with it first ("dog" → "Dog Beds" before "Outdoor Seating", which only looks alike), then spelling."""
+    shared = len(set(phrase.split()) & set(name.split()))
+    return (-shared, -difflib.SequenceMatcher(None, phrase, name).ratio(), name)
+
+
 def _nearest(phrase: str, own: _OwnIndex, taxonomy: Taxonomy, limit: int = 5) -> tuple[str, ...]:
     """Closest existing categories: merchant level names and taxonomy nodes with products."""
     names: dict[str, str] = {}
@@ -815,9 +855,7 @@ def _nearest(phrase: str, own: _OwnIndex, taxonomy: Taxonomy, limit: int = 5) ->
         for node in taxonomy.nodes.values():
             if node.depth <= 2:
                 names.setdefault(" ".join(_name_tokens(node.name)), node.name)
-    keys = sorted(names)
-    close = difflib.get_close_matches(phrase, keys, n=limit, cutoff=0.0)
-    scored = sorted(close, key=lambda k: -difflib.SequenceMatcher(None, phrase, k).ratio())
+    scored = sorted(names, key=lambda k: _nearness(phrase, k))
     out: list[str] = []
     for k in scored:
         if names[k] not in out:
@@ -831,7 +869,7 @@ def _scope(match: _Match | None, taxonomy: Taxonomy) -> Scope:
     node = taxonomy.node(match.taxonomy_id) if match.taxonomy_id is not None else None
     return Scope(label=match.label, taxonomy_id=node.id if node else None, taxonomy_path=node.path if node else None,
                  merchant_categories=match.merchant, phrase=match.phrase, own_paths=match.own_paths,
-                 own_label=match.own_label)
+                 own_label=match.own_label, widened=match.note)
 
 
 def _accessories_of(node_id: int, taxonomy: Taxonomy) -> tuple[int, ...]:
@@ -900,12 +938,17 @@ def _nearest_own(phrase: str, own: _OwnIndex, limit: int = 5) -> tuple[str, ...]
     names: dict[str, str] = {}
     for toks, prefixes in own.own_levels.items():
         names.setdefault(" ".join(toks), sorted(prefixes)[0].rsplit(" > ", 1)[-1])
-    ranked = sorted(names, key=lambda k: (-difflib.SequenceMatcher(None, phrase, k).ratio(), k))
+    ranked = sorted(names, key=lambda k: _nearness(phrase, k))
     out: list[str] = []
     for k in ranked:
         if names[k] not in out:
             out.append(names[k])
     return tuple(out[:limit])
+
+
+def _sentences(*parts: str | None) -> str | None:
+    """Notes on how a scope is wider than the words, one after the other (None when there are none)."""
+    return " ".join(p for p in parts if p) or None
 
 
 def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Taxonomy, phrase: tuple[str, ...],
@@ -927,7 +970,7 @@ def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Ta
         widened = (f"{taxonomy.nodes[extra[0]].name} is counted with {taxonomy.nodes[scope.taxonomy_id].name}: the "
                    f"accessories belong to the range. Covered: " + "; ".join(parts) + ".")
         scope = replace(scope, extra_taxonomy_ids=extra, extra_taxonomy_paths=tuple(taxonomy.nodes[e].path for e in extra),
-                        merchant_categories=tuple(sorted(inside)), widened=widened)
+                        merchant_categories=tuple(sorted(inside)), widened=_sentences(scope.widened, widened))
     terms = _title_terms(phrase)
     scope = replace(scope, title_terms=terms)
     scope = _with_subcategories(scope, own_idx, taxonomy)
@@ -942,7 +985,7 @@ def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Ta
             words = scope.phrase or " ".join(phrase)  # as the merchant wrote it
             note = (f"No category and no title names “{words}”; the scope holds the products whose title names "
                     f"a {terms[0]}.")
-            scope, found, total = replace(loose, widened=note), loose_found, sum(n for _, n in loose_found)
+            scope, found, total = replace(loose, widened=_sentences(loose.widened, note)), loose_found, sum(n for _, n in loose_found)
     if title_only and total == 0:
         return None
     scope = replace(scope, found=found)

@@ -350,12 +350,18 @@ def _products_per_place(table: pa.Table, place: np.ndarray, keep: np.ndarray) ->
     return [int(x) for x in per[:len(PLACES)]]
 
 
-def found(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> tuple[tuple[str, int], ...]:
-    """(("own", n), ("taxonomy", n), ("title", n)): active products by the first place that holds them."""
+def found(table: pa.Table, scope: Scope, taxonomy: Taxonomy, within: np.ndarray | None = None) -> tuple[tuple[str, int], ...]:
+    """(("own", n), ("taxonomy", n), ("title", n)): active products by the first place that holds them.
+
+    `within` (a bool per row of `table`) narrows the count to some of the scope's rows — gaps asks it
+    for the rows not mapped to a subcategory, so its sentence says how those came into the scope."""
     r = rows(table, scope, taxonomy)
     if r is None or table.num_rows == 0:
         return tuple((p, 0) for p in PLACES)
-    return tuple(zip(PLACES, _products_per_place(table, r.place(), analysed(table) & r.any)))
+    keep = analysed(table) & r.any
+    if within is not None:
+        keep &= within
+    return tuple(zip(PLACES, _products_per_place(table, r.place(), keep)))
 
 
 def unplaced(table: pa.Table) -> int:

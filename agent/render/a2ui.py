@@ -8,7 +8,7 @@ status copy); nothing here knows about HTTP.
 Layout, top to bottom, inside one Column: h2 title (skill and scope), body summary of the key findings,
 Divider, the table (a Column of Rows of weighted Text cells, header cells h5, at most 20 rows), a bar
 chart when the result names one (a Row per bar: caption label and a Text bar of block characters scaled
-to the largest value, value printed after it), Divider, the evidence footer as caption.
+to the largest value, value printed after it), Divider, the evidence footer as caption, then a Row of up to three follow-up Buttons (a2ui_followups).
 
 Everything is inline (`literalString`). Findings are the text answer's own sentences and numbers use
 the text answer's formats (agent.render.text, agent.render.numbers), so card and text agree; merchant
@@ -25,7 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from agent.analysis.result import SkillResult
-from agent.render import numbers, text
+from agent.render import a2ui_followups, numbers, text
 from agent.render.a2ui_ids import EXTENSION_URI, MIME_TYPE, STANDARD_CATALOG_ID, card_extension
 from agent.render.a2ui_markdown import clean_text, escape_markdown
 from agent.render.a2ui_structure import MAX_COMPONENTS, validate_structure
@@ -89,8 +89,8 @@ def build_messages(result: SkillResult, footer: str, surface_id: str) -> list[di
     if not surface_id:
         raise ValueError("surface_id must be a non-empty string")
     footer_text = _footer_markdown(footer)
-    # root, title, summary, divider; closing divider and footer
-    fixed = 4 + (2 if footer_text else 0)
+    # root, title, summary, divider; closing divider and footer; follow-up buttons
+    fixed = 4 + (2 if footer_text else 0) + a2ui_followups.button_count(result)
     n_rows, n_bars = plan(result, budget=MAX_COMPONENTS - fixed)
     card = _Card()
     root_children = [card.text("a2_title", _title(result), "h2")]
@@ -103,6 +103,7 @@ def build_messages(result: SkillResult, footer: str, surface_id: str) -> list[di
     if footer_text:
         root_children.append(card.add("a2_div_end", {"Divider": {}}))
         root_children.append(card.text("a2_footer", footer_text, "caption"))
+    root_children.extend(a2ui_followups.add_buttons(card, result))
     card.add("a2_root", {"Column": {"children": {"explicitList": root_children}}})
     components = card.components[-1:] + card.components[:-1]  # root first, for readers of the JSON
     messages = [

@@ -6,6 +6,11 @@ from __future__ import annotations
 EXTENSION_URI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
 STANDARD_CATALOG_ID = "https://a2ui.org/specification/v0_8/standard_catalog_definition.json"
 MIME_TYPE = "application/json+a2ui"
+# Follow-up buttons (a2ui_followups): the one userAction name the agent answers, the context key that
+# holds the button's question, and the longest question one of our buttons carries (the inbound limit).
+FOLLOW_UP_ACTION = "follow_up"
+FOLLOW_UP_QUESTION_KEY = "question"
+FOLLOW_UP_MAX_CHARS = 300
 
 
 def card_extension() -> dict:

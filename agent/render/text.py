@@ -269,7 +269,16 @@ def _(v: Values) -> str:
     if v.raw("whole"):
         return (f"{v.count('products_n', 'product', 'products')} could not be placed in the Google product taxonomy; "
                 f"they are counted separately, not guessed.")
-    return (f"{v.count('products_n', 'product is', 'products are')} in scope through your own categories but not mapped to a "
+    own, title = int(v.raw("own_n") or 0), int(v.raw("title_n") or 0)
+    if own and title:
+        how = f"in scope ({v['own_n']} through your own categories, {v['title_n']} by title)"
+    elif title:
+        how = "in scope by title"
+    elif own:
+        how = "in scope through your own categories"
+    else:
+        how = "in scope"
+    return (f"{v.count('products_n', 'product is', 'products are')} {how} but not mapped to a "
             f"subcategory of the taxonomy; they are counted separately, not guessed.")
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from agent.catalog.attachments import TABLE_SUFFIXES, Attachment, looks_delimited
 from agent.catalog.evidence import Unreadable
+from agent.render.a2ui_ids import FOLLOW_UP_ACTION, FOLLOW_UP_MAX_CHARS, FOLLOW_UP_QUESTION_KEY
 
 CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/comma-separated-values", "text/x-csv",
                             "application/x-csv", "text/x-comma-separated-values"})
@@ -26,7 +27,8 @@ TSV_MIME_TYPES = frozenset({"text/tab-separated-values", "text/tsv", "text/x-tsv
 # Labels that say nothing about the content: a table only when the name and the bytes both say so.
 GENERIC_MIME_TYPES = frozenset({"", "text/plain", "application/vnd.ms-excel", "application/octet-stream",
                                 "binary/octet-stream", "application/x-download", "application/download"})
-A2UI_ACTION_NOTICE = "Interface actions (A2UI userAction) are not supported yet; please ask your question in words."
+A2UI_ACTION_NOTICE = ("This button is not one this agent knows (only its own follow-up buttons are answered); "
+                      "please ask your question in words.")
 DATA_PART_NOTICE = "Structured data parts are not supported yet; please ask your question in words."
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _MAX_NAME = 120
@@ -125,8 +127,31 @@ def read_message(message: dict[str, Any]) -> MessageInput:
         elif kind == "file":
             _file_part(part, index, out)
         elif kind == "data":
-            notice = A2UI_ACTION_NOTICE if "userAction" in part.get("data", {}) else DATA_PART_NOTICE
+            data = part.get("data", {})
+            question = follow_up_question(data.get("userAction")) if "userAction" in data else None
+            if question:
+                texts.append(question)
+                continue
+            notice = A2UI_ACTION_NOTICE if "userAction" in data else DATA_PART_NOTICE
             if notice not in out.notices:
                 out.notices.append(notice)
     out.question = "\n".join(texts).strip()
     return out
+
+
+def follow_up_question(action: Any) -> str | None:
+    """The question a pressed follow-up button stands for, or None when `action` is not one of ours.
+
+    One of our buttons (agent.render.a2ui_followups) sends `userAction` named `follow_up` whose context
+    holds the button's text as `question`: that text is taken as if typed, and nothing else in the
+    context is trusted (the planner re-reads the words, so an edited context asks no more than typing
+    could; `skill` and `scope` are the client's to log). Another name, a missing, empty, non-string or
+    over-long question, or one with control characters, is not ours: the caller answers with a line.
+    """
+    if not isinstance(action, dict) or action.get("name") != FOLLOW_UP_ACTION:
+        return None
+    context = action.get("context")
+    question = context.get(FOLLOW_UP_QUESTION_KEY) if isinstance(context, dict) else None
+    if not isinstance(question, str) or len(question) > FOLLOW_UP_MAX_CHARS or _CONTROL.search(question):
+        return None
+    return question.strip() or None

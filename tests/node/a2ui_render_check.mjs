@@ -1,7 +1,7 @@
 // Test helper: feed our A2UI v0.8 messages to the official renderer core and report what it built.
 //
 // stdin:  {"surfaces": [[message, ...], ...]}   (all surfaces go through ONE processor, as in a chat)
-// stdout: {"ok": true, "surfaces": {"<surfaceId>": {"root": id, "nodes": n, "texts": {id: {hint, html}}}}}
+// stdout: {"ok": true, "surfaces": {"<surfaceId>": {"root": id, "nodes": n, "texts": {id: {hint, html}}, "buttons": {id: action}}}}
 //         or {"ok": false, "error": "..."} with exit code 1.
 //
 // `nodes` counts every node of the component tree A2uiMessageProcessor built from the root. `html` is
@@ -31,6 +31,7 @@ function walk(node, out) {
     const hint = node.properties.usageHint ?? "body";
     out.texts[node.id] = { hint, weight: node.weight, html: md.render(markdownFor(literal, hint)) };
   }
+  if (node.type === "Button") out.buttons[node.id] = node.properties.action;
   for (const value of Object.values(node.properties)) {
     const items = Array.isArray(value) ? value : [value];
     for (const item of items) {
@@ -53,7 +54,7 @@ try {
   const result = {};
   for (const [surfaceId, surface] of processor.getSurfaces()) {
     if (!surface.componentTree) throw new Error(`surface ${surfaceId} has no component tree`);
-    const out = { root: surface.rootComponentId, nodes: 0, texts: {} };
+    const out = { root: surface.rootComponentId, nodes: 0, texts: {}, buttons: {} };
     walk(surface.componentTree, out);
     result[surfaceId] = out;
   }

@@ -203,10 +203,12 @@ function rpc(method, params) {
   return { jsonrpc: "2.0", id: ++state.rpcId, method, params };
 }
 
-async function ask(question) {
+// `userAction`: a pressed A2UI button's action (see `pressed`), sent as a DataPart instead of the text;
+// the turn shows the button's question, which is what the agent answers.
+async function ask(question, userAction = null) {
   question = question.trim();
   if (!question || state.running) return;
-  const parts = [{ kind: "text", text: question }];
+  const parts = userAction ? [{ kind: "data", data: { userAction } }] : [{ kind: "text", text: question }];
   const file = state.file;
   if (file) parts.push({ kind: "file", file: { bytes: file.bytes, mimeType: file.mimeType, name: file.name } });
   const message = { kind: "message", role: "user", messageId: crypto.randomUUID(), parts };
@@ -282,6 +284,28 @@ function newConversation() {
   $("conversation").replaceChildren();
 }
 
+// A button on a rendered surface was pressed: the renderer dispatches `a2uiaction` (bubbling, composed)
+// with the component's action. It goes back as an A2UI v0.8 `userAction`, its context resolved to an
+// object (our surfaces hold literals only), in this conversation's context — as Gemini Enterprise does.
+function pressed(event) {
+  const detail = event.detail;
+  if (detail?.eventType !== "a2ui.action" || !detail.action?.name) return;
+  const surface = event.composedPath().find((node) => node instanceof HTMLElement && node.tagName === "A2UI-SURFACE");
+  const context = {};
+  for (const item of detail.action.context ?? []) {
+    const value = item?.value ?? {};
+    context[item.key] = value.literalString ?? value.literalNumber ?? value.literalBoolean ?? null;
+  }
+  const userAction = {
+    name: detail.action.name,
+    surfaceId: surface?.dataset.surfaceId ?? "",
+    sourceComponentId: detail.sourceComponentId ?? "",
+    timestamp: new Date().toISOString(),
+    context,
+  };
+  ask(typeof context.question === "string" ? context.question : detail.action.name, userAction);
+}
+
 // --- wiring -------------------------------------------------------------------------------------------
 
 function start() {
@@ -294,6 +318,7 @@ function start() {
     event.preventDefault();
     ask($("question").value);
   });
+  root.addEventListener("a2uiaction", pressed);
   $("cancel").addEventListener("click", () => cancel());
   $("new").addEventListener("click", () => newConversation());
   $("file").addEventListener("change", (event) => chooseFile(event.target.files[0]));

@@ -1,0 +1,139 @@
+"""Answer-level rules a QA pass on real exports found broken: how unmapped products came into a
+scope, the platforms' "Uncategorized" never shown as a category, a single noun that leads a family of
+taxonomy names ("dog" → Dog Supplies), nearest categories that share a word, and the languages' "for".
+
+Catalogs are written as real Shopify exports and read through the catalog layer (tests/test_scope_rules.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.analysis import common, lexicon, planner
+from agent.analysis.planner import plan, raw_tokens, stem
+from agent.catalog.readers.own_categories import PLACEHOLDERS, is_placeholder
+from tests.test_scope_rules import TAX, ask, shopify
+
+
+def _node(name: str) -> int:
+    return next(n.id for n in TAX.nodes.values() if n.name == name)
+
+
+def _unmapped_finding(result):
+    return next(f for f in result.findings if f.code == "gaps.unmapped")
+
+
+# --- 1. the unmapped sentence says how those products came into the scope --------------------------------
+def test_unmapped_products_found_by_title_are_said_to_be_found_by_title():
+    t = shopify([("Pond Pump 3000", "", "Pumps"), ("Pond Pump 5000", "", "Pumps"), ("Oase Pond Pump Eco", "", ""),
+                 ("Garden Hose", "", "")])
+    p, result, md = ask("Where are the gaps in pond pumps?", t)
+    f = _unmapped_finding(result)
+    assert f.values["title_n"] >= 1 and f.values["own_n"] == 0
+    assert "in scope by title but not mapped" in md
+    assert "through your own categories" not in md
+
+
+def test_unmapped_products_from_both_places_are_counted_from_the_scopes_own_counts():
+    t = shopify([("Pond Pump 3000", "", "Pumps"), ("Aquamax Eco Premium", "", "Pumps"), ("Oase Pond Pump Eco", "", ""),
+                 ("Garden Hose", "", "")])
+    p, result, md = ask("Where are the gaps in pumps?", t)
+    f = _unmapped_finding(result)
+    assert f.values["own_n"] + f.values["title_n"] == f.values["products_n"]  # each product once
+    assert f.values["own_n"] >= 1 and f.values["title_n"] >= 1
+    assert f"({f.values['own_n']} through your own categories, {f.values['title_n']} by title)" in md
+
+
+# --- 2. "Uncategorized" is no category --------------------------------------------------------------------
+@pytest.mark.parametrize("placeholder", ["Uncategorized", "Sem categoria", "uncategorised"])
+@pytest.mark.parametrize("question", ["Give me an overview of my catalog", "What is out of stock?",
+                                      "Where are the gaps in my catalog?"])
+def test_the_platforms_no_category_placeholder_is_never_shown_as_a_category(placeholder, question):
+    t = shopify([("Zzq Widget", placeholder, ""), ("Qqx Gadget", placeholder, ""), ("Cat Bed", placeholder, "Beds")])
+    _, result, md = ask(question, t)
+    assert placeholder.casefold() not in md.casefold()
+    labels = common.category_labels(t, plan(question, t, TAX).scope, TAX).dictionary.to_pylist()
+    assert not any(is_placeholder(lb.removesuffix(" (unmapped)")) for lb in labels)
+    assert common.UNMAPPED_LABEL in labels  # those rows count as having no own category
+
+
+def test_every_placeholder_is_recognised_however_written():
+    assert all(is_placeholder(p.upper()) and is_placeholder(f"  {p} ") for p in PLACEHOLDERS)
+    assert not is_placeholder("Beds") and not is_placeholder(None) and not is_placeholder("")
+
+
+# --- 3. a single noun that leads a family of taxonomy names ---------------------------------------------------
+@pytest.mark.parametrize("question,name", [
+    ("Which of my dog products are out of stock?", "Dog Supplies"),
+    ("Where are the gaps in dog?", "Dog Supplies"),
+    ("Where are the gaps in dogs?", "Dog Supplies"),
+    ("gaps in cat", "Cat Supplies"),
+])
+def test_a_noun_leading_a_family_of_names_resolves_to_its_head_with_a_note(question, name):
+    t = shopify([("Chew Toy Bone", "", "Toys"), ("Garden Chair", "", "")])
+    p = plan(question, t, TAX)
+    assert p.scope.taxonomy_id == _node(name), p.scope
+    assert not p.scope.unmatched
+    assert any(name in n and "No category is called" in n for n in p.notes)
+
+
+@pytest.mark.parametrize("word", ["outdoor", "patio", "horse", "bird"])
+def test_a_word_that_leads_no_single_family_picks_no_node(word):
+    t = shopify([("Chew Toy Bone", "", "Toys"), ("Garden Chair", "", "")])
+    p = plan(f"Where are the gaps in {word}?", t, TAX)
+    assert p.scope.taxonomy_id is None and p.scope.unmatched == word
+
+
+def test_every_family_head_holds_all_names_its_word_leads():
+    """The rule's property over the whole taxonomy: whatever a lone noun resolves to holds every node
+    whose name starts with that noun, and its name starts with the noun as written."""
+    idx = planner._taxonomy_index(TAX)
+    heads = 0
+    for word in sorted({toks[0] for toks in idx.names.values() if toks}):
+        m = planner._leading((word,), TAX, idx)
+        if m is None:
+            continue
+        heads += 1
+        node = TAX.nodes[m.taxonomy_id]
+        assert node.name.split()[0].casefold() == word
+        family = [i for i, toks in idx.names.items() if toks[:1] == (word,)]
+        assert all(i == node.id or TAX.is_within(i, node.id) for i in family), word
+    assert heads >= 10
+
+
+def test_nearest_categories_prefer_names_that_share_a_word():
+    t = shopify([("Zzq One", "Outdoor Seating", "Outdoor Seating"),
+                 ("Zzq Two", "Dog Beds Extra Large Orthopaedic", "Dog Beds Extra Large Orthopaedic")])
+    idx = planner._own_index(t, TAX)
+    assert planner._nearest_own("dog", idx)[0] == "Dog Beds Extra Large Orthopaedic"
+    assert planner._nearest("dog", idx, TAX)[0] == "Dog Beds Extra Large Orthopaedic"
+
+
+# --- 4. the languages' "for" ---------------------------------------------------------------------------------------
+def _english(question: str) -> list[str]:
+    words = raw_tokens(question)
+    return lexicon.to_english(words, [stem(w) for w in words], {}, {}, TAX)[1]
+
+
+@pytest.mark.parametrize("question", ["Onde estão as lacunas em brinquedos para cachorro?",
+                                      "Wo sind die Lücken bei Spielzeug für Hunde?"])
+def test_a_for_word_after_a_category_is_kept_as_for(question):
+    assert "for" in _english(question)
+
+
+def test_a_for_word_that_introduces_the_scope_stays_a_scope_preposition():
+    assert "for" not in _english("Quelles tailles proposez-vous pour les tapis ?")
+
+
+def test_words_after_for_that_name_nothing_are_said_not_dropped():
+    t = shopify([("Chew Toy Bone", "", "Toys"), ("Garden Chair", "", "")])
+    p = plan("Onde estão as lacunas em brinquedos para cachorro?", t, TAX)
+    assert any("cachorro" in n for n in p.notes), p.notes  # was answered for all of Toys without a word
+
+
+@pytest.mark.parametrize("question", ["Onde estão as lacunas em brinquedos para cães?",
+                                      "Где пробелы в игрушках для собак?",
+                                      "Dónde están los huecos en juguetes para perros?"])
+def test_toys_for_dogs_in_other_languages_is_dog_toys(question):
+    t = shopify([("Chew Toy Bone", "", "Toys"), ("Garden Chair", "", "")])
+    assert plan(question, t, TAX).scope.taxonomy_id == _node("Dog Toys")
