@@ -260,3 +260,67 @@ def test_a_title_noun_outside_the_branch_the_type_points_at_is_unsure():
     assert name_match("Food & Beverage", None, "Shredded Marble Jack") is None
     got = name_match("Food & Beverage", None, "Strawberry Milk")
     assert got is not None and taxonomy.load().node(got).path.startswith("Food, Beverages & Tobacco")
+
+
+def _map_titles(titles, cats=None):
+    import pyarrow as pa
+
+    from agent.catalog import categorise
+
+    col = (lambda v: pa.chunked_array([pa.array(v, pa.string())]) if v is not None else None)
+    _, paths, methods = categorise.map_rows(len(titles), None, col(cats), None, col(titles))
+    return paths.to_pylist(), methods.to_pylist()
+
+
+def test_a_placeholder_category_is_no_category():
+    """"Uncategorized" is the platform's word for none: the title step runs as without a category,
+    and the placeholder's rows form no own group that an unreadable title would follow."""
+    titles = ["Wallet"] * 4 + ["Mystery Box"]
+    with_placeholder = _map_titles(titles, ["Uncategorized"] * 5)
+    assert with_placeholder == _map_titles(titles, [None] * 5)
+    assert with_placeholder[0][-1] is None and with_placeholder[1][-1] == "unmapped"
+    assert with_placeholder[0][0] is not None
+
+
+def test_an_elided_article_does_not_hide_a_localised_word():
+    from agent.catalog import namematch
+
+    assert namematch.local_words("Plante d'intérieur") == namematch.local_words("Plante intérieur")
+    assert "eau" in namematch.local_words("Bouteilles d'eau") or "eau" in namematch.local_words("l'eau")
+
+
+def test_a_bare_localised_noun_does_not_take_a_more_specific_name():
+    """"escovas" (brushes) is only part of "Escovas de dentes" (Toothbrushes): it does not take it."""
+    from agent.catalog import categorise
+
+    assert categorise.name_match("escovas", None, None) != 527
+    assert categorise.name_match("escova de dentes", None, None) == 527
+
+
+def test_a_compound_garment_noun_is_not_its_bare_head():
+    """"Pajama Suit", "Night Suit for Girls" are sleepwear, not Clothing > Suits: a word before a noun
+    whose compounds mostly name other products ("Flight Suit", "Hazmat Suit"), itself a product of the
+    same branch, leaves the row unsure — also inside an apparel shop's own branch."""
+    from agent.catalog import categorise
+
+    suits = taxonomy.load().id_for_path("Apparel & Accessories > Clothing > Suits")
+    apparel = taxonomy.load().id_for_path("Apparel & Accessories")
+    for title in ("Pajama Suit", "Night Suit for Girls"):
+        assert categorise.name_match(None, None, title) != suits
+        assert categorise.name_match(None, None, title, within=(apparel,)) != suits
+    assert categorise.name_match(None, None, "Pajama Suit") is None
+    # a noun before a noun of another branch is what the thing holds or serves: "Plant Pot" stays a pot
+    pot = categorise.name_match("Concrete Pots", None, "Premium Tulip Plant Pot")
+    assert pot is not None and "Pots & Planters" in taxonomy.load().node(pot).path
+
+
+def test_a_localised_modifier_of_a_joined_name_lets_the_specific_node_win():
+    """fr-FR "Plantes d'extérieur et d'intérieur" (Indoor & Outdoor Plants) also names "Plantes
+    d'intérieur": a Shopify Type "Plante d'intérieur" goes there, not to Plants; the distributed part
+    names only a whole phrase, so a long title holding its words is not sent there."""
+    from agent.catalog import categorise
+
+    indoor = taxonomy.load().id_for_path("Home & Garden > Plants > Indoor & Outdoor Plants")
+    plants = taxonomy.load().id_for_path("Home & Garden > Plants")
+    assert categorise.name_match("Plante d'intérieur", None, None) == indoor
+    assert categorise.name_match("Plantes", None, None) == plants

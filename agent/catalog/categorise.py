@@ -141,6 +141,12 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | 
         m = namematch.match(phrase, ctx, strict, within) if phrase else None
         if m is not None and strict and tops and _top(tax, m.google_id) not in tops:
             return None  # a title noun outside every branch the type and category point at: unsure
+        if m is not None and strict and m.other_kind and not (
+                chosen is not None and (chosen[0] == m.google_id or tax.is_within(chosen[0], m.google_id)
+                                        or tax.is_within(m.google_id, chosen[0]))):
+            # "Pajama Suit": the title's noun is another product than its bare place; only a type
+            # that already stands in that place ("Truffle cake" for "Chocolate Cake") settles it
+            return None
         if m is not None and not strict:
             tops.add(_top(tax, m.google_id))
         if m is None or not m.confident:
@@ -300,6 +306,8 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
     """(google_category_id int32, google_category_path dict, category_mapping dict) for n rows;
     `brand` only serves to drop a leading brand from titles."""
     tax = taxonomy.load()
+    category_path = _without_placeholders(category_path)
+    product_type = _without_placeholders(product_type)
     has_google = google_category is not None and google_category.null_count < len(google_category)
     ids = np.full(n, -1, dtype=np.int32)
     method = np.full(n, UNMAPPED, dtype=np.int8)
@@ -319,6 +327,28 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
         if col is not None and (ids < 0).any():
             _group_step(ids, method, chunked(col))
     return _arrays(tax, ids, method)
+
+
+def _without_placeholders(col: pa.ChunkedArray | None) -> pa.ChunkedArray | None:
+    """The column with the platforms' "no category" values ("Uncategorized", WooCommerce's default
+    category in its languages: `own_categories.PLACEHOLDERS`) as null, decided once per distinct
+    value: a placeholder is no category, so the title and type steps run as on a row without one, its
+    word is no context, and its rows form no own group (step f) that unplaced rows would follow."""
+    if col is None:
+        return None
+    from agent.catalog.readers.own_categories import PLACEHOLDERS
+
+    d = as_dictionary(chunked(col))
+    names = d.dictionary.to_pylist()
+    bad = np.array([v is not None and all(lv.strip().casefold() in PLACEHOLDERS
+                                          for lv in taxonomy.normalise_path(v).split(taxonomy.SEPARATOR) if lv.strip())
+                    for v in names] + [False], dtype=bool)
+    if not bad[:-1].any():
+        return col
+    idx = pc.fill_null(d.indices, len(names)).to_numpy(zero_copy_only=False).astype(np.int64)
+    keep = ~np.take(bad, idx) & (idx < len(names))
+    return pa.chunked_array([pa.DictionaryArray.from_arrays(
+        pa.array(np.where(keep, idx, 0).astype(np.int32), mask=~keep), d.dictionary)])
 
 
 # The catalog's own structure (step f): products the merchant filed under one own category or product

@@ -112,6 +112,7 @@ class Match:
     google_id: int
     confident: bool
     specificity: int  # matched words besides the noun
+    other_kind: bool = False  # the word before the noun makes it another product: the row is unsure
 
 
 @dataclass
@@ -128,6 +129,28 @@ di della delle dei per il lo e do da dos das com em und fur mit der die das von 
 i z dla w na и для с в на och for med av pro s ve ile icin""".split())
 
 
+# An elided article or preposition glued to the next word (French d' l' qu', Italian dell' all' un'):
+# no part of the noun, so "Plante d'intérieur" holds the word "intérieur" of "Plantes d'extérieur et d'intérieur".
+_ELIDED = re.compile(r"^(?:[dljnsctm]|qu|dell|dall|nell|sull|all|un)['’]")
+
+
+# Each locale's own "and" in joined names ("Plantes d'extérieur et d'intérieur"); Italian "i" and
+# Spanish "a" are no "and".
+_LOCAL_AND = {"fr": "et", "es": "y|e", "pt": "e", "it": "e|ed", "de": "und", "nl": "en", "pl": "i|oraz",
+              "ru": "и", "tr": "ve", "sv": "och", "da": "og", "cs": "a"}
+_TIER_SHARED = 3  # a localised part built by distributing a shared noun: matched only as a whole phrase
+
+
+def _shared_noun_parts(name: str, locale: str) -> tuple[str, ...]:
+    """The parts of a localised joined name that share its noun ("Plantes d'extérieur et
+    d'intérieur" also names "Plantes d'intérieur"): only parts the distribution builds."""
+    conj = _LOCAL_AND.get(locale.split("-")[0])
+    if not conj:
+        return ()
+    parts = _split_parts(re.sub(rf"\s+(?:{conj})\s+", " & ", name))
+    return tuple(p for p in parts if p.casefold() not in name.casefold() and len(p.split()) > 1)
+
+
 def local_words(text: str | None) -> list[str]:
     """Localised names and merchant text alike: accents folded, a light plural stem (final -s, then
     -e, for Latin script; a final vowel for Cyrillic), linking words dropped."""
@@ -137,6 +160,7 @@ def local_words(text: str | None) -> list[str]:
     t = "".join(ch for ch in t if not unicodedata.combining(ch)).replace("&", " ")
     out = []
     for w in _WORD.findall(t):
+        w = _ELIDED.sub("", w)  # "d'intérieur" is "intérieur", "l'eau" is "eau"
         if w in _LOCAL_STOP or w in _STOP or w.isdigit():
             continue
         if len(w) > 4 and w.isascii():
@@ -213,11 +237,13 @@ def index() -> Index:
             leaf = path.split(taxonomy.SEPARATOR)[-1]
             localised[_key(leaf)].add(cid)
             names = [leaf, *_split_parts(leaf)]
-            for k, name in enumerate(names):
+            shared = _shared_noun_parts(leaf, locale)
+            for k, name in enumerate(names + list(shared)):
                 toks = tuple(local_words(name))
                 if not toks:
                     continue
-                e = Entry(toks, cid, _TIER_PART if k else _TIER_NAME, tax.node(cid).depth, frozenset(local_words(path)))
+                tier = _TIER_SHARED if k >= len(names) else _TIER_PART if k else _TIER_NAME
+                e = Entry(toks, cid, tier, tax.node(cid).depth, frozenset(local_words(path)))
                 for w in set(toks):
                     local_by_word[w].append(e)
     return Index(by_head=dict(by_head), localised={k: next(iter(v)) for k, v in localised.items() if len(v) == 1},
@@ -238,8 +264,8 @@ def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), stri
     winner: Entry | None = None
     for anchor in dict.fromkeys((toks[0], toks[-1])):
         for e in idx.local_by_word.get(anchor, ()):
-            if not set(e.tokens) <= have:
-                continue
+            if not set(e.tokens) <= have or (e.tier == _TIER_SHARED and set(e.tokens) != have):
+                continue  # a distributed part names the merchant's whole phrase ("Plante d'intérieur") or nothing
             if within and not any(tax.is_within(e.google_id, root) for root in within):
                 continue
             rank = (len(e.tokens), anchor == toks[0], -(e.tier == _TIER_PART), -e.depth)
@@ -348,8 +374,10 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
     plain = frozenset(ctx & _vocabulary(head))  # what the merchant wrote (and its synonyms)
     for m in mods:
         ctx.update(idx.implied.get(m, ()))
+    # the word right before the noun, when it is itself a product noun of the taxonomies (it may change the kind)
+    before = mods[-1] if mods and _closed_compounds(mods[-1]) else None
     key = (head, frozenset(ctx & _vocabulary(head)), tuple(sorted({m for m in mods if idx.implied.get(m)})),
-           bool(mods), strict, within, plain)
+           bool(mods), strict, within, plain, before)
     got = _CACHE.get(key, _MISSING)  # one lookup: another ingest thread may clear the cache meanwhile
     if got is _MISSING:
         if len(_CACHE) >= _CACHE_MAX:
@@ -364,10 +392,65 @@ def _votes(head: str) -> Counter:
     return Counter((e.tokens, e.google_id) for e in index().by_head.get(head, ()))
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _closed_compounds(word: str) -> tuple[str, ...]:
+    """The taxonomy nouns a word is or begins: "pajama" is Pajamas; "night" begins "nightgown",
+    "swim" "swimwear", "body" "bodysuit" — a word that starts a closed compound names a kind of
+    product itself."""
+    heads = index().by_head
+    if len(word) < 4 or not word.isalpha():
+        return (word,) if word in heads else ()
+    keys = _sorted_heads()
+    import bisect
+
+    out = []
+    for k in keys[bisect.bisect_left(keys, word):]:
+        if not k.startswith(word):
+            break
+        if k == word or len(k) - len(word) >= 3:
+            out.append(k)
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1)
+def _sorted_heads() -> list[str]:
+    return sorted(index().by_head)
+
+
+_KIND_MIN_OUTSIDE = 3  # a noun with one odd compound ("Popcorn Seasoning") is no kind-changing noun
+
+
+def _changes_kind(idx: Index, cands: list[Entry], winner: Entry, before: str) -> bool:
+    """Whether the product noun `before` the head makes it another product: the head's compound
+    names mostly stand outside its bare place ("Flight Suit", "Ghillie Suit", "Hazmat Suit" are no
+    Suits), and `before` is itself a whole name beside the winner — under the winner's parent but
+    nowhere inside the winner ("Pajama" is Sleepwear, a Clothing word beside Suits): a sibling
+    product, not a kind. A noun of another branch is what the thing holds or tastes of: "Plant Pot"
+    stays a pot, "Pineapple Cake" a cake (Pineapples stand outside Bakery)."""
+    compound = {e.google_id for e in cands if len(e.tokens) > 1}
+    outside = {cid for cid in compound if not _inside(cid, winner.google_id)}
+    if len(outside) < _KIND_MIN_OUTSIDE or len(outside) * 2 <= len(compound):
+        return False
+    parent = _parent_of(winner.google_id)
+    own = {e.google_id for h in _closed_compounds(before) for e in idx.by_head[h]
+           if e.tier != _TIER_PART and len(e.tokens) == 1}
+    return parent is not None and any(_inside(cid, parent) for cid in own) \
+        and not any(_inside(cid, winner.google_id) for cid in own)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _parent_of(cid: int) -> int | None:
+    """The place holding a place (Clothing for Suits), None at the top."""
+    tax = taxonomy.load()
+    levels = tax.node(cid).path.split(taxonomy.SEPARATOR)
+    return tax.id_for_path(taxonomy.SEPARATOR.join(levels[:-1])) if len(levels) > 1 else None
+
+
 def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], has_mods: bool, strict: bool,
-            within: tuple[int, ...], plain: frozenset[str] = frozenset()) -> Match | None:
+            within: tuple[int, ...], plain: frozenset[str] = frozenset(), before: str | None = None) -> Match | None:
     """The choice among one noun's places; `ctx` holds only words that can matter, `mods` the
     phrase's modifiers that are themselves product nouns (the only ones the foreign rule reads)."""
+    title = strict  # a title noun (free text): the merchant's own type is trusted to name a kind as it is
     cands = idx.by_head.get(head)
     if cands and within:
         tax = taxonomy.load()
@@ -400,6 +483,10 @@ def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], h
     winner = best_entries[0]
     if best[0] >= 1:
         return Match(winner.google_id, True, best[0])
+    if before is not None and (title or within) and before not in winner.path_words and _changes_kind(idx, idx.by_head[head], winner, before):
+        # a compound head that is no name ("Night Suit", "Pajama Suit"): the first word changes the
+        # kind, so the bare noun's place ("Suits") is unsure, even inside the shop's own branch
+        return Match(winner.google_id, False, 0, other_kind=True)
     whole = any(e.tier != _TIER_PART and e.google_id == winner.google_id and len(e.tokens) == 1 for e in cands)
     if not whole and len({e.google_id for e in cands}) > 1:
         return Match(winner.google_id, False, 0)  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
