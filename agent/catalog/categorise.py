@@ -85,14 +85,7 @@ def resolve_google(value: str) -> tuple[int, int] | None:
         if " - " not in s:
             return None  # an unknown bare id says nothing more
         s = s.split(" - ", 1)[1]
-    found = _exact_google(s)
-    if found is not None:
-        return found, GOOGLE
-    shop = taxonomy.shopify_mapping().lookup(s)
-    if shop is not None:
-        return shop, SHOPIFY
-    pre = _prefix(s)
-    return (pre[0], GOOGLE) if pre is not None else None
+    return _resolve_text(s, GOOGLE)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -101,16 +94,20 @@ def resolve_path(value: str) -> tuple[int, int] | None:
     is the merchant's; an exact Shopify taxonomy path goes through Shopify's mapping; else the
     longest prefix."""
     s = str(value).strip()
-    if not s:
-        return None
+    return _resolve_text(s, MERCHANT) if s else None
+
+
+def _resolve_text(s: str, method: int) -> tuple[int, int] | None:
+    """A category path in words: an exact Google path (en-US or localised) or its longest prefix is
+    `method` (where the path was written); an exact Shopify taxonomy path goes through Shopify's mapping."""
     found = _exact_google(s)
     if found is not None:
-        return found, MERCHANT
+        return found, method
     shop = taxonomy.shopify_mapping().lookup(s)
     if shop is not None:
         return shop, SHOPIFY
     pre = _prefix(s)
-    return (pre[0], MERCHANT) if pre is not None else None
+    return (pre[0], method) if pre is not None else None
 
 
 def resolve_shopify(value: str | None) -> int | None:
