@@ -346,3 +346,15 @@ def test_inside_the_shops_branch_a_type_names_the_compound_its_modifier_begins()
     assert gid.to_pylist()[30:] == [194] * 4
     alone = map_rows(1, None, None, _col(["Ear stud"]), _col(["Style 1"]))[0].to_pylist()
     assert alone == [None]
+
+
+def test_a_stray_bare_noun_is_read_again_inside_the_shops_branch():
+    # "Ear Cuff" alone reads as a handcuff (Law Enforcement > Cuffs); in an earring shop that reading
+    # is doubted and the type is read inside the shop's branch: an earring. A stray with nothing in
+    # the branch ("Anchor") stays unplaced.
+    n = 34
+    types = ["Earrings"] * 30 + ["Ear Cuff", "Ear Cuff", None, None]
+    titles = [f"Style {i}" for i in range(32)] + ["Anchor", "Anchor"]
+    got = map_rows(n, None, None, _col(types), _col(titles))[0].to_pylist()
+    assert got[30:32] == [194, 194] and got[32:] == [None, None]
+    assert map_rows(1, None, None, _col(["Ear Cuff"]), _col(["Style"]))[0].to_pylist() == [1906]
