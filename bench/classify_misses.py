@@ -7,11 +7,13 @@ another id than the merchant's label. Each gets the first class whose rule holds
 1. `coarse_label` — mapped, and the prediction lies strictly inside the label ("Apparel &
    Accessories" labelled, "Clothing > Swimwear" predicted): the merchant stopped higher than the
    product; right at level 2 when the label has two levels, wrong at leaf however good the mapper.
-2. `label_wrong` — the title's product noun (`nouns.title_head`) reads confidently (the name matcher,
-   no shop context) to a place outside the label's level-2 branch, and *no* word of the title,
-   type or own category is the noun of any taxonomy name inside that branch: the title says another
-   product than the label ("Chocolate Cake" labelled Gift Cards). Conservative: a label contradicted
-   only by words the taxonomy does not know is not counted here.
+2. `label_wrong` — the merchant's own product type or own category reads confidently (the name
+   matcher, no shop context) to a place outside the label's level-2 branch, neither it nor the
+   title's noun reads confidently inside it, and *no* word of the title, type or own category is the
+   noun of any taxonomy name inside that branch: the merchant's own fields say another product than
+   the label ("Black Forest Cake" typed, Gift Cards labelled). Conservative: a title alone never
+   judges a label (its noun may be a model name, "Bailey Autograph"), nor do words the taxonomy does
+   not know, so this under-counts wrong labels (the ceiling below is then an upper bound).
 3. `reachable` (our error) — some word of the title's first segment, the type or the own category is
    the noun of a Google or Shopify name (or first/last word of a localised Google name) inside the
    label's level-2 branch: the taxonomy's own vocabulary could reach the label. An upper bound of
@@ -29,14 +31,19 @@ Outputs the counts per class on both halves, the ceiling (a perfect mapper maps 
 `coarse_label`), the precision of today's mapping on products whose label is not judged wrong by rule
 2, and, with `--sample N --csv PATH`, a fixed seeded sample of the population for hand review.
 
-Usage: `.venv/bin/python bench/classify_misses.py [--sample 200 --seed 10 --csv bench/miss_classes.csv]`
+The committed sample `bench/mapping_miss_sample.csv` carries, beside each row's rule class, a
+hand-reviewed class and a note (`reviewed_class`, `review_note`); `--reviewed` reads it and gives the
+ceiling by the review, with how often the rules agreed with it. The sample is the N misses with the
+smallest SHA-1 of (seed, shop, title, type, label): stable while the products stay misses.
+
+Usage: `.venv/bin/python bench/classify_misses.py [--sample 200 --seed 10 --csv PATH] [--reviewed bench/mapping_miss_sample.csv]`
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import random
+import hashlib
 import sys
 from collections import Counter
 from pathlib import Path
@@ -91,12 +98,20 @@ def any_noun(words_: list[str]) -> bool:
 
 
 def label_contradicted(o) -> bool:
-    """Rule 2: the title's noun reads confidently outside the label's branch, and no field word
-    names a place inside it."""
+    """Rule 2: the merchant's own product type or own category (its last level) reads confidently
+    outside the label's branch, no field reads confidently inside it, and no field word names a place
+    inside it: the merchant's own fields contradict the label ("Black Forest Cake" typed, "Gift Cards"
+    labelled). A title alone never judges a label: its noun may be a model name ("Bailey Autograph")."""
     root = branch(o.label)
+    leaf = o.category.split(">")[-1].strip() if o.category else None
+    readings = [namematch.match(p) for p in (o.product_type, leaf) if p]
     head = nouns.title_head(o.title)
-    m = namematch.match(head, frozenset(), True) if head else None
-    if m is None or not m.confident or _inside(m.google_id, root):
+    if head:
+        readings.append(namematch.match(head, frozenset(), True))
+    sure = [m for m in readings if m is not None and m.confident]
+    if not any(m is not None and m.confident for m in readings[:len(readings) - bool(head)]):
+        return False
+    if any(_inside(m.google_id, root) for m in sure):
         return False
     eng, loc = field_words(o)
     return not names_in(eng, loc, root)
@@ -116,12 +131,47 @@ def classify(o) -> str:
     return "taxonomy_lacks"
 
 
+def _sample_key(seed: int, row) -> str:
+    """A row's place in the seeded sample: the SHA-1 of the seed and what identifies the product, so a
+    product stays in the sample while it stays a miss (a later mapping change only swaps the rows it
+    fixed for the next ones, and the hand review of the others still holds)."""
+    shop, _, o, _ = row
+    return hashlib.sha1(f"{seed}\t{shop}\t{o.title}\t{o.product_type}\t{o.label}".encode()).hexdigest()
+
+
+def _reviewed(path: Path, rows: list) -> None:
+    """The ceiling read from a hand-reviewed sample: each class's share of the sample, spread over the
+    whole population (misses + unmapped of all shops), and how often the rules agreed with the review."""
+    with open(path, newline="", encoding="utf-8") as f:
+        sample = list(csv.DictReader(f))
+    n = len(rows)
+    pop = sum(1 for r in rows if r[3] is not None)
+    mapped = sum(1 for r in rows if r[2].got is not None)
+    right2 = sum(same_level2(r[2].got, r[2].label) for r in rows if r[2].got is not None)
+    share = Counter(r["reviewed_class"] for r in sample)
+    est = {c: share[c] / len(sample) * pop for c in CLASSES}
+    agree = sum(r["rule_class"] == r["reviewed_class"] for r in sample)
+    reach = n - est["no_noun"] - est["taxonomy_lacks"]
+    print(f"## reviewed sample {path.name}: {len(sample)} rows, rules agree with the review on {agree} "
+          f"({agree / len(sample):.0%})")
+    for c in CLASSES:
+        print(f"   {c:15s} {share[c]:4d} in sample  ~{est[c]:6.0f} of the {pop} misses + unmapped")
+    print(f"   ceiling: coverage {reach / n:.1%}, L2 {(reach - est['label_wrong']) / reach:.1%}, "
+          f"leaf {(reach - est['label_wrong'] - est['coarse_label']) / reach:.1%}")
+    # today's mapped products without the wrong labels the review finds among the mis-mapped ones
+    wrong_mapped = sum(1 for r in sample if r["reviewed_class"] == "label_wrong" and r["prediction"])
+    mis = sum(1 for r in sample if r["prediction"])
+    est_wrong = wrong_mapped / mis * (mapped - sum(r[2].got == r[2].label for r in rows if r[2].got is not None)) if mis else 0
+    print(f"   today on labels not judged wrong (review, extrapolated): L2 {right2 / (mapped - est_wrong):.1%}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("corpus", nargs="?", default=str(ROOT / "tests" / "corpus"))
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--seed", type=int, default=10)
     ap.add_argument("--csv", help="write the sample here")
+    ap.add_argument("--reviewed", help="a hand-reviewed sample (bench/mapping_miss_sample.csv): its ceiling")
     args = ap.parse_args(argv)
     tax = taxonomy.load()
     rows = []  # (shop, half, outcome, class or None for a right leaf)
@@ -155,9 +205,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"   ceiling: coverage {reach / n:.1%}, L2 {ceil2:.1%}, leaf {ceil_leaf:.1%}")
         print(f"   today on labels not judged wrong: {len(trusted)} mapped, L2 {t2 / len(trusted):.1%}, "
               f"leaf {tleaf / len(trusted):.1%}")
+    if args.reviewed:
+        _reviewed(Path(args.reviewed), rows)
     if args.sample:
         pop_rows = [r for r in rows if r[3] is not None]
-        sample = random.Random(args.seed).sample(pop_rows, min(args.sample, len(pop_rows)))
+        sample = sorted(pop_rows, key=lambda r: _sample_key(args.seed, r))[: args.sample]
         sample.sort(key=lambda r: (r[0], r[2].title))
         out = open(args.csv, "w", newline="", encoding="utf-8") if args.csv else sys.stdout
         w = csv.writer(out, lineterminator="\n")
