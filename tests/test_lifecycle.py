@@ -156,7 +156,8 @@ def test_resubscribe_after_an_artifact_replays_it():
     """A resubscriber that arrives after the answer's artifact was sent still receives it: the stored
     snapshot of a running task holds no artifacts (in-process, so the moment is exact)."""
     from agent import config
-    from agent.service.handler import CallContext, Service
+    from agent.protocol.context import CallContext
+    from agent.service.handler import Service
 
     service = Service(config.load({}))
     stream = service.stream({"message": {"role": "user", "parts": [{"kind": "text", "text": "What is in this file?"}]}},

@@ -136,7 +136,8 @@ def test_internal_error_detail_goes_to_log_not_response(capsys):
 def test_failed_run_gives_failed_task_with_sanitized_message(monkeypatch, capsys):
     from agent import config, logs
     from agent.analysis import registry
-    from agent.service.handler import CallContext, Service
+    from agent.protocol.context import CallContext
+    from agent.service.handler import Service
 
     logs.setup("INFO")
 

@@ -44,7 +44,6 @@ REFUSED = "params.catalog_context was not accepted."
 REQUIRED = "params.catalog_context is required in this conversation."
 NOT_YOURS = "This conversation cannot be continued by this caller; start a new conversation."
 ANONYMOUS = "anonymous"
-_MAX_CALLER = 512
 ALLOWED_FIELDS = frozenset({"merchant_id", "catalog_uri", "reference_uri", "signature"})
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "catalog_context.json"
 MERCHANT_PLACEHOLDER = "{merchant_id}"
@@ -128,18 +127,6 @@ def verify(raw: Any, *, prefixes: Sequence[str], secret: str | None, bound_merch
     if bound_merchant is not None and bound_merchant != merchant:
         raise RpcError(INVALID_PARAMS, REFUSED)
     return TrustedContext(merchant, raw.get("catalog_uri"), raw.get("reference_uri"))
-
-
-def caller_identity(headers: Any, header: str | None) -> str | None:
-    """The authenticated caller, from the one header the operator named (CALLER_IDENTITY_HEADER) as set
-    by a front end that authenticates (IAP's X-Goog-Authenticated-User-Email, an API gateway's user
-    header). Without that setting no header is believed: a client could send any value."""
-    if not header:
-        return None
-    raw = headers.get(header)
-    if not isinstance(raw, str) or not raw.strip() or len(raw) > _MAX_CALLER:
-        return None
-    return raw.strip()
 
 
 def party_of(trusted: TrustedContext | None, caller: str | None) -> str:
