@@ -20,7 +20,7 @@ from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.sources import Attachment, load_catalog_inputs
 from agent.catalog.taxonomy import load
 from agent.render import a2ui, a2ui_followups
-from agent.render.a2ui_markdown import unescape_markdown
+from agent.render.markdown import unescape_markdown
 from agent.service.inputs import A2UI_ACTION_NOTICE, follow_up_question, read_message
 from tests.a2ui_check import check_surfaces, components_of
 

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, SingleFlight, TTLMemo
-from agent.config import BUCKET_NAME
+from agent.catalog.errors import CatalogError
+from agent.gsuri import split as parse_gs_uri  # the one gs:// parser
 
 if TYPE_CHECKING:
     from google.cloud.storage import Client
@@ -58,7 +59,7 @@ MESSAGES = {
 }
 
 
-class SourceUnavailable(Exception):
+class SourceUnavailable(CatalogError):
     """A Cloud Storage location could not be read. `str()` is a fixed sentence; `reason` a code."""
 
     def __init__(self, reason: str = "unavailable") -> None:
@@ -82,27 +83,6 @@ class ObjectRef:
     bucket: str
     generation: int
     size: int | None
-
-
-def parse_gs_uri(uri: str) -> tuple[str, str]:
-    """Split "gs://bucket/path" into (bucket, path); path may be "" (bucket root) or end in "/".
-
-    Raises ValueError for anything else: other schemes, bad bucket names, control characters,
-    "." or ".." path segments (no location may climb out of the prefix it was configured under).
-    """
-    if not isinstance(uri, str) or not uri.startswith("gs://"):
-        raise ValueError("not a gs:// URI")
-    rest = uri[len("gs://") :]
-    bucket, _, path = rest.partition("/")
-    if not BUCKET_NAME.match(bucket) or ".." in bucket:
-        raise ValueError("invalid bucket name")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
-        raise ValueError("control character in object name")
-    if any(seg in (".", "..") for seg in path.split("/")):
-        raise ValueError("relative segment in object name")
-    if len(path.encode("utf-8")) > 1024:
-        raise ValueError("object name too long")
-    return bucket, path
 
 
 def is_prefix(path: str) -> bool:

@@ -12,7 +12,7 @@ to the largest value, value printed after it), Divider, the evidence footer as c
 
 Everything is inline (`literalString`). Findings are the text answer's own sentences and numbers use
 the text answer's formats (agent.render.text, agent.render.numbers), so card and text agree; merchant
-strings are escaped for Markdown and cut (see a2ui_markdown). The surface stays within 150 components:
+strings are escaped for Markdown and cut (see agent.render.markdown). The surface stays within 150 components:
 at most six columns (CARD_COLUMNS per skill, then label, chart and cited columns), bars give way to rows,
 and the table says what it left out. Component ids are fixed and all contain `_`, which escaping never
 leaves bare in a literal — the renderer core would otherwise read a literal equal to an id as a child.
@@ -27,7 +27,7 @@ from typing import Any
 from agent.analysis.result import SkillResult
 from agent.render import a2ui_followups, numbers, text
 from agent.render.a2ui_ids import EXTENSION_URI, MIME_TYPE, STANDARD_CATALOG_ID, card_extension
-from agent.render.a2ui_markdown import clean_text, escape_markdown
+from agent.render.markdown import clean_text, escape_markdown
 from agent.render.a2ui_structure import MAX_COMPONENTS, validate_structure
 
 __all__ = [
@@ -164,7 +164,7 @@ def _footer_markdown(footer: str) -> str:
 
 
 class _Card:
-    """Collects components; ids are fixed strings that all contain `_` (see a2ui_markdown)."""
+    """Collects components; ids are fixed strings that all contain `_` (see agent.render.markdown)."""
 
     def __init__(self) -> None:
         self.components: list[dict] = []

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 from agent.analysis.result import Finding, Scope, SkillResult
 from agent.render import numbers
+from agent.render.markdown import escape_text
 
 MAX_ROWS = 20
 MAX_FINDINGS = 7
@@ -40,14 +41,7 @@ ROW_NOUNS = {
 }
 
 
-# ">" stays: mid-line it is plain text, and category paths are full of it ("Furniture > Outdoor Furniture").
-_MD_SPECIAL = "\\`*_[]<|"
-
-
-def md_escape(text: str) -> str:
-    """Merchant text made inert in Markdown: a product called "*NEW* [sale](x)" shows as written."""
-    escaped = "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
-    return escaped.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")  # a lone CR breaks a line too
+md_escape = escape_text  # the one escaper lives in agent.render.markdown
 
 
 class Values:

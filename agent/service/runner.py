@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from agent import budget, logs
+from agent.errors import AgentError
 from agent.catalog.attachments import Attachment
 from agent.catalog.evidence import KIND_ATTACHED, CatalogInputs, Unreadable
 from agent.protocol import objects
@@ -80,7 +81,7 @@ class LostNotes:
             return list(self._notes.get(context_id, []))
 
 
-class Canceled(Exception):
+class Canceled(AgentError):
     """Raised between steps when the task's cancel flag is set."""
 
 

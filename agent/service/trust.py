@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from agent.config import BUCKET_NAME
+from agent import gsuri
 from agent.protocol.errors import INVALID_PARAMS, RpcError
 
 REFUSED = "params.catalog_context was not accepted."
@@ -48,8 +48,7 @@ ALLOWED_FIELDS = frozenset({"merchant_id", "catalog_uri", "reference_uri", "sign
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "catalog_context.json"
 MERCHANT_PLACEHOLDER = "{merchant_id}"
 _MERCHANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_FORBIDDEN_IN_PATH = re.compile(r"[\x00-\x1f\x7f\\%?#]")
-_MAX_OBJECT_BYTES = 1024
+_FORBIDDEN_IN_PATH = re.compile(r"[\x00-\x1f\x7f\\%?#]")  # on top of agent.gsuri.split's rules
 
 
 @dataclass(frozen=True)
@@ -79,7 +78,7 @@ def _validator() -> Any:
 
 
 def _bucket_allowed(bucket: str) -> bool:
-    if not BUCKET_NAME.match(bucket) or ".." in bucket or bucket.startswith("goog"):
+    if bucket.startswith("goog"):
         return False
     try:  # GCS refuses IP-address bucket names; refuse them here too (169.254.169.254 and friends)
         ipaddress.ip_address(bucket)
@@ -90,12 +89,11 @@ def _bucket_allowed(bucket: str) -> bool:
 
 def uri_allowed(uri: Any, prefixes: Sequence[str], merchant_id: str) -> bool:
     """True only for a clean gs:// URI under an allowed prefix. Pure string checks, no I/O."""
-    if not isinstance(uri, str) or not uri.startswith("gs://"):
-        return False  # http(s)://, file://, local paths, metadata-server URLs never pass
-    bucket, slash, path = uri[len("gs://"):].partition("/")
-    if not _bucket_allowed(bucket):
+    try:
+        bucket, path = gsuri.split(uri)  # http(s)://, file://, local paths, metadata-server URLs never pass
+    except ValueError:
         return False
-    if _FORBIDDEN_IN_PATH.search(path) or len(path.encode("utf-8")) > _MAX_OBJECT_BYTES:
+    if not _bucket_allowed(bucket) or _FORBIDDEN_IN_PATH.search(path):
         return False
     segments = path.split("/")
     if any(seg in (".", "..") for seg in segments) or "" in segments[:-1]:
