@@ -2,7 +2,9 @@
 
 Every setting is parsed and checked when the function starts, so a bad deployment fails at once with a
 line that names the variable, instead of failing a merchant's question later. Nothing else in the
-package reads os.environ for settings (the storage client library reads STORAGE_EMULATOR_HOST itself).
+package reads os.environ: the two values read live rather than at start (`storage_emulator_host`,
+which the storage client library also reads itself, and the signing CLI's `catalog_context_secret`) are
+read by functions here too.
 """
 
 from __future__ import annotations
@@ -193,6 +195,19 @@ def _provider(env: Mapping[str, str]) -> dict[str, str | None]:
     return {"provider_organization": organization, "provider_url": url}
 
 
+def catalog_context_secret(env: Mapping[str, str] | None = None) -> str | None:
+    """CATALOG_CONTEXT_SECRET: the agent's (through `load`) and the signing CLI's (agent.service.trust)."""
+    env = os.environ if env is None else env
+    return env.get("CATALOG_CONTEXT_SECRET") or None
+
+
+def storage_emulator_host() -> str | None:
+    """STORAGE_EMULATOR_HOST as the storage client library sees it now (it reads the variable itself,
+    each time a client is made): read live, not at start, so agent.catalog.gcs keys its client by the
+    endpoint the library will really use (tests switch emulators within one process)."""
+    return os.environ.get("STORAGE_EMULATOR_HOST") or None
+
+
 def load(env: Mapping[str, str] | None = None) -> Config:
     """Parse the settings; raises ConfigError with a clear line on the first bad value."""
     env = os.environ if env is None else env
@@ -213,7 +228,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         reference_uri=reference_uri,
         state_bucket=_bucket(env, "STATE_BUCKET"),
         allowed_catalog_prefixes=_prefixes(env, catalog_uri, reference_uri),
-        catalog_context_secret=(env.get("CATALOG_CONTEXT_SECRET") or None),
+        catalog_context_secret=catalog_context_secret(env),
         a2ui_default=_flag(env, "A2UI_DEFAULT", False),
         a2ui_status_copy=_flag(env, "A2UI_STATUS_COPY", False),
         log_level=level,

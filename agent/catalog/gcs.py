@@ -18,13 +18,13 @@ from agent import budget
 
 import json
 import logging
-import os
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, SingleFlight, TTLMemo
 from agent.catalog.errors import CatalogError
+from agent.config import storage_emulator_host
 from agent.gsuri import split as parse_gs_uri  # the one gs:// parser
 
 if TYPE_CHECKING:
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EMULATOR_ENV = "STORAGE_EMULATOR_HOST"
 SNAPSHOT_EXTENSIONS = (".csv", ".tsv", ".parquet")
 POINTER_NAME = "latest.json"
 MAX_POINTER_BYTES = 64 * 1024
@@ -103,7 +102,7 @@ def client() -> "Client":
     "local"; otherwise Application Default Credentials. Keyed by the emulator setting so that tests
     switching emulators get a matching client; in production there is exactly one.
     """
-    key = os.environ.get(EMULATOR_ENV) or None
+    key = storage_emulator_host()
     found = _clients.get(key)
     if found is not None:
         return found

@@ -140,13 +140,13 @@ def party_of(trusted: TrustedContext | None, caller: str | None) -> str:
 
 def _main(argv: list[str]) -> int:
     """`python -m agent.service.trust sign`: JSON on stdin, CATALOG_CONTEXT_SECRET in the environment."""
-    import os
+    from agent.config import catalog_context_secret
 
     if argv[:1] != ["sign"]:
         print("usage: CATALOG_CONTEXT_SECRET=… python -m agent.service.trust sign < catalog_context.json",
               file=sys.stderr)
         return 2
-    secret = os.environ.get("CATALOG_CONTEXT_SECRET")
+    secret = catalog_context_secret()
     if not secret:
         print("CATALOG_CONTEXT_SECRET is not set", file=sys.stderr)
         return 2
