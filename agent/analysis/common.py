@@ -255,9 +255,6 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
 
 
 # --- stock -----------------------------------------------------------------------------------------------
-IN_STOCK_STATES = ("in_stock",)
-
-
 STOCK_STATES = ("in_stock", "out_of_stock", "preorder", "backorder", "unknown")
 
 
@@ -288,11 +285,6 @@ def stock_codes(table: pa.Table):
                         np.where(qty > 0, STOCK_STATES.index("in_stock"),
                                  np.where(cont, STOCK_STATES.index("backorder"), STOCK_STATES.index("out_of_stock")))).astype(np.int8)
     return np.where(stated == unknown, from_qty, stated).astype(np.int8)
-
-
-def stock_state(table: pa.Table) -> pa.Array:
-    """Per row: in_stock | out_of_stock | preorder | backorder | unknown (see stock_codes)."""
-    return pc.take(pa.array(STOCK_STATES), pa.array(stock_codes(table)))
 
 
 def has_stock_information(table: pa.Table) -> bool:

@@ -92,11 +92,6 @@ def _check_digits(values: pa.Array) -> np.ndarray:
     return out
 
 
-def _one(code: str) -> bool:
-    d = [int(c) for c in code.zfill(14)]
-    return (10 - sum(x * w for x, w in zip(d[:13], _WEIGHTS.tolist())) % 10) % 10 == d[13]
-
-
 def gtin_valid(gtin: pa.ChunkedArray | pa.Array) -> pa.Array:
     """Per value: True if a well-formed GTIN-8/12/13/14 with a correct check digit; null when blank.
 

@@ -199,13 +199,6 @@ def dict_from(indices: pa.Array, values: pa.Array) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(indices, values, safe=False)
 
 
-def _clean_scalar(v: str | None) -> str | None:
-    if v is None:
-        return None
-    v = " ".join(v.replace("\u00a0", " ").split())
-    return v or None
-
-
 def reindex(d: pa.DictionaryArray, values: pa.Array) -> pa.ChunkedArray:
     """`d` with its dictionary values replaced (vectorised); merged or blanked values re-encoded, so
     the result's dictionary is unique and null-free (one hash pass over the distinct values)."""
@@ -541,16 +534,6 @@ def flag_value(v: Any) -> bool | None:
         return v
     s = str(v).strip().lower()
     return True if s in _TRUE else False if s in _FALSE else None
-
-
-def parse_flag(arr: Arrayish) -> pa.ChunkedArray:
-    arr = chunked(arr)
-    if pa.types.is_boolean(arr.type):
-        return arr
-    if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
-        return pc.greater(arr, 0)
-    return map_distinct(arr.cast(pa.string()) if not pa.types.is_dictionary(arr.type) else arr,
-                        flag_value, pa.bool_())
 
 
 # ---------------------------------------------------------------- status, availability, policy

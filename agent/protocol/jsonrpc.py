@@ -100,11 +100,6 @@ def check_shape(payload: Any) -> None:
             stack.extend((item, depth + 1, in_params) for item in node)
 
 
-def parse(body: bytes) -> Request:
-    """Stages 1–4. Raises RpcError; the caller echoes `read_id` of whatever parsed."""
-    return validate(parse_json(body))
-
-
 def validate(payload: Any) -> Request:
     """Stages 2–4 on an already parsed body (the transport parses once and keeps the id to echo)."""
     if not isinstance(payload, dict):
