@@ -18,8 +18,8 @@ import pytest
 
 from agent.store.gcs import object_key
 from tests.emulators import _shared_emulator
-from tests.test_lifecycle import ALL_SKILLS_QUESTION, _big_csv
 from tests.test_front_door import raw_stream, stream_body
+from tests.test_lifecycle import ALL_SKILLS_QUESTION, _big_csv
 
 CSV = (b"id,title,price,brand,category,availability,color\n"
        + b"".join(f"P{i},Garden chair {i},{20 + i * 7 % 300}.00,Brand{i % 4},"
@@ -178,8 +178,8 @@ def test_turn_and_attachment_limits_answer_clearly(start_server):
 
 def test_resubscribe_on_another_instance_to_a_running_task(pair, monkeypatch):
     """A run on another instance is known only from the store: its latest Task, then the stream closes."""
-    from agent.store import gcs as gcs_store
     from agent.protocol import objects
+    from agent.store import gcs as gcs_store
 
     a, b, fake, bucket = pair
     monkeypatch.setenv("STORAGE_EMULATOR_HOST", fake.url)

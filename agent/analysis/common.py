@@ -186,7 +186,7 @@ def taxonomy_note(scope: Scope, taxonomy: Taxonomy, leaves: int | None = None) -
     node = taxonomy.node(scope.taxonomy_id)
     if node is None:
         return None
-    extra = [taxonomy.node(i) for i in scope.extra_taxonomy_ids if taxonomy.node(i) is not None]
+    extra = [e for e in (taxonomy.node(i) for i in scope.extra_taxonomy_ids) if e is not None]
     n = leaves if leaves is not None else len(taxonomy.descendants(node.id)) + sum(len(taxonomy.descendants(e.id)) for e in extra)
     where = " and ".join([node.path] + [e.path for e in extra])
     if n == 0:
@@ -361,7 +361,7 @@ def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     return out
 
 
-def distinct_per_code(codes, pk, n_groups: int):
+def distinct_per_code(codes, pk, n_groups: int) -> Any:
     """Distinct product keys per dense group code.
 
     Fast path, exact: when rows come grouped by product with ascending keys and each product's group

@@ -90,9 +90,11 @@ def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy, price: pa.Arra
     variants = by_state.sum(axis=1).tolist()
     in_stock = by_state[:, common.STOCK_STATES.index("in_stock")].tolist()
     oos = by_state[:, common.STOCK_STATES.index("out_of_stock")].tolist()
-    products = np.asarray(common.distinct_per_code(codes, pk_np, n)).tolist()
+    products = common.distinct_per_code(codes, pk_np, n).tolist()
     q = common.quantiles_by_code(codes, n, np.asarray(price_np, dtype=np.float64), (0.0, 0.25, 0.5, 0.75, 1.0))
-    stats = np.where(np.isnan(q), None, q).tolist()  # one conversion for every group: NaN → None
+    boxed = q.astype(object)
+    boxed[np.isnan(q)] = None  # one conversion for every group: NaN → None
+    stats = boxed.tolist()
     return {key: {"products": int(products[i]), "variants": variants[i], "in": in_stock[i], "oos": oos[i],
                   "min": stats[i][0], "p25": stats[i][1], "median": stats[i][2], "p75": stats[i][3], "max": stats[i][4]}
             for i, key in enumerate(uniq)}
@@ -114,7 +116,7 @@ def _dense_codes(keys):
     return np.take(slot, shifted), (uniq + OTHER_KEY).tolist()
 
 
-def _excluded_products(own: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, int]:
+def _excluded_products(own: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int | str, int]:
     mask = common.scope_mask(own, scope, taxonomy)  # on the whole table: the turn's cached mask
     own = own.select(["product_key", "google_category_id", "category_path", "status"])
     scoped = own if mask is None else own.filter(mask)

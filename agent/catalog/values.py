@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 STR_DICT = pa.dictionary(pa.int32(), pa.string())
 
-Arrayish = pa.Array | pa.ChunkedArray
+Arrayish: TypeAlias = "pa.Array | pa.ChunkedArray"
 
 
 def chunked(arr: Arrayish) -> pa.ChunkedArray:
@@ -628,7 +628,7 @@ def parse_dates(arr: Arrayish) -> pa.ChunkedArray:
     if pa.types.is_dictionary(t):
         return map_distinct(arr, _date_scalar, pa.date32())
     head = pc.utf8_slice_codeunits(pc.utf8_trim_whitespace(arr.cast(pa.string())), 0, 10)
-    out = None
+    out: Any = None
     for fmt in _DATE_FORMATS:
         parsed = pc.strptime(head, format=fmt, unit="s", error_is_null=True).cast(pa.date32())
         out = parsed if out is None else pc.coalesce(out, parsed)

@@ -109,7 +109,7 @@ def handle_rpc(request: Any, service: RequestHandler, max_body_bytes: int, calle
     environ = request.environ
     url = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}{environ.get('PATH_INFO', '')}"
     call.log_context = logs.request_context(request.headers, request.method, url, environ.get("HTTP_USER_AGENT"))
-    request_id: str | int | None = None
+    request_id: jsonrpc.RequestId = None
     method = None
     try:
         payload = jsonrpc.parse_json(_read_body(request, max_body_bytes, body_deadline_s))  # -32700: null id

@@ -27,8 +27,8 @@ from typing import Any
 from agent.analysis.result import SkillResult
 from agent.render import a2ui_followups, numbers, text
 from agent.render.a2ui_ids import EXTENSION_URI, MIME_TYPE, STANDARD_CATALOG_ID, card_extension
-from agent.render.markdown import clean_text, escape_markdown
 from agent.render.a2ui_structure import MAX_COMPONENTS, validate_structure
+from agent.render.markdown import clean_text, escape_markdown
 
 __all__ = [
     "EXTENSION_URI",
@@ -106,7 +106,7 @@ def build_messages(result: SkillResult, footer: str, surface_id: str) -> list[di
     root_children.extend(a2ui_followups.add_buttons(card, result))
     card.add("a2_root", {"Column": {"children": {"explicitList": root_children}}})
     components = card.components[-1:] + card.components[:-1]  # root first, for readers of the JSON
-    messages = [
+    messages: list[dict] = [
         {"beginRendering": {"surfaceId": surface_id, "root": "a2_root"}},
         {"surfaceUpdate": {"surfaceId": surface_id, "components": components}},
     ]
@@ -128,8 +128,8 @@ def summary_lines(result: SkillResult, shown_rows: int = MAX_ROWS) -> list[str]:
     """
     lines: list[str] = []
     scope = result.scope
-    if text.missing_line(result):  # what is missing to answer as asked comes first, as in the text
-        lines.append(text.missing_line(result).replace("`", ""))
+    if missing := text.missing_line(result):  # what is missing to answer as asked comes first, as in the text
+        lines.append(missing.replace("`", ""))
     if scope.unmatched:
         nearest = ", ".join(scope.nearest[:5])
         line = f"Nothing in the catalog matched “{scope.unmatched}”"

@@ -653,8 +653,8 @@ def missing_line(result: SkillResult) -> str | None:
 def render_skill(result: SkillResult, preface: Sequence[str] = ()) -> str:
     """The Markdown answer for one skill, without the evidence footer."""
     blocks = [title(result)]
-    if missing_line(result):
-        blocks.append(missing_line(result))
+    if missing := missing_line(result):
+        blocks.append(missing)
     blocks.extend(line for line in preface if line)
     blocks.append(scope_line(result.scope, markdown=True))
     bullets = [f"- {sentence(f, result.currency, markdown=True)}" for f in visible_findings(result)]

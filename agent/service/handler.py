@@ -13,10 +13,10 @@ from agent.config import Config
 from agent.protocol import card as card_mod
 from agent.protocol import errors, objects
 from agent.protocol.context import CallContext
-from agent.store.base import ContextState, NotCancelable
 from agent.render.a2ui_ids import EXTENSION_URI as A2UI_URI
 from agent.render.a2ui_ids import STANDARD_CATALOG_ID as A2UI_CATALOG_ID
 from agent.render.a2ui_ids import card_extension
+from agent.store.base import ContextState, NotCancelable
 from agent.store.factory import build_stores
 
 from . import inputs, references, trust

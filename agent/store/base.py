@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent.errors import AgentError
-from agent.protocol.objects import TERMINAL_STATES as TERMINAL  # the one set of terminal task states
+from agent.protocol import objects
+
+TERMINAL = objects.TERMINAL_STATES  # the one set of terminal task states
 
 # The party a task or context belongs to when the turn named none (agent.service.trust.party_of).
 ANONYMOUS = "anonymous"

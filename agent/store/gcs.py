@@ -25,8 +25,6 @@ Why this shape:
 
 from __future__ import annotations
 
-from agent import budget
-
 import datetime as dt
 import hashlib
 import json
@@ -37,6 +35,7 @@ import threading
 import time
 from typing import Any, Callable
 
+from agent import budget
 from agent.catalog.evidence import LoadedCatalog
 
 from . import catalogs as codec

@@ -8,7 +8,6 @@ logged with the outcome its task ended with.
 from __future__ import annotations
 
 import json
-import uuid
 
 import httpx
 import pytest
