@@ -20,7 +20,6 @@ from agent.catalog.sources import (
     load_catalog_inputs,
     pick_reference,
 )
-from tests.emulators import gcs_emulator  # noqa: F401 - fixture
 
 
 def _demo_rows() -> int:

@@ -11,7 +11,7 @@ import uuid
 import httpx
 import pytest
 
-from tests.test_front_door import raw_stream, stream_body
+from tests.helpers import raw_stream, stream_body
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 

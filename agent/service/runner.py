@@ -403,8 +403,8 @@ class Runner:
 def drain(events: Iterator[dict[str, Any]]) -> dict[str, Any]:
     """Run a turn to completion; return its final status-update."""
     last: dict[str, Any] = {}
-    for last in events:
-        pass
+    for event in events:
+        last = event
     return last
 
 

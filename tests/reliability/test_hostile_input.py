@@ -12,8 +12,7 @@ import json
 import httpx
 import pytest
 
-from tests.test_front_door import stream_body
-from tests.test_state_instances import wait_for
+from tests.helpers import stream_body, wait_for
 
 GET = {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "x"}}
 
