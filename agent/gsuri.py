@@ -28,7 +28,7 @@ def split(uri: str) -> tuple[str, str]:
     """
     if not is_gs(uri):
         raise ValueError("not a gs:// URI")
-    bucket, _, path = uri[len(SCHEME):].partition("/")
+    bucket, _, path = uri[len(SCHEME) :].partition("/")
     if not BUCKET_NAME.match(bucket) or ".." in bucket:
         raise ValueError("invalid bucket name")
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in path):

@@ -30,7 +30,7 @@ def raw_stream(url: str, body: dict, headers: dict | None = None) -> list[dict]:
         for block in blocks[:-1]:
             lines = block.split("\n")
             assert len(lines) == 1 and lines[0].startswith("data: "), block[:200]
-            frames.append(json.loads(lines[0][len("data: "):]))
+            frames.append(json.loads(lines[0][len("data: ") :]))
     return frames
 
 
@@ -60,15 +60,19 @@ def wait_for(condition, timeout: float = 60.0) -> None:
 
 # --- catalogs and questions -------------------------------------------------------------------------
 
-ALL_SKILLS_QUESTION = ("Give me an overview, the gaps in outdoor furniture, the price ladder, missing colours, "
-                       "brands competitors carry, what is out of stock, and is it ready for Google Shopping?")
+ALL_SKILLS_QUESTION = (
+    "Give me an overview, the gaps in outdoor furniture, the price ladder, missing colours, "
+    "brands competitors carry, what is out of stock, and is it ready for Google Shopping?"
+)
 
 
 def big_csv(rows: int) -> bytes:
     """A generic CSV of `rows` outdoor chairs: large enough that a run has steps to cancel between."""
     lines = ["id,title,price,brand,category,availability"]
     for i in range(rows):
-        lines.append(f"P{i},Garden chair {i},{10 + i % 500}.99,Brand{i % 40},Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs,in stock")
+        lines.append(
+            f"P{i},Garden chair {i},{10 + i % 500}.99,Brand{i % 40},Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs,in stock"
+        )
     return ("\n".join(lines) + "\n").encode()
 
 

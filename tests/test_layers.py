@@ -111,22 +111,32 @@ def test_the_protocol_layer_calls_the_service_only_through_its_own_contract():
     assert "service: RequestHandler" in http and "service: Any" not in http and "call: Any" not in http
 
 
-@pytest.mark.parametrize("source, module, expected", [
-    ("from agent.service.handler import Service", "agent.protocol.http", "agent.service.handler (service)"),
-    ("def f():\n    from agent.render import text", "agent.catalog.sources", "agent.render.text (render)"),
-    ("from ..analysis import result", "agent.catalog.sources", "agent.analysis.result (analysis)"),
-    ("from agent import config, logs\nfrom agent.catalog import cache", "agent.logs", "agent.catalog.cache (catalog)"),
-])
+@pytest.mark.parametrize(
+    "source, module, expected",
+    [
+        ("from agent.service.handler import Service", "agent.protocol.http", "agent.service.handler (service)"),
+        ("def f():\n    from agent.render import text", "agent.catalog.sources", "agent.render.text (render)"),
+        ("from ..analysis import result", "agent.catalog.sources", "agent.analysis.result (analysis)"),
+        (
+            "from agent import config, logs\nfrom agent.catalog import cache",
+            "agent.logs",
+            "agent.catalog.cache (catalog)",
+        ),
+    ],
+)
 def test_the_checker_finds_an_import_that_climbs(source, module, expected):
     found = violations(source, module)
     assert found and expected in found[0]
 
 
-@pytest.mark.parametrize("source, module", [
-    ("from agent.protocol import errors\nfrom agent.catalog.evidence import LoadedCatalog", "agent.store.gcs"),
-    ("from . import common\nfrom agent.catalog import taxonomy", "agent.analysis.gaps"),
-    ("from agent.service.handler import Service", "agent.app"),
-])
+@pytest.mark.parametrize(
+    "source, module",
+    [
+        ("from agent.protocol import errors\nfrom agent.catalog.evidence import LoadedCatalog", "agent.store.gcs"),
+        ("from . import common\nfrom agent.catalog import taxonomy", "agent.analysis.gaps"),
+        ("from agent.service.handler import Service", "agent.app"),
+    ],
+)
 def test_the_checker_lets_an_import_downwards_pass(source, module):
     assert violations(source, module) == []
 
@@ -135,11 +145,18 @@ def environment_reads(source: str) -> list[int]:
     """Lines that read the process environment: os.environ, os.getenv, os.putenv, environ.get."""
     lines = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "environb") and \
-                isinstance(node.value, ast.Name) and node.value.id == "os":
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("environ", "getenv", "environb")
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+        ):
             lines.append(node.lineno)
-        elif isinstance(node, ast.ImportFrom) and node.module == "os" and \
-                any(a.name in ("environ", "getenv", "environb") for a in node.names):
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(a.name in ("environ", "getenv", "environb") for a in node.names)
+        ):
             lines.append(node.lineno)
     return sorted(lines)
 

@@ -20,9 +20,14 @@ SKILL_ID = "catalog_overview"
 # The canonical columns this skill reads (population() carries only these through its filter).
 # How each canonical mapping method is named in the overview, in the order shown (every method of
 # canonical.MAPPING_METHODS has a label: a test checks it, so a new method is never silently left out).
-MAPPING_LABELS = {"google_category": "from a Google category column", "shopify_category": "from your Shopify product category",
-                  "merchant_path": "from your category path", "name_match": "by taxonomy names in type or title",
-                  "own_category": "like the rest of its own category", "unmapped": "not mapped"}
+MAPPING_LABELS = {
+    "google_category": "from a Google category column",
+    "shopify_category": "from your Shopify product category",
+    "merchant_path": "from your category path",
+    "name_match": "by taxonomy names in type or title",
+    "own_category": "like the rest of its own category",
+    "unmapped": "not mapped",
+}
 READ = ("product_key", "google_category_id", "category_path", "category_mapping", "brand", "price", "currency")
 TOP_CATEGORIES = 5
 TOP_BRANDS = 3
@@ -47,8 +52,15 @@ class _Sheet:
     rows: list[tuple] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
 
-    def add(self, section: str, item: str, count: int | None = None, share: float | None = None,
-            price: float | None = None, cur: str | None = None) -> int:
+    def add(
+        self,
+        section: str,
+        item: str,
+        count: int | None = None,
+        share: float | None = None,
+        price: float | None = None,
+        cur: str | None = None,
+    ) -> int:
         self.rows.append((section, item, count, share, price, cur))
         return len(self.rows) - 1
 
@@ -62,8 +74,13 @@ def run(inp: SkillInput) -> SkillResult:
     pop = common.population(own, scope, tax, READ)
     t = pop.table
     # (a catalog kept in a conversation before `online_store` existed lacks the column)
-    slim = own.select([c for c in ("product_key", "status", "google_category_id", "category_path", "online_store")
-                       if c in own.column_names])
+    slim = own.select(
+        [
+            c
+            for c in ("product_key", "status", "google_category_id", "category_path", "online_store")
+            if c in own.column_names
+        ]
+    )
     mask = common.scope_mask(slim, scope, tax)
     scoped = slim if mask is None else slim.filter(mask)
     sheet = _Sheet()
@@ -90,7 +107,7 @@ def run(inp: SkillInput) -> SkillResult:
 
     findings = sorted(sheet.findings, key=lambda f: -f.severity)
     columns = COLUMNS + ((CURRENCY_COLUMN,) if mixed else ())
-    table = common.build_table(columns, [r if mixed else r[:len(COLUMNS)] for r in sheet.rows])
+    table = common.build_table(columns, [r if mixed else r[: len(COLUMNS)] for r in sheet.rows])
     notes = [common.NO_PRICE_NOTE] if groups and all(g.currency is None for g in groups) else []
     return SkillResult(
         skill=SKILL_ID,
@@ -98,15 +115,21 @@ def run(inp: SkillInput) -> SkillResult:
         table=table,
         notes=notes,
         findings=findings[:7],
-        thresholds={"top_categories": TOP_CATEGORIES, "top_brands": TOP_BRANDS,
-                    "price_bands": band_names, "price_unit": "priced variants (price above zero), per currency", "analysed_statuses": list(common.ANALYSED_STATUSES)},
+        thresholds={
+            "top_categories": TOP_CATEGORIES,
+            "top_brands": TOP_BRANDS,
+            "price_bands": band_names,
+            "price_unit": "priced variants (price above zero), per currency",
+            "analysed_statuses": list(common.ANALYSED_STATUSES),
+        },
         currency=groups[0].currency if len(groups) == 1 else None,
         taxonomy_note=common.taxonomy_note(scope, tax),
     )
 
 
-def _summary(sheet: _Sheet, scoped: pa.Table, labels: pa.DictionaryArray, n_brands: int, *, whole: bool,
-             analysed: int) -> None:
+def _summary(
+    sheet: _Sheet, scoped: pa.Table, labels: pa.DictionaryArray, n_brands: int, *, whole: bool, analysed: int
+) -> None:
     """Rows, products, categories and brands of the scope."""
     products_all = common.count_products(scoped)
     n_categories = len(pc.unique(labels.indices)) if analysed else 0
@@ -114,32 +137,56 @@ def _summary(sheet: _Sheet, scoped: pa.Table, labels: pa.DictionaryArray, n_bran
     r_products = sheet.add("Summary", "Products", products_all)
     r_cats = sheet.add("Summary", "Categories", n_categories)
     r_brands = sheet.add("Summary", "Brands", n_brands)
-    sheet.findings.append(Finding("overview.size", {"rows_n": scoped.num_rows, "products_n": products_all,
-                                                    "categories_n": n_categories, "brands_n": n_brands,
-                                                    "whole": whole},
-                                  cells=((r_rows, "Count"), (r_products, "Count"), (r_cats, "Count"), (r_brands, "Count")), severity=9))
+    sheet.findings.append(
+        Finding(
+            "overview.size",
+            {
+                "rows_n": scoped.num_rows,
+                "products_n": products_all,
+                "categories_n": n_categories,
+                "brands_n": n_brands,
+                "whole": whole,
+            },
+            cells=((r_rows, "Count"), (r_products, "Count"), (r_cats, "Count"), (r_brands, "Count")),
+            severity=9,
+        )
+    )
 
 
 def _sources(sheet: _Sheet, catalog_sources: list[Any]) -> None:
     """Source format and columns (from evidence, when the service passes it), at most two sources."""
     for src in catalog_sources[:2]:
         r_fmt = sheet.add("Source", f"{src.name}: {src.format}, columns", len(src.columns))
-        values = {"source": src.name, "format": src.format, "columns_n": len(src.columns), "unmapped_n": len(src.unmapped_columns)}
+        values = {
+            "source": src.name,
+            "format": src.format,
+            "columns_n": len(src.columns),
+            "unmapped_n": len(src.unmapped_columns),
+        }
         cells = [(r_fmt, "Count")]
         if src.unmapped_columns:
-            listed = ", ".join(src.unmapped_columns[:MAX_LISTED_COLUMNS]) + (" …" if len(src.unmapped_columns) > MAX_LISTED_COLUMNS else "")
+            listed = ", ".join(src.unmapped_columns[:MAX_LISTED_COLUMNS]) + (
+                " …" if len(src.unmapped_columns) > MAX_LISTED_COLUMNS else ""
+            )
             r_un = sheet.add("Source", f"Columns not used: {listed}", len(src.unmapped_columns))
             cells.append((r_un, "Count"))
         if src.date_columns:
-            sheet.add("Source", f"Date columns: {', '.join(src.date_columns[:MAX_LISTED_COLUMNS])}", len(src.date_columns))
+            sheet.add(
+                "Source", f"Date columns: {', '.join(src.date_columns[:MAX_LISTED_COLUMNS])}", len(src.date_columns)
+            )
             values["date_columns"] = ", ".join(src.date_columns[:MAX_LISTED_COLUMNS])
         sheet.findings.append(Finding("overview.format", values, cells=tuple(cells), severity=7))
         if src.rows_overlong:  # said in the answer as well as the footer: these cells were not read
             r_long = sheet.add("Source", f"{src.name}: rows longer than the header", src.rows_overlong)
             r_cells = sheet.add("Source", f"{src.name}: extra cells not read", src.extra_cells)
-            sheet.findings.append(Finding("overview.overlong", {"source": src.name, "rows_n": src.rows_overlong,
-                                                                "cells_n": src.extra_cells},
-                                          cells=((r_long, "Count"), (r_cells, "Count")), severity=7))
+            sheet.findings.append(
+                Finding(
+                    "overview.overlong",
+                    {"source": src.name, "rows_n": src.rows_overlong, "cells_n": src.extra_cells},
+                    cells=((r_long, "Count"), (r_cells, "Count")),
+                    severity=7,
+                )
+            )
 
 
 def _statuses(sheet: _Sheet, scoped: pa.Table, pop: common.Population) -> None:
@@ -151,14 +198,25 @@ def _statuses(sheet: _Sheet, scoped: pa.Table, pop: common.Population) -> None:
     for st in ("active", "unknown", "draft", "archived"):
         if status_counts.get(st):
             label = st if st != "unknown" else "status not stated"
-            status_rows[st] = sheet.add("Status (rows)", label, status_counts[st], common.pct(status_counts[st], scoped.num_rows))
+            status_rows[st] = sheet.add(
+                "Status (rows)", label, status_counts[st], common.pct(status_counts[st], scoped.num_rows)
+            )
         if st == "active" and st in status_rows and "online_store" in scoped.column_names:
             _off_store(sheet, scoped)
     if pop.excluded:
         vals = {f"{k}_n": v for k, v in pop.excluded.items()}
         vals["analysed_n"] = t.num_rows
-        r_an = sheet.add("Status (rows)", "analysed (active or not stated)", t.num_rows, common.pct(t.num_rows, scoped.num_rows))
-        sheet.findings.append(Finding("overview.excluded", vals, cells=tuple((status_rows[k], "Count") for k in pop.excluded) + ((r_an, "Count"),), severity=6))
+        r_an = sheet.add(
+            "Status (rows)", "analysed (active or not stated)", t.num_rows, common.pct(t.num_rows, scoped.num_rows)
+        )
+        sheet.findings.append(
+            Finding(
+                "overview.excluded",
+                vals,
+                cells=tuple((status_rows[k], "Count") for k in pop.excluded) + ((r_an, "Count"),),
+                severity=6,
+            )
+        )
 
 
 def _off_store(sheet: _Sheet, scoped: pa.Table) -> None:
@@ -184,8 +242,14 @@ def _mapping(sheet: _Sheet, t: pa.Table) -> None:
             mrows[m] = sheet.add("Category mapping (rows)", label, mcounts[m], common.pct(mcounts[m], t.num_rows))
     unm = mcounts.get("unmapped", 0)
     if unm:
-        sheet.findings.append(Finding("overview.unmapped", {"unmapped_n": unm, "unmapped_pct": sheet.cell(mrows["unmapped"], "Share")},
-                                      cells=((mrows["unmapped"], "Count"), (mrows["unmapped"], "Share")), severity=5))
+        sheet.findings.append(
+            Finding(
+                "overview.unmapped",
+                {"unmapped_n": unm, "unmapped_pct": sheet.cell(mrows["unmapped"], "Share")},
+                cells=((mrows["unmapped"], "Count"), (mrows["unmapped"], "Share")),
+                severity=5,
+            )
+        )
     else:
         sheet.findings.append(Finding("overview.all_mapped", {}, severity=2))
 
@@ -207,33 +271,66 @@ def _prices(sheet: _Sheet, t: pa.Table, groups: list[Any], price_np: Any) -> Non
         values = {"priced_n": g.variants, "low_price": lo, "median_price": med, "high_price": hi}
         if mixed:
             values["currency"] = g.currency
-        sheet.findings.append(Finding("overview.price", values,
-                                      cells=((r_n, "Count"), (r_lo, "Price"), (r_med, "Price"), (r_hi, "Price")), severity=4))
+        sheet.findings.append(
+            Finding(
+                "overview.price",
+                values,
+                cells=((r_n, "Count"), (r_lo, "Price"), (r_med, "Price"), (r_hi, "Price")),
+                severity=4,
+            )
+        )
     if mixed:
         items = [{"currency": g.currency or "no currency", "variants_n": g.variants} for g in groups[:MAX_CURRENCIES]]
-        sheet.findings.append(Finding("overview.mixed_currency", {"items": items, "more": len(groups) > MAX_CURRENCIES},
-                                      cells=tuple((r, "Count") for r in group_rows), severity=6))
+        sheet.findings.append(
+            Finding(
+                "overview.mixed_currency",
+                {"items": items, "more": len(groups) > MAX_CURRENCIES},
+                cells=tuple((r, "Count") for r in group_rows),
+                severity=6,
+            )
+        )
     if counts["zero_n"] or counts["negative_n"]:
-        r_z = sheet.add("Price", "Priced 0.00 or below (left out of price figures)", counts["zero_n"] + counts["negative_n"],
-                        common.pct(counts["zero_n"] + counts["negative_n"], t.num_rows))
-        sheet.findings.append(Finding("overview.zero_price", {"zero_n": counts["zero_n"] + counts["negative_n"]},
-                                      cells=((r_z, "Count"),), severity=5))
+        r_z = sheet.add(
+            "Price",
+            "Priced 0.00 or below (left out of price figures)",
+            counts["zero_n"] + counts["negative_n"],
+            common.pct(counts["zero_n"] + counts["negative_n"], t.num_rows),
+        )
+        sheet.findings.append(
+            Finding(
+                "overview.zero_price",
+                {"zero_n": counts["zero_n"] + counts["negative_n"]},
+                cells=((r_z, "Count"),),
+                severity=5,
+            )
+        )
     if counts["unpriced_n"] and t.num_rows:
         sheet.add("Price", "No price", counts["unpriced_n"], common.pct(counts["unpriced_n"], t.num_rows))
 
 
 def _top_categories(sheet: _Sheet, t: pa.Table, labels: pa.DictionaryArray, n_products: int) -> None:
     """The categories with the most products."""
-    per_cat = common.distinct_per_code(common.numpy_of(labels.indices), common.numpy_of(t["product_key"]), len(labels.dictionary))
+    per_cat = common.distinct_per_code(
+        common.numpy_of(labels.indices), common.numpy_of(t["product_key"]), len(labels.dictionary)
+    )
     g = pa.table({"c": labels.dictionary.cast(pa.string()), "k_count_distinct": pa.array(per_cat)})
     g = g.filter(pc.greater(g["k_count_distinct"], 0)).sort_by([("k_count_distinct", "descending"), ("c", "ascending")])
     top = g.slice(0, TOP_CATEGORIES).to_pylist()
     crow = []
     for d in top:
-        crow.append(sheet.add("Top categories (products)", d["c"], d["k_count_distinct"], common.pct(d["k_count_distinct"], n_products)))
+        crow.append(
+            sheet.add(
+                "Top categories (products)",
+                d["c"],
+                d["k_count_distinct"],
+                common.pct(d["k_count_distinct"], n_products),
+            )
+        )
     if top:
         vals = {"top": [{"name": sheet.cell(r, "Item"), "products_n": sheet.cell(r, "Count")} for r in crow[:3]]}
-        sheet.findings.append(Finding("overview.categories", vals, cells=tuple((r, "Count") for r in crow[:3]), severity=8))
+        sheet.findings.append(
+            Finding("overview.categories", vals, cells=tuple((r, "Count") for r in crow[:3]), severity=8)
+        )
 
 
 def _price_bands(sheet: _Sheet, groups: list[Any], price_np: Any) -> list[str]:
@@ -252,9 +349,19 @@ def _price_bands(sheet: _Sheet, groups: list[Any], price_np: Any) -> list[str]:
             if best is None or n > sheet.cell(best, "Count"):
                 best = r
         if best is not None and g is groups[0] and len(bands) > 1:
-            sheet.findings.append(Finding("overview.top_band", {"band": sheet.cell(best, "Item"), "variants_n": sheet.cell(best, "Count"),
-                                                                "priced_n": g.variants, "variants_pct": sheet.cell(best, "Share")},
-                                          cells=((best, "Count"), (best, "Share")), severity=3))
+            sheet.findings.append(
+                Finding(
+                    "overview.top_band",
+                    {
+                        "band": sheet.cell(best, "Item"),
+                        "variants_n": sheet.cell(best, "Count"),
+                        "priced_n": g.variants,
+                        "variants_pct": sheet.cell(best, "Share"),
+                    },
+                    cells=((best, "Count"), (best, "Share")),
+                    severity=3,
+                )
+            )
     return band_names
 
 
@@ -264,15 +371,34 @@ def _brands(sheet: _Sheet, t: pa.Table, brands: pa.Array, n_brands: int, n_produ
     if not bt.num_rows:
         sheet.findings.append(Finding("overview.no_brands", {}, severity=3))
         return
-    bg = bt.group_by("b").aggregate([("k", "count_distinct")]).sort_by([("k_count_distinct", "descending"), ("b", "ascending")])
-    brow = [sheet.add("Top brands (products)", d["b"], d["k_count_distinct"], common.pct(d["k_count_distinct"], n_products))
-            for d in bg.slice(0, TOP_BRANDS).to_pylist()]
+    bg = (
+        bt.group_by("b")
+        .aggregate([("k", "count_distinct")])
+        .sort_by([("k_count_distinct", "descending"), ("b", "ascending")])
+    )
+    brow = [
+        sheet.add("Top brands (products)", d["b"], d["k_count_distinct"], common.pct(d["k_count_distinct"], n_products))
+        for d in bg.slice(0, TOP_BRANDS).to_pylist()
+    ]
     if n_brands == 1:
-        sheet.findings.append(Finding("overview.single_brand", {"brand": sheet.cell(brow[0], "Item")}, cells=((brow[0], "Item"),), severity=3))
+        sheet.findings.append(
+            Finding(
+                "overview.single_brand", {"brand": sheet.cell(brow[0], "Item")}, cells=((brow[0], "Item"),), severity=3
+            )
+        )
     elif brow:
-        sheet.findings.append(Finding("overview.top_brand", {"brand": sheet.cell(brow[0], "Item"), "products_n": sheet.cell(brow[0], "Count"),
-                                                             "products_pct": sheet.cell(brow[0], "Share")},
-                                      cells=((brow[0], "Count"), (brow[0], "Share")), severity=1))
+        sheet.findings.append(
+            Finding(
+                "overview.top_brand",
+                {
+                    "brand": sheet.cell(brow[0], "Item"),
+                    "products_n": sheet.cell(brow[0], "Count"),
+                    "products_pct": sheet.cell(brow[0], "Share"),
+                },
+                cells=((brow[0], "Count"), (brow[0], "Share")),
+                severity=1,
+            )
+        )
 
 
 def _median(values) -> float:
