@@ -18,6 +18,7 @@ layer imports only the layers below it, where "below" is what it calls or whose 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,7 @@ def agent_imports(source: str, module: str, is_package: bool) -> set[str]:
     return found
 
 
+@functools.cache
 def _is_module(dotted: str) -> bool:
     path = ROOT.joinpath(*dotted.split("."))
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
