@@ -54,7 +54,7 @@ lock: $(VENV)/.dev
 	  --no-emit-find-links --output-file=requirements.txt requirements.in
 
 clean:
-	rm -rf $(VENV) .node .pytest_cache
+	rm -rf $(VENV) .node .pytest_cache .mypy_cache .ruff_cache
 
 # The suite must never flake: run it N times in a row, then once on a single CPU (taskset -c 0).
 N ?= 10
