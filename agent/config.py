@@ -2,7 +2,9 @@
 
 Every setting is parsed and checked when the function starts, so a bad deployment fails at once with a
 line that names the variable, instead of failing a merchant's question later. Nothing else in the
-package reads os.environ for settings (the storage client library reads STORAGE_EMULATOR_HOST itself).
+package reads os.environ: the two values read live rather than at start (`storage_emulator_host`,
+which the storage client library also reads itself, and the signing CLI's `catalog_context_secret`) are
+read by functions here too.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ import os
 import re
 from dataclasses import dataclass, field
 from typing import Mapping
+
+from agent import gsuri
+from agent.errors import AgentError
+from agent.gsuri import BUCKET_NAME
 
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080/"
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # the platform's own request limit
@@ -27,12 +33,9 @@ DEFAULT_CONTEXT_ATTACHED_BYTES = 64 * 1024 * 1024  # CSV bytes a conversation ke
 _ON = {"on", "true", "1", "yes"}
 _OFF = {"off", "false", "0", "no", ""}
 _LOG_LEVELS = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}
-# Cloud Storage bucket names (lower case, digits, . _ -; 3–222 characters): one definition, also used by
-# agent.catalog.gcs and agent.service.trust when they check locations.
-BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
 
 
-class ConfigError(ValueError):
+class ConfigError(AgentError, ValueError):
     """A setting is malformed; the message names the variable and what is expected."""
 
 
@@ -109,10 +112,11 @@ def _location(env: Mapping[str, str], name: str) -> str | None:
     raw = (env.get(name) or "").strip()
     if not raw:
         return None
-    if raw.startswith("gs://"):
-        bucket, _, path = raw[len("gs://"):].partition("/")
-        if not BUCKET_NAME.match(bucket) or any(seg in (".", "..") for seg in path.split("/")):
-            raise ConfigError(f"{name} must look like gs://bucket/path, not {raw!r}")
+    if gsuri.is_gs(raw):
+        try:
+            gsuri.split(raw)
+        except ValueError:
+            raise ConfigError(f"{name} must look like gs://bucket/path, not {raw!r}") from None
         return raw
     if "://" in raw:
         raise ConfigError(f"{name} must be a gs:// URI or a local folder; other URLs are not fetched")
@@ -132,7 +136,7 @@ def _bucket(env: Mapping[str, str], name: str) -> str | None:
     raw = (env.get(name) or "").strip()
     if not raw:
         return None
-    raw = raw.removeprefix("gs://").rstrip("/")
+    raw = raw.removeprefix(gsuri.SCHEME).rstrip("/")
     if not BUCKET_NAME.match(raw):
         raise ConfigError(f"{name} must be a bucket name, not {env.get(name)!r}")
     return raw
@@ -143,16 +147,20 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
     if raw:
         items = tuple(p.strip() for p in raw.split(",") if p.strip())
         for item in items:
-            bucket = item[len("gs://"):].split("/", 1)[0] if item.startswith("gs://") else ""
-            if not BUCKET_NAME.match(bucket) or "{" in item.replace("{merchant_id}", ""):
+            try:
+                gsuri.split(item)
+                well_formed = "{" not in item.replace("{merchant_id}", "")
+            except ValueError:
+                well_formed = False
+            if not well_formed:
                 raise ConfigError("ALLOWED_CATALOG_PREFIXES must be a comma-separated list of gs://bucket/prefix "
                                   "entries ({merchant_id} may stand for the caller's merchant)")
         return tuple(item if item.endswith("/") else item + "/" for item in items)
     # Deny by default outside the configured bucket(s).
     defaults = []
     for uri in (catalog_uri, reference_uri):
-        if uri and uri.startswith("gs://"):
-            defaults.append("gs://" + uri[len("gs://"):].split("/", 1)[0] + "/")
+        if uri and gsuri.is_gs(uri):
+            defaults.append(gsuri.SCHEME + gsuri.split(uri)[0] + "/")
     return tuple(dict.fromkeys(defaults))
 
 
@@ -187,6 +195,19 @@ def _provider(env: Mapping[str, str]) -> dict[str, str | None]:
     return {"provider_organization": organization, "provider_url": url}
 
 
+def catalog_context_secret(env: Mapping[str, str] | None = None) -> str | None:
+    """CATALOG_CONTEXT_SECRET: the agent's (through `load`) and the signing CLI's (agent.service.trust)."""
+    env = os.environ if env is None else env
+    return env.get("CATALOG_CONTEXT_SECRET") or None
+
+
+def storage_emulator_host() -> str | None:
+    """STORAGE_EMULATOR_HOST as the storage client library sees it now (it reads the variable itself,
+    each time a client is made): read live, not at start, so agent.catalog.gcs keys its client by the
+    endpoint the library will really use (tests switch emulators within one process)."""
+    return os.environ.get("STORAGE_EMULATOR_HOST") or None
+
+
 def load(env: Mapping[str, str] | None = None) -> Config:
     """Parse the settings; raises ConfigError with a clear line on the first bad value."""
     env = os.environ if env is None else env
@@ -199,7 +220,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
     stores = _int(env, "STATE_MEMORY_BYTES", int(budget * SHARE_CONTEXTS), 1024 * 1024, 1 << 40)  # an override
     attached_default = min(DEFAULT_CONTEXT_ATTACHED_BYTES, int(budget * SHARE_CONTEXTS / 2))
     local_root = None
-    if catalog_uri and not catalog_uri.startswith("gs://"):
+    if catalog_uri and not gsuri.is_gs(catalog_uri):
         local_root = catalog_uri if os.path.isdir(catalog_uri) else os.path.dirname(catalog_uri)
     return Config(
         public_url=_public_url(env),
@@ -207,7 +228,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         reference_uri=reference_uri,
         state_bucket=_bucket(env, "STATE_BUCKET"),
         allowed_catalog_prefixes=_prefixes(env, catalog_uri, reference_uri),
-        catalog_context_secret=(env.get("CATALOG_CONTEXT_SECRET") or None),
+        catalog_context_secret=catalog_context_secret(env),
         a2ui_default=_flag(env, "A2UI_DEFAULT", False),
         a2ui_status_copy=_flag(env, "A2UI_STATUS_COPY", False),
         log_level=level,

@@ -18,7 +18,7 @@ from agent.analysis.result import Scope
 from agent.catalog.canonical import from_columns
 from agent.catalog.taxonomy import load
 from agent.render.text import render_skill
-from tests.test_analysis_helpers import assert_prose_numbers_in_table, bullets
+from tests.helpers import assert_prose_numbers_in_table, bullets
 
 TAX = load()
 OF = 4299  # Furniture > Outdoor Furniture

@@ -16,7 +16,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from agent.catalog import cache, gcs
-from tests.emulators import fake_gcs, fresh_gcs_emulator, gcs_emulator  # noqa: F401 - fixtures
 
 CSV_V1 = b"sku,title,price\nA-1,Teak chair,199.00\nA-2,Teak table,499.00\n"
 CSV_V2 = b"sku,title,price\nA-1,Teak chair,189.00\nA-2,Teak table,479.00\nA-3,Bench,99.00\n"

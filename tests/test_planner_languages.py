@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 
 from agent.analysis import lexicon
-from agent.analysis.planner import PlanMemory, plan, raw_tokens, stem as en_stem
+from agent.analysis.planner import PlanMemory, plan, raw_tokens
+from agent.analysis.planner import stem as en_stem
 from agent.analysis.registry import SKILLS
 from agent.catalog.taxonomy import load, load_locale
-from tests.test_planner import QUESTIONS as ENGLISH_QUESTIONS, scope_key
+from tests.test_planner import QUESTIONS as ENGLISH_QUESTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo" / "catalog.csv"

@@ -19,7 +19,6 @@ from agent.protocol import objects
 from agent.store import gcs as gcs_store
 from agent.store.base import ContextChange, NotCancelable, as_context_catalog
 from agent.store.memory import BoundedLru, MemoryContextStore, MemoryTaskStore
-from tests.emulators import fake_gcs, gcs_emulator  # noqa: F401 - fixtures
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo" / "catalog.csv"
 

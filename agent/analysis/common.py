@@ -186,7 +186,7 @@ def taxonomy_note(scope: Scope, taxonomy: Taxonomy, leaves: int | None = None) -
     node = taxonomy.node(scope.taxonomy_id)
     if node is None:
         return None
-    extra = [taxonomy.node(i) for i in scope.extra_taxonomy_ids if taxonomy.node(i) is not None]
+    extra = [e for e in (taxonomy.node(i) for i in scope.extra_taxonomy_ids) if e is not None]
     n = leaves if leaves is not None else len(taxonomy.descendants(node.id)) + sum(len(taxonomy.descendants(e.id)) for e in extra)
     where = " and ".join([node.path] + [e.path for e in extra])
     if n == 0:
@@ -255,9 +255,6 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
 
 
 # --- stock -----------------------------------------------------------------------------------------------
-IN_STOCK_STATES = ("in_stock",)
-
-
 STOCK_STATES = ("in_stock", "out_of_stock", "preorder", "backorder", "unknown")
 
 
@@ -288,11 +285,6 @@ def stock_codes(table: pa.Table):
                         np.where(qty > 0, STOCK_STATES.index("in_stock"),
                                  np.where(cont, STOCK_STATES.index("backorder"), STOCK_STATES.index("out_of_stock")))).astype(np.int8)
     return np.where(stated == unknown, from_qty, stated).astype(np.int8)
-
-
-def stock_state(table: pa.Table) -> pa.Array:
-    """Per row: in_stock | out_of_stock | preorder | backorder | unknown (see stock_codes)."""
-    return pc.take(pa.array(STOCK_STATES), pa.array(stock_codes(table)))
 
 
 def has_stock_information(table: pa.Table) -> bool:
@@ -369,7 +361,7 @@ def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     return out
 
 
-def distinct_per_code(codes, pk, n_groups: int):
+def distinct_per_code(codes, pk, n_groups: int) -> Any:
     """Distinct product keys per dense group code.
 
     Fast path, exact: when rows come grouped by product with ascending keys and each product's group

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pyarrow is heavy to import; these modules are imported where no table exists yet

@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.catalog.attachments import Attachment
-from agent.catalog.errors import UnreadableCatalog
+from agent.catalog.errors import CatalogError, UnreadableCatalog
 from agent.catalog.evidence import (
     KIND_ATTACHED, KIND_DEMO, KIND_GCS, KIND_LOCAL, CatalogInputs, LoadedCatalog, SourceEvidence,
     Unreadable,
@@ -56,7 +56,7 @@ _REFERENCE_WORDS = re.compile(r"\b(reference|competitor'?s?|competition|competin
 __all__ = ["Attachment", "load_catalog_inputs", "read_table_bytes", "combine", "DEMO_NAME"]
 
 
-class SourceFailed(Exception):
+class SourceFailed(CatalogError):
     """A configured source could not be read; the message is for the log only."""
 
 

@@ -19,7 +19,7 @@ from agent.analysis.result import SkillResult
 from agent.render.a2ui_ids import FOLLOW_UP_ACTION as ACTION_NAME
 from agent.render.a2ui_ids import FOLLOW_UP_MAX_CHARS as MAX_QUESTION_CHARS
 from agent.render.a2ui_ids import FOLLOW_UP_QUESTION_KEY as QUESTION_KEY
-from agent.render.a2ui_markdown import clean_text, cut, escape_markdown
+from agent.render.markdown import clean_text, cut, escape_markdown
 
 MAX_BUTTONS = 3
 SCOPE_CHARS = 120  # a scope label longer than this is cut (the question then names what fits)

@@ -6,17 +6,17 @@ the transport (agent.protocol.http) parses and frames, this module decides, the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from agent import AGENT_NAME, __version__, budget
 from agent.config import Config
 from agent.protocol import card as card_mod
 from agent.protocol import errors, objects
-from agent.store.base import ContextState, NotCancelable
+from agent.protocol.context import CallContext
 from agent.render.a2ui_ids import EXTENSION_URI as A2UI_URI
 from agent.render.a2ui_ids import STANDARD_CATALOG_ID as A2UI_CATALOG_ID
 from agent.render.a2ui_ids import card_extension
+from agent.store.base import ContextState, NotCancelable
 from agent.store.factory import build_stores
 
 from . import inputs, references, trust
@@ -32,18 +32,9 @@ DESCRIPTION = (
 )
 
 
-@dataclass
-class CallContext:
-    """What the transport learned from HTTP that the methods need."""
-
-    requested_extensions: list[str] = field(default_factory=list)
-    activated_extensions: list[str] = field(default_factory=list)  # filled by the handler, echoed in headers
-    log: dict[str, Any] = field(default_factory=dict)  # fields for the request log line
-    log_context: dict[str, Any] = field(default_factory=dict)  # trace and request fields for that line
-    caller: str | None = None  # the authenticated caller, when the operator named the header that says so
-
-
 class Service:
+    """The A2A methods (`agent.protocol.handler.RequestHandler`), over the stores and the Runner."""
+
     def __init__(self, config: Config) -> None:
         self.config = config
         from agent.catalog import cache

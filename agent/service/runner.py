@@ -19,11 +19,12 @@ import datetime as dt
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Generator, Iterator
 
 from agent import budget, logs
 from agent.catalog.attachments import Attachment
 from agent.catalog.evidence import KIND_ATTACHED, CatalogInputs, Unreadable
+from agent.errors import AgentError
 from agent.protocol import objects
 from agent.store.base import ContextChange, ContextState, ContextStore, TaskStore, as_context_catalog
 
@@ -80,7 +81,7 @@ class LostNotes:
             return list(self._notes.get(context_id, []))
 
 
-class Canceled(Exception):
+class Canceled(AgentError):
     """Raised between steps when the task's cancel flag is set."""
 
 
@@ -273,7 +274,7 @@ class Runner:
             self.deps.lost.remember(cid, lost)
 
     def _analyse(self, turn: Turn, context: ContextState, change: ContextChange, inputs: CatalogInputs,
-                 artifacts: list[dict[str, Any]], status_parts: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+                 artifacts: list[dict[str, Any]], status_parts: list[dict[str, Any]]) -> Generator[dict[str, Any], None, str]:
         from agent.analysis import planner
         from agent.analysis.inputs import SkillInput
         from agent.analysis.registry import SKILLS
@@ -411,8 +412,8 @@ class Runner:
 def drain(events: Iterator[dict[str, Any]]) -> dict[str, Any]:
     """Run a turn to completion; return its final status-update."""
     last: dict[str, Any] = {}
-    for last in events:
-        pass
+    for event in events:
+        last = event
     return last
 
 

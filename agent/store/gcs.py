@@ -25,8 +25,6 @@ Why this shape:
 
 from __future__ import annotations
 
-from agent import budget
-
 import datetime as dt
 import hashlib
 import json
@@ -37,10 +35,11 @@ import threading
 import time
 from typing import Any, Callable
 
+from agent import budget
 from agent.catalog.evidence import LoadedCatalog
 
 from . import catalogs as codec
-from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable, utc_now
+from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable, StoreError, utc_now
 from .memory import BoundedLru
 
 log = logging.getLogger(__name__)
@@ -53,7 +52,7 @@ _SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")
 _CATALOG_CACHE_BYTES = 256 * 1024 * 1024
 
 
-class StoreConflict(Exception):
+class StoreConflict(StoreError):
     """An object stayed contended through every retry (should not happen in practice)."""
 
 

@@ -11,7 +11,7 @@ import httpx
 
 from agent import config
 from agent.service.live import LiveRegistry
-from tests.test_front_door import raw_stream
+from tests.helpers import raw_stream
 from tests.test_state_instances import CSV
 
 
