@@ -55,7 +55,7 @@ def run(inp: SkillInput) -> SkillResult:
     # (a catalog kept in a conversation before `online_store` existed lacks the column)
     slim = own.select([c for c in ("product_key", "status", "google_category_id", "category_path", "online_store")
                        if c in own.column_names])
-    mask = common.scope_mask(slim, scope, tax)
+    mask = common.scope_mask(own, scope, tax)  # on the whole table: the turn's cached mask (same rows as slim)
     scoped = slim if mask is None else slim.filter(mask)
     rows: list[tuple] = []
     findings: list[Finding] = []

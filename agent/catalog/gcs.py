@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, SingleFlight, TTLMemo
+from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, Cache, SingleFlight
 from agent.config import BUCKET_NAME
 
 if TYPE_CHECKING:
@@ -218,7 +218,7 @@ def _fail(action: str, uri: str, exc: BaseException) -> SourceUnavailable:
 
 # --- resolve --------------------------------------------------------------------------------------
 
-RESOLVE_MEMO: TTLMemo[ObjectRef] = TTLMemo(DEFAULT_RESOLVE_TTL_S)
+RESOLVE_MEMO: Cache[ObjectRef] = Cache(ttl=DEFAULT_RESOLVE_TTL_S, max_entries=1024)  # locations are few
 _RESOLVING = SingleFlight()
 
 

@@ -1,0 +1,106 @@
+"""Work done once per turn, and caches bounded by the one memory budget (issue 16 items 1 and 3).
+
+Counted through hooks (the module functions that do the work), never timed: a turn computes the
+scope's rows, their union and their first place once, and a second turn on the same snapshot and
+scope computes none of them again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent import config as config_mod
+from agent.analysis import scoping
+from agent.analysis.planner import plan
+from agent.analysis.registry import SKILLS, SkillInput
+from agent.catalog import cache
+from agent.catalog.ingest import read_table_bytes
+from agent.catalog.taxonomy import load
+from agent.render.text import render_skill
+
+ROOT = Path(__file__).resolve().parents[1]
+TAX = load()
+QUESTIONS = ("Where are the gaps in outdoor furniture?", "What is in this catalog in outdoor furniture?",
+             "What is out of stock in patio furniture?", "Do I have entry-level and premium options in outdoor chairs?")
+
+
+def _fresh_demo():
+    """The demo catalog parsed anew: a table object no cache has seen."""
+    path = ROOT / "data" / "demo" / "catalog.csv"
+    table, _ = read_table_bytes(path.read_bytes(), path.name, "local file")
+    return table
+
+
+@pytest.fixture()
+def counted(monkeypatch):
+    calls = {"_compute": 0, "_union": 0, "_first_place": 0}
+    for name in calls:
+        real = getattr(scoping, name)
+
+        def wrapper(*args, _real=real, _name=name, **kwargs):
+            calls[_name] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(scoping, name, wrapper)
+    return calls
+
+
+def _turn(question: str, table) -> list[str]:
+    p = plan(question, table, TAX)
+    return [render_skill(SKILLS[s].run(SkillInput(own=table, reference=None, scope=p.scope, taxonomy=TAX)), p.notes)
+            for s in p.skills]
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_turn_computes_its_scope_masks_once(counted, question):
+    table = _fresh_demo()
+    first = _turn(question, table)
+    assert counted["_compute"] == 1, "the scope's rows were computed more than once in one turn"
+    assert counted["_union"] <= 1 and counted["_first_place"] <= 1, counted
+    once = dict(counted)
+    again = _turn(question, table)
+    assert again == first  # the same answer from the kept masks
+    assert counted == once, "a second turn on the same snapshot and scope recomputed a mask"
+
+
+def test_gaps_left_out_products_come_from_the_populations_own_rows(counted):
+    """gaps' left-out count reads population()'s in-scope rows: no second filter of the whole table by
+    the mask (the union is built once even though two parts of the skill need the scope's rows)."""
+    table = _fresh_demo()
+    p = plan(QUESTIONS[0], table, TAX)
+    SKILLS["assortment_gaps"].run(SkillInput(own=table, reference=None, scope=p.scope, taxonomy=TAX))
+    assert (counted["_compute"], counted["_union"]) == (1, 1)
+
+
+@pytest.mark.parametrize("budget", [1 << 30, 2 << 30, 4 << 30])
+def test_the_parsed_catalog_cache_is_sized_from_the_memory_budget(budget):
+    cfg = config_mod.load({"MEMORY_BUDGET_BYTES": str(budget)})
+    assert cfg.table_cache_bytes == int(budget * config_mod.SHARE_TABLE_CACHE)
+    old = cache.TABLE_CACHE.max_bytes
+    try:
+        from agent.service.handler import Service
+
+        Service(cfg)
+        assert cache.TABLE_CACHE.max_bytes == cfg.table_cache_bytes
+    finally:
+        cache.configure(table_cache_bytes=old)
+
+
+def test_the_default_cache_bound_is_the_default_budgets_share():
+    """No second fixed number: before a Service configures it, TABLE_CACHE holds the default budget's
+    share, the same figure an unset MEMORY_BUDGET_BYTES gives."""
+    assert cache.DEFAULT_TABLE_CACHE_BYTES == config_mod.load({}).table_cache_bytes
+
+
+def test_the_parsed_catalog_cache_stays_within_its_bytes():
+    """Real parsed tables through the real cache: the bytes kept never exceed the bound; the least
+    recently used table goes first."""
+    table = _fresh_demo()
+    size = cache.arrow_size(table)
+    lru: cache.Cache = cache.Cache(int(size * 2.5), size_of=cache.arrow_size)
+    for i in range(6):
+        lru.get_or_load(("t", i), _fresh_demo)
+        assert lru.bytes_used <= lru.max_bytes
+    assert lru.keys() == [("t", 4), ("t", 5)]
