@@ -104,3 +104,20 @@ def test_the_parsed_catalog_cache_stays_within_its_bytes():
         lru.get_or_load(("t", i), _fresh_demo)
         assert lru.bytes_used <= lru.max_bytes
     assert lru.keys() == [("t", 4), ("t", 5)]
+
+
+def test_an_attached_file_sent_again_is_parsed_once_and_held_once():
+    """Conversations keep the parsed-table cache's own object for an attached file, not a copy: the
+    same bytes sent by two conversations are one parse and one table in memory."""
+    from agent.catalog.attachments import Attachment
+    from agent.catalog.sources import read_attached
+
+    data = (ROOT / "tests" / "corpus" / "seed" / "shopify-garden-solutions.csv").read_bytes()
+    before = cache.TABLE_CACHE.stats().misses
+    first, ev1 = read_attached(Attachment(name="garden.csv", data=data, mime_type="text/csv"))
+    second, ev2 = read_attached(Attachment(name="garden.csv", data=bytes(data), mime_type="text/csv"))
+    assert second is first and cache.TABLE_CACHE.stats().misses == before + 1
+    ev1.role = "reference"
+    assert ev2.role != "reference"  # each turn gets its own evidence
+    other, _ = read_attached(Attachment(name="garden.csv", data=data + b"\n", mime_type="text/csv"))
+    assert other is not first  # other bytes: parsed on their own
