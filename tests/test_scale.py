@@ -121,3 +121,45 @@ def test_an_attached_file_sent_again_is_parsed_once_and_held_once():
     assert ev2.role != "reference"  # each turn gets its own evidence
     other, _ = read_attached(Attachment(name="garden.csv", data=data + b"\n", mime_type="text/csv"))
     assert other is not first  # other bytes: parsed on their own
+
+
+def test_a_streams_first_frames_need_no_analysis_slot():
+    """While every analysis slot is taken (other callers computing), a new stream still gets its Task
+    and its `working` frame: only planning and skills wait for a slot (issue 16 item 4)."""
+    from agent.service.handler import CallContext, Service
+
+    service = Service(config_mod.load({"ANALYSIS_SLOTS": "1"}))
+    params = {"message": {"role": "user", "messageId": "m1",
+                          "parts": [{"kind": "text", "text": "Where are the gaps in outdoor furniture?"}]}}
+    with service.runner.slots.held():  # another turn is computing
+        events = service.stream(params, CallContext())
+        first = next(events)
+        second = next(events)
+        assert first["kind"] == "task" and second["kind"] == "status-update"
+        assert service.runner.slots.wait_count == 0
+    rest = list(events)  # the slot is free again: the turn completes
+    assert rest[-1]["final"] is True and rest[-1]["status"]["state"] == "completed"
+
+
+def test_turns_beyond_the_slots_wait_for_one():
+    import threading
+
+    from agent.service.runner import AnalysisSlots
+
+    slots = AnalysisSlots(1)
+    done = threading.Event()
+
+    def other() -> None:
+        with slots.held():
+            done.set()
+
+    with slots.held():
+        t = threading.Thread(target=other)
+        t.start()
+        for _ in range(60_000):  # until the other turn is blocked on the slot (not a timing assertion)
+            if slots.wait_count:
+                break
+            threading.Event().wait(0.001)
+        assert slots.wait_count == 1 and not done.is_set()
+    t.join(10)
+    assert done.is_set()
