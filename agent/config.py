@@ -75,7 +75,7 @@ class Config:
     caller_identity_header: str | None = None  # CALLER_IDENTITY_HEADER: set by an authenticating front end
     test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
     preview: bool = False  # PREVIEW: serve the local preview page at GET / for browsers (`make run` sets it; deploy.sh does not)
-    analysis_slots: int = 2  # ANALYSIS_SLOTS: turns computing at once (agent.service.runner.AnalysisSlots)
+    analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing at once (agent.service.runner.AnalysisSlots)
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -239,5 +239,5 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         turn_storage_seconds=_int(env, "TURN_STORAGE_SECONDS", 10, 1, 3600),
         test_step_gate=_gate(env),
         preview=_flag(env, "PREVIEW", False),
-        analysis_slots=_int(env, "ANALYSIS_SLOTS", 2, 1, 256),
+        analysis_slots=_int(env, "ANALYSIS_SLOTS", 1, 1, 256),
     )

@@ -129,7 +129,7 @@ class Deps:
         return min(5.0, max(1.0, self.storage_seconds / 2))
     lost: "LostNotes" = field(default_factory=lambda: LostNotes())
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
-    analysis_slots: int = 2  # ANALYSIS_SLOTS: turns computing (planning, a skill) at once; see AnalysisSlots
+    analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing (planning, a skill) at once; see AnalysisSlots
 
 
 class AnalysisSlots:
