@@ -107,7 +107,11 @@ def _dense_codes(keys):
     import numpy as np
 
     shifted = keys - OTHER_KEY  # OTHER_KEY (-1) becomes 0; ids stay non-negative
-    present = np.zeros(int(shifted.max()) + 1 if len(shifted) else 1, dtype=bool)
+    top = int(shifted.max()) + 1 if len(shifted) else 1
+    if len(shifted) * 16 < top:  # few rows against the id range (the demo: 3k rows, ids up to ~500k): sort them
+        uniq, codes = np.unique(shifted, return_inverse=True)
+        return codes.astype(np.int64, copy=False), (uniq + OTHER_KEY).tolist()
+    present = np.zeros(top, dtype=bool)
     present[shifted] = True
     uniq = np.flatnonzero(present)
     slot = np.cumsum(present, dtype=np.int64) - 1
