@@ -23,11 +23,17 @@ DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080/"
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # the platform's own request limit
 DEFAULT_MEMORY_BUDGET_BYTES = 1024 * 1024 * 1024  # the instance's memory when unset (deploy.sh passes its MEMORY)
 # Shares of MEMORY_BUDGET_BYTES, the one memory setting every cache and store bound derives from. What
-# is left (about half) is for the turns in flight: a 32 MiB request body, its decoded file and the
-# parsed table of each running turn.
-SHARE_TABLE_CACHE = 0.20  # parsed catalogs from gs:// and local files (agent.catalog.cache.TABLE_CACHE)
-SHARE_CONTEXTS = 0.20  # attached catalogs kept for follow-ups (memory store, or the Cloud Storage copy cache)
-SHARE_TASKS = 0.05  # stored tasks (memory store): no file bytes in them, only answers
+# is left (43 %) is for the turns in flight: a 32 MiB request body, its decoded file and the parsed
+# table of each running turn.
+# The parsed-catalog cache has the largest share (issue 16): a parsed table costs ~285 B per variant
+# from CSV and ~350 B from Parquet (bench/README.md), so 42 % of a 4 GiB instance (1.7 GiB) keeps a
+# 5M-variant catalog of either kind warm, and 2 GiB keeps ~2.6M (Parquet) to ~3.2M (CSV). Attached
+# catalogs kept by conversations are that cache's own table objects (agent.catalog.sources.read_attached;
+# the Cloud Storage store's copies are cache entries too), so the conversations' share is smaller than
+# it was (it bounds what conversations pin beyond the cache, and their JSON).
+SHARE_TABLE_CACHE = 0.42  # parsed catalogs: gs://, local files, attachments (agent.catalog.cache.TABLE_CACHE)
+SHARE_CONTEXTS = 0.10  # conversations kept for follow-ups (memory store)
+SHARE_TASKS = 0.03  # stored tasks (memory store): no file bytes in them, only answers
 SHARE_LIVE = 0.02  # events of recent runs kept for tasks/resubscribe
 DEFAULT_CONTEXT_ATTACHED_BYTES = 64 * 1024 * 1024  # CSV bytes a conversation keeps for follow-ups (at most)
 _ON = {"on", "true", "1", "yes"}
@@ -72,6 +78,7 @@ class Config:
     caller_identity_header: str | None = None  # CALLER_IDENTITY_HEADER: set by an authenticating front end
     test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
     preview: bool = False  # PREVIEW: serve the local preview page at GET / for browsers (`make run` sets it; deploy.sh does not)
+    analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing at once (agent.service.runner.AnalysisSlots)
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -218,7 +225,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
     reference_uri = _location(env, "REFERENCE_URI")
     budget = _int(env, "MEMORY_BUDGET_BYTES", DEFAULT_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1 << 40)
     stores = _int(env, "STATE_MEMORY_BYTES", int(budget * SHARE_CONTEXTS), 1024 * 1024, 1 << 40)  # an override
-    attached_default = min(DEFAULT_CONTEXT_ATTACHED_BYTES, int(budget * SHARE_CONTEXTS / 2))
+    attached_default = min(DEFAULT_CONTEXT_ATTACHED_BYTES, int(budget * SHARE_CONTEXTS))
     local_root = None
     if catalog_uri and not gsuri.is_gs(catalog_uri):
         local_root = catalog_uri if os.path.isdir(catalog_uri) else os.path.dirname(catalog_uri)
@@ -253,4 +260,5 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         turn_storage_seconds=_int(env, "TURN_STORAGE_SECONDS", 10, 1, 3600),
         test_step_gate=_gate(env),
         preview=_flag(env, "PREVIEW", False),
+        analysis_slots=_int(env, "ANALYSIS_SLOTS", 1, 1, 256),
     )

@@ -256,7 +256,7 @@ def test_unchanged_object_is_not_downloaded_again(gcs_emulator):
 
 def test_changed_generation_is_read_again_after_ttl(gcs_emulator, monkeypatch):
     clock = FakeClock()
-    monkeypatch.setattr(gcs, "RESOLVE_MEMO", cache.TTLMemo(10.0, clock=clock))
+    monkeypatch.setattr(gcs, "RESOLVE_MEMO", cache.Cache(ttl=10.0, max_entries=1024, clock=clock))
     bucket = gcs_emulator.create_bucket()
     uri = f"gs://{bucket}/acme/"
     gcs_emulator.upload(bucket, "acme/products.csv", CSV_V1)

@@ -30,6 +30,7 @@ class Population:
     table: pa.Table  # in scope and analysed status
     excluded: dict[str, int]  # status -> variant rows in scope excluded from the analysis
     in_scope_rows: int  # all statuses
+    scoped: pa.Table | None = None  # in scope, all statuses (same columns as `table`): the left-out rows' source
 
 
 def as_str(arr: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
@@ -94,7 +95,7 @@ def scope_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Array | 
     from agent.analysis.scoping import rows
 
     found = rows(table, scope, taxonomy)
-    return None if found is None else pa.array(found.any)
+    return None if found is None else found.mask
 
 
 def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Sequence[str] | None = None) -> Population:
@@ -110,16 +111,16 @@ def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Seque
     scoped = table if mask is None else table.filter(mask)
     excluded: dict[str, int] = {}
     if scoped.num_rows == 0:
-        return Population(table=scoped, excluded=excluded, in_scope_rows=0)
+        return Population(table=scoped, excluded=excluded, in_scope_rows=0, scoped=scoped)
     status = encoded(scoped["status"])
     counts = value_counts(status)
     for st in EXCLUDED_STATUSES:
         if counts.get(st):
             excluded[st] = int(counts[st])
     if not excluded:
-        return Population(table=scoped, excluded=excluded, in_scope_rows=scoped.num_rows)
+        return Population(table=scoped, excluded=excluded, in_scope_rows=scoped.num_rows, scoped=scoped)
     keep = pc.fill_null(map_values(status, lambda d: pc.invert(pc.is_in(d, value_set=pa.array(list(EXCLUDED_STATUSES))))), True)
-    return Population(table=scoped.filter(keep), excluded=excluded, in_scope_rows=scoped.num_rows)
+    return Population(table=scoped.filter(keep), excluded=excluded, in_scope_rows=scoped.num_rows, scoped=scoped)
 
 
 def count_products(table: pa.Table) -> int:

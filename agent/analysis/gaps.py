@@ -109,17 +109,20 @@ def _dense_codes(keys):
     import numpy as np
 
     shifted = keys - OTHER_KEY  # OTHER_KEY (-1) becomes 0; ids stay non-negative
-    present = np.zeros(int(shifted.max()) + 1 if len(shifted) else 1, dtype=bool)
+    top = int(shifted.max()) + 1 if len(shifted) else 1
+    if len(shifted) * 16 < top:  # few rows against the id range (the demo: 3k rows, ids up to ~500k): sort them
+        uniq, codes = np.unique(shifted, return_inverse=True)
+        return codes.astype(np.int64, copy=False), (uniq + OTHER_KEY).tolist()
+    present = np.zeros(top, dtype=bool)
     present[shifted] = True
     uniq = np.flatnonzero(present)
     slot = np.cumsum(present, dtype=np.int64) - 1
     return np.take(slot, shifted), (uniq + OTHER_KEY).tolist()
 
 
-def _excluded_products(own: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int | str, int]:
-    mask = common.scope_mask(own, scope, taxonomy)  # on the whole table: the turn's cached mask
-    own = own.select(["product_key", "google_category_id", "category_path", "status"])
-    scoped = own if mask is None else own.filter(mask)
+def _excluded_products(scoped: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, int]:
+    """Products left out by status (draft, archived) per subcategory key, and "total", from the scope's
+    rows of every status — population()'s own filtered table, so the scope mask is applied once a turn."""
     if not set(common.value_counts(scoped["status"])) & set(common.EXCLUDED_STATUSES):
         return {}
     ex = scoped.filter(pc.fill_null(common.map_values(scoped["status"], lambda d: pc.is_in(
@@ -164,7 +167,7 @@ def run(inp: SkillInput) -> SkillResult:
     # price columns: priced variants of the main currency only; other currencies are counted, not pooled
     own_price, currency, other_currencies = common.main_currency_price(pop.table)
     own = _aggregate(pop.table, scope, tax, own_price)
-    excluded = _excluded_products(inp.own, scope, tax)
+    excluded = _excluded_products(pop.scoped, scope, tax)
     ref = None
     ref_total = 0
     notes = []

@@ -47,10 +47,11 @@ import difflib
 import functools
 import itertools
 import re
-import threading
 import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Mapping
+
+from agent.catalog.cache import Cache
 
 LANGUAGES = ("de", "nl", "pt", "es", "fr", "it", "pl", "ru")
 LOCALES = {"de": "de-DE", "nl": "nl-NL", "pt": "pt-BR", "es": "es-ES", "fr": "fr-FR", "it": "it-IT", "pl": "pl-PL",
@@ -680,9 +681,10 @@ def _taxonomy_index(code: str) -> tuple[_NameIndex, dict[int, int]]:
     return _index(entries, _lang(code)), {cid: path.count(" > ") + 1 for cid, path in paths.items()}
 
 
-_OWN_CACHE: dict[tuple[int, str], tuple[object, _NameIndex]] = {}
-_OWN_CACHE_SIZE = 8
-_OWN_LOCK = threading.Lock()
+# The merchant's indexes, per categories object (its identity is checked: an id can be reused once the
+# object is gone). The package's one cache type, bounded by entries: turns of several conversations
+# may plan at once, and the cache's own lock covers them.
+_OWN_CACHE: Cache[tuple[object, _NameIndex]] = Cache(max_entries=8)
 _LEVEL_SPLIT = re.compile(r"\s*(?:>|/|\|)\s*")
 
 
@@ -694,10 +696,7 @@ def _own_index(categories: Iterable[str], code: str) -> _NameIndex:
         return hit[1]
     levels = {lvl.strip() for c in categories for lvl in _LEVEL_SPLIT.split(str(c)) if lvl.strip()}
     idx = _index(((lvl, lvl) for lvl in sorted(levels)), _lang(code))
-    with _OWN_LOCK:  # turns of several conversations may plan at once
-        while len(_OWN_CACHE) >= _OWN_CACHE_SIZE:
-            _OWN_CACHE.pop(next(iter(_OWN_CACHE)))
-        _OWN_CACHE[key] = (categories, idx)
+    _OWN_CACHE.put(key, (categories, idx))
     return idx
 
 

@@ -74,14 +74,9 @@ def run(inp: SkillInput) -> SkillResult:
     pop = common.population(own, scope, tax, READ)
     t = pop.table
     # (a catalog kept in a conversation before `online_store` existed lacks the column)
-    slim = own.select(
-        [
-            c
-            for c in ("product_key", "status", "google_category_id", "category_path", "online_store")
-            if c in own.column_names
-        ]
-    )
-    mask = common.scope_mask(slim, scope, tax)
+    slim = own.select([c for c in ("product_key", "status", "google_category_id", "category_path", "online_store")
+                       if c in own.column_names])
+    mask = common.scope_mask(own, scope, tax)  # on the whole table: the turn's cached mask (same rows as slim)
     scoped = slim if mask is None else slim.filter(mask)
     sheet = _Sheet()
     labels = common.category_labels(t, scope, tax) if t.num_rows else pa.array([], pa.string())

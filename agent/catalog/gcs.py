@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, SingleFlight, TTLMemo
+from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, Cache, SingleFlight
 from agent.catalog.errors import CatalogError
 from agent.config import storage_emulator_host
 from agent.gsuri import split as parse_gs_uri  # the one gs:// parser
@@ -197,7 +197,7 @@ def _fail(action: str, uri: str, exc: BaseException) -> SourceUnavailable:
 
 # --- resolve --------------------------------------------------------------------------------------
 
-RESOLVE_MEMO: TTLMemo[ObjectRef] = TTLMemo(DEFAULT_RESOLVE_TTL_S)
+RESOLVE_MEMO: Cache[ObjectRef] = Cache(ttl=DEFAULT_RESOLVE_TTL_S, max_entries=1024)  # locations are few
 _RESOLVING = SingleFlight()
 
 

@@ -25,6 +25,7 @@ generation), local files by (path, mtime, size), the demo once.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import logging
 import re
@@ -84,7 +85,7 @@ def load_catalog_inputs(
     for i, att in enumerate(attachments):
         progress(f"Reading {att.name}…")
         try:
-            table, ev = safe_read(att.data, att.name, KIND_ATTACHED)
+            table, ev = read_attached(att)
         except UnreadableCatalog as exc:
             unreadable.append(Unreadable(att.name, exc.reason))
             continue
@@ -127,6 +128,24 @@ def load_catalog_inputs(
             log.warning("reference catalog unreadable: %s", exc)
             problems.append(REFERENCE_PROBLEM)
     return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems)
+
+
+def read_attached(att: Attachment) -> tuple[pa.Table, SourceEvidence]:
+    """An attached file's canonical table, parsed once per instance for the same bytes and name.
+
+    Decision (issue 12, settled memory): the parsed table lives in the one parsed-catalog cache
+    (TABLE_CACHE, its share of MEMORY_BUDGET_BYTES), keyed by the bytes' SHA-256 and the file name, and
+    the conversation that keeps it for follow-ups holds that same table object rather than a copy of
+    its own. A file sent again — in a follow-up, by another conversation, by a burst of callers — is
+    neither parsed again nor held twice: after a load of many sends of one file, the memory held is
+    one cached table, not one per conversation. The evidence is copied per turn (a turn sets its role).
+    """
+    from agent.catalog.cache import TABLE_CACHE
+
+    key = ("attached", hashlib.sha256(att.data).hexdigest(), att.name)
+    table, ev = TABLE_CACHE.get_or_load(key, lambda: safe_read(att.data, att.name, KIND_ATTACHED),
+                                        lambda v: int(v[0].nbytes))
+    return table, dataclasses.replace(ev)
 
 
 def safe_read(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:

@@ -15,6 +15,7 @@ frame; the context then records the turn in one atomic read-modify-write.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import threading
 import time
@@ -129,11 +130,40 @@ class Deps:
         return min(5.0, max(1.0, self.storage_seconds / 2))
     lost: "LostNotes" = field(default_factory=lambda: LostNotes())
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
+    analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing (planning, a skill) at once; see AnalysisSlots
+
+
+class AnalysisSlots:
+    """At most `n` turns of this process compute at once (plan a question, run a skill, render it).
+
+    Why (issue 16 item 4): with as many request threads as concurrent streams, 32 turns computing
+    together share one interpreter lock, so every turn — and every new connection's first frame —
+    waits behind all of them (first-event p95 ~100 ms; 337 ms when THREADS < streams and connections
+    queue). A turn that waits for a slot blocks on a semaphore and takes no interpreter time, so the
+    Task frame of a new stream goes out at once and the turns finish one after another at their
+    single-stream pace. Only CPU-bound steps hold a slot, never a yield to the client or a storage
+    read (a slow client or a hung bucket cannot hold it). `wait_count` counts turns that had to wait
+    (for tests)."""
+
+    def __init__(self, n: int) -> None:
+        self._sem = threading.BoundedSemaphore(max(1, n))
+        self.wait_count = 0
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        if not self._sem.acquire(blocking=False):
+            self.wait_count += 1
+            self._sem.acquire()
+        try:
+            yield
+        finally:
+            self._sem.release()
 
 
 class Runner:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
+        self.slots = AnalysisSlots(deps.analysis_slots)
 
     # -- public -----------------------------------------------------------------------------------
 
@@ -307,7 +337,8 @@ class Runner:
 
         taxonomy = taxonomy_mod.load()
         memory = planner.PlanMemory.from_dict(context.plan_memory) if context.plan_memory else None
-        plan = planner.plan(turn.question, inputs.own.table, taxonomy, memory)
+        with self.slots.held():
+            plan = planner.plan(turn.question, inputs.own.table, taxonomy, memory)
         change.plan_memory = plan.memory.to_dict()
         turn.summary["skills"] = list(plan.skills)
         preface = list(plan.notes) + preface
@@ -320,11 +351,12 @@ class Runner:
                 note = f"{note} ({position + 1} of {len(plan.skills)})"
             yield objects.status_update(tid, cid, objects.status("working", self._progress(tid, cid, note)), final=False)
             self._check_cancel(tid)
-            result = spec.run(SkillInput(own=inputs.own.table, reference=reference, scope=plan.scope,
-                                         taxonomy=taxonomy, sources=tuple(inputs.own.sources)))
-            footer = render_footer(inputs, result.taxonomy_note, now)
-            text = render_skill(result, preface) + "\n\n" + footer
-            plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
+            with self.slots.held():
+                result = spec.run(SkillInput(own=inputs.own.table, reference=reference, scope=plan.scope,
+                                             taxonomy=taxonomy, sources=tuple(inputs.own.sources)))
+                footer = render_footer(inputs, result.taxonomy_note, now)
+                text = render_skill(result, preface) + "\n\n" + footer
+                plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
             yield from self._emit_artifact(turn, spec, result, text, plain_footer, artifacts, status_parts)
         names = ", ".join(SKILLS[s].name for s in plan.skills)
         return f"Answered on {plan.scope.label}: {names}."
