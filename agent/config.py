@@ -69,6 +69,7 @@ class Config:
     caller_identity_header: str | None = None  # CALLER_IDENTITY_HEADER: set by an authenticating front end
     test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
     preview: bool = False  # PREVIEW: serve the local preview page at GET / for browsers (`make run` sets it; deploy.sh does not)
+    demand_uri: str | None = None  # DEMAND_URI: a Merchant Center Best sellers report (CSV), same forms as REFERENCE_URI
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -232,4 +233,5 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         turn_storage_seconds=_int(env, "TURN_STORAGE_SECONDS", 10, 1, 3600),
         test_step_gate=_gate(env),
         preview=_flag(env, "PREVIEW", False),
+        demand_uri=_location(env, "DEMAND_URI"),
     )

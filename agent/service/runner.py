@@ -120,6 +120,7 @@ class Deps:
     ttl_days: int = 7
     step_gate: str | None = None  # tests only: agent.service.stepgate
     storage_seconds: float = 10.0  # TURN_STORAGE_SECONDS: all storage calls of a turn's work (agent.budget)
+    demand_uri: str | None = None  # DEMAND_URI: a configured Best sellers report
 
     @property
     def reserve_seconds(self) -> float:
@@ -320,7 +321,8 @@ class Runner:
             yield objects.status_update(tid, cid, objects.status("working", self._progress(tid, cid, note)), final=False)
             self._check_cancel(tid)
             result = spec.run(SkillInput(own=inputs.own.table, reference=reference, scope=plan.scope,
-                                         taxonomy=taxonomy, sources=tuple(inputs.own.sources)))
+                                         taxonomy=taxonomy, sources=tuple(inputs.own.sources),
+                                         demand=inputs.demand.table if inputs.demand is not None else None))
             footer = render_footer(inputs, result.taxonomy_note, now)
             text = render_skill(result, preface) + "\n\n" + footer
             plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
@@ -361,6 +363,7 @@ class Runner:
             local_root=self.deps.local_root,
             earlier=tuple(self.deps.contexts.load_catalogs(context)) if not turn.attachments and context.has_catalogs else (),
             refused=turn.unreadable,
+            demand_uri=self.deps.demand_uri,
         )
         if context.expired_catalogs and not turn.attachments:
             names = ", ".join(dict.fromkeys(context.expired_catalogs))
