@@ -11,8 +11,8 @@ category ID", "Country", "Price range", "Product inventory status", "Brand inven
 What is in them, by construction: per Google category of the demo catalog's outdoor and garden range,
 clusters the demo merchant carries (its own titles, brands and GTINs; the status IN_STOCK, or
 OUT_OF_STOCK when every variant is out of stock) mixed with clusters it does not carry (invented
-brands, NOT_IN_INVENTORY), and whole categories it lacks (hammocks, porch swings, outdoor storage
-boxes). Every cluster is ranked under its own category and again under its top-level report category
+brands, NOT_IN_INVENTORY), and categories it lacks (hammocks, porch swings) or barely carries
+(outdoor storage boxes: four products, all out of stock). Every cluster is ranked under its own category and again under its top-level report category
 (Furniture, Home & Garden), as the report does. A few rows rank in CA as well as US. A few carried
 clusters leave the status blank, so the catalog cross-check (GTIN) decides there. Invented names only.
 """
