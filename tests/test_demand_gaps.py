@@ -362,3 +362,19 @@ def test_report_beside_any_catalog_answers_with_numbers_from_the_table(path):
         assert all(r["Status from"].startswith(("report", "your catalog")) for r in ranked)
         assert_prose_numbers_in_table(md)
         assert "Best sellers report (product clusters)" in footer
+
+
+def test_a_report_attached_in_a_follow_up_keeps_the_earlier_catalog(server):
+    """Turn 1 attaches the merchant's catalog; turn 2 attaches only a Best sellers report: the answer is
+    about the catalog attached earlier (never the demo), with the report beside it."""
+    from tests.test_front_door import _collect
+
+    seed = HERE / "corpus" / "seed" / "shopify-garden-solutions.csv"
+    first = asyncio.run(_collect(server.url, "What is in this file?", streaming=False, parts=[_file_part(seed)]))[-1][0]
+    second = asyncio.run(_collect(server.url, OUTDOOR_Q, streaming=False, parts=[_file_part(PRODUCTS)],
+                                  context_id=first.context_id))[-1][0]
+    text = second.artifacts[0].parts[0].root.text
+    assert second.artifacts[0].name == "demand_gaps"
+    assert f"- {seed.name} (attached earlier in this conversation" in text
+    assert "demo-catalog.csv" not in text
+    assert "- products.csv (attached file, Best sellers report (product clusters))" in text

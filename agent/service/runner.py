@@ -361,7 +361,7 @@ class Runner:
             catalog_uri=turn.catalog_uri or self.deps.catalog_uri,
             reference_uri=turn.reference_uri or self.deps.reference_uri,
             local_root=self.deps.local_root,
-            earlier=tuple(self.deps.contexts.load_catalogs(context)) if not turn.attachments and context.has_catalogs else (),
+            earlier=tuple(self.deps.contexts.load_catalogs(context)) if context.has_catalogs and not _catalog_files(turn) else (),
             refused=turn.unreadable,
             demand_uri=self.deps.demand_uri,
         )
@@ -425,3 +425,11 @@ def wait_until_terminal(tasks: TaskStore, task_id: str, timeout: float) -> dict[
 
 def _mib(size: int) -> str:
     return f"{size / (1024 * 1024):,.0f} MiB" if size >= 1024 * 1024 else f"{size:,} bytes"
+
+
+def _catalog_files(turn: Turn) -> bool:
+    """Whether this turn attached a catalog: a Best sellers report attached on its own leaves the
+    conversation's earlier catalog in place (it is demand data beside it, not a replacement)."""
+    from agent.catalog.bestsellers import sniff_bytes
+
+    return any(sniff_bytes(a.data) is None for a in turn.attachments)
