@@ -29,7 +29,7 @@ from agent.render.text import MISSING, render_skill
 from tests.test_analysis_helpers import assert_prose_numbers_in_table, bullets
 
 HERE = Path(__file__).resolve().parent
-REPORTS = HERE / "corpus" / "bestsellers"
+REPORTS = HERE / "bestsellers"
 PRODUCTS, BRANDS = REPORTS / "products.csv", REPORTS / "brands.csv"
 DEMO = HERE.parent / "data" / "demo" / "catalog.csv"
 TAX = load()
@@ -378,3 +378,16 @@ def test_a_report_attached_in_a_follow_up_keeps_the_earlier_catalog(server):
     assert f"- {seed.name} (attached earlier in this conversation" in text
     assert "demo-catalog.csv" not in text
     assert "- products.csv (attached file, Best sellers report (product clusters))" in text
+
+
+def test_only_the_newest_report_date_is_ranked():
+    """A transfer table holds one partition per day: last week's rows (here: every cluster a week older,
+    its "Very high" demand then "Very low") must not change the answer."""
+    old = PRODUCTS.read_text(encoding="utf-8").replace("2026-11-23", "2026-11-16").replace(",Very high,", ",Very low,")
+    header, *rows = old.splitlines()
+    two_weeks = PRODUCTS.read_text(encoding="utf-8") + "\n".join(reversed(rows)) + "\n"
+    _, _, [(once, md_once, _)] = answer(OUTDOOR_Q)
+    _, _, [(twice, md_twice, footer)] = answer(OUTDOOR_Q, atts=[Attachment("products.csv", two_weeks.encode(), "text/csv"),
+                                                              Attachment(BRANDS.name, BRANDS.read_bytes(), "text/csv")])
+    assert twice.table.to_pylist() == once.table.to_pylist()
+    assert f"{2 * len(rows):,} rows read; snapshot date 2026-11-23" in footer

@@ -100,6 +100,19 @@ def _in_scope(demand: pa.Table, ids: list[int] | None) -> pa.Table:
     return demand.filter(mask)
 
 
+def _newest(demand: pa.Table) -> pa.Table:
+    """Each report (product clusters, brands) at its newest report date only: a transfer table holds a
+    partition per day, and last week's ranks are not this week's. Rows without a date are kept."""
+    keep = None
+    for entity in ("product", "brand"):
+        is_entity = pc.equal(demand["entity"], entity)
+        dates = demand.filter(is_entity)["report_date"]
+        newest = pc.max(dates).as_py() if len(dates) else None
+        part = pc.and_(is_entity, pc.fill_null(pc.equal(demand["report_date"], newest), True)) if newest else is_entity
+        keep = part if keep is None else pc.or_(keep, part)
+    return demand.filter(keep) if keep is not None else demand
+
+
 def _subcategory(cat: int | None, scope, tax) -> str | None:
     """The scope's child (or, for the whole catalog, the second taxonomy level) holding `cat`."""
     node = tax.node(cat) if cat is not None else None
@@ -168,7 +181,7 @@ def run(inp: SkillInput) -> SkillResult:
                            findings=[Finding("demand.none", {}, severity=10)], missing="demand",
                            taxonomy_note=taxonomy_note)
     ids = None if scope.taxonomy_id is None and not scope.extra_taxonomy_ids else common.scope_ids(scope, tax)
-    demand = _in_scope(inp.demand, ids)
+    demand = _in_scope(_newest(inp.demand), ids)
     countries = Counter(c for c in demand["country_code"].to_pylist() if c)
     country = min(countries.items(), key=lambda kv: (-kv[1], kv[0]))[0] if countries else None
     rows = [r for r in demand.to_pylist() if country is None or r["country_code"] in (country, None)]

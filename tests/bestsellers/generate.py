@@ -1,6 +1,6 @@
 """Generate the Best sellers test reports from the demo catalog (standard library only, deterministic).
 
-    python tests/corpus/bestsellers/generate.py            # writes products.csv and brands.csv beside this file
+    python tests/bestsellers/generate.py            # writes products.csv and brands.csv beside this file
 
 `products.csv` has the headers of the Best sellers report downloaded from Merchant Center (product
 clusters: "Rank", "Previous rank", "Relative demand", "Product title", "Brand", "Category", "Report
@@ -26,8 +26,8 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEMO = HERE.parents[2] / "data" / "demo" / "catalog.csv"
-TAXONOMY = HERE.parents[2] / "data" / "taxonomy" / "google-product-taxonomy-with-ids.en-US.txt"
+DEMO = HERE.parents[1] / "data" / "demo" / "catalog.csv"
+TAXONOMY = HERE.parents[1] / "data" / "taxonomy" / "google-product-taxonomy-with-ids.en-US.txt"
 REPORT_DATE = "2026-11-23"
 CATEGORIES = (
     "Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs",
