@@ -79,6 +79,7 @@ class Config:
     test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
     preview: bool = False  # PREVIEW: serve the local preview page at GET / for browsers (`make run` sets it; deploy.sh does not)
     analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing at once (agent.service.runner.AnalysisSlots)
+    demand_uri: str | None = None  # DEMAND_URI: a Merchant Center Best sellers report (CSV), same forms as REFERENCE_URI
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -261,4 +262,5 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         test_step_gate=_gate(env),
         preview=_flag(env, "PREVIEW", False),
         analysis_slots=_int(env, "ANALYSIS_SLOTS", 1, 1, 256),
+        demand_uri=_location(env, "DEMAND_URI"),
     )

@@ -105,7 +105,7 @@ def table_rows(result) -> list[dict]:
 # --- registry ------------------------------------------------------------------------------------------------
 def test_registry_lists_seven_skills_in_stable_order_with_examples():
     assert list(SKILLS) == ["assortment_gaps", "price_ladder", "attribute_coverage", "brand_coverage", "availability",
-                            "content_quality", "catalog_overview"]
+                            "content_quality", "catalog_overview", "demand_gaps"]
     for spec in SKILLS.values():
         assert len(spec.examples) >= 3 and spec.tags and spec.description and spec.name
 

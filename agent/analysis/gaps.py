@@ -211,6 +211,9 @@ def run(inp: SkillInput) -> SkillResult:
 
     findings = _findings(ordered, ref is not None, pop.table.num_rows,
                          _unmapped_by(inp.own, scope, tax) if own.get(OTHER_KEY, {}).get("products") else {})
+    demand_finding = _demand_missing(inp)
+    if demand_finding is not None:
+        findings = [demand_finding] + findings[:6]
     notes += _price_and_stock_notes(pop.table, currency, other_currencies, has_stock)
     n_sub = len(leaves) if leaves else len([k for k in keys if k != OTHER_KEY])
     return SkillResult(
@@ -391,3 +394,17 @@ def _findings(rows: list[dict], with_ref: bool, analysed_rows: int, unmapped_by:
         f.append(Finding("gaps.empty", {}, severity=10))
     f.sort(key=lambda x: -x.severity)
     return f[:7]
+
+
+def _demand_missing(inp: SkillInput) -> Finding | None:
+    """With Best sellers data: the scope's product clusters you do not carry that are in its top 10% of
+    demand (ranked and judged exactly as demand_gaps does), "missing, and in the top 10% of demand"."""
+    if inp.demand is None:
+        return None
+    from agent.analysis import demand
+
+    top = demand.top_missing(inp.demand, inp.own, inp.scope, inp.taxonomy)
+    if not top:
+        return None
+    names = ", ".join(f"{r['Name']} ({r['Subcategory']})" if r["Subcategory"] else str(r["Name"]) for r in top[:5])
+    return Finding("gaps.demand_missing", {"names": names + (" and others" if len(top) > 5 else "")}, severity=9)

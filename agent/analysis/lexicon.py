@@ -999,3 +999,21 @@ def _english_phrase_cached(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]
 def _english_phrase(text: str) -> tuple[list[str], list[str]]:
     w, t = _english_phrase_cached(text)
     return list(w), list(t)
+
+
+# demand_gaps (issue 15): "best sellers" / "popular" words per language, added to INTENT_WORDS here at the
+# end so the tables above stay as they were. Words that also mean "question" or "ask" (nl "vraag", fr
+# "demande", it "domanda") are left out: they would turn ordinary questions into demand questions.
+_DEMAND_WORDS = {
+    "de": ("bestseller | bestsellern | meistverkauft | meistverkaufte | meistverkauften | beliebt | beliebte | beliebten | "
+           "beliebteste | beliebtesten | nachfrage | topseller | verkaufsschlager"),
+    "nl": "bestseller | bestsellers | best verkocht | best verkochte | meest verkocht | meest verkochte | populair | populaire | populairste",
+    "pt": "mais vendidos | mais vendido | mais vendidas | mais vendida | populares | popular | procura | demanda",
+    "es": "más vendidos | más vendido | más vendidas | más vendida | populares | popular | demanda | superventas",
+    "fr": "meilleures ventes | meilleure vente | plus vendus | plus vendues | populaires | populaire | best sellers",
+    "it": "più venduti | più vendute | più venduto | più venduta | popolari | popolare | bestseller",
+    "pl": "bestsellery | bestsellerów | najlepiej sprzedające | najczęściej kupowane | popularne | popularnych | popularny | popyt",
+    "ru": "бестселлеры | бестселлеров | хиты продаж | хит продаж | популярные | популярных | популярный | спрос | самые продаваемые",
+}
+for _demand_code, _demand_phrases in _DEMAND_WORDS.items():
+    INTENT_WORDS[_demand_code]["best sellers"] = _demand_phrases

@@ -66,7 +66,7 @@ OWN_NODE_SHARE = 0.8
 # ...and when the node is named otherwise ("Deck Box" for Outdoor Storage Boxes), nearly all of them.
 OWN_NODE_ALONE_SHARE = 0.95
 SKILL_ORDER = ("assortment_gaps", "price_ladder", "attribute_coverage", "brand_coverage", "availability",
-               "content_quality", "catalog_overview")
+               "content_quality", "catalog_overview", "demand_gaps")
 FALLBACK = "catalog_overview"
 
 
@@ -195,6 +195,11 @@ INTENTS: dict[str, tuple[str, ...]] = {
                          "what do i have", "what do i sell", "what have i got", "overall picture", "at a glance", "columns",
                          "format", "look like", "how big", "what kind of products", "how many products and",
                          "how many products do", "how many products have", "how many items do", "how many skus do"),
+    "demand_gaps": ("best sellers", "best seller", "bestsellers", "bestseller", "best selling", "best-selling",
+                    "top sellers", "top selling", "top-selling", "popular", "most popular", "popular brands",
+                    "popular products", "trending", "in demand", "demand", "relative demand", "shoppers buying",
+                    "shoppers buy", "shoppers are buying", "customers buying", "customers buy", "people buying",
+                    "people buy", "what sells", "what is selling", "what's selling", "selling well", "hot products"),
 }
 # Words that name a skill only when nothing more specific does ("how many brands" is brand coverage;
 # "colours available" is attribute coverage).

@@ -81,3 +81,5 @@ class CatalogInputs:
     # the detail is in the log, never here.
     problems: list[str] = field(default_factory=list)
     taxonomy_version: str = "2021-09-21"
+    # Merchant Center Best sellers (agent.catalog.bestsellers): its normalised demand table and sources
+    demand: LoadedCatalog | None = None

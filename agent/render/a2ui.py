@@ -66,6 +66,7 @@ CARD_COLUMNS: dict[str, tuple[str, ...]] = {
     "content_quality": ("Item", "Severity", "Affected rows", "Affected products", "Share of rows", "Complete"),
     "attribute_coverage": ("Attribute", "Fill rate", "Distinct values", "Top values (rows)",
                            "Reference fill rate", "Values only in reference"),
+    "demand_gaps": ("Demand rank", "Name", "Brand", "Relative demand", "Your status", "Top 10% of demand"),
 }
 # Skills label the scope's aggregate row "<scope> (all)"; a bar chart compares the parts, not the whole.
 TOTAL_SUFFIX = " (all)"

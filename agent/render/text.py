@@ -28,6 +28,7 @@ SKILL_TITLES = {
     "brand_coverage": "Brand coverage",
     "availability": "Availability",
     "content_quality": "Content quality",
+    "demand_gaps": "Demand gaps",
 }
 # What one table row is, for the "Top 20 of 57 …" line.
 ROW_NOUNS = {
@@ -38,6 +39,7 @@ ROW_NOUNS = {
     "brand_coverage": "categories",
     "availability": "categories",
     "content_quality": "rows",
+    "demand_gaps": "ranked products and brands",
 }
 
 
@@ -518,6 +520,65 @@ def _brands_empty(v: Values) -> str:
     return "No active products are in this scope."
 
 
+@template("demand.none")
+def _(v: Values) -> str:
+    return "No Best sellers data was read, so demand cannot be ranked; the table shows where your own range sits."
+
+
+@template("demand.empty")
+def _(v: Values) -> str:
+    return "The Best sellers report ranks nothing in this scope's Google categories."
+
+
+@template("demand.missing_products")
+def _(v: Values) -> str:
+    names = f": {v.raw('names')}" if v.has("names") else ""
+    top = f" ({v['top_n']} of them in the top 10% of demand)" if v.raw("top_n") else ""
+    return (f"You do not carry {v['missing_n']} of the {v.count('total_n', 'best-selling product', 'best-selling products')} "
+            f"ranked here{top}{names}.")
+
+
+@template("demand.missing_brands")
+def _(v: Values) -> str:
+    names = f": {v.raw('names')}" if v.has("names") else ""
+    top = f" ({v['top_n']} of them in the top 10% of demand)" if v.raw("top_n") else ""
+    return f"You do not carry {v['missing_n']} of the {v.count('total_n', 'popular brand', 'popular brands')} ranked here{top}{names}."
+
+
+@template("demand.out_of_stock")
+def _(v: Values) -> str:
+    noun = "best-selling product" if v.raw("kind") == "product" else "popular brand"
+    return f"{v.count('n', noun + ' you carry is', noun + 's you carry are')} out of stock: {v.raw('names')}."
+
+
+@template("demand.where")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('name')} ({i.count('clusters_n', 'product', 'products')}, {i['missing_n']} not carried; "
+             f"yours: {i['own_n']})" for i in v.items("items")]
+    return f"Where demand sits, by subcategory (ranked products; your active products): {_names(parts)}."
+
+
+@template("demand.uncovered")
+def _(v: Values) -> str:
+    parts = [i.raw("name") for i in v.items("items")]
+    return f"Shoppers buy best sellers in subcategories where you have no products: {_names(parts)}."
+
+
+@template("demand.country")
+def _(v: Values) -> str:
+    return f"Ranks are for {v.raw('country')}; the report's other countries ({v.raw('others')}) are not mixed in."
+
+
+@template("demand.country_one")
+def _(v: Values) -> str:
+    return f"Ranks are for {v.raw('country')}."
+
+
+@template("gaps.demand_missing")
+def _(v: Values) -> str:
+    return f"Missing, and in the top 10% of demand (Best sellers), products you do not carry: {v.raw('names')}."
+
+
 def sentence(finding: Finding, currency: str | None, markdown: bool = False) -> str:
     """The finding in plain merchant language; markdown=True escapes the merchant's own strings."""
     fn = TEMPLATES.get(finding.code)
@@ -643,6 +704,9 @@ MISSING = {
                   "or market catalog as a second file (name it, or call it the competitor or reference catalog in "
                   "the question), or set `reference_uri` in `catalog_context`. Until then, here is what your own "
                   "catalog shows."),
+    "demand": ("Demand data is needed to answer this, and none is attached: download the Best sellers report "
+               "(products or brands) from Merchant Center as CSV and attach it to your question, or point "
+               "`reference_uri` in `catalog_context` (or the `DEMAND_URI` setting) at it in Cloud Storage."),
 }
 
 

@@ -48,6 +48,7 @@ class Service:
             a2ui_status_copy=config.a2ui_status_copy, max_attached_bytes=config.context_max_attached_bytes,
             max_turns=config.context_max_turns, ttl_days=config.state_ttl_days, step_gate=config.test_step_gate,
             storage_seconds=config.turn_storage_seconds, analysis_slots=config.analysis_slots,
+            demand_uri=config.demand_uri,
         ))
         self._card: dict[str, Any] | None = None
 

@@ -122,6 +122,7 @@ class Deps:
     ttl_days: int = 7
     step_gate: str | None = None  # tests only: agent.service.stepgate
     storage_seconds: float = 10.0  # TURN_STORAGE_SECONDS: all storage calls of a turn's work (agent.budget)
+    demand_uri: str | None = None  # DEMAND_URI: a configured Best sellers report
 
     @property
     def reserve_seconds(self) -> float:
@@ -353,7 +354,8 @@ class Runner:
             self._check_cancel(tid)
             with self.slots.held():
                 result = spec.run(SkillInput(own=inputs.own.table, reference=reference, scope=plan.scope,
-                                             taxonomy=taxonomy, sources=tuple(inputs.own.sources)))
+                                             taxonomy=taxonomy, sources=tuple(inputs.own.sources),
+                                             demand=inputs.demand.table if inputs.demand is not None else None))
                 footer = render_footer(inputs, result.taxonomy_note, now)
                 text = render_skill(result, preface) + "\n\n" + footer
                 plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
@@ -392,8 +394,9 @@ class Runner:
             catalog_uri=turn.catalog_uri or self.deps.catalog_uri,
             reference_uri=turn.reference_uri or self.deps.reference_uri,
             local_root=self.deps.local_root,
-            earlier=tuple(self.deps.contexts.load_catalogs(context)) if not turn.attachments and context.has_catalogs else (),
+            earlier=tuple(self.deps.contexts.load_catalogs(context)) if context.has_catalogs and not _catalog_files(turn) else (),
             refused=turn.unreadable,
+            demand_uri=self.deps.demand_uri,
         )
         if context.expired_catalogs and not turn.attachments:
             names = ", ".join(dict.fromkeys(context.expired_catalogs))
@@ -464,3 +467,11 @@ def wait_until_terminal(tasks: TaskStore, task_id: str, timeout: float) -> dict[
 
 def _mib(size: int) -> str:
     return f"{size / (1024 * 1024):,.0f} MiB" if size >= 1024 * 1024 else f"{size:,} bytes"
+
+
+def _catalog_files(turn: Turn) -> bool:
+    """Whether this turn attached a catalog: a Best sellers report attached on its own leaves the
+    conversation's earlier catalog in place (it is demand data beside it, not a replacement)."""
+    from agent.catalog.bestsellers import sniff_bytes
+
+    return any(sniff_bytes(a.data) is None for a in turn.attachments)
