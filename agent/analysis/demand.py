@@ -75,7 +75,7 @@ def _gtin_key(g: str | None) -> str | None:
 def _own_index(own: pa.Table) -> tuple[dict[str, str], dict[str, int]]:
     """GTIN -> "in stock" / "out of stock" (in stock if any matching variant is), and brand -> products."""
     t = own.select(list(READ))
-    state = common.stock_state(t).to_pylist() if t.num_rows else []
+    state = [common.STOCK_STATES[c] for c in common.stock_codes(t).tolist()] if t.num_rows else []
     by_gtin: dict[str, str] = {}
     for g, s in zip(t["gtin"].to_pylist(), state):
         k = _gtin_key(g)
