@@ -235,11 +235,14 @@ def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type,
     """Step (d), in place: on unmapped rows and shallow merchant-path rows, once per distinct
     (type, category, title phrase)."""
     tax = taxonomy.load()
-    if method.size and (method == MERCHANT).any():
+    merchant = method == MERCHANT
+    if method.size and merchant.any():
         depth = np.zeros(int(ids.max(initial=0)) + 1, dtype=np.int8)
-        for cid in np.unique(ids[method == MERCHANT]):  # only places that have places inside
-            depth[cid] = tax.node(int(cid)).depth if tax.children_of(int(cid)) else _REFINE_BELOW
-        shallow = (method == MERCHANT) & (np.take(depth, np.maximum(ids, 0)) < _REFINE_BELOW)
+        seen = np.zeros(len(depth), dtype=bool)  # the distinct ids: taxonomy ids are small, no hash needed
+        seen[ids[merchant]] = True
+        for cid in np.flatnonzero(seen).tolist():  # only places that have places inside
+            depth[cid] = tax.node(cid).depth if tax.children_of(cid) else _REFINE_BELOW
+        shallow = merchant & (np.take(depth, np.maximum(ids, 0)) < _REFINE_BELOW)
     else:
         shallow = np.zeros(len(ids), dtype=bool)
     todo = np.flatnonzero((ids < 0) | shallow)
