@@ -25,6 +25,7 @@ distinct value, and a catalog that (a)–(c) settle never builds the name index 
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -234,11 +235,14 @@ def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type,
     """Step (d), in place: on unmapped rows and shallow merchant-path rows, once per distinct
     (type, category, title phrase)."""
     tax = taxonomy.load()
-    if method.size and (method == MERCHANT).any():
+    merchant = method == MERCHANT
+    if method.size and merchant.any():
         depth = np.zeros(int(ids.max(initial=0)) + 1, dtype=np.int8)
-        for cid in np.unique(ids[method == MERCHANT]):  # only places that have places inside
-            depth[cid] = tax.node(int(cid)).depth if tax.children_of(int(cid)) else _REFINE_BELOW
-        shallow = (method == MERCHANT) & (np.take(depth, np.maximum(ids, 0)) < _REFINE_BELOW)
+        seen = np.zeros(len(depth), dtype=bool)  # the distinct ids: taxonomy ids are small, no hash needed
+        seen[ids[merchant]] = True
+        for cid in np.flatnonzero(seen).tolist():  # only places that have places inside
+            depth[cid] = tax.node(cid).depth if tax.children_of(cid) else _REFINE_BELOW
+        shallow = merchant & (np.take(depth, np.maximum(ids, 0)) < _REFINE_BELOW)
     else:
         shallow = np.zeros(len(ids), dtype=bool)
     todo = np.flatnonzero((ids < 0) | shallow)
@@ -339,10 +343,22 @@ def _without_placeholders(col: pa.ChunkedArray | None) -> pa.ChunkedArray | None
     from agent.catalog.readers.own_categories import PLACEHOLDERS
 
     d = as_dictionary(chunked(col))
+    # Only a few values can be placeholders: an ASCII value must hold an ASCII placeholder (any case),
+    # and a value without any letter or digit has no level at all (so it counts as one); non-ASCII
+    # values are all looked at. The rest are cleared by kernels over the dictionary, not a call each.
+    text = d.dictionary.cast(pa.string())
+    ascii_words = "|".join(re.escape(p) for p in sorted(PLACEHOLDERS) if p.isascii())
+    maybe = pc.or_(pc.or_(pc.invert(pc.string_is_ascii(text)), pc.match_substring_regex(text, ascii_words, ignore_case=True)),
+                   pc.invert(pc.match_substring_regex(text, "[A-Za-z0-9]")))
+    candidates = np.flatnonzero(np.asarray(pc.fill_null(maybe, False).to_numpy(zero_copy_only=False), dtype=bool))
+    if not len(candidates):
+        return col
     names = d.dictionary.to_pylist()
-    bad = np.array([v is not None and all(lv.strip().casefold() in PLACEHOLDERS
-                                          for lv in taxonomy.normalise_path(v).split(taxonomy.SEPARATOR) if lv.strip())
-                    for v in names] + [False], dtype=bool)
+    bad = np.zeros(len(names) + 1, dtype=bool)
+    for i in candidates.tolist():
+        v = names[i]
+        bad[i] = v is not None and all(lv.strip().casefold() in PLACEHOLDERS
+                                       for lv in taxonomy.normalise_path(v).split(taxonomy.SEPARATOR) if lv.strip())
     if not bad[:-1].any():
         return col
     idx = pc.fill_null(d.indices, len(names)).to_numpy(zero_copy_only=False).astype(np.int64)

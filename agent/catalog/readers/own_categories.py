@@ -66,6 +66,28 @@ def _join(paths: list[list[str]]) -> str | None:
     return SEPARATOR.join(kept) or None
 
 
+def _join_one(levels: list[str]) -> str | None:
+    """`_join([levels])`: one path needs no de-duplication."""
+    if len(levels) == 1 and levels[0].casefold() in PLACEHOLDERS:
+        return None
+    return " > ".join(levels) or None
+
+
+def _join_texts(paths: list[str]) -> str | None:
+    """`_join` of paths already joined (own-category values, split at SEPARATOR): the same result,
+    without splitting each path into levels only to join them again."""
+    out: list[str] = []
+    for text in paths:
+        if " > " not in text and text.casefold() in PLACEHOLDERS:
+            continue
+        if text and text not in out:
+            out.append(text)
+    if len(out) == 1:
+        return out[0]
+    kept = [p for p in out if not any(o != p and o.startswith(p + " > ") for o in out)]
+    return SEPARATOR.join(kept) or None
+
+
 def _several_if_paths(value: str) -> list[str]:
     """Split on commas only when two or more pieces are paths themselves (hold a `>`)."""
     pieces = [p for p in value.split(",") if p.strip()]
@@ -110,6 +132,8 @@ def generic(value: str | None) -> str | None:
     separate paths; `>` separates levels, else `/`."""
     if not value:
         return None
+    if ";" not in value and "," not in value:  # one path (the usual value): as the loop below would read it
+        return _join_one(_levels(value, ">" if ">" in value else "/"))
     paths = []
     for part in value.split(";"):
         for p in _several_if_paths(part):
@@ -121,6 +145,9 @@ def single(value: str | None) -> str | None:
     """A product type: one name, or a path when it holds `>`."""
     if not value:
         return None
+    if ">" not in value:  # one level (the usual type): what _join([_levels(value, ">")]) gives, directly
+        level = _clean(value)
+        return level if level and level.casefold() not in PLACEHOLDERS else None
     return _join([_levels(value, ">")])
 
 
@@ -139,14 +166,18 @@ def combine(*columns) -> pa.ChunkedArray | None:
         return None
     if len(present) == 1:
         return pa.chunked_array([present[0]])
-    n = len(present[0])
-    code = np.zeros(n, dtype=np.int64)
-    for d in present:
-        idx = entry_codes(d, np.arange(len(d.dictionary), dtype=np.int64), missing=-1)
-        code = code * (len(d.dictionary) + 1) + (idx + 1)
+    code = None
+    for d in present:  # one integer per row and combination, built in place (no temporaries per column)
+        idx = entry_codes(d, np.arange(1, len(d.dictionary) + 1, dtype=np.int64), missing=0)
+        if code is None:
+            code = idx
+        else:
+            code *= len(d.dictionary) + 1
+            code += idx
     enc = pc.dictionary_encode(pa.array(code))
     uniq = enc.dictionary.to_numpy(zero_copy_only=False)
-    names = [d.dictionary.cast(pa.string()).to_pylist() for d in present]
+    # each entry's paths, split once (not once per combination it takes part in)
+    names = [[paths_of(v) for v in d.dictionary.cast(pa.string()).to_pylist()] for d in present]
     sizes = [len(d.dictionary) + 1 for d in present]
     joined = []
     for c in uniq.tolist():
@@ -155,11 +186,11 @@ def combine(*columns) -> pa.ChunkedArray | None:
             parts.append(c % size - 1)
             c //= size
         parts.reverse()
-        paths: list[list[str]] = []
+        texts: list[str] = []
         for k, i in enumerate(parts):
-            if i >= 0 and names[k][i]:
-                paths.extend(p.split(" > ") for p in names[k][i].split(SEPARATOR))
-        joined.append(_join(paths))
+            if i >= 0:
+                texts.extend(names[k][i])
+        joined.append(_join_texts(texts))
     dictionary = pc.dictionary_encode(pa.array(joined, pa.string()))
     indices = pc.take(dictionary.indices, enc.indices)
     return pa.chunked_array([pa.DictionaryArray.from_arrays(indices, dictionary.dictionary, safe=False)])
