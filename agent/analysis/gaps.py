@@ -120,7 +120,7 @@ def _dense_codes(keys):
     return np.take(slot, shifted), (uniq + OTHER_KEY).tolist()
 
 
-def _excluded_products(scoped: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, int]:
+def _excluded_products(scoped: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int | str, int]:
     """Products left out by status (draft, archived) per subcategory key, and "total", from the scope's
     rows of every status — population()'s own filtered table, so the scope mask is applied once a turn."""
     if not set(common.value_counts(scoped["status"])) & set(common.EXCLUDED_STATUSES):

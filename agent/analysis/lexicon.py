@@ -559,7 +559,7 @@ def _lang(code: str) -> _Lang:
     stop = stems(STOPWORDS[code])
     and_words = stems(AND_WORDS[code])
     preps = stems(PREPOSITIONS[code])
-    intents = []
+    intents: list[tuple[tuple[str, ...], str]] = []
     for english, phrases in INTENT_WORDS[code].items():
         for phrase in _split(phrases):
             toks = tuple(stem(w, code) for w in _words(phrase))
@@ -575,8 +575,8 @@ def _lang(code: str) -> _Lang:
         prefixes.append(tuple(dict.fromkeys(fold(w) for w in _words(group))))
     outdoor = frozenset(stem(w, code) for w in _words(EQUIVALENTS[code][0])) if code in EQUIVALENTS else frozenset()
     by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
-    for phrase, english in intents:
-        by_first.setdefault(phrase[0], []).append((phrase, english))
+    for toks, english in intents:
+        by_first.setdefault(toks[0], []).append((toks, english))
     return _Lang(code, frozenset(stop - and_words - preps), frozenset(and_words), frozenset(preps - and_words),
                  intents, by_first, equiv, outdoor, tuple(prefixes) if code in COMPOUNDING else (),
                  frozenset(stems(FOR_WORDS[code]) & (preps - and_words)))
@@ -957,9 +957,10 @@ class _Question:
         after_category = False  # the last word kept was a category name ("brinquedos" → toys)
         while k < self.n:
             if self.owner[k] != FREE:
-                if self.out[k] is not None:
-                    words_out += self.out[k][0]
-                    toks_out += self.out[k][1]
+                out = self.out[k]
+                if out is not None:
+                    words_out += out[0]
+                    toks_out += out[1]
                     after_category = self.owner[k] == CATEGORY
                     k = self.end[k]
                 else:

@@ -359,9 +359,9 @@ class _OwnIndex:
     categories: dict[str, Counter]  # merchant category -> Counter of google ids (None for unmapped)
     level_names: dict[tuple[str, ...], set[str]]  # tokens of a category level name -> category values ending there
     # own categories (every path of every product, product types included; see readers/own_categories.py)
-    own_levels: dict[tuple[str, ...], set[str]] = None  # tokens of a level name -> own path prefixes ending there
-    own_prefix_ids: dict[str, Counter] = None  # own path prefix -> Counter of google ids of its rows
-    own_joined: dict[str, list[tuple[str, ...]]] = None  # a level's words written together -> its own_levels keys
+    own_levels: dict[tuple[str, ...], set[str]] = field(default_factory=dict)  # tokens of a level name -> own path prefixes ending there
+    own_prefix_ids: dict[str, Counter] = field(default_factory=dict)  # own path prefix -> Counter of google ids of its rows
+    own_joined: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # a level's words written together -> its own_levels keys
     # every own name the lexicon reads a foreign question against: category values and own paths
     # (product types included: a Shopify export's French "Plante d'intérieur" is a Type, not a category)
     lexicon_names: tuple[str, ...] = ()
@@ -527,6 +527,7 @@ def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, t
             ids = [i for i in ids if own.node_rows.get(i, 0) or any(own.node_rows.get(a, 0) for a in _accessories_of(i, taxonomy))]
         if ids:
             node = _best_node(ids, own, taxonomy)
+            assert node is not None  # ids is not empty
             return _Match(node, _merchant_inside(node, own, taxonomy), text, taxonomy.nodes[node].name)
     return None
 
@@ -751,7 +752,12 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
                     spans.append((len(phrase), i, i + length, phrase, after_prep))
     spans.sort(key=lambda x: (-x[0], not x[4], -x[1]))
     seen: set[tuple[str, ...]] = set()
-    spans = [sp for sp in spans if not (sp[3] in seen or seen.add(sp[3]))]  # a repeated phrase is tried once
+    kept = []
+    for sp in spans:  # a repeated phrase is tried once
+        if sp[3] not in seen:
+            seen.add(sp[3])
+            kept.append(sp)
+    spans = kept
     by_len: dict[int, list] = {}
     for sp in spans:
         by_len.setdefault(sp[0], []).append(sp)
@@ -977,7 +983,7 @@ def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Ta
 
     extra = _accessories_of(scope.taxonomy_id, taxonomy) if scope.taxonomy_id is not None else ()
     widened = None
-    if extra:
+    if extra and scope.taxonomy_id is not None:  # extra is () when taxonomy_id is None
         inside = set(scope.merchant_categories)
         for e in extra:
             inside |= set(_merchant_inside(e, own_idx, taxonomy))
@@ -1100,6 +1106,9 @@ def _read(seq: list[str], own_idx: _OwnIndex, taxonomy: Taxonomy, tax_idx):
         claim = None
         skills, used = _intents(seq)
     whole = _has(seq, _WHOLE_TOKENS)
+    match: _Match | None
+    span: Span | None
+    miss: Span | None
     if claim:
         match, span, miss = _match_phrase(_phrase(seq, *claim), own_idx, taxonomy, tax_idx, True), claim, None
     else:

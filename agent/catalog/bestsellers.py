@@ -218,8 +218,7 @@ def _category(row: dict[str, Any], taxonomy) -> tuple[int | None, int | None]:
     if report is None and path_text and path_text.isdigit():
         report = int(path_text)
         path_text = None
-    levels = [_text(row.get(f"category_l{i}")) for i in range(1, 6)]
-    levels = [x for x in levels if x]
+    levels = [x for x in (_text(row.get(f"category_l{i}")) for i in range(1, 6)) if x]
     own = None
     if levels:
         own = taxonomy.longest_prefix(" > ".join(levels))

@@ -156,6 +156,7 @@ class Cache(Generic[T]):
                 self._misses += 1
             else:
                 self._waits += 1
+        assert flight is not None  # the one in flight, or the one just started
         if not leader:
             return flight.result()
 
@@ -286,6 +287,7 @@ class SingleFlight:
             if leader:
                 flight = _Flight()
                 self._inflight[key] = flight
+        assert flight is not None  # the one in flight, or the one just started
         if not leader:
             return flight.result()
         return flight.lead(fn, self._lock, self._inflight, key)
@@ -338,8 +340,12 @@ def load_gcs(
     for attempt in range(2):
         ref = gcs.resolve(uri, fresh=attempt > 0)
         key = (namespace, ref.bucket, ref.name, ref.generation)
+
+        def load(ref: "ObjectRef" = ref) -> T:
+            return parse(gcs.download(ref), ref)
+
         try:
-            return ref, cache.get_or_load(key, lambda ref=ref: parse(gcs.download(ref), ref), size_of)
+            return ref, cache.get_or_load(key, load, size_of)
         except gcs.SnapshotChanged:
             if attempt:
                 raise

@@ -160,7 +160,7 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | 
 
 
 def _top(tax: taxonomy.Taxonomy, cid: int) -> str:
-    return tax.node(cid).path.split(taxonomy.SEPARATOR, 1)[0]
+    return tax.nodes[cid].path.split(taxonomy.SEPARATOR, 1)[0]
 
 
 # The catalog's own branches: a shop is about something. Once the confident readings (and the rows
@@ -186,11 +186,13 @@ def _branches(ids: np.ndarray, weights: np.ndarray) -> tuple[tuple[int, ...], di
     uniq, inv = np.unique(ids[ok], return_inverse=True)
     per = np.bincount(inv, weights=weights[ok])
     for cid, w in zip(uniq.tolist(), per.tolist()):
-        levels = tax.node(cid).path.split(taxonomy.SEPARATOR)
+        levels = tax.nodes[cid].path.split(taxonomy.SEPARATOR)
         a1 = tax.id_for_path(levels[0])
+        assert a1 is not None  # every ancestor of a taxonomy node is a node
         lvl1[a1] = lvl1.get(a1, 0.0) + w / total
         if len(levels) > 1:
             a2 = tax.id_for_path(taxonomy.SEPARATOR.join(levels[:2]))
+            assert a2 is not None
             lvl2[a2] = lvl2.get(a2, 0.0) + w / total
     roots = tuple(k for k, v in sorted(lvl2.items(), key=lambda kv: -kv[1]) if v >= _PRIOR_LEVEL2_SHARE)[:3]
     if not roots:
@@ -241,7 +243,7 @@ def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type,
         seen = np.zeros(len(depth), dtype=bool)  # the distinct ids: taxonomy ids are small, no hash needed
         seen[ids[merchant]] = True
         for cid in np.flatnonzero(seen).tolist():  # only places that have places inside
-            depth[cid] = tax.node(cid).depth if tax.children_of(cid) else _REFINE_BELOW
+            depth[cid] = tax.nodes[cid].depth if tax.children_of(cid) else _REFINE_BELOW
         shallow = merchant & (np.take(depth, np.maximum(ids, 0)) < _REFINE_BELOW)
     else:
         shallow = np.zeros(len(ids), dtype=bool)
@@ -282,14 +284,16 @@ def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type,
     if roots:
         unread = found < 0  # only rows no reading placed are read again inside the branches
         for k in np.flatnonzero(weak & (found >= 0)).tolist():
-            top = taxonomy.load().id_for_path(taxonomy.load().node(int(found[k])).path.split(taxonomy.SEPARATOR)[0])
+            top = taxonomy.load().id_for_path(taxonomy.load().nodes[int(found[k])].path.split(taxonomy.SEPARATOR)[0])
+            assert top is not None  # a taxonomy node's top level is a node
             if share1.get(top, 0.0) < _PRIOR_STRAY_SHARE:
                 # a stray bare noun: doubted, and read again only inside the branches (never moved
                 # elsewhere): "Ear Cuff" typed in an earring shop is no handcuff but an earring
                 found[k] = -1
                 unread[k] = True
         for k in np.flatnonzero(unread).tolist():
-            got2 = _name_match(*args[k], within=roots)
+            t, c, p = args[k]
+            got2 = _name_match(t, c, p, within=roots)
             if got2 is not None:
                 found[k] = got2[0]
     got = found[inverse]
@@ -420,6 +424,6 @@ def _arrays(tax: taxonomy.Taxonomy, ids: np.ndarray, method: np.ndarray) -> tupl
     path_idx = np.take(code, np.where(mask, len(present) - 1, ids) if any_missing else ids)
     path_arr = pa.DictionaryArray.from_arrays(
         pa.array(path_idx, type=pa.int32(), mask=mask if any_missing else None),
-        pa.array([tax.node(int(i)).path for i in distinct], pa.string()), safe=False)
+        pa.array([tax.nodes[int(i)].path for i in distinct], pa.string()), safe=False)
     method_arr = pa.DictionaryArray.from_arrays(pa.array(method.astype(np.int32)), pa.array(list(MAPPING_METHODS)), safe=False)
     return id_arr, path_arr, method_arr

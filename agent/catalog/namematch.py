@@ -42,7 +42,8 @@ import functools
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import cast
 
 from agent.catalog import taxonomy
 
@@ -122,7 +123,7 @@ class Index:
     by_head: dict[str, list[Entry]]
     localised: dict[str, int]  # casefolded localised leaf name -> id (only names with one id)
     implied: dict[str, frozenset[str]]  # noun stem -> words the taxonomy places it under
-    local_by_word: dict[str, list[Entry]] = None  # folded localised stem -> localised names holding it
+    local_by_word: dict[str, list[Entry]] = field(default_factory=dict)  # folded localised stem -> localised names holding it
 
 
 # Linking words of the bundled locales: "Camisetas de tirantes", "Housses pour meubles", "Мебель для сада".
@@ -223,7 +224,7 @@ def index() -> Index:
         tops: Counter[str] = Counter()
         seconds: Counter[str] = Counter()
         for cid in ids:
-            levels = tax.node(cid).path.split(taxonomy.SEPARATOR)
+            levels = tax.nodes[cid].path.split(taxonomy.SEPARATOR)
             tops[levels[0]] += 1
             if len(levels) > 1:
                 seconds.update(set(words(levels[1])))
@@ -245,7 +246,7 @@ def index() -> Index:
                 if not toks:
                     continue
                 tier = _TIER_SHARED if k >= len(names) else _TIER_PART if k else _TIER_NAME
-                e = Entry(toks, cid, tier, tax.node(cid).depth, frozenset(local_words(path)))
+                e = Entry(toks, cid, tier, tax.nodes[cid].depth, frozenset(local_words(path)))
                 for w in set(toks):
                     local_by_word[w].append(e)
     return Index(by_head=dict(by_head), localised={k: next(iter(v)) for k, v in localised.items() if len(v) == 1},
@@ -277,6 +278,7 @@ def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), stri
                 ids.add(e.google_id)
     if best is None:
         return None
+    assert winner is not None  # set together with best
     if strict and not within and best[0] == 1 and len(have) > 1 and not ((have - set(winner.tokens)) & winner.path_words):
         return Match(winner.google_id, False, 0)  # one word beside others that say nothing about it
     return Match(min(ids), len(ids) == 1, best[0] - 1)
@@ -314,8 +316,9 @@ def match(phrase: str | None, context: set[str] | frozenset[str] = frozenset(), 
     idx = index()
     parts = _split_parts(phrase)
     if parts:  # a joined phrase ("Food & Beverage"): what its parts share
-        got = [match(p, context, strict, within) for p in parts]
-        if any(m is None for m in got):
+        read = [match(p, context, strict, within) for p in parts]
+        got = [m for m in read if m is not None]
+        if len(got) < len(read):
             return None
         tax = taxonomy.load()
         common = _common_ancestor(tax, [m.google_id for m in got])
@@ -337,7 +340,7 @@ def _inside(cid: int, root: int) -> bool:
 
 
 def _common_ancestor(tax: taxonomy.Taxonomy, ids: list[int]) -> int | None:
-    paths = [tax.node(i).path.split(taxonomy.SEPARATOR) for i in ids]
+    paths = [tax.nodes[i].path.split(taxonomy.SEPARATOR) for i in ids]
     n = 0
     while all(len(p) > n for p in paths) and len({p[n] for p in paths}) == 1:
         n += 1
@@ -387,7 +390,7 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
         if len(_CACHE) >= _CACHE_MAX:
             _CACHE.clear()
         got = _CACHE[key] = _decide(idx, *key)
-    return got
+    return cast("Match | None", got)
 
 
 def _has_place_within(idx: Index, head: str, within: tuple[int, ...]) -> bool:
@@ -481,7 +484,7 @@ def _changes_kind(idx: Index, cands: list[Entry], winner: Entry, before: str) ->
 def _parent_of(cid: int) -> int | None:
     """The place holding a place (Clothing for Suits), None at the top."""
     tax = taxonomy.load()
-    levels = tax.node(cid).path.split(taxonomy.SEPARATOR)
+    levels = tax.nodes[cid].path.split(taxonomy.SEPARATOR)
     return tax.id_for_path(taxonomy.SEPARATOR.join(levels[:-1])) if len(levels) > 1 else None
 
 
@@ -516,7 +519,7 @@ def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], h
     ids = {e.google_id for e in best_entries}
     if len(ids) > 1:  # a true tie between places: no honest pick of one, but what they share may be
         common = _common_ancestor(taxonomy.load(), sorted(ids))
-        if common is not None and taxonomy.load().node(common).depth >= _TIE_MIN_DEPTH:
+        if common is not None and taxonomy.load().nodes[common].depth >= _TIE_MIN_DEPTH:
             return Match(common, True, best[0])  # "Scarf": Scarves & Shawls, whichever of its leaves
         return Match(min(ids), False, best[0])
     winner = best_entries[0]
