@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import re
 
 import numpy as np
@@ -96,8 +98,8 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         names = to_strings(raw["title"]).cast(pa.string())
         sku_names = pc.if_else(pa.array(is_sku), names, pa.scalar(None, pa.string()))
         for i in range(3):
-            cols[f"option{i + 1}_name"] = map_distinct(sku_names, lambda v, i=i: _option(v, i, 0), pa.string())
-            cols[f"option{i + 1}_value"] = map_distinct(sku_names, lambda v, i=i: _option(v, i, 1), pa.string())
+            cols[f"option{i + 1}_name"] = map_distinct(sku_names, functools.partial(_option, i=i, part=0), pa.string())
+            cols[f"option{i + 1}_value"] = map_distinct(sku_names, functools.partial(_option, i=i, part=1), pa.string())
         attributes_from_options(cols)
     return Draft(n=n, cols=cols, keep=keep, used=used, skipped=skipped, default_status="unknown",
                  skip_reason="before any Product row")

@@ -9,8 +9,10 @@ vectorised, the same for every format.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -347,10 +349,10 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
             jobs[name] = _text_job(name, cols[name], unique=name == "product_id" and draft.unique_product_ids)
     for name in DICT_FIELDS:
         if name in cols:
-            jobs[name] = (lambda v=cols[name]: clean_text(as_dict(v)))
+            jobs[name] = functools.partial(_clean_dict, cols[name])
     for name in MONEY_FIELDS:
         if name in cols:
-            jobs[name] = (lambda v=cols[name]: parse_money(v))
+            jobs[name] = functools.partial(parse_money, cols[name])
     if "inventory_qty" in cols:
         jobs["inventory_qty"] = lambda: parse_int(cols["inventory_qty"])
     if "inventory_policy" in cols:
@@ -360,7 +362,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     for name in ("sale_start", "sale_end"):
         if name in cols:
             # the one date rule of the catalog layer (agent.catalog.dates): Magento's "8/14/24" too
-            jobs[name] = (lambda v=cols[name]: _sale_dates(v, draft.month_first_dates))
+            jobs[name] = functools.partial(_sale_dates, cols[name], draft.month_first_dates)
     if "sale_window" in cols:
         jobs["sale_window"] = lambda: parse_sale_window(cols["sale_window"])
     # every column job also casts to its canonical type, so nothing waits for a last stage
@@ -387,7 +389,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         "keys": ids_and_keys,
         "own_categories": lambda: _own_categories(cols.get("own_categories"), got("category_path"), got("product_type")),
     }, n)
-    out: dict[str, object] = {"row_number": row_number, **{k: f.result() for k, f in futures.items()}}
+    out: dict[str, Any] = {"row_number": row_number, **{k: f.result() for k, f in futures.items()}}
     out.update({name: cols[name] for name in PASSTHROUGH_FIELDS if name in cols})
 
     currency = None
@@ -423,7 +425,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
 
     # what is not yet in its canonical type (currency, numbers, a few others) — usually nothing costly
     final = {k: v for k, v in out.items() if k in canonical.COLUMNS and v is not None}
-    final = _parallel({k: (lambda k=k, v=v: _to_schema(k, v)) for k, v in final.items()}, n)
+    final = _parallel({k: functools.partial(_to_schema, k, v) for k, v in final.items()}, n)
     for field_ in canonical.SCHEMA:  # columns the data lacks: all-null, over one shared zero buffer
         if field_.name not in final:
             final[field_.name] = null_column(n, field_.type)
@@ -494,7 +496,12 @@ def as_dict(arr):
     return to_strings(arr)
 
 
-def codes_of(arr, fn, labels: tuple[str, ...]) -> np.ndarray:
+def _clean_dict(values):
+    """A dictionary-encoded text column, cleaned (a column job of `finish`)."""
+    return clean_text(as_dict(values))
+
+
+def codes_of(arr, fn, labels: tuple[object, ...]) -> np.ndarray:
     """Per-row int8 code (index into labels, -1 for none) from fn evaluated once per distinct value."""
     return value_codes(arr, lambda v: labels.index(r) if (r := fn(v)) in labels else -1, np.int8)
 

@@ -31,6 +31,9 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import re
 
 import numpy as np
@@ -52,6 +55,11 @@ def _category(v: str | None) -> str | None:
     if len(levels) > 1:
         levels = levels[1:]  # the root category ("Default Category") is not a merchant level
     return " > ".join(levels) or None
+
+
+def _attr_value(attr: str, v: str | None) -> str | None:
+    """One attribute of an `additional_attributes` cell (map_distinct calls it once per distinct cell)."""
+    return _attrs(v).get(attr)
 
 
 def _attrs(v: str | None) -> dict[str, str]:
@@ -140,7 +148,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     # child sku -> parent row (Python over parent rows only: a few per thousand)
     parent_row = np.full(n, -1, dtype=np.int64)
     has_children = np.zeros(n, dtype=bool)
-    links = [(role, parse) for role, parse in (("configurable_variations", _children), ("associated_skus", _members))
+    links: list[tuple[str, Callable[[str | None], list[str]] | None]] = [(role, parse) for role, parse in (("configurable_variations", _children), ("associated_skus", _members))
              if role in raw]
     if "parent_sku" in raw:  # the child names its parent (a column some export tools add)
         links.append(("parent_sku", None))
@@ -156,21 +164,21 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         for role, parse in links:  # configurable first: its claim on a child wins
             if parse is None:
                 for j, v in enumerate(to_strings(raw[role]).cast(pa.string()).to_pylist()):
-                    i = row_of_sku.get(v.strip()) if v and product[j] else None
-                    if i is not None and i != j and parent_row[j] < 0 and not has_children[j]:
-                        parent_row[j] = i
-                        has_children[i] = True
+                    parent = row_of_sku.get(v.strip()) if v and product[j] else None
+                    if parent is not None and parent != j and parent_row[j] < 0 and not has_children[j]:
+                        parent_row[j] = parent
+                        has_children[parent] = True
                 continue
             for i, v in enumerate(raw[role].to_pylist()):
                 if not v or not product[i]:
                     continue
                 for child in parse(v):
-                    j = row_of_sku.get(child)
-                    if j is None or j == i or parent_row[j] >= 0 or has_children[j]:
+                    row = row_of_sku.get(child)
+                    if row is None or row == i or parent_row[row] >= 0 or has_children[row]:
                         continue
-                    if role == "associated_skus" and not hidden[j]:
+                    if role == "associated_skus" and not hidden[row]:
                         continue  # a visible group member is a product of its own
-                    parent_row[j] = i
+                    parent_row[row] = i
                     has_children[i] = True
     keep = product & ~has_children & (kind_np != "grouped")
 
@@ -185,7 +193,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if "additional_attributes" in raw:
         extra = raw["additional_attributes"]
         for attr in ("color", "size", "material", "brand"):
-            got = map_distinct(to_strings(extra), lambda v, a=attr: _attrs(v).get(a), pa.string())
+            got = map_distinct(to_strings(extra), functools.partial(_attr_value, attr), pa.string())
             if attr == "brand":
                 raw["brand"] = coalesce(raw.get("brand"), got)
             else:

@@ -208,4 +208,4 @@ def levels_of(path: str) -> list[str]:
 def is_placeholder(name: str | None) -> bool:
     """Is a category value the platform's "no category" ("Uncategorized", "Sem categoria")? Such a value
     is never shown as a category: its products count as having no own category."""
-    return bool(name) and " ".join(name.split()).casefold() in PLACEHOLDERS
+    return bool(name) and " ".join((name or "").split()).casefold() in PLACEHOLDERS

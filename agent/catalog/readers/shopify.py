@@ -24,6 +24,8 @@ carry only an image. So:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -65,7 +67,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     first = FillDown.plan(keys, nkeys, first_row_per_key(keys, nkeys))  # product fields: a handle's first row
     filled = [name for name in PRODUCT_FIELDS if name in raw and name not in ("status", "published")]
     # the fills run on the pool while this thread works out the rows, status and stock below
-    fills = submit_all({name: (lambda v=raw[name]: first.apply(v)) for name in filled}, n)
+    fills = submit_all({name: functools.partial(first.apply, raw[name]) for name in filled}, n)
     for name in ("sku", "price", "compare_at_price", "currency", "gtin", "inventory_qty", "inventory_policy",
                  "option1_value", "option2_value", "option3_value"):
         if name in raw:
@@ -118,7 +120,9 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
                 cols[nm] = blank_where(cols[nm], default)
     attributes_from_options(cols)
     for col in extra_columns(table.column_names):
-        attr = _metafield_attr(*headers.metafield(col))
+        label_key = headers.metafield(col)
+        assert label_key is not None  # extra_columns() lists metafield headers only
+        attr = _metafield_attr(*label_key)
         cols[attr] = coalesce(cols.get(attr), fill_down(table[col], keys, nkeys, first))
         used.add(col)
 
