@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from agent.catalog.cache import Cache
 from agent.catalog.evidence import KIND_ATTACHED, KIND_CONTEXT, LoadedCatalog
 from agent.catalog.ingest import read_table_bytes
 from agent.protocol import objects
 from agent.store import gcs as gcs_store
 from agent.store.base import ContextChange, NotCancelable, as_context_catalog
-from agent.store.memory import BoundedLru, MemoryContextStore, MemoryTaskStore
+from agent.store.memory import MemoryContextStore, MemoryTaskStore
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo" / "catalog.csv"
 
@@ -221,13 +222,15 @@ def test_hostile_ids_stay_inside_their_folder(backend):
 
 
 def test_memory_bounds_by_entries_and_bytes():
-    lru = BoundedLru(max_entries=3, max_bytes=1000)
+    lru: Cache[str] = Cache(1000, max_entries=3, keep_newest=True)  # the stores' settings
     for key in "abcd":
         lru.put(key, key, 10)
     assert len(lru) == 3 and "a" not in lru
     lru.get("b")  # b is now the most recent
     lru.put("big", "big", 985)
-    assert "big" in lru and "b" in lru and "c" not in lru and "d" not in lru and lru.bytes == 995
+    assert "big" in lru and "b" in lru and "c" not in lru and "d" not in lru and lru.bytes_used == 995
+    lru.put("huge", "huge", 5000)  # a store keeps what it was just given, alone over the bound
+    assert "huge" in lru and len(lru) == 1
 
     catalog, size = _catalog(200)
     weight = catalog.table.nbytes

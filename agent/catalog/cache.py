@@ -98,13 +98,17 @@ class Cache(Generic[T]):
     * `max_entries`: at most this many entries (least recently used evicted first).
     * `ttl`: an entry is missing `ttl` seconds after it was stored (`clock` is injectable so tests move
       time without sleeping); `ttl <= 0` stores nothing.
+    * `keep_newest`: for a store rather than a cache — the entry just written is always kept, even
+      alone over `max_bytes` (everything older is evicted first), since a store may not drop what it
+      was just told to keep (the in-memory task and context stores, agent.store.memory).
     * `get_or_load(key, loader)`: a hit returns at once; a miss runs `loader` in the calling thread
       while every other caller of the same key waits for that one result. A loader exception is not
       cached: it propagates to the caller and to all waiters, and the next call loads again.
     """
 
     def __init__(self, max_bytes: int | None = None, *, max_entries: int | None = None, ttl: float | None = None,
-                 size_of: Callable[[Any], int] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+                 size_of: Callable[[Any], int] | None = None, clock: Callable[[], float] = time.monotonic,
+                 keep_newest: bool = False) -> None:
         if max_bytes is not None and max_bytes < 0:
             raise ValueError("max_bytes must be >= 0")
         if max_entries is not None and max_entries < 1:
@@ -114,6 +118,7 @@ class Cache(Generic[T]):
         self.ttl = ttl
         self.clock = clock
         self._size_of = size_of
+        self.keep_newest = keep_newest
         self._lock = threading.Lock()
         self._entries: OrderedDict[Hashable, tuple[T, int, float]] = OrderedDict()
         self._inflight: dict[Hashable, _Flight] = {}
@@ -183,7 +188,7 @@ class Cache(Generic[T]):
         """Insert under the lock, evicting least recently used entries until within the bounds."""
         if self.ttl is not None and self.ttl <= 0:
             return
-        if self._max_bytes is not None and size > self._max_bytes:
+        if self._max_bytes is not None and size > self._max_bytes and not self.keep_newest:
             self._oversize += 1
             log.warning("cache value of %d bytes exceeds the %d-byte budget; not kept", size, self._max_bytes)
             return
@@ -198,7 +203,8 @@ class Cache(Generic[T]):
             self._bytes -= old[1]
 
     def _evict(self) -> None:
-        while self._entries and ((self._max_bytes is not None and self._bytes > self._max_bytes)
+        floor = 1 if self.keep_newest else 0  # the newest entry is the last one
+        while len(self._entries) > floor and ((self._max_bytes is not None and self._bytes > self._max_bytes)
                                  or (self.max_entries is not None and len(self._entries) > self.max_entries)):
             evicted_key, (_, evicted_size, _) = self._entries.popitem(last=False)
             self._bytes -= evicted_size

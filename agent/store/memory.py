@@ -11,8 +11,9 @@ import copy
 import dataclasses
 import threading
 import time
-from collections import OrderedDict
 from typing import Any, Callable
+
+from agent.catalog.cache import Cache
 
 from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable
 
@@ -30,58 +31,13 @@ def approx_size(value: Any) -> int:
     return 8
 
 
-class BoundedLru:
-    """key -> value, evicting the least recently used entry beyond `max_entries` or `max_bytes`.
-
-    Each entry remembers when it was written; `get` treats entries older than `ttl_s` as missing.
-    Not thread-safe on its own: the stores hold a lock around it.
-    """
-
-    def __init__(self, max_entries: int, max_bytes: int, ttl_s: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.max_entries, self.max_bytes, self.ttl_s, self.clock = max_entries, max_bytes, ttl_s, clock
-        self._items: OrderedDict[str, tuple[Any, int, float]] = OrderedDict()
-        self.bytes = 0
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __contains__(self, key: str) -> bool:
-        return self.get(key) is not None
-
-    def get(self, key: str) -> Any:
-        item = self._items.get(key)
-        if item is None:
-            return None
-        value, size, written = item
-        if self.ttl_s is not None and self.clock() - written > self.ttl_s:
-            self.pop(key)
-            return None
-        self._items.move_to_end(key)
-        return value
-
-    def put(self, key: str, value: Any, size: int) -> None:
-        self.pop(key)
-        self._items[key] = (value, size, self.clock())
-        self.bytes += size
-        # Evict oldest first; the entry just written stays even if it alone exceeds max_bytes.
-        while len(self._items) > 1 and (len(self._items) > self.max_entries or self.bytes > self.max_bytes):
-            oldest = next(iter(self._items))
-            self.pop(oldest)
-
-    def pop(self, key: str) -> None:
-        item = self._items.pop(key, None)
-        if item is not None:
-            self.bytes -= item[1]
-
-
 class MemoryTaskStore:
     poll_interval = 0.02
 
     def __init__(self, max_entries: int = 1000, max_bytes: int = 256 * 1024 * 1024, ttl_days: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         # key -> (task, party): the party that created the task travels with it and is never overwritten
-        self._tasks = BoundedLru(max_entries, max_bytes, ttl_days * _DAY_S if ttl_days else None, clock)
+        self._tasks: Cache[tuple[dict[str, Any], str]] = Cache(max_bytes, max_entries=max_entries, ttl=ttl_days * _DAY_S if ttl_days else None, clock=clock, keep_newest=True)
         self._cancel: set[str] = set()
         self._lock = threading.Lock()
 
@@ -162,7 +118,7 @@ def _copy(state: ContextState) -> ContextState:
 class MemoryContextStore:
     def __init__(self, max_entries: int = 500, max_bytes: int = 256 * 1024 * 1024, ttl_days: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self._contexts = BoundedLru(max_entries, max_bytes, ttl_days * _DAY_S if ttl_days else None, clock)
+        self._contexts: Cache[ContextState] = Cache(max_bytes, max_entries=max_entries, ttl=ttl_days * _DAY_S if ttl_days else None, clock=clock, keep_newest=True)
         self._lock = threading.Lock()
 
     def load(self, context_id: str) -> ContextState | None:
