@@ -8,6 +8,7 @@ last send. Never asserted; the figures go to bench/README.md.
 
     .venv/bin/python bench/bench_memory.py            # BENCH_SENDS (150), BENCH_BODY_MIB (24)
     BENCH_KEEP=0 .venv/bin/python bench/bench_memory.py   # with CONTEXT_MAX_ATTACHED_BYTES=0
+    BENCH_BUDGET_MIB=256 .venv/bin/python bench/bench_memory.py   # with MEMORY_BUDGET_BYTES = 256 MiB
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}/"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("STATE_", "CATALOG_", "MEMORY_", "CONTEXT_"))}
     env.update({"PUBLIC_URL": url, "THREADS": "8", "LOG_LEVEL": "WARNING"})
+    if os.environ.get("BENCH_BUDGET_MIB"):  # the one memory budget every cache and store is sized from
+        env["MEMORY_BUDGET_BYTES"] = str(int(float(os.environ["BENCH_BUDGET_MIB"]) * 2**20))
     if os.environ.get("BENCH_KEEP") == "0":  # conversations keep no attached catalog: what remains is the rest
         env["CONTEXT_MAX_ATTACHED_BYTES"] = "0"
     proc = subprocess.Popen([sys.executable, "-m", "functions_framework", "--target=a2a", "--host=127.0.0.1",
