@@ -48,6 +48,8 @@ class SourceEvidence:
     format_missing: list[str] = field(default_factory=list)  # the format's required columns not in the header
     skipped_reasons: dict[str, int] = field(default_factory=dict)  # reason -> rows, summing to rows_skipped
     snapshot_note: str | None = None  # why date columns gave no snapshot date ("updated_at: day/month order …")
+    bytes_scanned: int | None = None  # BigQuery: bytes the read scanned (dry-run estimate), None elsewhere
+    bytes_exact: bool = True  # False: the engine gave no estimate, bytes_scanned is a lower bound
 
 
 @dataclass(frozen=True)

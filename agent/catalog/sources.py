@@ -34,7 +34,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agent.catalog import bqref
 from agent.catalog.attachments import Attachment
+from agent.catalog.bqref import BadBqUri, is_bq, parse_bq_uri
 from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.evidence import (
     KIND_ATTACHED, KIND_DEMO, KIND_GCS, KIND_LOCAL, CatalogInputs, LoadedCatalog, SourceEvidence,
@@ -57,7 +59,12 @@ __all__ = ["Attachment", "load_catalog_inputs", "read_table_bytes", "combine", "
 
 
 class SourceFailed(Exception):
-    """A configured source could not be read; the message is for the log only."""
+    """A configured source could not be read; the message is for the log only. `problem`, when set,
+    is the fixed sentence the answer gives instead of the generic one (a BigQuery cost refusal)."""
+
+    def __init__(self, message: str, problem: str | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 def load_catalog_inputs(
@@ -70,6 +77,7 @@ def load_catalog_inputs(
     earlier: Sequence[LoadedCatalog] = (),
     progress: Callable[[str], None] = lambda m: None,
     refused: Sequence[Unreadable] = (),
+    merchant_id: str | None = None,
 ) -> CatalogInputs:
     """Load this turn's own and reference catalogs; see the module docstring for the rules.
 
@@ -106,10 +114,10 @@ def load_catalog_inputs(
     elif own is None and catalog_uri:
         progress("Reading the configured catalog…")
         try:
-            own = combine([load_location(catalog_uri, local_root)])
+            own = combine([load_location(catalog_uri, local_root, merchant_id)])
         except SourceFailed as exc:
             log.warning("configured catalog unreadable: %s", exc)
-            problems.append(CATALOG_PROBLEM)
+            problems.append(exc.problem or CATALOG_PROBLEM)
     elif own is None:
         progress("Reading the demo catalog…")
         try:
@@ -121,11 +129,11 @@ def load_catalog_inputs(
     if reference is None and reference_uri:
         progress("Reading the reference catalog…")
         try:
-            table, ev = load_location(reference_uri, local_root)
+            table, ev = load_location(reference_uri, local_root, merchant_id)
             reference = combine([(table, dataclasses.replace(ev, role="reference"))])
         except SourceFailed as exc:
             log.warning("reference catalog unreadable: %s", exc)
-            problems.append(REFERENCE_PROBLEM)
+            problems.append(exc.problem.replace("catalog", "reference catalog", 1) if exc.problem else REFERENCE_PROBLEM)
     return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems)
 
 
@@ -212,10 +220,13 @@ def combine_loaded(catalogs: Sequence[LoadedCatalog]) -> LoadedCatalog:
 
 # ------------------------------------------------------------------ locations
 
-def load_location(uri: str, local_root: str | None) -> tuple[pa.Table, SourceEvidence]:
-    """A configured location (gs:// file or prefix, local file or folder) -> table + evidence copy."""
+def load_location(uri: str, local_root: str | None, merchant_id: str | None = None) -> tuple[pa.Table, SourceEvidence]:
+    """A configured location (gs:// file or prefix, bq:// table or transfer dataset, local file or
+    folder) -> table + evidence copy."""
     if uri.startswith("gs://"):
         return _load_gcs(uri)
+    if is_bq(uri):
+        return _load_bigquery(uri, merchant_id)
     return _load_local(uri, local_root)
 
 
@@ -236,6 +247,42 @@ def _load_gcs(uri: str) -> tuple[pa.Table, SourceEvidence]:
     except ValueError as exc:
         raise SourceFailed(f"{uri}: {exc}") from None
     return table, dataclasses.replace(ev)
+
+
+def _load_bigquery(uri: str, merchant_id: str | None) -> tuple[pa.Table, SourceEvidence]:
+    """A bq:// location: the newest partition of the table (agent.catalog.bigquery). Read on each
+    turn (no table cache yet: the partition and its estimate are checked every time)."""
+    from agent.catalog import bigquery as bq
+    from agent.config import BigQuerySettings
+
+    settings = bqref.SETTINGS or BigQuerySettings()
+    try:
+        ref = parse_bq_uri(uri).for_merchant(merchant_id or settings.merchant_center_id)
+        table, ev = bq.load_table(ref, settings, ref.uri)
+    except BadBqUri as exc:
+        raise SourceFailed(str(exc)) from None
+    except bq.BytesCapExceeded as exc:
+        raise SourceFailed(str(exc), problem=(
+            f"The configured catalog was not read: BigQuery estimates {bytes_text(exc.estimate)} to scan, "
+            f"over the {bytes_text(exc.cap)} cap per question (BIGQUERY_MAXIMUM_BYTES_BILLED).")) from None
+    except bq.OverSizeLine as exc:
+        raise SourceFailed(str(exc), problem=(
+            f"The configured catalog was not read: its newest partition ({bytes_text(exc.plan.estimate_bytes)}) is "
+            f"above the in-memory line of {bytes_text(settings.in_memory_bytes)} (BIGQUERY_IN_MEMORY_BYTES), and "
+            "this question has no BigQuery aggregation yet.")) from None
+    except bq.BigQueryUnavailable as exc:
+        raise SourceFailed(str(exc)) from None
+    except UnreadableCatalog as exc:
+        raise SourceFailed(f"{uri}: {exc.reason}") from None
+    return table, dataclasses.replace(ev)
+
+
+def bytes_text(n: int) -> str:
+    """1,288,490,189 -> "1.2 GB" (decimal units, as BigQuery's console states bytes)."""
+    for unit, size in (("TB", 10 ** 12), ("GB", 10 ** 9), ("MB", 10 ** 6), ("kB", 10 ** 3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n:,} bytes"
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -74,6 +74,10 @@ def source_line(source: SourceEvidence, markdown: bool = True) -> str:
     if source.rows_overlong:
         cells = _count(source.extra_cells, "extra cell", "extra cells")
         rows += f", {_count(source.rows_overlong, 'row', 'rows')} longer than the header ({cells} not read)"
+    if source.bytes_scanned is not None:
+        from agent.catalog.sources import bytes_text
+
+        rows += f", {'' if source.bytes_exact else 'at least '}{bytes_text(source.bytes_scanned)} scanned"
     if source.snapshot_date:
         date = f"snapshot date {source.snapshot_date.isoformat()}"
         if source.snapshot_origin:

@@ -361,6 +361,7 @@ class Runner:
             local_root=self.deps.local_root,
             earlier=tuple(self.deps.contexts.load_catalogs(context)) if not turn.attachments and context.has_catalogs else (),
             refused=turn.unreadable,
+            merchant_id=turn.merchant_id,
         )
         if context.expired_catalogs and not turn.attachments:
             names = ", ".join(dict.fromkeys(context.expired_catalogs))

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from agent.catalog.bqref import BadBqUri, is_bq, parse_bq_uri
 from agent.config import BUCKET_NAME
 from agent.protocol.errors import INVALID_PARAMS, RpcError
 
@@ -89,8 +90,36 @@ def _bucket_allowed(bucket: str) -> bool:
         return True
 
 
+def bq_uri_allowed(uri: str, prefixes: Sequence[str], merchant_id: str) -> bool:
+    """A bq:// location, resolved for the caller's merchant, inside an allowed bq:// prefix.
+
+    The same rules as gs://, written for tables: `bq://project.dataset` in ALLOWED_CATALOG_PREFIXES
+    admits any table of that dataset (as a bucket prefix admits its objects);
+    `bq://project.dataset.Products_{merchant_id}` admits only the caller's own table. A context's
+    `bq://project.dataset` names the caller's `Products_<merchant_id>`, so it is checked as that table.
+    """
+    try:
+        ref = parse_bq_uri(uri).for_merchant(merchant_id)
+    except BadBqUri:
+        return False
+    for prefix in prefixes:
+        if not is_bq(prefix):
+            continue
+        try:
+            allowed = parse_bq_uri(prefix.replace(MERCHANT_PLACEHOLDER, merchant_id))
+        except BadBqUri:
+            continue  # a placeholder filled with a merchant id that is no table name admits nothing
+        if (allowed.project, allowed.dataset) != (ref.project, ref.dataset):
+            continue
+        if allowed.table is None or allowed.table == ref.table:
+            return True
+    return False
+
+
 def uri_allowed(uri: Any, prefixes: Sequence[str], merchant_id: str) -> bool:
-    """True only for a clean gs:// URI under an allowed prefix. Pure string checks, no I/O."""
+    """True only for a clean gs:// (or bq://) URI under an allowed prefix. Pure string checks, no I/O."""
+    if is_bq(uri):
+        return bq_uri_allowed(uri, prefixes, merchant_id)
     if not isinstance(uri, str) or not uri.startswith("gs://"):
         return False  # http(s)://, file://, local paths, metadata-server URLs never pass
     bucket, slash, path = uri[len("gs://"):].partition("/")
@@ -102,6 +131,8 @@ def uri_allowed(uri: Any, prefixes: Sequence[str], merchant_id: str) -> bool:
     if any(seg in (".", "..") for seg in segments) or "" in segments[:-1]:
         return False  # climbing out of a prefix, or "//" tricks
     for prefix in prefixes:
+        if is_bq(prefix):
+            continue
         prefix = prefix.replace(MERCHANT_PLACEHOLDER, merchant_id)
         if not prefix.endswith("/"):
             prefix += "/"
