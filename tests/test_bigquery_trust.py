@@ -72,3 +72,18 @@ def test_catalog_context_with_bq_uri_passes_and_fails_like_gs():
                        ({"merchant_id": "123", "catalog_uri": "bq:/proj-one.mc"}, None)):
         with pytest.raises(RpcError):
             verify(raw, prefixes=prefixes, secret=None, bound_merchant=bound)
+
+
+def test_importing_main_with_a_bq_catalog_loads_no_bigquery_client():
+    """Cold start: the BigQuery clients are imported when a bq:// source is read, not before."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    code = ("import sys, main; from agent import config; from agent.service.handler import Service; "
+            "Service(config.load({'CATALOG_URI': 'bq://proj-one.mc', 'MERCHANT_CENTER_ID': '1'})); "
+            "print(sorted(m for m in sys.modules if m.startswith(('google.cloud.bigquery', 'grpc'))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
