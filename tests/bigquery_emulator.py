@@ -70,7 +70,10 @@ class BqEmulator:
             raise RuntimeError(f"the BigQuery emulator's venv is missing ({python}): run `make test` once")
         self._install_spatial(python)
         env = {k: v for k, v in os.environ.items() if not k.startswith("BQEMU_")}
-        env.update({"HOME": self._home, "BQEMU_ENABLE_FORMAT_EXTENSIONS": "false", "PYTHONUNBUFFERED": "1"})
+        # The emulator sends a read stream in 65,536-row messages, and its gRPC send limit is derived
+        # from the Write API's request cap (+1 MiB): 64 MiB lets wide transfer rows through.
+        env.update({"HOME": self._home, "BQEMU_ENABLE_FORMAT_EXTENSIONS": "false", "PYTHONUNBUFFERED": "1",
+                    "BQEMU_WRITE_API_MAX_REQUEST_BYTES": str(64 * 1024 * 1024)})
         self._log = open(Path(self._home) / "emulator.log", "wb")
         self._proc = subprocess.Popen(
             [str(python), "-m", "bqemulator", "start", "--rest-port", str(self.rest_port), "--grpc-port",

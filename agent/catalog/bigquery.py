@@ -128,7 +128,10 @@ def _read_client(settings: Any) -> Any:
         import grpc
         from google.cloud.bigquery_storage_v1.services.big_query_read.transports import BigQueryReadGrpcTransport
 
-        channel = grpc.insecure_channel(settings.storage_emulator_host)
+        # no message size limit, as the client's own default transport sets (a read stream's
+        # messages pass 4 MB, gRPC's default, on tables of a few tens of thousands of rows)
+        unlimited = [("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)]
+        channel = grpc.insecure_channel(settings.storage_emulator_host, options=unlimited)
         return BigQueryReadClient(transport=BigQueryReadGrpcTransport(channel=channel))
     return BigQueryReadClient()
 
