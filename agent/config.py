@@ -124,7 +124,7 @@ def _location(env: Mapping[str, str], name: str) -> str | None:
             raise ConfigError(f"{name} must look like gs://bucket/path, not {raw!r}")
         return raw
     if "://" in raw:
-        raise ConfigError(f"{name} must be a gs:// or bq:// URI or a local folder; other URLs are not fetched")
+        raise ConfigError(f"{name} must be a gs:// URI or a local folder, or a bq:// table; other URLs are not fetched")
     return os.path.abspath(raw)
 
 

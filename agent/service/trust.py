@@ -6,7 +6,9 @@ Deny by default: a catalog_context is honoured only when
 2. every URI in it is a plain `gs://bucket/object-or-prefix` under one of ALLOWED_CATALOG_PREFIXES
    (default: the configured catalog bucket; a prefix may hold `{merchant_id}`, which then must be the
    caller's merchant). http(s)://, file://, local paths, metadata-server addresses, `.`/`..` segments,
-   percent-encoding, backslashes, `?`/`#` and control characters never pass;
+   percent-encoding, backslashes, `?`/`#` and control characters never pass. A `bq://project.dataset[.table]`
+   (agent.catalog.bqref) passes only under a `bq://` prefix of the same project and dataset (see
+   bq_uri_allowed); a dataset names the caller's own `Products_<merchant_id>`;
 3. when CATALOG_CONTEXT_SECRET is set, `signature` is the hex HMAC-SHA256 of the canonical JSON below,
    compared in constant time;
 4. the conversation is not bound to another merchant.
@@ -206,7 +208,7 @@ def _main(argv: list[str]) -> int:
         return 2
     fields = {k: v for k, v in fields.items() if k != "signature"}
     if not _validator().is_valid(fields):
-        print("not a valid catalog_context: merchant_id and catalog_uri (gs://…) are required, "
+        print("not a valid catalog_context: merchant_id and catalog_uri (gs://… or bq://…) are required, "
               "reference_uri is optional, nothing else is allowed", file=sys.stderr)
         return 2
     print(json.dumps(dict(fields, signature=sign(fields, secret)), ensure_ascii=False))
