@@ -90,3 +90,44 @@ def test_a_dataset_without_a_merchant_id_or_a_missing_table_is_a_problem_not_a_c
     for uri, merchant in ((f"bq://{where}", None), (f"bq://{where}", "999"), (f"bq://{where}.Nope", None)):
         inputs = load_catalog_inputs([], catalog_uri=uri, merchant_id=merchant)
         assert inputs.own is None and inputs.problems == ["The configured catalog could not be read."]
+
+
+def test_any_other_table_maps_through_the_generic_header_aliases(bq_emulator, settings):  # noqa: F811
+    """Not a transfer table: its scalar columns go through the same header profiles as a CSV's."""
+    from google.cloud import bigquery
+
+    client = bq_emulator.client
+    ds = f"{bq_emulator.project}.generic_{id(settings) % 100000}"
+    client.create_dataset(ds, exists_ok=True)
+    F = bigquery.SchemaField
+    table = client.create_table(bigquery.Table(f"{ds}.my_products", schema=[
+        F("sku", "STRING"), F("title", "STRING"), F("brand", "STRING"), F("price", "FLOAT"),
+        F("currency", "STRING"), F("category", "STRING"), F("internal_notes", "STRING"),
+        F("tags", "STRING", mode="REPEATED")]))
+    demo = [r for r in bq_seed.demo_rows() if r["price"]][:40]
+    client.insert_rows_json(table, [{"sku": r["sku"], "title": r["title"], "brand": r["brand"], "price": float(r["price"]),
+                                     "currency": r["currency"], "category": r["category"], "internal_notes": "x",
+                                     "tags": ["a"]} for r in demo])
+    inputs = load_catalog_inputs([], catalog_uri=f"bq://{ds}.my_products")
+    got = inputs.own.table
+    assert inputs.problems == [] and got.num_rows == len(demo)
+    assert sorted(zip(got["sku"].to_pylist(), got["price"].to_pylist())) == sorted((r["sku"], float(r["price"])) for r in demo)
+    ev = inputs.own.sources[0]
+    assert ev.format.endswith("(BigQuery table)") and ev.snapshot_date is None
+    assert "internal_notes" not in ev.columns and "tags" not in ev.columns  # projected: only what is used
+
+
+def test_a_partition_larger_than_a_grpc_message_is_read_whole(bq_emulator, settings):  # noqa: F811
+    """Read streams arrive in messages of 65,536 rows; wide transfer rows make them pass 4 MB."""
+    base = bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=bq_seed.demo_products_rows())
+    big = bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=[])
+    names = [f.name for f in bq_seed.products_schema()]
+    select = ", ".join(f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}"
+                       for n in names)
+    bq_emulator.client.query(
+        f"INSERT INTO `{big}.Products_{MERCHANT}` ({', '.join(names)}) SELECT {select} "
+        f"FROM `{base}.Products_{MERCHANT}` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, 12)) AS k").result()
+    inputs = load_catalog_inputs([], catalog_uri=f"bq://{big}", merchant_id=str(MERCHANT))
+    assert inputs.problems == []
+    n = len(bq_seed.demo_products_rows())
+    assert inputs.own.table.num_rows == 12 * n > 32_000
