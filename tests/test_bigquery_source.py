@@ -131,3 +131,28 @@ def test_a_partition_larger_than_a_grpc_message_is_read_whole(bq_emulator, setti
     assert inputs.problems == []
     n = len(bq_seed.demo_products_rows())
     assert inputs.own.table.num_rows == 12 * n > 32_000
+
+
+def test_a_table_that_is_no_catalog_is_read_raw_for_its_own_reader(bq_emulator, settings):  # noqa: F811
+    """read_newest_partition: what a Best sellers reader builds on (projected, newest partition only)."""
+    from google.cloud import bigquery
+
+    from agent.catalog.bigquery import read_newest_partition
+    from agent.catalog.bqref import parse_bq_uri
+
+    client = bq_emulator.client
+    ds = f"{bq_emulator.project}.bestsellers_{id(client) % 100000}"
+    client.create_dataset(ds, exists_ok=True)
+    F = bigquery.SchemaField
+    t = bigquery.Table(f"{ds}.BestSellersBrandWeekly_{MERCHANT}", schema=[
+        F("rank_timestamp", "TIMESTAMP"), F("rank_id", "STRING"), F("rank", "INTEGER"), F("brand", "STRING"),
+        F("category_id", "INTEGER"), F("relative_demand", "RECORD", fields=[F("bucket", "STRING")])])
+    t.time_partitioning = bigquery.TimePartitioning(type_=bigquery.TimePartitioningType.DAY, field="rank_timestamp")
+    client.create_table(t)
+    rows = [{"rank_timestamp": f"2026-11-{d}T00:00:00Z", "rank_id": f"{d}:{i}", "rank": i, "brand": f"B{i}",
+             "category_id": 5, "relative_demand": {"bucket": "HIGH"}} for d in (21, 28) for i in range(1, 4)]
+    client.insert_rows_json(t, rows)
+    table, plan = read_newest_partition(parse_bq_uri(f"bq://{ds}.BestSellersBrandWeekly_{MERCHANT}"), settings,
+                                        ["rank", "brand", "relative_demand", "no_such_column"])
+    assert plan.partition == dt.date(2026, 11, 28) and table.column_names == ["rank", "brand", "relative_demand"]
+    assert sorted(table["rank"].to_pylist()) == [1, 2, 3]

@@ -151,12 +151,19 @@ def run_query(client: Any, sql: str, settings: Any) -> tuple[list[Any], int]:
 
 # ------------------------------------------------------------------ planning
 
-def plan_read(client: Any, ref: BqRef, settings: Any) -> ReadPlan:
-    """Find the snapshot partition, choose the columns, estimate the bytes; refuse over the cap."""
+def plan_read(client: Any, ref: BqRef, settings: Any, columns: list[str] | None = None) -> ReadPlan:
+    """Find the snapshot partition, choose the columns, estimate the bytes; refuse over the cap.
+
+    `columns` overrides the choice (a caller reading a table that is not a catalog, such as a Best
+    sellers table, names the columns it needs; names the table lacks are dropped)."""
     table = client.get_table(ref.table_id)
     fields = {f.name: f for f in table.schema}
-    products = PRODUCTS_DISTINCTIVE <= set(fields)
-    if products:
+    products = columns is None and PRODUCTS_DISTINCTIVE <= set(fields)
+    if columns is not None:
+        wanted = [c for c in columns if c in fields]
+        if not wanted:
+            raise UnreadableCatalog("none of the needed columns is in the table")
+    elif products:
         wanted = [c for c in (*PRODUCTS_FLAT, *PRODUCTS_RECORDS) if c in fields]
     else:
         scalar = [n for n, f in fields.items() if f.field_type not in ("RECORD", "STRUCT") and f.mode != "REPEATED"]
@@ -283,3 +290,21 @@ def load_table(ref: BqRef, settings: Any, name: str, kind: str = KIND_BIGQUERY):
     ev.bytes_scanned = plan.estimate_bytes
     ev.bytes_exact = plan.estimate_exact
     return table, dataclasses.replace(ev)
+
+
+def read_newest_partition(ref: BqRef, settings: Any, columns: list[str]) -> tuple[pa.Table, ReadPlan]:
+    """Any table's newest partition, projected to `columns`, as raw Arrow (no normalising): for readers
+    of tables that are not catalogs (the Merchant Center Best sellers tables). Same cap, estimate and
+    size line as a catalog read; raises what load_table raises."""
+    from google.api_core import exceptions as gexc
+
+    try:
+        client, _ = clients(settings, ref)
+        plan = plan_read(client, ref, settings, columns)
+        if plan.estimate_bytes > settings.in_memory_bytes:
+            raise OverSizeLine(plan)
+        return read_arrow(settings, plan), plan
+    except (BytesCapExceeded, OverSizeLine, UnreadableCatalog):
+        raise
+    except (gexc.GoogleAPIError, Exception) as exc:  # noqa: BLE001 - transport errors must not fail the turn
+        raise BigQueryUnavailable(f"{ref.uri}: {type(exc).__name__}: {exc}") from None
