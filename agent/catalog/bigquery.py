@@ -14,8 +14,8 @@ Cost and memory, in order, before any row is read:
 3. under the size line (`in_memory_bytes`) the partition is read with the Storage Read API straight
    into Arrow (selected fields + row restriction: projection and the partition filter happen in
    BigQuery), flattened to a Merchant Center feed's columns and normalised by the same readers as a
-   CSV. Above the line `OverSizeLine` is raised: the turn must push its aggregation down
-   (agent.catalog.bqpush) instead of downloading.
+   CSV. Above the line `OverSizeLine` is raised and nothing is downloaded: aggregating in BigQuery
+   instead is not built yet, so the answer says the partition is over the line.
 
 An engine that reports no estimate (the local emulator reports 0 bytes for every dry run) gets a
 lower bound instead: the partition's rows times BigQuery's minimum logical width of each projected
@@ -95,12 +95,21 @@ class ReadPlan:
     rows: int | None  # rows in that partition, when known
     estimate_bytes: int  # dry-run totalBytesProcessed, or the lower bound (module docstring)
     estimate_exact: bool  # True when the engine estimated it
+    partition_field_type: str | None = None  # DATE / TIMESTAMP / DATETIME of a partitioning column
 
     @property
     def where(self) -> str:
+        """The snapshot filter, in forms the Storage Read API's row restriction takes: the pseudo-column
+        or a DATE column compared with a date, a TIMESTAMP/DATETIME column as a half-open day range."""
         if self.partition_expr is None or self.partition is None:
             return ""
-        return f"{self.partition_expr} = DATE '{self.partition.isoformat()}'"
+        day = self.partition.isoformat()
+        if self.partition_field_type in ("TIMESTAMP", "DATETIME"):
+            col = self.partition_expr[len("DATE("):-1]
+            nxt = (self.partition + dt.timedelta(days=1)).isoformat()
+            kind = self.partition_field_type
+            return f"{col} >= {kind} '{day}' AND {col} < {kind} '{nxt}'"
+        return f"{self.partition_expr} = DATE '{day}'"
 
 
 # ------------------------------------------------------------------ clients
@@ -182,7 +191,8 @@ def plan_read(client: Any, ref: BqRef, settings: Any, columns: list[str] | None 
         partition = rows[0][0] if rows else None
         if isinstance(partition, dt.datetime):
             partition = partition.date()
-    plan = ReadPlan(ref, wanted, products, expr, partition, None, 0, False)
+    field_type = fields[tp.field].field_type if tp is not None and tp.field in fields else None
+    plan = ReadPlan(ref, wanted, products, expr, partition, None, 0, False, field_type)
     count_rows, _ = run_query(client, f"SELECT COUNT(*) FROM {ref.sql_name}" + (f" WHERE {plan.where}" if plan.where else ""),
                               settings)
     plan.rows = int(count_rows[0][0]) if count_rows else 0

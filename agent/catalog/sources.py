@@ -1,8 +1,8 @@
 """Where a turn's catalogs come from (SPEC §4) and how each lands in the canonical table.
 
 Precedence for the merchant's own catalog: files attached to this message -> catalogs attached
-earlier in the context -> the configured location (`CATALOG_URI`: a gs:// file or prefix, or a local
-file or folder) -> the bundled demo catalog. The reference (competitor/market) catalog comes from an
+earlier in the context -> the configured location (`CATALOG_URI`: a gs:// file or prefix, a bq://
+table or Merchant Center transfer dataset, or a local file or folder) -> the bundled demo catalog. The reference (competitor/market) catalog comes from an
 attachment the question calls the reference or competitor file, else from `REFERENCE_URI`.
 
 Failures never stop the turn: an attachment that cannot be parsed goes to `unreadable` with a fixed
