@@ -7,7 +7,7 @@ PY      = $(VENV)/bin/python
 HOST   ?= 127.0.0.1
 PORT   ?= 8080
 
-.PHONY: run test bench lock clean
+.PHONY: run test test-fast lint fmt bench lock clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,23 @@ $(VENV)/bqemu/.ready: requirements-bqemu.txt | $(VENV)/bin/python
 run: $(VENV)/.runtime
 	PREVIEW=$${PREVIEW:-1} PUBLIC_URL=$${PUBLIC_URL:-http://$(HOST):$(PORT)/} $(VENV)/bin/functions-framework --target=a2a --host=$(HOST) --port=$(PORT)
 
-test: $(VENV)/.dev $(VENV)/bqemu/.ready
+test: lint $(VENV)/bqemu/.ready
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The fast subset: no server process, emulator, browser or Node (the `unit` marker, tests/conftest.py).
+test-fast: $(VENV)/.dev
+	$(PY) -m pytest -q -m unit $(PYTEST_ARGS)
+
+# ruff (lint and format check) and mypy on agent/, as configured in pyproject.toml; `make test` runs it first.
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+# Apply what lint can fix: import order, unused imports, then the formatter.
+fmt: $(VENV)/.dev
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
 
 bench: $(VENV)/.dev
 	$(PY) bench/run_all.py
@@ -46,7 +61,7 @@ lock: $(VENV)/.dev
 	  --no-emit-find-links --output-file=requirements.txt requirements.in
 
 clean:
-	rm -rf $(VENV) .node .pytest_cache
+	rm -rf $(VENV) .node .pytest_cache .mypy_cache .ruff_cache
 
 # The suite must never flake: run it N times in a row, then once on a single CPU (taskset -c 0).
 N ?= 10

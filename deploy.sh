@@ -76,7 +76,7 @@ FUNCTION=${FUNCTION:-catalog-gap-analyst}
 MEMORY=${MEMORY:-2Gi}
 CPU=${CPU:-1}
 TIMEOUT=${TIMEOUT:-300s}
-CONCURRENCY=${CONCURRENCY:-8}
+CONCURRENCY=${CONCURRENCY:-32}  # request threads = concurrent requests: a burst of 32 streams gets its first frames at once (bench/README.md)
 STATE_TTL_DAYS=${STATE_TTL_DAYS:-7}
 MIN_INSTANCES=${MIN_INSTANCES:-0}
 if [[ -n "${STATE_BUCKET:-}" ]]; then MAX_INSTANCES=${MAX_INSTANCES:-10}; else MAX_INSTANCES=${MAX_INSTANCES:-1}; fi

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 
 from agent import config as config_mod
 from agent import logs
+from agent.protocol.handler import RequestHandler
 
 
 @dataclass(frozen=True)
 class AppState:
     config: config_mod.Config
-    service: object
+    service: RequestHandler  # agent.service.handler.Service: the methods agent.protocol.http calls
 
 
 _state: AppState | None = None

@@ -2,7 +2,9 @@
 
 Every setting is parsed and checked when the function starts, so a bad deployment fails at once with a
 line that names the variable, instead of failing a merchant's question later. Nothing else in the
-package reads os.environ for settings (the storage client library reads STORAGE_EMULATOR_HOST itself).
+package reads os.environ: the two values read live rather than at start (`storage_emulator_host`,
+which the storage client library also reads itself, and the signing CLI's `catalog_context_secret`) are
+read by functions here too.
 """
 
 from __future__ import annotations
@@ -13,28 +15,34 @@ import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from agent.catalog.bqref import BadBqUri, is_bq, parse_bq_uri
+from agent import gsuri
+from agent.bqref import BadBqUri, is_bq, parse_bq_uri
+from agent.errors import AgentError
+from agent.gsuri import BUCKET_NAME
 
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080/"
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # the platform's own request limit
 DEFAULT_MEMORY_BUDGET_BYTES = 1024 * 1024 * 1024  # the instance's memory when unset (deploy.sh passes its MEMORY)
 # Shares of MEMORY_BUDGET_BYTES, the one memory setting every cache and store bound derives from. What
-# is left (about half) is for the turns in flight: a 32 MiB request body, its decoded file and the
-# parsed table of each running turn.
-SHARE_TABLE_CACHE = 0.20  # parsed catalogs from gs:// and local files (agent.catalog.cache.TABLE_CACHE)
-SHARE_CONTEXTS = 0.20  # attached catalogs kept for follow-ups (memory store, or the Cloud Storage copy cache)
-SHARE_TASKS = 0.05  # stored tasks (memory store): no file bytes in them, only answers
+# is left (43 %) is for the turns in flight: a 32 MiB request body, its decoded file and the parsed
+# table of each running turn.
+# The parsed-catalog cache has the largest share (issue 16): a parsed table costs ~285 B per variant
+# from CSV and ~350 B from Parquet (bench/README.md), so 42 % of a 4 GiB instance (1.7 GiB) keeps a
+# 5M-variant catalog of either kind warm, and 2 GiB keeps ~2.6M (Parquet) to ~3.2M (CSV). Attached
+# catalogs kept by conversations are that cache's own table objects (agent.catalog.sources.read_attached;
+# the Cloud Storage store's copies are cache entries too), so the conversations' share is smaller than
+# it was (it bounds what conversations pin beyond the cache, and their JSON).
+SHARE_TABLE_CACHE = 0.42  # parsed catalogs: gs://, local files, attachments (agent.catalog.cache.TABLE_CACHE)
+SHARE_CONTEXTS = 0.10  # conversations kept for follow-ups (memory store)
+SHARE_TASKS = 0.03  # stored tasks (memory store): no file bytes in them, only answers
 SHARE_LIVE = 0.02  # events of recent runs kept for tasks/resubscribe
 DEFAULT_CONTEXT_ATTACHED_BYTES = 64 * 1024 * 1024  # CSV bytes a conversation keeps for follow-ups (at most)
 _ON = {"on", "true", "1", "yes"}
 _OFF = {"off", "false", "0", "no", ""}
 _LOG_LEVELS = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}
-# Cloud Storage bucket names (lower case, digits, . _ -; 3–222 characters): one definition, also used by
-# agent.catalog.gcs and agent.service.trust when they check locations.
-BUCKET_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$")
 
 
-class ConfigError(ValueError):
+class ConfigError(AgentError, ValueError):
     """A setting is malformed; the message names the variable and what is expected."""
 
 
@@ -72,6 +80,8 @@ class Config:
     test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
     preview: bool = False  # PREVIEW: serve the local preview page at GET / for browsers (`make run` sets it; deploy.sh does not)
     bigquery: "BigQuerySettings" = field(default_factory=lambda: BigQuerySettings())  # bq:// sources (issue 15)
+    analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing at once (agent.service.runner.AnalysisSlots)
+    demand_uri: str | None = None  # DEMAND_URI: a Merchant Center Best sellers report (CSV), same forms as REFERENCE_URI
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -118,10 +128,11 @@ def _location(env: Mapping[str, str], name: str) -> str | None:
         except BadBqUri as exc:
             raise ConfigError(f"{name} {exc}") from None
         return raw
-    if raw.startswith("gs://"):
-        bucket, _, path = raw[len("gs://"):].partition("/")
-        if not BUCKET_NAME.match(bucket) or any(seg in (".", "..") for seg in path.split("/")):
-            raise ConfigError(f"{name} must look like gs://bucket/path, not {raw!r}")
+    if gsuri.is_gs(raw):
+        try:
+            gsuri.split(raw)
+        except ValueError:
+            raise ConfigError(f"{name} must look like gs://bucket/path, not {raw!r}") from None
         return raw
     if "://" in raw:
         raise ConfigError(f"{name} must be a gs:// URI or a local folder, or a bq:// table; other URLs are not fetched")
@@ -141,7 +152,7 @@ def _bucket(env: Mapping[str, str], name: str) -> str | None:
     raw = (env.get(name) or "").strip()
     if not raw:
         return None
-    raw = raw.removeprefix("gs://").rstrip("/")
+    raw = raw.removeprefix(gsuri.SCHEME).rstrip("/")
     if not BUCKET_NAME.match(raw):
         raise ConfigError(f"{name} must be a bucket name, not {env.get(name)!r}")
     return raw
@@ -157,16 +168,20 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
                     raise ConfigError("ALLOWED_CATALOG_PREFIXES: a bq:// entry must be bq://project.dataset or "
                                       "bq://project.dataset.table ({merchant_id} may stand in the table name)")
                 continue
-            bucket = item[len("gs://"):].split("/", 1)[0] if item.startswith("gs://") else ""
-            if not BUCKET_NAME.match(bucket) or "{" in item.replace("{merchant_id}", ""):
+            try:
+                gsuri.split(item)
+                well_formed = "{" not in item.replace("{merchant_id}", "")
+            except ValueError:
+                well_formed = False
+            if not well_formed:
                 raise ConfigError("ALLOWED_CATALOG_PREFIXES must be a comma-separated list of gs://bucket/prefix "
                                   "entries ({merchant_id} may stand for the caller's merchant)")
         return tuple(item if item.endswith("/") or is_bq(item) else item + "/" for item in items)
     # Deny by default outside the configured bucket(s).
     defaults = []
     for uri in (catalog_uri, reference_uri):
-        if uri and uri.startswith("gs://"):
-            defaults.append("gs://" + uri[len("gs://"):].split("/", 1)[0] + "/")
+        if uri and gsuri.is_gs(uri):
+            defaults.append(gsuri.SCHEME + gsuri.split(uri)[0] + "/")
         elif uri and is_bq(uri):  # the configured dataset, any table in it (like a bucket's objects)
             ref = parse_bq_uri(uri)
             defaults.append(f"bq://{ref.project}.{ref.dataset}")
@@ -204,6 +219,19 @@ def _provider(env: Mapping[str, str]) -> dict[str, str | None]:
     return {"provider_organization": organization, "provider_url": url}
 
 
+def catalog_context_secret(env: Mapping[str, str] | None = None) -> str | None:
+    """CATALOG_CONTEXT_SECRET: the agent's (through `load`) and the signing CLI's (agent.service.trust)."""
+    env = os.environ if env is None else env
+    return env.get("CATALOG_CONTEXT_SECRET") or None
+
+
+def storage_emulator_host() -> str | None:
+    """STORAGE_EMULATOR_HOST as the storage client library sees it now (it reads the variable itself,
+    each time a client is made): read live, not at start, so agent.catalog.gcs keys its client by the
+    endpoint the library will really use (tests switch emulators within one process)."""
+    return os.environ.get("STORAGE_EMULATOR_HOST") or None
+
+
 def load(env: Mapping[str, str] | None = None) -> Config:
     """Parse the settings; raises ConfigError with a clear line on the first bad value."""
     env = os.environ if env is None else env
@@ -214,9 +242,9 @@ def load(env: Mapping[str, str] | None = None) -> Config:
     reference_uri = _location(env, "REFERENCE_URI")
     budget = _int(env, "MEMORY_BUDGET_BYTES", DEFAULT_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1 << 40)
     stores = _int(env, "STATE_MEMORY_BYTES", int(budget * SHARE_CONTEXTS), 1024 * 1024, 1 << 40)  # an override
-    attached_default = min(DEFAULT_CONTEXT_ATTACHED_BYTES, int(budget * SHARE_CONTEXTS / 2))
+    attached_default = min(DEFAULT_CONTEXT_ATTACHED_BYTES, int(budget * SHARE_CONTEXTS))
     local_root = None
-    if catalog_uri and not catalog_uri.startswith("gs://") and not is_bq(catalog_uri):
+    if catalog_uri and not gsuri.is_gs(catalog_uri) and not is_bq(catalog_uri):
         local_root = catalog_uri if os.path.isdir(catalog_uri) else os.path.dirname(catalog_uri)
     return Config(
         public_url=_public_url(env),
@@ -224,7 +252,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         reference_uri=reference_uri,
         state_bucket=_bucket(env, "STATE_BUCKET"),
         allowed_catalog_prefixes=_prefixes(env, catalog_uri, reference_uri),
-        catalog_context_secret=(env.get("CATALOG_CONTEXT_SECRET") or None),
+        catalog_context_secret=catalog_context_secret(env),
         a2ui_default=_flag(env, "A2UI_DEFAULT", False),
         a2ui_status_copy=_flag(env, "A2UI_STATUS_COPY", False),
         log_level=level,
@@ -250,6 +278,8 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         test_step_gate=_gate(env),
         preview=_flag(env, "PREVIEW", False),
         bigquery=_bigquery(env, budget),
+        analysis_slots=_int(env, "ANALYSIS_SLOTS", 1, 1, 256),
+        demand_uri=_location(env, "DEMAND_URI"),
     )
 
 

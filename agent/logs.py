@@ -39,7 +39,7 @@ import re
 import sys
 import threading
 import uuid
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 LOGGER_NAME = "agent"
 _setup_lock = threading.Lock()
@@ -97,7 +97,7 @@ class _QueueHandler(logging.handlers.QueueHandler):
         target = self._target
         if target is None or target.real is None or self._writer_pid != os.getpid():
             return None
-        if self.queue.unfinished_tasks:
+        if cast(queue.Queue, self.queue).unfinished_tasks:
             return None
         return target.real
 
@@ -142,7 +142,7 @@ class _QueueHandler(logging.handlers.QueueHandler):
         done = threading.Event()
 
         def wait() -> None:
-            self.queue.join()
+            cast(queue.Queue, self.queue).join()
             done.set()
 
         threading.Thread(target=wait, daemon=True).start()
@@ -176,7 +176,7 @@ class _LazyStructuredHandler(logging.Handler):
 
                 self.real = StructuredLogHandler(project_id=self._project, stream=_CurrentStdout())
             else:
-                self.real = logging.StreamHandler(_CurrentStdout())  # type: ignore[arg-type]
+                self.real = logging.StreamHandler(_CurrentStdout())
                 self.real.setFormatter(_ReadableFormatter())
         return self.real.handle(record)
 

@@ -26,12 +26,13 @@ AGENT_SETTINGS = ("CATALOG_", "A2UI_", "STATE_", "REFERENCE_", "ALLOWED_", "CONT
 class AgentServer:
     """`functions-framework --target=a2a` on 127.0.0.1 with `threads` gthread workers (the deploy default: 8)."""
 
-    def __init__(self, threads: int = 8, env: dict[str, str] | None = None) -> None:
+    def __init__(self, threads: int = int(os.environ.get("BENCH_THREADS", "8")), env: dict[str, str] | None = None) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}/"
         full_env = {k: v for k, v in os.environ.items() if not k.startswith(AGENT_SETTINGS)}
+        self.threads = threads
         full_env.update({"PUBLIC_URL": self.url, "THREADS": str(threads), "LOG_LEVEL": "WARNING"})
         full_env.update(env or {})
         self.proc = subprocess.Popen(

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 CHILD = r"""
 import json, resource, sys, time
 from agent import config
-from agent.catalog import bqref
+from agent import bqref
 from agent.catalog.sources import load_catalog_inputs
 from agent.analysis.registry import SKILLS
 bqref.configure(config.load(json.loads(sys.argv[2])).bigquery)

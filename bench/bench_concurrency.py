@@ -79,7 +79,15 @@ def main() -> None:
                 pass
         warm.close()
         rss_before = server.rss()
+        # The same turns one at a time first: the sum of single-stream times is what a burst is held to
+        singles: list[float] = []
+        for i in range(STREAMS):
+            out1: list = [None] * STREAMS
+            one_stream(server, threading.Barrier(1), i, out1)
+            if out1[i] and out1[i][1] is not None:
+                singles.append(out1[i][1])
         firsts: list[float] = []
+        bursts: list[float] = []
         finals: list[float] = []
         errors: dict[str, int] = {}
         wall_started = time.perf_counter()
@@ -92,6 +100,7 @@ def main() -> None:
                 t.start()
             for t in threads:
                 t.join(TIMEOUT * 2)
+            bursts.append(max((o[1] for o in out if o and o[1] is not None), default=float("nan")))
             for item in out:
                 first, final, error = item if item else (None, None, "thread did not finish")
                 if first is not None:
@@ -104,10 +113,14 @@ def main() -> None:
                   flush=True)
         wall = time.perf_counter() - wall_started
         total = STREAMS * ROUNDS
-        print(f"{total} streams ({ROUNDS} round(s) of {STREAMS} concurrent), THREADS=8, wall {wall:.1f} s")
+        print(f"{total} streams ({ROUNDS} round(s) of {STREAMS} concurrent), THREADS={server.threads}, wall {wall:.1f} s")
         print(f"first event: {spread(firsts)}")
         print(f"completion:  {spread(finals)}")
         print(f"errors: {sum(errors.values())} {errors if errors else ''}".rstrip())
+        total_single = sum(singles)
+        print(f"one at a time: {len(singles)} streams, sum {total_single * 1000:.0f} ms (median {sorted(singles)[len(singles) // 2] * 1000:.1f} ms); "
+              f"burst of {STREAMS} (first request to last final frame), per round: "
+              + ", ".join(f"{b * 1000:.0f} ms ({b / total_single:.2f}x the sum)" for b in bursts))
         print(f"server RSS before {rss_before / 2**20:,.0f} MiB, after {server.rss() / 2**20:,.0f} MiB; "
               f"alive {server.alive()}")
     finally:

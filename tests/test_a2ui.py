@@ -18,8 +18,8 @@ import pytest
 from agent.analysis.common import build_table
 from agent.analysis.result import Finding, Scope, SkillResult
 from agent.render import a2ui, numbers, text
-from agent.render.a2ui_markdown import clean_text, continues_grapheme, cut, escape_markdown, unescape_markdown
 from agent.render.a2ui_structure import validate_structure
+from agent.render.markdown import clean_text, continues_grapheme, cut, escape_markdown, unescape_markdown
 from tests.a2ui_check import assert_parts, components_of, schema_errors
 
 FOOTER = (

@@ -20,7 +20,7 @@ from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.sources import Attachment, load_catalog_inputs
 from agent.catalog.taxonomy import load
 from agent.render import a2ui, a2ui_followups
-from agent.render.a2ui_markdown import unescape_markdown
+from agent.render.markdown import unescape_markdown
 from agent.service.inputs import A2UI_ACTION_NOTICE, follow_up_question, read_message
 from tests.a2ui_check import check_surfaces, components_of
 
@@ -167,7 +167,8 @@ A2UI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
 
 def _sdk_send(url: str, parts: list, context_id: str | None = None):
     """One message/send through a2a-sdk's client with the A2UI extension declared; the final Task."""
-    from tests.test_front_door import _client, run
+    from tests.helpers import official_client as _client
+    from tests.test_front_door import run
 
     async def go():
         from a2a.types import Message, Role

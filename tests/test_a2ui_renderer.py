@@ -22,7 +22,7 @@ from agent.analysis.result import Finding, Scope, SkillResult
 from agent.catalog.canonical import from_columns
 from agent.catalog.taxonomy import load
 from agent.render import a2ui, numbers
-from agent.render.a2ui_markdown import clean_text, cut, unescape_markdown
+from agent.render.markdown import clean_text, cut, unescape_markdown
 from tests.a2ui_check import check_surfaces, components_of, run_renderer
 from tests.test_a2ui import FOOTER, SHAPES, literal
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.a2ui_check import assert_parts, check_surfaces
-from tests.test_front_door import raw_stream
+from tests.helpers import raw_stream
 
 A2UI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
 CATALOG_ID = "https://a2ui.org/specification/v0_8/standard_catalog_definition.json"

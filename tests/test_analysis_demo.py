@@ -18,7 +18,7 @@ from agent.analysis.planner import plan
 from agent.analysis.registry import SKILLS, SkillInput
 from agent.catalog.taxonomy import load
 from agent.render.text import render_skill
-from tests.test_analysis_helpers import assert_prose_numbers_in_table, bullets
+from tests.helpers import assert_prose_numbers_in_table, bullets
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo" / "catalog.csv"
@@ -287,7 +287,7 @@ def test_every_planner_question_answers_with_numbers_from_the_table(demo, compet
     for question, _, _ in QUESTIONS:
         for reference in (None, ref):
             _, results = ask(question, table, ev, reference=reference, sources=(ev,))
-            for result, md in results:
+            for _result, md in results:
                 assert md.startswith("## ") and "Scope: " in md, question
                 assert 1 <= len(bullets(md)) <= 7, (question, md)
                 assert_prose_numbers_in_table(md)

@@ -21,7 +21,7 @@ from agent.catalog.taxonomy import load
 from agent.render.a2ui import build_messages
 from agent.render.text import render_skill
 from tests.a2ui_check import check_surfaces
-from tests.test_analysis_helpers import assert_prose_numbers_in_table
+from tests.helpers import assert_prose_numbers_in_table
 
 CHAIRS = 6828  # Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs
 TABLES = 2684

@@ -12,7 +12,7 @@ from agent.catalog.canonical import from_columns
 from agent.catalog.evidence import SourceEvidence
 from agent.catalog.taxonomy import load
 from agent.render.text import render_skill
-from tests.test_analysis_helpers import assert_prose_numbers_in_table, bullets
+from tests.helpers import assert_prose_numbers_in_table, bullets
 
 ROWS = [
     # product_key, status, google id, mapping, price, brand, category_path

@@ -18,7 +18,7 @@ from agent.analysis.result import Scope
 from agent.catalog.canonical import from_columns
 from agent.catalog.taxonomy import load
 from agent.render.text import render_skill
-from tests.test_analysis_helpers import assert_prose_numbers_in_table, bullets
+from tests.helpers import assert_prose_numbers_in_table, bullets
 
 TAX = load()
 OF = 4299  # Furniture > Outdoor Furniture
@@ -105,7 +105,7 @@ def table_rows(result) -> list[dict]:
 # --- registry ------------------------------------------------------------------------------------------------
 def test_registry_lists_seven_skills_in_stable_order_with_examples():
     assert list(SKILLS) == ["assortment_gaps", "price_ladder", "attribute_coverage", "brand_coverage", "availability",
-                            "content_quality", "catalog_overview"]
+                            "content_quality", "catalog_overview", "demand_gaps"]
     for spec in SKILLS.values():
         assert len(spec.examples) >= 3 and spec.tags and spec.description and spec.name
 

@@ -10,7 +10,7 @@ import datetime as dt
 import pytest
 
 from agent import config as config_mod
-from agent.catalog import bqref
+from agent import bqref
 from agent.catalog.sources import load_catalog_inputs, load_demo
 from agent.render.footer import source_line
 from tests import bq_seed
@@ -138,7 +138,7 @@ def test_a_table_that_is_no_catalog_is_read_raw_for_its_own_reader(bq_emulator, 
     from google.cloud import bigquery
 
     from agent.catalog.bigquery import read_newest_partition
-    from agent.catalog.bqref import parse_bq_uri
+    from agent.bqref import parse_bq_uri
 
     client = bq_emulator.client
     ds = f"{bq_emulator.project}.bestsellers_{id(client) % 100000}"

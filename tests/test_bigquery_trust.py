@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent import config as config_mod
-from agent.catalog.bqref import BadBqUri, parse_bq_uri
+from agent.bqref import BadBqUri, parse_bq_uri
 from agent.protocol.errors import RpcError
 from agent.service.trust import uri_allowed, verify
 

@@ -8,7 +8,7 @@ import time
 import pyarrow as pa
 import pytest
 
-from agent.catalog.cache import ByteBoundedLRU, TTLMemo, arrow_size
+from agent.catalog.cache import Cache, arrow_size
 
 
 def size_len(value: bytes) -> int:
@@ -16,7 +16,7 @@ def size_len(value: bytes) -> int:
 
 
 def test_hit_does_not_call_loader():
-    lru = ByteBoundedLRU(100)
+    lru = Cache(100)
     calls = []
     assert lru.get_or_load("k", lambda: calls.append(1) or b"abc", size_len) == b"abc"
     assert lru.get_or_load("k", lambda: calls.append(1) or b"zzz", size_len) == b"abc"
@@ -26,7 +26,7 @@ def test_hit_does_not_call_loader():
 
 
 def test_eviction_by_bytes_least_recently_used_first():
-    lru = ByteBoundedLRU(10)
+    lru = Cache(10)
     lru.get_or_load("a", lambda: b"aaaa", size_len)  # 4
     lru.get_or_load("b", lambda: b"bbbb", size_len)  # 8
     lru.get_or_load("a", lambda: b"never", size_len)  # touch a: b is now least recent
@@ -40,7 +40,7 @@ def test_eviction_by_bytes_least_recently_used_first():
 
 
 def test_many_small_entries_bounded_by_bytes_not_count():
-    lru = ByteBoundedLRU(1000)
+    lru = Cache(1000)
     for i in range(500):
         lru.get_or_load(i, lambda: b"x" * 10, size_len)
     assert len(lru) == 100
@@ -49,7 +49,7 @@ def test_many_small_entries_bounded_by_bytes_not_count():
 
 
 def test_oversize_value_is_returned_but_not_kept():
-    lru = ByteBoundedLRU(10)
+    lru = Cache(10)
     lru.get_or_load("small", lambda: b"12345", size_len)
     assert lru.get_or_load("big", lambda: b"x" * 11, size_len) == b"x" * 11
     assert "big" not in lru and "small" in lru  # the big value did not flush the cache
@@ -57,7 +57,7 @@ def test_oversize_value_is_returned_but_not_kept():
 
 
 def test_shrinking_the_budget_evicts():
-    lru = ByteBoundedLRU(100)
+    lru = Cache(100)
     for key in "abcd":
         lru.get_or_load(key, lambda: b"x" * 20, size_len)
     lru.set_max_bytes(45)
@@ -65,7 +65,7 @@ def test_shrinking_the_budget_evicts():
 
 
 def test_single_flight_under_threads():
-    lru = ByteBoundedLRU(1 << 20)
+    lru = Cache(1 << 20)
     started = threading.Event()
     release = threading.Event()
     calls = []
@@ -95,7 +95,7 @@ def test_single_flight_under_threads():
 
 
 def test_different_keys_load_in_parallel():
-    lru = ByteBoundedLRU(1 << 20)
+    lru = Cache(1 << 20)
     barrier = threading.Barrier(3, timeout=5)  # would break if loads were serialised by one lock
 
     def loader(value: bytes):
@@ -118,7 +118,7 @@ def test_different_keys_load_in_parallel():
 
 
 def test_loader_error_reaches_every_waiter_and_is_not_cached():
-    lru = ByteBoundedLRU(1 << 20)
+    lru = Cache(1 << 20)
     started = threading.Event()
     release = threading.Event()
     calls = []
@@ -153,7 +153,7 @@ def test_loader_error_reaches_every_waiter_and_is_not_cached():
 
 
 def test_size_of_error_is_not_cached():
-    lru = ByteBoundedLRU(100)
+    lru = Cache(100)
     with pytest.raises(TypeError):
         lru.get_or_load("k", lambda: object(), lambda v: len(v))
     assert len(lru) == 0 and lru.bytes_used == 0
@@ -174,7 +174,7 @@ class FakeClock:
 
 def test_ttl_memo_expires():
     clock = FakeClock()
-    memo: TTLMemo[str] = TTLMemo(10.0, clock=clock)
+    memo: Cache[str] = Cache(ttl=10.0, clock=clock)
     memo.put("uri", "ref-1")
     clock.now = 9.9
     assert memo.get("uri") == "ref-1"
@@ -183,10 +183,10 @@ def test_ttl_memo_expires():
 
 
 def test_ttl_memo_zero_ttl_stores_nothing_and_drop_values():
-    memo: TTLMemo[str] = TTLMemo(0.0)
+    memo: Cache[str] = Cache(ttl=0.0)
     memo.put("a", "x")
     assert memo.get("a") is None
-    memo = TTLMemo(10.0)
+    memo = Cache(ttl=10.0)
     memo.put("prefix/", "obj-1")
     memo.put("prefix/obj-1.csv", "obj-1")
     memo.put("other", "obj-2")

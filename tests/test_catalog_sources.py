@@ -13,9 +13,13 @@ from agent.catalog import canonical
 from agent.catalog.attachments import Attachment
 from agent.catalog.evidence import KIND_ATTACHED, KIND_DEMO, KIND_LOCAL, Unreadable
 from agent.catalog.sources import (
-    CATALOG_PROBLEM, DEMO_NAME, DEMO_PATH, REFERENCE_PROBLEM, load_catalog_inputs, pick_reference,
+    CATALOG_PROBLEM,
+    DEMO_NAME,
+    DEMO_PATH,
+    REFERENCE_PROBLEM,
+    load_catalog_inputs,
+    pick_reference,
 )
-from tests.emulators import gcs_emulator  # noqa: F401 - fixture
 
 
 def _demo_rows() -> int:

@@ -324,3 +324,37 @@ def test_a_localised_modifier_of_a_joined_name_lets_the_specific_node_win():
     plants = taxonomy.load().id_for_path("Home & Garden > Plants")
     assert categorise.name_match("Plante d'intérieur", None, None) == indoor
     assert categorise.name_match("Plantes", None, None) == plants
+
+
+def test_inside_the_shops_branch_a_type_names_the_compound_its_modifier_begins():
+    tax = taxonomy.load()
+    jewelry = 188
+    # hoops and studs stand outside Jewelry; "ear" is no noun but begins "earring", the one such noun in Jewelry
+    assert name_match("Ear hoop", None, None, within=(jewelry,)) == 194
+    assert name_match("Ear stud", None, None, within=(jewelry,)) == 194
+    # without the shop's branch it is unsure (an ear hoop is no hula hoop)
+    assert name_match("Ear hoop", None, None) is None
+    # a modifier that is itself a noun says what the thing is for, not its kind: a "Neck Pillow" is
+    # no necklace, though "neck" begins "necklace"
+    assert name_match("Neck Pillow", None, None, within=(jewelry,)) is None
+    # a title is free text: the rule reads the merchant's type, never a title's words
+    assert name_match(None, None, "Ear hoop", within=(jewelry,)) is None
+    # through the whole mapping: an earring shop's "Ear stud" rows follow the shop's branch
+    n = 34
+    types = ["Earrings"] * 30 + ["Ear stud"] * 4
+    gid, _, _ = map_rows(n, None, None, _col(types), _col([f"Style {i}" for i in range(n)]))
+    assert gid.to_pylist()[30:] == [194] * 4
+    alone = map_rows(1, None, None, _col(["Ear stud"]), _col(["Style 1"]))[0].to_pylist()
+    assert alone == [None]
+
+
+def test_a_stray_bare_noun_is_read_again_inside_the_shops_branch():
+    # "Ear Cuff" alone reads as a handcuff (Law Enforcement > Cuffs); in an earring shop that reading
+    # is doubted and the type is read inside the shop's branch: an earring. A stray with nothing in
+    # the branch ("Anchor") stays unplaced.
+    n = 34
+    types = ["Earrings"] * 30 + ["Ear Cuff", "Ear Cuff", None, None]
+    titles = [f"Style {i}" for i in range(32)] + ["Anchor", "Anchor"]
+    got = map_rows(n, None, None, _col(types), _col(titles))[0].to_pylist()
+    assert got[30:32] == [194, 194] and got[32:] == [None, None]
+    assert map_rows(1, None, None, _col(["Ear Cuff"]), _col(["Style"]))[0].to_pylist() == [1906]

@@ -40,7 +40,7 @@ def export(lang: str, seed: int, blank_ids: bool):
         if rng.random() < 0.6:
             rows.append([ident, "variable", f"P{p}", f"Кроссовки {p}", published, "1", "", "", "", "Обувь", "", "",
                          ATTRS[lang][2], "8, 9", ATTRS[lang][5], "черный"])
-            for v, size in enumerate(rng.sample(["8", "9", "9.5", "10"], rng.randint(1, 4))):
+            for _v, size in enumerate(rng.sample(["8", "9", "9.5", "10"], rng.randint(1, 4))):
                 stock = rng.choice([0, 3])
                 vid, next_id = next_id, next_id + 1
                 parent = f"P{p}" if blank_ids else f"id:{pid}"

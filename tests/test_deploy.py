@@ -76,7 +76,7 @@ def test_one_build_with_its_public_url_project_and_sizes():
     locked_for = re.search(r"pip-compile with Python (\d+)\.(\d+)", (ROOT / "requirements.txt").read_text()).groups()
     assert f["--runtime"] == "python" + "".join(locked_for)  # and the one the lock was resolved for
     assert f["--entry-point"] == "a2a" and f["--source"] == "."
-    assert f["--memory"] == "2Gi" and f["--concurrency"] == "8"
+    assert f["--memory"] == "2Gi" and f["--concurrency"] == "32"
     assert f["--min-instances"] == "0" and f["--max-instances"] == "1"  # in-memory state: one instance
     env = deploy_env(deploy)
     # the deterministic run.app URL, https://SERVICE-PROJECT_NUMBER.REGION.run.app/, in the same build

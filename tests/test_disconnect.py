@@ -8,7 +8,8 @@ the service's event generator at a chosen frame — exactly what the transport d
 from __future__ import annotations
 
 from agent import config
-from agent.service.handler import CallContext, Service
+from agent.protocol.context import CallContext
+from agent.service.handler import Service
 from agent.service.runner import ABANDONED_TEXT
 
 QUESTION = {"message": {"role": "user", "parts": [{"kind": "text", "text": "What is in this file?"}]}}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import re
 import uuid
 
@@ -13,21 +12,14 @@ import httpx
 import pytest
 
 from tests.conftest import CATALOGS
+from tests.helpers import official_client as _client
+from tests.helpers import raw_stream, stream_body  # noqa: F401 - used here, and by branches that import them from here
 
 FOOTER = re.compile(r"\n---\nEvidence\n(?P<lines>(?:- .+\n)+)(?P<fresh>Freshness: .+)$")
 
 
 def run(coro):
     return asyncio.run(coro)
-
-
-async def _client(url: str, streaming: bool, extensions: list[str] | None = None):
-    from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
-
-    http = httpx.AsyncClient(timeout=60)
-    card = await A2ACardResolver(http, url).get_agent_card()
-    config = ClientConfig(streaming=streaming, httpx_client=http, extensions=extensions or [])
-    return ClientFactory(config).create(card), http
 
 
 def user_message(text: str, parts: list | None = None, context_id: str | None = None):
@@ -46,29 +38,6 @@ async def _collect(url: str, text: str, streaming: bool, **kw):
     finally:
         await http.aclose()
     return events
-
-
-def raw_stream(url: str, body: dict, headers: dict | None = None) -> list[dict]:
-    """Read SSE frames raw, checking each is exactly one `data:` line followed by a blank line."""
-    frames = []
-    with httpx.stream("POST", url, json=body, headers=headers or {}, timeout=60) as response:
-        assert response.status_code == 200
-        assert response.headers["content-type"].startswith("text/event-stream")
-        buffer = ""
-        for chunk in response.iter_text():
-            buffer += chunk
-        blocks = buffer.split("\n\n")
-        assert blocks[-1] == "", "stream must end with a blank line"
-        for block in blocks[:-1]:
-            lines = block.split("\n")
-            assert len(lines) == 1 and lines[0].startswith("data: "), block[:200]
-            frames.append(json.loads(lines[0][len("data: "):]))
-    return frames
-
-
-def stream_body(text: str, rid: str = "s1", **params) -> dict:
-    message = {"role": "user", "parts": [{"kind": "text", "text": text}], "messageId": str(uuid.uuid4())}
-    return {"jsonrpc": "2.0", "id": rid, "method": "message/stream", "params": {"message": message, **params}}
 
 
 def answer_text(task: dict) -> str:

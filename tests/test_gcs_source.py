@@ -16,7 +16,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from agent.catalog import cache, gcs
-from tests.emulators import fake_gcs, fresh_gcs_emulator, gcs_emulator  # noqa: F401 - fixtures
 
 CSV_V1 = b"sku,title,price\nA-1,Teak chair,199.00\nA-2,Teak table,499.00\n"
 CSV_V2 = b"sku,title,price\nA-1,Teak chair,189.00\nA-2,Teak table,479.00\nA-3,Bench,99.00\n"
@@ -257,7 +256,7 @@ def test_unchanged_object_is_not_downloaded_again(gcs_emulator):
 
 def test_changed_generation_is_read_again_after_ttl(gcs_emulator, monkeypatch):
     clock = FakeClock()
-    monkeypatch.setattr(gcs, "RESOLVE_MEMO", cache.TTLMemo(10.0, clock=clock))
+    monkeypatch.setattr(gcs, "RESOLVE_MEMO", cache.Cache(ttl=10.0, max_entries=1024, clock=clock))
     bucket = gcs_emulator.create_bucket()
     uri = f"gs://{bucket}/acme/"
     gcs_emulator.upload(bucket, "acme/products.csv", CSV_V1)

@@ -9,11 +9,10 @@ import uuid
 
 import httpx
 
-from tests.test_front_door import raw_stream, stream_body
+from tests.helpers import ALL_SKILLS_QUESTION, raw_stream, stream_body, wait_for
+from tests.helpers import big_csv as _big_csv
 
 A2UI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
-ALL_SKILLS_QUESTION = ("Give me an overview, the gaps in outdoor furniture, the price ladder, missing colours, "
-                       "brands competitors carry, what is out of stock, and is it ready for Google Shopping?")
 
 
 def rpc(url: str, method: str, params: dict, rid: str = "x", headers: dict | None = None) -> dict:
@@ -52,18 +51,9 @@ def test_cancel_finished_task_is_not_cancelable(server, a2a_validate):
     assert response["error"]["code"] == -32002 and response["id"] == 5
 
 
-def _big_csv(rows: int) -> bytes:
-    lines = ["id,title,price,brand,category,availability"]
-    for i in range(rows):
-        lines.append(f"P{i},Garden chair {i},{10 + i % 500}.99,Brand{i % 40},Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs,in stock")
-    return ("\n".join(lines) + "\n").encode()
-
-
 def test_cancel_running_stream_from_second_request(start_server, a2a_validate, tmp_path):
     # The run is held at the test gate (TEST_STEP_GATE) until the cancel has been flagged: the cancel
     # lands mid-run by construction, not because the file is large enough to outlast it.
-    from tests.test_state_instances import wait_for
-
     gate = tmp_path / "gate"
     gate.mkdir()
     server = start_server({"TEST_STEP_GATE": str(gate)})
@@ -80,7 +70,8 @@ def test_cancel_running_stream_from_second_request(start_server, a2a_validate, t
             if len(frames) == 1:
                 task_id = frames[0]["result"]["id"]
                 wait_for((gate / f"{task_id}.held").exists)
-                worker = threading.Thread(target=lambda: cancel_response.update(rpc(server.url, "tasks/cancel", {"id": task_id})))
+                worker = threading.Thread(target=lambda task_id=task_id: cancel_response.update(
+                    rpc(server.url, "tasks/cancel", {"id": task_id})))
                 worker.start()
                 # no release file: a held run goes on by itself once a cancel is flagged
         worker.join(30)
@@ -156,7 +147,8 @@ def test_resubscribe_after_an_artifact_replays_it():
     """A resubscriber that arrives after the answer's artifact was sent still receives it: the stored
     snapshot of a running task holds no artifacts (in-process, so the moment is exact)."""
     from agent import config
-    from agent.service.handler import CallContext, Service
+    from agent.protocol.context import CallContext
+    from agent.service.handler import Service
 
     service = Service(config.load({}))
     stream = service.stream({"message": {"role": "user", "parts": [{"kind": "text", "text": "What is in this file?"}]}},

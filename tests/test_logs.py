@@ -11,7 +11,7 @@ import uuid
 import httpx
 import pytest
 
-from tests.test_front_door import raw_stream, stream_body
+from tests.helpers import raw_stream, stream_body
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 
@@ -136,7 +136,8 @@ def test_internal_error_detail_goes_to_log_not_response(capsys):
 def test_failed_run_gives_failed_task_with_sanitized_message(monkeypatch, capsys):
     from agent import config, logs
     from agent.analysis import registry
-    from agent.service.handler import CallContext, Service
+    from agent.protocol.context import CallContext
+    from agent.service.handler import Service
 
     logs.setup("INFO")
 

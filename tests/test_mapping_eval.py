@@ -17,9 +17,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("MAPPING_CORPUS", ROOT / "tests" / "corpus"))
 MIN_LABELLED = 3000
-MIN_PRECISION_LEVEL2 = 0.88
-MIN_PRECISION_LEAF = 0.73
-MIN_COVERAGE = 0.43
+MIN_PRECISION_LEVEL2 = 0.89
+MIN_PRECISION_LEAF = 0.75
+MIN_COVERAGE = 0.48
 
 
 def _eval_module():

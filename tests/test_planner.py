@@ -21,7 +21,7 @@ from agent.catalog.taxonomy import load
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo" / "catalog.csv"
 TAX = load()
-GAPS, PRICE, ATTR, BRAND, AVAIL, CONTENT, OVERVIEW = SKILLS  # registry order is the multi-skill order
+GAPS, PRICE, ATTR, BRAND, AVAIL, CONTENT, OVERVIEW, DEMAND = SKILLS  # registry order is the multi-skill order
 
 try:
     from agent.catalog.ingest import read_table_bytes
@@ -162,6 +162,17 @@ QUESTIONS = [
     ('How are my loungers priced?', ('price_ladder',), 'loungers'),
     ('brands of grills vs competitors', ('brand_coverage',), 2985),
     ('Which selections of umbrellas are priced too high?', ('price_ladder',), 719),
+]
+# demand_gaps (issue 15): best sellers, popular, demand, what shoppers buy
+QUESTIONS += [
+    ("What are shoppers buying in outdoor furniture that I don't carry?", ('demand_gaps',), 4299),
+    ('Which popular brands am I missing?', ('demand_gaps',), None),
+    ('What are the best sellers in garden tools?', ('demand_gaps',), 3173),
+    ('Which products are in demand in patio furniture?', ('demand_gaps',), 4299),
+    ("What's trending in outdoor lighting?", ('demand_gaps',), 594),
+    ('What is popular in grills?', ('demand_gaps',), 2985),
+    ('top selling sunloungers', ('demand_gaps',), 4105),
+    ('Where are the gaps and best sellers in outdoor furniture?', ('assortment_gaps', 'demand_gaps'), 4299),
 ]
 
 

@@ -16,15 +16,16 @@ from pathlib import Path
 import pytest
 
 from agent.analysis import lexicon
-from agent.analysis.planner import PlanMemory, plan, raw_tokens, stem as en_stem
+from agent.analysis.planner import PlanMemory, plan, raw_tokens
+from agent.analysis.planner import stem as en_stem
 from agent.analysis.registry import SKILLS
 from agent.catalog.taxonomy import load, load_locale
-from tests.test_planner import QUESTIONS as ENGLISH_QUESTIONS, scope_key
+from tests.test_planner import QUESTIONS as ENGLISH_QUESTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo" / "catalog.csv"
 TAX = load()
-GAPS, PRICE, ATTR, BRAND, AVAIL, CONTENT, OVERVIEW = SKILLS
+GAPS, PRICE, ATTR, BRAND, AVAIL, CONTENT, OVERVIEW, DEMAND = SKILLS
 
 
 @pytest.fixture(scope="module")
@@ -161,6 +162,18 @@ BY_LANGUAGE = {
         ("Какие размеры есть у садовых стульев?", (ATTR,), 6828),
     ],
 }
+# demand_gaps (issue 15), one question per language, appended so the lists above stay as they were
+for _code, _question in {
+    "de": ("Was sind die Bestseller bei Gartenmöbeln?", (DEMAND,), 4299),
+    "nl": ("Wat zijn de bestsellers in tuinmeubelen?", (DEMAND,), 4299),
+    "pt": ("Quais são os mais vendidos em móveis de jardim?", (DEMAND,), 4299),
+    "es": ("¿Cuáles son los más vendidos en muebles de jardín?", (DEMAND,), 4299),
+    "fr": ("Quelles sont les meilleures ventes en mobilier de jardin ?", (DEMAND,), 4299),
+    "it": ("Quali sono i più venduti nei mobili da giardino?", (DEMAND,), 4299),
+    "pl": ("Jakie są bestsellery w meblach ogrodowych?", (DEMAND,), 4299),
+    "ru": ("Какие бестселлеры в садовой мебели?", (DEMAND,), 4299),
+}.items():
+    BY_LANGUAGE[_code].append(_question)
 # a bare accented name, without one function word: the language whose Google names know it
 BARE = [
     ("Gartenmöbeln?", (OVERVIEW,), 4299),

@@ -211,14 +211,13 @@ def test_cancel_ends_a_long_run_as_canceled(start_server, tmp_path: Path) -> Non
     flagged, so Cancel lands mid-run by construction, not because a file is large enough to outlast it."""
     from playwright.sync_api import sync_playwright
 
-    from tests.test_lifecycle import ALL_SKILLS_QUESTION, _big_csv
-    from tests.test_state_instances import wait_for
+    from tests.helpers import ALL_SKILLS_QUESTION, big_csv, wait_for
 
     gate = tmp_path / "gate"
     gate.mkdir()
     agent = start_server({"PREVIEW": "1", "TEST_STEP_GATE": str(gate)})
     big = tmp_path / "big.csv"
-    big.write_bytes(_big_csv(2_000))
+    big.write_bytes(big_csv(2_000))
     problems: list[str] = []
     cancels: list[dict] = []
     with sync_playwright() as pw:

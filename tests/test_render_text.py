@@ -8,7 +8,7 @@ from agent.analysis.common import build_table
 from agent.analysis.result import Finding, Scope, SkillResult
 from agent.render import numbers
 from agent.render.text import render_skill, scope_line
-from tests.test_analysis_helpers import assert_prose_numbers_in_table, bullets
+from tests.helpers import assert_prose_numbers_in_table, bullets
 
 COLS = (("Category", "text", pa.string()), ("Products", "count", pa.int64()),
         ("Share", "percent", pa.float64()), ("Median price", "money", pa.float64()))
@@ -33,7 +33,7 @@ def test_money_percent_count_formats():
 def test_table_is_cut_at_20_rows_and_says_so():
     md = render_skill(result(57))
     assert "Top 20 of 57 rows" in md
-    table_lines = [l for l in md.splitlines() if l.startswith("|")]
+    table_lines = [line for line in md.splitlines() if line.startswith("|")]
     assert len(table_lines) == 2 + 20
     assert "Cat 19" in md and "Cat 20 " not in md
     assert "Cat 0 \\| x" in md  # pipes in merchant strings escaped

@@ -14,7 +14,6 @@ gathered); the committed test reads the repository's `tests/corpus/**`.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
 from pathlib import Path
 
 import pytest

@@ -17,9 +17,8 @@ import httpx
 import pytest
 
 from agent.store.gcs import object_key
-from tests.emulators import _shared_emulator
-from tests.test_lifecycle import ALL_SKILLS_QUESTION, _big_csv
-from tests.test_front_door import raw_stream, stream_body
+from tests.emulators import shared_emulator
+from tests.helpers import ALL_SKILLS_QUESTION, big_csv, raw_stream, stream_body, wait_for  # noqa: F401 - wait_for: as before
 
 CSV = (b"id,title,price,brand,category,availability,color\n"
        + b"".join(f"P{i},Garden chair {i},{20 + i * 7 % 300}.00,Brand{i % 4},"
@@ -31,7 +30,7 @@ FOOTER_LINE = re.compile(r"^- (?P<name>[^\n(]+) \((?P<kind>[^,)]+)[^)]*\): (?P<r
 
 @pytest.fixture(scope="module")
 def pair(start_server):
-    fake = _shared_emulator("fake")
+    fake = shared_emulator("fake")
     bucket = fake.create_bucket()
     env = {"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": fake.url}
     return start_server(env), start_server(env), fake, bucket
@@ -92,14 +91,6 @@ def test_follow_up_on_another_instance_answers_from_the_attached_data(pair):
     assert rpc(b.url, "tasks/get", {"id": str(uuid.uuid4())})["error"]["code"] == -32001
 
 
-def wait_for(condition, timeout: float = 60.0) -> None:
-    """Wait for an explicit event (a file, an object) — not for time to pass."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the awaited event did not happen"
-        time.sleep(0.02)
-
-
 def test_cancel_on_another_instance_stops_the_running_stream(pair, start_server, tmp_path):
     """The run is held at the test gate (TEST_STEP_GATE) until it sees the cancel instance B stored,
     so the order — cancel flagged, then the run's next step — is fixed, not a race."""
@@ -107,7 +98,7 @@ def test_cancel_on_another_instance_stops_the_running_stream(pair, start_server,
     gate = tmp_path / "gate"
     gate.mkdir()
     a = start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": fake.url, "TEST_STEP_GATE": str(gate)})
-    data = base64.b64encode(_big_csv(2_000)).decode()
+    data = base64.b64encode(big_csv(2_000)).decode()
     body = stream_body(ALL_SKILLS_QUESTION)
     body["params"]["message"]["parts"].append({"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}})
     frames: list[dict] = []
@@ -178,8 +169,8 @@ def test_turn_and_attachment_limits_answer_clearly(start_server):
 
 def test_resubscribe_on_another_instance_to_a_running_task(pair, monkeypatch):
     """A run on another instance is known only from the store: its latest Task, then the stream closes."""
-    from agent.store import gcs as gcs_store
     from agent.protocol import objects
+    from agent.store import gcs as gcs_store
 
     a, b, fake, bucket = pair
     monkeypatch.setenv("STORAGE_EMULATOR_HOST", fake.url)

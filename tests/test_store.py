@@ -19,7 +19,6 @@ from agent.protocol import objects
 from agent.store import gcs as gcs_store
 from agent.store.base import ContextChange, NotCancelable, as_context_catalog
 from agent.store.memory import BoundedLru, MemoryContextStore, MemoryTaskStore
-from tests.emulators import fake_gcs, gcs_emulator  # noqa: F401 - fixtures
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo" / "catalog.csv"
 
@@ -325,7 +324,9 @@ def test_catalog_is_written_once_and_read_from_cache(gcs_emulator):
         writer.record_turn("c", ContextChange(task_id=f"t{i + 2}"))
     uploads = [r for r in gcs_emulator.requests() if r["method"] == "POST"]
     assert len(uploads) == 3 and not any("parquet" in str(r) for r in uploads)
-    gcs_store._catalog_cache.__init__(10_000, 1 << 30)  # a fresh instance: nothing cached
+    from agent.catalog.cache import TABLE_CACHE
+
+    TABLE_CACHE.clear()  # a fresh instance: nothing cached
     reader = gcs_store.GcsContextStore(gcs_store.Bucket(bucket_name, 7))
     gcs_emulator.reset_requests()
     first = reader.load_catalogs(reader.load("c"))

@@ -75,7 +75,7 @@ def test_case_is_kept_and_matching_is_case_insensitive(make, seed):
             groups.setdefault(v.lower(), Counter())[v] += 1
         assert by_attr[label]["Distinct values"] == len(groups)
         shown = by_attr[label]["Top values (rows)"]
-        for key, spellings in sorted(groups.items(), key=lambda kv: -sum(kv[1].values()))[:3]:
+        for _key, spellings in sorted(groups.items(), key=lambda kv: -sum(kv[1].values()))[:3]:
             total = sum(spellings.values())
             best = max(spellings.values())
             assert any(f"{w} ({total})" in shown for w, c in spellings.items() if c == best), (shown, spellings)

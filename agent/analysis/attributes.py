@@ -187,7 +187,7 @@ def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     pop = common.population(inp.own, scope, tax, COLUMNS_READ)
     t = pop.table
-    ref_vals: dict[str, tuple[set[str], float | None]] = {}
+    ref_vals: dict[str, tuple[dict[str, str], float | None]] = {}
     with_ref = inp.reference is not None
     if with_ref:
         rt = common.population(inp.reference, scope, tax, COLUMNS_READ).table

@@ -65,29 +65,10 @@ def run(inp: SkillInput) -> SkillResult:
         fully = per_product.filter(pc.and_(pc.equal(per_product["oos_sum"], per_product["pk_count"]), pc.greater(per_product["oos_sum"], 0)))
         fully = fully.append_column("c_min", pc.take(labels.dictionary, fully["ci_min"]))
         fully_by_cat: dict[str, int] = {}
-        examples: dict[str, list[str]] = {}
         if fully.num_rows:
             for d in fully.group_by("c_min").aggregate([("pk", "count")]).to_pylist():
                 fully_by_cat[d["c_min"]] = d["pk_count"]
-        some = per_product.filter(pc.greater(per_product["oos_sum"], 0))
-        if some.num_rows:
-            some = some.append_column("all_out", pc.cast(pc.equal(some["oos_sum"], some["pk_count"]), pa.int8()))
-            # integer keys only (product_key breaks ties): deterministic and cheap on many products
-            some = some.sort_by([("ci_min", "ascending"), ("all_out", "descending"), ("oos_sum", "descending"), ("pk", "ascending")])
-            ci = some["ci_min"].to_numpy()
-            first = np.ones(len(ci), dtype=bool)
-            first[1:] = ci[1:] != ci[:-1]
-            rank = np.arange(len(ci)) - np.maximum.accumulate(np.where(first, np.arange(len(ci)), 0))
-            some = some.filter(pa.array(rank < EXAMPLES * 2))
-            # titles only for the few products named (a string aggregate over every row is costly)
-            chosen = t.select(["product_key", "title"]).filter(pc.is_in(t["product_key"], value_set=some["pk"]))
-            chosen = chosen.set_column(1, "title", common.as_str(chosen["title"]))  # min() needs plain text
-            titles = {d["product_key"]: d["title_min"] for d in chosen.group_by("product_key").aggregate([("title", "min")]).to_pylist()}
-            for c, pk in zip(some["ci_min"].to_pylist(), some["pk"].to_pylist()):
-                title = titles.get(pk)
-                lst = examples.setdefault(names[c], [])
-                if len(lst) < EXAMPLES and title and title not in lst:
-                    lst.append(title)
+        examples = _out_of_stock_examples(t, per_product, names)
         for d in g.to_pylist():
             c = d["c"]
             rows.append({
@@ -122,6 +103,32 @@ def run(inp: SkillInput) -> SkillResult:
                        thresholds={"stock_rule": "stated availability, else quantity > 0 in stock; no quantity = unknown"},
                        chart=("Category", "Out-of-stock rate") if has_stock else None,
                        taxonomy_note=common.taxonomy_note(scope, tax), notes=notes)
+
+
+def _out_of_stock_examples(t: pa.Table, per_product: pa.Table, names: list[str]) -> dict[str, list[str]]:
+    """Per category label, up to EXAMPLES titles of products with variants out of stock: products fully
+    out first, then by out-of-stock variants (product_key breaks ties)."""
+    examples: dict[str, list[str]] = {}
+    some = per_product.filter(pc.greater(per_product["oos_sum"], 0))
+    if some.num_rows:
+        some = some.append_column("all_out", pc.cast(pc.equal(some["oos_sum"], some["pk_count"]), pa.int8()))
+        # integer keys only (product_key breaks ties): deterministic and cheap on many products
+        some = some.sort_by([("ci_min", "ascending"), ("all_out", "descending"), ("oos_sum", "descending"), ("pk", "ascending")])
+        ci = some["ci_min"].to_numpy()
+        first = np.ones(len(ci), dtype=bool)
+        first[1:] = ci[1:] != ci[:-1]
+        rank = np.arange(len(ci)) - np.maximum.accumulate(np.where(first, np.arange(len(ci)), 0))
+        some = some.filter(pa.array(rank < EXAMPLES * 2))
+        # titles only for the few products named (a string aggregate over every row is costly)
+        chosen = t.select(["product_key", "title"]).filter(pc.is_in(t["product_key"], value_set=some["pk"]))
+        chosen = chosen.set_column(1, "title", common.as_str(chosen["title"]))  # min() needs plain text
+        titles = {d["product_key"]: d["title_min"] for d in chosen.group_by("product_key").aggregate([("title", "min")]).to_pylist()}
+        for c, pk in zip(some["ci_min"].to_pylist(), some["pk"].to_pylist()):
+            title = titles.get(pk)
+            lst = examples.setdefault(names[c], [])
+            if len(lst) < EXAMPLES and title and title not in lst:
+                lst.append(title)
+    return examples
 
 
 def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> list[Finding]:

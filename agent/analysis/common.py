@@ -30,6 +30,7 @@ class Population:
     table: pa.Table  # in scope and analysed status
     excluded: dict[str, int]  # status -> variant rows in scope excluded from the analysis
     in_scope_rows: int  # all statuses
+    scoped: pa.Table | None = None  # in scope, all statuses (same columns as `table`): the left-out rows' source
 
 
 def as_str(arr: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
@@ -94,7 +95,7 @@ def scope_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Array | 
     from agent.analysis.scoping import rows
 
     found = rows(table, scope, taxonomy)
-    return None if found is None else pa.array(found.any)
+    return None if found is None else found.mask
 
 
 def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Sequence[str] | None = None) -> Population:
@@ -110,16 +111,16 @@ def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Seque
     scoped = table if mask is None else table.filter(mask)
     excluded: dict[str, int] = {}
     if scoped.num_rows == 0:
-        return Population(table=scoped, excluded=excluded, in_scope_rows=0)
+        return Population(table=scoped, excluded=excluded, in_scope_rows=0, scoped=scoped)
     status = encoded(scoped["status"])
     counts = value_counts(status)
     for st in EXCLUDED_STATUSES:
         if counts.get(st):
             excluded[st] = int(counts[st])
     if not excluded:
-        return Population(table=scoped, excluded=excluded, in_scope_rows=scoped.num_rows)
+        return Population(table=scoped, excluded=excluded, in_scope_rows=scoped.num_rows, scoped=scoped)
     keep = pc.fill_null(map_values(status, lambda d: pc.invert(pc.is_in(d, value_set=pa.array(list(EXCLUDED_STATUSES))))), True)
-    return Population(table=scoped.filter(keep), excluded=excluded, in_scope_rows=scoped.num_rows)
+    return Population(table=scoped.filter(keep), excluded=excluded, in_scope_rows=scoped.num_rows, scoped=scoped)
 
 
 def count_products(table: pa.Table) -> int:
@@ -186,7 +187,7 @@ def taxonomy_note(scope: Scope, taxonomy: Taxonomy, leaves: int | None = None) -
     node = taxonomy.node(scope.taxonomy_id)
     if node is None:
         return None
-    extra = [taxonomy.node(i) for i in scope.extra_taxonomy_ids if taxonomy.node(i) is not None]
+    extra = [e for e in (taxonomy.node(i) for i in scope.extra_taxonomy_ids) if e is not None]
     n = leaves if leaves is not None else len(taxonomy.descendants(node.id)) + sum(len(taxonomy.descendants(e.id)) for e in extra)
     where = " and ".join([node.path] + [e.path for e in extra])
     if n == 0:
@@ -255,9 +256,6 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
 
 
 # --- stock -----------------------------------------------------------------------------------------------
-IN_STOCK_STATES = ("in_stock",)
-
-
 STOCK_STATES = ("in_stock", "out_of_stock", "preorder", "backorder", "unknown")
 
 
@@ -288,11 +286,6 @@ def stock_codes(table: pa.Table):
                         np.where(qty > 0, STOCK_STATES.index("in_stock"),
                                  np.where(cont, STOCK_STATES.index("backorder"), STOCK_STATES.index("out_of_stock")))).astype(np.int8)
     return np.where(stated == unknown, from_qty, stated).astype(np.int8)
-
-
-def stock_state(table: pa.Table) -> pa.Array:
-    """Per row: in_stock | out_of_stock | preorder | backorder | unknown (see stock_codes)."""
-    return pc.take(pa.array(STOCK_STATES), pa.array(stock_codes(table)))
 
 
 def has_stock_information(table: pa.Table) -> bool:
@@ -369,7 +362,7 @@ def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     return out
 
 
-def distinct_per_code(codes, pk, n_groups: int):
+def distinct_per_code(codes, pk, n_groups: int) -> Any:
     """Distinct product keys per dense group code.
 
     Fast path, exact: when rows come grouped by product with ascending keys and each product's group

@@ -7,6 +7,8 @@ are verified vectorised (numpy over the left-padded digits), so a million rows c
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -90,11 +92,6 @@ def _check_digits(values: pa.Array) -> np.ndarray:
         check = (10 - total % 10) % 10
         out[rows] = ~bad & (check == last)
     return out
-
-
-def _one(code: str) -> bool:
-    d = [int(c) for c in code.zfill(14)]
-    return (10 - sum(x * w for x, w in zip(d[:13], _WEIGHTS.tolist())) % 10) % 10 == d[13]
 
 
 def gtin_valid(gtin: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -217,7 +214,7 @@ def run(inp: SkillInput) -> SkillResult:
         complete_n = t.num_rows - int(pc.sum(incomplete).as_py() or 0)
         rows.append({"Section": "Completeness", "Item": "Rows complete for Google Shopping", "Affected rows": t.num_rows - complete_n,
                      "Affected products": None, "Share of rows": None, "Complete": common.pct(complete_n, t.num_rows)})
-        checks = []
+        checks: list[dict[str, Any]] = []
         for cid, label, sev in CHECKS:
             mask = fails[cid]
             n = int(pc.sum(mask).as_py() or 0)

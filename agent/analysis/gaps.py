@@ -90,9 +90,11 @@ def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy, price: pa.Arra
     variants = by_state.sum(axis=1).tolist()
     in_stock = by_state[:, common.STOCK_STATES.index("in_stock")].tolist()
     oos = by_state[:, common.STOCK_STATES.index("out_of_stock")].tolist()
-    products = np.asarray(common.distinct_per_code(codes, pk_np, n)).tolist()
+    products = common.distinct_per_code(codes, pk_np, n).tolist()
     q = common.quantiles_by_code(codes, n, np.asarray(price_np, dtype=np.float64), (0.0, 0.25, 0.5, 0.75, 1.0))
-    stats = np.where(np.isnan(q), None, q).tolist()  # one conversion for every group: NaN → None
+    boxed = q.astype(object)
+    boxed[np.isnan(q)] = None  # one conversion for every group: NaN → None
+    stats = boxed.tolist()
     return {key: {"products": int(products[i]), "variants": variants[i], "in": in_stock[i], "oos": oos[i],
                   "min": stats[i][0], "p25": stats[i][1], "median": stats[i][2], "p75": stats[i][3], "max": stats[i][4]}
             for i, key in enumerate(uniq)}
@@ -107,17 +109,20 @@ def _dense_codes(keys):
     import numpy as np
 
     shifted = keys - OTHER_KEY  # OTHER_KEY (-1) becomes 0; ids stay non-negative
-    present = np.zeros(int(shifted.max()) + 1 if len(shifted) else 1, dtype=bool)
+    top = int(shifted.max()) + 1 if len(shifted) else 1
+    if len(shifted) * 16 < top:  # few rows against the id range (the demo: 3k rows, ids up to ~500k): sort them
+        uniq, codes = np.unique(shifted, return_inverse=True)
+        return codes.astype(np.int64, copy=False), (uniq + OTHER_KEY).tolist()
+    present = np.zeros(top, dtype=bool)
     present[shifted] = True
     uniq = np.flatnonzero(present)
     slot = np.cumsum(present, dtype=np.int64) - 1
     return np.take(slot, shifted), (uniq + OTHER_KEY).tolist()
 
 
-def _excluded_products(own: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, int]:
-    mask = common.scope_mask(own, scope, taxonomy)  # on the whole table: the turn's cached mask
-    own = own.select(["product_key", "google_category_id", "category_path", "status"])
-    scoped = own if mask is None else own.filter(mask)
+def _excluded_products(scoped: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[int, int]:
+    """Products left out by status (draft, archived) per subcategory key, and "total", from the scope's
+    rows of every status — population()'s own filtered table, so the scope mask is applied once a turn."""
     if not set(common.value_counts(scoped["status"])) & set(common.EXCLUDED_STATUSES):
         return {}
     ex = scoped.filter(pc.fill_null(common.map_values(scoped["status"], lambda d: pc.is_in(
@@ -162,7 +167,7 @@ def run(inp: SkillInput) -> SkillResult:
     # price columns: priced variants of the main currency only; other currencies are counted, not pooled
     own_price, currency, other_currencies = common.main_currency_price(pop.table)
     own = _aggregate(pop.table, scope, tax, own_price)
-    excluded = _excluded_products(inp.own, scope, tax)
+    excluded = _excluded_products(pop.scoped, scope, tax)
     ref = None
     ref_total = 0
     notes = []
@@ -191,43 +196,9 @@ def run(inp: SkillInput) -> SkillResult:
 
     rows = []
     for key in keys:
-        o = own.get(key, {})
-        r = (ref or {}).get(key, {})
         group, name = _names(key, scope, tax)
-        products = o.get("products", 0)
-        gaps: list[str] = []
-        if key != OTHER_KEY:
-            if products == 0:
-                gaps.append("missing")
-            elif products < THIN_PRODUCTS:
-                gaps.append("thin")
-            if products and has_stock and o.get("oos", 0) == o.get("variants", 0):
-                gaps.append("out of stock only")
-        row = {
-            "Group": group, "Subcategory": name, "Products": products, "Variants": o.get("variants", 0),
-            "In-stock variants": o.get("in", 0) if has_stock else None,
-            "Min price": common.money(o.get("min")), "Median price": common.money(o.get("median")),
-            "Max price": common.money(o.get("max")), "Left out (draft/archived products)": excluded.get(key, 0),
-        }
-        if ref is not None:
-            own_share = common.pct(products, own_total)
-            ref_share = common.pct(r.get("products", 0), ref_total)
-            index = round(own_share / ref_share * 100.0, 0) if own_share is not None and ref_share else None
-            row.update({"Reference products": r.get("products", 0), "Own share": own_share, "Reference share": ref_share,
-                        "Share index": index, "Reference P25": common.money(r.get("p25")), "Reference P75": common.money(r.get("p75"))})
-            if key != OTHER_KEY and products:
-                if ref_share is not None and ref_share >= UNDER_INDEX_MIN_REF_SHARE and index is not None and index < UNDER_INDEX_MAX:
-                    gaps.append("under-indexed")
-                if r.get("p25") is not None and o.get("min") is not None and o["min"] > r["p25"]:
-                    gaps.append("price floor")
-                if r.get("p75") is not None and o.get("max") is not None and o["max"] < r["p75"]:
-                    gaps.append("price ceiling")
-        row["Gap"] = ", ".join(gaps) or None
-        sev = max((SEVERITY[g] for g in gaps), default=0)
-        # a missing subcategory the reference sells is more urgent than one nobody sells
-        sev_key = (sev + (0.5 if "missing" in gaps and r.get("products") else 0), r.get("products", 0))
-        if key == OTHER_KEY and products:
-            sev_key = (0.5, 0)  # unmapped products: after the gaps, before the healthy subcategories
+        row, sev_key = _subcategory_row(key, group, name, own.get(key, {}), None if ref is None else ref.get(key, {}),
+                                        excluded.get(key, 0), has_stock, own_total, ref_total)
         rows.append((sev_key, row, key))
 
     rows.sort(key=lambda x: (-x[0][0], -x[0][1], x[1]["Products"], x[1]["Group"] or "", x[1]["Subcategory"]))
@@ -240,19 +211,10 @@ def run(inp: SkillInput) -> SkillResult:
 
     findings = _findings(ordered, ref is not None, pop.table.num_rows,
                          _unmapped_by(inp.own, scope, tax) if own.get(OTHER_KEY, {}).get("products") else {})
-    if other_currencies:
-        listed = ", ".join(f"{n:,} in {c}" for c, n in other_currencies.items())
-        notes.append(f"Prices in this table are in {currency or 'no stated currency'} only; priced variants in other "
-                     f"currencies ({listed}) are left out of the price columns, since currencies are never pooled.")
-    zero = common.price_counts(pop.table)
-    if zero["zero_n"] + zero["negative_n"]:
-        n_zero = zero["zero_n"] + zero["negative_n"]
-        notes.append(f"{n_zero:,} {'variant' if n_zero == 1 else 'variants'} priced at 0.00 or below "
-                     f"{'is' if n_zero == 1 else 'are'} left out of the price columns.")
-    if pop.table.num_rows and currency is None and not other_currencies and zero["priced_n"]:
-        notes.append(common.NO_PRICE_NOTE)
-    if not has_stock and pop.table.num_rows:
-        notes.append("Stock is not stated in the data, so in-stock counts are unknown and no subcategory is judged out of stock.")
+    demand_finding = _demand_missing(inp)
+    if demand_finding is not None:
+        findings = [demand_finding] + findings[:6]
+    notes += _price_and_stock_notes(pop.table, currency, other_currencies, has_stock)
     n_sub = len(leaves) if leaves else len([k for k in keys if k != OTHER_KEY])
     return SkillResult(
         skill=SKILL_ID, scope=scope, table=table, findings=findings,
@@ -266,6 +228,69 @@ def run(inp: SkillInput) -> SkillResult:
         notes=notes,
         missing="reference" if scope.wants_reference and ref is None else None,  # shares need a reference
     )
+
+
+def _subcategory_row(key: int, group: str | None, name: str, o: dict, r: dict | None, excluded: int, has_stock: bool,
+                     own_total: int, ref_total: int) -> tuple[dict, tuple[float, int]]:
+    """One subcategory's row with its gap judgement, and the key that orders the rows (worst gaps first).
+
+    `o` and `r` are the own and reference aggregates of the subcategory (`r` None without a reference)."""
+    products = o.get("products", 0)
+    gaps: list[str] = []
+    if key != OTHER_KEY:
+        if products == 0:
+            gaps.append("missing")
+        elif products < THIN_PRODUCTS:
+            gaps.append("thin")
+        if products and has_stock and o.get("oos", 0) == o.get("variants", 0):
+            gaps.append("out of stock only")
+    row = {
+        "Group": group, "Subcategory": name, "Products": products, "Variants": o.get("variants", 0),
+        "In-stock variants": o.get("in", 0) if has_stock else None,
+        "Min price": common.money(o.get("min")), "Median price": common.money(o.get("median")),
+        "Max price": common.money(o.get("max")), "Left out (draft/archived products)": excluded,
+    }
+    if r is not None:
+        own_share = common.pct(products, own_total)
+        ref_share = common.pct(r.get("products", 0), ref_total)
+        index = round(own_share / ref_share * 100.0, 0) if own_share is not None and ref_share else None
+        row.update({"Reference products": r.get("products", 0), "Own share": own_share, "Reference share": ref_share,
+                    "Share index": index, "Reference P25": common.money(r.get("p25")), "Reference P75": common.money(r.get("p75"))})
+        if key != OTHER_KEY and products:
+            if ref_share is not None and ref_share >= UNDER_INDEX_MIN_REF_SHARE and index is not None and index < UNDER_INDEX_MAX:
+                gaps.append("under-indexed")
+            if r.get("p25") is not None and o.get("min") is not None and o["min"] > r["p25"]:
+                gaps.append("price floor")
+            if r.get("p75") is not None and o.get("max") is not None and o["max"] < r["p75"]:
+                gaps.append("price ceiling")
+    r = r or {}
+    row["Gap"] = ", ".join(gaps) or None
+    sev = max((SEVERITY[g] for g in gaps), default=0)
+    # a missing subcategory the reference sells is more urgent than one nobody sells
+    sev_key = (sev + (0.5 if "missing" in gaps and r.get("products") else 0), r.get("products", 0))
+    if key == OTHER_KEY and products:
+        sev_key = (0.5, 0)  # unmapped products: after the gaps, before the healthy subcategories
+    return row, sev_key
+
+
+def _price_and_stock_notes(table: pa.Table, currency: str | None, other_currencies: dict[str, int],
+                           has_stock: bool) -> list[str]:
+    """What the price and stock columns leave out, said under the table."""
+    notes: list[str] = []
+    if other_currencies:
+        listed = ", ".join(f"{n:,} in {c}" for c, n in other_currencies.items())
+        notes.append(f"Prices in this table are in {currency or 'no stated currency'} only; priced variants in other "
+                     f"currencies ({listed}) are left out of the price columns, since currencies are never pooled.")
+    zero = common.price_counts(table)
+    if zero["zero_n"] + zero["negative_n"]:
+        n_zero = zero["zero_n"] + zero["negative_n"]
+        notes.append(f"{n_zero:,} {'variant' if n_zero == 1 else 'variants'} priced at 0.00 or below "
+                     f"{'is' if n_zero == 1 else 'are'} left out of the price columns.")
+    if table.num_rows and currency is None and not other_currencies and zero["priced_n"]:
+        notes.append(common.NO_PRICE_NOTE)
+    if not has_stock and table.num_rows:
+        notes.append("Stock is not stated in the data, so in-stock counts are unknown and no subcategory is judged out of stock.")
+    return notes
 
 
 def _total_row(table: pa.Table, label: str, excluded: int, has_stock: bool, with_ref: bool, own_total: int, ref_total: int,
@@ -369,3 +394,17 @@ def _findings(rows: list[dict], with_ref: bool, analysed_rows: int, unmapped_by:
         f.append(Finding("gaps.empty", {}, severity=10))
     f.sort(key=lambda x: -x.severity)
     return f[:7]
+
+
+def _demand_missing(inp: SkillInput) -> Finding | None:
+    """With Best sellers data: the scope's product clusters you do not carry that are in its top 10% of
+    demand (ranked and judged exactly as demand_gaps does), "missing, and in the top 10% of demand"."""
+    if inp.demand is None:
+        return None
+    from agent.analysis import demand
+
+    top = demand.top_missing(inp.demand, inp.own, inp.scope, inp.taxonomy)
+    if not top:
+        return None
+    names = ", ".join(f"{r['Name']} ({r['Subcategory']})" if r["Subcategory"] else str(r["Name"]) for r in top[:5])
+    return Finding("gaps.demand_missing", {"names": names + (" and others" if len(top) > 5 else "")}, severity=9)

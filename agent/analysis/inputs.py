@@ -22,3 +22,5 @@ class SkillInput:
     # Source evidence of the own catalog, for the overview's format / columns part. Skills stay pure:
     # they read these facts, never files.
     sources: tuple[SourceEvidence, ...] = ()
+    # Merchant Center Best sellers rows (agent.catalog.bestsellers.SCHEMA), when attached or configured
+    demand: pa.Table | None = None

@@ -47,10 +47,11 @@ import difflib
 import functools
 import itertools
 import re
-import threading
 import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Mapping
+
+from agent.catalog.cache import Cache
 
 LANGUAGES = ("de", "nl", "pt", "es", "fr", "it", "pl", "ru")
 LOCALES = {"de": "de-DE", "nl": "nl-NL", "pt": "pt-BR", "es": "es-ES", "fr": "fr-FR", "it": "it-IT", "pl": "pl-PL",
@@ -680,9 +681,10 @@ def _taxonomy_index(code: str) -> tuple[_NameIndex, dict[int, int]]:
     return _index(entries, _lang(code)), {cid: path.count(" > ") + 1 for cid, path in paths.items()}
 
 
-_OWN_CACHE: dict[tuple[int, str], tuple[object, _NameIndex]] = {}
-_OWN_CACHE_SIZE = 8
-_OWN_LOCK = threading.Lock()
+# The merchant's indexes, per categories object (its identity is checked: an id can be reused once the
+# object is gone). The package's one cache type, bounded by entries: turns of several conversations
+# may plan at once, and the cache's own lock covers them.
+_OWN_CACHE: Cache[tuple[object, _NameIndex]] = Cache(max_entries=8)
 _LEVEL_SPLIT = re.compile(r"\s*(?:>|/|\|)\s*")
 
 
@@ -694,10 +696,7 @@ def _own_index(categories: Iterable[str], code: str) -> _NameIndex:
         return hit[1]
     levels = {lvl.strip() for c in categories for lvl in _LEVEL_SPLIT.split(str(c)) if lvl.strip()}
     idx = _index(((lvl, lvl) for lvl in sorted(levels)), _lang(code))
-    with _OWN_LOCK:  # turns of several conversations may plan at once
-        while len(_OWN_CACHE) >= _OWN_CACHE_SIZE:
-            _OWN_CACHE.pop(next(iter(_OWN_CACHE)))
-        _OWN_CACHE[key] = (categories, idx)
+    _OWN_CACHE.put(key, (categories, idx))
     return idx
 
 
@@ -1000,3 +999,21 @@ def _english_phrase_cached(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]
 def _english_phrase(text: str) -> tuple[list[str], list[str]]:
     w, t = _english_phrase_cached(text)
     return list(w), list(t)
+
+
+# demand_gaps (issue 15): "best sellers" / "popular" words per language, added to INTENT_WORDS here at the
+# end so the tables above stay as they were. Words that also mean "question" or "ask" (nl "vraag", fr
+# "demande", it "domanda") are left out: they would turn ordinary questions into demand questions.
+_DEMAND_WORDS = {
+    "de": ("bestseller | bestsellern | meistverkauft | meistverkaufte | meistverkauften | beliebt | beliebte | beliebten | "
+           "beliebteste | beliebtesten | nachfrage | topseller | verkaufsschlager"),
+    "nl": "bestseller | bestsellers | best verkocht | best verkochte | meest verkocht | meest verkochte | populair | populaire | populairste",
+    "pt": "mais vendidos | mais vendido | mais vendidas | mais vendida | populares | popular | procura | demanda",
+    "es": "más vendidos | más vendido | más vendidas | más vendida | populares | popular | demanda | superventas",
+    "fr": "meilleures ventes | meilleure vente | plus vendus | plus vendues | populaires | populaire | best sellers",
+    "it": "più venduti | più vendute | più venduto | più venduta | popolari | popolare | bestseller",
+    "pl": "bestsellery | bestsellerów | najlepiej sprzedające | najczęściej kupowane | popularne | popularnych | popularny | popyt",
+    "ru": "бестселлеры | бестселлеров | хиты продаж | хит продаж | популярные | популярных | популярный | спрос | самые продаваемые",
+}
+for _demand_code, _demand_phrases in _DEMAND_WORDS.items():
+    INTENT_WORDS[_demand_code]["best sellers"] = _demand_phrases

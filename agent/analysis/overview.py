@@ -6,6 +6,9 @@ first: render shows at most 20 rows, and a number in a bullet must be visible in
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -17,9 +20,14 @@ SKILL_ID = "catalog_overview"
 # The canonical columns this skill reads (population() carries only these through its filter).
 # How each canonical mapping method is named in the overview, in the order shown (every method of
 # canonical.MAPPING_METHODS has a label: a test checks it, so a new method is never silently left out).
-MAPPING_LABELS = {"google_category": "from a Google category column", "shopify_category": "from your Shopify product category",
-                  "merchant_path": "from your category path", "name_match": "by taxonomy names in type or title",
-                  "own_category": "like the rest of its own category", "unmapped": "not mapped"}
+MAPPING_LABELS = {
+    "google_category": "from a Google category column",
+    "shopify_category": "from your Shopify product category",
+    "merchant_path": "from your category path",
+    "name_match": "by taxonomy names in type or title",
+    "own_category": "like the rest of its own category",
+    "unmapped": "not mapped",
+}
 READ = ("product_key", "google_category_id", "category_path", "category_mapping", "brand", "price", "currency")
 TOP_CATEGORIES = 5
 TOP_BRANDS = 3
@@ -37,186 +45,64 @@ CURRENCY_COLUMN = ("Currency", "currency", pa.string())  # added when prices com
 MAX_LISTED_COLUMNS = 8
 
 
-def _off_store(scoped: pa.Table, add, findings: list[Finding]) -> None:
-    """Active rows that are not on the online store (Shopify `Published` false): on sale elsewhere,
-    so counted as active — and said, so a merchant expecting them online sees how many are not."""
-    off = pc.and_(pc.equal(scoped["status"].cast(pa.string()), "active"), pc.invert(scoped["online_store"]))
-    n = pc.sum(pc.fill_null(off, False).cast(pa.int64())).as_py() or 0
-    if not n:
-        return
-    r = add("Status (rows)", "active, of which not on the online store", n, common.pct(n, scoped.num_rows))
-    findings.append(Finding("overview.off_store", {"rows_n": n}, cells=((r, "Count"),), severity=6))
+@dataclass
+class _Sheet:
+    """The table rows and the findings as the sections build them: a finding cites cells by row index."""
+
+    rows: list[tuple] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def add(
+        self,
+        section: str,
+        item: str,
+        count: int | None = None,
+        share: float | None = None,
+        price: float | None = None,
+        cur: str | None = None,
+    ) -> int:
+        self.rows.append((section, item, count, share, price, cur))
+        return len(self.rows) - 1
+
+    def cell(self, row: int, column: str) -> Any:
+        return self.rows[row][[c[0] for c in COLUMNS].index(column)]
 
 
 def run(inp: SkillInput) -> SkillResult:
+    """The overview table, section by section in the order shown, and its findings (most severe first)."""
     own, scope, tax = inp.own, inp.scope, inp.taxonomy
     pop = common.population(own, scope, tax, READ)
     t = pop.table
     # (a catalog kept in a conversation before `online_store` existed lacks the column)
     slim = own.select([c for c in ("product_key", "status", "google_category_id", "category_path", "online_store")
                        if c in own.column_names])
-    mask = common.scope_mask(slim, scope, tax)
+    mask = common.scope_mask(own, scope, tax)  # on the whole table: the turn's cached mask (same rows as slim)
     scoped = slim if mask is None else slim.filter(mask)
-    rows: list[tuple] = []
-    findings: list[Finding] = []
-
-    def add(section: str, item: str, count: int | None = None, share: float | None = None, price: float | None = None,
-            cur: str | None = None) -> int:
-        rows.append((section, item, count, share, price, cur))
-        return len(rows) - 1
-
-    # Summary ------------------------------------------------------------------------------------
-    products_all = common.count_products(scoped)
+    sheet = _Sheet()
     labels = common.category_labels(t, scope, tax) if t.num_rows else pa.array([], pa.string())
     brands = common.as_str(t["brand"])
-    n_categories = len(pc.unique(labels.indices)) if t.num_rows else 0
     n_brands = len(pc.unique(brands.drop_null())) if t.num_rows else 0
-    r_rows = add("Summary", "Rows (variants)", scoped.num_rows)
-    r_products = add("Summary", "Products", products_all)
-    r_cats = add("Summary", "Categories", n_categories)
-    r_brands = add("Summary", "Brands", n_brands)
-    findings.append(Finding("overview.size", {"rows_n": scoped.num_rows, "products_n": products_all,
-                                              "categories_n": n_categories, "brands_n": n_brands,
-                                              "whole": scope.is_whole_catalog},
-                            cells=((r_rows, "Count"), (r_products, "Count"), (r_cats, "Count"), (r_brands, "Count")), severity=9))
 
-    # Source format and columns (from evidence, when the service passes it) ---------------------------
-    catalog_sources = [s for s in inp.sources if s.role == "catalog"]
-    for src in catalog_sources[:2]:
-        r_fmt = add("Source", f"{src.name}: {src.format}, columns", len(src.columns))
-        values = {"source": src.name, "format": src.format, "columns_n": len(src.columns), "unmapped_n": len(src.unmapped_columns)}
-        cells = [(r_fmt, "Count")]
-        if src.unmapped_columns:
-            listed = ", ".join(src.unmapped_columns[:MAX_LISTED_COLUMNS]) + (" …" if len(src.unmapped_columns) > MAX_LISTED_COLUMNS else "")
-            r_un = add("Source", f"Columns not used: {listed}", len(src.unmapped_columns))
-            cells.append((r_un, "Count"))
-        if src.date_columns:
-            add("Source", f"Date columns: {', '.join(src.date_columns[:MAX_LISTED_COLUMNS])}", len(src.date_columns))
-            values["date_columns"] = ", ".join(src.date_columns[:MAX_LISTED_COLUMNS])
-        findings.append(Finding("overview.format", values, cells=tuple(cells), severity=7))
-        if src.rows_overlong:  # said in the answer as well as the footer: these cells were not read
-            r_long = add("Source", f"{src.name}: rows longer than the header", src.rows_overlong)
-            r_cells = add("Source", f"{src.name}: extra cells not read", src.extra_cells)
-            findings.append(Finding("overview.overlong", {"source": src.name, "rows_n": src.rows_overlong,
-                                                          "cells_n": src.extra_cells},
-                                    cells=((r_long, "Count"), (r_cells, "Count")), severity=7))
-
-    # Status -------------------------------------------------------------------------------------------
-    status_counts = common.value_counts(scoped["status"]) if scoped.num_rows else {}
-    status_counts["unknown"] = status_counts.get("unknown", 0) + (scoped["status"].null_count if scoped.num_rows else 0)
-    status_rows: dict[str, int] = {}
-    for st in ("active", "unknown", "draft", "archived"):
-        if status_counts.get(st):
-            label = st if st != "unknown" else "status not stated"
-            status_rows[st] = add("Status (rows)", label, status_counts[st], common.pct(status_counts[st], scoped.num_rows))
-        if st == "active" and st in status_rows and "online_store" in scoped.column_names:
-            _off_store(scoped, add, findings)
-    if pop.excluded:
-        vals = {f"{k}_n": v for k, v in pop.excluded.items()}
-        vals["analysed_n"] = t.num_rows
-        r_an = add("Status (rows)", "analysed (active or not stated)", t.num_rows, common.pct(t.num_rows, scoped.num_rows))
-        findings.append(Finding("overview.excluded", vals, cells=tuple((status_rows[k], "Count") for k in pop.excluded) + ((r_an, "Count"),), severity=6))
-
-    # Category mapping -------------------------------------------------------------------------------------
-    if t.num_rows:
-        mcounts = common.value_counts(t["category_mapping"])
-        mcounts["unmapped"] = mcounts.get("unmapped", 0) + t["category_mapping"].null_count
-        mrows = {}
-        for m, label in MAPPING_LABELS.items():
-            if mcounts.get(m):
-                mrows[m] = add("Category mapping (rows)", label, mcounts[m], common.pct(mcounts[m], t.num_rows))
-        unm = mcounts.get("unmapped", 0)
-        if unm:
-            findings.append(Finding("overview.unmapped", {"unmapped_n": unm, "unmapped_pct": rows[mrows["unmapped"]][3]},
-                                    cells=((mrows["unmapped"], "Count"), (mrows["unmapped"], "Share")), severity=5))
-        else:
-            findings.append(Finding("overview.all_mapped", {}, severity=2))
-
-    # Prices (over priced variants, split by currency) -------------------------------------------------
+    _summary(sheet, scoped, labels, n_brands, whole=scope.is_whole_catalog, analysed=t.num_rows)
+    _sources(sheet, [s for s in inp.sources if s.role == "catalog"])
+    _statuses(sheet, scoped, pop)
+    _mapping(sheet, t)
     groups = common.price_groups(t)
     mixed = len(groups) > 1
-    currency = groups[0].currency if len(groups) == 1 else None
-    counts = common.price_counts(t)
     price_np = common.numpy_of(t["price"]).astype(float) if t.num_rows else None
-    group_rows: list[int] = []
+    _prices(sheet, t, groups, price_np)
     band_names: list[str] = []
-    for g in groups[:MAX_CURRENCIES]:
-        vals = price_np[g.rows]
-        section = "Price (priced variants" + (f", {g.currency or 'no currency'})" if mixed else ")")
-        lo, med, hi = (common.money(float(x)) for x in (vals.min(), _median(vals), vals.max()))
-        r_n = add(section, "Priced variants", g.variants, common.pct(g.variants, t.num_rows), cur=g.currency)
-        r_lo = add(section, "Lowest price", price=lo, cur=g.currency)
-        r_med = add(section, "Median price", price=med, cur=g.currency)
-        r_hi = add(section, "Highest price", price=hi, cur=g.currency)
-        group_rows.append(r_n)
-        values = {"priced_n": g.variants, "low_price": lo, "median_price": med, "high_price": hi}
-        if mixed:
-            values["currency"] = g.currency
-        findings.append(Finding("overview.price", values,
-                                cells=((r_n, "Count"), (r_lo, "Price"), (r_med, "Price"), (r_hi, "Price")), severity=4))
-    if mixed:
-        items = [{"currency": g.currency or "no currency", "variants_n": g.variants} for g in groups[:MAX_CURRENCIES]]
-        findings.append(Finding("overview.mixed_currency", {"items": items, "more": len(groups) > MAX_CURRENCIES},
-                                cells=tuple((r, "Count") for r in group_rows), severity=6))
-    if counts["zero_n"] or counts["negative_n"]:
-        r_z = add("Price", "Priced 0.00 or below (left out of price figures)", counts["zero_n"] + counts["negative_n"],
-                  common.pct(counts["zero_n"] + counts["negative_n"], t.num_rows))
-        findings.append(Finding("overview.zero_price", {"zero_n": counts["zero_n"] + counts["negative_n"]},
-                                cells=((r_z, "Count"),), severity=5))
-    if counts["unpriced_n"] and t.num_rows:
-        add("Price", "No price", counts["unpriced_n"], common.pct(counts["unpriced_n"], t.num_rows))
-
-    # Top categories by products -----------------------------------------------------------------------
     if t.num_rows:
-        per_cat = common.distinct_per_code(common.numpy_of(labels.indices), common.numpy_of(t["product_key"]), len(labels.dictionary))
-        g = pa.table({"c": labels.dictionary.cast(pa.string()), "k_count_distinct": pa.array(per_cat)})
-        g = g.filter(pc.greater(g["k_count_distinct"], 0)).sort_by([("k_count_distinct", "descending"), ("c", "ascending")])
         n_products = common.count_products(t)
-        top = g.slice(0, TOP_CATEGORIES).to_pylist()
-        crow = []
-        for d in top:
-            crow.append(add("Top categories (products)", d["c"], d["k_count_distinct"], common.pct(d["k_count_distinct"], n_products)))
-        if top:
-            vals = {"top": [{"name": rows[r][1], "products_n": rows[r][2]} for r in crow[:3]]}
-            findings.append(Finding("overview.categories", vals, cells=tuple((r, "Count") for r in crow[:3]), severity=8))
-
-        # Price bands of priced variants, cut at round numbers near the catalog's own quartiles.
-        for g in groups[:MAX_CURRENCIES]:
-            vals = price_np[g.rows]
-            section = "Price bands (priced variants" + (f", {g.currency or 'no currency'})" if mixed else ")")
-            best = None
-            bands = common.band_labels(common.price_band_cuts(vals), g.currency)
-            for label, lo_b, hi_b in bands:
-                n = int(((vals >= lo_b) & (vals < hi_b)).sum())
-                r = add(section, label, n, common.pct(n, g.variants), cur=g.currency)
-                band_names.append(label)
-                if best is None or n > rows[best][2]:
-                    best = r
-            if best is not None and g is groups[0] and len(bands) > 1:
-                findings.append(Finding("overview.top_band", {"band": rows[best][1], "variants_n": rows[best][2],
-                                                              "priced_n": g.variants, "variants_pct": rows[best][3]},
-                                        cells=((best, "Count"), (best, "Share")), severity=3))
-
-        # Brands.
-        bt = pa.table({"b": brands, "k": t["product_key"]}).filter(pc.is_valid(brands))
-        if bt.num_rows:
-            bg = bt.group_by("b").aggregate([("k", "count_distinct")]).sort_by([("k_count_distinct", "descending"), ("b", "ascending")])
-            brow = [add("Top brands (products)", d["b"], d["k_count_distinct"], common.pct(d["k_count_distinct"], n_products))
-                    for d in bg.slice(0, TOP_BRANDS).to_pylist()]
-            if n_brands == 1:
-                findings.append(Finding("overview.single_brand", {"brand": rows[brow[0]][1]}, cells=((brow[0], "Item"),), severity=3))
-            elif brow:
-                findings.append(Finding("overview.top_brand", {"brand": rows[brow[0]][1], "products_n": rows[brow[0]][2],
-                                                               "products_pct": rows[brow[0]][3]},
-                                        cells=((brow[0], "Count"), (brow[0], "Share")), severity=1))
-        else:
-            findings.append(Finding("overview.no_brands", {}, severity=3))
+        _top_categories(sheet, t, labels, n_products)
+        band_names = _price_bands(sheet, groups, price_np)
+        _brands(sheet, t, brands, n_brands, n_products)
     else:
-        findings.append(Finding("overview.empty", {}, severity=10))
+        sheet.findings.append(Finding("overview.empty", {}, severity=10))
 
-    findings.sort(key=lambda f: -f.severity)
+    findings = sorted(sheet.findings, key=lambda f: -f.severity)
     columns = COLUMNS + ((CURRENCY_COLUMN,) if mixed else ())
-    table = common.build_table(columns, [r if mixed else r[:len(COLUMNS)] for r in rows])
+    table = common.build_table(columns, [r if mixed else r[: len(COLUMNS)] for r in sheet.rows])
     notes = [common.NO_PRICE_NOTE] if groups and all(g.currency is None for g in groups) else []
     return SkillResult(
         skill=SKILL_ID,
@@ -224,11 +110,290 @@ def run(inp: SkillInput) -> SkillResult:
         table=table,
         notes=notes,
         findings=findings[:7],
-        thresholds={"top_categories": TOP_CATEGORIES, "top_brands": TOP_BRANDS,
-                    "price_bands": band_names, "price_unit": "priced variants (price above zero), per currency", "analysed_statuses": list(common.ANALYSED_STATUSES)},
-        currency=currency,
+        thresholds={
+            "top_categories": TOP_CATEGORIES,
+            "top_brands": TOP_BRANDS,
+            "price_bands": band_names,
+            "price_unit": "priced variants (price above zero), per currency",
+            "analysed_statuses": list(common.ANALYSED_STATUSES),
+        },
+        currency=groups[0].currency if len(groups) == 1 else None,
         taxonomy_note=common.taxonomy_note(scope, tax),
     )
+
+
+def _summary(
+    sheet: _Sheet, scoped: pa.Table, labels: pa.DictionaryArray, n_brands: int, *, whole: bool, analysed: int
+) -> None:
+    """Rows, products, categories and brands of the scope."""
+    products_all = common.count_products(scoped)
+    n_categories = len(pc.unique(labels.indices)) if analysed else 0
+    r_rows = sheet.add("Summary", "Rows (variants)", scoped.num_rows)
+    r_products = sheet.add("Summary", "Products", products_all)
+    r_cats = sheet.add("Summary", "Categories", n_categories)
+    r_brands = sheet.add("Summary", "Brands", n_brands)
+    sheet.findings.append(
+        Finding(
+            "overview.size",
+            {
+                "rows_n": scoped.num_rows,
+                "products_n": products_all,
+                "categories_n": n_categories,
+                "brands_n": n_brands,
+                "whole": whole,
+            },
+            cells=((r_rows, "Count"), (r_products, "Count"), (r_cats, "Count"), (r_brands, "Count")),
+            severity=9,
+        )
+    )
+
+
+def _sources(sheet: _Sheet, catalog_sources: list[Any]) -> None:
+    """Source format and columns (from evidence, when the service passes it), at most two sources."""
+    for src in catalog_sources[:2]:
+        r_fmt = sheet.add("Source", f"{src.name}: {src.format}, columns", len(src.columns))
+        values = {
+            "source": src.name,
+            "format": src.format,
+            "columns_n": len(src.columns),
+            "unmapped_n": len(src.unmapped_columns),
+        }
+        cells = [(r_fmt, "Count")]
+        if src.unmapped_columns:
+            listed = ", ".join(src.unmapped_columns[:MAX_LISTED_COLUMNS]) + (
+                " …" if len(src.unmapped_columns) > MAX_LISTED_COLUMNS else ""
+            )
+            r_un = sheet.add("Source", f"Columns not used: {listed}", len(src.unmapped_columns))
+            cells.append((r_un, "Count"))
+        if src.date_columns:
+            sheet.add(
+                "Source", f"Date columns: {', '.join(src.date_columns[:MAX_LISTED_COLUMNS])}", len(src.date_columns)
+            )
+            values["date_columns"] = ", ".join(src.date_columns[:MAX_LISTED_COLUMNS])
+        sheet.findings.append(Finding("overview.format", values, cells=tuple(cells), severity=7))
+        if src.rows_overlong:  # said in the answer as well as the footer: these cells were not read
+            r_long = sheet.add("Source", f"{src.name}: rows longer than the header", src.rows_overlong)
+            r_cells = sheet.add("Source", f"{src.name}: extra cells not read", src.extra_cells)
+            sheet.findings.append(
+                Finding(
+                    "overview.overlong",
+                    {"source": src.name, "rows_n": src.rows_overlong, "cells_n": src.extra_cells},
+                    cells=((r_long, "Count"), (r_cells, "Count")),
+                    severity=7,
+                )
+            )
+
+
+def _statuses(sheet: _Sheet, scoped: pa.Table, pop: common.Population) -> None:
+    """Rows per status, and which of them the analysis leaves out."""
+    t = pop.table
+    status_counts = common.value_counts(scoped["status"]) if scoped.num_rows else {}
+    status_counts["unknown"] = status_counts.get("unknown", 0) + (scoped["status"].null_count if scoped.num_rows else 0)
+    status_rows: dict[str, int] = {}
+    for st in ("active", "unknown", "draft", "archived"):
+        if status_counts.get(st):
+            label = st if st != "unknown" else "status not stated"
+            status_rows[st] = sheet.add(
+                "Status (rows)", label, status_counts[st], common.pct(status_counts[st], scoped.num_rows)
+            )
+        if st == "active" and st in status_rows and "online_store" in scoped.column_names:
+            _off_store(sheet, scoped)
+    if pop.excluded:
+        vals = {f"{k}_n": v for k, v in pop.excluded.items()}
+        vals["analysed_n"] = t.num_rows
+        r_an = sheet.add(
+            "Status (rows)", "analysed (active or not stated)", t.num_rows, common.pct(t.num_rows, scoped.num_rows)
+        )
+        sheet.findings.append(
+            Finding(
+                "overview.excluded",
+                vals,
+                cells=tuple((status_rows[k], "Count") for k in pop.excluded) + ((r_an, "Count"),),
+                severity=6,
+            )
+        )
+
+
+def _off_store(sheet: _Sheet, scoped: pa.Table) -> None:
+    """Active rows that are not on the online store (Shopify `Published` false): on sale elsewhere,
+    so counted as active — and said, so a merchant expecting them online sees how many are not."""
+    off = pc.and_(pc.equal(scoped["status"].cast(pa.string()), "active"), pc.invert(scoped["online_store"]))
+    n = pc.sum(pc.fill_null(off, False).cast(pa.int64())).as_py() or 0
+    if not n:
+        return
+    r = sheet.add("Status (rows)", "active, of which not on the online store", n, common.pct(n, scoped.num_rows))
+    sheet.findings.append(Finding("overview.off_store", {"rows_n": n}, cells=((r, "Count"),), severity=6))
+
+
+def _mapping(sheet: _Sheet, t: pa.Table) -> None:
+    """How the analysed rows got their Google category (canonical.MAPPING_METHODS), and how many did not."""
+    if not t.num_rows:
+        return
+    mcounts = common.value_counts(t["category_mapping"])
+    mcounts["unmapped"] = mcounts.get("unmapped", 0) + t["category_mapping"].null_count
+    mrows = {}
+    for m, label in MAPPING_LABELS.items():
+        if mcounts.get(m):
+            mrows[m] = sheet.add("Category mapping (rows)", label, mcounts[m], common.pct(mcounts[m], t.num_rows))
+    unm = mcounts.get("unmapped", 0)
+    if unm:
+        sheet.findings.append(
+            Finding(
+                "overview.unmapped",
+                {"unmapped_n": unm, "unmapped_pct": sheet.cell(mrows["unmapped"], "Share")},
+                cells=((mrows["unmapped"], "Count"), (mrows["unmapped"], "Share")),
+                severity=5,
+            )
+        )
+    else:
+        sheet.findings.append(Finding("overview.all_mapped", {}, severity=2))
+
+
+def _prices(sheet: _Sheet, t: pa.Table, groups: list[Any], price_np: Any) -> None:
+    """Price figures over priced variants, one set per currency; zero and missing prices counted apart."""
+    mixed = len(groups) > 1
+    counts = common.price_counts(t)
+    group_rows: list[int] = []
+    for g in groups[:MAX_CURRENCIES]:
+        vals = price_np[g.rows]
+        section = "Price (priced variants" + (f", {g.currency or 'no currency'})" if mixed else ")")
+        lo, med, hi = (common.money(float(x)) for x in (vals.min(), _median(vals), vals.max()))
+        r_n = sheet.add(section, "Priced variants", g.variants, common.pct(g.variants, t.num_rows), cur=g.currency)
+        r_lo = sheet.add(section, "Lowest price", price=lo, cur=g.currency)
+        r_med = sheet.add(section, "Median price", price=med, cur=g.currency)
+        r_hi = sheet.add(section, "Highest price", price=hi, cur=g.currency)
+        group_rows.append(r_n)
+        values = {"priced_n": g.variants, "low_price": lo, "median_price": med, "high_price": hi}
+        if mixed:
+            values["currency"] = g.currency
+        sheet.findings.append(
+            Finding(
+                "overview.price",
+                values,
+                cells=((r_n, "Count"), (r_lo, "Price"), (r_med, "Price"), (r_hi, "Price")),
+                severity=4,
+            )
+        )
+    if mixed:
+        items = [{"currency": g.currency or "no currency", "variants_n": g.variants} for g in groups[:MAX_CURRENCIES]]
+        sheet.findings.append(
+            Finding(
+                "overview.mixed_currency",
+                {"items": items, "more": len(groups) > MAX_CURRENCIES},
+                cells=tuple((r, "Count") for r in group_rows),
+                severity=6,
+            )
+        )
+    if counts["zero_n"] or counts["negative_n"]:
+        r_z = sheet.add(
+            "Price",
+            "Priced 0.00 or below (left out of price figures)",
+            counts["zero_n"] + counts["negative_n"],
+            common.pct(counts["zero_n"] + counts["negative_n"], t.num_rows),
+        )
+        sheet.findings.append(
+            Finding(
+                "overview.zero_price",
+                {"zero_n": counts["zero_n"] + counts["negative_n"]},
+                cells=((r_z, "Count"),),
+                severity=5,
+            )
+        )
+    if counts["unpriced_n"] and t.num_rows:
+        sheet.add("Price", "No price", counts["unpriced_n"], common.pct(counts["unpriced_n"], t.num_rows))
+
+
+def _top_categories(sheet: _Sheet, t: pa.Table, labels: pa.DictionaryArray, n_products: int) -> None:
+    """The categories with the most products."""
+    per_cat = common.distinct_per_code(
+        common.numpy_of(labels.indices), common.numpy_of(t["product_key"]), len(labels.dictionary)
+    )
+    g = pa.table({"c": labels.dictionary.cast(pa.string()), "k_count_distinct": pa.array(per_cat)})
+    g = g.filter(pc.greater(g["k_count_distinct"], 0)).sort_by([("k_count_distinct", "descending"), ("c", "ascending")])
+    top = g.slice(0, TOP_CATEGORIES).to_pylist()
+    crow = []
+    for d in top:
+        crow.append(
+            sheet.add(
+                "Top categories (products)",
+                d["c"],
+                d["k_count_distinct"],
+                common.pct(d["k_count_distinct"], n_products),
+            )
+        )
+    if top:
+        vals = {"top": [{"name": sheet.cell(r, "Item"), "products_n": sheet.cell(r, "Count")} for r in crow[:3]]}
+        sheet.findings.append(
+            Finding("overview.categories", vals, cells=tuple((r, "Count") for r in crow[:3]), severity=8)
+        )
+
+
+def _price_bands(sheet: _Sheet, groups: list[Any], price_np: Any) -> list[str]:
+    """Price bands of priced variants, cut at round numbers near the catalog's own quartiles; their labels."""
+    mixed = len(groups) > 1
+    band_names: list[str] = []
+    for g in groups[:MAX_CURRENCIES]:
+        vals = price_np[g.rows]
+        section = "Price bands (priced variants" + (f", {g.currency or 'no currency'})" if mixed else ")")
+        best = None
+        bands = common.band_labels(common.price_band_cuts(vals), g.currency)
+        for label, lo_b, hi_b in bands:
+            n = int(((vals >= lo_b) & (vals < hi_b)).sum())
+            r = sheet.add(section, label, n, common.pct(n, g.variants), cur=g.currency)
+            band_names.append(label)
+            if best is None or n > sheet.cell(best, "Count"):
+                best = r
+        if best is not None and g is groups[0] and len(bands) > 1:
+            sheet.findings.append(
+                Finding(
+                    "overview.top_band",
+                    {
+                        "band": sheet.cell(best, "Item"),
+                        "variants_n": sheet.cell(best, "Count"),
+                        "priced_n": g.variants,
+                        "variants_pct": sheet.cell(best, "Share"),
+                    },
+                    cells=((best, "Count"), (best, "Share")),
+                    severity=3,
+                )
+            )
+    return band_names
+
+
+def _brands(sheet: _Sheet, t: pa.Table, brands: pa.Array, n_brands: int, n_products: int) -> None:
+    """The brands with the most products, or that there is one brand, or none."""
+    bt = pa.table({"b": brands, "k": t["product_key"]}).filter(pc.is_valid(brands))
+    if not bt.num_rows:
+        sheet.findings.append(Finding("overview.no_brands", {}, severity=3))
+        return
+    bg = (
+        bt.group_by("b")
+        .aggregate([("k", "count_distinct")])
+        .sort_by([("k_count_distinct", "descending"), ("b", "ascending")])
+    )
+    brow = [
+        sheet.add("Top brands (products)", d["b"], d["k_count_distinct"], common.pct(d["k_count_distinct"], n_products))
+        for d in bg.slice(0, TOP_BRANDS).to_pylist()
+    ]
+    if n_brands == 1:
+        sheet.findings.append(
+            Finding(
+                "overview.single_brand", {"brand": sheet.cell(brow[0], "Item")}, cells=((brow[0], "Item"),), severity=3
+            )
+        )
+    elif brow:
+        sheet.findings.append(
+            Finding(
+                "overview.top_brand",
+                {
+                    "brand": sheet.cell(brow[0], "Item"),
+                    "products_n": sheet.cell(brow[0], "Count"),
+                    "products_pct": sheet.cell(brow[0], "Share"),
+                },
+                cells=((brow[0], "Count"), (brow[0], "Share")),
+                severity=1,
+            )
+        )
 
 
 def _median(values) -> float:

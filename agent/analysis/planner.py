@@ -42,13 +42,14 @@ import functools
 import re
 import weakref
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.analysis.result import Scope
+from agent.catalog.cache import Cache
 from agent.catalog.taxonomy import Taxonomy
 
 CAPABILITIES_NOTE = (
@@ -65,7 +66,7 @@ OWN_NODE_SHARE = 0.8
 # ...and when the node is named otherwise ("Deck Box" for Outdoor Storage Boxes), nearly all of them.
 OWN_NODE_ALONE_SHARE = 0.95
 SKILL_ORDER = ("assortment_gaps", "price_ladder", "attribute_coverage", "brand_coverage", "availability",
-               "content_quality", "catalog_overview")
+               "content_quality", "catalog_overview", "demand_gaps")
 FALLBACK = "catalog_overview"
 
 
@@ -194,6 +195,11 @@ INTENTS: dict[str, tuple[str, ...]] = {
                          "what do i have", "what do i sell", "what have i got", "overall picture", "at a glance", "columns",
                          "format", "look like", "how big", "what kind of products", "how many products and",
                          "how many products do", "how many products have", "how many items do", "how many skus do"),
+    "demand_gaps": ("best sellers", "best seller", "bestsellers", "bestseller", "best selling", "best-selling",
+                    "top sellers", "top selling", "top-selling", "popular", "most popular", "popular brands",
+                    "popular products", "trending", "in demand", "demand", "relative demand", "shoppers buying",
+                    "shoppers buy", "shoppers are buying", "customers buying", "customers buy", "people buying",
+                    "people buy", "what sells", "what is selling", "what's selling", "selling well", "hot products"),
 }
 # Words that name a skill only when nothing more specific does ("how many brands" is brand coverage;
 # "colours available" is attribute coverage).
@@ -359,10 +365,13 @@ class _OwnIndex:
     # every own name the lexicon reads a foreign question against: category values and own paths
     # (product types included: a Shopify export's French "Plante d'intérieur" is a Type, not a category)
     lexicon_names: tuple[str, ...] = ()
+    # _merchant_inside per (node, taxonomy object): a pure function of this index, asked several times a
+    # turn and again every turn (on a 1M-row Shopify export it was most of the planner's time)
+    inside_memo: dict = field(default_factory=dict)
 
 
-_OWN_CACHE: dict[int, tuple[Any, int, _OwnIndex]] = {}
-_OWN_CACHE_SIZE = 8
+# Per table object (its identity checked through a weak reference): the package's one cache type.
+_OWN_CACHE: Cache[tuple[Any, int, _OwnIndex]] = Cache(max_entries=8)
 
 
 def _own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
@@ -374,9 +383,7 @@ def _own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
     if hit is not None and hit[0]() is own and hit[1] == id(taxonomy):
         return hit[2]
     index = _build_own_index(own, taxonomy)
-    if len(_OWN_CACHE) >= _OWN_CACHE_SIZE:
-        _OWN_CACHE.pop(next(iter(_OWN_CACHE)))
-    _OWN_CACHE[id(own)] = (weakref.ref(own), id(taxonomy), index)
+    _OWN_CACHE.put(id(own), (weakref.ref(own), id(taxonomy), index))
     return index
 
 
@@ -472,7 +479,15 @@ def _best_node(ids: Iterable[int], own: _OwnIndex, taxonomy: Taxonomy) -> int | 
 
 
 def _merchant_inside(node_id: int, own: _OwnIndex, taxonomy: Taxonomy) -> tuple[str, ...]:
-    """Merchant categories whose rows mostly map inside the node's subtree."""
+    """Merchant categories whose rows mostly map inside the node's subtree (memoised on the index)."""
+    key = (node_id, id(taxonomy))
+    found = own.inside_memo.get(key)
+    if found is None:
+        found = own.inside_memo[key] = _merchant_inside_now(node_id, own, taxonomy)
+    return found
+
+
+def _merchant_inside_now(node_id: int, own: _OwnIndex, taxonomy: Taxonomy) -> tuple[str, ...]:
     inside = []
     for c, counter in own.categories.items():
         total = sum(counter.values())

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from agent.analysis import common
 from agent.analysis.inputs import SkillInput
@@ -117,7 +116,7 @@ def _tier_counts(ci: np.ndarray, price: np.ndarray, cuts: dict[int, tuple[float,
     tier = np.where(p_ok < t1[c_ok], 0, np.where(p_ok < t2[c_ok], 1, 2))
     counts = np.zeros((size, 3), dtype=np.int64)
     np.add.at(counts, (c_ok, tier), 1)
-    return {c: tuple(int(x) for x in counts[c]) for c in cuts}
+    return {c: (int(counts[c][0]), int(counts[c][1]), int(counts[c][2])) for c in cuts}
 
 
 def _readable(table: pa.Table) -> list[str]:

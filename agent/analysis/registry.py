@@ -110,6 +110,18 @@ _SPECS: list[SkillSpec] = [
         examples=("What is in this file?", "Give me an overview of my catalog", "How many products and brands do I have?"),
         run=_deferred("overview"),
     ),
+    SkillSpec(
+        id="demand_gaps",
+        name="Demand gaps",
+        description="From Merchant Center's Best sellers report (attached as CSV or configured): the product clusters "
+                    "and brands shoppers buy most in the scope's Google categories, ranked by relative demand, with "
+                    "your inventory status (not carried, out of stock, in stock) and where demand sits against your "
+                    "own subcategories.",
+        tags=("demand", "best sellers", "popular products", "brands", "merchant center"),
+        examples=("What are shoppers buying in outdoor furniture that I don't carry?", "Which popular brands am I missing?",
+                  "What are the best sellers in garden tools?"),
+        run=_deferred("demand"),
+    ),
 ]
 
 SKILLS: dict[str, SkillSpec] = {s.id: s for s in _SPECS}

@@ -50,10 +50,6 @@ class Scope:
         return (self.taxonomy_id is None and not self.merchant_categories and not self.own_paths
                 and not self.title_terms and not self.extra_taxonomy_ids)
 
-    @property
-    def found_total(self) -> int:
-        return sum(n for _, n in self.found)
-
 
 @dataclass(frozen=True)
 class Finding:

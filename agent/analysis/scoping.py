@@ -20,7 +20,7 @@ scope): the planner, population() and gaps' left-out count of one turn share one
 
 from __future__ import annotations
 
-import threading
+import functools
 import weakref
 from dataclasses import dataclass
 
@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 
 from agent.analysis.common import ANALYSED_STATUSES
 from agent.analysis.result import Scope
+from agent.catalog.cache import Cache
 from agent.catalog.taxonomy import Taxonomy
 from agent.catalog.values import as_dictionary, entry_codes
 
@@ -42,24 +43,56 @@ PART_WORDS = ("replacement", "replacements", "spare", "spares", "part", "parts")
 
 @dataclass(frozen=True)
 class ScopeRows:
-    """Per row, whether each place holds it (numpy bool arrays of the table's length)."""
+    """Per row, whether each place holds it (numpy bool arrays of the table's length).
+
+    The arrays derived from the three places — the union (`any`), the first place per row (`place`)
+    and the union as an Arrow mask (`mask`) — are computed once, on first use, and kept with the
+    rows: a ScopeRows is cached per (table, scope), so the planner, population() and gaps' left-out
+    count of one turn (and the next turns on the same snapshot) share one computation of each.
+    """
 
     own: np.ndarray
     taxonomy: np.ndarray
     title: np.ndarray
 
-    @property
+    @functools.cached_property
     def any(self) -> np.ndarray:
-        return self.own | self.taxonomy | self.title
+        return _union(self)
+
+    @functools.cached_property
+    def mask(self) -> pa.Array:
+        """`any` as an Arrow boolean array, for Table.filter."""
+        return pa.array(self.any)
+
+    @functools.cached_property
+    def _place(self) -> np.ndarray:
+        return _first_place(self)
 
     def place(self) -> np.ndarray:
         """int8 per row: 0 own, 1 taxonomy, 2 title (the first that holds it), 3 outside."""
-        return np.where(self.own, 0, np.where(self.taxonomy, 1, np.where(self.title, 2, 3))).astype(np.int8)
+        return self._place
+
+    @functools.cached_property
+    def _found(self) -> dict:
+        return {}  # found() without `within`, per table: filled by found()
 
 
-_CACHE: dict[tuple, tuple[weakref.ref, ScopeRows]] = {}
-_CACHE_SIZE = 32
-_LOCK = threading.Lock()
+def _union(r: ScopeRows) -> np.ndarray:
+    """Rows any place holds (a module function so tests can count how often a turn computes it)."""
+    return r.own | r.taxonomy | r.title
+
+
+def _first_place(r: ScopeRows) -> np.ndarray:
+    place = np.full(len(r.own), 3, dtype=np.int8)
+    place[r.title] = 2
+    place[r.taxonomy] = 1
+    place[r.own] = 0
+    return place
+
+
+# Per (table object, taxonomy object, scope): the table's identity is checked through a weak reference,
+# since an id can be reused once a table is gone. The package's one cache type, bounded by entries.
+_CACHE: Cache[tuple[weakref.ref, ScopeRows]] = Cache(max_entries=32)
 
 
 def rows(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows | None:
@@ -67,15 +100,11 @@ def rows(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows | None:
     if scope.is_whole_catalog:
         return None
     key = (id(table), id(taxonomy), _key(scope))
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None and hit[0]() is table:
-            return hit[1]
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0]() is table:
+        return hit[1]
     found = _compute(table, scope, taxonomy)
-    with _LOCK:
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = (weakref.ref(table), found)
+    _CACHE.put(key, (weakref.ref(table), found))
     return found
 
 
@@ -358,10 +387,15 @@ def found(table: pa.Table, scope: Scope, taxonomy: Taxonomy, within: np.ndarray 
     r = rows(table, scope, taxonomy)
     if r is None or table.num_rows == 0:
         return tuple((p, 0) for p in PLACES)
+    if within is None and "all" in r._found:
+        return r._found["all"]
     keep = analysed(table) & r.any
     if within is not None:
         keep &= within
-    return tuple(zip(PLACES, _products_per_place(table, r.place(), keep)))
+    out = tuple(zip(PLACES, _products_per_place(table, r.place(), keep)))
+    if within is None:
+        r._found["all"] = out
+    return out
 
 
 def unplaced(table: pa.Table) -> int:

@@ -36,8 +36,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.catalog import headers
-from agent.catalog.bqref import BqRef
-from agent.catalog.errors import UnreadableCatalog
+from agent.bqref import BqRef
+from agent.catalog.errors import CatalogError, UnreadableCatalog
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ _MIN_WIDTH = {"INTEGER": 8, "INT64": 8, "FLOAT": 8, "FLOAT64": 8, "NUMERIC": 16,
               "BYTES": 2}
 
 
-class BytesCapExceeded(Exception):
+class BytesCapExceeded(CatalogError):
     """The question's query would scan more than maximum_bytes_billed: not run."""
 
     def __init__(self, estimate: int, cap: int) -> None:
@@ -71,7 +71,7 @@ class BytesCapExceeded(Exception):
         self.estimate, self.cap = estimate, cap
 
 
-class OverSizeLine(Exception):
+class OverSizeLine(CatalogError):
     """The partition is above the in-memory size line: aggregate in BigQuery instead."""
 
     def __init__(self, plan: "ReadPlan") -> None:
@@ -79,7 +79,7 @@ class OverSizeLine(Exception):
         self.plan = plan
 
 
-class BigQueryUnavailable(Exception):
+class BigQueryUnavailable(CatalogError):
     """The table could not be reached or read; the message is for the log only."""
 
 

@@ -8,7 +8,10 @@ because one catalog can be 100 kB and another 500 MB. Concurrent turns that want
 share one download and one parse (single-flight) instead of racing N copies into memory.
 
 Resolving a location (prefix → snapshot object, generation) costs a metadata round trip; a short-TTL
-memo (`TTLMemo`, used by `agent.catalog.gcs.resolve`) makes a burst of turns cost one call or none.
+memo (a `Cache` with a `ttl`, `agent.catalog.gcs.RESOLVE_MEMO`) makes a burst of turns cost one call or none.
+
+One cache type (`Cache`) serves all of them and the analysis layer's per-table indexes: bounded by bytes
+and/or entries, optionally expiring, single-flight on load.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from agent.config import DEFAULT_MEMORY_BUDGET_BYTES, SHARE_TABLE_CACHE
+
 if TYPE_CHECKING:  # only for annotations; gcs imports this module, not the other way round
     from agent.catalog.gcs import ObjectRef
 
@@ -28,7 +33,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-DEFAULT_TABLE_CACHE_BYTES = 512 * 1024 * 1024
+# The parsed-catalog cache's bound before `configure` runs: the default budget's share (agent.config), the
+# same figure a Service applies at start when MEMORY_BUDGET_BYTES is unset — never a second fixed number.
+DEFAULT_TABLE_CACHE_BYTES = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_TABLE_CACHE)
 DEFAULT_RESOLVE_TTL_S = 10.0
 
 
@@ -78,30 +85,67 @@ class CacheStats:
     oversize: int  # values larger than the whole budget: returned but not kept
 
 
-class ByteBoundedLRU(Generic[T]):
-    """Thread-safe LRU bounded by the summed `size_of` of its values, with single-flight loads.
+class Cache(Generic[T]):
+    """The one cache type of the package: thread-safe LRU, bounded by bytes and/or entries, with an
+    optional time to live and single-flight loads.
 
-    `get_or_load(key, loader, size_of)`: a hit returns at once; a miss runs `loader` in the calling
-    thread while every other caller of the same key waits for that one result. A loader exception
-    is not cached: it propagates to the caller and to all waiters, and the next call loads again.
-    A value bigger than the whole budget is returned but not kept (it would evict everything).
+    Every per-instance cache is one of these (parsed catalogs `TABLE_CACHE`, resolved locations
+    `agent.catalog.gcs.RESOLVE_MEMO`, the planner's per-table indexes in agent.analysis), so eviction,
+    locking and counting are written once.
+
+    * `max_bytes`: the summed size of the values (`size_of`, or the `size` given to `put`) stays within
+      it; a value bigger than the whole budget is returned but not kept (it would evict everything).
+    * `max_entries`: at most this many entries (least recently used evicted first).
+    * `ttl`: an entry is missing `ttl` seconds after it was stored (`clock` is injectable so tests move
+      time without sleeping); `ttl <= 0` stores nothing.
+    * `get_or_load(key, loader)`: a hit returns at once; a miss runs `loader` in the calling thread
+      while every other caller of the same key waits for that one result. A loader exception is not
+      cached: it propagates to the caller and to all waiters, and the next call loads again.
     """
 
-    def __init__(self, max_bytes: int) -> None:
-        if max_bytes < 0:
+    def __init__(self, max_bytes: int | None = None, *, max_entries: int | None = None, ttl: float | None = None,
+                 size_of: Callable[[Any], int] | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        if max_bytes is not None and max_bytes < 0:
             raise ValueError("max_bytes must be >= 0")
+        if max_entries is not None and max_entries < 1:
+            raise ValueError("max_entries must be >= 1")
         self._max_bytes = max_bytes
+        self.max_entries = max_entries
+        self.ttl = ttl
+        self.clock = clock
+        self._size_of = size_of
         self._lock = threading.Lock()
-        self._entries: OrderedDict[Hashable, tuple[T, int]] = OrderedDict()
+        self._entries: OrderedDict[Hashable, tuple[T, int, float]] = OrderedDict()
         self._inflight: dict[Hashable, _Flight] = {}
         self._bytes = 0
         self._hits = self._misses = self._waits = self._evictions = self._oversize = 0
 
-    def get_or_load(self, key: Hashable, loader: Callable[[], T], size_of: Callable[[T], int]) -> T:
+    # -- reading ----------------------------------------------------------------------------------
+
+    def _lookup(self, key: Hashable) -> tuple[T, int, float] | None:
+        """The live entry (touched), under the lock; an expired one is dropped."""
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        if self.ttl is not None and self.clock() - entry[2] >= self.ttl:
+            self._drop(key)
+            return None
+        self._entries.move_to_end(key)
+        return entry
+
+    def get(self, key: Hashable) -> T | None:
+        """The cached value or None, without loading (counts as a hit when present)."""
         with self._lock:
-            entry = self._entries.get(key)
+            entry = self._lookup(key)
+            if entry is None:
+                return None
+            self._hits += 1
+            return entry[0]
+
+    def get_or_load(self, key: Hashable, loader: Callable[[], T], size_of: Callable[[T], int] | None = None) -> T:
+        with self._lock:
+            entry = self._lookup(key)
             if entry is not None:
-                self._entries.move_to_end(key)
                 self._hits += 1
                 return entry[0]
             flight = self._inflight.get(key)
@@ -115,48 +159,74 @@ class ByteBoundedLRU(Generic[T]):
         if not leader:
             return flight.result()
 
+        measure = size_of or self._size_of
         size: list[int] = []
 
         def load() -> T:
             value = loader()
-            size.append(int(size_of(value)))  # a size_of failure fails the load, for every waiter
+            size.append(int(measure(value)) if measure is not None else 0)  # a size_of failure fails the load
             return value
 
         return flight.lead(load, self._lock, self._inflight, key, keep=lambda value: self._store(key, value, size[0]))
 
+    # -- writing ----------------------------------------------------------------------------------
+
+    def put(self, key: Hashable, value: T, size: int | None = None) -> None:
+        """Store `value` (its size: `size`, else the cache's `size_of`, else 0)."""
+        if size is None:
+            size = int(self._size_of(value)) if self._size_of is not None else 0
+        with self._lock:
+            self._store(key, value, size)
+
     def _store(self, key: Hashable, value: T, size: int) -> None:
-        """Insert under the lock, evicting least recently used entries until within budget."""
-        if size > self._max_bytes:
+        """Insert under the lock, evicting least recently used entries until within the bounds."""
+        if self.ttl is not None and self.ttl <= 0:
+            return
+        if self._max_bytes is not None and size > self._max_bytes:
             self._oversize += 1
             log.warning("cache value of %d bytes exceeds the %d-byte budget; not kept", size, self._max_bytes)
             return
+        self._drop(key)
+        self._entries[key] = (value, size, self.clock())
+        self._bytes += size
+        self._evict()
+
+    def _drop(self, key: Hashable) -> None:
         old = self._entries.pop(key, None)
         if old is not None:
             self._bytes -= old[1]
-        self._entries[key] = (value, size)
-        self._bytes += size
-        self._evict_to(self._max_bytes)
 
-    def _evict_to(self, budget: int) -> None:
-        while self._bytes > budget and self._entries:
-            evicted_key, (_, evicted_size) = self._entries.popitem(last=False)
+    def _evict(self) -> None:
+        while self._entries and ((self._max_bytes is not None and self._bytes > self._max_bytes)
+                                 or (self.max_entries is not None and len(self._entries) > self.max_entries)):
+            evicted_key, (_, evicted_size, _) = self._entries.popitem(last=False)
             self._bytes -= evicted_size
             self._evictions += 1
-            log.info("cache evicted %r (%d bytes)", evicted_key, evicted_size)
+            if evicted_size:
+                log.info("cache evicted %r (%d bytes)", evicted_key, evicted_size)
 
-    def get(self, key: Hashable) -> T | None:
-        """The cached value or None, without loading (counts as a hit when present)."""
+    def invalidate(self, key: Hashable) -> None:
         with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            self._entries.move_to_end(key)
-            self._hits += 1
-            return entry[0]
+            self._drop(key)
+
+    def drop_values(self, predicate: Callable[[T], bool]) -> None:
+        """Forget every entry whose value matches (e.g. all locations that resolved to one object)."""
+        with self._lock:
+            for key in [k for k, (v, _, _) in self._entries.items() if predicate(v)]:
+                self._drop(key)
+
+    def clear(self) -> None:
+        """Drop every entry and reset the counters (loads in flight still complete for their callers)."""
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+            self._hits = self._misses = self._waits = self._evictions = self._oversize = 0
+
+    # -- bounds and counters ----------------------------------------------------------------------
 
     def __contains__(self, key: Hashable) -> bool:
         with self._lock:
-            return key in self._entries
+            return self._lookup(key) is not None
 
     def __len__(self) -> int:
         with self._lock:
@@ -167,30 +237,17 @@ class ByteBoundedLRU(Generic[T]):
         with self._lock:
             return list(self._entries)
 
-    def invalidate(self, key: Hashable) -> None:
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= old[1]
-
-    def clear(self) -> None:
-        """Drop every entry and reset the counters (loads in flight still complete for their callers)."""
-        with self._lock:
-            self._entries.clear()
-            self._bytes = 0
-            self._hits = self._misses = self._waits = self._evictions = self._oversize = 0
-
     @property
-    def max_bytes(self) -> int:
+    def max_bytes(self) -> int | None:
         return self._max_bytes
 
     def set_max_bytes(self, max_bytes: int) -> None:
-        """Change the budget (from configuration at start); shrinking evicts at once."""
+        """Change the byte budget (from configuration at start); shrinking evicts at once."""
         if max_bytes < 0:
             raise ValueError("max_bytes must be >= 0")
         with self._lock:
             self._max_bytes = max_bytes
-            self._evict_to(max_bytes)
+            self._evict()
 
     @property
     def bytes_used(self) -> int:
@@ -202,7 +259,7 @@ class ByteBoundedLRU(Generic[T]):
             return CacheStats(
                 entries=len(self._entries),
                 bytes_used=self._bytes,
-                max_bytes=self._max_bytes,
+                max_bytes=self._max_bytes if self._max_bytes is not None else -1,
                 hits=self._hits,
                 misses=self._misses,
                 waits=self._waits,
@@ -214,7 +271,7 @@ class ByteBoundedLRU(Generic[T]):
 class SingleFlight:
     """Collapse concurrent calls with the same key into one: the first runs, the rest share its outcome.
 
-    Nothing is remembered once the call finishes (pair it with TTLMemo for that). Used by
+    Nothing is remembered once the call finishes (pair it with a `Cache(ttl=…)` for that). Used by
     gcs.resolve so that a burst of turns arriving after the memo expired costs one metadata call.
     """
 
@@ -234,65 +291,21 @@ class SingleFlight:
         return flight.lead(fn, self._lock, self._inflight, key)
 
 
-class TTLMemo(Generic[T]):
-    """A tiny thread-safe memo whose entries expire `ttl` seconds after they were stored.
-
-    Only successes are stored (a failed lookup is retried by the next caller). `clock` is injectable
-    so tests can move time without sleeping.
-    """
-
-    def __init__(self, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.ttl = ttl
-        self.clock = clock
-        self._lock = threading.Lock()
-        self._entries: dict[Hashable, tuple[float, T]] = {}
-
-    def get(self, key: Hashable) -> T | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            stored_at, value = entry
-            if self.clock() - stored_at >= self.ttl:
-                del self._entries[key]
-                return None
-            return value
-
-    def put(self, key: Hashable, value: T) -> None:
-        if self.ttl <= 0:
-            return
-        with self._lock:
-            self._entries[key] = (self.clock(), value)
-            if len(self._entries) > 1024:  # bounded: drop the oldest half (locations are few)
-                for old in sorted(self._entries, key=lambda k: self._entries[k][0])[:512]:
-                    del self._entries[old]
-
-    def invalidate(self, key: Hashable) -> None:
-        with self._lock:
-            self._entries.pop(key, None)
-
-    def drop_values(self, predicate: Callable[[T], bool]) -> None:
-        """Forget every entry whose value matches (e.g. all locations that resolved to one object)."""
-        with self._lock:
-            for key in [k for k, (_, v) in self._entries.items() if predicate(v)]:
-                del self._entries[key]
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-
 def arrow_size(value: Any) -> int:
     """Bytes held by a pyarrow Table/Array (or an object with a `table`), for `size_of`."""
     table = getattr(value, "table", value)
     return int(table.nbytes)
 
 
-TABLE_CACHE: ByteBoundedLRU[Any] = ByteBoundedLRU(DEFAULT_TABLE_CACHE_BYTES)
+TABLE_CACHE: Cache[Any] = Cache(DEFAULT_TABLE_CACHE_BYTES, size_of=arrow_size)
 
 
 def configure(*, table_cache_bytes: int | None = None, resolve_ttl_s: float | None = None) -> None:
-    """Apply configuration at start (the config module calls this; None keeps the default)."""
+    """Apply the configured bounds; None keeps the current value.
+
+    Called once per process by `agent.service.handler.Service` with `Config.table_cache_bytes` (the
+    parsed-catalog share of MEMORY_BUDGET_BYTES); `agent.config` only parses settings and never calls it.
+    Until then TABLE_CACHE holds the default budget's share (DEFAULT_TABLE_CACHE_BYTES)."""
     if table_cache_bytes is not None:
         TABLE_CACHE.set_max_bytes(table_cache_bytes)
     if resolve_ttl_s is not None:
@@ -309,7 +322,7 @@ def load_gcs(
     *,
     size_of: Callable[[T], int] = arrow_size,
     namespace: str = "canonical",
-    cache: ByteBoundedLRU[Any] | None = None,
+    cache: Cache[Any] | None = None,
 ) -> tuple["ObjectRef", T]:
     """Resolve a gs:// location and return its parsed snapshot, through the per-instance cache.
 

@@ -165,8 +165,8 @@ def _top(tax: taxonomy.Taxonomy, cid: int) -> str:
 # The catalog's own branches: a shop is about something. Once the confident readings (and the rows
 # (a)–(c) placed) show where most of the catalog stands (a level-2 branch with 30 % of the rows, or a
 # top level with half), a bare-noun reading in a top level holding under 10 % of the catalog is
-# doubted and left unmapped ("Anchor" in an earring shop is no boat part, "Ear Cuff" no handcuff), and
-# rows no reading placed are read inside the branch. A catalog with no dominant branch is left as read.
+# doubted ("Anchor" in an earring shop is no boat part, "Ear Cuff" no handcuff), and it and the
+# rows no reading placed are read inside the branch ("Ear Cuff" is an earring there; "Anchor" stays unplaced). A catalog with no dominant branch is left as read.
 _PRIOR_MIN_ROWS = 10
 _PRIOR_LEVEL2_SHARE = 0.3
 _PRIOR_LEVEL1_SHARE = 0.5
@@ -280,7 +280,10 @@ def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type,
         for k in np.flatnonzero(weak & (found >= 0)).tolist():
             top = taxonomy.load().id_for_path(taxonomy.load().node(int(found[k])).path.split(taxonomy.SEPARATOR)[0])
             if share1.get(top, 0.0) < _PRIOR_STRAY_SHARE:
-                found[k] = -1  # a stray bare noun: unsure, so unmapped (not moved elsewhere)
+                # a stray bare noun: doubted, and read again only inside the branches (never moved
+                # elsewhere): "Ear Cuff" typed in an earring shop is no handcuff but an earring
+                found[k] = -1
+                unread[k] = True
         for k in np.flatnonzero(unread).tolist():
             got2 = _name_match(*args[k], within=roots)
             if got2 is not None:

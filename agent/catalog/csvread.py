@@ -26,6 +26,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -442,7 +443,7 @@ def _drop_blank_rows(table: pa.Table) -> tuple[pa.Table, int]:
         return table, 0
     import pyarrow.compute as pc
 
-    any_valid = None
+    any_valid: Any = None
     for col in table.columns:
         if col.null_count == 0:
             return table, 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pyarrow is heavy to import; these modules are imported where no table exists yet
@@ -84,3 +83,5 @@ class CatalogInputs:
     # the detail is in the log, never here.
     problems: list[str] = field(default_factory=list)
     taxonomy_version: str = "2021-09-21"
+    # Merchant Center Best sellers (agent.catalog.bestsellers): its normalised demand table and sources
+    demand: LoadedCatalog | None = None

@@ -18,20 +18,20 @@ from agent import budget
 
 import json
 import logging
-import os
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, SingleFlight, TTLMemo
-from agent.config import BUCKET_NAME
+from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, Cache, SingleFlight
+from agent.catalog.errors import CatalogError
+from agent.config import storage_emulator_host
+from agent.gsuri import split as parse_gs_uri  # the one gs:// parser
 
 if TYPE_CHECKING:
     from google.cloud.storage import Client
 
 log = logging.getLogger(__name__)
 
-EMULATOR_ENV = "STORAGE_EMULATOR_HOST"
 SNAPSHOT_EXTENSIONS = (".csv", ".tsv", ".parquet")
 POINTER_NAME = "latest.json"
 MAX_POINTER_BYTES = 64 * 1024
@@ -58,7 +58,7 @@ MESSAGES = {
 }
 
 
-class SourceUnavailable(Exception):
+class SourceUnavailable(CatalogError):
     """A Cloud Storage location could not be read. `str()` is a fixed sentence; `reason` a code."""
 
     def __init__(self, reason: str = "unavailable") -> None:
@@ -84,27 +84,6 @@ class ObjectRef:
     size: int | None
 
 
-def parse_gs_uri(uri: str) -> tuple[str, str]:
-    """Split "gs://bucket/path" into (bucket, path); path may be "" (bucket root) or end in "/".
-
-    Raises ValueError for anything else: other schemes, bad bucket names, control characters,
-    "." or ".." path segments (no location may climb out of the prefix it was configured under).
-    """
-    if not isinstance(uri, str) or not uri.startswith("gs://"):
-        raise ValueError("not a gs:// URI")
-    rest = uri[len("gs://") :]
-    bucket, _, path = rest.partition("/")
-    if not BUCKET_NAME.match(bucket) or ".." in bucket:
-        raise ValueError("invalid bucket name")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in path):
-        raise ValueError("control character in object name")
-    if any(seg in (".", "..") for seg in path.split("/")):
-        raise ValueError("relative segment in object name")
-    if len(path.encode("utf-8")) > 1024:
-        raise ValueError("object name too long")
-    return bucket, path
-
-
 def is_prefix(path: str) -> bool:
     """A location names a prefix when it is empty, ends in "/", or its last segment has no extension."""
     return path == "" or path.endswith("/") or "." not in path.rsplit("/", 1)[-1]
@@ -123,7 +102,7 @@ def client() -> "Client":
     "local"; otherwise Application Default Credentials. Keyed by the emulator setting so that tests
     switching emulators get a matching client; in production there is exactly one.
     """
-    key = os.environ.get(EMULATOR_ENV) or None
+    key = storage_emulator_host()
     found = _clients.get(key)
     if found is not None:
         return found
@@ -218,7 +197,7 @@ def _fail(action: str, uri: str, exc: BaseException) -> SourceUnavailable:
 
 # --- resolve --------------------------------------------------------------------------------------
 
-RESOLVE_MEMO: TTLMemo[ObjectRef] = TTLMemo(DEFAULT_RESOLVE_TTL_S)
+RESOLVE_MEMO: Cache[ObjectRef] = Cache(ttl=DEFAULT_RESOLVE_TTL_S, max_entries=1024)  # locations are few
 _RESOLVING = SingleFlight()
 
 

@@ -558,11 +558,11 @@ def detect(columns: list[str]) -> Detection:
     generic_roles = resolve_roles(usable, GENERIC_ROLES)
     date_cols = snapshot_columns(usable)
     generic_score = (len(generic_roles) + len(date_cols)) / n
-    score, profile = best
-    if profile is not None and score >= generic_score:
+    score, chosen = best
+    if chosen is not None and score >= generic_score:
         # precision chose the format; what is reported is how much of that format is there
-        coverage, missing = profile.coverage(usable)
-        return Detection(profile, profile.name, coverage, resolve_roles(usable, profile.roles), missing)
+        coverage, missing = chosen.coverage(usable)
+        return Detection(chosen, chosen.name, coverage, resolve_roles(usable, chosen.roles), missing)
     return Detection(None, GENERIC_NAME, round(min(generic_score, 1.0), 3), generic_roles)
 
 

@@ -31,7 +31,9 @@ taxonomy mostly files under other words than the winner's path ("Pump Filter **B
 "Cast Iron Skillet" is a skillet, irons being scattered over five verticals).
 A title noun is read `strict`ly: beside other words, a bare noun also needs one of them to agree with
 the winner's path. An unconfident match is never used: the row stays unmapped (counted and said).
-`categorise` adds the catalog-level rule (`within`: the shop's own branches).
+`categorise` adds the catalog-level rule (`within`: the shop's own branches). Inside them, a type
+whose noun has no place there is read by the closed compound a modifier begins ("Ear stud" in a
+jewellery shop is an earring: `_compound_within`).
 """
 
 from __future__ import annotations
@@ -365,6 +367,8 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
         toks.pop()
     if len(toks) > 1 and stem(toks[-2] + toks[-1]) in idx.by_head:  # "Key Chain" is a keychain
         toks[-2:] = [stem(toks[-2] + toks[-1])]
+    if within and not strict and toks and not _has_place_within(idx, toks[-1], within):
+        return _compound_within(idx, toks[:-1], within)
     if not toks or toks[-1] not in idx.by_head:
         return None
     head, mods = toks[-1], toks[:-1]
@@ -384,6 +388,41 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
             _CACHE.clear()
         got = _CACHE[key] = _decide(idx, *key)
     return got
+
+
+def _has_place_within(idx: Index, head: str, within: tuple[int, ...]) -> bool:
+    return any(_inside(e.google_id, root) for e in idx.by_head.get(head, ()) for root in within)
+
+
+_COMPOUND_MIN_WORD = 3  # "ear" begins "earring"; shorter words begin too many nouns to say anything
+
+
+def _compound_within(idx: Index, mods: list[str], within: tuple[int, ...]) -> Match | None:
+    """Inside the shop's own branches, a phrase whose noun has no place there ("Ear hoop", "Ear stud"
+    in a jewellery shop: hoops and studs stand elsewhere) names the one noun of the branch that a
+    modifier is or begins as a closed compound ("ear" begins "earring" — and inside Jewelry nothing
+    else). The last such modifier decides; two places, or none, inside the branches leave it unsure."""
+    for m in reversed(mods):
+        if len(m) < _COMPOUND_MIN_WORD or not m.isalpha():
+            continue
+        keys = _sorted_heads()
+        import bisect
+
+        if m in idx.by_head:  # a noun itself says what the thing is for ("Woodworking Plans"), not its kind
+            continue
+        heads = []
+        for k in keys[bisect.bisect_left(keys, m):]:
+            if not k.startswith(m):
+                break
+            if len(k) - len(m) >= 3:
+                heads.append(k)
+        ids = {e.google_id for h in heads for e in idx.by_head[h] if e.tier != _TIER_PART and len(e.tokens) == 1
+               and any(_inside(e.google_id, root) for root in within)}
+        if len(ids) == 1:
+            return Match(next(iter(ids)), True, 0)
+        if ids:
+            return None
+    return None
 
 
 @functools.lru_cache(maxsize=None)

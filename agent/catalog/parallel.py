@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 PARALLEL_MIN_ROWS = 50_000
+K = TypeVar("K")
 
 _POOL: ThreadPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
@@ -45,7 +47,7 @@ def submit_all(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, F
     return {k: pool.submit(f) for k, f in tasks.items()}
 
 
-def run_parallel(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, object]:
+def run_parallel(tasks: Mapping[K, Callable[[], Any]], rows: int) -> dict[K, Any]:
     """Run independent jobs (name -> callable) and return name -> result, in parallel when `rows` is
     large enough to be worth it."""
     if rows < PARALLEL_MIN_ROWS or len(tasks) < 2:

@@ -25,6 +25,7 @@ generation), local files by (path, mtime, size), the demo once.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import logging
 import re
@@ -34,10 +35,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agent.catalog import bqref
+from agent import bqref
+from agent.bqref import BadBqUri, is_bq, parse_bq_uri
+from agent.catalog import bestsellers
 from agent.catalog.attachments import Attachment
-from agent.catalog.bqref import BadBqUri, is_bq, parse_bq_uri
-from agent.catalog.errors import UnreadableCatalog
+from agent.catalog.errors import CatalogError, UnreadableCatalog
 from agent.catalog.evidence import (
     KIND_ATTACHED, KIND_DEMO, KIND_GCS, KIND_LOCAL, CatalogInputs, LoadedCatalog, SourceEvidence,
     Unreadable,
@@ -50,6 +52,7 @@ DEMO_PATH = Path(__file__).resolve().parents[2] / "data" / "demo" / "catalog.csv
 DEMO_NAME = "demo-catalog.csv"
 CATALOG_PROBLEM = "The configured catalog could not be read."
 REFERENCE_PROBLEM = "The reference catalog could not be read."
+DEMAND_PROBLEM = "The configured Best sellers report could not be read."
 DEMO_PROBLEM = "The bundled demo catalog could not be read."
 LOCAL_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet")
 
@@ -58,7 +61,7 @@ _REFERENCE_WORDS = re.compile(r"\b(reference|competitor'?s?|competition|competin
 __all__ = ["Attachment", "load_catalog_inputs", "read_table_bytes", "combine", "DEMO_NAME"]
 
 
-class SourceFailed(Exception):
+class SourceFailed(CatalogError):
     """A configured source could not be read; the message is for the log only. `problem`, when set,
     is the fixed sentence the answer gives instead of the generic one (a BigQuery cost refusal)."""
 
@@ -78,6 +81,7 @@ def load_catalog_inputs(
     progress: Callable[[str], None] = lambda m: None,
     refused: Sequence[Unreadable] = (),
     merchant_id: str | None = None,
+    demand_uri: str | None = None,
 ) -> CatalogInputs:
     """Load this turn's own and reference catalogs; see the module docstring for the rules.
 
@@ -89,10 +93,20 @@ def load_catalog_inputs(
 
     own_parts: list[tuple[pa.Table, SourceEvidence]] = []
     reference: LoadedCatalog | None = None
+    demand_parts: list[tuple[pa.Table, SourceEvidence]] = []
+    demand_indexes = {i for i, att in enumerate(attachments) if _is_bestsellers(att.data, att.name)}
+    if ref_index in demand_indexes:
+        ref_index = None
     for i, att in enumerate(attachments):
         progress(f"Reading {att.name}…")
+        if i in demand_indexes:
+            try:
+                demand_parts.append(_read_demand(att.data, att.name, KIND_ATTACHED))
+            except UnreadableCatalog as exc:
+                unreadable.append(Unreadable(att.name, exc.reason))
+            continue
         try:
-            table, ev = safe_read(att.data, att.name, KIND_ATTACHED)
+            table, ev = read_attached(att)
         except UnreadableCatalog as exc:
             unreadable.append(Unreadable(att.name, exc.reason))
             continue
@@ -104,17 +118,20 @@ def load_catalog_inputs(
 
     own: LoadedCatalog | None = combine(own_parts) if own_parts else None
     own_refused = [u for u in refused if not _names_reference(u.name, question)]
-    own_attached = bool(own_refused) or any(i != ref_index for i in range(len(attachments)))
+    own_attached = bool(own_refused) or any(i != ref_index and i not in demand_indexes for i in range(len(attachments)))
     if own is None and earlier and not own_attached:
         own = combine_loaded(earlier)
     if own is None and own_attached:
         pass  # the files sent could not be read: no substitute (module docstring)
-    elif own is None and (refused or attachments) and not catalog_uri:
+    elif own is None and (refused or len(attachments) > len(demand_indexes)) and not catalog_uri:
         pass  # only a reference was sent, and it failed: the demo is not the merchant's catalog
     elif own is None and catalog_uri:
         progress("Reading the configured catalog…")
         try:
-            own = combine([load_location(catalog_uri, local_root, merchant_id)])
+            located = load_location(catalog_uri, local_root, merchant_id)
+            if located[1].role == bestsellers.ROLE:
+                raise SourceFailed(f"{catalog_uri}: a Best sellers report, not a catalog")
+            own = combine([located])
         except SourceFailed as exc:
             log.warning("configured catalog unreadable: %s", exc)
             problems.append(exc.problem or CATALOG_PROBLEM)
@@ -130,11 +147,64 @@ def load_catalog_inputs(
         progress("Reading the reference catalog…")
         try:
             table, ev = load_location(reference_uri, local_root, merchant_id)
-            reference = combine([(table, dataclasses.replace(ev, role="reference"))])
+            if ev.role == bestsellers.ROLE:  # a Best sellers report at the reference location is demand data
+                demand_parts.append((table, ev))
+            else:
+                reference = combine([(table, dataclasses.replace(ev, role="reference"))])
         except SourceFailed as exc:
             log.warning("reference catalog unreadable: %s", exc)
             problems.append(exc.problem.replace("catalog", "reference catalog", 1) if exc.problem else REFERENCE_PROBLEM)
-    return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems)
+    if not demand_parts and demand_uri:
+        progress("Reading the Best sellers report…")
+        try:
+            table, ev = load_location(demand_uri, local_root, merchant_id)
+            if ev.role != bestsellers.ROLE:
+                raise SourceFailed(f"{demand_uri}: not a Best sellers report")
+            demand_parts.append((table, ev))
+        except SourceFailed as exc:
+            log.warning("Best sellers report unreadable: %s", exc)
+            problems.append(DEMAND_PROBLEM)
+    demand = _combine_demand(demand_parts) if demand_parts else None
+    return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems, demand=demand)
+
+
+def _is_bestsellers(data: bytes, name: str) -> bool:
+    return not (data[:4] == b"PAR1" or name.lower().endswith(".parquet")) and bestsellers.sniff_bytes(data) is not None
+
+
+def _read_demand(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:
+    """A Best sellers CSV -> demand table + evidence; any unexpected failure a fixed reason (detail logged)."""
+    try:
+        return bestsellers.read_csv_bytes(data, name, kind)
+    except UnreadableCatalog:
+        raise
+    except Exception:  # noqa: BLE001 - a parser bug must not fail the turn
+        log.exception("unexpected failure reading Best sellers %r", name)
+        raise UnreadableCatalog("not a readable CSV: the Best sellers report could not be parsed") from None
+
+
+def _combine_demand(parts: Sequence[tuple[pa.Table, SourceEvidence]]) -> LoadedCatalog:
+    """Product-cluster and brand reports side by side: one demand table (rows keep their `entity`)."""
+    table = pa.concat_tables([t for t, _ in parts]) if len(parts) > 1 else parts[0][0]
+    return LoadedCatalog(table=table, sources=[ev for _, ev in parts])
+
+
+def read_attached(att: Attachment) -> tuple[pa.Table, SourceEvidence]:
+    """An attached file's canonical table, parsed once per instance for the same bytes and name.
+
+    Decision (issue 12, settled memory): the parsed table lives in the one parsed-catalog cache
+    (TABLE_CACHE, its share of MEMORY_BUDGET_BYTES), keyed by the bytes' SHA-256 and the file name, and
+    the conversation that keeps it for follow-ups holds that same table object rather than a copy of
+    its own. A file sent again — in a follow-up, by another conversation, by a burst of callers — is
+    neither parsed again nor held twice: after a load of many sends of one file, the memory held is
+    one cached table, not one per conversation. The evidence is copied per turn (a turn sets its role).
+    """
+    from agent.catalog.cache import TABLE_CACHE
+
+    key = ("attached", hashlib.sha256(att.data).hexdigest(), att.name)
+    table, ev = TABLE_CACHE.get_or_load(key, lambda: safe_read(att.data, att.name, KIND_ATTACHED),
+                                        lambda v: int(v[0].nbytes))
+    return table, dataclasses.replace(ev)
 
 
 def safe_read(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:
@@ -148,6 +218,14 @@ def safe_read(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEviden
         if data[:4] == b"PAR1" or name.lower().endswith(".parquet"):
             raise UnreadableCatalog("not a readable Parquet file") from None
         raise UnreadableCatalog("not a readable CSV: the file could not be parsed") from None
+
+
+def _read_any(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:
+    """A configured location's file: a Best sellers report by its header (evidence role "demand"),
+    else a catalog."""
+    if _is_bestsellers(data, name):
+        return _read_demand(data, name, kind)
+    return safe_read(data, name, kind)
 
 
 # ------------------------------------------------------------------ reference detection
@@ -234,7 +312,7 @@ def _load_gcs(uri: str) -> tuple[pa.Table, SourceEvidence]:
     from agent.catalog import cache, gcs
 
     def parse(data: bytes, ref) -> tuple[pa.Table, SourceEvidence]:
-        table, ev = safe_read(data, ref.uri, KIND_GCS)
+        table, ev = _read_any(data, ref.uri, KIND_GCS)
         ev.generation = ref.generation
         return table, ev
 
@@ -328,7 +406,7 @@ def _load_local(uri: str, local_root: str | None) -> tuple[pa.Table, SourceEvide
         st = path.stat()
         key = ("local", str(path), st.st_mtime_ns, st.st_size)
         table, ev = TABLE_CACHE.get_or_load(
-            key, lambda: safe_read(path.read_bytes(), path.name, KIND_LOCAL), lambda v: int(v[0].nbytes))
+            key, lambda: _read_any(path.read_bytes(), path.name, KIND_LOCAL), lambda v: int(v[0].nbytes))
     except OSError as exc:
         raise SourceFailed(f"{uri}: {exc.strerror}") from None
     except UnreadableCatalog as exc:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 STR_DICT = pa.dictionary(pa.int32(), pa.string())
 
-Arrayish = pa.Array | pa.ChunkedArray
+Arrayish: TypeAlias = "pa.Array | pa.ChunkedArray"
 
 
 def chunked(arr: Arrayish) -> pa.ChunkedArray:
@@ -197,13 +197,6 @@ def dict_from(indices: pa.Array, values: pa.Array) -> pa.DictionaryArray:
         indices = pc.if_else(ok, indices, pa.scalar(None, indices.type))
         values = pc.fill_null(values, "")
     return pa.DictionaryArray.from_arrays(indices, values, safe=False)
-
-
-def _clean_scalar(v: str | None) -> str | None:
-    if v is None:
-        return None
-    v = " ".join(v.replace("\u00a0", " ").split())
-    return v or None
 
 
 def reindex(d: pa.DictionaryArray, values: pa.Array) -> pa.ChunkedArray:
@@ -543,16 +536,6 @@ def flag_value(v: Any) -> bool | None:
     return True if s in _TRUE else False if s in _FALSE else None
 
 
-def parse_flag(arr: Arrayish) -> pa.ChunkedArray:
-    arr = chunked(arr)
-    if pa.types.is_boolean(arr.type):
-        return arr
-    if pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type):
-        return pc.greater(arr, 0)
-    return map_distinct(arr.cast(pa.string()) if not pa.types.is_dictionary(arr.type) else arr,
-                        flag_value, pa.bool_())
-
-
 # ---------------------------------------------------------------- status, availability, policy
 
 _STATUS = {
@@ -645,7 +628,7 @@ def parse_dates(arr: Arrayish) -> pa.ChunkedArray:
     if pa.types.is_dictionary(t):
         return map_distinct(arr, _date_scalar, pa.date32())
     head = pc.utf8_slice_codeunits(pc.utf8_trim_whitespace(arr.cast(pa.string())), 0, 10)
-    out = None
+    out: Any = None
     for fmt in _DATE_FORMATS:
         parsed = pc.strptime(head, format=fmt, unit="s", error_is_null=True).cast(pa.date32())
         out = parsed if out is None else pc.coalesce(out, parsed)

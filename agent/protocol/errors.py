@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.errors import AgentError
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -23,7 +25,7 @@ EXTENDED_CARD_NOT_CONFIGURED = -32007
 INTERNAL_MESSAGE = "The analysis service encountered an error. Please try again."
 
 
-class RpcError(Exception):
+class RpcError(AgentError):
     """An error answer for the client: code, fixed message, optional data (only an incident id)."""
 
     def __init__(self, code: int, message: str, data: dict[str, Any] | None = None) -> None:

@@ -15,6 +15,8 @@ from typing import Any, Iterator
 from agent import logs
 
 from . import errors, extensions, jsonrpc, sse
+from .context import CallContext, caller_identity
+from .handler import RequestHandler
 
 STREAM_METHODS = frozenset({jsonrpc.STREAM, jsonrpc.RESUBSCRIBE})
 # On every response (JSON and SSE alike): a browser must never sniff an answer into HTML or script.
@@ -99,18 +101,15 @@ def _too_large(limit: int) -> errors.RpcError:
     return errors.RpcError(errors.INVALID_REQUEST, f"The request body is larger than the {size} limit.")
 
 
-def handle_rpc(request: Any, service: Any, max_body_bytes: int, caller_header: str | None = None,
+def handle_rpc(request: Any, service: RequestHandler, max_body_bytes: int, caller_header: str | None = None,
                body_deadline_s: float | None = None) -> Any:
-    from agent.service.handler import CallContext
-    from agent.service.trust import caller_identity
-
     started = time.perf_counter()
     call = CallContext(requested_extensions=extensions.requested(request.headers),
                        caller=caller_identity(request.headers, caller_header))
     environ = request.environ
     url = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}{environ.get('PATH_INFO', '')}"
     call.log_context = logs.request_context(request.headers, request.method, url, environ.get("HTTP_USER_AGENT"))
-    request_id: str | int | None = None
+    request_id: jsonrpc.RequestId = None
     method = None
     try:
         payload = jsonrpc.parse_json(_read_body(request, max_body_bytes, body_deadline_s))  # -32700: null id
@@ -135,14 +134,14 @@ def handle_rpc(request: Any, service: Any, max_body_bytes: int, caller_header: s
                        call, method, started, outcome="error", code=errors.INTERNAL_ERROR, incident=incident)
 
 
-def _logged(response: Any, call: Any, method: str | None, started: float, **fields: Any) -> Any:
+def _logged(response: Any, call: CallContext, method: str | None, started: float, **fields: Any) -> Any:
     """Write the request line once the response has been sent: logging never delays an answer."""
     duration = time.perf_counter() - started
     response.call_on_close(lambda: _log(call, method, started, duration=duration, **fields))
     return response
 
 
-def _unary_call(service: Any, rpc: jsonrpc.Request, call: Any) -> Any:
+def _unary_call(service: RequestHandler, rpc: jsonrpc.Request, call: CallContext) -> dict[str, Any]:
     if rpc.method == jsonrpc.SEND:
         return service.send(rpc.params, call)
     if rpc.method == jsonrpc.GET:
@@ -152,13 +151,13 @@ def _unary_call(service: Any, rpc: jsonrpc.Request, call: Any) -> Any:
     raise errors.RpcError(errors.METHOD_NOT_FOUND, "The method is not supported by this agent.")
 
 
-def _stream_call(service: Any, rpc: jsonrpc.Request, call: Any) -> Iterator[dict[str, Any]]:
+def _stream_call(service: RequestHandler, rpc: jsonrpc.Request, call: CallContext) -> Iterator[dict[str, Any]]:
     if rpc.method == jsonrpc.STREAM:
         return service.stream(rpc.params, call)
     return service.resubscribe(rpc.params, call)
 
 
-def _sse_response(request_id: Any, events: Iterator[dict[str, Any]], call: Any, started: float, method: str) -> Any:
+def _sse_response(request_id: Any, events: Iterator[dict[str, Any]], call: CallContext, started: float, method: str) -> Any:
     from flask import Response, stream_with_context
 
     def frames() -> Iterator[bytes]:
@@ -192,13 +191,13 @@ def _sse_response(request_id: Any, events: Iterator[dict[str, Any]], call: Any, 
     return Response(stream_with_context(frames()), status=200, mimetype=sse.CONTENT_TYPE, headers=headers)
 
 
-def _headers(call: Any) -> dict[str, str]:
+def _headers(call: CallContext) -> dict[str, str]:
     if call.activated_extensions:
         return {extensions.HEADER: ", ".join(call.activated_extensions)}
     return {}
 
 
-def _log(call: Any, method: str | None, started: float, duration: float | None = None, **fields: Any) -> None:
+def _log(call: CallContext, method: str | None, started: float, duration: float | None = None, **fields: Any) -> None:
     data = dict(call.log)
     data.update(fields)
     data["method"] = method

@@ -46,14 +46,18 @@ DEPTH_MESSAGE = "The request is nested too deeply (at most 64 levels)."
 SURROGATE_MESSAGE = "The request holds a string that is not valid Unicode (a lone surrogate)."
 
 
+# A request id as echoed: a string, an integer, or an integral float (1.0) that the envelope accepts as one.
+RequestId = str | int | float | None
+
+
 @dataclass(frozen=True)
 class Request:
-    id: str | int | None
+    id: RequestId
     method: str
     params: dict[str, Any]
 
 
-def read_id(payload: Any) -> str | int | None:
+def read_id(payload: Any) -> RequestId:
     """The id to echo: the request's own when it is a string or integer, else null."""
     if isinstance(payload, dict):
         rid = payload.get("id")
@@ -100,11 +104,6 @@ def check_shape(payload: Any) -> None:
             stack.extend((item, depth + 1, in_params) for item in node)
 
 
-def parse(body: bytes) -> Request:
-    """Stages 1–4. Raises RpcError; the caller echoes `read_id` of whatever parsed."""
-    return validate(parse_json(body))
-
-
 def validate(payload: Any) -> Request:
     """Stages 2–4 on an already parsed body (the transport parses once and keeps the id to echo)."""
     if not isinstance(payload, dict):
@@ -127,11 +126,11 @@ def validate(payload: Any) -> Request:
     return Request(id=read_id(payload), method=method, params=params)
 
 
-def success(request_id: str | int | None, result: Any) -> dict[str, Any]:
+def success(request_id: RequestId, result: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
-def failure(request_id: str | int | None, error: errors.RpcError) -> dict[str, Any]:
+def failure(request_id: RequestId, error: errors.RpcError) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_dict()}
 
 

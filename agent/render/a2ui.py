@@ -12,7 +12,7 @@ to the largest value, value printed after it), Divider, the evidence footer as c
 
 Everything is inline (`literalString`). Findings are the text answer's own sentences and numbers use
 the text answer's formats (agent.render.text, agent.render.numbers), so card and text agree; merchant
-strings are escaped for Markdown and cut (see a2ui_markdown). The surface stays within 150 components:
+strings are escaped for Markdown and cut (see agent.render.markdown). The surface stays within 150 components:
 at most six columns (CARD_COLUMNS per skill, then label, chart and cited columns), bars give way to rows,
 and the table says what it left out. Component ids are fixed and all contain `_`, which escaping never
 leaves bare in a literal — the renderer core would otherwise read a literal equal to an id as a child.
@@ -27,8 +27,8 @@ from typing import Any
 from agent.analysis.result import SkillResult
 from agent.render import a2ui_followups, numbers, text
 from agent.render.a2ui_ids import EXTENSION_URI, MIME_TYPE, STANDARD_CATALOG_ID, card_extension
-from agent.render.a2ui_markdown import clean_text, escape_markdown
 from agent.render.a2ui_structure import MAX_COMPONENTS, validate_structure
+from agent.render.markdown import clean_text, escape_markdown
 
 __all__ = [
     "EXTENSION_URI",
@@ -66,6 +66,7 @@ CARD_COLUMNS: dict[str, tuple[str, ...]] = {
     "content_quality": ("Item", "Severity", "Affected rows", "Affected products", "Share of rows", "Complete"),
     "attribute_coverage": ("Attribute", "Fill rate", "Distinct values", "Top values (rows)",
                            "Reference fill rate", "Values only in reference"),
+    "demand_gaps": ("Demand rank", "Name", "Brand", "Relative demand", "Your status", "Top 10% of demand"),
 }
 # Skills label the scope's aggregate row "<scope> (all)"; a bar chart compares the parts, not the whole.
 TOTAL_SUFFIX = " (all)"
@@ -106,7 +107,7 @@ def build_messages(result: SkillResult, footer: str, surface_id: str) -> list[di
     root_children.extend(a2ui_followups.add_buttons(card, result))
     card.add("a2_root", {"Column": {"children": {"explicitList": root_children}}})
     components = card.components[-1:] + card.components[:-1]  # root first, for readers of the JSON
-    messages = [
+    messages: list[dict] = [
         {"beginRendering": {"surfaceId": surface_id, "root": "a2_root"}},
         {"surfaceUpdate": {"surfaceId": surface_id, "components": components}},
     ]
@@ -128,8 +129,8 @@ def summary_lines(result: SkillResult, shown_rows: int = MAX_ROWS) -> list[str]:
     """
     lines: list[str] = []
     scope = result.scope
-    if text.missing_line(result):  # what is missing to answer as asked comes first, as in the text
-        lines.append(text.missing_line(result).replace("`", ""))
+    if missing := text.missing_line(result):  # what is missing to answer as asked comes first, as in the text
+        lines.append(missing.replace("`", ""))
     if scope.unmatched:
         nearest = ", ".join(scope.nearest[:5])
         line = f"Nothing in the catalog matched “{scope.unmatched}”"
@@ -164,7 +165,7 @@ def _footer_markdown(footer: str) -> str:
 
 
 class _Card:
-    """Collects components; ids are fixed strings that all contain `_` (see a2ui_markdown)."""
+    """Collects components; ids are fixed strings that all contain `_` (see agent.render.markdown)."""
 
     def __init__(self) -> None:
         self.components: list[dict] = []

@@ -19,7 +19,7 @@ from agent.analysis.result import SkillResult
 from agent.render.a2ui_ids import FOLLOW_UP_ACTION as ACTION_NAME
 from agent.render.a2ui_ids import FOLLOW_UP_MAX_CHARS as MAX_QUESTION_CHARS
 from agent.render.a2ui_ids import FOLLOW_UP_QUESTION_KEY as QUESTION_KEY
-from agent.render.a2ui_markdown import clean_text, cut, escape_markdown
+from agent.render.markdown import clean_text, cut, escape_markdown
 
 MAX_BUTTONS = 3
 SCOPE_CHARS = 120  # a scope label longer than this is cut (the question then names what fits)
@@ -32,6 +32,7 @@ NEXT: dict[str, tuple[str, ...]] = {
     "attribute_coverage": ("content_quality", "price_ladder", "assortment_gaps"),
     "brand_coverage": ("assortment_gaps", "price_ladder", "availability"),
     "catalog_overview": ("assortment_gaps", "content_quality", "availability"),
+    "demand_gaps": ("assortment_gaps", "brand_coverage", "availability"),
 }
 # The question per skill; `{where}` is "in <scope>" or "across the whole catalog". Each wording names
 # its skill by one of the planner's own intent words, so the press plans to that skill.
@@ -43,6 +44,7 @@ QUESTIONS: dict[str, str] = {
     "attribute_coverage": "Attribute coverage {where}",
     "brand_coverage": "Brands {where}",
     "catalog_overview": "Overview {where}",
+    "demand_gaps": "Best sellers {where}",
 }
 WHOLE = "across the whole catalog"
 

@@ -103,7 +103,7 @@ def freshness_line(sources: Iterable[SourceEvidence], now: dt.datetime) -> str:
 def render_footer(inputs: CatalogInputs, taxonomy_note: str | None, now: dt.datetime, markdown: bool = True) -> str:
     esc = _escaper(markdown)
     sources: list[SourceEvidence] = []
-    for side in (inputs.own, inputs.reference):
+    for side in (inputs.own, inputs.reference, inputs.demand):
         if side is not None:
             sources.extend(side.sources)
     lines = ["---", "Evidence"]

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 from agent.analysis.result import Finding, Scope, SkillResult
 from agent.render import numbers
+from agent.render.markdown import escape_text
 
 MAX_ROWS = 20
 MAX_FINDINGS = 7
@@ -27,6 +28,7 @@ SKILL_TITLES = {
     "brand_coverage": "Brand coverage",
     "availability": "Availability",
     "content_quality": "Content quality",
+    "demand_gaps": "Demand gaps",
 }
 # What one table row is, for the "Top 20 of 57 …" line.
 ROW_NOUNS = {
@@ -37,17 +39,11 @@ ROW_NOUNS = {
     "brand_coverage": "categories",
     "availability": "categories",
     "content_quality": "rows",
+    "demand_gaps": "ranked products and brands",
 }
 
 
-# ">" stays: mid-line it is plain text, and category paths are full of it ("Furniture > Outdoor Furniture").
-_MD_SPECIAL = "\\`*_[]<|"
-
-
-def md_escape(text: str) -> str:
-    """Merchant text made inert in Markdown: a product called "*NEW* [sale](x)" shows as written."""
-    escaped = "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
-    return escaped.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")  # a lone CR breaks a line too
+md_escape = escape_text  # the one escaper lives in agent.render.markdown
 
 
 class Values:
@@ -116,14 +112,14 @@ def template(code: str) -> Callable[[Template], Template]:
 
 
 @template("overview.size")
-def _(v: Values) -> str:
+def _overview_size(v: Values) -> str:
     lead = "The catalog holds" if v.raw("whole", True) else "This scope holds"
     return (f"{lead} {v.count('rows_n', 'row', 'rows')} (variants) for {v.count('products_n', 'product', 'products')}, "
             f"in {v.count('categories_n', 'category', 'categories')} from {v.count('brands_n', 'brand', 'brands')}.")
 
 
 @template("overview.format")
-def _(v: Values) -> str:
+def _overview_format(v: Values) -> str:
     text = f"{v['source']} reads as a {v['format']} with {v['columns_n']} columns"
     if v.raw("unmapped_n"):
         text += f"; {v['unmapped_n']} of them are not used by the analysis"
@@ -131,43 +127,43 @@ def _(v: Values) -> str:
 
 
 @template("overview.excluded")
-def _(v: Values) -> str:
+def _overview_excluded(v: Values) -> str:
     parts = [v.count(k + "_n", f"{k} row", f"{k} rows") for k in ("draft", "archived") if v.has(k + "_n")]
     return (f"Left out of the analysis: {_names(parts)}; it covers the {v.count('analysed_n', 'row', 'rows')} that "
             f"are active or have no status.")
 
 
 @template("overview.overlong")
-def _(v: Values) -> str:
+def _overview_overlong(v: Values) -> str:
     return (f"{v.count('rows_n', 'row', 'rows')} of {v['source']} had more cells than its header: their known cells "
             f"were read, {v.count('cells_n', 'extra cell', 'extra cells')} beyond the header were not.")
 
 
 @template("overview.off_store")
-def _(v: Values) -> str:
+def _overview_off_store(v: Values) -> str:
     return (f"{v.count('rows_n', 'active row is', 'active rows are')} not on the online store (Published is "
             f"false): they are on sale elsewhere and counted as active, not as drafts.")
 
 
 @template("overview.unmapped")
-def _(v: Values) -> str:
+def _overview_unmapped(v: Values) -> str:
     return (f"{v.count('unmapped_n', 'row', 'rows')} ({v['unmapped_pct']}) could not be placed in the Google product taxonomy; "
             f"they are counted as unmapped, not guessed.")
 
 
 @template("overview.all_mapped")
-def _(v: Values) -> str:
+def _overview_all_mapped(v: Values) -> str:
     return "Every analysed row is placed in the Google product taxonomy."
 
 
 @template("overview.price")
-def _(v: Values) -> str:
+def _overview_price(v: Values) -> str:
     return (f"Across {v.count('priced_n', 'priced variant', 'priced variants')}, prices run from {v['low_price']} "
             f"to {v['high_price']}, with a median of {v['median_price']}.")
 
 
 @template("overview.mixed_currency")
-def _(v: Values) -> str:
+def _overview_mixed_currency(v: Values) -> str:
     parts = [f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")]
     more = " and others" if v.raw("more") else ""
     return (f"Prices come in several currencies — {_names(parts)}{more}; each currency gets its own figures, "
@@ -175,46 +171,46 @@ def _(v: Values) -> str:
 
 
 @template("overview.zero_price")
-def _(v: Values) -> str:
+def _overview_zero_price(v: Values) -> str:
     pronoun = "it is" if v.raw("zero_n") == 1 else "they are"
     return (f"{v.count('zero_n', 'variant is', 'variants are')} priced at 0.00 or below; {pronoun} left out of the "
             f"price figures, which count priced variants only.")
 
 
 @template("overview.top_band")
-def _(v: Values) -> str:
+def _overview_top_band(v: Values) -> str:
     return (f"The largest price band is {v['band']}: {v['variants_n']} of {v['priced_n']} priced variants "
             f"({v['variants_pct']}).")
 
 
 @template("overview.categories")
-def _(v: Values) -> str:
+def _overview_categories(v: Values) -> str:
     parts = [f"{c['name']} ({c.count('products_n', 'product', 'products')})" for c in v.items("top")]
     return f"Largest categories: {_names(parts)}."
 
 
 @template("overview.single_brand")
-def _(v: Values) -> str:
+def _overview_single_brand(v: Values) -> str:
     return f"Every product carries one brand, {v['brand']}: a single-vendor catalog."
 
 
 @template("overview.top_brand")
-def _(v: Values) -> str:
+def _overview_top_brand(v: Values) -> str:
     return f"The largest brand is {v['brand']}, with {v.count('products_n', 'product', 'products')} ({v['products_pct']})."
 
 
 @template("overview.no_brands")
-def _(v: Values) -> str:
+def _overview_no_brands(v: Values) -> str:
     return "No brand is stated for any product."
 
 
 @template("overview.empty")
-def _(v: Values) -> str:
+def _overview_empty(v: Values) -> str:
     return "No active products are in scope, so there is nothing to count."
 
 
 @template("gaps.summary")
-def _(v: Values) -> str:
+def _gaps_summary(v: Values) -> str:
     subject = "The catalog" if v.raw("whole") else v.raw("scope")
     text = f"{subject} holds {v.count('products_n', 'active product', 'active products')} ({v.count('variants_n', 'variant', 'variants')}"
     if v.has("in_stock_n"):
@@ -223,7 +219,7 @@ def _(v: Values) -> str:
 
 
 @template("gaps.missing")
-def _(v: Values) -> str:
+def _gaps_missing(v: Values) -> str:
     parts = []
     for item in v.items("items"):
         ref = f" (the reference has {item.count('ref_products_n', 'product', 'products')})" if item.has("ref_products_n") else ""
@@ -233,39 +229,39 @@ def _(v: Values) -> str:
 
 
 @template("gaps.thin")
-def _(v: Values) -> str:
+def _gaps_thin(v: Values) -> str:
     parts = [f"{i['name']} ({i.count('products_n', 'product', 'products')})" for i in v.items("items")]
     return f"Thin — fewer than {numbers.in_words(int(v.raw('threshold')))} products: {_names(parts)}."
 
 
 @template("gaps.out_of_stock_only")
-def _(v: Values) -> str:
+def _gaps_out_of_stock_only(v: Values) -> str:
     parts = [f"{i['name']} ({i.count('products_n', 'product', 'products')}, {i.count('variants_n', 'variant', 'variants')})"
              for i in v.items("items")]
     return f"Out of stock throughout — every variant is out of stock in {_names(parts)}."
 
 
 @template("gaps.under_indexed")
-def _(v: Values) -> str:
+def _gaps_under_indexed(v: Values) -> str:
     parts = [f"{i['name']} ({i['own_pct']} of your range against {i['ref_pct']} of the reference's, index {i['index_num']})"
              for i in v.items("items")]
     return f"Under-indexed against the reference: {_names(parts)}."
 
 
 @template("gaps.price_floor")
-def _(v: Values) -> str:
+def _gaps_price_floor(v: Values) -> str:
     parts = [f"{i['name']} (your cheapest {i['min_price']}, reference lower quartile {i['ref_p25_price']})" for i in v.items("items")]
     return f"No entry-level price point: {_names(parts)}."
 
 
 @template("gaps.price_ceiling")
-def _(v: Values) -> str:
+def _gaps_price_ceiling(v: Values) -> str:
     parts = [f"{i['name']} (your dearest {i['max_price']}, reference upper quartile {i['ref_p75_price']})" for i in v.items("items")]
     return f"No premium option: {_names(parts)}."
 
 
 @template("gaps.unmapped")
-def _(v: Values) -> str:
+def _gaps_unmapped(v: Values) -> str:
     if v.raw("whole"):
         return (f"{v.count('products_n', 'product', 'products')} could not be placed in the Google product taxonomy; "
                 f"they are counted separately, not guessed.")
@@ -283,245 +279,304 @@ def _(v: Values) -> str:
 
 
 @template("gaps.excluded")
-def _(v: Values) -> str:
+def _gaps_excluded(v: Values) -> str:
     return f"{v.count('excluded_n', 'draft or archived product is', 'draft or archived products are')} left out of these counts."
 
 
 @template("gaps.none")
-def _(v: Values) -> str:
+def _gaps_none(v: Values) -> str:
     return (f"No subcategory is missing, thin (fewer than {numbers.in_words(int(v.raw('threshold')))} products) or "
             f"out of stock throughout.")
 
 
 @template("gaps.empty")
-def _(v: Values) -> str:
+def _gaps_empty(v: Values) -> str:
     return "No active products are in this scope."
 
 
 @template("common.excluded")
-def _(v: Values) -> str:
+def _common_excluded(v: Values) -> str:
     return f"{v.count('excluded_n', 'draft or archived row is', 'draft or archived rows are')} left out of this analysis."
 
 
 @template("availability.unknown")
-def _(v: Values) -> str:
+def _availability_unknown(v: Values) -> str:
     return (f"Stock is unknown for all {v.count('variants_n', 'variant', 'variants')}: the data has no availability or "
             f"quantity, so nothing is reported as out of stock.")
 
 
 @template("availability.summary")
-def _(v: Values) -> str:
+def _availability_summary(v: Values) -> str:
     return (f"{v.count('oos_n', 'variant is', 'variants are')} out of stock out of {v['variants_n']} "
             f"({v['rate_pct']} of variants with known stock).")
 
 
 @template("availability.fully_out")
-def _(v: Values) -> str:
+def _availability_fully_out(v: Values) -> str:
     parts = [f"{i['name']} ({i['products_n']})" for i in v.items("items")]
     where = f", in {_names(parts)}" if parts else ""
     return f"{v.count('products_n', 'product has', 'products have')} every variant out of stock{where}."
 
 
 @template("availability.examples")
-def _(v: Values) -> str:
+def _availability_examples(v: Values) -> str:
     parts = [f"{i.raw('name')}: {i.raw('titles')}" for i in v.items("items")]
     return f"Out of stock (every variant out listed first) — {' | '.join(parts)}."
 
 
 @template("availability.worst")
-def _(v: Values) -> str:
+def _availability_worst(v: Values) -> str:
     parts = [f"{i['name']} ({i['rate_pct']}, {i.count('oos_n', 'variant', 'variants')})" for i in v.items("items")]
     return f"Highest out-of-stock rates: {_names(parts)}."
 
 
 @template("availability.none_out")
-def _(v: Values) -> str:
+def _availability_none_out(v: Values) -> str:
     return "Nothing with known stock is out of stock."
 
 
 @template("availability.backorder")
-def _(v: Values) -> str:
+def _availability_backorder(v: Values) -> str:
     return f"{v.count('backorder_n', 'variant sells', 'variants sell')} on backorder (the inventory policy allows selling while out)."
 
 
 @template("availability.preorder")
-def _(v: Values) -> str:
+def _availability_preorder(v: Values) -> str:
     return f"{v.count('preorder_n', 'variant is', 'variants are')} on preorder."
 
 
 @template("availability.partly_unknown")
-def _(v: Values) -> str:
+def _availability_partly_unknown(v: Values) -> str:
     return f"Stock is unknown for {v.count('unknown_n', 'variant', 'variants')}; they are not counted as out of stock."
 
 
 @template("availability.empty")
-def _(v: Values) -> str:
+def _availability_empty(v: Values) -> str:
     return "No active products are in this scope."
 
 
 @template("ladder.summary")
-def _(v: Values) -> str:
+def _ladder_summary(v: Values) -> str:
     return (f"Across {v.count('variants_n', 'priced variant', 'priced variants')} "
             f"({v.count('products_n', 'product', 'products')}), the middle of the range runs from "
             f"{v['p10_price']} (P10) to {v['p90_price']} (P90), with a median of {v['median_price']}.")
 
 
 @template("ladder.mixed_currency")
-def _(v: Values) -> str:
+def _ladder_mixed_currency(v: Values) -> str:
     parts = [f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")]
     return f"Prices come in several currencies — {_names(parts)}; each currency has its own ladder, never pooled."
 
 
 @template("ladder.zero_prices")
-def _(v: Values) -> str:
+def _ladder_zero_prices(v: Values) -> str:
     return f"{v.count('zero_n', 'variant is', 'variants are')} priced at 0.00 or below and left out of the ladder."
 
 
 @template("ladder.sale_unchecked")
-def _(v: Values) -> str:
+def _ladder_sale_unchecked(v: Values) -> str:
     return (f"{v.count('unchecked_n', 'variant has', 'variants have')} a scheduled sale price that cannot be checked: "
             f"the data states no snapshot date, so they are not counted as on sale.")
 
 
 @template("ladder.steps")
-def _(v: Values) -> str:
+def _ladder_steps(v: Values) -> str:
     parts = [f"{i['name']} jumps from {i['from_price']} to {i['to_price']} ({i['step_x']})" for i in v.items("items")]
     return f"Holes in the ladder — price steps of more than double with nothing in between: {'; '.join(parts)}."
 
 
 @template("ladder.empty_tiers")
-def _(v: Values) -> str:
+def _ladder_empty_tiers(v: Values) -> str:
     parts = [f"{i.raw('name')} (no {i.raw('tiers')})" for i in v.items("items")]
     return f"Empty price tiers: {_names(parts)}."
 
 
 @template("ladder.no_entry")
-def _(v: Values) -> str:
+def _ladder_no_entry(v: Values) -> str:
     parts = [f"{i['name']} (your P10 {i['p10_price']}, reference P25 {i['ref_p25_price']})" for i in v.items("items")]
     return f"No entry-level price point against the reference: {_names(parts)}."
 
 
 @template("ladder.untiered")
-def _(v: Values) -> str:
+def _ladder_untiered(v: Values) -> str:
     return (f"Too few priced variants for tiers (fewer than {numbers.in_words(int(v.raw('min')))}): "
             f"{_names(list(v.raw('names')))}.")
 
 
 @template("ladder.discount")
-def _(v: Values) -> str:
+def _ladder_discount(v: Values) -> str:
     depth = f", {v['depth_pct']} off on average" if v.has("depth_pct") else ""
     where = f" in {v.raw('in_currency')}" if v.has("in_currency") else ""
     return f"{v['sale_pct']} of the priced variants{where} are on sale now (a current sale price or a compare-at price){depth}."
 
 
 @template("ladder.empty")
-def _(v: Values) -> str:
+def _ladder_empty(v: Values) -> str:
     return "No active priced products are in this scope."
 
 
 @template("quality.complete")
-def _(v: Values) -> str:
+def _quality_complete(v: Values) -> str:
     return (f"{v['complete_pct']} of rows are complete for Google Shopping (title, image, price, valid GTIN, description, "
             f"brand and category); {v.count('incomplete_n', 'row needs', 'rows need')} work.")
 
 
 @template("quality.check")
-def _(v: Values) -> str:
+def _quality_check(v: Values) -> str:
     ex = f" — e.g. {v.raw('examples')}" if v.has("examples") else ""
     return f"{v.raw('label')}: {v.count('rows_n', 'row', 'rows')} in {v.count('products_n', 'product', 'products')}{ex}."
 
 
 @template("quality.other_checks")
-def _(v: Values) -> str:
+def _quality_other_checks(v: Values) -> str:
     parts = [f"{i.raw('label')} ({i.count('rows_n', 'row', 'rows')})" for i in v.items("items")]
     return f"Also to fix: {_names(parts)}."
 
 
 @template("quality.all_pass")
-def _(v: Values) -> str:
+def _quality_all_pass(v: Values) -> str:
     return "Every row passes every check."
 
 
 @template("quality.worst_categories")
-def _(v: Values) -> str:
+def _quality_worst_categories(v: Values) -> str:
     parts = [f"{i['name']} ({i['complete_pct']} complete)" for i in v.items("items")]
     return f"Least complete categories: {_names(parts)}."
 
 
 @template("quality.empty")
-def _(v: Values) -> str:
+def _quality_empty(v: Values) -> str:
     return "No active products are in this scope."
 
 
 @template("attributes.fill")
-def _(v: Values) -> str:
+def _attributes_fill(v: Values) -> str:
     parts = [f"{i.raw('name')} {i['fill_pct']}" for i in v.items("items")]
     return f"Fill rates across {v.count('total_n', 'variant row', 'variant rows')}: {_names(parts)}."
 
 
 @template("attributes.top")
-def _(v: Values) -> str:
+def _attributes_top(v: Values) -> str:
     return f"Most common {v.raw('name')} values: {_names(list(v.raw('values')))}, of {v['distinct_n']} distinct."
 
 
 @template("attributes.reference_only")
-def _(v: Values) -> str:
+def _attributes_reference_only(v: Values) -> str:
     return (f"The reference carries {v.count('only_n', v.raw('name') + ' value', v.raw('name') + ' values')} you do not, "
             f"e.g. {v.raw('examples')}.")
 
 
 @template("attributes.spelling")
-def _(v: Values) -> str:
+def _attributes_spelling(v: Values) -> str:
     parts = [f"{i.raw('name')} ({i.count('rows_n', 'row', 'rows')})" for i in v.items("items")]
     return f"Spelling variants (such as “gray” for “grey”) were merged: {_names(parts)} — worth standardising in the feed."
 
 
 @template("attributes.options")
-def _(v: Values) -> str:
+def _attributes_options(v: Values) -> str:
     return f"Other option axes in the data: {_names(list(v.raw('names')))}."
 
 
 @template("attributes.empty")
-def _(v: Values) -> str:
+def _attributes_empty(v: Values) -> str:
     return "No active products are in this scope."
 
 
 @template("brands.single_vendor")
-def _(v: Values) -> str:
+def _brands_single_vendor(v: Values) -> str:
     return f"Single-vendor catalog: {v.raw('brand')} holds {v['share_pct']} of products."
 
 
 @template("brands.summary")
-def _(v: Values) -> str:
+def _brands_summary(v: Values) -> str:
     top = f"; the largest is {v.raw('top')} with {v['share_pct']}" if v.has("top") else ""
     return f"{v.count('brands_n', 'brand', 'brands')} across {v.count('products_n', 'product', 'products')}{top}."
 
 
 @template("brands.reference_only")
-def _(v: Values) -> str:
+def _brands_reference_only(v: Values) -> str:
     return (f"The reference carries {v.count('only_n', 'brand', 'brands')} you do not (of its {v['ref_n']}): "
             f"{v.raw('brands')}.")
 
 
 @template("brands.reference_none")
-def _(v: Values) -> str:
+def _brands_reference_none(v: Values) -> str:
     return "You carry every brand the reference carries in this scope."
 
 
 @template("brands.dominated")
-def _(v: Values) -> str:
+def _brands_dominated(v: Values) -> str:
     parts = [f"{i.raw('name')} ({i.raw('brand')}, {i['share_pct']})" for i in v.items("items")]
     return f"Categories dominated by one brand: {_names(parts)}."
 
 
 @template("brands.no_brand")
-def _(v: Values) -> str:
+def _brands_no_brand(v: Values) -> str:
     return f"{v.count('products_n', 'product has', 'products have')} no brand."
 
 
 @template("brands.empty")
-def _(v: Values) -> str:
+def _brands_empty(v: Values) -> str:
     return "No active products are in this scope."
+
+
+@template("demand.none")
+def _(v: Values) -> str:
+    return "No Best sellers data was read, so demand cannot be ranked; the table shows where your own range sits."
+
+
+@template("demand.empty")
+def _(v: Values) -> str:
+    return "The Best sellers report ranks nothing in this scope's Google categories."
+
+
+@template("demand.missing_products")
+def _(v: Values) -> str:
+    names = f": {v.raw('names')}" if v.has("names") else ""
+    top = f" ({v['top_n']} of them in the top 10% of demand)" if v.raw("top_n") else ""
+    return (f"You do not carry {v['missing_n']} of the {v.count('total_n', 'best-selling product', 'best-selling products')} "
+            f"ranked here{top}{names}.")
+
+
+@template("demand.missing_brands")
+def _(v: Values) -> str:
+    names = f": {v.raw('names')}" if v.has("names") else ""
+    top = f" ({v['top_n']} of them in the top 10% of demand)" if v.raw("top_n") else ""
+    return f"You do not carry {v['missing_n']} of the {v.count('total_n', 'popular brand', 'popular brands')} ranked here{top}{names}."
+
+
+@template("demand.out_of_stock")
+def _(v: Values) -> str:
+    noun = "best-selling product" if v.raw("kind") == "product" else "popular brand"
+    return f"{v.count('n', noun + ' you carry is', noun + 's you carry are')} out of stock: {v.raw('names')}."
+
+
+@template("demand.where")
+def _(v: Values) -> str:
+    parts = [f"{i.raw('name')} ({i.count('clusters_n', 'product', 'products')}, {i['missing_n']} not carried; "
+             f"yours: {i['own_n']})" for i in v.items("items")]
+    return f"Where demand sits, by subcategory (ranked products; your active products): {_names(parts)}."
+
+
+@template("demand.uncovered")
+def _(v: Values) -> str:
+    parts = [i.raw("name") for i in v.items("items")]
+    return f"Shoppers buy best sellers in subcategories where you have no products: {_names(parts)}."
+
+
+@template("demand.country")
+def _(v: Values) -> str:
+    return f"Ranks are for {v.raw('country')}; the report's other countries ({v.raw('others')}) are not mixed in."
+
+
+@template("demand.country_one")
+def _(v: Values) -> str:
+    return f"Ranks are for {v.raw('country')}."
+
+
+@template("gaps.demand_missing")
+def _(v: Values) -> str:
+    return f"Missing, and in the top 10% of demand (Best sellers), products you do not carry: {v.raw('names')}."
 
 
 def sentence(finding: Finding, currency: str | None, markdown: bool = False) -> str:
@@ -649,6 +704,9 @@ MISSING = {
                   "or market catalog as a second file (name it, or call it the competitor or reference catalog in "
                   "the question), or set `reference_uri` in `catalog_context`. Until then, here is what your own "
                   "catalog shows."),
+    "demand": ("Demand data is needed to answer this, and none is attached: download the Best sellers report "
+               "(products or brands) from Merchant Center as CSV and attach it to your question, or point "
+               "`reference_uri` in `catalog_context` (or the `DEMAND_URI` setting) at it in Cloud Storage."),
 }
 
 
@@ -659,8 +717,8 @@ def missing_line(result: SkillResult) -> str | None:
 def render_skill(result: SkillResult, preface: Sequence[str] = ()) -> str:
     """The Markdown answer for one skill, without the evidence footer."""
     blocks = [title(result)]
-    if missing_line(result):
-        blocks.append(missing_line(result))
+    if missing := missing_line(result):
+        blocks.append(missing)
     blocks.extend(line for line in preface if line)
     blocks.append(scope_line(result.scope, markdown=True))
     bullets = [f"- {sentence(f, result.currency, markdown=True)}" for f in visible_findings(result)]

@@ -6,17 +6,17 @@ the transport (agent.protocol.http) parses and frames, this module decides, the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from agent import AGENT_NAME, __version__, budget
 from agent.config import Config
 from agent.protocol import card as card_mod
 from agent.protocol import errors, objects
-from agent.store.base import ContextState, NotCancelable
+from agent.protocol.context import CallContext
 from agent.render.a2ui_ids import EXTENSION_URI as A2UI_URI
 from agent.render.a2ui_ids import STANDARD_CATALOG_ID as A2UI_CATALOG_ID
 from agent.render.a2ui_ids import card_extension
+from agent.store.base import ContextState, NotCancelable
 from agent.store.factory import build_stores
 
 from . import inputs, references, trust
@@ -32,24 +32,15 @@ DESCRIPTION = (
 )
 
 
-@dataclass
-class CallContext:
-    """What the transport learned from HTTP that the methods need."""
-
-    requested_extensions: list[str] = field(default_factory=list)
-    activated_extensions: list[str] = field(default_factory=list)  # filled by the handler, echoed in headers
-    log: dict[str, Any] = field(default_factory=dict)  # fields for the request log line
-    log_context: dict[str, Any] = field(default_factory=dict)  # trace and request fields for that line
-    caller: str | None = None  # the authenticated caller, when the operator named the header that says so
-
-
 class Service:
+    """The A2A methods (`agent.protocol.handler.RequestHandler`), over the stores and the Runner."""
+
     def __init__(self, config: Config) -> None:
         self.config = config
         from agent.catalog import cache
 
         cache.configure(table_cache_bytes=config.table_cache_bytes)  # its share of MEMORY_BUDGET_BYTES
-        from agent.catalog import bqref
+        from agent import bqref
 
         bqref.configure(config.bigquery)  # bq:// sources: cap, size line, emulator hosts
         self.tasks, self.contexts = build_stores(config)
@@ -59,7 +50,8 @@ class Service:
             reference_uri=config.reference_uri, local_root=config.local_root,
             a2ui_status_copy=config.a2ui_status_copy, max_attached_bytes=config.context_max_attached_bytes,
             max_turns=config.context_max_turns, ttl_days=config.state_ttl_days, step_gate=config.test_step_gate,
-            storage_seconds=config.turn_storage_seconds,
+            storage_seconds=config.turn_storage_seconds, analysis_slots=config.analysis_slots,
+            demand_uri=config.demand_uri,
         ))
         self._card: dict[str, Any] | None = None
 

@@ -15,15 +15,17 @@ frame; the context then records the turn in one atomic read-modify-write.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Generator, Iterator
 
 from agent import budget, logs
 from agent.catalog.attachments import Attachment
 from agent.catalog.evidence import KIND_ATTACHED, CatalogInputs, Unreadable
+from agent.errors import AgentError
 from agent.protocol import objects
 from agent.store.base import ContextChange, ContextState, ContextStore, TaskStore, as_context_catalog
 
@@ -80,7 +82,7 @@ class LostNotes:
             return list(self._notes.get(context_id, []))
 
 
-class Canceled(Exception):
+class Canceled(AgentError):
     """Raised between steps when the task's cancel flag is set."""
 
 
@@ -120,6 +122,7 @@ class Deps:
     ttl_days: int = 7
     step_gate: str | None = None  # tests only: agent.service.stepgate
     storage_seconds: float = 10.0  # TURN_STORAGE_SECONDS: all storage calls of a turn's work (agent.budget)
+    demand_uri: str | None = None  # DEMAND_URI: a configured Best sellers report
 
     @property
     def reserve_seconds(self) -> float:
@@ -128,11 +131,40 @@ class Deps:
         return min(5.0, max(1.0, self.storage_seconds / 2))
     lost: "LostNotes" = field(default_factory=lambda: LostNotes())
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
+    analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing (planning, a skill) at once; see AnalysisSlots
+
+
+class AnalysisSlots:
+    """At most `n` turns of this process compute at once (plan a question, run a skill, render it).
+
+    Why (issue 16 item 4): with as many request threads as concurrent streams, 32 turns computing
+    together share one interpreter lock, so every turn — and every new connection's first frame —
+    waits behind all of them (first-event p95 ~100 ms; 337 ms when THREADS < streams and connections
+    queue). A turn that waits for a slot blocks on a semaphore and takes no interpreter time, so the
+    Task frame of a new stream goes out at once and the turns finish one after another at their
+    single-stream pace. Only CPU-bound steps hold a slot, never a yield to the client or a storage
+    read (a slow client or a hung bucket cannot hold it). `wait_count` counts turns that had to wait
+    (for tests)."""
+
+    def __init__(self, n: int) -> None:
+        self._sem = threading.BoundedSemaphore(max(1, n))
+        self.wait_count = 0
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        if not self._sem.acquire(blocking=False):
+            self.wait_count += 1
+            self._sem.acquire()
+        try:
+            yield
+        finally:
+            self._sem.release()
 
 
 class Runner:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
+        self.slots = AnalysisSlots(deps.analysis_slots)
 
     # -- public -----------------------------------------------------------------------------------
 
@@ -273,7 +305,7 @@ class Runner:
             self.deps.lost.remember(cid, lost)
 
     def _analyse(self, turn: Turn, context: ContextState, change: ContextChange, inputs: CatalogInputs,
-                 artifacts: list[dict[str, Any]], status_parts: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+                 artifacts: list[dict[str, Any]], status_parts: list[dict[str, Any]]) -> Generator[dict[str, Any], None, str]:
         from agent.analysis import planner
         from agent.analysis.inputs import SkillInput
         from agent.analysis.registry import SKILLS
@@ -306,7 +338,8 @@ class Runner:
 
         taxonomy = taxonomy_mod.load()
         memory = planner.PlanMemory.from_dict(context.plan_memory) if context.plan_memory else None
-        plan = planner.plan(turn.question, inputs.own.table, taxonomy, memory)
+        with self.slots.held():
+            plan = planner.plan(turn.question, inputs.own.table, taxonomy, memory)
         change.plan_memory = plan.memory.to_dict()
         turn.summary["skills"] = list(plan.skills)
         preface = list(plan.notes) + preface
@@ -319,11 +352,13 @@ class Runner:
                 note = f"{note} ({position + 1} of {len(plan.skills)})"
             yield objects.status_update(tid, cid, objects.status("working", self._progress(tid, cid, note)), final=False)
             self._check_cancel(tid)
-            result = spec.run(SkillInput(own=inputs.own.table, reference=reference, scope=plan.scope,
-                                         taxonomy=taxonomy, sources=tuple(inputs.own.sources)))
-            footer = render_footer(inputs, result.taxonomy_note, now)
-            text = render_skill(result, preface) + "\n\n" + footer
-            plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
+            with self.slots.held():
+                result = spec.run(SkillInput(own=inputs.own.table, reference=reference, scope=plan.scope,
+                                             taxonomy=taxonomy, sources=tuple(inputs.own.sources),
+                                             demand=inputs.demand.table if inputs.demand is not None else None))
+                footer = render_footer(inputs, result.taxonomy_note, now)
+                text = render_skill(result, preface) + "\n\n" + footer
+                plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
             yield from self._emit_artifact(turn, spec, result, text, plain_footer, artifacts, status_parts)
         names = ", ".join(SKILLS[s].name for s in plan.skills)
         return f"Answered on {plan.scope.label}: {names}."
@@ -359,9 +394,10 @@ class Runner:
             catalog_uri=turn.catalog_uri or self.deps.catalog_uri,
             reference_uri=turn.reference_uri or self.deps.reference_uri,
             local_root=self.deps.local_root,
-            earlier=tuple(self.deps.contexts.load_catalogs(context)) if not turn.attachments and context.has_catalogs else (),
+            earlier=tuple(self.deps.contexts.load_catalogs(context)) if context.has_catalogs and not _catalog_files(turn) else (),
             refused=turn.unreadable,
             merchant_id=turn.merchant_id,
+            demand_uri=self.deps.demand_uri,
         )
         if context.expired_catalogs and not turn.attachments:
             names = ", ".join(dict.fromkeys(context.expired_catalogs))
@@ -396,15 +432,24 @@ class Runner:
         return objects.agent_message([objects.text_part(text)], task_id=task_id, context_id=context_id)
 
     def _check_cancel(self, task_id: str) -> None:
-        if self.deps.tasks.cancel_requested(task_id):
+        """Stop the turn if a cancel was asked for. The check is advisory: when the store cannot say
+        (its budget spent by a long read on a busy instance, or storage failing), the turn goes on as
+        if no cancel came — its final write then meets the same store under its own reserve and says
+        what happened — rather than failing an answer that is nearly done over a question nobody asked."""
+        try:
+            requested = self.deps.tasks.cancel_requested(task_id)
+        except Exception:  # noqa: BLE001 - any store failure: unknown, so not cancelled
+            logs.incident("could not check for a cancel", logs.new_incident_id(), task=task_id)
+            return
+        if requested:
             raise Canceled()
 
 
 def drain(events: Iterator[dict[str, Any]]) -> dict[str, Any]:
     """Run a turn to completion; return its final status-update."""
     last: dict[str, Any] = {}
-    for last in events:
-        pass
+    for event in events:
+        last = event
     return last
 
 
@@ -423,3 +468,11 @@ def wait_until_terminal(tasks: TaskStore, task_id: str, timeout: float) -> dict[
 
 def _mib(size: int) -> str:
     return f"{size / (1024 * 1024):,.0f} MiB" if size >= 1024 * 1024 else f"{size:,} bytes"
+
+
+def _catalog_files(turn: Turn) -> bool:
+    """Whether this turn attached a catalog: a Best sellers report attached on its own leaves the
+    conversation's earlier catalog in place (it is demand data beside it, not a replacement)."""
+    from agent.catalog.bestsellers import sniff_bytes
+
+    return any(sniff_bytes(a.data) is None for a in turn.attachments)

@@ -7,7 +7,7 @@ Deny by default: a catalog_context is honoured only when
    (default: the configured catalog bucket; a prefix may hold `{merchant_id}`, which then must be the
    caller's merchant). http(s)://, file://, local paths, metadata-server addresses, `.`/`..` segments,
    percent-encoding, backslashes, `?`/`#` and control characters never pass. A `bq://project.dataset[.table]`
-   (agent.catalog.bqref) passes only under a `bq://` prefix of the same project and dataset (see
+   (agent.bqref) passes only under a `bq://` prefix of the same project and dataset (see
    bq_uri_allowed); a dataset names the caller's own `Products_<merchant_id>`;
 3. when CATALOG_CONTEXT_SECRET is set, `signature` is the hex HMAC-SHA256 of the canonical JSON below,
    compared in constant time;
@@ -39,21 +39,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from agent.catalog.bqref import BadBqUri, is_bq, parse_bq_uri
-from agent.config import BUCKET_NAME
+from agent import gsuri
+from agent.bqref import BadBqUri, is_bq, parse_bq_uri
 from agent.protocol.errors import INVALID_PARAMS, RpcError
 
 REFUSED = "params.catalog_context was not accepted."
 REQUIRED = "params.catalog_context is required in this conversation."
 NOT_YOURS = "This conversation cannot be continued by this caller; start a new conversation."
 ANONYMOUS = "anonymous"
-_MAX_CALLER = 512
 ALLOWED_FIELDS = frozenset({"merchant_id", "catalog_uri", "reference_uri", "signature"})
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "catalog_context.json"
 MERCHANT_PLACEHOLDER = "{merchant_id}"
 _MERCHANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_FORBIDDEN_IN_PATH = re.compile(r"[\x00-\x1f\x7f\\%?#]")
-_MAX_OBJECT_BYTES = 1024
+_FORBIDDEN_IN_PATH = re.compile(r"[\x00-\x1f\x7f\\%?#]")  # on top of agent.gsuri.split's rules
 
 
 @dataclass(frozen=True)
@@ -83,7 +81,7 @@ def _validator() -> Any:
 
 
 def _bucket_allowed(bucket: str) -> bool:
-    if not BUCKET_NAME.match(bucket) or ".." in bucket or bucket.startswith("goog"):
+    if bucket.startswith("goog"):
         return False
     try:  # GCS refuses IP-address bucket names; refuse them here too (169.254.169.254 and friends)
         ipaddress.ip_address(bucket)
@@ -122,12 +120,11 @@ def uri_allowed(uri: Any, prefixes: Sequence[str], merchant_id: str) -> bool:
     """True only for a clean gs:// (or bq://) URI under an allowed prefix. Pure string checks, no I/O."""
     if is_bq(uri):
         return bq_uri_allowed(uri, prefixes, merchant_id)
-    if not isinstance(uri, str) or not uri.startswith("gs://"):
-        return False  # http(s)://, file://, local paths, metadata-server URLs never pass
-    bucket, slash, path = uri[len("gs://"):].partition("/")
-    if not _bucket_allowed(bucket):
+    try:
+        bucket, path = gsuri.split(uri)  # http(s)://, file://, local paths, metadata-server URLs never pass
+    except ValueError:
         return False
-    if _FORBIDDEN_IN_PATH.search(path) or len(path.encode("utf-8")) > _MAX_OBJECT_BYTES:
+    if not _bucket_allowed(bucket) or _FORBIDDEN_IN_PATH.search(path):
         return False
     segments = path.split("/")
     if any(seg in (".", "..") for seg in segments) or "" in segments[:-1]:
@@ -163,18 +160,6 @@ def verify(raw: Any, *, prefixes: Sequence[str], secret: str | None, bound_merch
     return TrustedContext(merchant, raw.get("catalog_uri"), raw.get("reference_uri"))
 
 
-def caller_identity(headers: Any, header: str | None) -> str | None:
-    """The authenticated caller, from the one header the operator named (CALLER_IDENTITY_HEADER) as set
-    by a front end that authenticates (IAP's X-Goog-Authenticated-User-Email, an API gateway's user
-    header). Without that setting no header is believed: a client could send any value."""
-    if not header:
-        return None
-    raw = headers.get(header)
-    if not isinstance(raw, str) or not raw.strip() or len(raw) > _MAX_CALLER:
-        return None
-    return raw.strip()
-
-
 def party_of(trusted: TrustedContext | None, caller: str | None) -> str:
     """Who a turn or a tasks/* call acts for (SPEC §7): the merchant of a verified catalog_context,
     else the authenticated caller (as a digest: it is stored, and may be an e-mail address), else
@@ -188,13 +173,13 @@ def party_of(trusted: TrustedContext | None, caller: str | None) -> str:
 
 def _main(argv: list[str]) -> int:
     """`python -m agent.service.trust sign`: JSON on stdin, CATALOG_CONTEXT_SECRET in the environment."""
-    import os
+    from agent.config import catalog_context_secret
 
     if argv[:1] != ["sign"]:
         print("usage: CATALOG_CONTEXT_SECRET=… python -m agent.service.trust sign < catalog_context.json",
               file=sys.stderr)
         return 2
-    secret = os.environ.get("CATALOG_CONTEXT_SECRET")
+    secret = catalog_context_secret()
     if not secret:
         print("CATALOG_CONTEXT_SECRET is not set", file=sys.stderr)
         return 2

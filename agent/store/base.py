@@ -15,12 +15,20 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-TERMINAL = frozenset({"completed", "canceled", "failed", "rejected"})
+from agent.errors import AgentError
+from agent.protocol import objects
+
+TERMINAL = objects.TERMINAL_STATES  # the one set of terminal task states
+
 # The party a task or context belongs to when the turn named none (agent.service.trust.party_of).
 ANONYMOUS = "anonymous"
 
 
-class NotCancelable(Exception):
+class StoreError(AgentError):
+    """The task and context store could not do what was asked."""
+
+
+class NotCancelable(StoreError):
     """The task is already in a terminal state."""
 
 

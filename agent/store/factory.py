@@ -16,9 +16,7 @@ if TYPE_CHECKING:
 
 def build_stores(config: "Config") -> tuple[TaskStore, ContextStore]:
     if config.state_bucket:
-        from .gcs import Bucket, GcsContextStore, GcsTaskStore, set_catalog_cache_bytes
-
-        set_catalog_cache_bytes(config.memory_store_bytes)
+        from .gcs import Bucket, GcsContextStore, GcsTaskStore  # kept catalogs: entries of TABLE_CACHE
         bucket = Bucket(config.state_bucket, config.state_ttl_days)
         return GcsTaskStore(bucket), GcsContextStore(bucket)
     from .memory import MemoryContextStore, MemoryTaskStore

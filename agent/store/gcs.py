@@ -25,8 +25,6 @@ Why this shape:
 
 from __future__ import annotations
 
-from agent import budget
-
 import datetime as dt
 import hashlib
 import json
@@ -37,11 +35,12 @@ import threading
 import time
 from typing import Any, Callable
 
+from agent import budget
+from agent.catalog.cache import TABLE_CACHE
 from agent.catalog.evidence import LoadedCatalog
 
 from . import catalogs as codec
-from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable, utc_now
-from .memory import BoundedLru
+from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable, StoreError, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -50,10 +49,9 @@ MAX_ATTEMPTS = 16  # read-modify-write rounds before giving up on a contended ob
 TIMEOUT: tuple[float, float] = (3.05, 30.0)
 RETRY_DEADLINE_S = 8.0
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")
-_CATALOG_CACHE_BYTES = 256 * 1024 * 1024
 
 
-class StoreConflict(Exception):
+class StoreConflict(StoreError):
     """An object stayed contended through every retry (should not happen in practice)."""
 
 
@@ -287,16 +285,13 @@ class GcsTaskStore:
 
 # --- contexts ---------------------------------------------------------------------------------------
 
-# Catalogs downloaded from the state bucket, per process, by (bucket, object, generation): a
-# follow-up on the instance that served the first turn downloads nothing.
-_catalog_cache = BoundedLru(10_000, _CATALOG_CACHE_BYTES)
-_catalog_lock = threading.Lock()
-
-
-def set_catalog_cache_bytes(max_bytes: int) -> None:
-    """The copy cache's bound, from the memory budget (agent.config) at start."""
-    with _catalog_lock:
-        _catalog_cache.max_bytes = max_bytes
+# Catalogs downloaded from the state bucket (or just written to it), per process, by (bucket, object,
+# generation): a follow-up on the instance that served the first turn downloads nothing. They are
+# entries of the one parsed-catalog cache (agent.catalog.cache.TABLE_CACHE, its share of
+# MEMORY_BUDGET_BYTES), not a second cache beside it: kept conversations' tables and parsed snapshots
+# share one bound, and a table attached in this instance is the very object the attaching turn parsed.
+def _catalog_key(bucket: str, name: str, generation: Any) -> tuple:
+    return ("context", bucket, name, int(generation))
 
 
 def _state_from_doc(context_id: str, doc: dict[str, Any] | None, bucket: Bucket) -> ContextState:
@@ -353,9 +348,8 @@ class GcsContextStore:
         return list(loaded)
 
     def _load_catalog(self, ref: dict[str, Any]) -> LoadedCatalog | None:
-        key = f"{self.bucket.name}/{ref['object']}#{ref['generation']}"
-        with _catalog_lock:
-            found = _catalog_cache.get(key)
+        key = _catalog_key(self.bucket.name, ref["object"], ref["generation"])
+        found = TABLE_CACHE.get(key)
         if found is not None:
             return found
         data = self.bucket.read_bytes(ref["object"], int(ref["generation"]))
@@ -363,8 +357,7 @@ class GcsContextStore:
             return None
         table = codec.table_from_parquet(data)
         catalog = LoadedCatalog(table=table, sources=[codec.evidence_from_json(s) for s in ref["sources"]])
-        with _catalog_lock:
-            _catalog_cache.put(key, catalog, int(table.nbytes))
+        TABLE_CACHE.put(key, catalog, int(table.nbytes))
         return catalog
 
     def _save_catalogs(self, context_id: str, catalogs: list[Any], first: int) -> tuple[list[dict[str, Any]], int]:
@@ -383,11 +376,9 @@ class GcsContextStore:
                         raise StoreConflict(name) from None
             refs.append({"object": name, "generation": generation, "saved_at": self.bucket.stamp(),
                          "bytes": len(data), "sources": [codec.evidence_to_json(s) for s in catalog.sources]})
-            with _catalog_lock:
-                key = f"{self.bucket.name}/{name}#{generation}"
-                _catalog_cache.put(key, LoadedCatalog(table=catalog.table, sources=[
-                    codec.evidence_from_json(codec.evidence_to_json(s)) for s in catalog.sources]),
-                    int(catalog.table.nbytes))
+            TABLE_CACHE.put(_catalog_key(self.bucket.name, name, generation), LoadedCatalog(
+                table=catalog.table, sources=[codec.evidence_from_json(codec.evidence_to_json(s)) for s in catalog.sources]),
+                int(catalog.table.nbytes))
         return refs, n
 
     def record_turn(self, context_id: str, change: ContextChange) -> ContextState:

@@ -660,7 +660,7 @@ def figures(rows: list[dict]) -> dict:
         "colours": sorted({r["color"] for r in rows if r["color"]}),
     }
     cats: dict[str, dict] = {}
-    for pid, vs in products.items():
+    for _pid, vs in products.items():
         c = cats.setdefault(vs[0]["category"], {"products": 0, "active_products": 0, "variants": 0, "in_stock": 0,
                                                  "prices": [], "all_out_products": 0, "brands": {}})
         c["products"] += 1

@@ -17,7 +17,6 @@ import random
 from typing import Any, Iterator
 
 import httpx
-import pytest
 
 SEED = 12
 ALLOWED = {-32700, -32600, -32601, -32602, -32001, -32002, -32003, -32004, -32005, -32007}

@@ -8,13 +8,11 @@ logged with the outcome its task ended with.
 from __future__ import annotations
 
 import json
-import uuid
 
 import httpx
 import pytest
 
-from tests.test_front_door import stream_body
-from tests.test_state_instances import wait_for
+from tests.helpers import stream_body, wait_for
 
 GET = {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "x"}}
 

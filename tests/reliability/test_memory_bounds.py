@@ -11,7 +11,7 @@ import httpx
 
 from agent import config
 from agent.service.live import LiveRegistry
-from tests.test_front_door import raw_stream
+from tests.helpers import raw_stream
 from tests.test_state_instances import CSV
 
 
@@ -53,7 +53,9 @@ def test_every_bound_derives_from_the_one_budget():
     big = config.load({"MEMORY_BUDGET_BYTES": str(4 << 30)})
     for cfg in (small, big):
         parts = (cfg.table_cache_bytes, cfg.memory_store_bytes, cfg.task_store_bytes, cfg.live_bytes)
-        assert sum(parts) <= cfg.memory_budget_bytes // 2, "half the budget stays for the turns in flight"
+        # 43 % stays for the turns in flight; the parsed-catalog cache has 42 % so that a 4 GiB instance keeps
+        # a 5M-variant catalog warm (issue 16; agent/config.py says why)
+        assert sum(parts) <= cfg.memory_budget_bytes * 0.57 + 4, "43 % of the budget stays for the turns in flight"
         assert cfg.context_max_attached_bytes <= cfg.memory_store_bytes
     assert abs(big.table_cache_bytes - 16 * small.table_cache_bytes) <= 16
     assert config.load({}).memory_budget_bytes == 1 << 30  # unset: 1 GiB (deploy.sh passes its MEMORY)

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from agent.service import trust
-from tests.emulators import GcsEmulator, fake_gcs  # noqa: F401 - fixture
+from tests.emulators import GcsEmulator
 from tests.test_trust import CSV as MERCHANT_CSV
 from tests.test_trust import SECRET
 

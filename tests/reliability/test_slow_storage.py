@@ -10,7 +10,7 @@ import uuid
 import httpx
 import pytest
 
-from tests.emulators import _shared_emulator
+from tests.emulators import shared_emulator
 from tests.faultproxy import FaultProxy
 from tests.test_state_instances import CSV
 
@@ -19,7 +19,7 @@ BUDGET_S = 3
 
 @pytest.fixture(scope="module")
 def rig(start_server):
-    fake = _shared_emulator("fake")
+    fake = shared_emulator("fake")
     bucket = fake.create_bucket()
     fake.upload(bucket, "shop/catalog.csv", CSV, "text/csv")
     proxy = FaultProxy(fake.url)

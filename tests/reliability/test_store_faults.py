@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from agent.store.gcs import object_key
-from tests.emulators import _shared_emulator
+from tests.emulators import shared_emulator
 from tests.faultproxy import FaultProxy
 from tests.test_state_instances import CSV, footer
 
@@ -24,7 +24,7 @@ INTERNALS = ("Traceback", "injected fault", "127.0.0.1", "googleapis", "/home/",
 
 @pytest.fixture(scope="module")
 def faulty(start_server):
-    fake = _shared_emulator("fake")
+    fake = shared_emulator("fake")
     bucket = fake.create_bucket()
     proxy = FaultProxy(fake.url)
     server = start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": proxy.url})

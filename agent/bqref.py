@@ -1,4 +1,5 @@
-"""`bq://` locations: the one parser for BigQuery table names, pure string work (imported by config).
+"""`bq://` locations: the one parser for BigQuery table names, pure string work (a base module like
+agent.gsuri: config, trust and the catalog all use it).
 
 Two forms, accepted wherever a gs:// location is:
 
@@ -18,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent.errors import AgentError
+
 SCHEME = "bq://"
 PRODUCTS_PREFIX = "Products_"
 _PROJECT = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
@@ -25,7 +28,7 @@ _DATASET = re.compile(r"^[A-Za-z0-9_]{1,1024}$")
 _TABLE = re.compile(r"^[A-Za-z0-9_]{1,1024}$")
 
 
-class BadBqUri(ValueError):
+class BadBqUri(AgentError, ValueError):
     """Not a usable bq:// location; the message is for the operator (config) or the log."""
 
 

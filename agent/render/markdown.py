@@ -1,4 +1,10 @@
-"""Make merchant strings safe for the Markdown subset that A2UI `Text` components render.
+"""The one Markdown escaper: merchant strings made inert in the text answer and in A2UI `Text` components.
+
+`escape_text` is for the text answer (Markdown paragraphs and table cells, several lines long): it
+escapes the characters that carry inline meaning mid-line and turns line breaks into spaces.
+`escape_markdown` is for A2UI, described below; it escapes a superset of those characters.
+
+A2UI: make merchant strings safe for the Markdown subset that A2UI `Text` components render.
 
 A2UI web renderers pass every Text literal through markdown-it (CommonMark) and prefix it by usage hint
 (`## ` for h2, `*…*` for caption). A product title such as `**SALE** <img src=x> # 1. [click](…)` must
@@ -22,10 +28,13 @@ import unicodedata
 
 ELLIPSIS = "…"
 
-# Inline-significant characters, escaped wherever they occur. `_` is in this set, which the A2UI
+# Inline-significant characters of the text answer. ">" stays: mid-line it is plain text, and category
+# paths are full of it ("Furniture > Outdoor Furniture").
+_INLINE = frozenset("\\`*_[]<|")
+# A2UI escapes these wherever they occur. `_` is in this set, which the A2UI
 # builder relies on: every component id contains `_`, so no escaped literal can equal an id (the
 # reference renderer core would otherwise resolve such a literal as a child component).
-_ALWAYS = frozenset("\\`*_[]<>|~&!#")
+_ALWAYS = _INLINE | frozenset(">~&!#")
 # Characters that open a block only at the start of a line: bullets, and "1." / "1)" list markers.
 _LEADING = frozenset("-+")  # always at the start: "---" alone would be a thematic break
 _ORDERED = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
@@ -91,6 +100,12 @@ def continues_grapheme(ch: str) -> bool:
         or 0x1F3FB <= code <= 0x1F3FF  # skin tones
         or 0xE0020 <= code <= 0xE007F  # emoji tag sequences
     )
+
+
+def escape_text(text: str) -> str:
+    """Merchant text made inert in Markdown: a product called "*NEW* [sale](x)" shows as written."""
+    escaped = "".join("\\" + ch if ch in _INLINE else ch for ch in text)
+    return escaped.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")  # a lone CR breaks a line too
 
 
 def escape_markdown(value: object, limit: int) -> str:

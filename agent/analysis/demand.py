@@ -1,0 +1,320 @@
+"""demand_gaps — "What are shoppers buying in outdoor furniture that I don't carry?"
+
+From Merchant Center's Best sellers report (agent.catalog.bestsellers): the product clusters and brands
+whose Google category lies in the scope (the scope's taxonomy roots and every node under them; the
+whole catalog takes every row), ranked by relative demand, each with the merchant's inventory status.
+
+Decisions, as a merchant would expect them:
+- **One country.** Ranks and demand are per country; a report holding several is answered for the
+  country with the most rows, and the others are named, never mixed.
+- **One row per cluster or brand.** A cluster is listed under its own category and under each
+  ancestor report category; it is shown once, with its strongest demand (then its best rank).
+- **Ranked by relative demand**: bucket (Very high … Very low), then the bucket's upper bound, then the
+  report's rank. "Top 10% of demand" is the first ceil(10 %) of that order in the scope.
+- **Status.** The report's own `product_inventory_status` / `brand_inventory_status` (Merchant Center
+  matched your feed) says not carried / out of stock / in stock. It is cross-checked against the
+  attached catalog: a cluster's GTINs against your GTINs (leading zeros ignored), a brand against
+  your brand names (case-insensitive). The "Status from" column says which decided: "report" when the
+  report states it, "your catalog (GTIN)" / "your catalog (brand)" when it does not; where both exist
+  and disagree, the report's wins and the row says "catalog disagrees".
+- **Where demand sits.** Per subcategory of the scope (one level below it): clusters ranked there,
+  how many of them you do not carry, and your own active products there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.analysis import common
+from agent.analysis.inputs import SkillInput
+from agent.analysis.result import Finding, Scope, SkillResult
+from agent.catalog.bestsellers import bucket_label, bucket_score
+
+SKILL_ID = "demand_gaps"
+READ = ("product_key", "google_category_id", "category_path", "brand", "gtin", "availability", "inventory_qty",
+        "inventory_policy")
+TOP_SHARE = 0.10  # "top 10% of demand"
+LIST_LIMIT = 5
+
+STATUS_TEXT = {"NOT_IN_INVENTORY": "not carried", "OUT_OF_STOCK": "out of stock", "IN_STOCK": "in stock"}
+
+COLUMNS = (
+    ("Demand rank", "count", pa.int64()),
+    ("Kind", "text", pa.string()),
+    ("Name", "text", pa.string()),
+    ("Brand", "text", pa.string()),
+    ("Subcategory", "text", pa.string()),
+    ("Relative demand", "text", pa.string()),
+    ("Report rank", "count", pa.int64()),
+    ("Previous rank", "count", pa.int64()),
+    ("Your status", "text", pa.string()),
+    ("Status from", "text", pa.string()),
+    ("Top 10% of demand", "text", pa.string()),
+    # on the summary rows ("All products", "All brands") and the "Subcategory" rows only
+    ("Ranked", "count", pa.int64()),
+    ("Not carried", "count", pa.int64()),
+    ("Top 10% not carried", "count", pa.int64()),
+    ("Out of stock", "count", pa.int64()),
+    ("Your products", "count", pa.int64()),
+)
+# Rows shown before the rest (the text shows 20): the summaries, then the subcategories, then the
+# strongest products and brands; everything else follows in the same order.
+SHOWN_SUBCATEGORIES = 5
+SHOWN_PRODUCTS = 8
+SHOWN_BRANDS = 4
+
+def _gtin_key(g: str | None) -> str | None:
+    digits = "".join(ch for ch in (g or "") if ch.isdigit()).lstrip("0")
+    return digits or None
+
+
+def _own_index(own: pa.Table) -> tuple[dict[str, str], dict[str, int]]:
+    """GTIN -> "in stock" / "out of stock" (in stock if any matching variant is), and brand -> products."""
+    t = own.select(list(READ))
+    state = [common.STOCK_STATES[c] for c in common.stock_codes(t).tolist()] if t.num_rows else []
+    by_gtin: dict[str, str] = {}
+    for g, s in zip(t["gtin"].to_pylist(), state):
+        k = _gtin_key(g)
+        if k is None:
+            continue
+        now = "in stock" if s == "in_stock" else ("out of stock" if s == "out_of_stock" else "stock unknown")
+        if by_gtin.get(k) != "in stock":
+            by_gtin[k] = now if by_gtin.get(k) is None or now == "in stock" else by_gtin[k]
+    brands: dict[str, set] = defaultdict(set)
+    for b, pk in zip(common.as_str(t["brand"]).to_pylist(), t["product_key"].to_pylist()):
+        if b and b.strip():
+            brands[b.strip().lower()].add(pk)
+    return by_gtin, {b: len(s) for b, s in brands.items()}
+
+
+def _in_scope(demand: pa.Table, ids: list[int] | None) -> pa.Table:
+    if ids is None:
+        return demand
+    values = pa.array(ids, pa.int64())
+    mask = pc.or_(pc.fill_null(pc.is_in(demand["category_id"], value_set=values), False),
+                  pc.fill_null(pc.is_in(demand["report_category_id"], value_set=values), False))
+    return demand.filter(mask)
+
+
+def _newest(demand: pa.Table) -> pa.Table:
+    """Each report (product clusters, brands) at its newest report date only: a transfer table holds a
+    partition per day, and last week's ranks are not this week's. Rows without a date are kept."""
+    keep = None
+    for entity in ("product", "brand"):
+        is_entity = pc.equal(demand["entity"], entity)
+        dates = demand.filter(is_entity)["report_date"]
+        newest = pc.max(dates).as_py() if len(dates) else None
+        part = pc.and_(is_entity, pc.fill_null(pc.equal(demand["report_date"], newest), True)) if newest else is_entity
+        keep = part if keep is None else pc.or_(keep, part)
+    return demand.filter(keep) if keep is not None else demand
+
+
+def _subcategory(cat: int | None, scope, tax) -> str | None:
+    """The scope's child (or, for the whole catalog, the second taxonomy level) holding `cat`."""
+    node = tax.node(cat) if cat is not None else None
+    if node is None:
+        return None
+    levels = node.path.split(" > ")
+    roots = [r for r in (scope.taxonomy_id, *scope.extra_taxonomy_ids) if r is not None]
+    for r in roots:
+        base = tax.node(r)
+        if base is not None and tax.is_within(cat, r):
+            return levels[base.depth] if len(levels) > base.depth else f"{base.name} (general)"
+    return " > ".join(levels[:2])
+
+
+def _status(row: dict, by_gtin: dict[str, str], brands: dict[str, int]) -> tuple[str, str]:
+    report = STATUS_TEXT.get(row["inventory_status"] or "")
+    if row["entity"] == "product":
+        hits = [by_gtin[k] for k in (_gtin_key(g) for g in row["variant_gtins"] or ()) if k in by_gtin]
+        catalog = ("in stock" if "in stock" in hits else hits[0]) if hits else None
+        basis = "your catalog (GTIN)"
+        if catalog is None and row["variant_gtins"]:
+            catalog, basis = "not carried", "your catalog (GTIN)"
+    else:
+        n = brands.get((row["brand"] or "").strip().lower(), 0)
+        catalog, basis = ("carried" if n else "not carried"), "your catalog (brand)"
+    if report is not None:
+        agree = catalog is None or catalog == report or (catalog == "carried" and report != "not carried") \
+            or catalog == "stock unknown"
+        return report, "report" if agree else "report (catalog disagrees)"
+    if catalog is not None:
+        return ("in stock" if catalog == "carried" else catalog), basis
+    return "not stated", "neither"
+
+
+def _ranked(rows: list[dict], ids: set[int] | None, tax) -> list[dict]:
+    """One row per cluster/brand, in demand order.
+
+    A cluster is ranked under its own category and again under each ancestor report category; the row
+    kept is the one whose report category is the broadest inside the scope (the scope's own ranking
+    when the report has it; for the whole catalog, the top-level categories'), then the strongest demand.
+    """
+    def order(r: dict) -> tuple:
+        return (-bucket_score(r["demand_bucket"]), -(r["demand_max"] or 0), -(r["demand_min"] or 0), r["rank"])
+
+    def breadth(r: dict) -> tuple:
+        rc = r["report_category_id"]
+        node = tax.node(rc) if rc is not None else None
+        inside = ids is None or rc in ids
+        return (not inside, node.depth if node is not None else 99)
+
+    best: dict[tuple, dict] = {}
+    for r in rows:
+        key = (r["entity"], r["entity_id"] or ((r["title"] or "").lower(), (r["brand"] or "").lower()))
+        if key not in best or (breadth(r), order(r)) < (breadth(best[key]), order(best[key])):
+            best[key] = r
+    return sorted(best.values(), key=lambda r: (*order(r), r["entity"], r["title"] or r["brand"] or ""))
+
+
+def run(inp: SkillInput) -> SkillResult:
+    scope, tax = inp.scope, inp.taxonomy
+    taxonomy_note = common.taxonomy_note(scope, tax)
+    if inp.demand is None:  # say what is needed; show where your own range sits meanwhile
+        own_per, own_total = _own_per_subcategory(inp, scope, tax)
+        rows = _arrange([], _where([], own_per), own_total, common.scope_name(scope))
+        return SkillResult(skill=SKILL_ID, scope=scope, table=common.records_table(COLUMNS, rows, {}),
+                           findings=[Finding("demand.none", {}, severity=10)], missing="demand",
+                           taxonomy_note=taxonomy_note)
+    ids = None if scope.taxonomy_id is None and not scope.extra_taxonomy_ids else common.scope_ids(scope, tax)
+    demand = _in_scope(_newest(inp.demand), ids)
+    countries = Counter(c for c in demand["country_code"].to_pylist() if c)
+    country = min(countries.items(), key=lambda kv: (-kv[1], kv[0]))[0] if countries else None
+    rows = [r for r in demand.to_pylist() if country is None or r["country_code"] in (country, None)]
+    ranked = _ranked(rows, set(ids) if ids is not None else None, tax)
+    by_gtin, brands = _own_index(common.population(inp.own, Scope(), tax, READ).table)
+    n_products = sum(1 for r in ranked if r["entity"] == "product")
+    n_brands = len(ranked) - n_products
+    top_n = {"product": math.ceil(n_products * TOP_SHARE), "brand": math.ceil(n_brands * TOP_SHARE)}
+    seen: Counter = Counter()
+    listed: list[dict] = []
+    for r in ranked:
+        seen[r["entity"]] += 1
+        status, basis = _status(r, by_gtin, brands)
+        listed.append({
+            "Demand rank": seen[r["entity"]], "Kind": "Product" if r["entity"] == "product" else "Brand",
+            "Name": r["title"] if r["entity"] == "product" else r["brand"], "Brand": r["brand"],
+            "Subcategory": _subcategory(r["category_id"], scope, tax) if r["entity"] == "product" else None,
+            "Relative demand": bucket_label(r["demand_bucket"]), "Report rank": r["rank"],
+            "Previous rank": r["previous_rank"], "Your status": status, "Status from": basis,
+            "Top 10% of demand": "yes" if seen[r["entity"]] <= top_n[r["entity"]] else "no",
+        })
+    own_per, own_total = _own_per_subcategory(inp, scope, tax)
+    out = _arrange(listed, _where(listed, own_per), own_total, common.scope_name(scope))
+    table = common.records_table(COLUMNS, out, {})
+    findings = _findings(out, countries, country)
+    return SkillResult(skill=SKILL_ID, scope=scope, table=table, findings=findings,
+                       thresholds={"top_share_pct": TOP_SHARE * 100}, taxonomy_note=taxonomy_note,
+                       chart=None)
+
+
+def _summary(kind: str, name: str, rows: list[dict], own: int | None) -> dict:
+    return {"Kind": kind, "Name": name, "Ranked": len(rows),
+            "Not carried": sum(r["Your status"] == "not carried" for r in rows),
+            "Top 10% not carried": sum(r["Your status"] == "not carried" and r["Top 10% of demand"] == "yes" for r in rows),
+            "Out of stock": sum(r["Your status"] == "out of stock" for r in rows), "Your products": own}
+
+
+def _arrange(listed: list[dict], where: list[dict], own_total: int, scope_label: str) -> list[dict]:
+    prods = [r for r in listed if r["Kind"] == "Product"]
+    brands = [r for r in listed if r["Kind"] == "Brand"]
+    head = [_summary("All products", f"{scope_label} (all)", prods, own_total)] if prods or not brands else []
+    if brands:
+        head.append(_summary("All brands", f"{scope_label} (all)", brands, None))
+    # brands: the strongest you do not carry come first ("which popular brands am I missing?"), then the rest
+    missing = [r for r in brands if r["Your status"] == "not carried"]
+    brands_first = (missing + [r for r in brands if r["Your status"] != "not carried"])[:SHOWN_BRANDS]
+    brands_first.sort(key=lambda r: r["Demand rank"])
+    rest_brands = [r for r in brands if r not in brands_first]
+    shown = head + where[:SHOWN_SUBCATEGORIES] + prods[:SHOWN_PRODUCTS] + brands_first
+    return shown + where[SHOWN_SUBCATEGORIES:] + prods[SHOWN_PRODUCTS:] + rest_brands
+
+
+def _own_per_subcategory(inp: SkillInput, scope, tax) -> tuple[Counter, int]:
+    """Your active products per subcategory of the scope (by Google category), and in the scope."""
+    pop = common.population(inp.own, scope, tax, ("product_key", "google_category_id"))
+    own_per: Counter = Counter()
+    t = pop.table
+    seen: set = set()
+    for cat, pk in zip(t["google_category_id"].to_pylist(), t["product_key"].to_pylist()):
+        sub = _subcategory(cat, scope, tax)
+        if sub is not None and (sub, pk) not in seen:
+            seen.add((sub, pk))
+            own_per[sub] += 1
+    return own_per, common.count_products(t) if t.num_rows else 0
+
+
+def _where(listed: list[dict], own_per: Counter) -> list[dict]:
+    """"Subcategory" rows: per subcategory of the scope, the products ranked there, of them not carried
+    and out of stock, and your own active products there; most ranked first."""
+    per: dict[str, list[dict]] = defaultdict(list)
+    for r in listed:
+        if r["Kind"] == "Product" and r["Subcategory"]:
+            per[r["Subcategory"]].append(r)
+    rows = [_summary("Subcategory", name, rs, own_per.get(name, 0)) for name, rs in per.items()]
+    for name, n in own_per.items():
+        if name not in per:  # where you sell and shoppers' best sellers do not rank
+            rows.append(_summary("Subcategory", name, [], n))
+    rows.sort(key=lambda r: (-r["Ranked"], -r["Not carried"], r["Name"]))
+    return rows
+
+
+def _findings(out: list[dict], countries: Counter, country: str | None) -> list[Finding]:
+    f: list[Finding] = []
+    visible = list(enumerate(out))[:20]
+    for kind, code in (("All products", "demand.missing_products"), ("All brands", "demand.missing_brands")):
+        at = next((i for i, r in visible if r["Kind"] == kind), None)
+        if at is None:
+            continue
+        entity = "Product" if kind == "All products" else "Brand"
+        total = out[at]
+        if not total["Ranked"]:
+            continue
+        names = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "not carried"][:LIST_LIMIT]
+        more = total["Not carried"] > len(names)
+        f.append(Finding(code, {"missing_n": total["Not carried"], "total_n": total["Ranked"],
+                                "top_n": total["Top 10% not carried"],
+                                "names": (", ".join(r["Name"] or "?" for _, r in names) + (" and others" if more else "")) if names else None},
+                         cells=((at, "Not carried"), (at, "Ranked"), (at, "Top 10% not carried"))
+                         + tuple((i, "Name") for i, _ in names), severity=9 if total["Top 10% not carried"] else 7))
+        oos = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "out of stock"][:LIST_LIMIT]
+        if total["Out of stock"]:
+            more = total["Out of stock"] > len(oos)
+            f.append(Finding("demand.out_of_stock", {"kind": entity.lower(), "n": total["Out of stock"],
+                                                     "names": (", ".join(r["Name"] or "?" for _, r in oos) + (" and others" if more else "")) if oos else "not among the rows shown"},
+                             cells=((at, "Out of stock"),), severity=8))
+    subs = [(i, r) for i, r in visible if r["Kind"] == "Subcategory" and r["Ranked"]]
+    if subs:
+        f.append(Finding("demand.where", {"items": [{"name": r["Name"], "clusters_n": r["Ranked"], "missing_n": r["Not carried"],
+                                                     "own_n": r["Your products"]} for _, r in subs]},
+                         cells=tuple((i, "Ranked") for i, _ in subs), severity=6))
+        empty = [(i, r) for i, r in subs if r["Your products"] == 0 and r["Ranked"]]
+        if empty:
+            f.append(Finding("demand.uncovered", {"items": [{"name": r["Name"]} for _, r in empty]},
+                             cells=tuple((i, "Your products") for i, _ in empty), severity=8))
+    if not any(r["Kind"] in ("Product", "Brand") for r in out):
+        f.insert(0, Finding("demand.empty", {}, severity=10))
+    if len(countries) > 1 and country:
+        others = sorted(c for c in countries if c != country)
+        f.append(Finding("demand.country", {"country": country, "others": ", ".join(others)}, severity=3))
+    elif country:
+        f.append(Finding("demand.country_one", {"country": country}, severity=2))
+    f.sort(key=lambda x: -x.severity)
+    return f[:7]
+
+
+def top_missing(demand: pa.Table | None, own: pa.Table, scope, tax) -> list[dict]:
+    """Product clusters in the scope that you do not carry and that are in its top 10% of demand,
+    for assortment_gaps (same ranking and status rule as the skill)."""
+    if demand is None:
+        return []
+    result = run(SkillInput(own=own, reference=None, scope=scope, taxonomy=tax, demand=demand))
+    rows = [r for r in result.table.to_pylist()
+            if r["Kind"] == "Product" and r["Your status"] == "not carried" and r["Top 10% of demand"] == "yes"]
+    return sorted(rows, key=lambda r: r["Demand rank"])
+
+

@@ -1,0 +1,175 @@
+"""The layer rules, read from the imports of every module in agent/ (issue 13).
+
+Data flows one way: request → protocol → service → catalog → analysis → render → protocol events. A
+layer imports only the layers below it, where "below" is what it calls or whose types it uses:
+
+- `protocol` (JSON-RPC, SSE, the card, A2A objects) defines the contract it calls — `RequestHandler`
+  and `CallContext` in agent/protocol — so it imports no other layer; the service implements that
+  contract and raises the protocol's errors, and `agent.app` / `main.py` wire the two together;
+- `service` runs a turn: it uses the stores, the catalog, the analysis and the renderers;
+- `store` keeps tasks and contexts (A2A task objects, catalog evidence);
+- `render` turns analysis results into Markdown and A2UI; `analysis` computes over catalog tables;
+  `catalog` reads sources into tables;
+- the base modules (`agent`, `config`, `logs`, `budget`, `errors`, `gsuri`, `bqref`) import only each other.
+
+`agent/config.py` is the only reader of the environment.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+BASE = "base"
+WIRING = "wiring"  # agent.app and the preview page: they may import anything (main.py is outside agent/)
+ALLOWED: dict[str, set[str]] = {
+    BASE: {BASE},
+    "protocol": {BASE},
+    "catalog": {BASE},
+    "analysis": {"catalog", BASE},
+    "render": {"analysis", "catalog", BASE},
+    "store": {"protocol", "catalog", BASE},
+    "service": {"protocol", "store", "render", "analysis", "catalog", BASE},
+}
+BASE_MODULES = {"agent", "agent.config", "agent.logs", "agent.budget", "agent.errors", "agent.gsuri", "agent.bqref"}
+WIRING_MODULES = {"agent.app", "agent.preview"}
+
+
+def layer_of(module: str) -> str:
+    """The layer a dotted module name of the agent belongs to."""
+    if module in BASE_MODULES:
+        return BASE
+    if module in WIRING_MODULES or module.startswith("agent.preview."):
+        return WIRING
+    parts = module.split(".")
+    if len(parts) >= 2 and parts[1] in ALLOWED:
+        return parts[1]
+    raise AssertionError(f"{module} belongs to no layer: add it to tests/test_layers.py")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def agent_imports(source: str, module: str, is_package: bool) -> set[str]:
+    """Every agent module that `source` imports, at the top or inside a function, relative ones resolved."""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - (node.level - 1)] if node.level else []
+            stem = ".".join(base + ([node.module] if node.module else []))
+            # `from agent import budget` imports the module agent.budget; `from .x import y` the module .x
+            names = [f"{stem}.{alias.name}" if _is_module(f"{stem}.{alias.name}") else stem for alias in node.names]
+        else:
+            continue
+        found |= {name for name in names if name == "agent" or name.startswith("agent.")}
+    return found
+
+
+@functools.cache
+def _is_module(dotted: str) -> bool:
+    path = ROOT.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def violations(source: str, module: str, is_package: bool = False) -> list[str]:
+    """The imports of `module` that break the layer rules, as readable lines."""
+    mine = layer_of(module)
+    if mine == WIRING:
+        return []
+    out = []
+    for imported in sorted(agent_imports(source, module, is_package)):
+        theirs = layer_of(imported)
+        if theirs != mine and theirs not in ALLOWED[mine]:
+            out.append(f"{module} ({mine}) imports {imported} ({theirs})")
+    return out
+
+
+def agent_modules() -> list[Path]:
+    return sorted(p for p in (ROOT / "agent").rglob("*.py") if "static" not in p.parts)
+
+
+def test_every_module_imports_only_layers_below_it():
+    broken = []
+    for path in agent_modules():
+        broken += violations(path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py")
+    assert not broken, "layer rule broken:\n" + "\n".join(broken)
+
+
+def test_the_protocol_layer_calls_the_service_only_through_its_own_contract():
+    http = (ROOT / "agent" / "protocol" / "http.py").read_text(encoding="utf-8")
+    assert not {m for m in agent_imports(http, "agent.protocol.http", False) if m.startswith("agent.service")}
+    assert "service: RequestHandler" in http and "service: Any" not in http and "call: Any" not in http
+
+
+@pytest.mark.parametrize(
+    "source, module, expected",
+    [
+        ("from agent.service.handler import Service", "agent.protocol.http", "agent.service.handler (service)"),
+        ("def f():\n    from agent.render import text", "agent.catalog.sources", "agent.render.text (render)"),
+        ("from ..analysis import result", "agent.catalog.sources", "agent.analysis.result (analysis)"),
+        (
+            "from agent import config, logs\nfrom agent.catalog import cache",
+            "agent.logs",
+            "agent.catalog.cache (catalog)",
+        ),
+    ],
+)
+def test_the_checker_finds_an_import_that_climbs(source, module, expected):
+    found = violations(source, module)
+    assert found and expected in found[0]
+
+
+@pytest.mark.parametrize(
+    "source, module",
+    [
+        ("from agent.protocol import errors\nfrom agent.catalog.evidence import LoadedCatalog", "agent.store.gcs"),
+        ("from . import common\nfrom agent.catalog import taxonomy", "agent.analysis.gaps"),
+        ("from agent.service.handler import Service", "agent.app"),
+    ],
+)
+def test_the_checker_lets_an_import_downwards_pass(source, module):
+    assert violations(source, module) == []
+
+
+def environment_reads(source: str) -> list[int]:
+    """Lines that read the process environment: os.environ, os.getenv, os.putenv, environ.get."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("environ", "getenv", "environb")
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+        ):
+            lines.append(node.lineno)
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "os"
+            and any(a.name in ("environ", "getenv", "environb") for a in node.names)
+        ):
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+def test_only_config_reads_the_environment():
+    readers = {module_name(p): environment_reads(p.read_text(encoding="utf-8")) for p in agent_modules()}
+    readers = {m: lines for m, lines in readers.items() if lines}
+    assert set(readers) == {"agent.config"}, readers
+
+
+def test_the_environment_checker_sees_every_spelling():
+    assert environment_reads("import os\nx = os.environ.get('A')\ny = os.getenv('B')") == [2, 3]
+    assert environment_reads("from os import environ") == [1]
+    assert environment_reads("import os\nos.path.join('a')") == []
