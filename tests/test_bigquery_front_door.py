@@ -53,3 +53,18 @@ def test_a_question_over_the_cap_is_answered_with_that_fact(bq_emulator, dataset
     answer = _text(response)
     assert "BigQuery estimates" in answer and "to scan, over the 1.0 kB cap per question" in answer
     assert "rows read" not in answer  # nothing was read, and no other catalog stood in for it
+
+
+def test_above_the_line_gaps_are_aggregated_in_bigquery(bq_emulator, dataset, start_server):  # noqa: F811
+    """BIGQUERY_IN_MEMORY_BYTES=0: nothing is downloaded; assortment_gaps answers from SQL aggregates, and
+    a skill without a SQL form says it was not run instead of answering from an empty table."""
+    where, n = dataset
+    srv = start_server({**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}", "BIGQUERY_IN_MEMORY_BYTES": "0"})
+    context = {"merchant_id": "555", "catalog_uri": f"bq://{where}"}
+    response = ask(srv.url, context, "Where are the gaps in outdoor furniture?")
+    answer = _text(response)
+    assert f"{n:,} rows aggregated in BigQuery" in answer and "scanned" in answer
+    assert "Outdoor" in answer and "was not run" not in answer
+    overview = _text(ask(srv.url, context, "What is in this catalog?"))
+    assert "was not run: the catalog's newest BigQuery partition is above the in-memory line" in overview
+    assert "rows read" not in overview

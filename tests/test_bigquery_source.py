@@ -82,7 +82,10 @@ def test_over_the_size_line_nothing_is_downloaded(bq_emulator, settings):  # noq
     where = bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=bq_seed.demo_products_rows()[:50])
     bqref.configure(dataclasses.replace(settings, in_memory_bytes=10))
     inputs = load_catalog_inputs([], catalog_uri=f"bq://{where}", merchant_id=str(MERCHANT))
-    assert inputs.own is None and "BIGQUERY_IN_MEMORY_BYTES" in inputs.problems[0]
+    # a transfer table is aggregated where it lies (tests/test_bigquery_pushdown.py): no row comes back
+    assert inputs.problems == [] and inputs.own.table.num_rows == 0
+    ev = inputs.own.sources[0]
+    assert ev.pushdown is not None and ev.rows_read == 50 and ev.bytes_scanned == 0
 
 
 def test_a_dataset_without_a_merchant_id_or_a_missing_table_is_a_problem_not_a_crash(bq_emulator, settings):  # noqa: F811
@@ -115,6 +118,11 @@ def test_any_other_table_maps_through_the_generic_header_aliases(bq_emulator, se
     ev = inputs.own.sources[0]
     assert ev.format.endswith("(BigQuery table)") and ev.snapshot_date is None
     assert "internal_notes" not in ev.columns and "tags" not in ev.columns  # projected: only what is used
+    # over the line, a table of another schema is not pushed down (its columns' meaning is not known
+    # to SQL): the answer names the line, and nothing is downloaded
+    bqref.configure(dataclasses.replace(settings, in_memory_bytes=10))
+    over = load_catalog_inputs([], catalog_uri=f"bq://{ds}.my_products")
+    assert over.own is None and "BIGQUERY_IN_MEMORY_BYTES" in over.problems[0]
 
 
 def test_a_partition_larger_than_a_grpc_message_is_read_whole(bq_emulator, settings):  # noqa: F811

@@ -14,8 +14,10 @@ Cost and memory, in order, before any row is read:
 3. under the size line (`in_memory_bytes`) the partition is read with the Storage Read API straight
    into Arrow (selected fields + row restriction: projection and the partition filter happen in
    BigQuery), flattened to a Merchant Center feed's columns and normalised by the same readers as a
-   CSV. Above the line `OverSizeLine` is raised and nothing is downloaded: aggregating in BigQuery
-   instead is not built yet, so the answer says the partition is over the line.
+   CSV. Above the line nothing is downloaded: a `Products_` table comes back as an empty table whose
+   evidence carries a `Pushdown`, through which a skill that has a SQL form of its aggregation
+   (assortment_gaps: agent.analysis.gaps_sql) runs it in BigQuery and gets only aggregated rows; a
+   table of another schema raises `OverSizeLine` and the answer says the partition is over the line.
 
 An engine that reports no estimate (the local emulator reports 0 bytes for every dry run) gets a
 lower bound instead: the partition's rows times BigQuery's minimum logical width of each projected
@@ -197,7 +199,10 @@ def plan_read(client: Any, ref: BqRef, settings: Any, columns: list[str] | None 
                               settings)
     plan.rows = int(count_rows[0][0]) if count_rows else 0
     plan.estimate_bytes, plan.estimate_exact = _estimate(client, plan, fields)
-    if plan.estimate_bytes > settings.maximum_bytes_billed:
+    # a transfer table above the size line is not read whole: its Pushdown checks the cap against the
+    # columns its aggregations read, fewer than this projection
+    pushed = products and plan.estimate_bytes > settings.in_memory_bytes
+    if plan.estimate_bytes > settings.maximum_bytes_billed and not pushed:
         raise BytesCapExceeded(plan.estimate_bytes, settings.maximum_bytes_billed)
     return plan
 
@@ -278,6 +283,8 @@ def load_table(ref: BqRef, settings: Any, name: str, kind: str = KIND_BIGQUERY):
         client, _ = clients(settings, ref)
         plan = plan_read(client, ref, settings)
         if plan.estimate_bytes > settings.in_memory_bytes:
+            if plan.products_schema:  # aggregated where it lies (Pushdown); nothing is downloaded
+                return pushdown_source(ref, settings, name, plan)
             raise OverSizeLine(plan)
         raw = read_arrow(settings, plan)
     except (BytesCapExceeded, OverSizeLine, UnreadableCatalog):
@@ -318,3 +325,74 @@ def read_newest_partition(ref: BqRef, settings: Any, columns: list[str]) -> tupl
         raise
     except (gexc.GoogleAPIError, Exception) as exc:  # noqa: BLE001 - transport errors must not fail the turn
         raise BigQueryUnavailable(f"{ref.uri}: {type(exc).__name__}: {exc}") from None
+
+
+# ------------------------------------------------------------------ pushdown (above the size line)
+
+# The transfer columns the pushdown aggregations read (nothing else is scanned).
+PUSHDOWN_COLUMNS = ("offer_id", "item_group_id", "google_product_category", "availability", "price")
+
+
+class Pushdown:
+    """A bq:// table above the size line: not downloaded; skills send their aggregation here as SQL.
+
+    `query(sql, params)` fills `{table}` and `{where}` (the table's backquoted name and the snapshot
+    partition filter), dry-runs it, refuses it over `maximum_bytes_billed` (BytesCapExceeded), then runs
+    it with the cap set, and adds what it scanned to the evidence the footer states. The engine's own
+    figure is used when it gives one; otherwise (the emulator) the lower bound of the columns read, as
+    for a Storage Read (module docstring), marked "at least".
+
+    Only Merchant Center `Products_` tables are pushed down: their columns have one meaning
+    (PUSHDOWN_COLUMNS); a table of another schema above the line is answered with the line, as before.
+    """
+
+    def __init__(self, client: Any, settings: Any, plan: ReadPlan, evidence: Any) -> None:
+        self.client, self.settings, self.plan, self.evidence = client, settings, plan, evidence
+        table = client.get_table(plan.ref.table_id)
+        fields = {f.name: f for f in table.schema}
+        self.columns = [c for c in PUSHDOWN_COLUMNS if c in fields]
+        self.estimate, self.estimate_exact = _estimate(client, dataclasses.replace(plan, columns=self.columns), fields)
+        if self.estimate > settings.maximum_bytes_billed:
+            raise BytesCapExceeded(self.estimate, settings.maximum_bytes_billed)
+        self.has = set(fields)
+
+    def query(self, sql: str, params: list[Any] = ()) -> list[dict[str, Any]]:
+        """Rows of one aggregation query, as dicts; raises BytesCapExceeded or BigQueryUnavailable."""
+        from google.api_core import exceptions as gexc
+        from google.cloud import bigquery
+
+        text = sql.format(table=self.plan.ref.sql_name, where=self.plan.where or "TRUE")
+        cap = self.settings.maximum_bytes_billed
+        try:
+            dry = self.client.query(text, job_config=bigquery.QueryJobConfig(
+                dry_run=True, use_query_cache=False, query_parameters=list(params)))
+            reported = int(dry.total_bytes_processed or 0)
+            if max(reported, self.estimate) > cap:
+                raise BytesCapExceeded(max(reported, self.estimate), cap)
+            job = self.client.query(text, job_config=bigquery.QueryJobConfig(
+                maximum_bytes_billed=max(cap, 1), query_parameters=list(params)))
+            rows = [dict(r.items()) for r in job.result()]
+        except BytesCapExceeded:
+            raise
+        except gexc.GoogleAPIError as exc:
+            raise BigQueryUnavailable(f"{self.plan.ref.uri}: {type(exc).__name__}: {exc}") from None
+        scanned = int(job.total_bytes_processed or 0)
+        exact = bool(scanned) or not self.estimate
+        self.evidence.bytes_scanned = (self.evidence.bytes_scanned or 0) + (scanned if scanned else self.estimate)
+        self.evidence.bytes_exact = self.evidence.bytes_exact and exact
+        return rows
+
+
+def pushdown_source(ref: BqRef, settings: Any, name: str, plan: ReadPlan):
+    """(empty canonical table, evidence carrying a Pushdown) for a transfer table above the size line."""
+    from agent.catalog import canonical
+    from agent.catalog.evidence import SourceEvidence
+
+    client, _ = clients(settings, ref)
+    ev = SourceEvidence(name=name, kind=KIND_BIGQUERY, format="Merchant Center Products transfer table, aggregated in BigQuery",
+                        rows_read=int(plan.rows or 0), snapshot_date=plan.partition,
+                        snapshot_origin=f"newest partition, {plan.partition_expr}" if plan.partition else None,
+                        bytes_scanned=0, bytes_exact=True)
+    ev.pushdown = Pushdown(client, settings, plan, ev)
+    ev.columns = list(ev.pushdown.columns)
+    return canonical.empty_table(), ev

@@ -147,13 +147,17 @@ def load_catalog_inputs(
         progress("Reading the reference catalog…")
         try:
             table, ev = load_location(reference_uri, local_root, merchant_id)
+            if ev.pushdown is not None:  # a reference is compared in memory: above the line it is not read
+                raise SourceFailed(f"{reference_uri}: above the in-memory line", problem=(
+                    "The reference catalog was not read: its newest partition is above the in-memory line "
+                    "(BIGQUERY_IN_MEMORY_BYTES), and a reference is only compared in memory."))
             if ev.role == bestsellers.ROLE:  # a Best sellers report at the reference location is demand data
                 demand_parts.append((table, ev))
             else:
                 reference = combine([(table, dataclasses.replace(ev, role="reference"))])
         except SourceFailed as exc:
             log.warning("reference catalog unreadable: %s", exc)
-            problems.append(exc.problem.replace("catalog", "reference catalog", 1) if exc.problem else REFERENCE_PROBLEM)
+            problems.append(_reference_problem(exc.problem) if exc.problem else REFERENCE_PROBLEM)
     if not demand_parts and demand_uri:
         progress("Reading the Best sellers report…")
         try:
@@ -166,6 +170,11 @@ def load_catalog_inputs(
             problems.append(DEMAND_PROBLEM)
     demand = _combine_demand(demand_parts) if demand_parts else None
     return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems, demand=demand)
+
+
+def _reference_problem(problem: str) -> str:
+    """A source's own sentence, said of the reference catalog."""
+    return problem if "reference catalog" in problem else problem.replace("catalog", "reference catalog", 1)
 
 
 def _is_bestsellers(data: bytes, name: str) -> bool:
@@ -352,7 +361,10 @@ def _load_bigquery(uri: str, merchant_id: str | None) -> tuple[pa.Table, SourceE
         raise SourceFailed(str(exc)) from None
     except UnreadableCatalog as exc:
         raise SourceFailed(f"{uri}: {exc.reason}") from None
-    return table, dataclasses.replace(ev)
+    out = dataclasses.replace(ev)
+    if out.pushdown is not None:
+        out.pushdown.evidence = out  # the bytes its queries scan go to the evidence the footer states
+    return table, out
 
 
 def bytes_text(n: int) -> str:

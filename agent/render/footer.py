@@ -65,7 +65,10 @@ def _escaper(markdown: bool):
 
 
 def source_line(source: SourceEvidence, markdown: bool = True) -> str:
-    rows = _count(source.rows_read, "row read", "rows read")
+    if getattr(source, "pushdown", None) is not None:  # BigQuery above the size line: nothing downloaded
+        rows = _count(source.rows_read, "row aggregated in BigQuery", "rows aggregated in BigQuery")
+    else:
+        rows = _count(source.rows_read, "row read", "rows read")
     if source.rows_skipped:
         rows += f", {source.rows_skipped:,} skipped"
         reasons = [f"{k:,} {reason}" for reason, k in source.skipped_reasons.items() if k]
