@@ -85,6 +85,24 @@ def demo_products_rows(merchant_id: int = 123456, day: str | None = None) -> lis
     return out
 
 
+def demo_products_rows_with_google_ids(merchant_id: int = 123456) -> list[dict]:
+    """The demo offers that the agent places in a Google category, each carrying that category's id and
+    path in `google_product_category` / `_path` as Merchant Center fills them (offers it cannot place
+    are left out): the table on which the in-memory and pushdown paths place every offer alike."""
+    from agent.catalog import taxonomy
+    from agent.catalog.sources import load_demo
+
+    demo, _ = load_demo()
+    tax = taxonomy.load()
+    ids = dict(zip(demo["variant_id"].cast("string").to_pylist(), demo["google_category_id"].to_pylist()))
+    out = []
+    for row in demo_products_rows(merchant_id):
+        gid = ids.get(row["offer_id"])
+        if gid is not None:
+            out.append(dict(row, google_product_category=int(gid), google_product_category_path=tax.node(int(gid)).path))
+    return out
+
+
 def create_products_table(client, project: str, *, rows: list[dict], field: str | None = None,
                           merchant_id: int = 123456, dataset: str | None = None) -> str:
     """A fresh dataset holding `Products_<merchant_id>` (day-partitioned, on `field` when given, else by

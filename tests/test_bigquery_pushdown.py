@@ -15,7 +15,7 @@ from agent import config as config_mod
 from agent.analysis import gaps, planner
 from agent.analysis.inputs import SkillInput
 from agent.catalog import taxonomy as taxonomy_mod
-from agent.catalog.sources import load_catalog_inputs, load_demo
+from agent.catalog.sources import load_catalog_inputs
 from agent.render.footer import source_line
 from tests import bq_seed
 from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
@@ -27,19 +27,12 @@ IDENTICAL = QUESTIONS[:2]  # the demo's "furniture" titles also name offers of o
 
 
 def _rows_with_google_ids() -> list[dict]:
-    demo, _ = load_demo()
-    tax = taxonomy_mod.load()
-    ids = dict(zip(demo["variant_id"].cast("string").to_pylist(), demo["google_category_id"].to_pylist()))
     out = []
-    for i, row in enumerate(bq_seed.demo_products_rows()):
-        gid = ids.get(row["offer_id"])
-        if gid is None:
-            continue
-        row = dict(row, google_product_category=int(gid), google_product_category_path=tax.node(int(gid)).path)
+    for i, row in enumerate(bq_seed.demo_products_rows_with_google_ids()):
         if i % 97 == 0 and row["price"]:  # a few offers priced at zero, and a few in another currency
-            row["price"] = dict(row["price"], value="0")
+            row = dict(row, price=dict(row["price"], value="0"))
         elif i % 89 == 0 and row["price"]:
-            row["price"] = dict(row["price"], currency="EUR")
+            row = dict(row, price=dict(row["price"], currency="EUR"))
         out.append(row)
     return out
 
