@@ -23,6 +23,8 @@ from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
 MERCHANT = "123456"
 QUESTIONS = ("Where are the gaps in my catalog?", "Where are the gaps in outdoor furniture?",
              "What's missing in furniture?")
+AVAILABILITY_WORDS = ("In_Stock", "https://schema.org/OutOfStock", "preorder", "on backorder", "Limited Availability",
+                      "sold-out", "who knows", None)
 IDENTICAL = QUESTIONS[:2]  # the demo's "furniture" titles also name offers of other categories
 
 
@@ -33,6 +35,8 @@ def _rows_with_google_ids() -> list[dict]:
             row = dict(row, price=dict(row["price"], value="0"))
         elif i % 89 == 0 and row["price"]:
             row = dict(row, price=dict(row["price"], currency="EUR"))
+        if i % 31 == 0:  # availability as feeds also write it: both paths must read each word alike
+            row = dict(row, availability=AVAILABILITY_WORDS[(i // 31) % len(AVAILABILITY_WORDS)])
         out.append(row)
     return out
 

@@ -19,8 +19,9 @@ Exactness: every figure is the in-memory one, not an approximation — COUNT(DIS
 COUNTIF for stock states, MIN/MAX, and PERCENTILE_CONT for the P25/median/P75, which is linear
 interpolation between the closest ranks, the rule of `common.quantiles_by_code` (pandas' default).
 Prices are compared as FLOAT64 of the NUMERIC `price.value`, as the reader parses them. Availability
-words map to stock states through the catalog layer's own table (`agent.catalog.values._AVAIL`, sent
-as a parameter), so a word means the same in both paths. A transfer table has no draft/archived
+words are cleaned as `values.availability_value` cleans them (lower case, runs of spaces, `_` and `-`
+as one space, a schema.org prefix dropped) and mapped through the catalog layer's own table
+(`agent.catalog.values._AVAIL`, sent as a parameter), so a word means the same in both paths. A transfer table has no draft/archived
 status (a feed lists what is for sale), so nothing is left out by status on either path.
 
 Not pushed down: a reference catalog (read in memory as usual, so a bq:// reference above the line is
@@ -43,7 +44,7 @@ offers AS (
   SELECT
     IF(NULLIF(TRIM(item_group_id), '') IS NULL, CONCAT('o:', offer_id), CONCAT('g:', TRIM(item_group_id))) AS pk,
     CAST(google_product_category AS INT64) AS gid,
-    REGEXP_REPLACE(LOWER(TRIM(availability)), r'[ _-]+', ' ') AS word,
+    REGEXP_REPLACE(REGEXP_REPLACE(LOWER(TRIM(availability)), r'[\s_-]+', ' '), r'^https?://schema[.]org/', '') AS word,
     CAST(price.value AS FLOAT64) AS p,
     NULLIF(UPPER(TRIM(price.currency)), '') AS cur
   FROM {table}
