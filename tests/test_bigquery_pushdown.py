@@ -150,3 +150,21 @@ def test_unplaced_offers_are_counted_in_a_scoped_answer(bq_emulator):  # noqa: F
     ids = set(gaps.common.scope_ids(scope, tax))
     assert result.table.to_pylist()[0]["Variants"] == sum(1 for r in stripped if r["google_product_category"] in ids)
 
+
+def test_a_table_gone_between_load_and_query_is_a_sentence_not_a_failure(bq_emulator):  # noqa: F811
+    """The partition was planned, then the table went away: the skill raises the catalog layer's
+    BigQueryUnavailable (a CatalogError), which the service turns into a sentence (no incident)."""
+    from agent.catalog.bigquery import BigQueryUnavailable, BytesCapExceeded
+    from agent.service.runner import _bigquery_refusal
+
+    uri = "bq://" + bq_seed.create_products_table(bq_emulator.client, bq_emulator.project,
+                                                  rows=bq_seed.demo_products_rows_with_google_ids()[:40])
+    tax = taxonomy_mod.load()
+    pushed = _load(bq_emulator.env, uri, BIGQUERY_IN_MEMORY_BYTES="0")
+    bq_emulator.client.delete_table(pushed.own.sources[0].pushdown.plan.ref.table_id)
+    with pytest.raises(BigQueryUnavailable) as caught:
+        _run(pushed, planner.plan(QUESTIONS[0], pushed.own.table, tax, None).scope, tax)
+    sentence = _bigquery_refusal("Assortment gaps", caught.value)
+    assert sentence == "Assortment gaps could not be run in BigQuery just now; please ask again in a moment."
+    over = _bigquery_refusal("Assortment gaps", BytesCapExceeded(2_000_000, 1_000_000))
+    assert over.startswith("Assortment gaps was not run in BigQuery: it would scan an estimated 2.0 MB, over the 1.0 MB cap")

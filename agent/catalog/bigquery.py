@@ -374,7 +374,7 @@ class Pushdown:
             rows = [dict(r.items()) for r in job.result()]
         except BytesCapExceeded:
             raise
-        except gexc.GoogleAPIError as exc:
+        except (gexc.GoogleAPIError, Exception) as exc:  # noqa: BLE001 - transport errors must not fail the turn
             raise BigQueryUnavailable(f"{self.plan.ref.uri}: {type(exc).__name__}: {exc}") from None
         scanned = int(job.total_bytes_processed or 0)
         exact = bool(scanned) or not self.estimate
