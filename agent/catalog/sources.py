@@ -356,7 +356,7 @@ def _load_bigquery(uri: str, merchant_id: str | None) -> tuple[pa.Table, SourceE
         raise SourceFailed(str(exc), problem=(
             f"The configured catalog was not read: its newest partition ({bytes_text(exc.plan.estimate_bytes)}) is "
             f"above the in-memory line of {bytes_text(settings.in_memory_bytes)} (BIGQUERY_IN_MEMORY_BYTES), and "
-            "this question has no BigQuery aggregation yet.")) from None
+            "only Merchant Center Products_ tables are aggregated in BigQuery.")) from None
     except bq.BigQueryUnavailable as exc:
         raise SourceFailed(str(exc)) from None
     except UnreadableCatalog as exc:
