@@ -23,11 +23,18 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt -c $(VENV)/runtime-pins.txt
 	touch $@
 
+# The BigQuery emulator (tests only) in its own venv inside the test venv: its pins conflict with the
+# runtime lock and the test tools (requirements-bqemu.txt says which); tests/bigquery_emulator.py runs it.
+$(VENV)/bqemu/.ready: requirements-bqemu.txt | $(VENV)/bin/python
+	$(PY) -m venv $(VENV)/bqemu
+	$(VENV)/bqemu/bin/python -m pip install --quiet --no-deps -r requirements-bqemu.txt
+	touch $@
+
 # The preview page (a browser at the URL) is on here; deploy.sh leaves PREVIEW unset, so it is off in a deployment.
 run: $(VENV)/.runtime
 	PREVIEW=$${PREVIEW:-1} PUBLIC_URL=$${PUBLIC_URL:-http://$(HOST):$(PORT)/} $(VENV)/bin/functions-framework --target=a2a --host=$(HOST) --port=$(PORT)
 
-test: lint
+test: lint $(VENV)/bqemu/.ready
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The fast subset: no server process, emulator, browser or Node (the `unit` marker, tests/conftest.py).
@@ -59,6 +66,6 @@ clean:
 # The suite must never flake: run it N times in a row, then once on a single CPU (taskset -c 0).
 N ?= 10
 .PHONY: test-repeat
-test-repeat: $(VENV)/.dev
+test-repeat: $(VENV)/.dev $(VENV)/bqemu/.ready
 	@for i in $$(seq 1 $(N)); do echo "== run $$i of $(N)"; $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) || exit 1; done
 	@echo "== one CPU (taskset -c 0)"; taskset -c 0 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from agent import gsuri
+from agent.bqref import BadBqUri, is_bq, parse_bq_uri
 from agent.errors import AgentError
 from agent.gsuri import BUCKET_NAME
 
@@ -78,6 +79,7 @@ class Config:
     caller_identity_header: str | None = None  # CALLER_IDENTITY_HEADER: set by an authenticating front end
     test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
     preview: bool = False  # PREVIEW: serve the local preview page at GET / for browsers (`make run` sets it; deploy.sh does not)
+    bigquery: "BigQuerySettings" = field(default_factory=lambda: BigQuerySettings())  # bq:// sources (issue 15)
     analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing at once (agent.service.runner.AnalysisSlots)
     demand_uri: str | None = None  # DEMAND_URI: a Merchant Center Best sellers report (CSV), same forms as REFERENCE_URI
 
@@ -120,6 +122,12 @@ def _location(env: Mapping[str, str], name: str) -> str | None:
     raw = (env.get(name) or "").strip()
     if not raw:
         return None
+    if is_bq(raw):
+        try:
+            parse_bq_uri(raw)
+        except BadBqUri as exc:
+            raise ConfigError(f"{name} {exc}") from None
+        return raw
     if gsuri.is_gs(raw):
         try:
             gsuri.split(raw)
@@ -127,7 +135,7 @@ def _location(env: Mapping[str, str], name: str) -> str | None:
             raise ConfigError(f"{name} must look like gs://bucket/path, not {raw!r}") from None
         return raw
     if "://" in raw:
-        raise ConfigError(f"{name} must be a gs:// URI or a local folder; other URLs are not fetched")
+        raise ConfigError(f"{name} must be a gs:// URI or a local folder, or a bq:// table; other URLs are not fetched")
     return os.path.abspath(raw)
 
 
@@ -155,6 +163,11 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
     if raw:
         items = tuple(p.strip() for p in raw.split(",") if p.strip())
         for item in items:
+            if is_bq(item):
+                if not _bq_prefix_ok(item):
+                    raise ConfigError("ALLOWED_CATALOG_PREFIXES: a bq:// entry must be bq://project.dataset or "
+                                      "bq://project.dataset.table ({merchant_id} may stand in the table name)")
+                continue
             try:
                 gsuri.split(item)
                 well_formed = "{" not in item.replace("{merchant_id}", "")
@@ -163,12 +176,15 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
             if not well_formed:
                 raise ConfigError("ALLOWED_CATALOG_PREFIXES must be a comma-separated list of gs://bucket/prefix "
                                   "entries ({merchant_id} may stand for the caller's merchant)")
-        return tuple(item if item.endswith("/") else item + "/" for item in items)
+        return tuple(item if item.endswith("/") or is_bq(item) else item + "/" for item in items)
     # Deny by default outside the configured bucket(s).
     defaults = []
     for uri in (catalog_uri, reference_uri):
         if uri and gsuri.is_gs(uri):
             defaults.append(gsuri.SCHEME + gsuri.split(uri)[0] + "/")
+        elif uri and is_bq(uri):  # the configured dataset, any table in it (like a bucket's objects)
+            ref = parse_bq_uri(uri)
+            defaults.append(f"bq://{ref.project}.{ref.dataset}")
     return tuple(dict.fromkeys(defaults))
 
 
@@ -228,7 +244,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
     stores = _int(env, "STATE_MEMORY_BYTES", int(budget * SHARE_CONTEXTS), 1024 * 1024, 1 << 40)  # an override
     attached_default = min(DEFAULT_CONTEXT_ATTACHED_BYTES, int(budget * SHARE_CONTEXTS))
     local_root = None
-    if catalog_uri and not gsuri.is_gs(catalog_uri):
+    if catalog_uri and not gsuri.is_gs(catalog_uri) and not is_bq(catalog_uri):
         local_root = catalog_uri if os.path.isdir(catalog_uri) else os.path.dirname(catalog_uri)
     return Config(
         public_url=_public_url(env),
@@ -261,6 +277,62 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         turn_storage_seconds=_int(env, "TURN_STORAGE_SECONDS", 10, 1, 3600),
         test_step_gate=_gate(env),
         preview=_flag(env, "PREVIEW", False),
+        bigquery=_bigquery(env, budget),
         analysis_slots=_int(env, "ANALYSIS_SLOTS", 1, 1, 256),
         demand_uri=_location(env, "DEMAND_URI"),
+    )
+
+
+# ------------------------------------------------------------------ BigQuery sources (issue 15)
+
+DEFAULT_MAXIMUM_BYTES_BILLED = 10 * 1024 ** 3  # 10 GiB: about $0.06 per question at on-demand prices
+SHARE_BIGQUERY_IN_MEMORY = 0.10  # a bq:// read into Arrow may take this share of MEMORY_BUDGET_BYTES
+
+
+@dataclass(frozen=True)
+class BigQuerySettings:
+    """How bq:// locations are read.
+
+    `maximum_bytes_billed` (BIGQUERY_MAXIMUM_BYTES_BILLED) caps every query: each is dry-run first and
+    one that would scan more is not run; the answer says so. `in_memory_bytes`
+    (BIGQUERY_IN_MEMORY_BYTES, default 10% of MEMORY_BUDGET_BYTES) is the size line: a snapshot
+    partition whose projected columns are estimated below it is read with the Storage Read API into
+    Arrow; above it, aggregations run in BigQuery. `merchant_center_id` (MERCHANT_CENTER_ID) picks
+    `Products_<id>` when CATALOG_URI names a transfer dataset. The two emulator hosts are for tests
+    and local runs only (REST base URL, and host:port of the gRPC Storage Read API).
+    """
+
+    maximum_bytes_billed: int = DEFAULT_MAXIMUM_BYTES_BILLED
+    in_memory_bytes: int = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_BIGQUERY_IN_MEMORY)
+    merchant_center_id: str | None = None
+    project: str | None = None  # the project queries are billed to (GOOGLE_CLOUD_PROJECT), else the table's
+    emulator_host: str | None = None  # BIGQUERY_EMULATOR_HOST: http://127.0.0.1:9050
+    storage_emulator_host: str | None = None  # BIGQUERY_STORAGE_EMULATOR_HOST: 127.0.0.1:9060
+
+
+def _bq_prefix_ok(item: str) -> bool:
+    try:
+        parse_bq_uri(item.replace("{merchant_id}", "x"))
+    except BadBqUri:
+        return False
+    return True
+
+
+def _bigquery(env: Mapping[str, str], budget: int) -> BigQuerySettings:
+    merchant = (env.get("MERCHANT_CENTER_ID") or "").strip() or None
+    if merchant is not None and not re.fullmatch(r"[0-9A-Za-z_]{1,64}", merchant):
+        raise ConfigError(f"MERCHANT_CENTER_ID must be a Merchant Center account id, not {merchant!r}")
+    emu = (env.get("BIGQUERY_EMULATOR_HOST") or "").strip() or None
+    if emu is not None and not re.fullmatch(r"http://(127\.0\.0\.1|localhost|\[::1\]):[0-9]{1,5}", emu):
+        raise ConfigError("BIGQUERY_EMULATOR_HOST must be a loopback http://host:port, not " + repr(emu))
+    storage_emu = (env.get("BIGQUERY_STORAGE_EMULATOR_HOST") or "").strip() or None
+    if storage_emu is not None and not re.fullmatch(r"(127\.0\.0\.1|localhost|\[::1\]):[0-9]{1,5}", storage_emu):
+        raise ConfigError("BIGQUERY_STORAGE_EMULATOR_HOST must be a loopback host:port, not " + repr(storage_emu))
+    return BigQuerySettings(
+        maximum_bytes_billed=_int(env, "BIGQUERY_MAXIMUM_BYTES_BILLED", DEFAULT_MAXIMUM_BYTES_BILLED, 0, 1 << 50),
+        in_memory_bytes=_int(env, "BIGQUERY_IN_MEMORY_BYTES", int(budget * SHARE_BIGQUERY_IN_MEMORY), 0, 1 << 44),
+        merchant_center_id=merchant,
+        project=(env.get("GOOGLE_CLOUD_PROJECT") or "").strip() or None,
+        emulator_host=emu,
+        storage_emulator_host=storage_emu,
     )

@@ -5,7 +5,9 @@ paths or bucket names; anything else that escapes is a bug and becomes an incide
 subclasses it once and its errors subclass that:
 
 - `agent.config.ConfigError` (also a ValueError): a bad setting stops start-up;
-- `agent.catalog.errors.CatalogError`: `UnreadableCatalog`, `SourceUnavailable`, `SourceFailed`;
+- `agent.catalog.errors.CatalogError`: `UnreadableCatalog`, `SourceUnavailable`, `SourceFailed`, and the
+  BigQuery source's `BytesCapExceeded`, `OverSizeLine`, `BigQueryUnavailable` (`agent.catalog.bigquery`);
+  `agent.bqref.BadBqUri` (also a ValueError): a malformed bq:// location;
 - `agent.store.base.StoreError`: `NotCancelable`, `StoreConflict`;
 - `agent.protocol.errors.RpcError`: what the client is told (the JSON-RPC code and message of the wire
   contract); the service raises it, the transport frames it;

@@ -37,6 +37,7 @@ AGENT_SETTINGS = ("CATALOG_", "A2UI_", "STATE_", "REFERENCE_", "ALLOWED_", "CONT
 # the card's provider, and what Cloud Run sets (it switches the logs to JSON): never from the developer's shell
 AGENT_SETTINGS += ("PROVIDER_", "K_SERVICE")
 AGENT_SETTINGS += ("PREVIEW",)  # `make run` sets it; a test that wants the preview page says so
+AGENT_SETTINGS += ("BIGQUERY_", "MERCHANT_CENTER_ID")  # bq:// sources (issue 15)
 
 
 class Server:

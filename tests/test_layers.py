@@ -10,7 +10,7 @@ layer imports only the layers below it, where "below" is what it calls or whose 
 - `store` keeps tasks and contexts (A2A task objects, catalog evidence);
 - `render` turns analysis results into Markdown and A2UI; `analysis` computes over catalog tables;
   `catalog` reads sources into tables;
-- the base modules (`agent`, `config`, `logs`, `budget`, `errors`, `gsuri`) import only each other.
+- the base modules (`agent`, `config`, `logs`, `budget`, `errors`, `gsuri`, `bqref`) import only each other.
 
 `agent/config.py` is the only reader of the environment.
 """
@@ -36,7 +36,7 @@ ALLOWED: dict[str, set[str]] = {
     "store": {"protocol", "catalog", BASE},
     "service": {"protocol", "store", "render", "analysis", "catalog", BASE},
 }
-BASE_MODULES = {"agent", "agent.config", "agent.logs", "agent.budget", "agent.errors", "agent.gsuri"}
+BASE_MODULES = {"agent", "agent.config", "agent.logs", "agent.budget", "agent.errors", "agent.gsuri", "agent.bqref"}
 WIRING_MODULES = {"agent.app", "agent.preview"}
 
 

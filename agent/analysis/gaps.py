@@ -15,6 +15,8 @@ Rows are ordered by severity; a first "all" row carries the scope totals the fin
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -161,28 +163,71 @@ def _names(key: int, scope: Scope, taxonomy: Taxonomy) -> tuple[str | None, str]
     return " > ".join(levels[:-1]) or None, node.name
 
 
-def run(inp: SkillInput) -> SkillResult:
-    scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax, READ)
+@dataclass
+class OwnAggregates:
+    """The own catalog's side of the answer: everything the table, findings and notes read from it.
+
+    The seam between where the aggregation runs and what is said about it: `own_aggregates` computes it
+    from the canonical Arrow table (the in-memory path), `agent.analysis.gaps_sql.own_aggregates` from
+    SQL rows aggregated in BigQuery (the pushdown path above BIGQUERY_IN_MEMORY_BYTES). `answer` turns
+    either into the same SkillResult, so both paths say the same thing about the same numbers.
+    """
+
+    by_key: dict[int, dict]  # per subcategory key: products, variants, in, oos, min, p25, median, p75, max
+    total: dict  # the scope: products, variants, in, min, median, max
+    currency: str | None  # the main currency of the price columns
+    other_currencies: dict[str, int]  # {currency: priced variants} left out of the price columns
+    has_stock: bool
+    prices: dict[str, int]  # common.price_counts of the analysed rows
+    rows: int  # analysed variant rows
+    excluded: dict = field(default_factory=dict)  # draft/archived products per key, and "total"
+    unmapped_by: dict = field(default_factory=dict)  # how the products not mapped to a subcategory came in
+    notes: list[str] = field(default_factory=list)  # what the path itself has to say (pushdown: unplaced rows)
+    in_bigquery: bool = False  # aggregated in BigQuery: no own rows in memory to join Best sellers data with
+
+
+def own_aggregates(table: pa.Table, scope: Scope, tax: Taxonomy) -> OwnAggregates:
+    """The in-memory path: the scope's population of the canonical table, aggregated in numpy."""
+    pop = common.population(table, scope, tax, READ)
     # price columns: priced variants of the main currency only; other currencies are counted, not pooled
     own_price, currency, other_currencies = common.main_currency_price(pop.table)
-    own = _aggregate(pop.table, scope, tax, own_price)
-    excluded = _excluded_products(pop.scoped, scope, tax)
+    by_key = _aggregate(pop.table, scope, tax, own_price)
+    has_stock = common.has_stock_information(pop.table)
+    return OwnAggregates(
+        by_key=by_key, total=_total_stats(pop.table, has_stock, own_price), currency=currency,
+        other_currencies=other_currencies, has_stock=has_stock, prices=common.price_counts(pop.table),
+        rows=pop.table.num_rows, excluded=_excluded_products(pop.scoped, scope, tax),
+        unmapped_by=_unmapped_by(table, scope, tax) if by_key.get(OTHER_KEY, {}).get("products") else {})
+
+
+def run(inp: SkillInput) -> SkillResult:
+    pushdown = next((s.pushdown for s in inp.sources if getattr(s, "pushdown", None) is not None), None)
+    if pushdown is not None:  # above the size line: the aggregation runs in BigQuery
+        from agent.analysis import gaps_sql
+
+        return answer(inp, gaps_sql.own_aggregates(pushdown, inp.scope, inp.taxonomy))
+    return answer(inp, own_aggregates(inp.own, inp.scope, inp.taxonomy))
+
+
+def answer(inp: SkillInput, agg: OwnAggregates) -> SkillResult:
+    """The table, findings and notes from the own aggregates (and the reference, aggregated in memory)."""
+    scope, tax = inp.scope, inp.taxonomy
+    own, currency, other_currencies, excluded = agg.by_key, agg.currency, agg.other_currencies, agg.excluded
     ref = None
     ref_total = 0
     notes = []
     if inp.reference is not None:
         ref_pop = common.population(inp.reference, scope, tax, READ)
         ref_price, ref_currency, _ = common.main_currency_price(ref_pop.table)
-        if ref_currency != currency and ref_pop.table.num_rows and pop.table.num_rows:
+        if ref_currency != currency and ref_pop.table.num_rows and agg.rows:
             # never compared across currencies: the reference's quartiles are left blank
             ref_price = pa.nulls(ref_pop.table.num_rows, pa.float64())
             notes.append(f"The reference is priced in {ref_currency or 'no stated currency'} and this catalog in "
                          f"{currency or 'no stated currency'}, so prices are not compared (currencies are never converted).")
         ref = _aggregate(ref_pop.table, scope, tax, ref_price)
         ref_total = common.count_products(ref_pop.table)
-    has_stock = common.has_stock_information(pop.table)
-    own_total = common.count_products(pop.table)
+    has_stock = agg.has_stock
+    own_total = agg.total["products"]
 
     keys: set[int] = set(own)
     leaves: list[int] = []
@@ -205,16 +250,18 @@ def run(inp: SkillInput) -> SkillResult:
 
     # Totals first: the row every summary number comes from.
     label = common.scope_name(scope)
-    total_row = _total_row(pop.table, label, excluded.get("total", 0), has_stock, ref is not None, own_total, ref_total, own_price)
+    total_row = _total_row(agg.total, label, excluded.get("total", 0), has_stock, ref is not None, ref_total)
     ordered = [total_row] + [r for _, r, _ in rows]
     table = common.records_table(BASE_COLUMNS + (REF_COLUMNS if ref is not None else ()), ordered)
 
-    findings = _findings(ordered, ref is not None, pop.table.num_rows,
-                         _unmapped_by(inp.own, scope, tax) if own.get(OTHER_KEY, {}).get("products") else {})
-    demand_finding = _demand_missing(inp)
+    findings = _findings(ordered, ref is not None, agg.rows, agg.unmapped_by)
+    demand_finding = _demand_missing(inp) if not agg.in_bigquery else None
+    if agg.in_bigquery and inp.demand is not None:
+        notes.append("Best sellers demand is not joined here: the catalog was aggregated in BigQuery, and the "
+                     "join needs its offers in memory (ask demand_gaps about demand).")
     if demand_finding is not None:
         findings = [demand_finding] + findings[:6]
-    notes += _price_and_stock_notes(pop.table, currency, other_currencies, has_stock)
+    notes += _price_and_stock_notes(agg.prices, agg.rows, currency, other_currencies, has_stock) + agg.notes
     n_sub = len(leaves) if leaves else len([k for k in keys if k != OTHER_KEY])
     return SkillResult(
         skill=SKILL_ID, scope=scope, table=table, findings=findings,
@@ -273,7 +320,7 @@ def _subcategory_row(key: int, group: str | None, name: str, o: dict, r: dict | 
     return row, sev_key
 
 
-def _price_and_stock_notes(table: pa.Table, currency: str | None, other_currencies: dict[str, int],
+def _price_and_stock_notes(zero: dict[str, int], n_rows: int, currency: str | None, other_currencies: dict[str, int],
                            has_stock: bool) -> list[str]:
     """What the price and stock columns leave out, said under the table."""
     notes: list[str] = []
@@ -281,34 +328,44 @@ def _price_and_stock_notes(table: pa.Table, currency: str | None, other_currenci
         listed = ", ".join(f"{n:,} in {c}" for c, n in other_currencies.items())
         notes.append(f"Prices in this table are in {currency or 'no stated currency'} only; priced variants in other "
                      f"currencies ({listed}) are left out of the price columns, since currencies are never pooled.")
-    zero = common.price_counts(table)
     if zero["zero_n"] + zero["negative_n"]:
         n_zero = zero["zero_n"] + zero["negative_n"]
         notes.append(f"{n_zero:,} {'variant' if n_zero == 1 else 'variants'} priced at 0.00 or below "
                      f"{'is' if n_zero == 1 else 'are'} left out of the price columns.")
-    if table.num_rows and currency is None and not other_currencies and zero["priced_n"]:
+    if n_rows and currency is None and not other_currencies and zero["priced_n"]:
         notes.append(common.NO_PRICE_NOTE)
-    if not has_stock and table.num_rows:
+    if not has_stock and n_rows:
         notes.append("Stock is not stated in the data, so in-stock counts are unknown and no subcategory is judged out of stock.")
     return notes
 
 
-def _total_row(table: pa.Table, label: str, excluded: int, has_stock: bool, with_ref: bool, own_total: int, ref_total: int,
-               price: pa.Array | None = None) -> dict:
+def _total_stats(table: pa.Table, has_stock: bool, price: pa.Array | None = None) -> dict:
+    """The scope's totals from the analysed rows: products, variants, in stock, min/median/max price."""
     if price is None or not table.num_rows:
         price = common.positive_price(table) if table.num_rows else pa.chunked_array([], pa.float64())
     valid = price.drop_null()
     state = common.stock_codes(table) if table.num_rows else None
+    return {
+        "products": common.count_products(table),
+        "variants": table.num_rows,
+        "in": int((state == common.STOCK_STATES.index("in_stock")).sum()) if has_stock and state is not None else None,
+        "min": pc.min(valid).as_py() if len(valid) else None,
+        "median": pc.quantile(valid, q=0.5)[0].as_py() if len(valid) else None,
+        "max": pc.max(valid).as_py() if len(valid) else None,
+    }
+
+
+def _total_row(total: dict, label: str, excluded: int, has_stock: bool, with_ref: bool, ref_total: int) -> dict:
     row = {
-        "Group": "All", "Subcategory": label if label == "All categories" else f"{label} (all)", "Products": own_total, "Variants": table.num_rows,
-        "In-stock variants": int((state == common.STOCK_STATES.index("in_stock")).sum()) if has_stock and state is not None else None,
-        "Min price": common.money(pc.min(valid).as_py()) if len(valid) else None,
-        "Median price": common.money(pc.quantile(valid, q=0.5)[0].as_py()) if len(valid) else None,
-        "Max price": common.money(pc.max(valid).as_py()) if len(valid) else None,
+        "Group": "All", "Subcategory": label if label == "All categories" else f"{label} (all)",
+        "Products": total["products"], "Variants": total["variants"],
+        "In-stock variants": total["in"] if has_stock else None,
+        "Min price": common.money(total["min"]), "Median price": common.money(total["median"]),
+        "Max price": common.money(total["max"]),
         "Gap": None, "Left out (draft/archived products)": excluded,
     }
     if with_ref:
-        row.update({"Reference products": ref_total, "Own share": 100.0 if own_total else None,
+        row.update({"Reference products": ref_total, "Own share": 100.0 if total["products"] else None,
                     "Reference share": 100.0 if ref_total else None, "Share index": None,
                     "Reference P25": None, "Reference P75": None})
     return row

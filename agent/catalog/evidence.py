@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pyarrow is heavy to import; these modules are imported where no table exists yet
     import pyarrow as pa
@@ -47,6 +47,11 @@ class SourceEvidence:
     format_missing: list[str] = field(default_factory=list)  # the format's required columns not in the header
     skipped_reasons: dict[str, int] = field(default_factory=dict)  # reason -> rows, summing to rows_skipped
     snapshot_note: str | None = None  # why date columns gave no snapshot date ("updated_at: day/month order …")
+    bytes_scanned: int | None = None  # BigQuery: bytes the read scanned (dry-run estimate), None elsewhere
+    bytes_exact: bool = True  # False: the engine gave no estimate, bytes_scanned is a lower bound
+    # BigQuery above the size line: the table is not downloaded; skills that can aggregate in BigQuery
+    # run their SQL through this (agent.catalog.bigquery.Pushdown), the others say they cannot
+    pushdown: Any = None
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Where a turn's catalogs come from (SPEC §4) and how each lands in the canonical table.
 
 Precedence for the merchant's own catalog: files attached to this message -> catalogs attached
-earlier in the context -> the configured location (`CATALOG_URI`: a gs:// file or prefix, or a local
-file or folder) -> the bundled demo catalog. The reference (competitor/market) catalog comes from an
+earlier in the context -> the configured location (`CATALOG_URI`: a gs:// file or prefix, a bq://
+table or Merchant Center transfer dataset, or a local file or folder) -> the bundled demo catalog. The reference (competitor/market) catalog comes from an
 attachment the question calls the reference or competitor file, else from `REFERENCE_URI`.
 
 Failures never stop the turn: an attachment that cannot be parsed goes to `unreadable` with a fixed
@@ -35,6 +35,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agent import bqref
+from agent.bqref import BadBqUri, is_bq, parse_bq_uri
 from agent.catalog import bestsellers
 from agent.catalog.attachments import Attachment
 from agent.catalog.errors import CatalogError, UnreadableCatalog
@@ -60,7 +62,12 @@ __all__ = ["Attachment", "load_catalog_inputs", "read_table_bytes", "combine", "
 
 
 class SourceFailed(CatalogError):
-    """A configured source could not be read; the message is for the log only."""
+    """A configured source could not be read; the message is for the log only. `problem`, when set,
+    is the fixed sentence the answer gives instead of the generic one (a BigQuery cost refusal)."""
+
+    def __init__(self, message: str, problem: str | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem
 
 
 def load_catalog_inputs(
@@ -73,6 +80,7 @@ def load_catalog_inputs(
     earlier: Sequence[LoadedCatalog] = (),
     progress: Callable[[str], None] = lambda m: None,
     refused: Sequence[Unreadable] = (),
+    merchant_id: str | None = None,
     demand_uri: str | None = None,
 ) -> CatalogInputs:
     """Load this turn's own and reference catalogs; see the module docstring for the rules.
@@ -120,13 +128,13 @@ def load_catalog_inputs(
     elif own is None and catalog_uri:
         progress("Reading the configured catalog…")
         try:
-            located = load_location(catalog_uri, local_root)
+            located = load_location(catalog_uri, local_root, merchant_id)
             if located[1].role == bestsellers.ROLE:
                 raise SourceFailed(f"{catalog_uri}: a Best sellers report, not a catalog")
             own = combine([located])
         except SourceFailed as exc:
             log.warning("configured catalog unreadable: %s", exc)
-            problems.append(CATALOG_PROBLEM)
+            problems.append(exc.problem or CATALOG_PROBLEM)
     elif own is None:
         progress("Reading the demo catalog…")
         try:
@@ -138,18 +146,22 @@ def load_catalog_inputs(
     if reference is None and reference_uri:
         progress("Reading the reference catalog…")
         try:
-            table, ev = load_location(reference_uri, local_root)
+            table, ev = load_location(reference_uri, local_root, merchant_id)
+            if ev.pushdown is not None:  # a reference is compared in memory: above the line it is not read
+                raise SourceFailed(f"{reference_uri}: above the in-memory line", problem=(
+                    "The reference catalog was not read: its newest partition is above the in-memory line "
+                    "(BIGQUERY_IN_MEMORY_BYTES), and a reference is only compared in memory."))
             if ev.role == bestsellers.ROLE:  # a Best sellers report at the reference location is demand data
                 demand_parts.append((table, ev))
             else:
                 reference = combine([(table, dataclasses.replace(ev, role="reference"))])
         except SourceFailed as exc:
             log.warning("reference catalog unreadable: %s", exc)
-            problems.append(REFERENCE_PROBLEM)
+            problems.append(_reference_problem(exc.problem) if exc.problem else REFERENCE_PROBLEM)
     if not demand_parts and demand_uri:
         progress("Reading the Best sellers report…")
         try:
-            table, ev = load_location(demand_uri, local_root)
+            table, ev = load_location(demand_uri, local_root, merchant_id)
             if ev.role != bestsellers.ROLE:
                 raise SourceFailed(f"{demand_uri}: not a Best sellers report")
             demand_parts.append((table, ev))
@@ -158,6 +170,11 @@ def load_catalog_inputs(
             problems.append(DEMAND_PROBLEM)
     demand = _combine_demand(demand_parts) if demand_parts else None
     return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems, demand=demand)
+
+
+def _reference_problem(problem: str) -> str:
+    """A source's own sentence, said of the reference catalog."""
+    return problem if "reference catalog" in problem else problem.replace("catalog", "reference catalog", 1)
 
 
 def _is_bestsellers(data: bytes, name: str) -> bool:
@@ -290,10 +307,13 @@ def combine_loaded(catalogs: Sequence[LoadedCatalog]) -> LoadedCatalog:
 
 # ------------------------------------------------------------------ locations
 
-def load_location(uri: str, local_root: str | None) -> tuple[pa.Table, SourceEvidence]:
-    """A configured location (gs:// file or prefix, local file or folder) -> table + evidence copy."""
+def load_location(uri: str, local_root: str | None, merchant_id: str | None = None) -> tuple[pa.Table, SourceEvidence]:
+    """A configured location (gs:// file or prefix, bq:// table or transfer dataset, local file or
+    folder) -> table + evidence copy."""
     if uri.startswith("gs://"):
         return _load_gcs(uri)
+    if is_bq(uri):
+        return _load_bigquery(uri, merchant_id)
     return _load_local(uri, local_root)
 
 
@@ -314,6 +334,45 @@ def _load_gcs(uri: str) -> tuple[pa.Table, SourceEvidence]:
     except ValueError as exc:
         raise SourceFailed(f"{uri}: {exc}") from None
     return table, dataclasses.replace(ev)
+
+
+def _load_bigquery(uri: str, merchant_id: str | None) -> tuple[pa.Table, SourceEvidence]:
+    """A bq:// location: the newest partition of the table (agent.catalog.bigquery). Read on each
+    turn (no table cache yet: the partition and its estimate are checked every time)."""
+    from agent.catalog import bigquery as bq
+    from agent.config import BigQuerySettings
+
+    settings = bqref.SETTINGS or BigQuerySettings()
+    try:
+        ref = parse_bq_uri(uri).for_merchant(merchant_id or settings.merchant_center_id)
+        table, ev = bq.load_table(ref, settings, ref.uri)
+    except BadBqUri as exc:
+        raise SourceFailed(str(exc)) from None
+    except bq.BytesCapExceeded as exc:
+        raise SourceFailed(str(exc), problem=(
+            f"The configured catalog was not read: BigQuery estimates {bytes_text(exc.estimate)} to scan, "
+            f"over the {bytes_text(exc.cap)} cap per question (BIGQUERY_MAXIMUM_BYTES_BILLED).")) from None
+    except bq.OverSizeLine as exc:
+        raise SourceFailed(str(exc), problem=(
+            f"The configured catalog was not read: its newest partition ({bytes_text(exc.plan.estimate_bytes)}) is "
+            f"above the in-memory line of {bytes_text(settings.in_memory_bytes)} (BIGQUERY_IN_MEMORY_BYTES), and "
+            "only Merchant Center Products_ tables are aggregated in BigQuery.")) from None
+    except bq.BigQueryUnavailable as exc:
+        raise SourceFailed(str(exc)) from None
+    except UnreadableCatalog as exc:
+        raise SourceFailed(f"{uri}: {exc.reason}") from None
+    out = dataclasses.replace(ev)
+    if out.pushdown is not None:
+        out.pushdown.evidence = out  # the bytes its queries scan go to the evidence the footer states
+    return table, out
+
+
+def bytes_text(n: int) -> str:
+    """1,288,490,189 -> "1.2 GB" (decimal units, as BigQuery's console states bytes)."""
+    for unit, size in (("TB", 10 ** 12), ("GB", 10 ** 9), ("MB", 10 ** 6), ("kB", 10 ** 3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n:,} bytes"
 
 
 def _inside(path: Path, root: Path) -> bool:

@@ -65,7 +65,10 @@ def _escaper(markdown: bool):
 
 
 def source_line(source: SourceEvidence, markdown: bool = True) -> str:
-    rows = _count(source.rows_read, "row read", "rows read")
+    if getattr(source, "pushdown", None) is not None:  # BigQuery above the size line: nothing downloaded
+        rows = _count(source.rows_read, "row aggregated in BigQuery", "rows aggregated in BigQuery")
+    else:
+        rows = _count(source.rows_read, "row read", "rows read")
     if source.rows_skipped:
         rows += f", {source.rows_skipped:,} skipped"
         reasons = [f"{k:,} {reason}" for reason, k in source.skipped_reasons.items() if k]
@@ -74,6 +77,10 @@ def source_line(source: SourceEvidence, markdown: bool = True) -> str:
     if source.rows_overlong:
         cells = _count(source.extra_cells, "extra cell", "extra cells")
         rows += f", {_count(source.rows_overlong, 'row', 'rows')} longer than the header ({cells} not read)"
+    if source.bytes_scanned is not None:
+        from agent.catalog.sources import bytes_text
+
+        rows += f", {'' if source.bytes_exact else 'at least '}{bytes_text(source.bytes_scanned)} scanned"
     if source.snapshot_date:
         date = f"snapshot date {source.snapshot_date.isoformat()}"
         if source.snapshot_origin:

@@ -40,6 +40,9 @@ class Service:
         from agent.catalog import cache
 
         cache.configure(table_cache_bytes=config.table_cache_bytes)  # its share of MEMORY_BUDGET_BYTES
+        from agent import bqref
+
+        bqref.configure(config.bigquery)  # bq:// sources: cap, size line, emulator hosts
         self.tasks, self.contexts = build_stores(config)
         self.live = LiveRegistry(max_bytes=config.live_bytes)
         self.runner = Runner(Deps(

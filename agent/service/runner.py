@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Any, Callable, Generator, Iterator
 
 from agent import budget, logs
 from agent.catalog.attachments import Attachment
+from agent.catalog.errors import CatalogError
 from agent.catalog.evidence import KIND_ATTACHED, CatalogInputs, Unreadable
 from agent.errors import AgentError
 from agent.protocol import objects
@@ -308,7 +310,7 @@ class Runner:
                  artifacts: list[dict[str, Any]], status_parts: list[dict[str, Any]]) -> Generator[dict[str, Any], None, str]:
         from agent.analysis import planner
         from agent.analysis.inputs import SkillInput
-        from agent.analysis.registry import SKILLS
+        from agent.analysis.registry import IN_BIGQUERY, SKILLS
         from agent.catalog import taxonomy as taxonomy_mod
         from agent.render.footer import render_footer
         from agent.render.text import md_escape, render_skill
@@ -345,20 +347,41 @@ class Runner:
         preface = list(plan.notes) + preface
 
         reference = inputs.reference.table if inputs.reference is not None else None
+        in_bigquery = any(getattr(src, "pushdown", None) is not None for src in inputs.own.sources)
         for position, skill_id in enumerate(plan.skills):
             spec = SKILLS[skill_id]
+            if in_bigquery and skill_id not in IN_BIGQUERY:
+                # above the size line nothing was downloaded: a skill without a SQL form says so
+                text = "\n\n".join([*preface, OVER_LINE_TEXT.format(skill=spec.name), render_footer(inputs, None, now)])
+                art = objects.artifact(spec.id, [objects.text_part(text)], description=spec.name)
+                artifacts.append(art)
+                yield objects.artifact_update(tid, cid, art)
+                continue
             note = f"Running {spec.name.lower()} on {plan.scope.label}…"
             if position:
                 note = f"{note} ({position + 1} of {len(plan.skills)})"
             yield objects.status_update(tid, cid, objects.status("working", self._progress(tid, cid, note)), final=False)
             self._check_cancel(tid)
+            refusal = None
             with self.slots.held():
-                result = spec.run(SkillInput(own=inputs.own.table, reference=reference, scope=plan.scope,
-                                             taxonomy=taxonomy, sources=tuple(inputs.own.sources),
-                                             demand=inputs.demand.table if inputs.demand is not None else None))
-                footer = render_footer(inputs, result.taxonomy_note, now)
-                text = render_skill(result, preface) + "\n\n" + footer
-                plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
+                try:
+                    result = spec.run(SkillInput(own=inputs.own.table, reference=reference, scope=plan.scope,
+                                                 taxonomy=taxonomy, sources=tuple(inputs.own.sources),
+                                                 demand=inputs.demand.table if inputs.demand is not None else None))
+                except CatalogError as exc:
+                    if not in_bigquery:
+                        raise
+                    refusal = _bigquery_refusal(spec.name, exc)
+                if refusal is None:
+                    footer = render_footer(inputs, result.taxonomy_note, now)
+                    text = render_skill(result, preface) + "\n\n" + footer
+                    plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
+            if refusal is not None:  # the aggregation query was refused by the cap, or BigQuery failed
+                art = objects.artifact(spec.id, [objects.text_part("\n\n".join([*preface, refusal, render_footer(inputs, None, now)]))],
+                                       description=spec.name)
+                artifacts.append(art)
+                yield objects.artifact_update(tid, cid, art)
+                continue
             yield from self._emit_artifact(turn, spec, result, text, plain_footer, artifacts, status_parts)
         names = ", ".join(SKILLS[s].name for s in plan.skills)
         return f"Answered on {plan.scope.label}: {names}."
@@ -396,6 +419,7 @@ class Runner:
             local_root=self.deps.local_root,
             earlier=tuple(self.deps.contexts.load_catalogs(context)) if context.has_catalogs and not _catalog_files(turn) else (),
             refused=turn.unreadable,
+            merchant_id=turn.merchant_id,
             demand_uri=self.deps.demand_uri,
         )
         if context.expired_catalogs and not turn.attachments:
@@ -463,6 +487,23 @@ def wait_until_terminal(tasks: TaskStore, task_id: str, timeout: float) -> dict[
         if state is None or state in objects.TERMINAL_STATES or time.monotonic() >= deadline:
             return tasks.get(task_id)
         time.sleep(tasks.poll_interval)
+
+
+OVER_LINE_TEXT = ("{skill} was not run: the catalog's newest BigQuery partition is above the in-memory line "
+                  "(BIGQUERY_IN_MEMORY_BYTES), so it is aggregated in BigQuery, and this question has no BigQuery "
+                  "aggregation yet (assortment gaps has one).")
+
+
+def _bigquery_refusal(skill: str, exc: Exception) -> str:
+    """The sentence for an aggregation BigQuery did not run: over the cap (with the figures), or failed."""
+    from agent.catalog.sources import bytes_text
+
+    estimate, cap = getattr(exc, "estimate", None), getattr(exc, "cap", None)
+    if estimate is not None and cap is not None:
+        return (f"{skill} was not run in BigQuery: it would scan an estimated {bytes_text(estimate)}, over the "
+                f"{bytes_text(cap)} cap per question (BIGQUERY_MAXIMUM_BYTES_BILLED).")
+    logging.getLogger(__name__).warning("BigQuery aggregation failed: %s", exc)
+    return f"{skill} could not be run in BigQuery just now; please ask again in a moment."
 
 
 def _mib(size: int) -> str:

@@ -6,7 +6,9 @@ Deny by default: a catalog_context is honoured only when
 2. every URI in it is a plain `gs://bucket/object-or-prefix` under one of ALLOWED_CATALOG_PREFIXES
    (default: the configured catalog bucket; a prefix may hold `{merchant_id}`, which then must be the
    caller's merchant). http(s)://, file://, local paths, metadata-server addresses, `.`/`..` segments,
-   percent-encoding, backslashes, `?`/`#` and control characters never pass;
+   percent-encoding, backslashes, `?`/`#` and control characters never pass. A `bq://project.dataset[.table]`
+   (agent.bqref) passes only under a `bq://` prefix of the same project and dataset (see
+   bq_uri_allowed); a dataset names the caller's own `Products_<merchant_id>`;
 3. when CATALOG_CONTEXT_SECRET is set, `signature` is the hex HMAC-SHA256 of the canonical JSON below,
    compared in constant time;
 4. the conversation is not bound to another merchant.
@@ -38,6 +40,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from agent import gsuri
+from agent.bqref import BadBqUri, is_bq, parse_bq_uri
 from agent.protocol.errors import INVALID_PARAMS, RpcError
 
 REFUSED = "params.catalog_context was not accepted."
@@ -87,8 +90,36 @@ def _bucket_allowed(bucket: str) -> bool:
         return True
 
 
+def bq_uri_allowed(uri: str, prefixes: Sequence[str], merchant_id: str) -> bool:
+    """A bq:// location, resolved for the caller's merchant, inside an allowed bq:// prefix.
+
+    The same rules as gs://, written for tables: `bq://project.dataset` in ALLOWED_CATALOG_PREFIXES
+    admits any table of that dataset (as a bucket prefix admits its objects);
+    `bq://project.dataset.Products_{merchant_id}` admits only the caller's own table. A context's
+    `bq://project.dataset` names the caller's `Products_<merchant_id>`, so it is checked as that table.
+    """
+    try:
+        ref = parse_bq_uri(uri).for_merchant(merchant_id)
+    except BadBqUri:
+        return False
+    for prefix in prefixes:
+        if not is_bq(prefix):
+            continue
+        try:
+            allowed = parse_bq_uri(prefix.replace(MERCHANT_PLACEHOLDER, merchant_id))
+        except BadBqUri:
+            continue  # a placeholder filled with a merchant id that is no table name admits nothing
+        if (allowed.project, allowed.dataset) != (ref.project, ref.dataset):
+            continue
+        if allowed.table is None or allowed.table == ref.table:
+            return True
+    return False
+
+
 def uri_allowed(uri: Any, prefixes: Sequence[str], merchant_id: str) -> bool:
-    """True only for a clean gs:// URI under an allowed prefix. Pure string checks, no I/O."""
+    """True only for a clean gs:// (or bq://) URI under an allowed prefix. Pure string checks, no I/O."""
+    if is_bq(uri):
+        return bq_uri_allowed(uri, prefixes, merchant_id)
     try:
         bucket, path = gsuri.split(uri)  # http(s)://, file://, local paths, metadata-server URLs never pass
     except ValueError:
@@ -99,6 +130,8 @@ def uri_allowed(uri: Any, prefixes: Sequence[str], merchant_id: str) -> bool:
     if any(seg in (".", "..") for seg in segments) or "" in segments[:-1]:
         return False  # climbing out of a prefix, or "//" tricks
     for prefix in prefixes:
+        if is_bq(prefix):
+            continue
         prefix = prefix.replace(MERCHANT_PLACEHOLDER, merchant_id)
         if not prefix.endswith("/"):
             prefix += "/"
@@ -160,7 +193,7 @@ def _main(argv: list[str]) -> int:
         return 2
     fields = {k: v for k, v in fields.items() if k != "signature"}
     if not _validator().is_valid(fields):
-        print("not a valid catalog_context: merchant_id and catalog_uri (gs://…) are required, "
+        print("not a valid catalog_context: merchant_id and catalog_uri (gs://… or bq://…) are required, "
               "reference_uri is optional, nothing else is allowed", file=sys.stderr)
         return 2
     print(json.dumps(dict(fields, signature=sign(fields, secret)), ensure_ascii=False))

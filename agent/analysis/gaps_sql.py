@@ -1,0 +1,155 @@
+"""assortment_gaps' aggregation as SQL in BigQuery: the pushdown path above BIGQUERY_IN_MEMORY_BYTES.
+
+`own_aggregates(pushdown, scope, taxonomy)` returns the same `gaps.OwnAggregates` the in-memory path
+computes from the Arrow table, from two queries over the snapshot partition that return only
+aggregated rows (one per currency, one per subcategory plus a totals row), so `gaps.answer` builds the
+same table, findings and notes either way and the function's memory does not grow with the catalog.
+
+Decision (categories): the `Products_` transfer carries Merchant Center's own `google_product_category`
+id for each offer, and the SQL path groups by that id. A scoped question sends the scope's taxonomy
+subtree (its roots and every node under them) as an array parameter and keeps the offers whose id is
+in it; each keeps its own id as its subcategory key, exactly as the in-memory path's `gaps._keys` does.
+Offers with no Google category cannot be placed in a scope in SQL (the in-memory path can still place
+them by the merchant's category or the title noun, agent.analysis.scoping): on the whole catalog they
+are the "Not mapped to a subcategory" row as in memory; on a scoped question they are left out and a
+note says how many. So on a table whose offers all carry a Google category, and whose titles place no
+offer of another category in the scope, both paths give identical answers (tests/test_bigquery_pushdown.py).
+
+Exactness: every figure is the in-memory one, not an approximation — COUNT(DISTINCT) for products,
+COUNTIF for stock states, MIN/MAX, and PERCENTILE_CONT for the P25/median/P75, which is linear
+interpolation between the closest ranks, the rule of `common.quantiles_by_code` (pandas' default).
+Prices are compared as FLOAT64 of the NUMERIC `price.value`, as the reader parses them. Availability
+words are cleaned as `values.availability_value` cleans them (lower case, runs of spaces, `_` and `-`
+as one space, a schema.org prefix dropped) and mapped through the catalog layer's own table
+(`agent.catalog.values._AVAIL`, sent as a parameter), so a word means the same in both paths. A transfer table has no draft/archived
+status (a feed lists what is for sale), so nothing is left out by status on either path.
+
+Not pushed down: a reference catalog (read in memory as usual, so a bq:// reference above the line is
+refused with the line) and Best sellers data (its join needs the own table; the note says so).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.analysis import common
+from agent.analysis.gaps import OTHER_KEY, OwnAggregates
+from agent.analysis.result import Scope
+from agent.catalog.taxonomy import Taxonomy
+
+# One row per offer of the snapshot partition, in the in-memory path's terms.
+_BASE = """
+WITH avail AS (SELECT a.word AS word, a.state AS state FROM UNNEST(@avail) AS a),
+offers AS (
+  SELECT
+    IF(NULLIF(TRIM(item_group_id), '') IS NULL, CONCAT('o:', offer_id), CONCAT('g:', TRIM(item_group_id))) AS pk,
+    CAST(google_product_category AS INT64) AS gid,
+    REGEXP_REPLACE(REGEXP_REPLACE(LOWER(TRIM(availability)), r'[\s_-]+', ' '), r'^https?://schema[.]org/', '') AS word,
+    CAST(price.value AS FLOAT64) AS p,
+    NULLIF(UPPER(TRIM(price.currency)), '') AS cur
+  FROM {table}
+  WHERE {where}
+),
+scoped AS (
+  SELECT o.pk, {key} AS k, o.p, o.cur, o.word IS NOT NULL AS stated,
+         CASE WHEN o.word IS NULL THEN NULL ELSE COALESCE(v.state, w.state, 'unknown') END AS st
+  FROM offers AS o
+  LEFT JOIN avail AS v ON v.word = o.word
+  LEFT JOIN avail AS w ON w.word = REPLACE(o.word, ' ', '')
+  WHERE {scope}
+)
+"""
+
+_CURRENCIES = _BASE + """
+SELECT cur, COUNTIF(p > 0) AS priced_n, COUNTIF(p = 0) AS zero_n, COUNTIF(p < 0) AS negative_n,
+       COUNT(*) AS rows_n, COUNTIF(st IS NOT NULL AND st != 'unknown') AS stated_n
+FROM scoped
+GROUP BY cur
+"""
+
+_GROUPS = _BASE + """,
+priced AS (
+  SELECT pk, k, st, IF(p > 0 AND {main}, p, NULL) AS mp FROM scoped
+),
+ranked AS (
+  SELECT k, pk, st, mp,
+         PERCENTILE_CONT(mp, 0.25) OVER (PARTITION BY k) AS q25,
+         PERCENTILE_CONT(mp, 0.5) OVER (PARTITION BY k) AS q50,
+         PERCENTILE_CONT(mp, 0.75) OVER (PARTITION BY k) AS q75,
+         PERCENTILE_CONT(mp, 0.5) OVER () AS t50
+  FROM priced
+)
+SELECT FALSE AS total, k, COUNT(DISTINCT pk) AS products, COUNT(*) AS variants,
+       COUNTIF(st = 'in_stock') AS in_n, COUNTIF(st = 'out_of_stock') AS oos_n,
+       MIN(mp) AS p0, MAX(q25) AS p25, MAX(q50) AS p50, MAX(q75) AS p75, MAX(mp) AS p100
+FROM ranked GROUP BY k
+UNION ALL
+SELECT TRUE AS total, NULL AS k, COUNT(DISTINCT pk), COUNT(*), COUNTIF(st = 'in_stock'), COUNTIF(st = 'out_of_stock'),
+       MIN(mp), NULL, MAX(t50), NULL, MAX(mp)
+FROM ranked
+"""
+
+
+def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggregates:
+    """The scope's aggregates from BigQuery (see the module docstring for what is grouped and how)."""
+    from google.cloud import bigquery
+
+    from agent.catalog.values import _AVAIL
+
+    params: list[Any] = [bigquery.ArrayQueryParameter("avail", "STRUCT", [
+        bigquery.StructQueryParameter(None, bigquery.ScalarQueryParameter("word", "STRING", word),
+                                      bigquery.ScalarQueryParameter("state", "STRING", state))
+        for word, state in _AVAIL.items()])]
+    if scope.taxonomy_id is None:
+        parts = {"key": f"COALESCE(o.gid, {OTHER_KEY})", "scope": "TRUE"}
+    else:
+        parts = {"key": "o.gid", "scope": "o.gid IN UNNEST(@scope_ids)"}
+        params.append(bigquery.ArrayQueryParameter("scope_ids", "INT64", sorted(common.scope_ids(scope, taxonomy))))
+    currencies = pushdown.query(_fill(_CURRENCIES, parts), params)
+    by_currency = [(r["cur"], int(r["priced_n"])) for r in currencies if int(r["priced_n"])]
+    # the main currency as common.price_groups orders them: a stated currency first, most variants, name
+    by_currency.sort(key=lambda c: (c[0] is None, -c[1], c[0] or ""))
+    currency = by_currency[0][0] if by_currency else None
+    if by_currency:
+        main = "cur IS NULL" if currency is None else "cur = @main"
+        if currency is not None:
+            params.append(bigquery.ScalarQueryParameter("main", "STRING", currency))
+    else:
+        main = "FALSE"
+    rows = pushdown.query(_fill(_GROUPS, {**parts, "main": main}), params)
+    has_stock = any(int(r["stated_n"]) for r in currencies)
+    by_key: dict[int, dict] = {}
+    total: dict = {"products": 0, "variants": 0, "in": 0 if has_stock else None, "min": None, "median": None, "max": None}
+    for r in rows:
+        if r["total"]:
+            if int(r["variants"]):
+                total = {"products": int(r["products"]), "variants": int(r["variants"]),
+                         "in": int(r["in_n"]) if has_stock else None, "min": _f(r["p0"]), "median": _f(r["p50"]),
+                         "max": _f(r["p100"])}
+            continue
+        by_key[int(r["k"])] = {"products": int(r["products"]), "variants": int(r["variants"]), "in": int(r["in_n"]),
+                               "oos": int(r["oos_n"]), "min": _f(r["p0"]), "p25": _f(r["p25"]), "median": _f(r["p50"]),
+                               "p75": _f(r["p75"]), "max": _f(r["p100"])}
+    prices = {"priced_n": sum(int(r["priced_n"]) for r in currencies), "zero_n": sum(int(r["zero_n"]) for r in currencies),
+              "negative_n": sum(int(r["negative_n"]) for r in currencies)}
+    notes = []
+    if scope.taxonomy_id is not None:
+        unplaced = pushdown.query(_fill(_BASE + "SELECT COUNT(*) AS n FROM offers WHERE gid IS NULL",
+                                        {"key": "o.gid", "scope": "TRUE"}), params[:1])
+        n = int(unplaced[0]["n"]) if unplaced else 0
+        if n:
+            notes.append(f"{n:,} {'offer carries' if n == 1 else 'offers carry'} no Google product category in the "
+                         "BigQuery table, so aggregated in BigQuery they could not be placed in this scope and are "
+                         "not counted here.")
+    return OwnAggregates(by_key=by_key, total=total, currency=currency,
+                         other_currencies={c or "no currency": n for c, n in by_currency[1:]}, has_stock=has_stock,
+                         prices=prices, rows=total["variants"], notes=notes, in_bigquery=True)
+
+
+def _fill(sql: str, parts: dict[str, str]) -> str:
+    """Our own fragments into the template; `{table}` and `{where}` are left for the Pushdown to fill."""
+    return sql.replace("{key}", parts["key"]).replace("{scope}", parts["scope"]).replace("{main}", parts.get("main", "FALSE"))
+
+
+def _f(value: Any) -> float | None:
+    return None if value is None else float(value)

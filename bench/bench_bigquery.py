@@ -1,0 +1,146 @@
+"""bq:// in-memory path: time and peak RSS of reading a Products_ transfer table's newest partition
+through the Storage Read API into the canonical table, at growing sizes, in the local emulator.
+
+The table is the demo catalog in the transfer schema (tests/bq_seed.py), multiplied inside the
+emulator with `INSERT … SELECT … CROSS JOIN UNNEST(GENERATE_ARRAY(1, k))` (distinct offer and item group
+ids per copy), so seeding costs no client upload. Each size is read in a fresh child process, which
+reports its wall time and peak RSS (ru_maxrss). Usage: python bench/bench_bigquery.py [k ...]
+
+`--gaps` (issue 15 item 2): each size is answered twice, in two fresh children — "Where are the gaps in
+outdoor furniture?" through the in-memory path (BIGQUERY_IN_MEMORY_BYTES huge: Storage Read, then
+assortment_gaps on the Arrow table) and through the pushdown path (BIGQUERY_IN_MEMORY_BYTES=0: the
+aggregation as SQL in the emulator, agent/analysis/gaps_sql.py). The base table is then the demo offers
+with their Google category ids (bq_seed.demo_products_rows_with_google_ids), which the SQL groups by.
+Usage: python bench/bench_bigquery.py --gaps [k ...]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+CHILD = r"""
+import json, resource, sys, time
+from agent import config
+from agent import bqref
+from agent.catalog.sources import load_catalog_inputs
+from agent.analysis.registry import SKILLS
+bqref.configure(config.load(json.loads(sys.argv[2])).bigquery)
+from agent.catalog.sources import load_demo
+t = time.perf_counter()
+load_demo()  # warms the taxonomy and mapping caches, as a running instance has them
+warm = time.perf_counter() - t
+rss_warm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+t = time.perf_counter()
+inputs = load_catalog_inputs([], catalog_uri=sys.argv[1])
+read = time.perf_counter() - t
+assert not inputs.problems, inputs.problems
+print(json.dumps({"rows": inputs.own.table.num_rows, "demo_csv_s": warm, "rss_after_demo_mb": rss_warm, "read_s": read,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+GAPS_CHILD = r"""
+import json, resource, sys, time
+from agent import config
+from agent import bqref
+from agent.catalog.sources import load_catalog_inputs, load_demo
+from agent.analysis import gaps, planner
+from agent.analysis.inputs import SkillInput
+from agent.catalog import taxonomy
+bqref.configure(config.load(json.loads(sys.argv[2])).bigquery)
+load_demo()  # warm caches, as a running instance has them
+tax = taxonomy.load()
+rss_warm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+t = time.perf_counter()
+inputs = load_catalog_inputs([], catalog_uri=sys.argv[1])
+assert not inputs.problems, inputs.problems
+own = inputs.own
+scope = planner.plan("Where are the gaps in outdoor furniture?", own.table, tax, None).scope
+result = gaps.run(SkillInput(own=own.table, reference=None, scope=scope, taxonomy=tax, sources=tuple(own.sources)))
+took = time.perf_counter() - t
+ev = own.sources[0]
+print(json.dumps({"rows": ev.rows_read, "pushdown": ev.pushdown is not None, "answer_s": took,
+                  "in_scope_variants": result.table.to_pylist()[0]["Variants"], "rss_after_warm_mb": rss_warm,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def main_gaps(ks: list[int]) -> None:
+    from tests import bq_seed
+    from tests.bigquery_emulator import BqEmulator
+
+    emu = BqEmulator().start()
+    try:
+        base = bq_seed.create_products_table(emu.client, emu.project, rows=bq_seed.demo_products_rows_with_google_ids(),
+                                             merchant_id=1)
+        env = {**{k: v for k, v in os.environ.items()}, **emu.env}
+        common = {**emu.env, "BIGQUERY_MAXIMUM_BYTES_BILLED": str(1 << 45)}
+        for k in ks:
+            ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2)
+            names = [f.name for f in bq_seed.products_schema()]
+            select = ", ".join(f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}"
+                               for n in names)
+            emu.client.query(
+                f"INSERT INTO `{ds}.Products_2` ({', '.join(names)}) SELECT {select} "
+                f"FROM `{base}.Products_1` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k").result()
+            for mode, line in (("pushdown", "0"), ("in-memory", str(1 << 40))):
+                print(f"uptime: {os.getloadavg()}", flush=True)
+                out = subprocess.run([sys.executable, "-c", GAPS_CHILD, f"bq://{ds}.Products_2",
+                                      json.dumps({**common, "BIGQUERY_IN_MEMORY_BYTES": line})],
+                                     cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+                if out.returncode:
+                    print(f"k={k} {mode}: failed: {out.stderr[-600:]}", flush=True)
+                    continue
+                got = json.loads(out.stdout.strip().splitlines()[-1])
+                print(json.dumps({"copies": k, "mode": mode, **{a: round(b, 2) if isinstance(b, float) else b
+                                                                for a, b in got.items()}}), flush=True)
+    finally:
+        emu.stop()
+
+
+def main(ks: list[int]) -> None:
+    from tests import bq_seed
+    from tests.bigquery_emulator import BqEmulator
+
+    emu = BqEmulator().start()
+    try:
+        base = bq_seed.create_products_table(emu.client, emu.project, rows=bq_seed.demo_products_rows(), merchant_id=1)
+        env = {**{k: v for k, v in os.environ.items()}, **emu.env}
+        settings = {**emu.env, "BIGQUERY_IN_MEMORY_BYTES": str(1 << 40), "BIGQUERY_MAXIMUM_BYTES_BILLED": str(1 << 45)}
+        print(f"uptime: {os.getloadavg()}")
+        for k in ks:
+            ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2)
+            t = time.perf_counter()
+            names = [f.name for f in bq_seed.products_schema()]
+            select = ", ".join(f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}"
+                               for n in names)
+            emu.client.query(
+                f"INSERT INTO `{ds}.Products_2` ({', '.join(names)}) SELECT {select} "
+                f"FROM `{base}.Products_1` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k").result()
+            seed = time.perf_counter() - t
+            out = subprocess.run([sys.executable, "-c", CHILD, f"bq://{ds}.Products_2", json.dumps(settings)],
+                                 cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+            if out.returncode:
+                print(f"k={k}: failed: {out.stderr[-800:]}")
+                break
+            got = json.loads(out.stdout.strip().splitlines()[-1])
+            print(json.dumps({"copies": k, "seed_s": round(seed, 1), **{a: round(b, 2) if isinstance(b, float) else b
+                                                                       for a, b in got.items()}}), flush=True)
+    finally:
+        emu.stop()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--gaps"]:
+        main_gaps([int(a) for a in sys.argv[2:]] or [1, 35, 350])
+    else:
+        main([int(a) for a in sys.argv[1:]] or [1, 10, 35])

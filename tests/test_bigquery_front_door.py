@@ -1,0 +1,70 @@
+"""A real agent process answering from a Merchant Center transfer dataset in the BigQuery emulator:
+a trusted catalog_context naming `bq://project.dataset` reads the caller's `Products_<merchant_id>`,
+the footer states the partition, rows and bytes scanned, and a cap the read would exceed is the answer."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import httpx
+import pytest
+
+from tests import bq_seed
+from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
+
+
+def ask(url: str, catalog_context: dict, text: str = "What is in this catalog?") -> dict:
+    params = {"message": {"role": "user", "parts": [{"kind": "text", "text": text}], "messageId": str(uuid.uuid4())},
+              "catalog_context": catalog_context}
+    return httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params}, timeout=120).json()
+
+
+def _text(response: dict) -> str:
+    task = response["result"]
+    parts = [p for a in task.get("artifacts", []) for p in a["parts"] if p.get("kind") == "text"]
+    return "\n".join(p["text"] for p in parts)
+
+
+@pytest.fixture(scope="module")
+def dataset(bq_emulator):  # noqa: F811
+    rows = bq_seed.demo_products_rows(merchant_id=555)
+    where = bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=rows, merchant_id=555)
+    return where, len(rows)
+
+
+def test_context_dataset_is_read_for_the_callers_merchant(bq_emulator, dataset, start_server):  # noqa: F811
+    where, n = dataset
+    srv = start_server({**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}.Products_{{merchant_id}}"})
+    text = _text(ask(srv.url, {"merchant_id": "555", "catalog_uri": f"bq://{where}"}))
+    name = f"bq://{where}.Products_555".replace("_", "\\_")  # the footer is Markdown: names escaped
+    assert f"{name} (BigQuery, Merchant Center Products transfer table)" in text
+    assert f"{n:,} rows read" in text and "scanned" in text and "newest partition, _PARTITIONDATE" in text
+    refused = ask(srv.url, {"merchant_id": "556", "catalog_uri": f"bq://{where}.Products_555"})
+    assert refused["error"]["code"] == -32602 and where not in json.dumps(refused)
+
+
+def test_a_question_over_the_cap_is_answered_with_that_fact(bq_emulator, dataset, start_server):  # noqa: F811
+    where, _ = dataset
+    srv = start_server({**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}",
+                        "BIGQUERY_MAXIMUM_BYTES_BILLED": "1000"})
+    response = ask(srv.url, {"merchant_id": "555", "catalog_uri": f"bq://{where}"})
+    text = json.dumps(response)
+    answer = _text(response)
+    assert "BigQuery estimates" in answer and "to scan, over the 1.0 kB cap per question" in answer
+    assert "rows read" not in answer  # nothing was read, and no other catalog stood in for it
+
+
+def test_above_the_line_gaps_are_aggregated_in_bigquery(bq_emulator, dataset, start_server):  # noqa: F811
+    """BIGQUERY_IN_MEMORY_BYTES=0: nothing is downloaded; assortment_gaps answers from SQL aggregates, and
+    a skill without a SQL form says it was not run instead of answering from an empty table."""
+    where, n = dataset
+    srv = start_server({**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}", "BIGQUERY_IN_MEMORY_BYTES": "0"})
+    context = {"merchant_id": "555", "catalog_uri": f"bq://{where}"}
+    response = ask(srv.url, context, "Where are the gaps in outdoor furniture?")
+    answer = _text(response)
+    assert f"{n:,} rows aggregated in BigQuery" in answer and "scanned" in answer
+    assert "Outdoor" in answer and "was not run" not in answer
+    overview = _text(ask(srv.url, context, "What is in this catalog?"))
+    assert "was not run: the catalog's newest BigQuery partition is above the in-memory line" in overview
+    assert "rows read" not in overview
