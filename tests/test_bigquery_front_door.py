@@ -49,7 +49,6 @@ def test_a_question_over_the_cap_is_answered_with_that_fact(bq_emulator, dataset
     srv = start_server({**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}",
                         "BIGQUERY_MAXIMUM_BYTES_BILLED": "1000"})
     response = ask(srv.url, {"merchant_id": "555", "catalog_uri": f"bq://{where}"})
-    text = json.dumps(response)
     answer = _text(response)
     assert "BigQuery estimates" in answer and "to scan, over the 1.0 kB cap per question" in answer
     assert "rows read" not in answer  # nothing was read, and no other catalog stood in for it

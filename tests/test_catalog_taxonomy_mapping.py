@@ -327,7 +327,6 @@ def test_a_localised_modifier_of_a_joined_name_lets_the_specific_node_win():
 
 
 def test_inside_the_shops_branch_a_type_names_the_compound_its_modifier_begins():
-    tax = taxonomy.load()
     jewelry = 188
     # hoops and studs stand outside Jewelry; "ear" is no noun but begins "earring", the one such noun in Jewelry
     assert name_match("Ear hoop", None, None, within=(jewelry,)) == 194

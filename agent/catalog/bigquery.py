@@ -32,6 +32,7 @@ import dataclasses
 import datetime as dt
 import logging
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -356,7 +357,7 @@ class Pushdown:
             raise BytesCapExceeded(self.estimate, settings.maximum_bytes_billed)
         self.has = set(fields)
 
-    def query(self, sql: str, params: list[Any] = ()) -> list[dict[str, Any]]:
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Rows of one aggregation query, as dicts; raises BytesCapExceeded or BigQueryUnavailable."""
         from google.api_core import exceptions as gexc
         from google.cloud import bigquery

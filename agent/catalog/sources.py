@@ -30,6 +30,7 @@ import json
 import logging
 import re
 from collections.abc import Callable, Sequence
+from typing import cast
 from pathlib import Path
 
 import pyarrow as pa
@@ -342,7 +343,7 @@ def _load_bigquery(uri: str, merchant_id: str | None) -> tuple[pa.Table, SourceE
     from agent.catalog import bigquery as bq
     from agent.config import BigQuerySettings
 
-    settings = bqref.SETTINGS or BigQuerySettings()
+    settings = cast(BigQuerySettings, bqref.SETTINGS) or BigQuerySettings()  # set by the Service at start
     try:
         ref = parse_bq_uri(uri).for_merchant(merchant_id or settings.merchant_center_id)
         table, ev = bq.load_table(ref, settings, ref.uri)
