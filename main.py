@@ -23,16 +23,22 @@ STATE = get_app_state()
 def a2a(request):
     path = request.path or "/"
     if request.method == "POST" and path == STATE.config.rpc_path:
-        return http.handle_rpc(request, STATE.service, STATE.config.max_body_bytes, STATE.config.caller_identity_header,
-                               STATE.config.body_read_seconds)
+        return http.handle_rpc(
+            request,
+            STATE.service,
+            STATE.config.max_body_bytes,
+            STATE.config.caller_identity_header,
+            STATE.config.body_read_seconds,
+        )
     if request.method in ("GET", "HEAD"):
         if STATE.config.preview and (preview.serves(path) or (path == "/" and preview.wants_page(request))):
             return preview.respond(path)
         if path in CARD_PATHS:
             return http.json_response(STATE.service.card())
         if path == "/":
-            return http.json_response({"name": AGENT_NAME, "version": __version__,
-                                       "protocolVersion": card.PROTOCOL_VERSION, "status": "ok"})
+            return http.json_response(
+                {"name": AGENT_NAME, "version": __version__, "protocolVersion": card.PROTOCOL_VERSION, "status": "ok"}
+            )
     if request.method == "POST" and path in CARD_PATHS:
         return http.json_response({"error": "Method not allowed."}, status=405, headers={"Allow": "GET, HEAD"})
     if request.method == "POST":

@@ -69,12 +69,16 @@ def parse_bq_uri(uri: str) -> BqRef:
     """`bq://project.dataset[.table]` -> BqRef; BadBqUri for anything else (no I/O)."""
     if not is_bq(uri):
         raise BadBqUri("not a bq:// location")
-    parts = uri[len(SCHEME):].split(".")
+    parts = uri[len(SCHEME) :].split(".")
     if len(parts) not in (2, 3):
         raise BadBqUri(f"must look like bq://project.dataset.table or bq://project.dataset, not {uri!r}")
     project, dataset = parts[0], parts[1]
     table = parts[2] if len(parts) == 3 else None
-    if not _PROJECT.fullmatch(project) or not _DATASET.fullmatch(dataset) or (table is not None and not _TABLE.fullmatch(table)):
+    if (
+        not _PROJECT.fullmatch(project)
+        or not _DATASET.fullmatch(dataset)
+        or (table is not None and not _TABLE.fullmatch(table))
+    ):
         raise BadBqUri(f"must look like bq://project.dataset.table or bq://project.dataset, not {uri!r}")
     return BqRef(project, dataset, table)
 

@@ -78,10 +78,14 @@ class Config:
     body_read_seconds: int = 15  # BODY_READ_SECONDS: the whole request body must arrive within it
     caller_identity_header: str | None = None  # CALLER_IDENTITY_HEADER: set by an authenticating front end
     test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
-    preview: bool = False  # PREVIEW: serve the local preview page at GET / for browsers (`make run` sets it; deploy.sh does not)
+    preview: bool = (
+        False  # PREVIEW: serve the local preview page at GET / for browsers (`make run` sets it; deploy.sh does not)
+    )
     bigquery: "BigQuerySettings" = field(default_factory=lambda: BigQuerySettings())  # bq:// sources (issue 15)
     analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing at once (agent.service.runner.AnalysisSlots)
-    demand_uri: str | None = None  # DEMAND_URI: a Merchant Center Best sellers report (CSV), same forms as REFERENCE_URI
+    demand_uri: str | None = (
+        None  # DEMAND_URI: a Merchant Center Best sellers report (CSV), same forms as REFERENCE_URI
+    )
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -165,8 +169,10 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
         for item in items:
             if is_bq(item):
                 if not _bq_prefix_ok(item):
-                    raise ConfigError("ALLOWED_CATALOG_PREFIXES: a bq:// entry must be bq://project.dataset or "
-                                      "bq://project.dataset.table ({merchant_id} may stand in the table name)")
+                    raise ConfigError(
+                        "ALLOWED_CATALOG_PREFIXES: a bq:// entry must be bq://project.dataset or "
+                        "bq://project.dataset.table ({merchant_id} may stand in the table name)"
+                    )
                 continue
             try:
                 gsuri.split(item)
@@ -174,8 +180,10 @@ def _prefixes(env: Mapping[str, str], catalog_uri: str | None, reference_uri: st
             except ValueError:
                 well_formed = False
             if not well_formed:
-                raise ConfigError("ALLOWED_CATALOG_PREFIXES must be a comma-separated list of gs://bucket/prefix "
-                                  "entries ({merchant_id} may stand for the caller's merchant)")
+                raise ConfigError(
+                    "ALLOWED_CATALOG_PREFIXES must be a comma-separated list of gs://bucket/prefix "
+                    "entries ({merchant_id} may stand for the caller's merchant)"
+                )
         return tuple(item if item.endswith("/") or is_bq(item) else item + "/" for item in items)
     # Deny by default outside the configured bucket(s).
     defaults = []
@@ -285,7 +293,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
 
 # ------------------------------------------------------------------ BigQuery sources (issue 15)
 
-DEFAULT_MAXIMUM_BYTES_BILLED = 10 * 1024 ** 3  # 10 GiB: about $0.06 per question at on-demand prices
+DEFAULT_MAXIMUM_BYTES_BILLED = 10 * 1024**3  # 10 GiB: about $0.06 per question at on-demand prices
 SHARE_BIGQUERY_IN_MEMORY = 0.10  # a bq:// read into Arrow may take this share of MEMORY_BUDGET_BYTES
 
 

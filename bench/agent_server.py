@@ -18,15 +18,34 @@ from pathlib import Path
 import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
-AGENT_SETTINGS = ("CATALOG_", "A2UI_", "STATE_", "REFERENCE_", "ALLOWED_", "CONTEXT_", "MAX_BODY_BYTES", "LOG_LEVEL",
-                  "GOOGLE_CLOUD_PROJECT", "STORAGE_EMULATOR_HOST", "TEST_STEP_GATE", "CALLER_", "MEMORY_",
-                  "BODY_READ_SECONDS", "TURN_STORAGE_SECONDS", "PROVIDER_", "K_SERVICE", "PREVIEW")
+AGENT_SETTINGS = (
+    "CATALOG_",
+    "A2UI_",
+    "STATE_",
+    "REFERENCE_",
+    "ALLOWED_",
+    "CONTEXT_",
+    "MAX_BODY_BYTES",
+    "LOG_LEVEL",
+    "GOOGLE_CLOUD_PROJECT",
+    "STORAGE_EMULATOR_HOST",
+    "TEST_STEP_GATE",
+    "CALLER_",
+    "MEMORY_",
+    "BODY_READ_SECONDS",
+    "TURN_STORAGE_SECONDS",
+    "PROVIDER_",
+    "K_SERVICE",
+    "PREVIEW",
+)
 
 
 class AgentServer:
     """`functions-framework --target=a2a` on 127.0.0.1 with `threads` gthread workers (the deploy default: 8)."""
 
-    def __init__(self, threads: int = int(os.environ.get("BENCH_THREADS", "8")), env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, threads: int = int(os.environ.get("BENCH_THREADS", "8")), env: dict[str, str] | None = None
+    ) -> None:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -37,7 +56,11 @@ class AgentServer:
         full_env.update(env or {})
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "functions_framework", "--target=a2a", "--host=127.0.0.1", f"--port={self.port}"],
-            cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cwd=ROOT,
+            env=full_env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         self._wait_ready()
 
     def _wait_ready(self, timeout: float = 60.0) -> None:
@@ -127,5 +150,7 @@ def percentile(values: list[float], q: float) -> float:
 def spread(values: list[float]) -> str:
     if not values:
         return "n/a"
-    return (f"p50 {percentile(values, 0.5) * 1000:,.1f} ms, p95 {percentile(values, 0.95) * 1000:,.1f} ms, "
-            f"max {max(values) * 1000:,.1f} ms")
+    return (
+        f"p50 {percentile(values, 0.5) * 1000:,.1f} ms, p95 {percentile(values, 0.95) * 1000:,.1f} ms, "
+        f"max {max(values) * 1000:,.1f} ms"
+    )

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -80,29 +79,52 @@ def main_gaps(ks: list[int]) -> None:
 
     emu = BqEmulator().start()
     try:
-        base = bq_seed.create_products_table(emu.client, emu.project, rows=bq_seed.demo_products_rows_with_google_ids(),
-                                             merchant_id=1)
+        base = bq_seed.create_products_table(
+            emu.client, emu.project, rows=bq_seed.demo_products_rows_with_google_ids(), merchant_id=1
+        )
         env = {**{k: v for k, v in os.environ.items()}, **emu.env}
         common = {**emu.env, "BIGQUERY_MAXIMUM_BYTES_BILLED": str(1 << 45)}
         for k in ks:
             ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2)
             names = [f.name for f in bq_seed.products_schema()]
-            select = ", ".join(f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}"
-                               for n in names)
+            select = ", ".join(
+                f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}"
+                for n in names
+            )
             emu.client.query(
                 f"INSERT INTO `{ds}.Products_2` ({', '.join(names)}) SELECT {select} "
-                f"FROM `{base}.Products_1` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k").result()
+                f"FROM `{base}.Products_1` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k"
+            ).result()
             for mode, line in (("pushdown", "0"), ("in-memory", str(1 << 40))):
                 print(f"uptime: {os.getloadavg()}", flush=True)
-                out = subprocess.run([sys.executable, "-c", GAPS_CHILD, f"bq://{ds}.Products_2",
-                                      json.dumps({**common, "BIGQUERY_IN_MEMORY_BYTES": line})],
-                                     cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+                out = subprocess.run(
+                    [
+                        sys.executable,
+                        "-c",
+                        GAPS_CHILD,
+                        f"bq://{ds}.Products_2",
+                        json.dumps({**common, "BIGQUERY_IN_MEMORY_BYTES": line}),
+                    ],
+                    cwd=ROOT,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=3600,
+                )
                 if out.returncode:
                     print(f"k={k} {mode}: failed: {out.stderr[-600:]}", flush=True)
                     continue
                 got = json.loads(out.stdout.strip().splitlines()[-1])
-                print(json.dumps({"copies": k, "mode": mode, **{a: round(b, 2) if isinstance(b, float) else b
-                                                                for a, b in got.items()}}), flush=True)
+                print(
+                    json.dumps(
+                        {
+                            "copies": k,
+                            "mode": mode,
+                            **{a: round(b, 2) if isinstance(b, float) else b for a, b in got.items()},
+                        }
+                    ),
+                    flush=True,
+                )
     finally:
         emu.stop()
 
@@ -121,20 +143,37 @@ def main(ks: list[int]) -> None:
             ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2)
             t = time.perf_counter()
             names = [f.name for f in bq_seed.products_schema()]
-            select = ", ".join(f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}"
-                               for n in names)
+            select = ", ".join(
+                f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}"
+                for n in names
+            )
             emu.client.query(
                 f"INSERT INTO `{ds}.Products_2` ({', '.join(names)}) SELECT {select} "
-                f"FROM `{base}.Products_1` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k").result()
+                f"FROM `{base}.Products_1` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k"
+            ).result()
             seed = time.perf_counter() - t
-            out = subprocess.run([sys.executable, "-c", CHILD, f"bq://{ds}.Products_2", json.dumps(settings)],
-                                 cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, f"bq://{ds}.Products_2", json.dumps(settings)],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=3600,
+            )
             if out.returncode:
                 print(f"k={k}: failed: {out.stderr[-800:]}")
                 break
             got = json.loads(out.stdout.strip().splitlines()[-1])
-            print(json.dumps({"copies": k, "seed_s": round(seed, 1), **{a: round(b, 2) if isinstance(b, float) else b
-                                                                       for a, b in got.items()}}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "copies": k,
+                        "seed_s": round(seed, 1),
+                        **{a: round(b, 2) if isinstance(b, float) else b for a, b in got.items()},
+                    }
+                ),
+                flush=True,
+            )
     finally:
         emu.stop()
 

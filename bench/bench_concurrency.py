@@ -26,8 +26,12 @@ from agent_server import AgentServer, message, post, rpc, spread, sse_events  # 
 STREAMS = int(os.environ.get("BENCH_STREAMS", "50"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 TIMEOUT = float(os.environ.get("BENCH_TIMEOUT", "120"))
-QUESTIONS = ("Where are the gaps in outdoor furniture?", "What gaps are there in the garden tools?",
-             "Where are the gaps in the catalog?", "Which categories have gaps in lighting?")
+QUESTIONS = (
+    "Where are the gaps in outdoor furniture?",
+    "What gaps are there in the garden tools?",
+    "Where are the gaps in the catalog?",
+    "Which categories have gaps in lighting?",
+)
 
 
 def one_stream(server: AgentServer, barrier: threading.Barrier, i: int, out: list) -> None:
@@ -35,8 +39,11 @@ def one_stream(server: AgentServer, barrier: threading.Barrier, i: int, out: lis
     conn = server.connection(timeout=TIMEOUT)
     try:
         conn.connect()
-        body = rpc("message/stream", message([{"kind": "text", "text": QUESTIONS[i % len(QUESTIONS)]}],
-                                             str(uuid.uuid4())), rid=i)
+        body = rpc(
+            "message/stream",
+            message([{"kind": "text", "text": QUESTIONS[i % len(QUESTIONS)]}], str(uuid.uuid4())),
+            rid=i,
+        )
         barrier.wait(timeout=TIMEOUT)
         started = time.perf_counter()
         response = post(conn, body)
@@ -74,8 +81,9 @@ def main() -> None:
     try:
         warm = server.connection()  # each question once first, so the demo catalog is loaded and cached
         for question in QUESTIONS:
-            for _ in sse_events(post(warm, rpc("message/stream", message(
-                    [{"kind": "text", "text": question}], str(uuid.uuid4()))))):
+            for _ in sse_events(
+                post(warm, rpc("message/stream", message([{"kind": "text", "text": question}], str(uuid.uuid4()))))
+            ):
                 pass
         warm.close()
         rss_before = server.rss()
@@ -94,8 +102,9 @@ def main() -> None:
         for round_no in range(ROUNDS):
             out: list = [None] * STREAMS
             barrier = threading.Barrier(STREAMS)
-            threads = [threading.Thread(target=one_stream, args=(server, barrier, i, out), daemon=True)
-                       for i in range(STREAMS)]
+            threads = [
+                threading.Thread(target=one_stream, args=(server, barrier, i, out), daemon=True) for i in range(STREAMS)
+            ]
             for t in threads:
                 t.start()
             for t in threads:
@@ -109,20 +118,28 @@ def main() -> None:
                     finals.append(final)
                 if error:
                     errors[error] = errors.get(error, 0) + 1
-            print(f"  round {round_no + 1}: first event {spread([o[0] for o in out if o and o[0] is not None])}",
-                  flush=True)
+            print(
+                f"  round {round_no + 1}: first event {spread([o[0] for o in out if o and o[0] is not None])}",
+                flush=True,
+            )
         wall = time.perf_counter() - wall_started
         total = STREAMS * ROUNDS
-        print(f"{total} streams ({ROUNDS} round(s) of {STREAMS} concurrent), THREADS={server.threads}, wall {wall:.1f} s")
+        print(
+            f"{total} streams ({ROUNDS} round(s) of {STREAMS} concurrent), THREADS={server.threads}, wall {wall:.1f} s"
+        )
         print(f"first event: {spread(firsts)}")
         print(f"completion:  {spread(finals)}")
         print(f"errors: {sum(errors.values())} {errors if errors else ''}".rstrip())
         total_single = sum(singles)
-        print(f"one at a time: {len(singles)} streams, sum {total_single * 1000:.0f} ms (median {sorted(singles)[len(singles) // 2] * 1000:.1f} ms); "
-              f"burst of {STREAMS} (first request to last final frame), per round: "
-              + ", ".join(f"{b * 1000:.0f} ms ({b / total_single:.2f}x the sum)" for b in bursts))
-        print(f"server RSS before {rss_before / 2**20:,.0f} MiB, after {server.rss() / 2**20:,.0f} MiB; "
-              f"alive {server.alive()}")
+        print(
+            f"one at a time: {len(singles)} streams, sum {total_single * 1000:.0f} ms (median {sorted(singles)[len(singles) // 2] * 1000:.1f} ms); "
+            f"burst of {STREAMS} (first request to last final frame), per round: "
+            + ", ".join(f"{b * 1000:.0f} ms ({b / total_single:.2f}x the sum)" for b in bursts)
+        )
+        print(
+            f"server RSS before {rss_before / 2**20:,.0f} MiB, after {server.rss() / 2**20:,.0f} MiB; "
+            f"alive {server.alive()}"
+        )
     finally:
         server.stop()
 

@@ -43,6 +43,8 @@ def use_size(variants: int) -> None:
     global CSV, PARQUET
     stem = "catalog-1m" if variants == 1_000_000 else f"catalog-{variants}"
     CSV, PARQUET = OUT / f"{stem}.csv", OUT / f"{stem}.parquet"
+
+
 sys.path.insert(0, str(ROOT))
 
 
@@ -185,7 +187,11 @@ VARIANTS = [1_000_000]
 
 def peak_rss(mode: str) -> dict:
     out = subprocess.run(
-        [sys.executable, __file__, "--rss-child", mode, "--variants", str(VARIANTS[0])], capture_output=True, text=True, cwd=ROOT, check=False
+        [sys.executable, __file__, "--rss-child", mode, "--variants", str(VARIANTS[0])],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
     )
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
@@ -228,7 +234,12 @@ def warm_cache_figures(parquet_bytes: bytes, runs: int, use_gcs: bool) -> list[t
             uri = f"gs://{bucket}/acme/"
             t0 = time.perf_counter()
             ref, table = cache.load_gcs(uri, parse)
-            rows.append((f"cold load_gcs (prefix, list + download {len(parquet_bytes) / 1e6:.0f} MB + parse)", time.perf_counter() - t0))
+            rows.append(
+                (
+                    f"cold load_gcs (prefix, list + download {len(parquet_bytes) / 1e6:.0f} MB + parse)",
+                    time.perf_counter() - t0,
+                )
+            )
             within, after = [], []
             for _ in range(runs * 20):
                 t0 = time.perf_counter()
@@ -266,8 +277,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="ingest benchmark")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--no-gcs", action="store_true", help="skip the emulator part of the warm-cache figures")
-    parser.add_argument("--variants", type=int, default=1_000_000,
-                        help="catalog size (files from bench/gen_catalog.py --variants N; generated if missing)")
+    parser.add_argument(
+        "--variants",
+        type=int,
+        default=1_000_000,
+        help="catalog size (files from bench/gen_catalog.py --variants N; generated if missing)",
+    )
     parser.add_argument("--no-rss", action="store_true", help="skip the peak-RSS subprocesses")
     parser.add_argument("--rss-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -277,7 +292,9 @@ def main() -> None:
         rss_child(args.rss_child)
         return
     if not (CSV.exists() and PARQUET.exists()):
-        subprocess.run([sys.executable, str(ROOT / "bench" / "gen_catalog.py"), "--variants", str(args.variants)], check=True)
+        subprocess.run(
+            [sys.executable, str(ROOT / "bench" / "gen_catalog.py"), "--variants", str(args.variants)], check=True
+        )
 
     import pyarrow as pa
 
@@ -288,7 +305,9 @@ def main() -> None:
     print(f"ours: {who}")
 
     print("\n## Time (median; wall clock, and process CPU time summed over threads)")
-    print(f"{'':44s} {'ours':>10s} {'bare':>10s} {'ratio':>7s} {'paired':>7s} {'ours CPU':>10s} {'bare CPU':>10s} {'ratio':>7s}")
+    print(
+        f"{'':44s} {'ours':>10s} {'bare':>10s} {'ratio':>7s} {'paired':>7s} {'ours CPU':>10s} {'bare CPU':>10s} {'ratio':>7s}"
+    )
     for label, data, bare, name in (
         ("CSV ingest vs pyarrow.csv.read_csv", csv_bytes, bare_csv, CSV.name),
         ("Parquet load vs pyarrow.parquet.read_table", parquet_bytes, bare_parquet, PARQUET.name),
@@ -306,12 +325,17 @@ def main() -> None:
     if not args.no_rss:
         print("\n## Peak RSS (fresh process each; includes the file's bytes and the interpreter)")
         print(f"{'':44s} {'ours':>10s} {'bare':>10s} {'ratio':>7s}")
-        for label, ours_mode, bare_mode in (("CSV", "ours-csv", "bare-csv"), ("Parquet", "ours-parquet", "bare-parquet")):
+        for label, ours_mode, bare_mode in (
+            ("CSV", "ours-csv", "bare-csv"),
+            ("Parquet", "ours-parquet", "bare-parquet"),
+        ):
             bare = peak_rss(bare_mode)
             ours = peak_rss(ours_mode)
             bare_s = f"{bare['peak_mib']:.0f} MiB" if "peak_mib" in bare else "error"
             if "peak_mib" in ours and "peak_mib" in bare:
-                print(f"{label:44s} {ours['peak_mib']:>6.0f} MiB {bare_s:>10s} {ours['peak_mib'] / bare['peak_mib']:6.2f}x")
+                print(
+                    f"{label:44s} {ours['peak_mib']:>6.0f} MiB {bare_s:>10s} {ours['peak_mib'] / bare['peak_mib']:6.2f}x"
+                )
             else:
                 note = ours.get("skipped") or ours.get("error") or bare.get("error")
                 print(f"{label:44s} {'-':>10s} {bare_s:>10s} {'-':>7s}   ({note})")

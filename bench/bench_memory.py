@@ -35,9 +35,11 @@ def catalog(target_bytes: int) -> bytes:
     size, i = len(lines[0]) + 1, 0
     filler = "Weatherproof teak garden chair with stainless fittings and a ten-year warranty. " * 10
     while size < target_bytes:
-        line = (f"P{i},Garden chair {i},{10 + i % 500}.99,Brand{i % 40},"
-                f"Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs,"
-                f"{'in stock' if i % 7 else 'out of stock'},{['red', 'blue', 'teak'][i % 3]},\"{filler}{i}\"")
+        line = (
+            f"P{i},Garden chair {i},{10 + i % 500}.99,Brand{i % 40},"
+            f"Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs,"
+            f'{"in stock" if i % 7 else "out of stock"},{["red", "blue", "teak"][i % 3]},"{filler}{i}"'
+        )
         lines.append(line)
         size += len(line) + 1
         i += 1
@@ -83,8 +85,13 @@ def main() -> None:
         env["MEMORY_BUDGET_BYTES"] = str(int(float(os.environ["BENCH_BUDGET_MIB"]) * 2**20))
     if os.environ.get("BENCH_KEEP") == "0":  # conversations keep no attached catalog: what remains is the rest
         env["CONTEXT_MAX_ATTACHED_BYTES"] = "0"
-    proc = subprocess.Popen([sys.executable, "-m", "functions_framework", "--target=a2a", "--host=127.0.0.1",
-                             f"--port={port}"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "functions_framework", "--target=a2a", "--host=127.0.0.1", f"--port={port}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         for _ in range(300):
             try:
@@ -96,8 +103,12 @@ def main() -> None:
         client = httpx.Client(timeout=300)
 
         def send(parts: list[dict]) -> dict:
-            body = {"jsonrpc": "2.0", "id": 1, "method": "message/send",
-                    "params": {"message": {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())}}}
+            body = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "message/send",
+                "params": {"message": {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())}},
+            }
             return client.post(url, json=body).json()
 
         for _ in range(5):
@@ -109,24 +120,34 @@ def main() -> None:
         errors, durations = 0, []
         for i in range(SENDS):
             started = time.perf_counter()
-            answer = send([{"kind": "text", "text": "What is out of stock?"},
-                           {"kind": "file", "file": {"bytes": data, "name": f"big-{i}.csv", "mimeType": "text/csv"}}])
+            answer = send(
+                [
+                    {"kind": "text", "text": "What is out of stock?"},
+                    {"kind": "file", "file": {"bytes": data, "name": f"big-{i}.csv", "mimeType": "text/csv"}},
+                ]
+            )
             durations.append(time.perf_counter() - started)
             if answer.get("result", {}).get("status", {}).get("state") != "completed":
                 errors += 1
             if (i + 1) % 25 == 0:
-                print(f"  {i + 1} sends, RSS now {rss_bytes(proc.pid) / 2**20:,.0f} MiB, peak {sampler.peak / 2**20:,.0f} MiB",
-                      flush=True)
+                print(
+                    f"  {i + 1} sends, RSS now {rss_bytes(proc.pid) / 2**20:,.0f} MiB, peak {sampler.peak / 2**20:,.0f} MiB",
+                    flush=True,
+                )
         time.sleep(10)
         settled = rss_bytes(proc.pid)
         sampler.stop = True
         durations.sort()
-        mib = 2 ** 20
+        mib = 2**20
         print(f"body {len(data) / mib:.1f} MiB of base64 per send, {SENDS} sends, errors {errors}")
-        print(f"baseline (warm) RSS {baseline / mib:,.0f} MiB; peak {sampler.peak / mib:,.0f} MiB; "
-              f"settled (10 s after) {settled / mib:,.0f} MiB ({(settled - baseline) / baseline:+.0%} of baseline)")
-        print(f"send p50 {durations[len(durations) // 2]:.2f} s, p95 {durations[int(len(durations) * 0.95)]:.2f} s, "
-              f"max {durations[-1]:.2f} s")
+        print(
+            f"baseline (warm) RSS {baseline / mib:,.0f} MiB; peak {sampler.peak / mib:,.0f} MiB; "
+            f"settled (10 s after) {settled / mib:,.0f} MiB ({(settled - baseline) / baseline:+.0%} of baseline)"
+        )
+        print(
+            f"send p50 {durations[len(durations) // 2]:.2f} s, p95 {durations[int(len(durations) * 0.95)]:.2f} s, "
+            f"max {durations[-1]:.2f} s"
+        )
     finally:
         proc.terminate()
         proc.wait(10)

@@ -52,14 +52,18 @@ def main() -> None:
                     figures.append(ms)
             if args.screenshot:
                 page.locator("article.turn a2ui-surface a2ui-row").last.wait_for()
-                page.screenshot(path=str(args.screenshot), full_page=True, clip={"x": 0, "y": 0, "width": 1000, "height": 1250})
+                page.screenshot(
+                    path=str(args.screenshot), full_page=True, clip={"x": 0, "y": 0, "width": 1000, "height": 1250}
+                )
             browser.close()
     finally:
         server.stop()
     load = os.getloadavg()
-    print(f"Send → first rendered artifact, demo catalog, {len(figures)} runs: median {statistics.median(figures):.1f} ms "
-          f"(min {min(figures):.1f}, max {max(figures):.1f}); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
-          f"{os.cpu_count()} CPUs")
+    print(
+        f"Send → first rendered artifact, demo catalog, {len(figures)} runs: median {statistics.median(figures):.1f} ms "
+        f"(min {min(figures):.1f}, max {max(figures):.1f}); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
+        f"{os.cpu_count()} CPUs"
+    )
     print("runs (ms):", " ".join(f"{f:.1f}" for f in figures))
 
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.conftest import Server, free_port  # noqa: E402
 
-FIXED = '''import functions_framework
+FIXED = """import functions_framework
 from flask import Response
 
 BODY = open("body.json", "rb").read()
@@ -37,14 +37,14 @@ BODY = open("body.json", "rb").read()
 def fixed(request):
     request.get_data()
     return Response(BODY, 200, mimetype="application/json")
-'''
+"""
 
-HELLO = '''import functions_framework
+HELLO = """import functions_framework
 
 @functions_framework.http
 def hello(request):
     return {"ok": True}
-'''
+"""
 
 
 def _body(method: str, params: dict, rid: int = 1) -> bytes:
@@ -117,7 +117,11 @@ class RawClient:
             buffer += self._recv()
             if b"\r\n\r\n" in buffer:
                 head, rest = buffer.split(b"\r\n\r\n", 1)
-                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+                length = next(
+                    int(line.split(b":")[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length")
+                )
                 if len(rest) >= length:
                     self.last_length = length
                     return (time.perf_counter() - start) * 1000
@@ -138,8 +142,11 @@ def client_figures(url: str, runs: int) -> tuple[float, float]:
             client = ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create(card)
 
             async def first_event() -> tuple[float, str]:
-                message = Message(role=Role.user, parts=[Part(root=TextPart(text="What is in this file?"))],
-                                  message_id=f"m{time.perf_counter_ns()}")
+                message = Message(
+                    role=Role.user,
+                    parts=[Part(root=TextPart(text="What is in this file?"))],
+                    message_id=f"m{time.perf_counter_ns()}",
+                )
                 start, first, task_id = time.perf_counter(), None, ""
                 async for event in client.send_message(message):
                     if first is None:
@@ -166,8 +173,17 @@ def client_figures(url: str, runs: int) -> tuple[float, float]:
 def raw_figures(port: int, runs: int) -> tuple[float, float, int]:
     """(median ms to first SSE event, median ms tasks/get round trip, task bytes), warm, back to back."""
     client = RawClient(port)
-    stream = _body("message/stream", {"message": {"role": "user", "messageId": "m", "kind": "message",
-                                                  "parts": [{"kind": "text", "text": "What is in this file?"}]}})
+    stream = _body(
+        "message/stream",
+        {
+            "message": {
+                "role": "user",
+                "messageId": "m",
+                "kind": "message",
+                "parts": [{"kind": "text", "text": "What is in this file?"}],
+            }
+        },
+    )
     for _ in range(10):
         client.first_event_ms(stream)
     firsts, last = [], b""
@@ -187,14 +203,18 @@ def our_answer(conn: http.client.HTTPConnection, text: str) -> dict[str, str]:
     return {"answer": task["artifacts"][0]["parts"][0]["text"], "status": task["status"]["message"]["parts"][0]["text"]}
 
 
-def bench_reference(runs: int, ours: tuple[float, float, int], ours_client: tuple[float, float], answer: dict[str, str],
-                    get_body: bytes) -> None:
+def bench_reference(
+    runs: int, ours: tuple[float, float, int], ours_client: tuple[float, float], answer: dict[str, str], get_body: bytes
+) -> None:
     port = free_port()
     answer_file = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8")
     json.dump(answer, answer_file)
     answer_file.close()
-    proc = subprocess.Popen([sys.executable, str(ROOT / "bench" / "reference_server.py"), str(port), answer_file.name],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "reference_server.py"), str(port), answer_file.name],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         wait_ready(port, "/.well-known/agent-card.json")
         ref = raw_figures(port, runs)
@@ -203,16 +223,26 @@ def bench_reference(runs: int, ours: tuple[float, float, int], ours_client: tupl
         proc.terminate()
         proc.wait(10)
         os.unlink(answer_file.name)
-    print(f"raw socket, first SSE event: ours {ours[0]:.2f} ms, a2a-sdk reference {ref[0]:.2f} ms, ratio {ours[0] / ref[0]:.2f}x")
-    print(f"raw socket, tasks/get:       ours {ours[1]:.2f} ms, a2a-sdk reference {ref[1]:.2f} ms, ratio {ours[1] / ref[1]:.2f}x"
-          f"  (task JSON: ours {ours[2]:,} bytes, reference {ref[2]:,} bytes)")
-    print(f"a2a-sdk client, first event: ours {ours_client[0]:.2f} ms, a2a-sdk reference {ref_client[0]:.2f} ms, "
-          f"ratio {ours_client[0] / ref_client[0]:.2f}x")
-    print(f"a2a-sdk client, get_task:    ours {ours_client[1]:.2f} ms, a2a-sdk reference {ref_client[1]:.2f} ms, "
-          f"ratio {ours_client[1] / ref_client[1]:.2f}x")
+    print(
+        f"raw socket, first SSE event: ours {ours[0]:.2f} ms, a2a-sdk reference {ref[0]:.2f} ms, ratio {ours[0] / ref[0]:.2f}x"
+    )
+    print(
+        f"raw socket, tasks/get:       ours {ours[1]:.2f} ms, a2a-sdk reference {ref[1]:.2f} ms, ratio {ours[1] / ref[1]:.2f}x"
+        f"  (task JSON: ours {ours[2]:,} bytes, reference {ref[2]:,} bytes)"
+    )
+    print(
+        f"a2a-sdk client, first event: ours {ours_client[0]:.2f} ms, a2a-sdk reference {ref_client[0]:.2f} ms, "
+        f"ratio {ours_client[0] / ref_client[0]:.2f}x"
+    )
+    print(
+        f"a2a-sdk client, get_task:    ours {ours_client[1]:.2f} ms, a2a-sdk reference {ref_client[1]:.2f} ms, "
+        f"ratio {ours_client[1] / ref_client[1]:.2f}x"
+    )
     floor = bench_floor(runs, get_body)
-    print(f"raw socket, tasks/get floor: bare functions-framework function returning our bytes {floor:.2f} ms, "
-          f"ratio to the reference {floor / ref[1]:.2f}x")
+    print(
+        f"raw socket, tasks/get floor: bare functions-framework function returning our bytes {floor:.2f} ms, "
+        f"ratio to the reference {floor / ref[1]:.2f}x"
+    )
 
 
 def wait_ready(port: int, path: str, timeout: float = 30.0) -> None:
@@ -235,9 +265,13 @@ def bench_floor(runs: int, body: bytes) -> float:
         Path(tmp, "main.py").write_text(FIXED)
         Path(tmp, "body.json").write_bytes(body)
         port = free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "functions_framework", "--target=fixed", f"--port={port}",
-                                 "--host=127.0.0.1"], cwd=tmp, env=dict(os.environ, THREADS="8"),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "functions_framework", "--target=fixed", f"--port={port}", "--host=127.0.0.1"],
+            cwd=tmp,
+            env=dict(os.environ, THREADS="8"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             wait_ready(port, "/")
             client = RawClient(port)
@@ -280,14 +314,37 @@ def bench_cold(runs: int) -> None:
             port = free_port()
             url = f"http://127.0.0.1:{port}/"
             env = dict(os.environ, PUBLIC_URL=url)
-            ours.append(cold_start_ms([sys.executable, "-m", "functions_framework", "--target=a2a", f"--port={port}",
-                                       "--host=127.0.0.1"], url, "/.well-known/agent-card.json", ROOT, env))
+            ours.append(
+                cold_start_ms(
+                    [sys.executable, "-m", "functions_framework", "--target=a2a", f"--port={port}", "--host=127.0.0.1"],
+                    url,
+                    "/.well-known/agent-card.json",
+                    ROOT,
+                    env,
+                )
+            )
             port = free_port()
             url = f"http://127.0.0.1:{port}/"
-            bare.append(cold_start_ms([sys.executable, "-m", "functions_framework", "--target=hello", f"--port={port}",
-                                       "--host=127.0.0.1"], url, "/", Path(tmp), dict(os.environ)))
-    print(f"cold start to first card: ours median {median(ours):.0f} ms, bare hello-world {median(bare):.0f} ms, "
-          f"ratio {median(ours) / median(bare):.2f}x  ({runs} runs each)")
+            bare.append(
+                cold_start_ms(
+                    [
+                        sys.executable,
+                        "-m",
+                        "functions_framework",
+                        "--target=hello",
+                        f"--port={port}",
+                        "--host=127.0.0.1",
+                    ],
+                    url,
+                    "/",
+                    Path(tmp),
+                    dict(os.environ),
+                )
+            )
+    print(
+        f"cold start to first card: ours median {median(ours):.0f} ms, bare hello-world {median(bare):.0f} ms, "
+        f"ratio {median(ours) / median(bare):.2f}x  ({runs} runs each)"
+    )
 
 
 def main() -> None:
@@ -301,15 +358,22 @@ def main() -> None:
         _, sent = unary_ms(conn, _body("message/send", _message("What is in this file?")))
         task_id = sent["result"]["id"]
         gets = [unary_ms(conn, _body("tasks/get", {"id": task_id}))[0] for _ in range(runs)]
-        sends = [unary_ms(conn, _body("message/send", _message("What is in this file?")))[0] for _ in range(max(20, runs // 4))]
-        gaps = [unary_ms(conn, _body("message/send", _message("Where are the gaps in outdoor furniture?")))[0]
-                for _ in range(max(20, runs // 4))]
+        sends = [
+            unary_ms(conn, _body("message/send", _message("What is in this file?")))[0]
+            for _ in range(max(20, runs // 4))
+        ]
+        gaps = [
+            unary_ms(conn, _body("message/send", _message("Where are the gaps in outdoor furniture?")))[0]
+            for _ in range(max(20, runs // 4))
+        ]
         print(f"time to first SSE event (warm, back to back): median {median(firsts):.2f} ms over {runs}")
         print(f"tasks/get round trip (warm, back to back):    median {median(gets):.2f} ms over {runs}")
         print(f"message/send overview on demo (warm):          median {median(sends):.2f} ms over {len(sends)}")
         print(f"message/send gaps question on demo (warm):     median {median(gaps):.2f} ms over {len(gaps)}")
         answer = our_answer(conn, "What is in this file?")
-        conn.request("POST", "/", body=_body("tasks/get", {"id": task_id}), headers={"Content-Type": "application/json"})
+        conn.request(
+            "POST", "/", body=_body("tasks/get", {"id": task_id}), headers={"Content-Type": "application/json"}
+        )
         get_body = conn.getresponse().read()
         ours = raw_figures(server.port, runs)
         ours_client = client_figures(server.url, runs)

@@ -60,11 +60,18 @@ def one(path: Path, budget_gib: float, runs: int) -> dict:
         t = time.perf_counter()
         turn()
         samples.append(time.perf_counter() - t)
-    return {"file": path.name, "budget_gib": budget_gib, "rows": rows, "table_mib": nbytes / 2**20,
-            "bytes_per_variant": nbytes / rows, "cache_mib": cfg.table_cache_bytes / 2**20,
-            "cached": cache.TABLE_CACHE.stats().entries > 0, "ingest_s": ingest,
-            "warm_turn_ms": statistics.median(samples) * 1000,
-            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {
+        "file": path.name,
+        "budget_gib": budget_gib,
+        "rows": rows,
+        "table_mib": nbytes / 2**20,
+        "bytes_per_variant": nbytes / rows,
+        "cache_mib": cfg.table_cache_bytes / 2**20,
+        "cached": cache.TABLE_CACHE.stats().entries > 0,
+        "ingest_s": ingest,
+        "warm_turn_ms": statistics.median(samples) * 1000,
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def main() -> None:
@@ -78,16 +85,25 @@ def main() -> None:
         print(json.dumps(one(args.inputs[0], args.budget_gib[0], args.runs)))
         return
     print(f"load average {os.getloadavg()[0]:.1f}")
-    print("| file | variants | budget | cache bound | table | B/variant | cached | ingest | warm turn (median) | peak RSS |")
+    print(
+        "| file | variants | budget | cache bound | table | B/variant | cached | ingest | warm turn (median) | peak RSS |"
+    )
     print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|")
     for path in args.inputs:
         for gib in args.budget_gib:
-            out = subprocess.run([sys.executable, __file__, str(path), "--budget-gib", str(gib), "--runs", str(args.runs),
-                                  "--child"], capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, __file__, str(path), "--budget-gib", str(gib), "--runs", str(args.runs), "--child"],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             r = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"| {r['file']} | {r['rows']:,} | {gib:g} GiB | {r['cache_mib']:,.0f} MiB | {r['table_mib']:,.0f} MiB | "
-                  f"{r['bytes_per_variant']:.0f} | {'yes' if r['cached'] else 'no'} | {r['ingest_s']:.1f} s | "
-                  f"{r['warm_turn_ms']:,.0f} ms | {r['peak_rss_mib']:,.0f} MiB |", flush=True)
+            print(
+                f"| {r['file']} | {r['rows']:,} | {gib:g} GiB | {r['cache_mib']:,.0f} MiB | {r['table_mib']:,.0f} MiB | "
+                f"{r['bytes_per_variant']:.0f} | {'yes' if r['cached'] else 'no'} | {r['ingest_s']:.1f} s | "
+                f"{r['warm_turn_ms']:,.0f} ms | {r['peak_rss_mib']:,.0f} MiB |",
+                flush=True,
+            )
     print(f"load average {os.getloadavg()[0]:.1f}")
 
 

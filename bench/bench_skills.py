@@ -79,13 +79,17 @@ def main() -> None:
         sys.exit(f"{path} not found: run bench/gen_catalog.py first")
     own, evidence, load_s = _load(path)
     tax = load()
-    print(f"input: {path.name}, {own.num_rows:,} rows, {common.count_products(own):,} products; "
-          f"ingest {load_s:.2f} s (not part of the figures below); threads {args.threads}; "
-          f"machine load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"input: {path.name}, {own.num_rows:,} rows, {common.count_products(own):,} products; "
+        f"ingest {load_s:.2f} s (not part of the figures below); threads {args.threads}; "
+        f"machine load average {os.getloadavg()[0]:.1f}"
+    )
 
     p = plan(QUESTION, own, tax)
-    print(f"plan: {p.skills} scope {p.scope.taxonomy_path} (id {p.scope.taxonomy_id}), "
-          f"{len(p.scope.merchant_categories)} merchant categories")
+    print(
+        f"plan: {p.skills} scope {p.scope.taxonomy_path} (id {p.scope.taxonomy_id}), "
+        f"{len(p.scope.merchant_categories)} merchant categories"
+    )
     scopes = {"whole catalog": plan("overview", own, tax).scope, "outdoor furniture": p.scope}
 
     rows = []
@@ -126,7 +130,8 @@ def main() -> None:
         if scope.taxonomy_id is not None:
             ids = ",".join(str(i) for i in common.scope_ids(scope, tax))
             where = f"AND (google_category_id IN ({ids})" + (
-                " OR CAST(category_path AS VARCHAR) IN (SELECT unnest(?)))" if scope.merchant_categories else ")")
+                " OR CAST(category_path AS VARCHAR) IN (SELECT unnest(?)))" if scope.merchant_categories else ")"
+            )
             params = [list(scope.merchant_categories)] if scope.merchant_categories else []
         else:
             where, params = "", []
@@ -152,8 +157,12 @@ def main() -> None:
         ours_cpu, duck_cpu = CPU[id(ours_core)], CPU[id(duck_core)]
         duck = {r["key"]: r for r in duck_core().to_pylist()}
         mine = ours_core()
-        assert all(mine[k]["products"] == duck[k]["products"] and mine[k]["variants"] == duck[k]["variants"]
-                   and abs((mine[k]["median"] or 0) - (duck[k]["median_price"] or 0)) < 1e-6 for k in duck), "ours and DuckDB disagree"
+        assert all(
+            mine[k]["products"] == duck[k]["products"]
+            and mine[k]["variants"] == duck[k]["variants"]
+            and abs((mine[k]["median"] or 0) - (duck[k]["median_price"] or 0)) < 1e-6
+            for k in duck
+        ), "ours and DuckDB disagree"
         core.append((label, ours_med, ours_best, duck_med, duck_best, ours_cpu, duck_cpu))
 
     print()
@@ -161,14 +170,22 @@ def main() -> None:
     print("|---|---|---:|---:|---:|")
     for skill_id, label, med, best, cpu in rows:
         print(f"| `{skill_id}` | {label} | {med * 1000:.0f} ms | {best * 1000:.0f} ms | {cpu * 1000:.0f} ms |")
-    print(f"| full turn: plan + `assortment_gaps` + Markdown | “{QUESTION}” | {turn_med * 1000:.0f} ms | {turn_best * 1000:.0f} ms | {CPU[id(turn)] * 1000:.0f} ms |")
+    print(
+        f"| full turn: plan + `assortment_gaps` + Markdown | “{QUESTION}” | {turn_med * 1000:.0f} ms | {turn_best * 1000:.0f} ms | {CPU[id(turn)] * 1000:.0f} ms |"
+    )
     print(f"| planner alone (catalog index cached per table) | “{QUESTION}” | {plan_med * 1000:.1f} ms | | |")
-    print(f"| full turn on the demo catalog ({demo.num_rows:,} rows) | “{QUESTION}” | {demo_med * 1000:.1f} ms | {demo_best * 1000:.1f} ms | {CPU[id(demo_turn)] * 1000:.1f} ms |")
+    print(
+        f"| full turn on the demo catalog ({demo.num_rows:,} rows) | “{QUESTION}” | {demo_med * 1000:.1f} ms | {demo_best * 1000:.1f} ms | {CPU[id(demo_turn)] * 1000:.1f} ms |"
+    )
     print()
-    print("| core gaps aggregation (status + scope filter, group by subcategory: distinct products, variants, in stock, min/median/max price) | ours wall | DuckDB wall | ours / DuckDB | ours CPU | DuckDB CPU |")
+    print(
+        "| core gaps aggregation (status + scope filter, group by subcategory: distinct products, variants, in stock, min/median/max price) | ours wall | DuckDB wall | ours / DuckDB | ours CPU | DuckDB CPU |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     for label, om, _ob, dm, _db, oc, dc in core:
-        print(f"| {label} | {om * 1000:.0f} ms | {dm * 1000:.0f} ms | {om / dm:.2f}× | {oc * 1000:.0f} ms | {dc * 1000:.0f} ms |")
+        print(
+            f"| {label} | {om * 1000:.0f} ms | {dm * 1000:.0f} ms | {om / dm:.2f}× | {oc * 1000:.0f} ms | {dc * 1000:.0f} ms |"
+        )
 
 
 if __name__ == "__main__":

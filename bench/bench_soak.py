@@ -42,8 +42,12 @@ CLIENTS = int(os.environ.get("BENCH_CLIENTS", "4"))
 TIMEOUT = float(os.environ.get("BENCH_TIMEOUT", "60"))
 SEED = Path(__file__).resolve().parents[1] / "tests" / "corpus" / "seed"
 KINDS = ("send", "stream", "get", "attach", "followup", "malformed")
-QUESTIONS = ("What is in this catalog?", "What is out of stock?", "Where are the gaps in outdoor furniture?",
-             "Which products are missing a brand?")
+QUESTIONS = (
+    "What is in this catalog?",
+    "What is out of stock?",
+    "Where are the gaps in outdoor furniture?",
+    "Which products are missing a brand?",
+)
 
 
 def seed_files() -> list[tuple[str, str]]:
@@ -201,16 +205,20 @@ def main() -> None:
         sampler.done.set()
         sampler.join()
         everything = [x for values in latencies.values() for x in values]
-        mib = 2 ** 20
+        mib = 2**20
         load = os.getloadavg()
-        print(f"{len(everything)} requests in {wall:.1f} s ({len(everything) / wall:.1f}/s, target {RATE:g}/s), "
-              f"{CLIENTS} clients, THREADS=8")
+        print(
+            f"{len(everything)} requests in {wall:.1f} s ({len(everything) / wall:.1f}/s, target {RATE:g}/s), "
+            f"{CLIENTS} clients, THREADS=8"
+        )
         print(f"all:       {spread(everything)}")
         for kind in KINDS:
             print(f"{kind + ':':10} n={len(latencies[kind]):5}  {spread(latencies[kind])}")
         print(f"errors: {sum(errors.values())} {errors if errors else ''}".rstrip())
-        print(f"server RSS start {rss_start / mib:,.0f} MiB, peak {max(sampler.peak, rss_end) / mib:,.0f} MiB, "
-              f"end {rss_end / mib:,.0f} MiB (5 s after the last request); alive {server.alive()}")
+        print(
+            f"server RSS start {rss_start / mib:,.0f} MiB, peak {max(sampler.peak, rss_end) / mib:,.0f} MiB, "
+            f"end {rss_end / mib:,.0f} MiB (5 s after the last request); alive {server.alive()}"
+        )
         print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     finally:
         server.stop()

@@ -86,8 +86,10 @@ def names_in(words_: list[str], local: list[str], root: int) -> bool:
         if any(_inside(e.google_id, root) for e in idx.by_head.get(w, ())):
             return True
     for w in local:
-        if any((e.tokens[0] == w or e.tokens[-1] == w) and _inside(e.google_id, root)
-               for e in (idx.local_by_word or {}).get(w, ())):
+        if any(
+            (e.tokens[0] == w or e.tokens[-1] == w) and _inside(e.google_id, root)
+            for e in (idx.local_by_word or {}).get(w, ())
+        ):
             return True
     return False
 
@@ -109,7 +111,7 @@ def label_contradicted(o) -> bool:
     if head:
         readings.append(namematch.match(head, frozenset(), True))
     sure = [m for m in readings if m is not None and m.confident]
-    if not any(m is not None and m.confident for m in readings[:len(readings) - bool(head)]):
+    if not any(m is not None and m.confident for m in readings[: len(readings) - bool(head)]):
         return False
     if any(_inside(m.google_id, root) for m in sure):
         return False
@@ -152,16 +154,22 @@ def _reviewed(path: Path, rows: list) -> None:
     est = {c: share[c] / len(sample) * pop for c in CLASSES}
     agree = sum(r["rule_class"] == r["reviewed_class"] for r in sample)
     reach = n - est["no_noun"] - est["taxonomy_lacks"]
-    print(f"## reviewed sample {path.name}: {len(sample)} rows, rules agree with the review on {agree} "
-          f"({agree / len(sample):.0%})")
+    print(
+        f"## reviewed sample {path.name}: {len(sample)} rows, rules agree with the review on {agree} "
+        f"({agree / len(sample):.0%})"
+    )
     for c in CLASSES:
         print(f"   {c:15s} {share[c]:4d} in sample  ~{est[c]:6.0f} of the {pop} misses + unmapped")
-    print(f"   ceiling: coverage {reach / n:.1%}, L2 {(reach - est['label_wrong']) / reach:.1%}, "
-          f"leaf {(reach - est['label_wrong'] - est['coarse_label']) / reach:.1%}")
+    print(
+        f"   ceiling: coverage {reach / n:.1%}, L2 {(reach - est['label_wrong']) / reach:.1%}, "
+        f"leaf {(reach - est['label_wrong'] - est['coarse_label']) / reach:.1%}"
+    )
     # today's mapped products without the wrong labels the review finds among the mis-mapped ones
     wrong_mapped = sum(1 for r in sample if r["reviewed_class"] == "label_wrong" and r["prediction"])
     mis = sum(1 for r in sample if r["prediction"])
-    est_wrong = wrong_mapped / mis * (mapped - sum(r[2].got == r[2].label for r in rows if r[2].got is not None)) if mis else 0
+    est_wrong = (
+        wrong_mapped / mis * (mapped - sum(r[2].got == r[2].label for r in rows if r[2].got is not None)) if mis else 0
+    )
     print(f"   today on labels not judged wrong (review, extrapolated): L2 {right2 / (mapped - est_wrong):.1%}")
 
 
@@ -203,8 +211,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"   {c:15s} {pop[c]:5d}  ({unm} unmapped, {pop[c] - unm} mis-mapped)")
         print(f"   today: coverage {len(mapped) / n:.1%}, L2 {right2 / len(mapped):.1%}")
         print(f"   ceiling: coverage {reach / n:.1%}, L2 {ceil2:.1%}, leaf {ceil_leaf:.1%}")
-        print(f"   today on labels not judged wrong: {len(trusted)} mapped, L2 {t2 / len(trusted):.1%}, "
-              f"leaf {tleaf / len(trusted):.1%}")
+        print(
+            f"   today on labels not judged wrong: {len(trusted)} mapped, L2 {t2 / len(trusted):.1%}, "
+            f"leaf {tleaf / len(trusted):.1%}"
+        )
     if args.reviewed:
         _reviewed(Path(args.reviewed), rows)
     if args.sample:
@@ -215,8 +225,18 @@ def main(argv: list[str] | None = None) -> int:
         w = csv.writer(out, lineterminator="\n")
         w.writerow(["shop", "half", "title", "product_type", "own_category", "label", "prediction", "class"])
         for shop, half, o, cls in sample:
-            w.writerow([shop, half, o.title[:120], o.product_type, o.category, tax.node(o.label).path,
-                        tax.node(o.got).path if o.got is not None else "", cls])
+            w.writerow(
+                [
+                    shop,
+                    half,
+                    o.title[:120],
+                    o.product_type,
+                    o.category,
+                    tax.node(o.label).path,
+                    tax.node(o.got).path if o.got is not None else "",
+                    cls,
+                ]
+            )
         if args.csv:
             out.close()
         print(f"sample of {len(sample)} (seed {args.seed}):", dict(Counter(r[3] for r in sample)))

@@ -41,8 +41,12 @@ from agent.catalog.categorise import resolve_google, resolve_shopify  # noqa: E4
 from agent.catalog.evidence import KIND_ATTACHED  # noqa: E402
 from agent.catalog.sources import read_table_bytes  # noqa: E402
 
-GOOGLE_LABELS = ("google_product_category", "google product category", "google shopping / google product category",
-                 "g:google_product_category")
+GOOGLE_LABELS = (
+    "google_product_category",
+    "google product category",
+    "google shopping / google product category",
+    "g:google_product_category",
+)
 SHOPIFY_LABELS = ("product category",)
 HANDLES = ("handle", "url handle")
 SUFFIXES = (".csv", ".tsv", ".txt")
@@ -172,8 +176,9 @@ def evaluate_file(path: Path) -> list[Outcome]:
         return []
     labels, hidden = got
     table, _ = read_table_bytes(hidden, path.name, KIND_ATTACHED)
-    cols = table.select(["row_number", "product_key", "google_category_id", "title", "product_type",
-                         "category_path"]).to_pydict()
+    cols = table.select(
+        ["row_number", "product_key", "google_category_id", "title", "product_type", "category_path"]
+    ).to_pydict()
     seen: set[int] = set()
     out = []
     for rn, key, cid, title, ptype, cat in zip(*cols.values()):
@@ -218,8 +223,10 @@ def by_split(folder: Path) -> dict[str, Figures]:
 
 
 def _row(name: str, f: Figures) -> str:
-    return (f"| {name} | {f.labelled} | {f.mapped} | {f.coverage:.1%} | {f.precision2:.1%} | {f.precision_leaf:.1%} "
-            f"| {f.precision_path:.1%} |")
+    return (
+        f"| {name} | {f.labelled} | {f.mapped} | {f.coverage:.1%} | {f.precision2:.1%} | {f.precision_leaf:.1%} "
+        f"| {f.precision_path:.1%} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -252,7 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     for o in chosen.unmapped[: args.unmapped]:
         print(f"UNMAPPED {o.shop}: {o.title[:60]!r} type={o.product_type[:30]!r}\n   label {tax.node(o.label).path}")
     for o in chosen.misses[: args.misses]:
-        print(f"{o.shop}: {o.title[:60]!r} type={o.product_type[:30]!r}\n   label {tax.node(o.label).path}\n   got   {tax.node(o.got).path}")
+        print(
+            f"{o.shop}: {o.title[:60]!r} type={o.product_type[:30]!r}\n   label {tax.node(o.label).path}\n   got   {tax.node(o.got).path}"
+        )
     return 0
 
 

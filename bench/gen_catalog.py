@@ -119,9 +119,7 @@ def build(n_variants: int) -> tuple[pa.Table, pa.Table]:
     nouns = [leaf.rsplit(" > ", 1)[1] for leaf in leaves]
 
     p_title = _join(_pick(ADJECTIVES, p_adj), " ", _pick(MATERIALS, p_mat), " ", _pick(nouns, p_cat))
-    p_handle = pc.utf8_lower(
-        pc.replace_substring_regex(_join(p_title, "-", _s(pid)), r"[^A-Za-z0-9]+", "-")
-    )
+    p_handle = pc.utf8_lower(pc.replace_substring_regex(_join(p_title, "-", _s(pid)), r"[^A-Za-z0-9]+", "-"))
     p_body = _join(
         "<p>", p_title, " in ", pc.utf8_lower(_pick(MATERIALS, p_mat)), ". Built to last, easy to care for.</p>"
     )
@@ -140,7 +138,9 @@ def build(n_variants: int) -> tuple[pa.Table, pa.Table]:
     barcode = _s(barcode_num)
     damaged = rng.random(n_variants) < 0.01
     barcode = pc.if_else(
-        pa.array(damaged), _join(pc.utf8_slice_codeunits(barcode, 0, 1), ".", pc.utf8_slice_codeunits(barcode, 1, 6), "E+12"), barcode
+        pa.array(damaged),
+        _join(pc.utf8_slice_codeunits(barcode, 0, 1), ".", pc.utf8_slice_codeunits(barcode, 1, 6), "E+12"),
+        barcode,
     )
     sku = _join("SKU-", _s(pid[product_of_row]), "-", _s(variant_index + 1))
     first = pa.array(is_first)
@@ -173,10 +173,14 @@ def build(n_variants: int) -> tuple[pa.Table, pa.Table]:
         "Variant Grams": _s(rng.integers(100, 30000, n_variants)),
         "Variant Inventory Tracker": const("shopify"),
         "Variant Inventory Qty": _s(qty),
-        "Variant Inventory Policy": pa.array(np.where(rng.random(n_variants) < 0.1, "continue", "deny").astype(object), pa.string()),
+        "Variant Inventory Policy": pa.array(
+            np.where(rng.random(n_variants) < 0.1, "continue", "deny").astype(object), pa.string()
+        ),
         "Variant Fulfillment Service": const("manual"),
         "Variant Price": price_s,
-        "Variant Compare At Price": pc.if_else(pa.array(has_compare), pc.cast(pa.array(compare_at), pa.string()), pa.scalar(None, pa.string())),
+        "Variant Compare At Price": pc.if_else(
+            pa.array(has_compare), pc.cast(pa.array(compare_at), pa.string()), pa.scalar(None, pa.string())
+        ),
         "Variant Requires Shipping": const("TRUE"),
         "Variant Taxable": const("TRUE"),
         "Variant Barcode": barcode,

@@ -40,11 +40,19 @@ class Echo(AgentExecutor):
 def main() -> None:
     port = int(sys.argv[1])
     answer = json.loads(Path(sys.argv[2]).read_text(encoding="utf-8")) if len(sys.argv) > 2 else {}
-    card = AgentCard(name="ref", description="reference", url=f"http://127.0.0.1:{port}/", version="1",
-                     capabilities=AgentCapabilities(streaming=True), default_input_modes=["text/plain"],
-                     default_output_modes=["text/plain"],
-                     skills=[AgentSkill(id="s", name="s", description="s", tags=["t"])])
-    handler = DefaultRequestHandler(agent_executor=Echo(answer.get("answer", "done"), answer.get("status")), task_store=InMemoryTaskStore())
+    card = AgentCard(
+        name="ref",
+        description="reference",
+        url=f"http://127.0.0.1:{port}/",
+        version="1",
+        capabilities=AgentCapabilities(streaming=True),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+        skills=[AgentSkill(id="s", name="s", description="s", tags=["t"])],
+    )
+    handler = DefaultRequestHandler(
+        agent_executor=Echo(answer.get("answer", "done"), answer.get("status")), task_store=InMemoryTaskStore()
+    )
     app = A2AStarletteApplication(agent_card=card, http_handler=handler).build()
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="error")
 

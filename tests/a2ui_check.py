@@ -27,8 +27,7 @@ from agent.render.a2ui_structure import validate_structure
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA_PATH = (
-    Path(__file__).resolve().parent / "reference" / "a2ui-v0.8"
-    / "server_to_client_with_standard_catalog.json"
+    Path(__file__).resolve().parent / "reference" / "a2ui-v0.8" / "server_to_client_with_standard_catalog.json"
 )
 NODE_SRC = REPO / "tests" / "node"
 INSTALL_DIR = REPO / ".node" / "a2ui"
@@ -116,9 +115,7 @@ def _tool(name: str) -> str:
 def ensure_installed() -> Path:
     """Install the pinned Node packages into .node/a2ui once per lock-file version; return the folder."""
     INSTALL_DIR.mkdir(parents=True, exist_ok=True)
-    stamp_value = hashlib.sha256(
-        b"".join((NODE_SRC / name).read_bytes() for name in _PACKAGE_FILES)
-    ).hexdigest()
+    stamp_value = hashlib.sha256(b"".join((NODE_SRC / name).read_bytes() for name in _PACKAGE_FILES)).hexdigest()
     stamp = INSTALL_DIR / ".installed"
     with open(INSTALL_DIR.parent / "a2ui.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test processes install once
@@ -128,7 +125,10 @@ def ensure_installed() -> Path:
                 shutil.copyfile(NODE_SRC / name, INSTALL_DIR / name)
             done = subprocess.run(
                 [_tool("npm"), "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=INSTALL_DIR, capture_output=True, text=True, timeout=300,
+                cwd=INSTALL_DIR,
+                capture_output=True,
+                text=True,
+                timeout=300,
             )
             assert done.returncode == 0, f"npm ci failed: {done.stderr[-2000:]}"
             stamp.write_text(stamp_value)
@@ -140,8 +140,12 @@ def run_renderer(surfaces: list[list[dict]]) -> dict:
     """Process all surfaces with one A2uiMessageProcessor under Node; return its per-surface report."""
     folder = ensure_installed()
     done = subprocess.run(
-        [_tool("node"), SCRIPT], cwd=folder, input=json.dumps({"surfaces": surfaces}),
-        capture_output=True, text=True, timeout=60,
+        [_tool("node"), SCRIPT],
+        cwd=folder,
+        input=json.dumps({"surfaces": surfaces}),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     try:
         out = json.loads(done.stdout)

@@ -57,8 +57,15 @@ class BqEmulator:
 
     def _install_spatial(self, python: Path) -> None:
         found = subprocess.run(
-            [str(python), "-c", "import duckdb_extension_spatial, os; print(os.path.dirname(duckdb_extension_spatial.__file__))"],
-            capture_output=True, text=True, check=True)
+            [
+                str(python),
+                "-c",
+                "import duckdb_extension_spatial, os; print(os.path.dirname(duckdb_extension_spatial.__file__))",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         src = Path(found.stdout.strip()) / "extensions" / DUCKDB_VERSION / "spatial.duckdb_extension"
         dest = Path(self._home) / ".duckdb" / "extensions" / DUCKDB_VERSION / "linux_amd64"
         dest.mkdir(parents=True)
@@ -72,13 +79,37 @@ class BqEmulator:
         env = {k: v for k, v in os.environ.items() if not k.startswith("BQEMU_")}
         # The emulator sends a read stream in 65,536-row messages, and its gRPC send limit is derived
         # from the Write API's request cap (+1 MiB): 64 MiB lets wide transfer rows through.
-        env.update({"HOME": self._home, "BQEMU_ENABLE_FORMAT_EXTENSIONS": "false", "PYTHONUNBUFFERED": "1",
-                    "BQEMU_WRITE_API_MAX_REQUEST_BYTES": str(64 * 1024 * 1024)})
+        env.update(
+            {
+                "HOME": self._home,
+                "BQEMU_ENABLE_FORMAT_EXTENSIONS": "false",
+                "PYTHONUNBUFFERED": "1",
+                "BQEMU_WRITE_API_MAX_REQUEST_BYTES": str(64 * 1024 * 1024),
+            }
+        )
         self._log = open(Path(self._home) / "emulator.log", "wb")
         self._proc = subprocess.Popen(
-            [str(python), "-m", "bqemulator", "start", "--rest-port", str(self.rest_port), "--grpc-port",
-             str(self.grpc_port), "--project", self.project, "--log-level", "warning", "--log-format", "json"],
-            env=env, stdout=self._log, stderr=subprocess.STDOUT, cwd=self._home)
+            [
+                str(python),
+                "-m",
+                "bqemulator",
+                "start",
+                "--rest-port",
+                str(self.rest_port),
+                "--grpc-port",
+                str(self.grpc_port),
+                "--project",
+                self.project,
+                "--log-level",
+                "warning",
+                "--log-format",
+                "json",
+            ],
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            cwd=self._home,
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
@@ -112,8 +143,11 @@ class BqEmulator:
     @property
     def env(self) -> dict[str, str]:
         """The agent's settings that point its clients at this emulator."""
-        return {"BIGQUERY_EMULATOR_HOST": self.rest_url, "BIGQUERY_STORAGE_EMULATOR_HOST": self.grpc_target,
-                "GOOGLE_CLOUD_PROJECT": self.project}
+        return {
+            "BIGQUERY_EMULATOR_HOST": self.rest_url,
+            "BIGQUERY_STORAGE_EMULATOR_HOST": self.grpc_target,
+            "GOOGLE_CLOUD_PROJECT": self.project,
+        }
 
     @property
     def client(self):
@@ -122,8 +156,11 @@ class BqEmulator:
             from google.auth.credentials import AnonymousCredentials
             from google.cloud import bigquery
 
-            self._client = bigquery.Client(project=self.project, credentials=AnonymousCredentials(),
-                                           client_options=ClientOptions(api_endpoint=self.rest_url))
+            self._client = bigquery.Client(
+                project=self.project,
+                credentials=AnonymousCredentials(),
+                client_options=ClientOptions(api_endpoint=self.rest_url),
+            )
         return self._client
 
 

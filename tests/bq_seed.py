@@ -24,31 +24,73 @@ def products_schema():
 
     money = [F("value", "NUMERIC"), F("currency", "STRING")]
     return [
-        F("product_id", "STRING"), F("merchant_id", "INTEGER"), F("aggregator_id", "INTEGER"),
-        F("offer_id", "STRING"), F("title", "STRING"), F("description", "STRING"), F("link", "STRING"),
-        F("mobile_link", "STRING"), F("image_link", "STRING"),
-        F("additional_image_links", "STRING", mode="REPEATED"), F("content_language", "STRING"),
-        F("target_country", "STRING"), F("channel", "STRING"), F("expiration_date", "TIMESTAMP"),
-        F("google_expiration_date", "TIMESTAMP"), F("adult", "BOOLEAN"), F("age_group", "STRING"),
-        F("availability", "STRING"), F("availability_date", "TIMESTAMP"), F("brand", "STRING"),
-        F("color", "STRING"), F("condition", "STRING"),
+        F("product_id", "STRING"),
+        F("merchant_id", "INTEGER"),
+        F("aggregator_id", "INTEGER"),
+        F("offer_id", "STRING"),
+        F("title", "STRING"),
+        F("description", "STRING"),
+        F("link", "STRING"),
+        F("mobile_link", "STRING"),
+        F("image_link", "STRING"),
+        F("additional_image_links", "STRING", mode="REPEATED"),
+        F("content_language", "STRING"),
+        F("target_country", "STRING"),
+        F("channel", "STRING"),
+        F("expiration_date", "TIMESTAMP"),
+        F("google_expiration_date", "TIMESTAMP"),
+        F("adult", "BOOLEAN"),
+        F("age_group", "STRING"),
+        F("availability", "STRING"),
+        F("availability_date", "TIMESTAMP"),
+        F("brand", "STRING"),
+        F("color", "STRING"),
+        F("condition", "STRING"),
         F("custom_labels", "RECORD", fields=[F(f"label_{i}", "STRING") for i in range(5)]),
-        F("gender", "STRING"), F("gtin", "STRING"), F("item_group_id", "STRING"), F("material", "STRING"),
-        F("mpn", "STRING"), F("pattern", "STRING"), F("price", "RECORD", fields=money),
-        F("sale_price", "RECORD", fields=money), F("sale_price_effective_start_date", "TIMESTAMP"),
-        F("sale_price_effective_end_date", "TIMESTAMP"), F("google_product_category", "INTEGER"),
-        F("google_product_category_path", "STRING"), F("product_type", "STRING"),
+        F("gender", "STRING"),
+        F("gtin", "STRING"),
+        F("item_group_id", "STRING"),
+        F("material", "STRING"),
+        F("mpn", "STRING"),
+        F("pattern", "STRING"),
+        F("price", "RECORD", fields=money),
+        F("sale_price", "RECORD", fields=money),
+        F("sale_price_effective_start_date", "TIMESTAMP"),
+        F("sale_price_effective_end_date", "TIMESTAMP"),
+        F("google_product_category", "INTEGER"),
+        F("google_product_category_path", "STRING"),
+        F("product_type", "STRING"),
         F("additional_product_types", "STRING", mode="REPEATED"),
-        F("destinations", "RECORD", mode="REPEATED", fields=[
-            F("name", "STRING"), F("status", "STRING"), F("approved_countries", "STRING", mode="REPEATED"),
-            F("pending_countries", "STRING", mode="REPEATED"),
-            F("disapproved_countries", "STRING", mode="REPEATED")]),
-        F("issues", "RECORD", mode="REPEATED", fields=[
-            F("code", "STRING"), F("servability", "STRING"), F("resolution", "STRING"),
-            F("attribute_name", "STRING"), F("destination", "STRING"), F("short_description", "STRING"),
-            F("detailed_description", "STRING"), F("documentation", "STRING"),
-            F("applicable_countries", "STRING", mode="REPEATED")]),
-        F("size", "STRING"), F("product_data_timestamp", "TIMESTAMP"),
+        F(
+            "destinations",
+            "RECORD",
+            mode="REPEATED",
+            fields=[
+                F("name", "STRING"),
+                F("status", "STRING"),
+                F("approved_countries", "STRING", mode="REPEATED"),
+                F("pending_countries", "STRING", mode="REPEATED"),
+                F("disapproved_countries", "STRING", mode="REPEATED"),
+            ],
+        ),
+        F(
+            "issues",
+            "RECORD",
+            mode="REPEATED",
+            fields=[
+                F("code", "STRING"),
+                F("servability", "STRING"),
+                F("resolution", "STRING"),
+                F("attribute_name", "STRING"),
+                F("destination", "STRING"),
+                F("short_description", "STRING"),
+                F("detailed_description", "STRING"),
+                F("documentation", "STRING"),
+                F("applicable_countries", "STRING", mode="REPEATED"),
+            ],
+        ),
+        F("size", "STRING"),
+        F("product_data_timestamp", "TIMESTAMP"),
     ]
 
 
@@ -64,20 +106,49 @@ def demo_products_rows(merchant_id: int = 123456, day: str | None = None) -> lis
         if r["status"] != "active":
             continue
         row = {
-            "product_id": f"online:en:US:{r['variant_id']}", "merchant_id": merchant_id, "offer_id": r["variant_id"],
-            "title": r["title"], "description": r["description"] or None, "link": r["link"] or None,
-            "image_link": r["image_url"] or None, "additional_image_links": [], "content_language": "en",
-            "target_country": "US", "channel": "online", "availability": r["availability"].replace("_", " "),
-            "brand": r["brand"] or None, "color": r["color"] or None, "condition": "new", "gtin": r["gtin"] or None,
-            "item_group_id": r["product_id"], "material": r["material"] or None, "mpn": r["mpn"] or None,
+            "product_id": f"online:en:US:{r['variant_id']}",
+            "merchant_id": merchant_id,
+            "offer_id": r["variant_id"],
+            "title": r["title"],
+            "description": r["description"] or None,
+            "link": r["link"] or None,
+            "image_link": r["image_url"] or None,
+            "additional_image_links": [],
+            "content_language": "en",
+            "target_country": "US",
+            "channel": "online",
+            "availability": r["availability"].replace("_", " "),
+            "brand": r["brand"] or None,
+            "color": r["color"] or None,
+            "condition": "new",
+            "gtin": r["gtin"] or None,
+            "item_group_id": r["product_id"],
+            "material": r["material"] or None,
+            "mpn": r["mpn"] or None,
             "price": {"value": r["price"], "currency": r["currency"] or "USD"} if r["price"] else None,
-            "product_type": r["category"] or None, "size": r["size"] or None,
+            "product_type": r["category"] or None,
+            "size": r["size"] or None,
             "google_product_category_path": r["google_product_category"] or None,
-            "destinations": [{"name": "Shopping", "status": "approved", "approved_countries": ["US"],
-                              "pending_countries": [], "disapproved_countries": []}],
-            "issues": [] if r["gtin"] else [{"code": "missing_gtin", "servability": "demoted",
-                                             "attribute_name": "gtin", "destination": "Shopping",
-                                             "applicable_countries": ["US"]}],
+            "destinations": [
+                {
+                    "name": "Shopping",
+                    "status": "approved",
+                    "approved_countries": ["US"],
+                    "pending_countries": [],
+                    "disapproved_countries": [],
+                }
+            ],
+            "issues": []
+            if r["gtin"]
+            else [
+                {
+                    "code": "missing_gtin",
+                    "servability": "demoted",
+                    "attribute_name": "gtin",
+                    "destination": "Shopping",
+                    "applicable_countries": ["US"],
+                }
+            ],
         }
         if day:
             row["product_data_timestamp"] = f"{day}T06:00:00Z"
@@ -99,12 +170,21 @@ def demo_products_rows_with_google_ids(merchant_id: int = 123456) -> list[dict]:
     for row in demo_products_rows(merchant_id):
         gid = ids.get(row["offer_id"])
         if gid is not None:
-            out.append(dict(row, google_product_category=int(gid), google_product_category_path=tax.node(int(gid)).path))
+            out.append(
+                dict(row, google_product_category=int(gid), google_product_category_path=tax.node(int(gid)).path)
+            )
     return out
 
 
-def create_products_table(client, project: str, *, rows: list[dict], field: str | None = None,
-                          merchant_id: int = 123456, dataset: str | None = None) -> str:
+def create_products_table(
+    client,
+    project: str,
+    *,
+    rows: list[dict],
+    field: str | None = None,
+    merchant_id: int = 123456,
+    dataset: str | None = None,
+) -> str:
     """A fresh dataset holding `Products_<merchant_id>` (day-partitioned, on `field` when given, else by
     ingestion time as the transfer writes it) with `rows`; returns "project.dataset"."""
     from google.cloud import bigquery
@@ -115,6 +195,6 @@ def create_products_table(client, project: str, *, rows: list[dict], field: str 
     table.time_partitioning = bigquery.TimePartitioning(type_=bigquery.TimePartitioningType.DAY, field=field)
     client.create_table(table)
     for start in range(0, len(rows), 500):
-        errors = client.insert_rows_json(table, rows[start:start + 500])
+        errors = client.insert_rows_json(table, rows[start : start + 500])
         assert not errors, errors[:3]
     return f"{project}.{dataset}"

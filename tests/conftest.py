@@ -31,8 +31,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-AGENT_SETTINGS = ("CATALOG_", "A2UI_", "STATE_", "REFERENCE_", "ALLOWED_", "CONTEXT_", "MAX_BODY_BYTES", "LOG_LEVEL",
-                  "GOOGLE_CLOUD_PROJECT", "STORAGE_EMULATOR_HOST", "TEST_STEP_GATE", "CALLER_", "MEMORY_", "BODY_READ_SECONDS", "TURN_STORAGE_SECONDS")
+AGENT_SETTINGS = (
+    "CATALOG_",
+    "A2UI_",
+    "STATE_",
+    "REFERENCE_",
+    "ALLOWED_",
+    "CONTEXT_",
+    "MAX_BODY_BYTES",
+    "LOG_LEVEL",
+    "GOOGLE_CLOUD_PROJECT",
+    "STORAGE_EMULATOR_HOST",
+    "TEST_STEP_GATE",
+    "CALLER_",
+    "MEMORY_",
+    "BODY_READ_SECONDS",
+    "TURN_STORAGE_SECONDS",
+)
 
 # the card's provider, and what Cloud Run sets (it switches the logs to JSON): never from the developer's shell
 AGENT_SETTINGS += ("PROVIDER_", "K_SERVICE")
@@ -54,7 +69,10 @@ class Server:
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "functions_framework", "--target=a2a", "--host=127.0.0.1", f"--port={self.port}"],
-            cwd=ROOT, env=full_env, stdout=self._log, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=full_env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
         )
         self._wait_ready()
 
@@ -135,7 +153,9 @@ def a2a_validate(a2a_schema):
             schema["$ref"] = f"#/definitions/{definition}"
             validators[definition] = Draft7Validator(schema)
         errors = sorted(validators[definition].iter_errors(instance), key=lambda e: list(e.path))
-        assert not errors, f"{definition} invalid: " + "; ".join(f"{list(e.path)}: {e.message[:200]}" for e in errors[:5])
+        assert not errors, f"{definition} invalid: " + "; ".join(
+            f"{list(e.path)}: {e.message[:200]}" for e in errors[:5]
+        )
 
     return validate
 
@@ -153,19 +173,41 @@ MARKERS = {
     "slow": "in-process but slow (whole corpora, large generated catalogs, deploy.sh runs)",
 }
 # Fixtures that start a process: a test that names one (directly or through another fixture) is not `unit`.
-PROCESS_FIXTURES = {"server": "server", "start_server": "server", "gcs_emulator": "emulator",
-                    "fresh_gcs_emulator": "emulator", "fake_gcs": "emulator"}
+PROCESS_FIXTURES = {
+    "server": "server",
+    "start_server": "server",
+    "gcs_emulator": "emulator",
+    "fresh_gcs_emulator": "emulator",
+    "fake_gcs": "emulator",
+}
 # Modules that start processes without a fixture, or are slow in-process (measured with --durations).
 MODULE_MARKS = {
-    "test_preview_browser": "browser", "test_a2ui_renderer": "browser", "test_preview_bundle": "browser",
-    "test_state_instances": "emulator", "test_store_faults": "emulator", "test_slow_storage": "emulator",
-    "test_readme": "server", "test_preview_page": "server", "test_config": "server",
-    "test_deploy_run": "slow", "test_deploy": "slow", "test_deploy_state": "slow", "test_demo_data": "slow",
+    "test_preview_browser": "browser",
+    "test_a2ui_renderer": "browser",
+    "test_preview_bundle": "browser",
+    "test_state_instances": "emulator",
+    "test_store_faults": "emulator",
+    "test_slow_storage": "emulator",
+    "test_readme": "server",
+    "test_preview_page": "server",
+    "test_config": "server",
+    "test_deploy_run": "slow",
+    "test_deploy": "slow",
+    "test_deploy_state": "slow",
+    "test_demo_data": "slow",
     # whole corpora, every planner question, every card, large generated files: seconds each
-    "test_analysis_demo": "slow", "test_a2ui_catalogs": "slow", "test_a2ui_followups": "slow",
-    "test_catalog_formats": "slow", "test_catalog_ragged": "slow", "test_catalog_messy": "slow",
-    "test_scope_corpus": "slow", "test_mapping_eval": "slow", "test_planner_languages": "slow",
-    "test_corpus_money": "slow", "test_corpus_rows": "slow", "test_corpus_sources": "slow",
+    "test_analysis_demo": "slow",
+    "test_a2ui_catalogs": "slow",
+    "test_a2ui_followups": "slow",
+    "test_catalog_formats": "slow",
+    "test_catalog_ragged": "slow",
+    "test_catalog_messy": "slow",
+    "test_scope_corpus": "slow",
+    "test_mapping_eval": "slow",
+    "test_planner_languages": "slow",
+    "test_corpus_money": "slow",
+    "test_corpus_rows": "slow",
+    "test_corpus_sources": "slow",
 }
 # Parametrised fixtures that reach an emulator through request.getfixturevalue (tests/test_store.py).
 PARAM_MARKS = {("backend", "gcs"): "emulator"}

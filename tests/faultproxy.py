@@ -32,8 +32,11 @@ class Rule:
     def matches(self, method: str, target: str, body: bytes) -> bool:
         if self.times is not None and self.hits >= self.times:
             return False
-        return ((self.method is None or self.method == method) and (self.path is None or self.path in target)
-                and (self.body is None or self.body in body))
+        return (
+            (self.method is None or self.method == method)
+            and (self.path is None or self.path in target)
+            and (self.body is None or self.body in body)
+        )
 
 
 class FaultProxy:

@@ -43,7 +43,9 @@ def gaps_result(n: int = 57, currency: str | None = "USD", chart: bool = True) -
     return SkillResult(
         skill="assortment_gaps",
         scope=Scope(label="Outdoor Furniture", taxonomy_id=4299, taxonomy_path="Furniture > Outdoor Furniture"),
-        table=build_table(GAP_COLS, rows), findings=findings, currency=currency,
+        table=build_table(GAP_COLS, rows),
+        findings=findings,
+        currency=currency,
         chart=("Subcategory", "Products") if chart else None,
         notes=["Stock is unknown for 3 products."],
     )
@@ -56,19 +58,26 @@ def wide_result() -> SkillResult:
 
 
 def empty_result() -> SkillResult:
-    return SkillResult(skill="availability", scope=Scope(label="Lighting"), table=build_table(GAP_COLS, []),
-                       findings=[Finding("overview.empty", {}, severity=10)], chart=("Subcategory", "Products"))
+    return SkillResult(
+        skill="availability",
+        scope=Scope(label="Lighting"),
+        table=build_table(GAP_COLS, []),
+        findings=[Finding("overview.empty", {}, severity=10)],
+        chart=("Subcategory", "Products"),
+    )
 
 
 def odd_types_result() -> SkillResult:
-    table = pa.table({
-        "Item": pa.array(["a", None, ""]),
-        "Amount": pa.array([Decimal("1234.5"), None, Decimal("-2")], type=pa.decimal128(10, 2)),
-        "Flag": pa.array([True, False, None]),
-        "When": pa.array([dt.date(2026, 11, 28), None, dt.date(2020, 1, 1)]),
-        "Tags": pa.array([["x", "y"], [], None], type=pa.list_(pa.string())),
-        "Ratio": pa.array([float("inf"), float("nan"), -0.5]),
-    })
+    table = pa.table(
+        {
+            "Item": pa.array(["a", None, ""]),
+            "Amount": pa.array([Decimal("1234.5"), None, Decimal("-2")], type=pa.decimal128(10, 2)),
+            "Flag": pa.array([True, False, None]),
+            "When": pa.array([dt.date(2026, 11, 28), None, dt.date(2020, 1, 1)]),
+            "Tags": pa.array([["x", "y"], [], None], type=pa.list_(pa.string())),
+            "Ratio": pa.array([float("inf"), float("nan"), -0.5]),
+        }
+    )
     return SkillResult(skill="catalog_overview", scope=Scope(), table=table)
 
 
@@ -108,7 +117,9 @@ def test_card_extension_is_exactly_the_negotiated_entry():
     assert set(ext) == {"uri", "description", "required", "params"}
     assert ext["uri"] == "https://a2ui.org/a2a-extension/a2ui/v0.8" == a2ui.EXTENSION_URI
     assert ext["required"] is False
-    assert ext["params"] == {"supportedCatalogIds": ["https://a2ui.org/specification/v0_8/standard_catalog_definition.json"]}
+    assert ext["params"] == {
+        "supportedCatalogIds": ["https://a2ui.org/specification/v0_8/standard_catalog_definition.json"]
+    }
     assert isinstance(ext["description"], str) and ext["description"]
 
 
@@ -145,7 +156,16 @@ def test_layout_title_summary_divider_table_chart_footer():
     messages = build(gaps_result())
     comps = by_id(messages)
     assert components_of(messages)[0]["id"] == "a2_root"
-    assert kids(comps["a2_root"]) == ["a2_title", "a2_summary", "a2_div", "a2_tbl", "a2_chart", "a2_div_end", "a2_footer", "a2_next"]
+    assert kids(comps["a2_root"]) == [
+        "a2_title",
+        "a2_summary",
+        "a2_div",
+        "a2_tbl",
+        "a2_chart",
+        "a2_div_end",
+        "a2_footer",
+        "a2_next",
+    ]
     assert comps["a2_title"]["component"]["Text"]["usageHint"] == "h2"
     assert literal(comps["a2_title"]) == "Assortment gaps: Outdoor Furniture"
     assert comps["a2_summary"]["component"]["Text"]["usageHint"] == "body"
@@ -154,7 +174,10 @@ def test_layout_title_summary_divider_table_chart_footer():
     summary = literal(comps["a2_summary"]).split("\n")
     assert all(line.startswith("- ") for line in summary)
     assert any("Stock is unknown for 3 products" in unescape_markdown(line) for line in summary)
-    assert any(unescape_markdown(line) == "- Scope: Furniture > Outdoor Furniture (Google taxonomy id 4299)." for line in summary)
+    assert any(
+        unescape_markdown(line) == "- Scope: Furniture > Outdoor Furniture (Google taxonomy id 4299)."
+        for line in summary
+    )
 
 
 def test_table_rows_cells_weights_and_top_n_note():
@@ -248,8 +271,11 @@ def test_empty_table_says_so_and_draws_no_chart():
 
 def test_odd_value_types_are_formatted_never_empty():
     comps = by_id(build(odd_types_result()))
-    cells = {(int(cid[4:].split("_")[0]), int(cid.rsplit("c", 1)[1])): unescape_markdown(literal(c))
-             for cid, c in comps.items() if cid.startswith("a2_r") and "_c" in cid}
+    cells = {
+        (int(cid[4:].split("_")[0]), int(cid.rsplit("c", 1)[1])): unescape_markdown(literal(c))
+        for cid, c in comps.items()
+        if cid.startswith("a2_r") and "_c" in cid
+    }
     assert cells[(0, 0)] == "a" and cells[(1, 0)] == numbers.EMPTY and cells[(2, 0)] == "—"
     assert cells[(0, 1)] == "1,234.5" and cells[(2, 1)] == "-2"
     assert cells[(0, 2)] == "yes" and cells[(1, 2)] == "no"
@@ -282,11 +308,27 @@ def test_surface_id_is_the_callers_and_output_is_deterministic():
 # --- Markdown escaping -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("raw", [
-    "**bold** _em_ `code` ~~strike~~", "<script>alert(1)</script>", "[x](https://e.example) ![i](y.png)",
-    "# head", "1. one", "2) two", "- item", "+ item", "> quote", "---", "| a | b |", "&amp; &#x41;",
-    "back\\slash\\", "a\nb\r\nc\td", "ok. fine - yes", "#hashtag!",
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "**bold** _em_ `code` ~~strike~~",
+        "<script>alert(1)</script>",
+        "[x](https://e.example) ![i](y.png)",
+        "# head",
+        "1. one",
+        "2) two",
+        "- item",
+        "+ item",
+        "> quote",
+        "---",
+        "| a | b |",
+        "&amp; &#x41;",
+        "back\\slash\\",
+        "a\nb\r\nc\td",
+        "ok. fine - yes",
+        "#hashtag!",
+    ],
+)
 def test_escape_round_trips_to_the_literal_characters(raw):
     escaped = escape_markdown(raw, 500)
     assert "\n" not in escaped and "\r" not in escaped and "\t" not in escaped
@@ -312,10 +354,18 @@ def test_clean_drops_controls_and_bidi_overrides_keeps_rtl_and_emoji():
     assert not set(cleaned) & {"\u202e", "\u202c", "\u2066", "\u2069", "\x00", "\x07"}
 
 
-@pytest.mark.parametrize("text", [
-    "ab👨\u200d👩\u200d👧cd" * 3, "🇫🇷🇩🇪🇮🇹🇪🇸xyz", "e\u0301" * 10, "👍🏽👍🏽👍🏽👍🏽", "1\ufe0f\u20e32\ufe0f\u20e3",
-    "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f🏴", "plain text here",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ab👨\u200d👩\u200d👧cd" * 3,
+        "🇫🇷🇩🇪🇮🇹🇪🇸xyz",
+        "e\u0301" * 10,
+        "👍🏽👍🏽👍🏽👍🏽",
+        "1\ufe0f\u20e32\ufe0f\u20e3",
+        "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f🏴",
+        "plain text here",
+    ],
+)
 def test_cut_lands_on_a_grapheme_boundary(text):
     for n in range(2, len(text) + 2):
         out = cut(text, n)
@@ -324,7 +374,7 @@ def test_cut_lands_on_a_grapheme_boundary(text):
             continue
         head = out[:-1].rstrip()
         assert out.endswith("…") and text.startswith(head)
-        rest = text[len(head):].lstrip()
+        rest = text[len(head) :].lstrip()
         if head and rest:
             assert not continues_grapheme(rest[0]) and not head.endswith("\u200d"), (n, out)
             flags = len(head) - len(head.rstrip("".join(chr(c) for c in range(0x1F1E6, 0x1F200))))
@@ -345,23 +395,42 @@ def _comp(messages, cid):
 MUTATIONS = {
     "two actions in one message": (lambda m: m[0].update(m[1]), "exactly one of"),
     "version key": (lambda m: m[0]["beginRendering"].update(version="0.8"), "'version' key"),
-    "duplicate id": (lambda m: m[1]["surfaceUpdate"]["components"].append(copy.deepcopy(_comp(m, "a2_title"))), "not unique"),
+    "duplicate id": (
+        lambda m: m[1]["surfaceUpdate"]["components"].append(copy.deepcopy(_comp(m, "a2_title"))),
+        "not unique",
+    ),
     "missing child": (lambda m: kids(_comp(m, "a2_root")).append("a2_ghost"), "does not exist"),
     "cycle": (lambda m: kids(_comp(m, "a2_tbl")).append("a2_root"), "cycle"),
     "shared child": (lambda m: kids(_comp(m, "a2_root")).append("a2_th"), "two parents"),
     "unreachable": (lambda m: kids(_comp(m, "a2_root")).remove("a2_chart"), "unreachable"),
     "weight on the root": (lambda m: _comp(m, "a2_root").update(weight=2), "weight outside"),
     "bad id": (lambda m: _comp(m, "a2_title").update(id="a2 title!"), "is not [A-Za-z0-9_-]+"),
-    "two types": (lambda m: _comp(m, "a2_div")["component"].update(Text={"text": {"literalString": "x"}}), "exactly one type"),
+    "two types": (
+        lambda m: _comp(m, "a2_div")["component"].update(Text={"text": {"literalString": "x"}}),
+        "exactly one type",
+    ),
     "data binding": (lambda m: _comp(m, "a2_title")["component"]["Text"].update(text={"path": "/x"}), "data binding"),
-    "literal equals id": (lambda m: _comp(m, "a2_title")["component"]["Text"].update(text={"literalString": "a2_div"}), "equals a component id"),
-    "empty literal": (lambda m: _comp(m, "a2_title")["component"]["Text"].update(text={"literalString": ""}), "empty literalString"),
+    "literal equals id": (
+        lambda m: _comp(m, "a2_title")["component"]["Text"].update(text={"literalString": "a2_div"}),
+        "equals a component id",
+    ),
+    "empty literal": (
+        lambda m: _comp(m, "a2_title")["component"]["Text"].update(text={"literalString": ""}),
+        "empty literalString",
+    ),
     "surface ids differ": (lambda m: m[1]["surfaceUpdate"].update(surfaceId="other"), "surfaceId differs"),
     "root missing": (lambda m: m[0]["beginRendering"].update(root="nope"), "root 'nope' does not exist"),
     "update before begin": (lambda m: m.reverse(), "must come before"),
-    "data model message": (lambda m: m.append({"dataModelUpdate": {"surfaceId": m[0]["beginRendering"]["surfaceId"], "contents": []}}), "unexpected dataModelUpdate"),
-    "too many components": (lambda m: m[1]["surfaceUpdate"]["components"].extend(
-        {"id": f"a2_x{i}", "component": {"Divider": {}}} for i in range(150)), "exceed the limit"),
+    "data model message": (
+        lambda m: m.append({"dataModelUpdate": {"surfaceId": m[0]["beginRendering"]["surfaceId"], "contents": []}}),
+        "unexpected dataModelUpdate",
+    ),
+    "too many components": (
+        lambda m: m[1]["surfaceUpdate"]["components"].extend(
+            {"id": f"a2_x{i}", "component": {"Divider": {}}} for i in range(150)
+        ),
+        "exceed the limit",
+    ),
 }
 
 
@@ -383,5 +452,6 @@ def test_schema_catches_what_it_should():
     _comp(messages, "a2_title")["component"]["Text"]["usageHint"] = "h6"
     assert schema_errors(messages[1])
     assert schema_errors({"beginRendering": {"surfaceId": "s"}})  # no root
-    assert schema_errors({"surfaceUpdate": {"surfaceId": "s", "components": [
-        {"id": "a", "component": {"Chart": {}}}]}})  # not in the standard catalog
+    assert schema_errors(
+        {"surfaceUpdate": {"surfaceId": "s", "components": [{"id": "a", "component": {"Chart": {}}}]}}
+    )  # not in the standard catalog

@@ -33,10 +33,16 @@ def _inputs() -> dict[str, tuple[object, Scope]]:
     cases = {
         "demo-whole": (load_catalog_inputs([]), Scope()),
         "demo-outdoor": (load_catalog_inputs([]), outdoor_scope),
-        "demo-vs-competitor": (load_catalog_inputs(
-            [Attachment("catalog.csv", (DEMO / "catalog.csv").read_bytes(), "text/csv"),
-             Attachment("competitor.csv", (DEMO / "competitor.csv").read_bytes(), "text/csv")],
-            question="compare my catalog with the competitor file"), outdoor_scope),
+        "demo-vs-competitor": (
+            load_catalog_inputs(
+                [
+                    Attachment("catalog.csv", (DEMO / "catalog.csv").read_bytes(), "text/csv"),
+                    Attachment("competitor.csv", (DEMO / "competitor.csv").read_bytes(), "text/csv"),
+                ],
+                question="compare my catalog with the competitor file",
+            ),
+            outdoor_scope,
+        ),
     }
     for path in sorted(CATALOGS.glob("*.csv")):
         cases[path.stem] = (load_catalog_inputs([Attachment(path.name, path.read_bytes(), "text/csv")]), Scope())
@@ -50,9 +56,15 @@ def surfaces() -> dict[str, list[dict]]:
     for case, (inputs, scope) in _inputs().items():
         assert inputs.own is not None, case
         for skill_id, spec in SKILLS.items():
-            result = spec.run(SkillInput(
-                own=inputs.own.table, reference=inputs.reference.table if inputs.reference else None,
-                scope=scope, taxonomy=tax, sources=tuple(inputs.own.sources)))
+            result = spec.run(
+                SkillInput(
+                    own=inputs.own.table,
+                    reference=inputs.reference.table if inputs.reference else None,
+                    scope=scope,
+                    taxonomy=tax,
+                    sources=tuple(inputs.own.sources),
+                )
+            )
             footer = render_footer(inputs, result.taxonomy_note, NOW)
             sid = f"{case}-{skill_id}"
             out[sid] = a2ui.build_messages(result, footer, sid)
@@ -78,6 +90,8 @@ def test_all_surfaces_validate_and_render(surfaces):
 def test_demo_gaps_card_names_the_gaps_and_charts_subcategories(surfaces):
     messages = surfaces["demo-outdoor-assortment_gaps"]
     comps = {c["id"]: c for c in components_of(messages)}
-    literals = " ".join(c["component"]["Text"]["text"]["literalString"] for c in comps.values() if "Text" in c["component"])
+    literals = " ".join(
+        c["component"]["Text"]["text"]["literalString"] for c in comps.values() if "Text" in c["component"]
+    )
     assert "Gap" in literals and "a2_chart" in comps
     assert "Assortment gaps: Outdoor Furniture" == comps["a2_title"]["component"]["Text"]["text"]["literalString"]

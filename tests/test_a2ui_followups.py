@@ -27,9 +27,13 @@ from tests.a2ui_check import check_surfaces, components_of
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
 FILES = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix.lower() in (".csv", ".tsv", ".txt"))
-DEMO_QUESTIONS = ("Where are the gaps in outdoor furniture?", "What is out of stock in patio furniture?",
-                  "Do I have entry-level and premium options in outdoor chairs?",
-                  "Which materials or colours am I missing in outdoor seating?", "Is my catalog ready for Google Shopping?")
+DEMO_QUESTIONS = (
+    "Where are the gaps in outdoor furniture?",
+    "What is out of stock in patio furniture?",
+    "Do I have entry-level and premium options in outdoor chairs?",
+    "Which materials or colours am I missing in outdoor seating?",
+    "Is my catalog ready for Google Shopping?",
+)
 
 
 def _own_scopes(table, limit: int = 3) -> list[str]:
@@ -46,7 +50,13 @@ def _own_scopes(table, limit: int = 3) -> list[str]:
 
 
 def _media_type(path: Path) -> str:
-    return "text/tab-separated-values" if path.suffix.lower() == ".tsv" else "text/csv" if path.suffix.lower() == ".csv" else "text/plain"
+    return (
+        "text/tab-separated-values"
+        if path.suffix.lower() == ".tsv"
+        else "text/csv"
+        if path.suffix.lower() == ".csv"
+        else "text/plain"
+    )
 
 
 def _cases() -> list[tuple[str, object, str]]:
@@ -69,8 +79,15 @@ def planned():
     for case, inputs, question in _cases():
         plan = planner.plan(question, inputs.own.table, tax)
         for skill in plan.skills:
-            result = SKILLS[skill].run(SkillInput(own=inputs.own.table, reference=None, scope=plan.scope, taxonomy=tax,
-                                                  sources=tuple(inputs.own.sources)))
+            result = SKILLS[skill].run(
+                SkillInput(
+                    own=inputs.own.table,
+                    reference=None,
+                    scope=plan.scope,
+                    taxonomy=tax,
+                    sources=tuple(inputs.own.sources),
+                )
+            )
             sid = f"{case}-{len(out)}-{skill}"
             out.append((case, inputs, question, plan, result, a2ui.build_messages(result, "Evidence\n- rows: 1", sid)))
     return out
@@ -134,19 +151,22 @@ def test_whole_catalog_buttons_say_so_and_scoped_ones_name_the_scope(planned):
                 assert f"in {result.scope.phrase or result.scope.label}" in label
 
 
-@pytest.mark.parametrize("action,why", [
-    ({"name": "drill_down", "context": {"question": "Pricing in Outdoor Chairs"}}, "another name"),
-    ({"name": "follow_up", "context": {}}, "no question"),
-    ({"name": "follow_up", "context": {"question": ""}}, "empty"),
-    ({"name": "follow_up", "context": {"question": "   "}}, "blank"),
-    ({"name": "follow_up", "context": {"question": 42}}, "not text"),
-    ({"name": "follow_up", "context": {"question": ["Pricing"]}}, "a list"),
-    ({"name": "follow_up", "context": {"question": "x" * (a2ui_followups.MAX_QUESTION_CHARS + 1)}}, "too long"),
-    ({"name": "follow_up", "context": {"question": "Pricing\x00 in chairs"}}, "control characters"),
-    ({"name": "follow_up", "context": "Pricing"}, "context not an object"),
-    ({"name": "follow_up"}, "no context"),
-    ("follow_up", "not an object"),
-])
+@pytest.mark.parametrize(
+    "action,why",
+    [
+        ({"name": "drill_down", "context": {"question": "Pricing in Outdoor Chairs"}}, "another name"),
+        ({"name": "follow_up", "context": {}}, "no question"),
+        ({"name": "follow_up", "context": {"question": ""}}, "empty"),
+        ({"name": "follow_up", "context": {"question": "   "}}, "blank"),
+        ({"name": "follow_up", "context": {"question": 42}}, "not text"),
+        ({"name": "follow_up", "context": {"question": ["Pricing"]}}, "a list"),
+        ({"name": "follow_up", "context": {"question": "x" * (a2ui_followups.MAX_QUESTION_CHARS + 1)}}, "too long"),
+        ({"name": "follow_up", "context": {"question": "Pricing\x00 in chairs"}}, "control characters"),
+        ({"name": "follow_up", "context": "Pricing"}, "context not an object"),
+        ({"name": "follow_up"}, "no context"),
+        ("follow_up", "not an object"),
+    ],
+)
 def test_odd_actions_get_the_line_never_an_error(action, why):
     message = {"parts": [{"kind": "data", "data": {"userAction": action}}]}
     parsed = read_message(message)
@@ -154,8 +174,13 @@ def test_odd_actions_get_the_line_never_an_error(action, why):
 
 
 def test_a_button_press_is_read_as_its_question_and_only_that():
-    action = {"name": "follow_up", "surfaceId": "s", "sourceComponentId": "a2_next0", "timestamp": "2026-12-01T20:00:00Z",
-              "context": {"question": "Pricing in Outdoor Chairs", "skill": "content_quality", "scope": "Lighting"}}
+    action = {
+        "name": "follow_up",
+        "surfaceId": "s",
+        "sourceComponentId": "a2_next0",
+        "timestamp": "2026-12-01T20:00:00Z",
+        "context": {"question": "Pricing in Outdoor Chairs", "skill": "content_quality", "scope": "Lighting"},
+    }
     parsed = read_message({"parts": [{"kind": "data", "data": {"userAction": action}}]})
     assert parsed.question == "Pricing in Outdoor Chairs" and parsed.notices == []
 
@@ -202,13 +227,22 @@ def test_pressing_a_button_answers_its_question_in_the_same_context_and_scope(se
     messages = _surface_of(first.artifacts[0])
     check_surfaces([messages])
     surface_id = messages[0]["beginRendering"]["surfaceId"]
-    pressed = next(b for b in _buttons(messages) if dict((e["key"], e["value"]["literalString"])
-                                                          for e in b[1]["context"])["skill"] == "price_ladder")
+    pressed = next(
+        b
+        for b in _buttons(messages)
+        if dict((e["key"], e["value"]["literalString"]) for e in b[1]["context"])["skill"] == "price_ladder"
+    )
     cid, action, label = pressed
     assert label == "Pricing in patio furniture"
-    user_action = {"userAction": {  # what an A2UI client sends: the action's context resolved to an object
-        "name": action["name"], "surfaceId": surface_id, "sourceComponentId": cid, "timestamp": "2026-12-01T20:00:00Z",
-        "context": {e["key"]: e["value"]["literalString"] for e in action["context"]}}}
+    user_action = {
+        "userAction": {  # what an A2UI client sends: the action's context resolved to an object
+            "name": action["name"],
+            "surfaceId": surface_id,
+            "sourceComponentId": cid,
+            "timestamp": "2026-12-01T20:00:00Z",
+            "context": {e["key"]: e["value"]["literalString"] for e in action["context"]},
+        }
+    }
     schema = json.loads((ROOT / "tests" / "reference" / "a2ui-v0.8" / "client_to_server.json").read_text())
     Draft7Validator(schema).validate(user_action)
 
@@ -220,7 +254,9 @@ def test_pressing_a_button_answers_its_question_in_the_same_context_and_scope(se
     assert _scope_line(text) == _scope_line(first.artifacts[0].parts[0].root.text)  # the kept scope, in full
     follow = _surface_of(second.artifacts[0])
     check_surfaces([follow])
-    title = next(c for c in components_of(follow) if c["id"] == "a2_title")["component"]["Text"]["text"]["literalString"]
+    title = next(c for c in components_of(follow) if c["id"] == "a2_title")["component"]["Text"]["text"][
+        "literalString"
+    ]
     assert title == "Price ladder: Outdoor Furniture"
 
 
@@ -230,11 +266,20 @@ def test_an_edited_context_asks_no_more_than_its_text(server):
     from a2a.types import DataPart, Part
 
     def press(context: dict):
-        action = {"userAction": {"name": "follow_up", "surfaceId": "s", "sourceComponentId": "a2_next0",
-                                 "timestamp": "2026-12-01T20:00:00Z", "context": context}}
+        action = {
+            "userAction": {
+                "name": "follow_up",
+                "surfaceId": "s",
+                "sourceComponentId": "a2_next0",
+                "timestamp": "2026-12-01T20:00:00Z",
+                "context": context,
+            }
+        }
         return _sdk_send(server.url, [Part(root=DataPart(data=action))])
 
-    task = press({"question": "What is out of stock in outdoor chairs?", "skill": "brand_coverage", "scope": "everything"})
+    task = press(
+        {"question": "What is out of stock in outdoor chairs?", "skill": "brand_coverage", "scope": "everything"}
+    )
     assert [a.name for a in task.artifacts] == ["availability"]
     assert "Outdoor Chairs" in task.artifacts[0].parts[0].root.text
     task = press({"question": "Pricing " * 100})

@@ -70,7 +70,9 @@ def hostile_result() -> SkillResult:
         skill="brand_coverage",
         scope=Scope(label="<b>Patio</b> **" + "Q" * 10_000),
         table=build_table(cols, rows),
-        findings=[Finding("overview.top_brand", {"brand": "<script>x</script> *b*", "products_n": 3, "products_pct": 50.0})],
+        findings=[
+            Finding("overview.top_brand", {"brand": "<script>x</script> *b*", "products_n": 3, "products_pct": 50.0})
+        ],
         chart=("Subcategory", "Products"),
         notes=["# not a heading <i>x</i>"],
     )
@@ -105,20 +107,34 @@ def skill_results() -> dict[str, SkillResult]:
     """Every registered skill on a small canonical catalog whose merchant strings are hostile."""
     tax = load()
     n = 12
-    own = from_columns({
-        "product_key": list(range(n)),
-        "status": ["active"] * n,
-        "google_category_id": [6828, 6828, 4105, 2684, 6367, 6367, 6367, 7310, None, 6828, 4105, 2684],
-        "category_mapping": ["google_category"] * 8 + ["unmapped"] + ["google_category"] * 3,
-        "category_path": [f"Garden > {HOSTILE[i % 8]}" for i in range(n)],
-        "price": [10.0 * (i + 1) for i in range(n)],
-        "brand": [HOSTILE[(i + 1) % 6] for i in range(n)],
-        "title": [HOSTILE[i % len(HOSTILE)][:80] for i in range(n)],
-        "currency": ["EUR"] * n,
-        "inventory_qty": [0, 3, 0, 5, 1, 0, 2, 9, 4, 0, 1, 1],
-        "availability": ["out_of_stock", "in_stock", "out_of_stock", "in_stock", "in_stock", "out_of_stock",
-                         "in_stock", "in_stock", "in_stock", "out_of_stock", "in_stock", "in_stock"],
-    })
+    own = from_columns(
+        {
+            "product_key": list(range(n)),
+            "status": ["active"] * n,
+            "google_category_id": [6828, 6828, 4105, 2684, 6367, 6367, 6367, 7310, None, 6828, 4105, 2684],
+            "category_mapping": ["google_category"] * 8 + ["unmapped"] + ["google_category"] * 3,
+            "category_path": [f"Garden > {HOSTILE[i % 8]}" for i in range(n)],
+            "price": [10.0 * (i + 1) for i in range(n)],
+            "brand": [HOSTILE[(i + 1) % 6] for i in range(n)],
+            "title": [HOSTILE[i % len(HOSTILE)][:80] for i in range(n)],
+            "currency": ["EUR"] * n,
+            "inventory_qty": [0, 3, 0, 5, 1, 0, 2, 9, 4, 0, 1, 1],
+            "availability": [
+                "out_of_stock",
+                "in_stock",
+                "out_of_stock",
+                "in_stock",
+                "in_stock",
+                "out_of_stock",
+                "in_stock",
+                "in_stock",
+                "in_stock",
+                "out_of_stock",
+                "in_stock",
+                "in_stock",
+            ],
+        }
+    )
     outdoor = tax.id_for_path("Furniture > Outdoor Furniture")
     scope = Scope(label="Outdoor Furniture", taxonomy_id=outdoor, taxonomy_path="Furniture > Outdoor Furniture")
     results = {}
@@ -163,7 +179,7 @@ def test_hostile_cells_render_as_their_own_characters(rendered):
     for b in range(len(comps["a2_chart"]["component"]["Column"]["children"]["explicitList"]) - 1):
         html = texts[f"a2_b{b}_l"]["html"]
         assert html.startswith("<p><em>") and html.endswith("</em></p>\n")
-        inner = html[len("<p><em>"):-len("</em></p>\n")]
+        inner = html[len("<p><em>") : -len("</em></p>\n")]
         assert inner in {html_escape(shown(h, a2ui.LABEL_CHARS)) for h in HOSTILE}
 
 
@@ -184,7 +200,10 @@ def test_hostile_title_summary_footer_and_headers_stay_put(rendered):
     assert "[x](y).pdf" in footer and "<a " not in footer
     headers = report["t1-hostile-columns"]["texts"]
     assert [headers[f"a2_th_c{i}"]["html"] for i in range(3)] == [
-        "<h5>&lt;th&gt;</h5>\n", "<h5>**b**</h5>\n", "<h5>A|b</h5>\n"]  # first letter capitalised
+        "<h5>&lt;th&gt;</h5>\n",
+        "<h5>**b**</h5>\n",
+        "<h5>A|b</h5>\n",
+    ]  # first letter capitalised
 
 
 def test_no_literal_carries_bidi_overrides_or_newlines_in_cells(rendered):
@@ -195,7 +214,17 @@ def test_no_literal_carries_bidi_overrides_or_newlines_in_cells(rendered):
             if not text:
                 continue
             value = text["text"]["literalString"]
-            assert not set(value) & {"\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"}
+            assert not set(value) & {
+                "\u202a",
+                "\u202b",
+                "\u202c",
+                "\u202d",
+                "\u202e",
+                "\u2066",
+                "\u2067",
+                "\u2068",
+                "\u2069",
+            }
             if comp["id"] not in ("a2_summary", "a2_footer"):
                 assert "\n" not in value
 
@@ -210,7 +239,8 @@ def test_real_skill_tables_match_the_text_answer_cells(rendered):
         columns = a2ui.card_columns(result)
         assert 0 < len(columns) <= a2ui.MAX_COLUMNS
         assert [unescape_markdown(literal(comps[f"a2_th_c{c}"])) for c in range(len(columns))] == [
-            n[:1].upper() + n[1:] for n in columns]
+            n[:1].upper() + n[1:] for n in columns
+        ]
         first = result.table.slice(0, 1).to_pylist()[0]
         texts = report[f"t2-{skill_id}"]["texts"]
         for c, name in enumerate(columns):
@@ -222,21 +252,48 @@ def test_real_skill_tables_match_the_text_answer_cells(rendered):
 def test_renderer_check_has_teeth():
     good = a2ui.build_messages(SHAPES["gaps_no_chart_3_rows"](), FOOTER, "teeth")
     # a child that does not exist: the renderer core refuses the message
-    broken = [good[0], {"surfaceUpdate": {"surfaceId": "teeth", "components": [
-        {"id": "a2_root", "component": {"Column": {"children": {"explicitList": ["a2_ghost"]}}}}]}}]
+    broken = [
+        good[0],
+        {
+            "surfaceUpdate": {
+                "surfaceId": "teeth",
+                "components": [
+                    {"id": "a2_root", "component": {"Column": {"children": {"explicitList": ["a2_ghost"]}}}}
+                ],
+            }
+        },
+    ]
     with pytest.raises(AssertionError):
         run_renderer([broken])
     # a component shared by two parents builds more nodes than components: the count check would fail
-    shared = [good[0], {"surfaceUpdate": {"surfaceId": "teeth", "components": [
-        {"id": "a2_root", "component": {"Column": {"children": {"explicitList": ["a2_t", "a2_t"]}}}},
-        {"id": "a2_t", "component": {"Text": {"text": {"literalString": "x"}}}}]}}]
+    shared = [
+        good[0],
+        {
+            "surfaceUpdate": {
+                "surfaceId": "teeth",
+                "components": [
+                    {"id": "a2_root", "component": {"Column": {"children": {"explicitList": ["a2_t", "a2_t"]}}}},
+                    {"id": "a2_t", "component": {"Text": {"text": {"literalString": "x"}}}},
+                ],
+            }
+        },
+    ]
     assert run_renderer([shared])["teeth"]["nodes"] == 3 != 2
     # a literal equal to a component id is swallowed as a child by the core (why our ids hold "_",
     # which escaping never leaves bare in a literal): the Text loses its string
-    swallowed = [good[0], {"surfaceUpdate": {"surfaceId": "teeth", "components": [
-        {"id": "a2_root", "component": {"Column": {"children": {"explicitList": ["a2_t"]}}}},
-        {"id": "a2_t", "component": {"Text": {"text": {"literalString": "a2_u"}}}},
-        {"id": "a2_u", "component": {"Divider": {}}}]}}]
+    swallowed = [
+        good[0],
+        {
+            "surfaceUpdate": {
+                "surfaceId": "teeth",
+                "components": [
+                    {"id": "a2_root", "component": {"Column": {"children": {"explicitList": ["a2_t"]}}}},
+                    {"id": "a2_t", "component": {"Text": {"text": {"literalString": "a2_u"}}}},
+                    {"id": "a2_u", "component": {"Divider": {}}},
+                ],
+            }
+        },
+    ]
     with pytest.raises(AssertionError, match="no literal string"):
         run_renderer([swallowed])
 
@@ -262,6 +319,8 @@ def test_chart_compares_parts_not_the_scope_total():
     assert any(str(label).endswith(a2ui.TOTAL_SUFFIX) for label in labels)
     messages = a2ui.build_messages(result, FOOTER, "chart-parts")
     comps = _cells(messages)
-    bar_labels = [unescape_markdown(literal(comps[f"a2_b{b}_l"]))
-                  for b in range(len(comps["a2_chart"]["component"]["Column"]["children"]["explicitList"]) - 1)]
+    bar_labels = [
+        unescape_markdown(literal(comps[f"a2_b{b}_l"]))
+        for b in range(len(comps["a2_chart"]["component"]["Column"]["children"]["explicitList"]) - 1)
+    ]
     assert bar_labels and not any(label.endswith(a2ui.TOTAL_SUFFIX) for label in bar_labels)

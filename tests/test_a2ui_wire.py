@@ -18,7 +18,12 @@ GAPS = "Where are the gaps in outdoor furniture?"
 
 
 def body(method: str, text: str, **message_fields) -> dict:
-    message = {"role": "user", "messageId": str(uuid.uuid4()), "parts": [{"kind": "text", "text": text}], **message_fields}
+    message = {
+        "role": "user",
+        "messageId": str(uuid.uuid4()),
+        "parts": [{"kind": "text", "text": text}],
+        **message_fields,
+    }
     return {"jsonrpc": "2.0", "id": "u", "method": method, "params": {"message": message}}
 
 

@@ -35,8 +35,10 @@ except ImportError:  # pragma: no cover - depends on the catalog engineer's prog
     except ImportError:
         read_table_bytes = None
 
-pytestmark = pytest.mark.skipif(read_table_bytes is None or not DEMO.exists(),
-                                reason="needs the catalog layer's read_table_bytes and data/demo/catalog.csv")
+pytestmark = pytest.mark.skipif(
+    read_table_bytes is None or not DEMO.exists(),
+    reason="needs the catalog layer's read_table_bytes and data/demo/catalog.csv",
+)
 
 
 def _read(path: Path, kind: str = "bundled demo catalog"):
@@ -117,19 +119,23 @@ def test_gaps_in_outdoor_furniture_names_the_planted_gaps(demo):
         assert phrase in md
     assert_prose_numbers_in_table(md)
     # issue 10: the accessories (covers) belong to the outdoor-furniture range, and are named
-    assert result.taxonomy_note == ("11 subcategories under Furniture > Outdoor Furniture and "
-                                    "Furniture > Outdoor Furniture Accessories")
+    assert result.taxonomy_note == (
+        "11 subcategories under Furniture > Outdoor Furniture and Furniture > Outdoor Furniture Accessories"
+    )
     assert rows["Outdoor Furniture Covers"]["Group"] == "Outdoor Furniture Accessories"
 
 
 def test_gaps_against_the_competitor(demo, competitor):
     table, ev = demo
     ref, _ = competitor
-    _, [(result, md)] = ask("Where are the gaps in patio furniture compared with the competitor?", table, ev, reference=ref)
+    _, [(result, md)] = ask(
+        "Where are the gaps in patio furniture compared with the competitor?", table, ev, reference=ref
+    )
     rows = by(result, "Subcategory")
     assert "under-indexed" in rows["Sunloungers"]["Gap"]
-    assert rows["Outdoor Beds"]["Reference products"] == len({r["product_id"] for r in csv_rows(COMPETITOR)
-                                                               if r["category"].endswith("Outdoor Beds")})
+    assert rows["Outdoor Beds"]["Reference products"] == len(
+        {r["product_id"] for r in csv_rows(COMPETITOR) if r["category"].endswith("Outdoor Beds")}
+    )
     assert rows["Sunloungers"]["Share index"] < 50
     assert "Under-indexed" in md and "the reference has" in md
     assert_prose_numbers_in_table(md)
@@ -141,8 +147,11 @@ def test_price_ladder_finds_the_hole_in_outdoor_chairs(demo):
     p, [(result, md)] = ask("Do I have entry-level and premium options in outdoor chairs?", table, ev)
     assert p.skills == ("price_ladder",) and p.scope.taxonomy_id == 6828
     # the ladder is over priced variants (the same variants as the overview and gaps)
-    prices = sorted(float(r["price"]) for r in csv_rows()
-                    if r["category"].endswith("Outdoor Chairs") and float(r["price"]) > 0 and r["status"] == "active")
+    prices = sorted(
+        float(r["price"])
+        for r in csv_rows()
+        if r["category"].endswith("Outdoor Chairs") and float(r["price"]) > 0 and r["status"] == "active"
+    )
     a, b = max(zip(prices, prices[1:]), key=lambda ab: ab[1] / ab[0])
     row = [r for r in result.table.to_pylist() if r["Category"] != "Outdoor Chairs (all)"][0]
     assert (row["Largest step from"], row["Largest step to"]) == (pytest.approx(a), pytest.approx(b))
@@ -197,7 +206,9 @@ def test_availability_storage_boxes_all_out_and_preorders(demo):
     assert rows["Outdoor Storage Boxes"]["Out-of-stock rate"] == 100.0
     # issue 10: patio furniture is Outdoor Furniture with its accessories (covers)
     of_rows = [r for r in csv_rows() if r["category"].startswith((OF + " > ", OF + " Accessories > "))]
-    assert rows["Outdoor Furniture (all)"]["Out-of-stock variants"] == sum(1 for r in of_rows if r["availability"] == "out_of_stock")
+    assert rows["Outdoor Furniture (all)"]["Out-of-stock variants"] == sum(
+        1 for r in of_rows if r["availability"] == "out_of_stock"
+    )
     _, [(whole, _)] = ask("What is out of stock?", table, ev)
     total = whole.table.to_pylist()[0]
     active = csv_rows()
@@ -213,14 +224,17 @@ def test_content_quality_counts_match_the_csv(demo):
     assert p.skills == ("content_quality",) and p.scope.is_whole_catalog
     checks = {r["Item"]: r["Affected rows"] for r in result.table.to_pylist() if r["Section"] == "Check"}
     active = csv_rows()
-    assert checks["Invalid GTIN (check digit or format)"] == sum(1 for r in active if r["gtin"] and not gtin_ok(r["gtin"]))
+    assert checks["Invalid GTIN (check digit or format)"] == sum(
+        1 for r in active if r["gtin"] and not gtin_ok(r["gtin"])
+    )
     assert checks["Missing image"] == sum(1 for r in active if not r["image_url"].strip())
     assert checks["Missing description"] == sum(1 for r in active if not r["description"].strip())
     assert checks["Title over 150 characters"] == sum(1 for r in active if len(r["title"]) > 150)
     assert checks["Zero or missing price"] == sum(1 for r in active if float(r["price"] or 0) <= 0)
     assert checks["Duplicate SKU"] == 2
     assert checks["Sale price not below regular price"] == sum(
-        1 for r in active if r["compare_at_price"] and float(r["compare_at_price"]) <= float(r["price"]))
+        1 for r in active if r["compare_at_price"] and float(r["compare_at_price"]) <= float(r["price"])
+    )
     assert_prose_numbers_in_table(md)
 
 
@@ -262,7 +276,9 @@ SHARED_FILES = sorted(SHARED.glob("*.csv")) if SHARED.exists() else []
 def test_every_skill_on_real_exports(path):
     table, ev = _read(path, "attached file")
     for skill, spec in SKILLS.items():
-        result = spec.run(SkillInput(own=table, reference=None, scope=plan("overview", table, TAX).scope, taxonomy=TAX, sources=(ev,)))
+        result = spec.run(
+            SkillInput(own=table, reference=None, scope=plan("overview", table, TAX).scope, taxonomy=TAX, sources=(ev,))
+        )
         md = render_skill(result)
         assert md.startswith("## ") and bullets(md), (skill, md)
         assert_prose_numbers_in_table(md)

@@ -26,8 +26,10 @@ def test_quantiles_by_code_match_numpy_per_group_for_cents_and_other_values():
     n_groups = 40
     codes = rng.integers(0, n_groups - 3, 5000)  # the last three groups stay empty
     qs = (0.0, 0.25, 0.5, 0.75, 1.0)
-    for values in (rng.integers(99, 250_000, 5000) / 100.0,  # whole cents: the integer composite path
-                   rng.random(5000) * 1000.0):  # arbitrary floats: the two-pass path
+    for values in (
+        rng.integers(99, 250_000, 5000) / 100.0,  # whole cents: the integer composite path
+        rng.random(5000) * 1000.0,
+    ):  # arbitrary floats: the two-pass path
         values = values.copy()
         values[::97] = np.nan  # NaN rows are ignored
         got = quantiles_by_code(codes, n_groups, values, qs)

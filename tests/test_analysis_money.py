@@ -33,8 +33,11 @@ def canonical(rows: list[dict]):
 
 
 def run(skill: str, table, snapshot: dt.date | None = None, reference=None, scope=Scope()):
-    src = (SourceEvidence(name="c.csv", kind=KIND_ATTACHED, format="generic table", rows_read=table.num_rows,
-                          snapshot_date=snapshot),)
+    src = (
+        SourceEvidence(
+            name="c.csv", kind=KIND_ATTACHED, format="generic table", rows_read=table.num_rows, snapshot_date=snapshot
+        ),
+    )
     return SKILLS[skill].run(SkillInput(own=table, reference=reference, scope=scope, taxonomy=load(), sources=src))
 
 
@@ -50,9 +53,20 @@ def overview_cell(result, section: str, item: str, column: str = "Count"):
 
 
 def variant(pk: int, price: float | None, **kw) -> dict:
-    row = {"product_key": pk, "product_id": f"p{pk}", "title": f"Chair {pk}", "status": "active",
-           "google_category_id": CHAIRS, "category_mapping": "google_category", "price": price,
-           "compare_at_price": None, "sale_price": None, "sale_start": None, "sale_end": None, "currency": "USD"}
+    row = {
+        "product_key": pk,
+        "product_id": f"p{pk}",
+        "title": f"Chair {pk}",
+        "status": "active",
+        "google_category_id": CHAIRS,
+        "category_mapping": "google_category",
+        "price": price,
+        "compare_at_price": None,
+        "sale_price": None,
+        "sale_start": None,
+        "sale_end": None,
+        "currency": "USD",
+    }
     row.update(kw)
     return row
 
@@ -81,7 +95,9 @@ SCHEDULES = [  # (start, end, current at SNAP)
 
 @pytest.mark.parametrize("start, end, current", SCHEDULES)
 def test_a_sale_counts_only_inside_its_schedule(start, end, current):
-    rows = [variant(0, 100.0, sale_price=75.0, sale_start=start, sale_end=end)] + [variant(i, 100.0) for i in range(1, 4)]
+    rows = [variant(0, 100.0, sale_price=75.0, sale_start=start, sale_end=end)] + [
+        variant(i, 100.0) for i in range(1, 4)
+    ]
     total = rows_of(run("price_ladder", canonical(rows), snapshot=SNAP))[0]
     assert total["On sale"] == (25.0 if current else 0.0)
 
@@ -100,19 +116,27 @@ def test_without_a_snapshot_date_scheduled_sales_are_counted_as_unchecked():
 
 
 def test_sale_price_not_below_the_price_is_no_discount():
-    rows = [variant(0, 100.0, sale_price=100.0), variant(1, 100.0, sale_price=120.0), variant(2, 100.0, sale_price=0.0),
-            variant(3, 100.0, compare_at_price=125.0)]
+    rows = [
+        variant(0, 100.0, sale_price=100.0),
+        variant(1, 100.0, sale_price=120.0),
+        variant(2, 100.0, sale_price=0.0),
+        variant(3, 100.0, compare_at_price=125.0),
+    ]
     total = rows_of(run("price_ladder", canonical(rows)))[0]
     assert total["On sale"] == 25.0 and total["Average discount"] == 20.0
 
 
 def test_end_to_end_merchant_center_feed_with_sale_schedules_and_snapshot():
-    lines = ["id\ttitle\tprice\tsale_price\tsale_price_effective_date\tavailability\tgoogle_product_category\tupdated_at"]
+    lines = [
+        "id\ttitle\tprice\tsale_price\tsale_price_effective_date\tavailability\tgoogle_product_category\tupdated_at"
+    ]
     schedule = ["", "2026-11-01T00:00+0500/2026-11-30T23:59+0500", "2026-10-01/2026-11-27", "2026-12-01/2026-12-31"]
     for i in range(20):
         sale = f"{380000 + i}.00 KZT" if i < 8 else ""
-        lines.append(f"s{i}\tOutdoor chair {i}\t{465000 + 1000 * i}.00 KZT\t{sale}\t{schedule[i % 4] if sale else ''}"
-                     f"\tin stock\t{CHAIRS}\t2026-11-28")
+        lines.append(
+            f"s{i}\tOutdoor chair {i}\t{465000 + 1000 * i}.00 KZT\t{sale}\t{schedule[i % 4] if sale else ''}"
+            f"\tin stock\t{CHAIRS}\t2026-11-28"
+        )
     table, ev = read_table_bytes(("\n".join(lines) + "\n").encode(), "feed.tsv", KIND_ATTACHED)
     assert ev.snapshot_date == dt.date(2026, 11, 28)
     r = SKILLS["price_ladder"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=load(), sources=(ev,)))
@@ -178,7 +202,13 @@ def test_overview_ladder_and_gaps_agree_on_the_same_priced_variants():
     rows = []
     for pk in range(30):
         for v in range(rng.randint(1, 4)):
-            rows.append(variant(pk, float(rng.choice([50, 120, 150, 180, 300, 450])) + v, google_category_id=rng.choice([CHAIRS, TABLES])))
+            rows.append(
+                variant(
+                    pk,
+                    float(rng.choice([50, 120, 150, 180, 300, 450])) + v,
+                    google_category_id=rng.choice([CHAIRS, TABLES]),
+                )
+            )
     rows.append(variant(99, 0.0))  # a live variant at 0.00
     rows.append(variant(98, None))  # no price
     table = canonical(rows)

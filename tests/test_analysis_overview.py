@@ -29,16 +29,25 @@ ROWS = [
 
 def table(rows=ROWS, currency="EUR"):
     cols = list(zip(*rows))
-    return from_columns({
-        "product_key": list(cols[0]), "status": list(cols[1]), "google_category_id": list(cols[2]),
-        "category_mapping": list(cols[3]), "price": list(cols[4]), "brand": list(cols[5]),
-        "category_path": list(cols[6]), "currency": [currency] * len(rows),
-        "title": [f"p{k}" for k in cols[0]],
-    })
+    return from_columns(
+        {
+            "product_key": list(cols[0]),
+            "status": list(cols[1]),
+            "google_category_id": list(cols[2]),
+            "category_mapping": list(cols[3]),
+            "price": list(cols[4]),
+            "brand": list(cols[5]),
+            "category_path": list(cols[6]),
+            "currency": [currency] * len(rows),
+            "title": [f"p{k}" for k in cols[0]],
+        }
+    )
 
 
 def run(t, scope=Scope(), sources=()):
-    return SKILLS["catalog_overview"].run(SkillInput(own=t, reference=None, scope=scope, taxonomy=load(), sources=sources))
+    return SKILLS["catalog_overview"].run(
+        SkillInput(own=t, reference=None, scope=scope, taxonomy=load(), sources=sources)
+    )
 
 
 def cell(result, section, item, column="Count"):
@@ -76,9 +85,17 @@ def test_counts_match_independent_recomputation():
 
 
 def test_rendered_answer_states_scope_and_numbers_come_from_table():
-    src = SourceEvidence(name="catalog.csv", kind="attached file", format="Shopify product export", rows_read=8,
-                         columns=["Handle", "Title", "Vendor", "Weird"], unmapped_columns=["Weird"])
-    md = render_skill(run(table(), sources=(src,)), preface=("I could not read brochure.pdf: application/pdf is not CSV",))
+    src = SourceEvidence(
+        name="catalog.csv",
+        kind="attached file",
+        format="Shopify product export",
+        rows_read=8,
+        columns=["Handle", "Title", "Vendor", "Weird"],
+        unmapped_columns=["Weird"],
+    )
+    md = render_skill(
+        run(table(), sources=(src,)), preface=("I could not read brochure.pdf: application/pdf is not CSV",)
+    )
     assert md.startswith("## Catalog overview: whole catalog\n")
     assert "I could not read brochure.pdf" in md
     assert "Scope: the whole catalog." in md
@@ -92,6 +109,7 @@ def test_rendered_answer_states_scope_and_numbers_come_from_table():
 def test_mixed_currencies_are_split_never_pooled():
     t = table()
     import pyarrow as pa
+
     cur = pa.array(["EUR", "USD"] * 4).dictionary_encode().cast(t.schema.field("currency").type)
     t = t.set_column(t.schema.get_field_index("currency"), "currency", cur)
     r = run(t)
@@ -103,8 +121,9 @@ def test_mixed_currencies_are_split_never_pooled():
         assert cell(r, sec, "Priced variants") == len(mine)
         assert cell(r, sec, "Lowest price", "Price") == min(mine)
         assert cell(r, sec, "Highest price", "Price") == max(mine)
-        assert sum(row["Count"] for row in r.table.to_pylist()
-                   if row["Section"] == f"Price bands (priced variants, {code})") == len(mine)
+        assert sum(
+            row["Count"] for row in r.table.to_pylist() if row["Section"] == f"Price bands (priced variants, {code})"
+        ) == len(mine)
     md = render_skill(r)
     assert "USD 9.50" in md and "EUR 510.00" in md and "EUR 9.50" not in md
     assert "several currencies" in md

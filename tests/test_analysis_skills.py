@@ -38,10 +38,16 @@ def generate(seed: int = 7, spec=None, currency: str | None = "USD", brands=("Al
     """Rows: (google id, products, price low, price high, stock mode) per category."""
     rng = random.Random(seed)
     spec = spec or [
-        (CHAIRS, 12, 40, 90, "mixed"), (CHAIRS, 4, 260, 600, "mixed"),  # a hole between 90 and 260
-        (SOFAS, 6, 500, 2000, "mixed"), (LOUNGERS, 3, 150, 900, "mixed"), (BENCHES, 5, 120, 800, "mixed"),
-        (OTTOMANS, 2, 90, 200, "in"), (STORAGE, 3, 80, 300, "out"), (TABLES, 8, 60, 1300, "mixed"),
-        (SETS, 7, 300, 2500, "mixed"), (LAMPS, 6, 15, 120, "mixed"),
+        (CHAIRS, 12, 40, 90, "mixed"),
+        (CHAIRS, 4, 260, 600, "mixed"),  # a hole between 90 and 260
+        (SOFAS, 6, 500, 2000, "mixed"),
+        (LOUNGERS, 3, 150, 900, "mixed"),
+        (BENCHES, 5, 120, 800, "mixed"),
+        (OTTOMANS, 2, 90, 200, "in"),
+        (STORAGE, 3, 80, 300, "out"),
+        (TABLES, 8, 60, 1300, "mixed"),
+        (SETS, 7, 300, 2500, "mixed"),
+        (LAMPS, 6, 15, 120, "mixed"),
     ]
     rows = []
     pk = 0
@@ -58,17 +64,31 @@ def generate(seed: int = 7, spec=None, currency: str | None = "USD", brands=("Al
                 gtin = _gtin(f"50{pk:05d}{v:05d}")
                 if rng.random() < 0.1:
                     gtin = gtin[:-1] + str((int(gtin[-1]) + 1) % 10)  # broken check digit
-                rows.append({
-                    "product_key": pk, "product_id": f"P{pk}", "variant_id": f"P{pk}-{v}", "sku": f"SKU-{pk}-{v}",
-                    "title": f"Product {pk}", "description": None if rng.random() < 0.1 else "Good.",
-                    "brand": brand, "status": status, "category_path": TAX.node(gid).path,
-                    "google_category_id": gid, "category_mapping": "merchant_path", "price": price,
-                    "compare_at_price": cap, "currency": currency, "inventory_qty": qty,
-                    "availability": None,
-                    "inventory_policy": "continue" if rng.random() < 0.1 and mode != "out" else "deny",
-                    "gtin": gtin, "color": colour, "material": rng.choice(["Teak", "Aluminium", "aluminum"]),
-                    "image_url": None if rng.random() < 0.05 else f"https://x/{pk}-{v}.jpg",
-                })
+                rows.append(
+                    {
+                        "product_key": pk,
+                        "product_id": f"P{pk}",
+                        "variant_id": f"P{pk}-{v}",
+                        "sku": f"SKU-{pk}-{v}",
+                        "title": f"Product {pk}",
+                        "description": None if rng.random() < 0.1 else "Good.",
+                        "brand": brand,
+                        "status": status,
+                        "category_path": TAX.node(gid).path,
+                        "google_category_id": gid,
+                        "category_mapping": "merchant_path",
+                        "price": price,
+                        "compare_at_price": cap,
+                        "currency": currency,
+                        "inventory_qty": qty,
+                        "availability": None,
+                        "inventory_policy": "continue" if rng.random() < 0.1 and mode != "out" else "deny",
+                        "gtin": gtin,
+                        "color": colour,
+                        "material": rng.choice(["Teak", "Aluminium", "aluminum"]),
+                        "image_url": None if rng.random() < 0.05 else f"https://x/{pk}-{v}.jpg",
+                    }
+                )
     return rows
 
 
@@ -83,8 +103,9 @@ def scope_of(node_id: int) -> Scope:
 
 
 def run(skill: str, rows, scope=None, ref_rows=None):
-    inp = SkillInput(own=canonical(rows), reference=canonical(ref_rows) if ref_rows else None,
-                     scope=scope or Scope(), taxonomy=TAX)
+    inp = SkillInput(
+        own=canonical(rows), reference=canonical(ref_rows) if ref_rows else None, scope=scope or Scope(), taxonomy=TAX
+    )
     return SKILLS[skill].run(inp)
 
 
@@ -104,8 +125,16 @@ def table_rows(result) -> list[dict]:
 
 # --- registry ------------------------------------------------------------------------------------------------
 def test_registry_lists_seven_skills_in_stable_order_with_examples():
-    assert list(SKILLS) == ["assortment_gaps", "price_ladder", "attribute_coverage", "brand_coverage", "availability",
-                            "content_quality", "catalog_overview", "demand_gaps"]
+    assert list(SKILLS) == [
+        "assortment_gaps",
+        "price_ladder",
+        "attribute_coverage",
+        "brand_coverage",
+        "availability",
+        "content_quality",
+        "catalog_overview",
+        "demand_gaps",
+    ]
     for spec in SKILLS.values():
         assert len(spec.examples) >= 3 and spec.tags and spec.description and spec.name
 
@@ -172,8 +201,12 @@ def test_gaps_order_puts_missing_first_and_totals_row_on_top():
 
 def test_gaps_reference_share_index_and_price_floor():
     own = generate()
-    ref_spec = [(LOUNGERS, 30, 100, 1200, "mixed"), (CHAIRS, 10, 90, 250, "mixed"), (BEDS, 5, 600, 2000, "mixed"),
-                (STORAGE, 2, 40, 60, "mixed")]
+    ref_spec = [
+        (LOUNGERS, 30, 100, 1200, "mixed"),
+        (CHAIRS, 10, 90, 250, "mixed"),
+        (BEDS, 5, 600, 2000, "mixed"),
+        (STORAGE, 2, 40, 60, "mixed"),
+    ]
     ref = generate(seed=3, spec=ref_spec)
     result = run("assortment_gaps", own, scope_of(OF), ref)
     got = {r["Subcategory"]: r for r in table_rows(result)}
@@ -197,11 +230,24 @@ def test_gaps_reference_share_index_and_price_floor():
 
 def test_gaps_counts_unmapped_products_in_scope_through_merchant_categories():
     rows = generate(spec=[(CHAIRS, 3, 40, 90, "in")])
-    extra = dict(rows[0], product_key=999, product_id="P999", variant_id="P999-0", sku="SKU-999",
-                 google_category_id=None, category_mapping="unmapped", category_path="Garden > Teak things", status="active")
+    extra = dict(
+        rows[0],
+        product_key=999,
+        product_id="P999",
+        variant_id="P999-0",
+        sku="SKU-999",
+        google_category_id=None,
+        category_mapping="unmapped",
+        category_path="Garden > Teak things",
+        status="active",
+    )
     rows.append(extra)
-    scope = Scope(label="Outdoor Furniture", taxonomy_id=OF, taxonomy_path=TAX.node(OF).path,
-                  merchant_categories=("Garden > Teak things",))
+    scope = Scope(
+        label="Outdoor Furniture",
+        taxonomy_id=OF,
+        taxonomy_path=TAX.node(OF).path,
+        merchant_categories=("Garden > Teak things",),
+    )
     result = run("assortment_gaps", rows, scope)
     got = {r["Subcategory"]: r for r in table_rows(result)}
     assert got["Not mapped to a subcategory"]["Products"] == 1
@@ -261,7 +307,11 @@ def test_price_ladder_percentiles_tiers_and_hole():
     for col, q in (("P10", 0.1), ("P25", 0.25), ("Median", 0.5), ("P75", 0.75), ("P90", 0.9)):
         assert r[col] == pytest.approx(chairs.quantile(q), abs=0.006)
     t1, t2 = chairs.quantile(1 / 3), chairs.quantile(2 / 3)
-    assert (r["Good"], r["Better"], r["Best"]) == ((chairs < t1).sum(), ((chairs >= t1) & (chairs < t2)).sum(), (chairs >= t2).sum())
+    assert (r["Good"], r["Better"], r["Best"]) == (
+        (chairs < t1).sum(),
+        ((chairs >= t1) & (chairs < t2)).sum(),
+        (chairs >= t2).sum(),
+    )
     prices = sorted(chairs)
     steps = [(b / a, a, b) for a, b in zip(prices, prices[1:])]
     ratio, a, b = max(steps)
@@ -292,7 +342,18 @@ def _valid_gtin(code: str) -> bool:
 def test_gtin_validation_against_known_codes():
     from agent.analysis.content_quality import gtin_valid
 
-    codes = ["4006381333931", "73513537", "036000291452", "10036000291459", "4006381333932", "3.65E+11", "'00123", "", None, " 4006381333931 "]
+    codes = [
+        "4006381333931",
+        "73513537",
+        "036000291452",
+        "10036000291459",
+        "4006381333932",
+        "3.65E+11",
+        "'00123",
+        "",
+        None,
+        " 4006381333931 ",
+    ]
     got = gtin_valid(pa.array(codes)).to_pylist()
     assert got == [True, True, True, True, False, False, False, None, None, True]
     for c in codes[:7]:
@@ -319,8 +380,15 @@ def test_content_quality_counts_match_pandas():
     cap = df["compare_at_price"]
     assert got["Sale price not below regular price"]["Affected rows"] == int((cap <= df["price"]).sum()) == 1
     complete = table_rows(result)[0]
-    bad = (df["title"].isna() | df["image_url"].isna() | (df["price"] <= 0) | ~df["gtin"].map(_valid_gtin) |
-           df["description"].isna() | df["brand"].isna() | df["google_category_id"].isna())
+    bad = (
+        df["title"].isna()
+        | df["image_url"].isna()
+        | (df["price"] <= 0)
+        | ~df["gtin"].map(_valid_gtin)
+        | df["description"].isna()
+        | df["brand"].isna()
+        | df["google_category_id"].isna()
+    )
     assert complete["Complete"] == round(100 * (1 - bad.mean()), 1)
     md = render_skill(result)
     assert "complete for Google Shopping" in md
@@ -384,8 +452,11 @@ def test_brand_coverage_flags_single_vendor():
 def test_every_skill_survives_degenerate_tables(skill):
     from agent.catalog.canonical import empty_table
 
-    tables = (empty_table(), from_columns({"product_key": [1, 2, 3]}),
-              from_columns({"product_key": [1, 1, 2], "status": ["draft"] * 3}))
+    tables = (
+        empty_table(),
+        from_columns({"product_key": [1, 2, 3]}),
+        from_columns({"product_key": [1, 1, 2], "status": ["draft"] * 3}),
+    )
     for t in tables:
         for ref in (None, empty_table(), t):
             for scope in (Scope(), scope_of(OF)):

@@ -22,14 +22,29 @@ def gmc_feed(rows: int, delimiter: str = "\t") -> bytes:
     header = ["id", "title", "price", "availability", "brand", "image_link", "item_group_id", "condition"]
     lines = [delimiter.join(header)]
     for i in range(rows):
-        lines.append(delimiter.join([f"SKU{i}", f"Garden chair {i}", f"{10 + i}.00 USD",
-                                     "in stock" if i % 3 else "out of stock", "Acme",
-                                     f"https://example.com/{i}.jpg", f"G{i // 2}", "new"]))
+        lines.append(
+            delimiter.join(
+                [
+                    f"SKU{i}",
+                    f"Garden chair {i}",
+                    f"{10 + i}.00 USD",
+                    "in stock" if i % 3 else "out of stock",
+                    "Acme",
+                    f"https://example.com/{i}.jpg",
+                    f"G{i // 2}",
+                    "new",
+                ]
+            )
+        )
     return ("\n".join(lines) + "\n").encode()
 
 
-def send(url: str, *files: tuple[bytes | str, str | None, str | None], text: str = "What is in this file?",
-         context_id: str | None = None) -> dict:
+def send(
+    url: str,
+    *files: tuple[bytes | str, str | None, str | None],
+    text: str = "What is in this file?",
+    context_id: str | None = None,
+) -> dict:
     parts: list[dict] = [{"kind": "text", "text": text}]
     for data, name, mime in files:
         file: dict = {"bytes": data if isinstance(data, str) else base64.b64encode(data).decode()}
@@ -54,11 +69,20 @@ def answer(task: dict) -> tuple[str, str]:
     return text, text.split("\n---\nEvidence\n", 1)[1]
 
 
-@pytest.mark.parametrize("name,mime", [
-    ("feed.tsv", "text/tab-separated-values"), (None, "text/tab-separated-values"), ("feed.txt", "text/plain"),
-    ("feed.tsv", "application/vnd.ms-excel"), ("feed.txt", "application/octet-stream"), ("feed.TSV", None),
-    ("feed.txt", None), ("feed.tsv", "text/plain; charset=utf-8"), ("feed.csv", "text/plain"),
-])
+@pytest.mark.parametrize(
+    "name,mime",
+    [
+        ("feed.tsv", "text/tab-separated-values"),
+        (None, "text/tab-separated-values"),
+        ("feed.txt", "text/plain"),
+        ("feed.tsv", "application/vnd.ms-excel"),
+        ("feed.txt", "application/octet-stream"),
+        ("feed.TSV", None),
+        ("feed.txt", None),
+        ("feed.tsv", "text/plain; charset=utf-8"),
+        ("feed.csv", "text/plain"),
+    ],
+)
 def test_tab_separated_feed_is_read_under_every_label(server, name, mime):
     text, footer = answer(send(server.url, (gmc_feed(9), name, mime)))
     assert "Google Merchant Center feed" in footer and "9 rows read" in footer
@@ -79,18 +103,38 @@ def test_excel_unicode_text_is_read(server):
     assert "3 rows read" in footer and "Not read" not in footer
 
 
-@pytest.mark.parametrize("data,name,mime,reason", [
-    (b"Dear team,\nplease find our notes below.\nThanks\n", "notes.txt", "text/plain",
-     "not a delimited table (CSV or tab-separated)"),
-    (b"%PDF-1.4\x00\x01binary", "feed.tsv", "application/octet-stream", "not a delimited table (CSV or tab-separated)"),
-    (b"%PDF-1.4 ...", "brochure.pdf", "application/pdf", "application/pdf is not CSV"),
-    (b"id\tprice\n1\t2\n", "feed.tsv", "image/png", "image/png is not CSV"),
-    (b"id,title\n1,Chair\n", None, None, "a file without a media type is not CSV"),
-    (b"PK\x03\x04binary", "products.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-     "a spreadsheet workbook is not CSV; save or export it as CSV (UTF-8) and attach that"),
-    (b"\xd0\xcf\x11\xe0binary", "products.xls", "application/vnd.ms-excel",
-     "a spreadsheet workbook is not CSV; save or export it as CSV (UTF-8) and attach that"),
-])
+@pytest.mark.parametrize(
+    "data,name,mime,reason",
+    [
+        (
+            b"Dear team,\nplease find our notes below.\nThanks\n",
+            "notes.txt",
+            "text/plain",
+            "not a delimited table (CSV or tab-separated)",
+        ),
+        (
+            b"%PDF-1.4\x00\x01binary",
+            "feed.tsv",
+            "application/octet-stream",
+            "not a delimited table (CSV or tab-separated)",
+        ),
+        (b"%PDF-1.4 ...", "brochure.pdf", "application/pdf", "application/pdf is not CSV"),
+        (b"id\tprice\n1\t2\n", "feed.tsv", "image/png", "image/png is not CSV"),
+        (b"id,title\n1,Chair\n", None, None, "a file without a media type is not CSV"),
+        (
+            b"PK\x03\x04binary",
+            "products.xlsx",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            "a spreadsheet workbook is not CSV; save or export it as CSV (UTF-8) and attach that",
+        ),
+        (
+            b"\xd0\xcf\x11\xe0binary",
+            "products.xls",
+            "application/vnd.ms-excel",
+            "a spreadsheet workbook is not CSV; save or export it as CSV (UTF-8) and attach that",
+        ),
+    ],
+)
 def test_unreadable_file_is_named_and_nothing_else_answers(server, data, name, mime, reason):
     text, footer = answer(send(server.url, (data, name, mime)))
     assert text.startswith(NO_CATALOG)
@@ -103,8 +147,12 @@ def test_unreadable_follow_up_does_not_answer_from_the_earlier_attachment(server
     context_id = f"labels-{uuid.uuid4()}"
     first = send(server.url, (gmc_feed(6), "feed.tsv", "text/tab-separated-values"), context_id=context_id)
     assert "6 rows read" in answer(first)[1]
-    follow = send(server.url, (b"%PDF-1.4 ...", "update.pdf", "application/pdf"), text="and with this update?",
-                  context_id=context_id)
+    follow = send(
+        server.url,
+        (b"%PDF-1.4 ...", "update.pdf", "application/pdf"),
+        text="and with this update?",
+        context_id=context_id,
+    )
     text, footer = answer(follow)
     assert text.startswith(NO_CATALOG) and "feed.tsv" not in footer and "demo" not in footer
     assert "- Not read: update.pdf (application/pdf is not CSV)" in footer
@@ -120,9 +168,11 @@ def test_unreadable_attachment_does_not_fall_back_to_the_configured_catalog(star
     srv = start_server({"CATALOG_URI": str(folder)})
     _, footer = answer(send(srv.url, text="what is in my catalog?"))
     assert "- products.csv (local file" in footer  # the configured catalog answers when nothing is sent
-    for files in ([(b"%PDF-1.4", "stock.pdf", "application/pdf")],
-                  [(b"\x00\x01\x02" * 400, "stock.csv", "text/csv")],
-                  [("!!!not base64$$$", "stock.tsv", "text/tab-separated-values")]):
+    for files in (
+        [(b"%PDF-1.4", "stock.pdf", "application/pdf")],
+        [(b"\x00\x01\x02" * 400, "stock.csv", "text/csv")],
+        [("!!!not base64$$$", "stock.tsv", "text/tab-separated-values")],
+    ):
         text, footer = answer(send(srv.url, *files))
         assert text.startswith(NO_CATALOG), footer
         assert "products.csv" not in footer and "stock." in footer.split("- Not read: ", 1)[1]
@@ -131,15 +181,22 @@ def test_unreadable_attachment_does_not_fall_back_to_the_configured_catalog(star
 CORPUS = Path(__file__).parent / "corpus"
 
 
-@pytest.mark.parametrize("path,mime", [("gmc/campers4sale-vehicles-gbp.tsv", "text/tab-separated-values"),
-                                       ("gmc/lake-erie-apparel.tsv", "text/plain"),
-                                       ("gmc/gemmines-gemstones-tab-in-csv.csv", "application/vnd.ms-excel"),
-                                       ("woocommerce/tgmodz-ragged-meta-columns.csv", "application/octet-stream")])
+@pytest.mark.parametrize(
+    "path,mime",
+    [
+        ("gmc/campers4sale-vehicles-gbp.tsv", "text/tab-separated-values"),
+        ("gmc/lake-erie-apparel.tsv", "text/plain"),
+        ("gmc/gemmines-gemstones-tab-in-csv.csv", "application/vnd.ms-excel"),
+        ("woocommerce/tgmodz-ragged-meta-columns.csv", "application/octet-stream"),
+    ],
+)
 def test_real_feeds_under_their_labels(server, path, mime):
     data = (CORPUS / path).read_bytes()
     text = data.decode("utf-8-sig")
     delimiter = "\t" if text.split("\n", 1)[0].count("\t") > text.split("\n", 1)[0].count(",") else ","
-    rows = sum(1 for r in list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))[1:] if any(c.strip() for c in r))
+    rows = sum(
+        1 for r in list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))[1:] if any(c.strip() for c in r)
+    )
     name = path.split("/")[1]
     _, footer = answer(send(server.url, (data, name, mime)))
     assert f"- {name} (attached file, " in footer and f"{rows:,} rows read" in footer

@@ -45,10 +45,18 @@ def test_good_csv_is_read_and_counted(server, a2a_validate):
     assert "demo" not in footer
 
 
-@pytest.mark.parametrize("name,mime", [("products.csv", None), ("products.CSV", "application/octet-stream"),
-                                       ("export.csv", "application/vnd.ms-excel"), (None, "text/csv"),
-                                       ("noext", "application/csv"), ("catalog.csv", "application/x-csv"),
-                                       ("catalog.csv", "text/x-comma-separated-values")])
+@pytest.mark.parametrize(
+    "name,mime",
+    [
+        ("products.csv", None),
+        ("products.CSV", "application/octet-stream"),
+        ("export.csv", "application/vnd.ms-excel"),
+        (None, "text/csv"),
+        ("noext", "application/csv"),
+        ("catalog.csv", "application/x-csv"),
+        ("catalog.csv", "text/x-comma-separated-values"),
+    ],
+)
 def test_csv_recognised_by_type_or_name(server, name, mime):
     task = send_parts(server.url, file_part(GOOD, name, mime))
     footer = footer_of(task["artifacts"][0]["parts"][0]["text"])
@@ -64,7 +72,9 @@ def test_uri_part_reported_not_fetched(server):
 
 
 def test_pdf_reported(server):
-    task = send_parts(server.url, file_part(b"%PDF-1.4 ...", "brochure.pdf", "application/pdf"), file_part(GOOD, "c.csv", "text/csv"))
+    task = send_parts(
+        server.url, file_part(b"%PDF-1.4 ...", "brochure.pdf", "application/pdf"), file_part(GOOD, "c.csv", "text/csv")
+    )
     text = task["artifacts"][0]["parts"][0]["text"]
     footer = footer_of(text)
     assert "brochure.pdf (application/pdf is not CSV)" in footer
@@ -104,16 +114,33 @@ def test_only_unreadable_input_means_no_catalog(server):
 
 def test_unknown_user_action_is_answered_with_a_line(server):
     """Not one of our follow-up buttons: a clear line in a completed answer (ours: test_a2ui_followups)."""
-    action = {"kind": "data", "data": {"userAction": {"name": "drill_down", "surfaceId": "s", "sourceComponentId": "b",
-                                                       "timestamp": "2026-11-29T10:00:00Z", "context": {}}}}
+    action = {
+        "kind": "data",
+        "data": {
+            "userAction": {
+                "name": "drill_down",
+                "surfaceId": "s",
+                "sourceComponentId": "b",
+                "timestamp": "2026-11-29T10:00:00Z",
+                "context": {},
+            }
+        },
+    }
     task = send_parts(server.url, action)
     assert task["status"]["state"] == "completed"
     assert "This button is not one this agent knows" in task["artifacts"][0]["parts"][0]["text"]
 
 
 @pytest.mark.skipif(not CATALOGS.exists(), reason="shared catalogs absent")
-@pytest.mark.parametrize("name,rows", [("shopify-garden-solutions.csv", 1842), ("woocommerce-sample-products.csv", 25),
-                                       ("shopify-product-template.csv", 17), ("gmc-minimal-feed.csv", 3)])
+@pytest.mark.parametrize(
+    "name,rows",
+    [
+        ("shopify-garden-solutions.csv", 1842),
+        ("woocommerce-sample-products.csv", 25),
+        ("shopify-product-template.csv", 17),
+        ("gmc-minimal-feed.csv", 3),
+    ],
+)
 def test_real_exports_attached(server, a2a_validate, name, rows):
     task = send_parts(server.url, file_part((CATALOGS / name).read_bytes(), name, "text/csv"))
     assert task["status"]["state"] == "completed"

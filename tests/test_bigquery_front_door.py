@@ -15,9 +15,13 @@ from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
 
 
 def ask(url: str, catalog_context: dict, text: str = "What is in this catalog?") -> dict:
-    params = {"message": {"role": "user", "parts": [{"kind": "text", "text": text}], "messageId": str(uuid.uuid4())},
-              "catalog_context": catalog_context}
-    return httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params}, timeout=120).json()
+    params = {
+        "message": {"role": "user", "parts": [{"kind": "text", "text": text}], "messageId": str(uuid.uuid4())},
+        "catalog_context": catalog_context,
+    }
+    return httpx.post(
+        url, json={"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params}, timeout=120
+    ).json()
 
 
 def _text(response: dict) -> str:
@@ -46,8 +50,9 @@ def test_context_dataset_is_read_for_the_callers_merchant(bq_emulator, dataset, 
 
 def test_a_question_over_the_cap_is_answered_with_that_fact(bq_emulator, dataset, start_server):  # noqa: F811
     where, _ = dataset
-    srv = start_server({**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}",
-                        "BIGQUERY_MAXIMUM_BYTES_BILLED": "1000"})
+    srv = start_server(
+        {**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}", "BIGQUERY_MAXIMUM_BYTES_BILLED": "1000"}
+    )
     response = ask(srv.url, {"merchant_id": "555", "catalog_uri": f"bq://{where}"})
     answer = _text(response)
     assert "BigQuery estimates" in answer and "to scan, over the 1.0 kB cap per question" in answer
@@ -58,7 +63,9 @@ def test_above_the_line_gaps_are_aggregated_in_bigquery(bq_emulator, dataset, st
     """BIGQUERY_IN_MEMORY_BYTES=0: nothing is downloaded; assortment_gaps answers from SQL aggregates, and
     a skill without a SQL form says it was not run instead of answering from an empty table."""
     where, n = dataset
-    srv = start_server({**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}", "BIGQUERY_IN_MEMORY_BYTES": "0"})
+    srv = start_server(
+        {**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}", "BIGQUERY_IN_MEMORY_BYTES": "0"}
+    )
     context = {"merchant_id": "555", "catalog_uri": f"bq://{where}"}
     response = ask(srv.url, context, "Where are the gaps in outdoor furniture?")
     answer = _text(response)

@@ -21,10 +21,21 @@ from tests import bq_seed
 from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
 
 MERCHANT = "123456"
-QUESTIONS = ("Where are the gaps in my catalog?", "Where are the gaps in outdoor furniture?",
-             "What's missing in furniture?")
-AVAILABILITY_WORDS = ("In_Stock", "https://schema.org/OutOfStock", "preorder", "on backorder", "Limited Availability",
-                      "sold-out", "who knows", None)
+QUESTIONS = (
+    "Where are the gaps in my catalog?",
+    "Where are the gaps in outdoor furniture?",
+    "What's missing in furniture?",
+)
+AVAILABILITY_WORDS = (
+    "In_Stock",
+    "https://schema.org/OutOfStock",
+    "preorder",
+    "on backorder",
+    "Limited Availability",
+    "sold-out",
+    "who knows",
+    None,
+)
 IDENTICAL = QUESTIONS[:2]  # the demo's "furniture" titles also name offers of other categories
 
 
@@ -52,7 +63,9 @@ def _placed_outside_the_subtree(table, scope, tax) -> int:
 
 @pytest.fixture(scope="module")
 def table_uri(bq_emulator):  # noqa: F811
-    return "bq://" + bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=_rows_with_google_ids())
+    return "bq://" + bq_seed.create_products_table(
+        bq_emulator.client, bq_emulator.project, rows=_rows_with_google_ids()
+    )
 
 
 def _load(env: dict[str, str], uri: str, **over: str):
@@ -130,15 +143,19 @@ def test_the_cap_is_checked_against_the_columns_the_aggregation_reads(bq_emulato
     assert ok.problems == []
     result = _run(ok, planner.plan(QUESTIONS[0], ok.own.table, tax, None).scope, tax)
     assert result.table.to_pylist()[0]["Variants"] == len(_rows_with_google_ids())
-    refused = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0", BIGQUERY_MAXIMUM_BYTES_BILLED=str(need - 1))
+    refused = _load(
+        bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0", BIGQUERY_MAXIMUM_BYTES_BILLED=str(need - 1)
+    )
     assert refused.own is None and "cap per question" in refused.problems[0]
 
 
 def test_unplaced_offers_are_counted_in_a_scoped_answer(bq_emulator):  # noqa: F811
     """Offers without a Google category cannot be placed in a scope in SQL: the answer says how many."""
     rows = _rows_with_google_ids()
-    stripped = [dict(r, google_product_category=None, google_product_category_path=None) if i % 10 == 0 else r
-                for i, r in enumerate(rows)]
+    stripped = [
+        dict(r, google_product_category=None, google_product_category_path=None) if i % 10 == 0 else r
+        for i, r in enumerate(rows)
+    ]
     uri = "bq://" + bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=stripped)
     tax = taxonomy_mod.load()
     pushed = _load(bq_emulator.env, uri, BIGQUERY_IN_MEMORY_BYTES="0")
@@ -157,8 +174,9 @@ def test_a_table_gone_between_load_and_query_is_a_sentence_not_a_failure(bq_emul
     from agent.catalog.bigquery import BigQueryUnavailable, BytesCapExceeded
     from agent.service.runner import _bigquery_refusal
 
-    uri = "bq://" + bq_seed.create_products_table(bq_emulator.client, bq_emulator.project,
-                                                  rows=bq_seed.demo_products_rows_with_google_ids()[:40])
+    uri = "bq://" + bq_seed.create_products_table(
+        bq_emulator.client, bq_emulator.project, rows=bq_seed.demo_products_rows_with_google_ids()[:40]
+    )
     tax = taxonomy_mod.load()
     pushed = _load(bq_emulator.env, uri, BIGQUERY_IN_MEMORY_BYTES="0")
     bq_emulator.client.delete_table(pushed.own.sources[0].pushdown.plan.ref.table_id)
@@ -167,4 +185,6 @@ def test_a_table_gone_between_load_and_query_is_a_sentence_not_a_failure(bq_emul
     sentence = _bigquery_refusal("Assortment gaps", caught.value)
     assert sentence == "Assortment gaps could not be run in BigQuery just now; please ask again in a moment."
     over = _bigquery_refusal("Assortment gaps", BytesCapExceeded(2_000_000, 1_000_000))
-    assert over.startswith("Assortment gaps was not run in BigQuery: it would scan an estimated 2.0 MB, over the 1.0 MB cap")
+    assert over.startswith(
+        "Assortment gaps was not run in BigQuery: it would scan an estimated 2.0 MB, over the 1.0 MB cap"
+    )

@@ -77,7 +77,9 @@ def test_single_flight_under_threads():
         return b"payload"
 
     results: list[bytes] = []
-    threads = [threading.Thread(target=lambda: results.append(lru.get_or_load("k", slow_loader, size_len))) for _ in range(10)]
+    threads = [
+        threading.Thread(target=lambda: results.append(lru.get_or_load("k", slow_loader, size_len))) for _ in range(10)
+    ]
     for t in threads:
         t.start()
     assert started.wait(5)

@@ -14,8 +14,13 @@ def card_for(env: dict[str, str]) -> dict:
 
 
 def test_provider_is_the_organization_and_its_website(a2a_validate):
-    card = card_for({"PUBLIC_URL": "https://agent.example.run.app/", "PROVIDER_ORGANIZATION": "Acme Retail",
-                     "PROVIDER_URL": "https://acme.example/"})
+    card = card_for(
+        {
+            "PUBLIC_URL": "https://agent.example.run.app/",
+            "PROVIDER_ORGANIZATION": "Acme Retail",
+            "PROVIDER_URL": "https://acme.example/",
+        }
+    )
     a2a_validate(card, "AgentCard")
     assert card["provider"] == {"organization": "Acme Retail", "url": "https://acme.example/"}
     assert card["provider"]["url"] != card["url"] and card["provider"]["organization"] != card["name"]
@@ -27,8 +32,14 @@ def test_without_provider_settings_the_card_names_none(a2a_validate):
     assert "provider" not in card
 
 
-@pytest.mark.parametrize("env", [{"PROVIDER_ORGANIZATION": "Acme"}, {"PROVIDER_URL": "https://acme.example/"},
-                                 {"PROVIDER_ORGANIZATION": "Acme", "PROVIDER_URL": "acme.example"}])
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"PROVIDER_ORGANIZATION": "Acme"},
+        {"PROVIDER_URL": "https://acme.example/"},
+        {"PROVIDER_ORGANIZATION": "Acme", "PROVIDER_URL": "acme.example"},
+    ],
+)
 def test_half_a_provider_stops_start_up(env):
     with pytest.raises(config.ConfigError, match="PROVIDER_"):
         config.load(env)

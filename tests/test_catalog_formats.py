@@ -53,6 +53,7 @@ def check_canonical(table) -> None:
 
 # ---------------------------------------------------------------- Shopify (legacy headers, real files)
 
+
 def test_shopify_garden_solutions():
     data = real("shopify-garden-solutions.csv")
     rows = csv_rows(data)
@@ -103,12 +104,14 @@ def test_shopify_product_template_fill_down_image_rows_and_drafts():
     assert table.num_rows == 17 - len(image_only) == 16
     assert products(table) == 3
     by_status = Counter(zip(table["product_id"].to_pylist(), table["status"].cast("string").to_pylist()))
-    assert by_status == {("example-shirt", "active"): 12, ("example-pants", "draft"): 3,
-                         ("example-hat", "archived"): 1}
+    assert by_status == {("example-shirt", "active"): 12, ("example-pants", "draft"): 3, ("example-hat", "archived"): 1}
     pants = rows_by(table, "product_id", "example-pants")
     assert {r["title"] for r in pants} == {"Example Jeans"}
     assert [(r["sku"], r["price"], r["compare_at_price"], r["inventory_qty"]) for r in pants] == [
-        ("PNT_DEN_285", 95.0, 64.95, 20), ("PNT_DEN_305", 95.0, 64.95, 15), ("PNT_DEN_405", 95.0, 64.95, 10)]
+        ("PNT_DEN_285", 95.0, 64.95, 20),
+        ("PNT_DEN_305", 95.0, 64.95, 15),
+        ("PNT_DEN_405", 95.0, 64.95, 10),
+    ]
     assert {r["size"] for r in pants} == {"28", "30", "40"}  # option axis "Size"
     hat = rows_by(table, "product_id", "example-hat")[0]
     assert hat["option1_name"] is None and hat["option1_value"] is None  # "Default Title" is no option
@@ -130,7 +133,7 @@ def test_shopify_2025_headers():
         "Inventory tracker,Inventory quantity,Continue selling when out of stock,Product image URL,"
         "Image position,Variant image URL,Color (product.metafields.shopify.color-pattern)\n"
         "Teak Lounger,teak-lounger,<p>Teak</p>,Barlow,Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers,"
-        "Loungers,,TRUE,active,TL-1,5012345678900,Size,Standard,,,\"1,299.00\",1499.00,shopify,3,FALSE,"
+        'Loungers,,TRUE,active,TL-1,5012345678900,Size,Standard,,,"1,299.00",1499.00,shopify,3,FALSE,'
         "https://x.example/a.jpg,1,,Natural\n"
         ",teak-lounger,,,,,,,,TL-2,,,XL,,,1399.00,,shopify,0,TRUE,,,,\n"
         ",teak-lounger,,,,,,,,,,,,,,,,,,,https://x.example/b.jpg,2,,\n"
@@ -156,6 +159,7 @@ def test_shopify_2025_headers():
 
 
 # ---------------------------------------------------------------- WooCommerce (real file)
+
 
 def test_woocommerce_sample_products():
     data = real("woocommerce-sample-products.csv")
@@ -189,7 +193,7 @@ def test_woocommerce_sample_products():
 def test_woocommerce_published_states_and_stock():
     data = (
         "ID,Type,SKU,Name,Published,In stock?,Stock,Backorders allowed?,Sale price,Regular price,Categories,Parent\n"
-        "1,simple,A,Lamp,1,1,5,0,,20,\"Lighting > Lamps, Sale\",\n"
+        '1,simple,A,Lamp,1,1,5,0,,20,"Lighting > Lamps, Sale",\n'
         "2,simple,B,Rug,0,0,0,1,,30,Decor,\n"
         "3,simple,C,Mug,-1,0,0,0,,5,Kitchen,\n"
         "4,variable,D,Chair,1,1,,0,,,Furniture,\n"
@@ -206,6 +210,7 @@ def test_woocommerce_published_states_and_stock():
 
 
 # ---------------------------------------------------------------- Google Merchant Center
+
 
 def test_gmc_minimal_feed():
     data = real("gmc-minimal-feed.csv")
@@ -248,16 +253,16 @@ MAGENTO = (
     "sku,store_view_code,attribute_set_code,product_type,categories,product_websites,name,description,"
     "product_online,visibility,price,special_price,url_key,base_image,updated_at,additional_attributes,qty,"
     "is_in_stock,configurable_variations\n"
-    "MH01,,Top,configurable,\"Default Category/Men/Tops/Hoodies & Sweatshirts,Default Category/Collections/Eco\",base,"
-    "Chaz Kangeroo Hoodie,<p>Warm</p>,1,\"Catalog, Search\",52.00,,chaz,/m/h/mh01.jpg,2026-11-20 08:00:00,"
-    "\"manufacturer=Acme,material=Cotton\",0,1,\"sku=MH01-XS-Black,size=XS,color=Black|sku=MH01-S-Black,size=S,color=Black\"\n"
+    'MH01,,Top,configurable,"Default Category/Men/Tops/Hoodies & Sweatshirts,Default Category/Collections/Eco",base,'
+    'Chaz Kangeroo Hoodie,<p>Warm</p>,1,"Catalog, Search",52.00,,chaz,/m/h/mh01.jpg,2026-11-20 08:00:00,'
+    '"manufacturer=Acme,material=Cotton",0,1,"sku=MH01-XS-Black,size=XS,color=Black|sku=MH01-S-Black,size=S,color=Black"\n'
     "MH01-XS-Black,,Top,simple,Default Category/Men/Tops/Hoodies & Sweatshirts,base,Chaz Kangeroo Hoodie-XS-Black,,1,"
-    "Not Visible Individually,52.00,45.00,a,,2026-11-21 08:00:00,\"color=Black,size=XS\",100,1,\n"
+    'Not Visible Individually,52.00,45.00,a,,2026-11-21 08:00:00,"color=Black,size=XS",100,1,\n'
     "MH01-S-Black,,Top,simple,Default Category/Men/Tops/Hoodies & Sweatshirts,base,Chaz Kangeroo Hoodie-S-Black,,1,"
-    "Not Visible Individually,52.00,,b,,2026-11-22 08:00:00,\"color=Black,size=S\",0,0,\n"
+    'Not Visible Individually,52.00,,b,,2026-11-22 08:00:00,"color=Black,size=S",0,0,\n'
     "MH01-S-Black,de,Top,simple,,base,Chaz Känguru Hoodie,,,,,,,,,,,,\n"
-    "24-MB01,,Bag,simple,Default Category/Gear/Bags,base,Joust Duffle Bag,<p>Bag</p>,2,\"Catalog, Search\","
-    "\"1,034.00\",,c,/m/b/mb01.jpg,2026-11-01 08:00:00,,15,1,\n"
+    '24-MB01,,Bag,simple,Default Category/Gear/Bags,base,Joust Duffle Bag,<p>Bag</p>,2,"Catalog, Search",'
+    '"1,034.00",,c,/m/b/mb01.jpg,2026-11-01 08:00:00,,15,1,\n'
 ).encode()
 
 
@@ -285,7 +290,7 @@ BIGCOMMERCE = (
     "Product,101,Teak Steamer Chair,P,TSC,Barlow,Chair Options,<p>Chair</p>,499.00,200,599.00,0,Y,by option,0,"
     "Garden/Outdoor Furniture/Chairs;Sale,,/teak-steamer-chair/,https://x.example/a.jpg\n"
     "  SKU,,[S]Color=Natural,,TSC-NAT,,,,,,,,,,5,,5012345678900,,\n"
-    "  SKU,,\"[S]Color=Grey,[RB]Size=Large\",,TSC-GRY,,,,529.00,,,,,,0,,,,\n"
+    '  SKU,,"[S]Color=Grey,[RB]Size=Large",,TSC-GRY,,,,529.00,,,,,,0,,,,\n'
     "  Rule,,,,,,,,,,,,,,,,,,\n"
     "Product,102,Garden Parasol,P,GP-1,Barlow,,<p>Shade</p>,89.00,30,,,N,none,7,Garden/Parasols,,/garden-parasol/,\n"
 ).encode()
@@ -308,17 +313,21 @@ def test_bigcommerce_export():
 
 # ---------------------------------------------------------------- detection
 
-@pytest.mark.parametrize(("header", "expected"), [
-    ("Handle,Title,Body (HTML),Vendor,Variant Price", "Shopify product export"),
-    ("URL handle,Title,Description,Price,Compare-at price", "Shopify product export"),
-    ("id,title,price,availability,image_link,condition", "Google Merchant Center feed"),
-    ("g:id,g:title,g:price,g:image_link", "Google Merchant Center feed"),
-    ("ID,Type,SKU,Name,Regular price,Categories", "WooCommerce product export"),
-    ("sku,product_type,categories,name,price,qty,is_in_stock", "Adobe Commerce (Magento) export"),
-    ("Item Type,Product ID,Product Name,Price", "BigCommerce product export"),
-    ("title,price,brand,category", "generic table"),
-    ("Product Name,Amount,Colour,EAN", "generic table"),
-])
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("Handle,Title,Body (HTML),Vendor,Variant Price", "Shopify product export"),
+        ("URL handle,Title,Description,Price,Compare-at price", "Shopify product export"),
+        ("id,title,price,availability,image_link,condition", "Google Merchant Center feed"),
+        ("g:id,g:title,g:price,g:image_link", "Google Merchant Center feed"),
+        ("ID,Type,SKU,Name,Regular price,Categories", "WooCommerce product export"),
+        ("sku,product_type,categories,name,price,qty,is_in_stock", "Adobe Commerce (Magento) export"),
+        ("Item Type,Product ID,Product Name,Price", "BigCommerce product export"),
+        ("title,price,brand,category", "generic table"),
+        ("Product Name,Amount,Colour,EAN", "generic table"),
+    ],
+)
 def test_format_detection(header, expected):
     from agent.catalog.headers import detect
 
@@ -327,11 +336,16 @@ def test_format_detection(header, expected):
 
 
 def test_generic_aliases_and_unmapped_columns():
-    data = b"Product Name,Amount,Colour,EAN,Warehouse bin,Stock\nChair,\"$1,299.00\",Red,0012345678905,B7,3\n"
+    data = b'Product Name,Amount,Colour,EAN,Warehouse bin,Stock\nChair,"$1,299.00",Red,0012345678905,B7,3\n'
     table, ev = read_table_bytes(data, "x.csv", KIND_ATTACHED)
     row = table.to_pylist()[0]
-    assert (row["title"], row["price"], row["color"], row["gtin"], row["inventory_qty"]) == \
-        ("Chair", 1299.0, "Red", "0012345678905", 3)
+    assert (row["title"], row["price"], row["color"], row["gtin"], row["inventory_qty"]) == (
+        "Chair",
+        1299.0,
+        "Red",
+        "0012345678905",
+        3,
+    )
     assert row["currency"] is None  # "$" alone does not say which dollar
     assert row["status"] == "unknown"  # the data did not say
     assert ev.unmapped_columns == ["Warehouse bin"] and ev.format == "generic table"
@@ -351,14 +365,22 @@ def test_parallel_column_jobs_give_the_same_table(name, monkeypatch):
 
 def test_generic_headers_with_units_marks_and_url_lists():
     """PrestaShop-style headers: "Name *", "Active (0/1)", lists of image URLs, ";" and decimal comma."""
-    data = ("Product ID;Active (0/1);Name *;Categories (x,y,z...);Price tax included;Reference #;"
-            "Manufacturer;EAN13;Quantity;Image URLs (x,y,z...)\n"
-            "12;1;Teak chair;Garden;199,00;TC-1;Barlow;5012345678900;4;https://x.example/a.jpg,https://x.example/b.jpg\n"
-            "13;0;Oak table;Garden;1.299,50;OT-1;Barlow;;0;\n").encode()
+    data = (
+        "Product ID;Active (0/1);Name *;Categories (x,y,z...);Price tax included;Reference #;"
+        "Manufacturer;EAN13;Quantity;Image URLs (x,y,z...)\n"
+        "12;1;Teak chair;Garden;199,00;TC-1;Barlow;5012345678900;4;https://x.example/a.jpg,https://x.example/b.jpg\n"
+        "13;0;Oak table;Garden;1.299,50;OT-1;Barlow;;0;\n"
+    ).encode()
     table, ev = read_table_bytes(data, "presta.csv", KIND_ATTACHED)
     assert ev.format == "generic table" and ev.unmapped_columns == []
     a, b = table.to_pylist()
-    assert (a["title"], a["sku"], a["brand"], a["status"], a["price"]) == ("Teak chair", "TC-1", "Barlow", "active", 199.0)
+    assert (a["title"], a["sku"], a["brand"], a["status"], a["price"]) == (
+        "Teak chair",
+        "TC-1",
+        "Barlow",
+        "active",
+        199.0,
+    )
     assert a["image_url"] == "https://x.example/a.jpg" and a["gtin"] == "5012345678900"
     assert (b["status"], b["price"], b["availability"]) == ("draft", 1299.5, "out_of_stock")
 
@@ -371,7 +393,9 @@ def _shopify_csv(prices: list[str], qtys: list[str]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-@pytest.mark.parametrize("late_price, late_qty", [("19.99", "3"), ("$1,299.00", "3"), ("19.99", "12.0"), ("No price", "many")])
+@pytest.mark.parametrize(
+    "late_price, late_qty", [("19.99", "3"), ("$1,299.00", "3"), ("19.99", "12.0"), ("No price", "many")]
+)
 def test_shopify_numbers_read_as_numbers_or_text_give_the_same_table(late_price, late_qty, monkeypatch):
     """Plain Shopify numbers are read as numbers; text that only appears after the sample makes the
     read repeat as text; either way the table equals the one read entirely as text."""

@@ -16,8 +16,12 @@ from agent.catalog.headers import GMC_PL
 from agent.catalog.sources import read_table_bytes
 
 ATTRS = ["id", "title", "description", "link", "image_link", "price", "availability", "brand", "item_group_id", "color"]
-AVAILABILITY = {"en": ("in stock", "out of stock"), "pl": ("w magazynie", "brak w magazynie"),
-                "de": ("auf lager", "nicht auf lager"), "fr": ("en stock", "en rupture de stock")}
+AVAILABILITY = {
+    "en": ("in stock", "out of stock"),
+    "pl": ("w magazynie", "brak w magazynie"),
+    "de": ("auf lager", "nicht auf lager"),
+    "fr": ("en stock", "en rupture de stock"),
+}
 
 
 def feed(names: str, values: str, seed: int, delimiter: str) -> tuple[bytes, dict]:
@@ -27,8 +31,20 @@ def feed(names: str, values: str, seed: int, delimiter: str) -> tuple[bytes, dic
     for i in range(rng.randint(20, 60)):
         out = rng.random() < 0.3
         group = f"G{rng.randint(0, 9)}"
-        rows.append([f"SKU{i}", f"Pokrowiec {i}", "Opis", f"https://x.example/{i}", f"https://x.example/{i}.jpg",
-                     f"{rng.randint(50, 400)}", AVAILABILITY[values][out], "DAGRA", group, "szary"])
+        rows.append(
+            [
+                f"SKU{i}",
+                f"Pokrowiec {i}",
+                "Opis",
+                f"https://x.example/{i}",
+                f"https://x.example/{i}.jpg",
+                f"{rng.randint(50, 400)}",
+                AVAILABILITY[values][out],
+                "DAGRA",
+                group,
+                "szary",
+            ]
+        )
         expect["items"] += 1
         expect["out"] += out
         expect["groups"].add(group)
@@ -37,8 +53,10 @@ def feed(names: str, values: str, seed: int, delimiter: str) -> tuple[bytes, dic
     return buf.getvalue().encode(), expect
 
 
-@pytest.mark.parametrize("names,values,delimiter", [("pl", "pl", ","), ("pl", "pl", "\t"), ("en", "de", "\t"),
-                                                    ("en", "fr", ","), ("en", "en", "\t")])
+@pytest.mark.parametrize(
+    "names,values,delimiter",
+    [("pl", "pl", ","), ("pl", "pl", "\t"), ("en", "de", "\t"), ("en", "fr", ","), ("en", "en", "\t")],
+)
 def test_localised_feeds(names, values, delimiter):
     data, expect = feed(names, values, len(names + values + delimiter), delimiter)
     table, ev = read_table_bytes(data, "feed.txt", KIND_ATTACHED)

@@ -21,9 +21,26 @@ from agent.catalog.evidence import KIND_ATTACHED
 from agent.catalog.sources import read_table_bytes
 from agent.render.footer import source_line
 
-HEADER = ["sku", "store_view_code", "attribute_set_code", "product_type", "categories", "product_websites", "name",
-          "description", "product_online", "visibility", "price", "url_key", "updated_at", "qty", "is_in_stock",
-          "allow_backorders", "configurable_variations", "associated_skus"]
+HEADER = [
+    "sku",
+    "store_view_code",
+    "attribute_set_code",
+    "product_type",
+    "categories",
+    "product_websites",
+    "name",
+    "description",
+    "product_online",
+    "visibility",
+    "price",
+    "url_key",
+    "updated_at",
+    "qty",
+    "is_in_stock",
+    "allow_backorders",
+    "configurable_variations",
+    "associated_skus",
+]
 CUSTOM = [f"custom_attr_{i}" for i in range(40)]  # a real store's own attributes
 
 
@@ -46,9 +63,26 @@ def catalog(seed: int, store_views: tuple[str, ...], with_global: bool, date_sty
         views = ([""] if with_global else []) + list(store_views)
         for k, view in enumerate(views):
             first = k == 0
-            row = [sku, view, "Default", kind, "Default Category/Gear/Bags", "base", name if first else f"{name} (fr)",
-                   "<p>x</p>", str(online), visibility, "10.0000", sku.lower(), date_style(when),
-                   f"{qty}.0000", str(in_stock), "0", variations if first else "", members if first else ""]
+            row = [
+                sku,
+                view,
+                "Default",
+                kind,
+                "Default Category/Gear/Bags",
+                "base",
+                name if first else f"{name} (fr)",
+                "<p>x</p>",
+                str(online),
+                visibility,
+                "10.0000",
+                sku.lower(),
+                date_style(when),
+                f"{qty}.0000",
+                str(in_stock),
+                "0",
+                variations if first else "",
+                members if first else "",
+            ]
             rows.append(row + [rng.choice(["", "a", "1"]) for _ in range(custom)])
 
     for p in range(rng.randint(8, 14)):
@@ -65,8 +99,15 @@ def catalog(seed: int, store_views: tuple[str, ...], with_global: bool, date_sty
         kids = [f"{shape[0].upper()}{p}-{k}" for k in range(rng.randint(2, 4))]
         stock = [rng.choice([0, 1]) for _ in kids]
         if shape == "configurable":
-            add(f"C{p}", "configurable", f"Hoodie {p}", online, 0, 1,
-                variations="|".join(f"sku={k},size={s}" for k, s in zip(kids, "SMLX")))
+            add(
+                f"C{p}",
+                "configurable",
+                f"Hoodie {p}",
+                online,
+                0,
+                1,
+                variations="|".join(f"sku={k},size={s}" for k, s in zip(kids, "SMLX")),
+            )
         else:
             add(f"G{p}", "grouped", f"Set {p}", online, 0, 1, members=",".join(f"{k}=1.0000" for k in kids))
         for k, st in zip(kids, stock):
@@ -81,18 +122,24 @@ def catalog(seed: int, store_views: tuple[str, ...], with_global: bool, date_sty
 
 def counts(table) -> dict:
     status = table["status"].cast("string")
-    return {"products": pc.count_distinct(table["product_key"]).as_py(), "variants": table.num_rows,
-            "drafts": pc.sum(pc.equal(status, "draft")).as_py() or 0,
-            "out": pc.sum(pc.equal(table["availability"].cast("string"), "out_of_stock")).as_py() or 0}
+    return {
+        "products": pc.count_distinct(table["product_key"]).as_py(),
+        "variants": table.num_rows,
+        "drafts": pc.sum(pc.equal(status, "draft")).as_py() or 0,
+        "out": pc.sum(pc.equal(table["availability"].cast("string"), "out_of_stock")).as_py() or 0,
+    }
 
 
-@pytest.mark.parametrize("seed,views,with_global", [
-    (1, ("default",), False),  # every row says store_view_code=default: the store-view rows are the products
-    (2, ("default", "fr"), False),  # two store views, no global rows: the first is the product
-    (3, (), True),  # global rows only
-    (4, ("default", "de"), True),  # global rows plus overrides
-    (5, ("admin",), False),
-])
+@pytest.mark.parametrize(
+    "seed,views,with_global",
+    [
+        (1, ("default",), False),  # every row says store_view_code=default: the store-view rows are the products
+        (2, ("default", "fr"), False),  # two store views, no global rows: the first is the product
+        (3, (), True),  # global rows only
+        (4, ("default", "de"), True),  # global rows plus overrides
+        (5, ("admin",), False),
+    ],
+)
 def test_store_views_and_parent_child_links(seed, views, with_global):
     data, expect, rows = catalog(seed, views, with_global)
     table, ev = read_table_bytes(data, "export_catalog_product.csv", KIND_ATTACHED)
@@ -114,10 +161,12 @@ def test_children_take_the_parent_product_and_name():
 
 def test_visible_group_members_are_products_of_their_own():
     """Luma's "Set of Sprite Yoga Straps": members visible in the store stay products; the group adds none."""
-    data = ("sku,store_view_code,product_type,name,price,visibility,associated_skus,product_websites\n"
-            "W85,,simple,Strap 6 foot,14,\"Catalog, Search\",,base\nW86,,simple,Strap 8 foot,17,\"Catalog, Search\",,base\n"
-            "H1,,simple,Hidden part,3,Not Visible Individually,,base\n"
-            "G,,grouped,Set of straps,,\"Catalog, Search\",\"W85=5.0000,W86=5.0000,H1=1.0000\",base\n").encode()
+    data = (
+        "sku,store_view_code,product_type,name,price,visibility,associated_skus,product_websites\n"
+        'W85,,simple,Strap 6 foot,14,"Catalog, Search",,base\nW86,,simple,Strap 8 foot,17,"Catalog, Search",,base\n'
+        "H1,,simple,Hidden part,3,Not Visible Individually,,base\n"
+        'G,,grouped,Set of straps,,"Catalog, Search","W85=5.0000,W86=5.0000,H1=1.0000",base\n'
+    ).encode()
     table, ev = read_table_bytes(data, "m.csv", KIND_ATTACHED)
     rows = {r["sku"]: r for r in table.to_pylist()}
     assert ev.rows_read == 4 and sorted(rows) == ["H1", "W85", "W86"]
@@ -126,16 +175,20 @@ def test_visible_group_members_are_products_of_their_own():
 
 
 def test_created_at_bounds_the_snapshot_when_updated_at_is_empty():
-    data = ("sku,store_view_code,product_type,name,price,product_websites,updated_at,created_at\n"
-            "A,,simple,A,1,base,,2016-01-12 09:56:53\nB,,simple,B,1,base,,2016-08-08 21:09:24\n").encode()
+    data = (
+        "sku,store_view_code,product_type,name,price,product_websites,updated_at,created_at\n"
+        "A,,simple,A,1,base,,2016-01-12 09:56:53\nB,,simple,B,1,base,,2016-08-08 21:09:24\n"
+    ).encode()
     _, ev = read_table_bytes(data, "m.csv", KIND_ATTACHED)
     assert (ev.snapshot_date, ev.snapshot_origin) == (dt.date(2016, 8, 8), "column created_at")
 
 
 def test_stock_and_backorders():
-    data = ("sku,store_view_code,product_type,name,price,qty,is_in_stock,allow_backorders,product_websites\n"
-            "A,,simple,A,1,0.0000,0,1,base\nB,,simple,B,1,7.0000,1,0,base\nC,,simple,C,1,3.0000,0,2,base\n"
-            "D,,simple,D,1,0.0000,,1,base\n").encode()
+    data = (
+        "sku,store_view_code,product_type,name,price,qty,is_in_stock,allow_backorders,product_websites\n"
+        "A,,simple,A,1,0.0000,0,1,base\nB,,simple,B,1,7.0000,1,0,base\nC,,simple,C,1,3.0000,0,2,base\n"
+        "D,,simple,D,1,0.0000,,1,base\n"
+    ).encode()
     table, _ = read_table_bytes(data, "m.csv", KIND_ATTACHED)
     rows = {r["sku"]: r for r in table.to_pylist()}
     assert [rows[s]["inventory_qty"] for s in "ABCD"] == [0, 7, 3, 0]
@@ -182,7 +235,8 @@ def test_ambiguous_slashed_dates():
     """Every day ≤ 12: Magento's en_US order is assumed and said; any other file's dates are not read."""
     dates = ["02/03/2025 10:00", "03/04/2025 11:00", "01/12/2025 09:00"]
     magento = "sku,store_view_code,product_type,name,price,product_websites,updated_at\n" + "".join(
-        f"S{i},,simple,N,1,base,{d}\n" for i, d in enumerate(dates))
+        f"S{i},,simple,N,1,base,{d}\n" for i, d in enumerate(dates)
+    )
     _, ev = read_table_bytes(magento.encode(), "m.csv", KIND_ATTACHED)
     assert ev.snapshot_date == dt.date(2025, 3, 4)
     assert "month/day" in ev.snapshot_origin and "assumed" not in ev.snapshot_origin
@@ -190,7 +244,9 @@ def test_ambiguous_slashed_dates():
     generic = "sku,title,price,updated_at\n" + "".join(f"S{i},N,1,{d}\n" for i, d in enumerate(dates))
     _, ev = read_table_bytes(generic.encode(), "g.csv", KIND_ATTACHED)
     assert ev.snapshot_date is None
-    assert "snapshot date not stated in the data (updated_at: day/month order not settled by any value" in source_line(ev)
+    assert "snapshot date not stated in the data (updated_at: day/month order not settled by any value" in source_line(
+        ev
+    )
 
 
 def test_one_settling_value_decides_the_whole_column():
@@ -209,10 +265,12 @@ def test_repeated_skus_and_parent_sku_links():
     repeats skipped with their reason, children under their configurable."""
     rows = ["attribute_set_code,sku,name,product_type,price,qty,parent_sku,visibility,created_at"]
     for _ in range(3):
-        rows += ["Vape,CONF,Vape 10-pack,configurable,,0,,\"Catalog, Search\",\"7/8/22, 8:07 AM\"",
-                 "Vape,C-1,Vape mint,simple,9.99,4,CONF,Not Visible Individually,\"7/8/22, 8:07 AM\"",
-                 "Vape,C-2,Vape cola,simple,9.99,0,CONF,Not Visible Individually,\"7/21/22, 9:00 PM\"",
-                 "Vape,LONE,Charger,simple,5.00,2,,\"Catalog, Search\",\"7/8/22, 8:07 AM\""]
+        rows += [
+            'Vape,CONF,Vape 10-pack,configurable,,0,,"Catalog, Search","7/8/22, 8:07 AM"',
+            'Vape,C-1,Vape mint,simple,9.99,4,CONF,Not Visible Individually,"7/8/22, 8:07 AM"',
+            'Vape,C-2,Vape cola,simple,9.99,0,CONF,Not Visible Individually,"7/21/22, 9:00 PM"',
+            'Vape,LONE,Charger,simple,5.00,2,,"Catalog, Search","7/8/22, 8:07 AM"',
+        ]
     table, ev = read_table_bytes(("\n".join(rows) + "\n").encode(), "m.csv", KIND_ATTACHED)
     assert ev.format == "Adobe Commerce (Magento) export" and ev.rows_read == 12
     assert (ev.rows_skipped, ev.skipped_reasons) == (8, {"repeating a SKU already read": 8})

@@ -111,12 +111,14 @@ def test_excel_damage_is_visible_not_fixed():
 
 
 def test_prices_with_symbols_separators_and_text():
-    data = ("title,price,compare_at_price,currency\n"
-            'A,"$1,299.00",No old price,\n'
-            'B,"1.299,00 \u20ac",n/a,\n'
-            "C, 15 ,\u00a3 20,\n"
-            "D,USD 7.5,,\n"
-            "E,call for price,0,\n").encode()
+    data = (
+        "title,price,compare_at_price,currency\n"
+        'A,"$1,299.00",No old price,\n'
+        'B,"1.299,00 \u20ac",n/a,\n'
+        "C, 15 ,\u00a3 20,\n"
+        "D,USD 7.5,,\n"
+        "E,call for price,0,\n"
+    ).encode()
     rows, _ = read(data)
     assert [r["price"] for r in rows] == [1299.0, 1299.0, 15.0, 7.5, None]
     assert [r["compare_at_price"] for r in rows] == [None, None, 20.0, None, 0.0]
@@ -131,7 +133,7 @@ def test_decimal_comma_column():
 
 
 def test_text_in_numeric_stock_column_is_unknown_not_zero():
-    rows, _ = read(b"title,price,inventory_qty\nA,1,12\nB,1,unlimited\nC,1,\nD,1,\"1,200\"\n")
+    rows, _ = read(b'title,price,inventory_qty\nA,1,12\nB,1,unlimited\nC,1,\nD,1,"1,200"\n')
     assert [r["inventory_qty"] for r in rows] == [12, None, None, 1200]
     assert [r["availability"] for r in rows] == ["in_stock", "unknown", "unknown", "in_stock"]
 
@@ -148,15 +150,18 @@ def test_status_words_and_excluded_products():
     assert [r["status"] for r in rows] == ["active", "draft", "archived", "active", "draft", "unknown", "unknown"]
 
 
-@pytest.mark.parametrize(("data", "reason"), [
-    (b"", "not a readable CSV: the file is empty"),
-    (b"\n\n  \n", "not a readable CSV: the file is empty"),
-    (b"1,2,3\n4,5,6\n", "not a readable CSV: no header row found"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a readable CSV: the file is binary"),
-    (b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00", "not a readable CSV: the file is binary"),
-    (b"a,b,c\n1,2,3\n", "no product columns recognised (such as title, SKU or price)"),
-    (b"PAR1garbage", "not a readable Parquet file"),
-])
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"", "not a readable CSV: the file is empty"),
+        (b"\n\n  \n", "not a readable CSV: the file is empty"),
+        (b"1,2,3\n4,5,6\n", "not a readable CSV: no header row found"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not a readable CSV: the file is binary"),
+        (b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00", "not a readable CSV: the file is binary"),
+        (b"a,b,c\n1,2,3\n", "no product columns recognised (such as title, SKU or price)"),
+        (b"PAR1garbage", "not a readable Parquet file"),
+    ],
+)
 def test_unusable_files_raise_a_fixed_reason(data, reason):
     with pytest.raises(UnreadableCatalog) as err:
         read_table_bytes(data, "x.csv", KIND_ATTACHED)
@@ -185,16 +190,25 @@ def test_old_mac_line_endings():
 
 
 def test_etsy_style_upper_case_headers():
-    rows, ev = read("TITLE;PRICE;CURRENCY_CODE;QUANTITY;MATERIALS;IMAGE1\nMug;12,00;EUR;3;Ceramic;https://x.example/a.jpg\n".encode())
+    rows, ev = read(
+        "TITLE;PRICE;CURRENCY_CODE;QUANTITY;MATERIALS;IMAGE1\nMug;12,00;EUR;3;Ceramic;https://x.example/a.jpg\n".encode()
+    )
     assert ev.unmapped_columns == []
-    assert (rows[0]["price"], rows[0]["currency"], rows[0]["inventory_qty"], rows[0]["material"]) == (12.0, "EUR", 3, "Ceramic")
+    assert (rows[0]["price"], rows[0]["currency"], rows[0]["inventory_qty"], rows[0]["material"]) == (
+        12.0,
+        "EUR",
+        3,
+        "Ceramic",
+    )
 
 
 def test_shopify_row_without_a_handle_is_skipped_and_counted_not_fatal():
-    data = ("Handle,Title,Vendor,Variant SKU,Variant Price,Status\n"
-            "chair,Chair,Acme,C1,10.00,active\n"
-            ",Orphan,Acme,O1,5.00,active\n"
-            "chair,,,C2,12.00,\n").encode()
+    data = (
+        "Handle,Title,Vendor,Variant SKU,Variant Price,Status\n"
+        "chair,Chair,Acme,C1,10.00,active\n"
+        ",Orphan,Acme,O1,5.00,active\n"
+        "chair,,,C2,12.00,\n"
+    ).encode()
     rows, ev = read(data)
     assert ev.format.startswith("Shopify")
     assert [r["sku"] for r in rows] == ["C1", "C2"] and ev.rows_skipped == 1
@@ -214,8 +228,10 @@ def test_non_finite_float_stock_is_unknown():
     import pyarrow.parquet as pq
 
     buf = io.BytesIO()
-    pq.write_table(pa.table({"title": ["A", "B", "C"], "price": [1.0, 2.0, 3.0],
-                             "quantity": [float("nan"), float("inf"), 4.0]}), buf)
+    pq.write_table(
+        pa.table({"title": ["A", "B", "C"], "price": [1.0, 2.0, 3.0], "quantity": [float("nan"), float("inf"), 4.0]}),
+        buf,
+    )
     rows, _ = read(buf.getvalue(), "stock.parquet")
     assert [r["inventory_qty"] for r in rows] == [None, None, 4]
 

@@ -52,12 +52,23 @@ def test_every_iso_code_is_recognised_in_a_merchant_center_feed(side):
     assert all(r["price"] == 465000.0 for r in rows)
 
 
-@pytest.mark.parametrize("cell, amount, code", [
-    ("₸ 465 000", 465000.0, "KZT"), ("465 000 ₸", 465000.0, "KZT"), ("1 299,00 ₽", 1299.0, "RUB"),
-    ("₹1,29,999.00", 129999.0, "INR"), ("R$ 1.299,90", 1299.9, "BRL"), ("49,99 zł", 49.99, "PLN"),
-    ("€ 12.50", 12.5, "EUR"), ("£3.99", 3.99, "GBP"), ("US$ 15", 15.0, "USD"), ("15.00 usd", 15.0, "USD"),
-    ("199 руб.", 199.0, "RUB"), ("KZT465000", 465000.0, "KZT"),
-])
+@pytest.mark.parametrize(
+    "cell, amount, code",
+    [
+        ("₸ 465 000", 465000.0, "KZT"),
+        ("465 000 ₸", 465000.0, "KZT"),
+        ("1 299,00 ₽", 1299.0, "RUB"),
+        ("₹1,29,999.00", 129999.0, "INR"),
+        ("R$ 1.299,90", 1299.9, "BRL"),
+        ("49,99 zł", 49.99, "PLN"),
+        ("€ 12.50", 12.5, "EUR"),
+        ("£3.99", 3.99, "GBP"),
+        ("US$ 15", 15.0, "USD"),
+        ("15.00 usd", 15.0, "USD"),
+        ("199 руб.", 199.0, "RUB"),
+        ("KZT465000", 465000.0, "KZT"),
+    ],
+)
 def test_symbols_and_codes_in_a_price_cell(cell, amount, code):
     rows, _ = read(f'title,price\nChair,"{cell}"\n')
     assert (rows[0]["price"], rows[0]["currency"]) == (amount, code)
@@ -86,12 +97,15 @@ def test_two_dollars_named_leave_a_bare_dollar_unstated():
 
 
 def test_currency_column_codes_and_symbols():
-    rows, _ = read("title,price,currency\nA,15,usd\nB,16,€\nC,17,KZT\nD,18,\nE,19,Euro money\nF,20,US Dollar\nG,21,tenge\n")
+    rows, _ = read(
+        "title,price,currency\nA,15,usd\nB,16,€\nC,17,KZT\nD,18,\nE,19,Euro money\nF,20,US Dollar\nG,21,tenge\n"
+    )
     assert [r["currency"] for r in rows] == ["USD", "EUR", "KZT", None, None, "USD", "KZT"]
 
 
-@pytest.mark.parametrize("header, code", [("Price (EUR)", "EUR"), ("Price [€]", "EUR"), ("Price KZT", "KZT"),
-                                          ("Regular price (₸)", "KZT")])
+@pytest.mark.parametrize(
+    "header, code", [("Price (EUR)", "EUR"), ("Price [€]", "EUR"), ("Price KZT", "KZT"), ("Regular price (₸)", "KZT")]
+)
 def test_a_price_header_naming_its_currency(header, code):
     rows, _ = read(f"title,{header}\nA,15\nB,\n")
     assert [r["currency"] for r in rows] == [code, None]  # the unpriced row has no currency to state
@@ -104,15 +118,19 @@ def test_words_in_price_text_are_not_codes():
 
 
 # --- sale prices and their schedules, per format ----------------------------------------------------------------
-WOO_HEADER = ("ID,Type,SKU,Name,Published,Regular price,Sale price,Date sale price starts,Date sale price ends,"
-              "In stock?,Stock,Categories,Backorders allowed?\n")
+WOO_HEADER = (
+    "ID,Type,SKU,Name,Published,Regular price,Sale price,Date sale price starts,Date sale price ends,"
+    "In stock?,Stock,Categories,Backorders allowed?\n"
+)
 
 
 def test_woocommerce_sale_price_and_schedule():
-    data = (WOO_HEADER
-            + "1,simple,A,Chair,1,100,80,2026-11-01,2026-11-30,1,3,Garden,0\n"
-            + "2,simple,B,Table,1,200,150,,,1,3,Garden,0\n"
-            + "3,simple,C,Bench,1,300,,,,1,3,Garden,0\n")
+    data = (
+        WOO_HEADER
+        + "1,simple,A,Chair,1,100,80,2026-11-01,2026-11-30,1,3,Garden,0\n"
+        + "2,simple,B,Table,1,200,150,,,1,3,Garden,0\n"
+        + "3,simple,C,Bench,1,300,,,,1,3,Garden,0\n"
+    )
     rows, ev = read(data)
     assert [(r["price"], r["sale_price"]) for r in rows] == [(100.0, 80.0), (200.0, 150.0), (300.0, None)]
     assert rows[0]["sale_start"] == dt.date(2026, 11, 1) and rows[0]["sale_end"] == dt.date(2026, 11, 30)
@@ -121,42 +139,60 @@ def test_woocommerce_sale_price_and_schedule():
 
 
 def test_merchant_center_sale_price_effective_date_interval():
-    data = ("id\ttitle\tprice\tsale_price\tsale_price_effective_date\tavailability\tlink\timage_link\tcondition\n"
-            "a\tChair\t100.00 KZT\t80.00 KZT\t2026-11-24T11:07+0100/2026-11-29T23:07+0100\tin stock\tu\ti\tnew\n"
-            "b\tTable\t200.00 KZT\t150.00 KZT\t\tin stock\tu\ti\tnew\n"
-            "c\tBench\t300.00 KZT\t\t2026-12-01/2026-12-31\tin stock\tu\ti\tnew\n")
+    data = (
+        "id\ttitle\tprice\tsale_price\tsale_price_effective_date\tavailability\tlink\timage_link\tcondition\n"
+        "a\tChair\t100.00 KZT\t80.00 KZT\t2026-11-24T11:07+0100/2026-11-29T23:07+0100\tin stock\tu\ti\tnew\n"
+        "b\tTable\t200.00 KZT\t150.00 KZT\t\tin stock\tu\ti\tnew\n"
+        "c\tBench\t300.00 KZT\t\t2026-12-01/2026-12-31\tin stock\tu\ti\tnew\n"
+    )
     rows, _ = read(data, "feed.tsv")
     assert [(r["price"], r["sale_price"], r["currency"]) for r in rows] == [
-        (100.0, 80.0, "KZT"), (200.0, 150.0, "KZT"), (300.0, None, "KZT")]
+        (100.0, 80.0, "KZT"),
+        (200.0, 150.0, "KZT"),
+        (300.0, None, "KZT"),
+    ]
     assert (rows[0]["sale_start"], rows[0]["sale_end"]) == (dt.date(2026, 11, 24), dt.date(2026, 11, 29))
     assert (rows[1]["sale_start"], rows[1]["sale_end"]) == (None, None)
     assert (rows[2]["sale_start"], rows[2]["sale_end"]) == (dt.date(2026, 12, 1), dt.date(2026, 12, 31))
 
 
 def test_magento_special_price_and_dates():
-    data = ("sku,store_view_code,attribute_set_code,product_type,name,price,special_price,special_price_from_date,"
-            "special_price_to_date,product_online,qty,is_in_stock,url_key\n"
-            "A,,Default,simple,Chair,100,79.5,2026-11-01,2026-11-30,1,4,1,chair\n"
-            "B,,Default,simple,Table,200,,,,1,4,1,table\n")
+    data = (
+        "sku,store_view_code,attribute_set_code,product_type,name,price,special_price,special_price_from_date,"
+        "special_price_to_date,product_online,qty,is_in_stock,url_key\n"
+        "A,,Default,simple,Chair,100,79.5,2026-11-01,2026-11-30,1,4,1,chair\n"
+        "B,,Default,simple,Table,200,,,,1,4,1,table\n"
+    )
     rows, _ = read(data)
     assert [(r["price"], r["sale_price"]) for r in rows] == [(100.0, 79.5), (200.0, None)]
     assert (rows[0]["sale_start"], rows[0]["sale_end"]) == (dt.date(2026, 11, 1), dt.date(2026, 11, 30))
 
 
 def test_bigcommerce_sale_price_zero_means_none():
-    data = ("Item Type,Product ID,Product Name,Product Code/SKU,Price,Sale Price,Retail Price,Product Visible?,"
-            "Track Inventory,Current Stock Level,Category\n"
-            "Product,1,Chair,A,100,80,120,Y,by product,3,Garden\n"
-            "Product,2,Table,B,200,0,0,Y,by product,3,Garden\n")
+    data = (
+        "Item Type,Product ID,Product Name,Product Code/SKU,Price,Sale Price,Retail Price,Product Visible?,"
+        "Track Inventory,Current Stock Level,Category\n"
+        "Product,1,Chair,A,100,80,120,Y,by product,3,Garden\n"
+        "Product,2,Table,B,200,0,0,Y,by product,3,Garden\n"
+    )
     rows, _ = read(data)
-    assert [(r["price"], r["sale_price"], r["compare_at_price"]) for r in rows] == [(100.0, 80.0, 120.0), (200.0, None, None)]
+    assert [(r["price"], r["sale_price"], r["compare_at_price"]) for r in rows] == [
+        (100.0, 80.0, 120.0),
+        (200.0, None, None),
+    ]
 
 
-@pytest.mark.parametrize("header, row", [
-    ("id\ttitle\tprice\tcurrency\tavailability\tlink\timage_link\tcondition\n", "a\tChair\t15.00\tkzt\tin stock\tu\ti\tnew\n"),
-    (WOO_HEADER.rstrip("\n") + ",Currency\n", "1,simple,A,Chair,1,15,,,,1,3,Garden,0,KZT\n"),
-    ("Handle,Title,Variant Price,Variant SKU,Currency\n", "chair,Chair,15.00,A,KZT\n"),
-])
+@pytest.mark.parametrize(
+    "header, row",
+    [
+        (
+            "id\ttitle\tprice\tcurrency\tavailability\tlink\timage_link\tcondition\n",
+            "a\tChair\t15.00\tkzt\tin stock\tu\ti\tnew\n",
+        ),
+        (WOO_HEADER.rstrip("\n") + ",Currency\n", "1,simple,A,Chair,1,15,,,,1,3,Garden,0,KZT\n"),
+        ("Handle,Title,Variant Price,Variant SKU,Currency\n", "chair,Chair,15.00,A,KZT\n"),
+    ],
+)
 def test_a_currency_column_in_any_format(header, row):
     rows, _ = read(header + row, "f.tsv" if "\t" in header else "f.csv")
     assert (rows[0]["price"], rows[0]["currency"]) == (15.0, "KZT")
@@ -169,20 +205,26 @@ def test_a_price_header_corroborates_the_dollar_in_every_cell():
 
 def test_magento_special_price_dates_in_the_admin_locale():
     # Magento writes dates in its admin locale (en_US: month/day/year); the file's updated_at is the snapshot
-    data = ("sku,store_view_code,attribute_set_code,product_type,name,price,special_price,special_price_from_date,"
-            "special_price_to_date,product_online,qty,is_in_stock,url_key,updated_at\n"
-            'A,,Default,simple,Chair,100,80,8/14/24,12/31/24,1,4,1,chair,"12/12/24, 10:35 AM"\n'
-            'B,,Default,simple,Table,100,80,8/14/24,11/30/24,1,4,1,table,"12/12/24, 10:35 AM"\n'
-            'C,,Default,simple,Bench,100,80,1/5/25,,1,4,1,bench,"12/12/24, 10:35 AM"\n')
+    data = (
+        "sku,store_view_code,attribute_set_code,product_type,name,price,special_price,special_price_from_date,"
+        "special_price_to_date,product_online,qty,is_in_stock,url_key,updated_at\n"
+        'A,,Default,simple,Chair,100,80,8/14/24,12/31/24,1,4,1,chair,"12/12/24, 10:35 AM"\n'
+        'B,,Default,simple,Table,100,80,8/14/24,11/30/24,1,4,1,table,"12/12/24, 10:35 AM"\n'
+        'C,,Default,simple,Bench,100,80,1/5/25,,1,4,1,bench,"12/12/24, 10:35 AM"\n'
+    )
     table, ev = read_table_bytes(data.encode(), "magento.csv", KIND_ATTACHED)
     rows = table.to_pylist()
     assert ev.snapshot_date == dt.date(2024, 12, 12)
     assert [(r["sale_start"], r["sale_end"]) for r in rows] == [
-        (dt.date(2024, 8, 14), dt.date(2024, 12, 31)), (dt.date(2024, 8, 14), dt.date(2024, 11, 30)),
-        (dt.date(2025, 1, 5), None)]
+        (dt.date(2024, 8, 14), dt.date(2024, 12, 31)),
+        (dt.date(2024, 8, 14), dt.date(2024, 11, 30)),
+        (dt.date(2025, 1, 5), None),
+    ]
     from agent.analysis.registry import SKILLS, SkillInput
     from agent.analysis.result import Scope
     from agent.catalog.taxonomy import load
 
-    ladder = SKILLS["price_ladder"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=load(), sources=(ev,)))
+    ladder = SKILLS["price_ladder"].run(
+        SkillInput(own=table, reference=None, scope=Scope(), taxonomy=load(), sources=(ev,))
+    )
     assert ladder.table.to_pylist()[0]["On sale"] == pytest.approx(round(100 / 3, 1))  # only A's sale is current

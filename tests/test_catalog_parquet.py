@@ -21,15 +21,17 @@ def parquet(table: pa.Table, metadata: dict[bytes, bytes] | None = None) -> byte
     return sink.getvalue()
 
 
-GENERIC = pa.table({
-    "product_id": ["P1", "P1", "P2"],
-    "sku": ["A", "B", "C"],
-    "title": ["Teak chair ", "Teak chair", "Parasol"],
-    "price": [199.0, 209.0, 89.5],
-    "inventory_qty": pa.array([3, 0, None], pa.int64()),
-    "category": ["Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs"] * 2 + ["Garden > Shade"],
-    "updated_at": pa.array([dt.datetime(2026, 11, 20, 8), dt.datetime(2026, 11, 21, 9), None], pa.timestamp("s")),
-})
+GENERIC = pa.table(
+    {
+        "product_id": ["P1", "P1", "P2"],
+        "sku": ["A", "B", "C"],
+        "title": ["Teak chair ", "Teak chair", "Parasol"],
+        "price": [199.0, 209.0, 89.5],
+        "inventory_qty": pa.array([3, 0, None], pa.int64()),
+        "category": ["Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs"] * 2 + ["Garden > Shade"],
+        "updated_at": pa.array([dt.datetime(2026, 11, 20, 8), dt.datetime(2026, 11, 21, 9), None], pa.timestamp("s")),
+    }
+)
 
 
 def test_parquet_key_value_snapshot_date_wins_when_newer():
@@ -76,8 +78,15 @@ def test_canonical_parquet_round_trips_without_renormalising():
 
 
 def test_shopify_columns_in_parquet_use_the_shopify_reader():
-    t = pa.table({"Handle": ["h", "h"], "Title": ["Chair", None], "Variant Price": ["10", "12"],
-                  "Variant SKU": ["A", "B"], "Vendor": ["Acme", None]})
+    t = pa.table(
+        {
+            "Handle": ["h", "h"],
+            "Title": ["Chair", None],
+            "Variant Price": ["10", "12"],
+            "Variant SKU": ["A", "B"],
+            "Vendor": ["Acme", None],
+        }
+    )
     table, ev = read_table_bytes(parquet(t), "shop.parquet", KIND_GCS)
     assert ev.format == "Shopify product export (Parquet)"
     assert table["title"].to_pylist() == ["Chair", "Chair"] and table["brand"].to_pylist() == ["Acme", "Acme"]

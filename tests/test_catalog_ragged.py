@@ -38,8 +38,17 @@ def grown_woocommerce(seed: int, n: int, early: int, metas: int) -> tuple[bytes,
         price = round(rng.uniform(3, 300), 2)
         rec = {"id": str(100 + i), "stock": stock, "price": price, "published": rng.choice(["1", "1", "1", "0"])}
         records.append(rec)
-        row = [rec["id"], "simple", f"SKU-{i}", f"Product {i}", rec["published"], "1" if stock else "0", str(stock),
-               f"{price:.2f}", rng.choice(["Clothing > Tshirts", "Decor", "Music"])]
+        row = [
+            rec["id"],
+            "simple",
+            f"SKU-{i}",
+            f"Product {i}",
+            rec["published"],
+            "1" if stock else "0",
+            str(stock),
+            f"{price:.2f}",
+            rng.choice(["Clothing > Tshirts", "Decor", "Music"]),
+        ]
         if i >= early:
             row += [rng.choice(["", "yes", "12"]) for _ in range(metas)]
         rows.append(row)
@@ -66,7 +75,16 @@ def test_grown_woocommerce_header_reads_every_row(seed, n, early, metas):
 
 def test_short_rows_keep_their_order_for_shopify_fill_down():
     """Shopify variant rows that end early (trailing columns missing) stay variants of their handle."""
-    header = ["Handle", "Title", "Vendor", "Status", "Variant SKU", "Variant Price", "Variant Inventory Qty", "Image Src"]
+    header = [
+        "Handle",
+        "Title",
+        "Vendor",
+        "Status",
+        "Variant SKU",
+        "Variant Price",
+        "Variant Inventory Qty",
+        "Image Src",
+    ]
     rows = [header]
     for p in range(20):
         rows.append([f"p{p}", f"Product {p}", "Acme", "active", f"P{p}-1", "10.00", "3", f"https://x/{p}.jpg"])
@@ -82,8 +100,13 @@ def test_short_rows_keep_their_order_for_shopify_fill_down():
 
 @pytest.mark.parametrize("delimiter", [",", ";", "\t"])
 def test_long_rows_keep_known_cells_and_count_the_rest(delimiter):
-    rows = [["title", "price", "sku"], ["Chair", "10", "A"], ["Table", "20", "B", "stray", "", "more"],
-            ["Lamp", "5", "C", ""], ["Desk", "50", "D", "x"]]
+    rows = [
+        ["title", "price", "sku"],
+        ["Chair", "10", "A"],
+        ["Table", "20", "B", "stray", "", "more"],
+        ["Lamp", "5", "C", ""],
+        ["Desk", "50", "D", "x"],
+    ]
     table, ev = read_table_bytes(write(rows, delimiter), "t.csv", KIND_ATTACHED)
     assert table["title"].cast("string").to_pylist() == ["Chair", "Table", "Lamp", "Desk"]
     assert table["sku"].to_pylist() == ["A", "B", "C", "D"]
@@ -98,7 +121,13 @@ def test_ragged_rows_in_a_large_file_with_quoted_newlines():
     rows = [["sku", "title", "description", "price", "brand"]]
     short = 0
     for i in range(120_000):
-        row = [f"S{i}", f"Item {i}", "two\nlines" if i % 997 == 500 else "a plain description of the item, in stock", f"{rng.randint(1, 99)}.00", "Acme"]
+        row = [
+            f"S{i}",
+            f"Item {i}",
+            "two\nlines" if i % 997 == 500 else "a plain description of the item, in stock",
+            f"{rng.randint(1, 99)}.00",
+            "Acme",
+        ]
         if i % 5000 == 0:
             row = row[:3]
             short += 1
@@ -136,8 +165,21 @@ def test_woocommerce_blank_parent_and_blank_sku_are_not_linked():
             rows.append([str(pid), "variable", "", f"Var {p}", "1", "1", "", "", "Music", ""])
             for _ in range(rng.randint(1, 4)):
                 variations += 1
-                rows.append([str(next_id), "variation, downloadable, virtual", "", f"Var {p} - x", "1", "1", "", "5.00", "",
-                             f"id:{pid}", "yes"])
+                rows.append(
+                    [
+                        str(next_id),
+                        "variation, downloadable, virtual",
+                        "",
+                        f"Var {p} - x",
+                        "1",
+                        "1",
+                        "",
+                        "5.00",
+                        "",
+                        f"id:{pid}",
+                        "yes",
+                    ]
+                )
                 next_id += 1
         else:
             standalone += 1
@@ -148,13 +190,20 @@ def test_woocommerce_blank_parent_and_blank_sku_are_not_linked():
     assert table.num_rows == variations + standalone
 
 
-@pytest.mark.parametrize("data,reasons", [
-    (b"Handle,Title,Variant SKU,Variant Price\nchair,Chair,C1,10\n,Orphan,O1,5\n,,,\nchair,,C2,12\n",
-     {"without a handle": 1}),
-    (b"title,price,notes\nChair,10,A\n,,x\n,,\n,,y\nLamp,5,C\n", {"with cells only in columns not read": 2}),
-    (b"Item Type,Product ID,Product Name,Price,Product Code/SKU\nSKU,,,1,X\nProduct,1,Chair,10,C\n",
-     {"before any Product row": 1}),
-])
+@pytest.mark.parametrize(
+    "data,reasons",
+    [
+        (
+            b"Handle,Title,Variant SKU,Variant Price\nchair,Chair,C1,10\n,Orphan,O1,5\n,,,\nchair,,C2,12\n",
+            {"without a handle": 1},
+        ),
+        (b"title,price,notes\nChair,10,A\n,,x\n,,\n,,y\nLamp,5,C\n", {"with cells only in columns not read": 2}),
+        (
+            b"Item Type,Product ID,Product Name,Price,Product Code/SKU\nSKU,,,1,X\nProduct,1,Chair,10,C\n",
+            {"before any Product row": 1},
+        ),
+    ],
+)
 def test_every_skipped_row_has_a_stated_reason(data, reasons):
     _, ev = read_table_bytes(data, "s.csv", KIND_ATTACHED)
     assert ev.skipped_reasons == reasons and ev.rows_skipped == sum(reasons.values())
@@ -172,7 +221,7 @@ def test_ragged_rows_are_mended_in_place_without_the_slow_reader(monkeypatch):
     monkeypatch.setattr(csvread, "_python_read", refuse)
     rows = [["sku", "title", "description", "price"]]
     for i in range(300):
-        row = [f"S{i}", f"Item {i}", "said \"quoted\", with a comma" if i % 7 else "two\nlines", f"{i}.00"]
+        row = [f"S{i}", f"Item {i}", 'said "quoted", with a comma' if i % 7 else "two\nlines", f"{i}.00"]
         rows.append(row[:2] if i % 50 == 0 else row + ["stray"] if i % 75 == 1 else row)
     table, ev = read_table_bytes(write(rows), "m.csv", KIND_ATTACHED)
     assert table["sku"].to_pylist() == [f"S{i}" for i in range(300)]

@@ -23,10 +23,24 @@ from agent.catalog.evidence import KIND_ATTACHED
 from agent.catalog.sources import read_table_bytes
 from agent.render.text import render_skill
 
-LEGACY = {"handle": "Handle", "title": "Title", "published": "Published", "status": "Status", "sku": "Variant SKU",
-          "price": "Variant Price", "image": "Image Src"}
-MODERN = {"handle": "URL handle", "title": "Title", "published": "Published on online store", "status": "Status",
-          "sku": "SKU", "price": "Price", "image": "Product image URL"}
+LEGACY = {
+    "handle": "Handle",
+    "title": "Title",
+    "published": "Published",
+    "status": "Status",
+    "sku": "Variant SKU",
+    "price": "Variant Price",
+    "image": "Image Src",
+}
+MODERN = {
+    "handle": "URL handle",
+    "title": "Title",
+    "published": "Published on online store",
+    "status": "Status",
+    "sku": "SKU",
+    "price": "Price",
+    "image": "Product image URL",
+}
 STATUSES = ("active", "draft", "archived", "")
 PUBLISHED = {"legacy": ("true", "false", ""), "modern": ("TRUE", "FALSE", "")}
 
@@ -39,9 +53,15 @@ def export(names: dict[str, str], products: list[dict], with_status: bool = True
     for p in products:
         for v in range(p["variants"]):
             first = v == 0
-            row = {"handle": p["handle"], "title": p["handle"].title() if first else "",
-                   "published": p["published"] if first else "", "status": p["status"] if first else "",
-                   "sku": f"{p['handle']}-{v}", "price": "10.00", "image": f"https://x/{p['handle']}.jpg" if first else ""}
+            row = {
+                "handle": p["handle"],
+                "title": p["handle"].title() if first else "",
+                "published": p["published"] if first else "",
+                "status": p["status"] if first else "",
+                "sku": f"{p['handle']}-{v}",
+                "price": "10.00",
+                "image": f"https://x/{p['handle']}.jpg" if first else "",
+            }
             w.writerow([row[k] for k in keys])
     return buf.getvalue().encode()
 
@@ -49,8 +69,10 @@ def export(names: dict[str, str], products: list[dict], with_status: bool = True
 def generated(generation: str, seed: int) -> list[dict]:
     rng = random.Random(seed)
     combos = list(itertools.product(STATUSES, PUBLISHED[generation]))
-    return [{"handle": f"p{i}", "status": s, "published": pub, "variants": rng.randint(1, 3)}
-            for i, (s, pub) in enumerate(combos * 3)]
+    return [
+        {"handle": f"p{i}", "status": s, "published": pub, "variants": rng.randint(1, 3)}
+        for i, (s, pub) in enumerate(combos * 3)
+    ]
 
 
 def expected_status(p: dict, with_status: bool) -> str:
@@ -75,8 +97,11 @@ def test_unpublished_active_products_stay_active(generation, seed):
     counts = {st: pc.sum(pc.equal(table["status"].cast("string"), st)).as_py() or 0 for st in STATUSES[:3]}
     assert counts == by_status
     off_rows = sum(p["variants"] for p in products if p["status"] == "active" and p["published"].lower() == "false")
-    got_off = pc.sum(pc.fill_null(pc.and_(pc.equal(table["status"].cast("string"), "active"),
-                                          pc.invert(table["online_store"])), False).cast("int64")).as_py()
+    got_off = pc.sum(
+        pc.fill_null(
+            pc.and_(pc.equal(table["status"].cast("string"), "active"), pc.invert(table["online_store"])), False
+        ).cast("int64")
+    ).as_py()
     assert got_off == off_rows > 0
     text = overview_text(table, ev)
     assert f"| Status (rows) | active, of which not on the online store | {off_rows} |" in text

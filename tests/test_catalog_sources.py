@@ -63,8 +63,12 @@ RIVAL = b"sku,title,price,brand\nR-1,Oak chair,149.00,Rival\nR-2,Oak bench,259.0
 def test_attachment_wins_over_configured_and_demo(tmp_path):
     (tmp_path / "catalog.csv").write_bytes(RIVAL)
     messages: list[str] = []
-    got = load_catalog_inputs([Attachment("catalog.csv", OWN, "text/csv")], catalog_uri=str(tmp_path),
-                              local_root=str(tmp_path), progress=messages.append)
+    got = load_catalog_inputs(
+        [Attachment("catalog.csv", OWN, "text/csv")],
+        catalog_uri=str(tmp_path),
+        local_root=str(tmp_path),
+        progress=messages.append,
+    )
     (ev,) = got.own.sources
     assert (ev.name, ev.kind, ev.rows_read) == ("catalog.csv", KIND_ATTACHED, 2)
     assert got.own.table["sku"].to_pylist() == ["A-1", "A-2"]
@@ -92,21 +96,26 @@ def test_unreadable_attachment_next_to_a_good_one():
     assert [s.name for s in got.own.sources] == ["ok.csv"]
 
 
-@pytest.mark.parametrize(("question", "names", "expected"), [
-    ("Compare my catalog with the competitor file", ["mine.csv", "theirs.csv"], 1),
-    ("Use rival.csv as the reference, mine is shop.csv", ["rival.csv", "shop.csv"], 0),
-    ("which brands do competitors carry?", ["market-prices.csv", "shop.csv"], 0),
-    ("Where are the gaps?", ["a.csv", "b.csv"], None),  # no reference word: both are mine
-    ("Compare with the competitor", ["only.csv"], None),  # a single file is always mine
-])
+@pytest.mark.parametrize(
+    ("question", "names", "expected"),
+    [
+        ("Compare my catalog with the competitor file", ["mine.csv", "theirs.csv"], 1),
+        ("Use rival.csv as the reference, mine is shop.csv", ["rival.csv", "shop.csv"], 0),
+        ("which brands do competitors carry?", ["market-prices.csv", "shop.csv"], 0),
+        ("Where are the gaps?", ["a.csv", "b.csv"], None),  # no reference word: both are mine
+        ("Compare with the competitor", ["only.csv"], None),  # a single file is always mine
+    ],
+)
 def test_reference_attachment_detection(question, names, expected):
     atts = [Attachment(n, OWN, None) for n in names]
     assert pick_reference(atts, question) == expected
 
 
 def test_reference_attachment_is_loaded_as_reference():
-    got = load_catalog_inputs([Attachment("shop.csv", OWN, None), Attachment("competitor.csv", RIVAL, None)],
-                              question="How do my prices compare with the competitor file?")
+    got = load_catalog_inputs(
+        [Attachment("shop.csv", OWN, None), Attachment("competitor.csv", RIVAL, None)],
+        question="How do my prices compare with the competitor file?",
+    )
     assert [s.name for s in got.own.sources] == ["shop.csv"]
     assert [(s.name, s.role) for s in got.reference.sources] == [("competitor.csv", "reference")]
     assert got.reference.table.num_rows == 3
@@ -120,6 +129,7 @@ def test_earlier_catalogs_come_before_configured_and_demo():
 
 
 # ---------------------------------------------------------------- local configured locations
+
 
 def test_local_folder_uses_latest_json_then_last_name(tmp_path):
     (tmp_path / "products-2026-11-27.csv").write_bytes(OWN)
@@ -168,6 +178,7 @@ def test_local_reference_uri(tmp_path):
 
 # ---------------------------------------------------------------- Cloud Storage (real emulator)
 
+
 def test_cloud_storage_catalog_and_reference(gcs_emulator):
     from agent.catalog.evidence import KIND_GCS
 
@@ -197,8 +208,9 @@ def test_two_earlier_catalogs_keep_product_keys_apart():
 def test_a_refused_own_file_stops_every_fallback(tmp_path):
     (tmp_path / "catalog.csv").write_bytes(RIVAL)
     refused = [Unreadable("stock.pdf", "application/pdf is not CSV")]
-    got = load_catalog_inputs([], question="what is out of stock?", catalog_uri=str(tmp_path),
-                              local_root=str(tmp_path), refused=refused)
+    got = load_catalog_inputs(
+        [], question="what is out of stock?", catalog_uri=str(tmp_path), local_root=str(tmp_path), refused=refused
+    )
     assert got.own is None and got.unreadable == refused
     assert load_catalog_inputs([], refused=refused).own is None  # nor the demo
 
@@ -206,8 +218,13 @@ def test_a_refused_own_file_stops_every_fallback(tmp_path):
 def test_a_refused_reference_leaves_the_own_catalog_and_is_said(tmp_path):
     (tmp_path / "catalog.csv").write_bytes(OWN)
     refused = [Unreadable("competitor-prices.pdf", "application/pdf is not CSV")]
-    got = load_catalog_inputs([], question="compare my prices with the competitor file", catalog_uri=str(tmp_path),
-                              local_root=str(tmp_path), refused=refused)
+    got = load_catalog_inputs(
+        [],
+        question="compare my prices with the competitor file",
+        catalog_uri=str(tmp_path),
+        local_root=str(tmp_path),
+        refused=refused,
+    )
     assert [s.name for s in got.own.sources] == ["catalog.csv"] and got.reference is None
     assert got.unreadable == refused
     # with nothing configured, the demo does not stand in for the merchant's catalog

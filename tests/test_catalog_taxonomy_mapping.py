@@ -21,27 +21,36 @@ def _col(values):
 
 def _map(google=None, path=None, ptype=None, title=None):
     n = len(next(v for v in (google, path, ptype, title) if v is not None))
-    gid, gpath, method = map_rows(n, _col(google) if google else None, _col(path) if path else None,
-                                  _col(ptype) if ptype else None, _col(title) if title else None)
+    gid, gpath, method = map_rows(
+        n,
+        _col(google) if google else None,
+        _col(path) if path else None,
+        _col(ptype) if ptype else None,
+        _col(title) if title else None,
+    )
     return list(zip(gid.to_pylist(), method.to_pylist()))
 
 
 def test_methods_in_order_of_trust_through_the_readers():
     data = (
         "title,google_product_category,category,product_type\n"
-        "Teak lounger,4105,Garden > Misc,\n"                                                   # id
-        "Teak lounger,Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers,,\n"          # path
-        "Teak lounger,212 - Apparel & Accessories > Clothing > Shirts & Tops,,\n"                 # "id - path"
-        "Teak lounger,,Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers > Teak,\n"   # prefix
-        "Thing,,Garden > Misc,Patio Umbrella\n"                                                   # name on type
-        "Cantilever lamp 3m,,Seasonal > Misc,\n"                                                 # bare noun of many places: unsure
-        "Mystery Surprise,,Seasonal > Misc,\n"                                                    # nothing
-        "Teak lounger,999999999,,\n"                                                              # bad id: fall through
+        "Teak lounger,4105,Garden > Misc,\n"  # id
+        "Teak lounger,Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers,,\n"  # path
+        "Teak lounger,212 - Apparel & Accessories > Clothing > Shirts & Tops,,\n"  # "id - path"
+        "Teak lounger,,Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers > Teak,\n"  # prefix
+        "Thing,,Garden > Misc,Patio Umbrella\n"  # name on type
+        "Cantilever lamp 3m,,Seasonal > Misc,\n"  # bare noun of many places: unsure
+        "Mystery Surprise,,Seasonal > Misc,\n"  # nothing
+        "Teak lounger,999999999,,\n"  # bad id: fall through
     ).encode()
     table, _ = read_table_bytes(data, "t.csv", KIND_ATTACHED)
     got = [(r["google_category_id"], r["category_mapping"]) for r in table.to_pylist()]
-    assert got[:4] == [(4105, "google_category"), (4105, "google_category"), (212, "google_category"),
-                       (4105, "merchant_path")]
+    assert got[:4] == [
+        (4105, "google_category"),
+        (4105, "google_category"),
+        (212, "google_category"),
+        (4105, "merchant_path"),
+    ]
     assert got[4][1] == "name_match"
     assert got[5] == (None, "unmapped")  # "lamp" (many places) beside words that say nothing about it: not guessed
     assert taxonomy.load().node(got[4][0]).name in ("Outdoor Umbrellas & Sunshades", "Parasols & Rain Umbrellas")
@@ -71,8 +80,10 @@ def test_shopify_product_category_goes_through_shopifys_mapping():
 
 
 def test_shopify_reader_passes_product_category_to_the_mapping():
-    data = ("Handle,Title,Product Category,Type,Variant Price\n"
-            "tee,Logo Tee,Apparel & Accessories > Clothing > Clothing Tops > T-Shirts,Shirts,10\n").encode()
+    data = (
+        "Handle,Title,Product Category,Type,Variant Price\n"
+        "tee,Logo Tee,Apparel & Accessories > Clothing > Clothing Tops > T-Shirts,Shirts,10\n"
+    ).encode()
     table, ev = read_table_bytes(data, "products_export.csv", KIND_ATTACHED)
     row = table.to_pylist()[0]
     assert (row["google_category_id"], row["category_mapping"]) == (212, "shopify_category")
@@ -150,8 +161,11 @@ def test_mapping_is_computed_once_per_distinct_combination(monkeypatch):
 
 @pytest.mark.parametrize("locale", ("en-US",) + taxonomy.available_locales())
 def test_every_bundled_taxonomy_name_is_valid_text(locale):
-    names = ([n.path for n in taxonomy.load().nodes.values()] if locale == "en-US"
-             else list(taxonomy.load_locale(locale).values()))
+    names = (
+        [n.path for n in taxonomy.load().nodes.values()]
+        if locale == "en-US"
+        else list(taxonomy.load_locale(locale).values())
+    )
     assert len(names) > 5000
     for name in names:
         assert "\ufffd" not in name, name
@@ -208,8 +222,7 @@ def test_product_types_in_the_merchants_language_map_to_the_same_ids():
     assert name_match("Gartenstühle", None, None) == 6828
     assert name_match("Floreros", None, None) == 602
     assert name_match("Sofás", None, None) == name_match("Диваны", None, None) == name_match("Sofas", None, None) == 460
-    data = ("id,title,product_type,google_product_category,price\n"
-            "1,Угловой диван,Диваны,,100 KZT\n").encode()
+    data = ("id,title,product_type,google_product_category,price\n1,Угловой диван,Диваны,,100 KZT\n").encode()
     table, _ = read_table_bytes(data, "feed.csv", KIND_ATTACHED)
     assert table["google_category_id"].to_pylist() == [460]
 
@@ -240,8 +253,19 @@ def test_ties_rank_on_the_words_written_not_on_words_a_modifier_implies():
 def test_unplaced_products_follow_what_their_own_category_agrees_on():
     # six "Aurora" products: five are placed by their titles on one id, the sixth ("Sunset") says
     # nothing itself and follows them; a value whose placed products disagree leaves its rest unmapped
-    titles = ["Round Wall Clock", "Square Wall Clock", "Oak Wall Clock", "Small Wall Clock", "Big Wall Clock", "Sunset",
-              "Large Wall Clock", "Rustic Vase", "Tiny Wall Clock", "Dream Desk Lamp", "Dawn"]
+    titles = [
+        "Round Wall Clock",
+        "Square Wall Clock",
+        "Oak Wall Clock",
+        "Small Wall Clock",
+        "Big Wall Clock",
+        "Sunset",
+        "Large Wall Clock",
+        "Rustic Vase",
+        "Tiny Wall Clock",
+        "Dream Desk Lamp",
+        "Dawn",
+    ]
     types = ["Aurora"] * 6 + ["Mixed"] * 5
     gid, _, method = map_rows(len(titles), None, None, _col(types), _col(titles))
     got, how = gid.to_pylist(), method.to_pylist()
@@ -267,13 +291,13 @@ def _map_titles(titles, cats=None):
 
     from agent.catalog import categorise
 
-    col = (lambda v: pa.chunked_array([pa.array(v, pa.string())]) if v is not None else None)
+    col = lambda v: pa.chunked_array([pa.array(v, pa.string())]) if v is not None else None
     _, paths, methods = categorise.map_rows(len(titles), None, col(cats), None, col(titles))
     return paths.to_pylist(), methods.to_pylist()
 
 
 def test_a_placeholder_category_is_no_category():
-    """"Uncategorized" is the platform's word for none: the title step runs as without a category,
+    """ "Uncategorized" is the platform's word for none: the title step runs as without a category,
     and the placeholder's rows form no own group that an unreadable title would follow."""
     titles = ["Wallet"] * 4 + ["Mystery Box"]
     with_placeholder = _map_titles(titles, ["Uncategorized"] * 5)
@@ -290,7 +314,7 @@ def test_an_elided_article_does_not_hide_a_localised_word():
 
 
 def test_a_bare_localised_noun_does_not_take_a_more_specific_name():
-    """"escovas" (brushes) is only part of "Escovas de dentes" (Toothbrushes): it does not take it."""
+    """ "escovas" (brushes) is only part of "Escovas de dentes" (Toothbrushes): it does not take it."""
     from agent.catalog import categorise
 
     assert categorise.name_match("escovas", None, None) != 527
@@ -298,7 +322,7 @@ def test_a_bare_localised_noun_does_not_take_a_more_specific_name():
 
 
 def test_a_compound_garment_noun_is_not_its_bare_head():
-    """"Pajama Suit", "Night Suit for Girls" are sleepwear, not Clothing > Suits: a word before a noun
+    """ "Pajama Suit", "Night Suit for Girls" are sleepwear, not Clothing > Suits: a word before a noun
     whose compounds mostly name other products ("Flight Suit", "Hazmat Suit"), itself a product of the
     same branch, leaves the row unsure — also inside an apparel shop's own branch."""
     from agent.catalog import categorise

@@ -16,8 +16,25 @@ from agent.catalog import categorise, taxonomy
 from agent.catalog.readers.common import FillDown, fill_down, first_row_per_key, take_sorted
 from agent.catalog.values import clean_text, concat_dictionary, strip_excel_text_marker
 
-MESSY = ["chair", " chair", "chair ", "\u00a0Sofa\u00a0", "Café", "  ", "", None, "a  b", "tab\tin", "x\n",
-         "\u3000wide", "ü", "end ü ", "'00123", "'", "plain"]
+MESSY = [
+    "chair",
+    " chair",
+    "chair ",
+    "\u00a0Sofa\u00a0",
+    "Café",
+    "  ",
+    "",
+    None,
+    "a  b",
+    "tab\tin",
+    "x\n",
+    "\u3000wide",
+    "ü",
+    "end ü ",
+    "'00123",
+    "'",
+    "plain",
+]
 
 
 def py_clean(v: str | None, collapse: bool = False) -> str | None:
@@ -75,8 +92,13 @@ def test_clean_text_dictionary_free_text_keeps_nulls_in_indices():
 def test_clean_text_categorical_is_unique_and_collapses_runs():
     values = MESSY + ["Teak", "Teak ", " Teak", "Red  Oak", "Red Oak"]
     # several chunks with their own dictionaries, as Parquet row groups give them
-    d = pa.chunked_array([pa.array(values[:9]).dictionary_encode(), pa.array(values[9:]).dictionary_encode(),
-                          pa.array(values).dictionary_encode()])
+    d = pa.chunked_array(
+        [
+            pa.array(values[:9]).dictionary_encode(),
+            pa.array(values[9:]).dictionary_encode(),
+            pa.array(values).dictionary_encode(),
+        ]
+    )
     got = clean_text(d, categorical=True)
     expected = [py_clean(v, collapse=True) for v in values[:9] + values[9:] + values]
     assert got.to_pylist() == expected
@@ -90,7 +112,9 @@ def test_concat_dictionary_shared_and_distinct_dictionaries():
     shared = pa.chunked_array([base.slice(0, 2), base.slice(2)])
     c = concat_dictionary(shared)
     assert c.to_pylist() == ["x", "y", "z"] and len(c.dictionary) == 3  # not repeated per chunk
-    distinct = pa.chunked_array([pa.array(["a", "b"]).dictionary_encode(), pa.array(["b", None, "c"]).dictionary_encode()])
+    distinct = pa.chunked_array(
+        [pa.array(["a", "b"]).dictionary_encode(), pa.array(["b", None, "c"]).dictionary_encode()]
+    )
     assert concat_dictionary(distinct).to_pylist() == ["a", "b", "b", None, "c"]
 
 
@@ -108,15 +132,20 @@ def test_fill_down_plan_matches_python_for_text_dictionaries_and_numbers():
     titles = [f"T{k}" if rng.random() < 0.7 else None for k in range(400)]
     prices = [float(k) if rng.random() < 0.8 else None for k in range(400)]
     enc = pa.array(handles).dictionary_encode()
-    keys = np.where(enc.is_valid().to_numpy(zero_copy_only=False), enc.indices.fill_null(0).to_numpy(), -1).astype(np.int64)
+    keys = np.where(enc.is_valid().to_numpy(zero_copy_only=False), enc.indices.fill_null(0).to_numpy(), -1).astype(
+        np.int64
+    )
     nkeys = len(enc.dictionary)
     plan = FillDown.plan(keys, nkeys, first_row_per_key(keys, nkeys))
     first_row: dict[str, int] = {}
     for i, h in enumerate(handles):
         if h is not None:
             first_row.setdefault(h, i)
-    for values in (pa.chunked_array([pa.array(titles[:150]), pa.array(titles[150:])]),
-                   pa.array(titles).dictionary_encode(), pa.array(prices)):
+    for values in (
+        pa.chunked_array([pa.array(titles[:150]), pa.array(titles[150:])]),
+        pa.array(titles).dictionary_encode(),
+        pa.array(prices),
+    ):
         plain = values.to_pylist()
         expected = [None if h is None else plain[first_row[h]] for h in handles]
         got = fill_down(values, keys, nkeys, plan)
@@ -155,7 +184,9 @@ def test_clean_text_unique_input_skips_rehash_only_when_nothing_changes():
     same = clean_text(d, categorical=True, unique=True)
     assert same.chunk(0).dictionary.equals(d.chunk(0).dictionary) and same.to_pylist() == d.to_pylist()
     # trimming merges "a " into "a": the result is re-encoded even though the input was unique
-    merged = clean_text(pa.chunked_array([pa.array(["a ", "a", "b", "a "]).dictionary_encode()]), categorical=True, unique=True)
+    merged = clean_text(
+        pa.chunked_array([pa.array(["a ", "a", "b", "a "]).dictionary_encode()]), categorical=True, unique=True
+    )
     assert merged.to_pylist() == ["a", "a", "b", "a"]
     assert sorted(merged.chunk(0).dictionary.to_pylist()) == ["a", "b"]
     assert len(set(merged.chunk(0).indices.to_pylist())) == 2
@@ -163,8 +194,10 @@ def test_clean_text_unique_input_skips_rehash_only_when_nothing_changes():
 
 def test_first_row_per_key_any_numbering():
     rng = np.random.default_rng(3)
-    for keys in (rng.integers(-1, 30, 500),  # arbitrary numbering (general path)
-                 pa.array([f"h{k}" if k >= 0 else None for k in rng.integers(-1, 30, 500)]).dictionary_encode()):
+    for keys in (
+        rng.integers(-1, 30, 500),  # arbitrary numbering (general path)
+        pa.array([f"h{k}" if k >= 0 else None for k in rng.integers(-1, 30, 500)]).dictionary_encode(),
+    ):
         if isinstance(keys, pa.DictionaryArray):  # first-appearance numbering (fast path)
             nkeys = len(keys.dictionary)
             keys = np.where(keys.is_valid().to_numpy(zero_copy_only=False), keys.indices.fill_null(0).to_numpy(), -1)
@@ -190,8 +223,9 @@ def test_map_rows_quick_path_equals_the_general_one():
     values = ["6828", tax.node(5044).path, "6828", "719", tax.node(5044).path] * 3
     quick = categorise.map_rows(len(values), pa.chunked_array([pa.array(values).dictionary_encode()]), None, None, None)
     # one unresolvable row sends the same values down the general path
-    general = categorise.map_rows(len(values) + 1, pa.chunked_array([pa.array(values + [None]).dictionary_encode()]),
-                                  None, None, None)
+    general = categorise.map_rows(
+        len(values) + 1, pa.chunked_array([pa.array(values + [None]).dictionary_encode()]), None, None, None
+    )
     for q, g in zip(quick, general):
         assert q.to_pylist() == g.to_pylist()[:-1]
     assert quick[0].to_pylist()[:4] == [6828, 5044, 6828, 719]
@@ -230,8 +264,9 @@ def test_map_rows_quick_path_from_merchant_paths_equals_the_general_one():
     paths = [tax.node(6828).path + " > Teak", tax.node(5044).path, tax.node(6828).path] * 3
     col = pa.chunked_array([pa.array(paths).dictionary_encode()])
     quick = categorise.map_rows(len(paths), None, col, None, None)
-    general = categorise.map_rows(len(paths) + 1, None, pa.chunked_array([pa.array(paths + [None]).dictionary_encode()]),
-                                  None, None)
+    general = categorise.map_rows(
+        len(paths) + 1, None, pa.chunked_array([pa.array(paths + [None]).dictionary_encode()]), None, None
+    )
     for q, g in zip(quick, general):
         assert q.to_pylist() == g.to_pylist()[:-1]
     assert quick[0].to_pylist()[:3] == [6828, 5044, 6828] and set(quick[2].to_pylist()) == {"merchant_path"}
@@ -248,7 +283,9 @@ def test_entry_mask_matches_python_on_slices_nulls_and_index_widths():
             got = entry_mask(sliced, lambda v: v in ("Color", "Colour")).to_pylist()
             assert got == [v in ("Color", "Colour") for v in sliced.to_pylist()]
     # an index under a null may hold any value: the mask must not read past the dictionary
-    garbage = pa.Array.from_buffers(pa.int32(), 3, [pa.py_buffer(bytes([0b101])), pa.py_buffer(np.array([0, 99, 1], np.int32).tobytes())])
+    garbage = pa.Array.from_buffers(
+        pa.int32(), 3, [pa.py_buffer(bytes([0b101])), pa.py_buffer(np.array([0, 99, 1], np.int32).tobytes())]
+    )
     odd = pa.DictionaryArray.from_arrays(garbage, pa.array(["a", "b"]))
     assert entry_mask(odd, lambda v: v == "b").to_pylist() == [False, False, True]
 
@@ -256,9 +293,11 @@ def test_entry_mask_matches_python_on_slices_nulls_and_index_widths():
 def test_value_codes_per_chunk_dictionaries_match_python():
     from agent.catalog.readers.common import value_codes
 
-    chunks = [pa.array(["active", None, "draft", "active"]).dictionary_encode(),
-              pa.array(["archived", "active", None]).dictionary_encode(),
-              pa.array(["draft"]).dictionary_encode()]
+    chunks = [
+        pa.array(["active", None, "draft", "active"]).dictionary_encode(),
+        pa.array(["archived", "active", None]).dictionary_encode(),
+        pa.array(["draft"]).dictionary_encode(),
+    ]
     col = pa.chunked_array(chunks)
     labels = {"active": 0, "draft": 1, "archived": 2}
     got = value_codes(col, lambda v: labels.get(v, 3), np.int8, missing=9)

@@ -15,15 +15,48 @@ from agent.catalog.evidence import KIND_ATTACHED
 from agent.catalog.headers import WOO_LABELS
 from agent.catalog.sources import read_table_bytes
 
-ENGLISH = ["ID", "Type", "SKU", "Name", "Published", "In stock?", "Stock", "Sale price", "Regular price", "Categories",
-           "Images", "Parent"]
-ATTRS = {"en": ("Attribute 1 name", "Attribute 1 value(s)", "Size", "Attribute 2 name", "Attribute 2 value(s)", "Color"),
-         "ru": ("Название атрибута 1", "Значения атрибутов 1", "Размер", "Название атрибута 2", "Значения атрибутов 2", "Цвет"),
-         "de": ("Attribut 1 Name", "Attribut 1 Wert(e)", "Größe", "Attribut 2 Name", "Attribut 2 Wert(e)", "Farbe"),
-         "es": ("Nombre del atributo 1", "Valor(es) del atributo 1", "Talla", "Nombre del atributo 2",
-                "Valor(es) del atributo 2", "Color"),
-         "fr": ("Nom de l’attribut 1", "Valeur(s) de l’attribut 1", "Taille", "Nom de l’attribut 2",
-                "Valeur(s) de l’attribut 2", "Couleur")}
+ENGLISH = [
+    "ID",
+    "Type",
+    "SKU",
+    "Name",
+    "Published",
+    "In stock?",
+    "Stock",
+    "Sale price",
+    "Regular price",
+    "Categories",
+    "Images",
+    "Parent",
+]
+ATTRS = {
+    "en": ("Attribute 1 name", "Attribute 1 value(s)", "Size", "Attribute 2 name", "Attribute 2 value(s)", "Color"),
+    "ru": (
+        "Название атрибута 1",
+        "Значения атрибутов 1",
+        "Размер",
+        "Название атрибута 2",
+        "Значения атрибутов 2",
+        "Цвет",
+    ),
+    "de": ("Attribut 1 Name", "Attribut 1 Wert(e)", "Größe", "Attribut 2 Name", "Attribut 2 Wert(e)", "Farbe"),
+    "es": (
+        "Nombre del atributo 1",
+        "Valor(es) del atributo 1",
+        "Talla",
+        "Nombre del atributo 2",
+        "Valor(es) del atributo 2",
+        "Color",
+    ),
+    "fr": (
+        "Nom de l’attribut 1",
+        "Valeur(s) de l’attribut 1",
+        "Taille",
+        "Nom de l’attribut 2",
+        "Valeur(s) de l’attribut 2",
+        "Couleur",
+    ),
+}
 
 
 def export(lang: str, seed: int, blank_ids: bool):
@@ -38,22 +71,75 @@ def export(lang: str, seed: int, blank_ids: bool):
         expect["products"] += 1
         ident = "" if blank_ids else str(pid)
         if rng.random() < 0.6:
-            rows.append([ident, "variable", f"P{p}", f"Кроссовки {p}", published, "1", "", "", "", "Обувь", "", "",
-                         ATTRS[lang][2], "8, 9", ATTRS[lang][5], "черный"])
+            rows.append(
+                [
+                    ident,
+                    "variable",
+                    f"P{p}",
+                    f"Кроссовки {p}",
+                    published,
+                    "1",
+                    "",
+                    "",
+                    "",
+                    "Обувь",
+                    "",
+                    "",
+                    ATTRS[lang][2],
+                    "8, 9",
+                    ATTRS[lang][5],
+                    "черный",
+                ]
+            )
             for _v, size in enumerate(rng.sample(["8", "9", "9.5", "10"], rng.randint(1, 4))):
                 stock = rng.choice([0, 3])
                 vid, next_id = next_id, next_id + 1
                 parent = f"P{p}" if blank_ids else f"id:{pid}"
-                rows.append(["" if blank_ids else str(vid), "variation", f"P{p}_{size}", f"Кроссовки {p} - {size}",
-                             published, "1" if stock else "0", str(stock), "", "140", "", "", parent,
-                             ATTRS[lang][2], size, ATTRS[lang][5], "черный"])
+                rows.append(
+                    [
+                        "" if blank_ids else str(vid),
+                        "variation",
+                        f"P{p}_{size}",
+                        f"Кроссовки {p} - {size}",
+                        published,
+                        "1" if stock else "0",
+                        str(stock),
+                        "",
+                        "140",
+                        "",
+                        "",
+                        parent,
+                        ATTRS[lang][2],
+                        size,
+                        ATTRS[lang][5],
+                        "черный",
+                    ]
+                )
                 expect["variants"] += 1
                 expect["drafts"] += published == "0"
                 expect["out"] += stock == 0
                 expect["sizes"].add(size)
         else:
-            rows.append([ident, "simple", f"S{p}", f"Носки {p}", published, "1", "5", "", "9", "Носки", "", "",
-                         ATTRS[lang][2], "M", ATTRS[lang][5], "белый"])
+            rows.append(
+                [
+                    ident,
+                    "simple",
+                    f"S{p}",
+                    f"Носки {p}",
+                    published,
+                    "1",
+                    "5",
+                    "",
+                    "9",
+                    "Носки",
+                    "",
+                    "",
+                    ATTRS[lang][2],
+                    "M",
+                    ATTRS[lang][5],
+                    "белый",
+                ]
+            )
             expect["variants"] += 1
             expect["drafts"] += published == "0"
             expect["sizes"].add("M")
@@ -62,8 +148,19 @@ def export(lang: str, seed: int, blank_ids: bool):
     return buf.getvalue().encode(), expect, len(rows) - 1
 
 
-@pytest.mark.parametrize("lang,seed,blank_ids", [("ru", 1, False), ("ru", 2, True), ("en", 3, True), ("en", 4, False),
-                                                ("de", 5, False), ("es", 6, True), ("fr", 7, False), ("de", 8, True)])
+@pytest.mark.parametrize(
+    "lang,seed,blank_ids",
+    [
+        ("ru", 1, False),
+        ("ru", 2, True),
+        ("en", 3, True),
+        ("en", 4, False),
+        ("de", 5, False),
+        ("es", 6, True),
+        ("fr", 7, False),
+        ("de", 8, True),
+    ],
+)
 def test_localised_and_id_less_exports(lang, seed, blank_ids):
     data, expect, n = export(lang, seed, blank_ids)
     table, ev = read_table_bytes(data, "wc-product-export.csv", KIND_ATTACHED)

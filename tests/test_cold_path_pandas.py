@@ -69,16 +69,18 @@ def _clean_env() -> dict[str, str]:
     """No agent settings from the developer's shell: the defaults serve the bundled demo catalog."""
     import os
 
-    return {k: v for k, v in os.environ.items()
-            if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")} | {"PYTHONPATH": str(ROOT)}
+    return {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT")} | {
+        "PYTHONPATH": str(ROOT)
+    }
 
 
 def test_import_main_and_first_demo_send_need_no_pandas():
-    done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=180,
-                          env=_clean_env())
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=180, env=_clean_env()
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     line = next(ln for ln in done.stdout.splitlines() if ln.startswith("REPORT "))
-    report = json.loads(line[len("REPORT "):])
+    report = json.loads(line[len("REPORT ") :])
     assert report["error"] is None and report["state"] == "completed", report
     assert report["direct"] == [], f"agent code imports pandas on the cold path: {report['direct']}"
     assert not report["pandas_loaded"]

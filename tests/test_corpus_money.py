@@ -92,7 +92,9 @@ def test_merchant_center_sale_prices_are_on_sale(path):
     table, ev = read(path)
     if table is None or ev.format != "Google Merchant Center feed" or table.num_rows != len(pairs):
         pytest.skip("not read as one variant per offer")
-    result = SKILLS["price_ladder"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=load(), sources=(ev,)))
+    result = SKILLS["price_ladder"].run(
+        SkillInput(own=table, reference=None, scope=Scope(), taxonomy=load(), sources=(ev,))
+    )
     total = result.table.to_pylist()[0] if result.table.num_rows else {}
     assert total.get("Priced variants", 0) == priced
     expected = round(100.0 * discounted / priced, 1) if priced else None

@@ -50,16 +50,49 @@ FORMAT_NAMES = {
     "magento": "Adobe Commerce (Magento) export",
     "bigcommerce": "BigCommerce product export",
 }
-SEED_KINDS = {"shopify-": "shopify", "gmc-": "gmc", "woocommerce-": "woocommerce",
-              "magento-": "magento", "bigcommerce-": "bigcommerce"}
+SEED_KINDS = {
+    "shopify-": "shopify",
+    "gmc-": "gmc",
+    "woocommerce-": "woocommerce",
+    "magento-": "magento",
+    "bigcommerce-": "bigcommerce",
+}
 # The snapshot-date columns the catalog README lists, most preferred first (our own copy).
 SNAPSHOT_NAMES = (
-    "snapshot_date", "snapshot date", "snapshot", "as_of", "as of", "as_of_date", "as of date", "asof",
-    "exported_at", "export_date", "export date", "export_time", "exported", "feed_date", "report_date",
-    "extract_date", "extracted_at", "updated_at", "updated", "last_updated", "last updated",
-    "last_modified", "last modified", "modified_at", "date_modified", "date modified", "date",
+    "snapshot_date",
+    "snapshot date",
+    "snapshot",
+    "as_of",
+    "as of",
+    "as_of_date",
+    "as of date",
+    "asof",
+    "exported_at",
+    "export_date",
+    "export date",
+    "export_time",
+    "exported",
+    "feed_date",
+    "report_date",
+    "extract_date",
+    "extracted_at",
+    "updated_at",
+    "updated",
+    "last_updated",
+    "last updated",
+    "last_modified",
+    "last modified",
+    "modified_at",
+    "date_modified",
+    "date modified",
+    "date",
     # the README's last resort: the newest creation date bounds the snapshot from below
-    "created_at", "created", "date_created", "date created", "date added", "creation_date",
+    "created_at",
+    "created",
+    "date_created",
+    "date created",
+    "date added",
+    "creation_date",
 )
 PROPERTIES = ("format", "rows", "skipped", "products", "snapshot", "currency")
 
@@ -121,6 +154,7 @@ def cell(row: list[str], i: int | None) -> str:
 
 # ---- independent counts per format -------------------------------------------------------------
 
+
 def magento_product_rows(ind: Independent) -> tuple[dict[str, list[str]], int]:
     """SKU -> its product row (the global row wins, else the SKU's first store-view row), and how many
     further product rows repeat a SKU already read (a converted export listing rows twice)."""
@@ -168,12 +202,14 @@ def active_products(ind: Independent) -> int:
         for r in r_:
             if cell(r, h):
                 first.setdefault(cell(r, h), r)
+
         def active(r: list[str]) -> bool:
             if status is not None and cell(r, status):
                 return cell(r, status).lower() == "active"
             if pub is not None and cell(r, pub):
                 return cell(r, pub).lower() in {"true", "1", "yes"}
             return True
+
         return sum(1 for r in first.values() if active(r))
     if ind.kind == "gmc":
         # Merchant Center also takes attribute names in the feed's language (Polish `identyfikator`)
@@ -203,19 +239,31 @@ def active_products(ind: Independent) -> int:
         variations, parent = col(ind, "configurable_variations"), col(ind, "parent_sku")
         members, visibility = col(ind, "associated_skus"), col(ind, "visibility")
         rows = magento_product_rows(ind)[0]
-        children = {part.strip() for r in rows.values() if cell(r, ptype) == "configurable"
-                    for part in re.findall(r"sku=([^,|]+)", cell(r, variations))}
+        children = {
+            part.strip()
+            for r in rows.values()
+            if cell(r, ptype) == "configurable"
+            for part in re.findall(r"sku=([^,|]+)", cell(r, variations))
+        }
         # a child naming its parent (`parent_sku`, some export tools), a group's hidden members
         children |= {s for s, r in rows.items() if cell(r, parent) in rows and cell(r, parent) != s}
-        children |= {m.split("=")[0].strip() for r in rows.values() if cell(r, ptype) == "grouped"
-                     for m in cell(r, members).split(",")
-                     if cell(rows.get(m.split("=")[0].strip(), []), visibility).lower() == "not visible individually"}
-        return sum(1 for s, r in rows.items()
-                   if s not in children and cell(r, ptype) != "grouped" and cell(r, online) != "2")
+        children |= {
+            m.split("=")[0].strip()
+            for r in rows.values()
+            if cell(r, ptype) == "grouped"
+            for m in cell(r, members).split(",")
+            if cell(rows.get(m.split("=")[0].strip(), []), visibility).lower() == "not visible individually"
+        }
+        return sum(
+            1 for s, r in rows.items() if s not in children and cell(r, ptype) != "grouped" and cell(r, online) != "2"
+        )
     if ind.kind == "bigcommerce":
         t, visible = col(ind, "Item Type"), col(ind, "Product Visible?")
-        return sum(1 for r in r_ if cell(r, t).lower() == "product"
-                   and cell(r, visible).upper() not in ("N", "NO", "0", "FALSE"))  # Y/N or Yes/No
+        return sum(
+            1
+            for r in r_
+            if cell(r, t).lower() == "product" and cell(r, visible).upper() not in ("N", "NO", "0", "FALSE")
+        )  # Y/N or Yes/No
     raise AssertionError(ind.kind)
 
 
@@ -254,8 +302,18 @@ def expected_snapshot(ind: Independent) -> dt.date | None:
     return None
 
 
-PRICE_COLUMNS = ("Variant Price", "Price", "Variant Compare At Price", "Compare-at price", "price",
-                 "sale_price", "g:price", "Regular price", "Sale price", "special_price")
+PRICE_COLUMNS = (
+    "Variant Price",
+    "Price",
+    "Variant Compare At Price",
+    "Compare-at price",
+    "price",
+    "sale_price",
+    "g:price",
+    "Regular price",
+    "Sale price",
+    "special_price",
+)
 _CODE_PRICE = re.compile(r"^(?:([A-Z]{3})\s*[\d.,]+|[\d.,]+\s*([A-Z]{3}))$")
 
 
@@ -275,6 +333,7 @@ def expected_currencies(ind: Independent) -> set[str]:
 
 
 # ---- the properties ----------------------------------------------------------------------------
+
 
 def check(path: Path, prop: str) -> None:
     ind = independent(path)

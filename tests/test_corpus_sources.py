@@ -57,14 +57,16 @@ def test_every_folder_has_sources_and_rows() -> None:
         assert source_rows(folder / "SOURCES.md"), f"{folder.name}/SOURCES.md lists no file"
 
 
-@pytest.mark.parametrize("path,row", listed(), ids=lambda v: v.parent.name + "/" + v.name if isinstance(v, Path) else "")
+@pytest.mark.parametrize(
+    "path,row", listed(), ids=lambda v: v.parent.name + "/" + v.name if isinstance(v, Path) else ""
+)
 def test_listed_file_matches_its_source(path: Path, row: dict[str, str]) -> None:
     assert path.is_file(), f"{path.name} is listed but missing"
     data = path.read_bytes()
     assert len(data) == int(row["bytes"]), "size differs from SOURCES.md"
     assert git_blob(data) == row["git blob"], "bytes differ from the published blob"
     assert row["repository"] and len(row["commit"]) == 40, "source repository and commit are stated"
-    assert (row.get("licence") or row.get("license")), "licence column is filled (or 'none stated')"
+    assert row.get("licence") or row.get("license"), "licence column is filled (or 'none stated')"
     # 1.5 MB per file keeps the repository small; two real exports are the only ones of their class we
     # found (a store-view-only Magento export, a real BigCommerce shop export), so they may be larger.
     limit = 2_500_000 if path.name in LARGE_ALLOWED else 1_500_000
@@ -76,8 +78,11 @@ LARGE_ALLOWED = {"geekbars-store-view-only.csv", "cottoncuts-fabrics.csv"}
 
 def test_every_corpus_file_is_listed() -> None:
     names = {p for p, _ in listed()}
-    unlisted = [str(p.relative_to(CORPUS)) for p in sorted(CORPUS.glob("*/*"))
-                if p.is_file() and p.name not in NOT_DATA and p not in names]
+    unlisted = [
+        str(p.relative_to(CORPUS))
+        for p in sorted(CORPUS.glob("*/*"))
+        if p.is_file() and p.name not in NOT_DATA and p not in names
+    ]
     assert not unlisted, f"files without a source: {unlisted}"
 
 

@@ -38,7 +38,10 @@ OUTDOOR_Q = "What are shoppers buying in outdoor furniture that I don't carry?"
 
 
 def attachments() -> list[Attachment]:
-    return [Attachment(PRODUCTS.name, PRODUCTS.read_bytes(), "text/csv"), Attachment(BRANDS.name, BRANDS.read_bytes(), "text/csv")]
+    return [
+        Attachment(PRODUCTS.name, PRODUCTS.read_bytes(), "text/csv"),
+        Attachment(BRANDS.name, BRANDS.read_bytes(), "text/csv"),
+    ]
 
 
 def answer(question: str, atts: list[Attachment] | None = None, **kw):
@@ -46,9 +49,16 @@ def answer(question: str, atts: list[Attachment] | None = None, **kw):
     p = planner.plan(question, inputs.own.table, TAX)
     out = []
     for skill in p.skills:
-        result = SKILLS[skill].run(SkillInput(own=inputs.own.table, reference=None, scope=p.scope, taxonomy=TAX,
-                                              sources=tuple(inputs.own.sources),
-                                              demand=inputs.demand.table if inputs.demand else None))
+        result = SKILLS[skill].run(
+            SkillInput(
+                own=inputs.own.table,
+                reference=None,
+                scope=p.scope,
+                taxonomy=TAX,
+                sources=tuple(inputs.own.sources),
+                demand=inputs.demand.table if inputs.demand else None,
+            )
+        )
         out.append((result, render_skill(result), render_footer(inputs, result.taxonomy_note, NOW)))
     return p, inputs, out
 
@@ -72,23 +82,32 @@ def test_a_table_in_the_transfer_schema_reads_as_the_csv_download_does():
         return int(round(float(text.split(" ")[2 * i]) * 1e6))
 
     levels = [p.split(" > ") for p in df["Category"]]
-    table = pa.table({
-        "rank": pa.array([int(x) for x in df["Rank"]], pa.int64()),
-        "previous_rank": pa.array([int(x) if x else None for x in df["Previous rank"]], pa.int64()),
-        "country_code": df["Country"].tolist(),
-        "report_category_id": pa.array([int(x) for x in df["Report category ID"]], pa.int64()),
-        "title": df["Product title"].tolist(), "brand": df["Brand"].tolist(),
-        **{f"category_l{i}": [lv[i - 1] if len(lv) >= i else None for lv in levels] for i in range(1, 6)},
-        "variant_gtins": [[g.strip() for g in x.split(",") if g.strip()] for x in df["GTINs"]],
-        "product_inventory_status": [x or None for x in df["Product inventory status"]],
-        "brand_inventory_status": df["Brand inventory status"].tolist(),
-        "relative_demand": [{"bucket": b.upper().replace(" ", "_"), "min": None, "max": None} for b in df["Relative demand"]],
-        "previous_relative_demand": [{"bucket": b.upper().replace(" ", "_") if b else None, "min": None, "max": None}
-                                     for b in df["Previous relative demand"]],
-        "price_range": [{"min_amount_micros": micros(p, 0), "max_amount_micros": micros(p, 1), "currency_code": "USD"}
-                        for p in df["Price range"]],
-        "_PARTITIONDATE": pa.array([dt.date.fromisoformat(d) for d in df["Report date"]], pa.date32()),
-    })
+    table = pa.table(
+        {
+            "rank": pa.array([int(x) for x in df["Rank"]], pa.int64()),
+            "previous_rank": pa.array([int(x) if x else None for x in df["Previous rank"]], pa.int64()),
+            "country_code": df["Country"].tolist(),
+            "report_category_id": pa.array([int(x) for x in df["Report category ID"]], pa.int64()),
+            "title": df["Product title"].tolist(),
+            "brand": df["Brand"].tolist(),
+            **{f"category_l{i}": [lv[i - 1] if len(lv) >= i else None for lv in levels] for i in range(1, 6)},
+            "variant_gtins": [[g.strip() for g in x.split(",") if g.strip()] for x in df["GTINs"]],
+            "product_inventory_status": [x or None for x in df["Product inventory status"]],
+            "brand_inventory_status": df["Brand inventory status"].tolist(),
+            "relative_demand": [
+                {"bucket": b.upper().replace(" ", "_"), "min": None, "max": None} for b in df["Relative demand"]
+            ],
+            "previous_relative_demand": [
+                {"bucket": b.upper().replace(" ", "_") if b else None, "min": None, "max": None}
+                for b in df["Previous relative demand"]
+            ],
+            "price_range": [
+                {"min_amount_micros": micros(p, 0), "max_amount_micros": micros(p, 1), "currency_code": "USD"}
+                for p in df["Price range"]
+            ],
+            "_PARTITIONDATE": pa.array([dt.date.fromisoformat(d) for d in df["Report date"]], pa.date32()),
+        }
+    )
     from_bq, ev_bq = bestsellers.from_transfer(table, "BestSellersProductClusterWeekly_123", "BigQuery")
     from_csv, ev_csv = bestsellers.read_csv_bytes(PRODUCTS.read_bytes(), PRODUCTS.name, "attached file")
     assert from_bq.num_rows == from_csv.num_rows == len(df)
@@ -134,6 +153,7 @@ def _expected_products(prefixes: tuple[str, ...]) -> pd.DataFrame:
     """The report's US clusters whose category path lies under the scope, one per (title, brand), with
     the report's status, or the GTIN match against the demo catalog where the report leaves it blank."""
     df = pd.read_csv(PRODUCTS, dtype=str, keep_default_na=False)
+
     def under(p: str) -> bool:
         return any(p == x or p.startswith(x + " > ") for x in prefixes)
 
@@ -169,9 +189,15 @@ def test_outdoor_furniture_figures_match_pandas():
     assert total["Not carried"] == int((expected["status"] == "not carried").sum())
     assert total["Out of stock"] == int((expected["status"] == "out of stock").sum())
     # the report's blank statuses were decided by the catalog, and say so
-    blank = set(zip(expected[expected["Product inventory status"] == ""]["Product title"],
-                    expected[expected["Product inventory status"] == ""]["Brand"]))
-    assert blank and all(r["Status from"] == "your catalog (GTIN)" for r in products if (r["Name"], r["Brand"]) in blank)
+    blank = set(
+        zip(
+            expected[expected["Product inventory status"] == ""]["Product title"],
+            expected[expected["Product inventory status"] == ""]["Brand"],
+        )
+    )
+    assert blank and all(
+        r["Status from"] == "your catalog (GTIN)" for r in products if (r["Name"], r["Brand"]) in blank
+    )
     # top 10%: ceil(10 %) of the ranked clusters, never weaker than a cluster left out of it
     top = [r for r in products if r["Top 10% of demand"] == "yes"]
     assert len(top) == math.ceil(len(products) * 0.1)
@@ -183,9 +209,14 @@ def test_outdoor_furniture_figures_match_pandas():
     expected["sub"] = expected["Category"].str.split(" > ").str[2].fillna("Outdoor Furniture (general)")
     subs = {r["Name"]: r for r in rows if r["Kind"] == "Subcategory"}
     for sub, group in expected.groupby("sub"):
-        assert subs[sub]["Ranked"] == len(group) and subs[sub]["Not carried"] == int((group["status"] == "not carried").sum())
+        assert subs[sub]["Ranked"] == len(group) and subs[sub]["Not carried"] == int(
+            (group["status"] == "not carried").sum()
+        )
     demo = pd.read_csv(DEMO, dtype=str, keep_default_na=False)
-    seating = demo[(demo["status"] == "active") & demo["category"].str.startswith("Furniture > Outdoor Furniture > Outdoor Seating")]
+    seating = demo[
+        (demo["status"] == "active")
+        & demo["category"].str.startswith("Furniture > Outdoor Furniture > Outdoor Seating")
+    ]
     assert subs["Outdoor Seating"]["Your products"] == seating["product_id"].nunique()
     assert_prose_numbers_in_table(md)
     assert 1 <= len(bullets(md)) <= 7
@@ -220,8 +251,11 @@ def test_gaps_adds_missing_top_demand_clusters_only_with_demand_data():
     q = "Where are the gaps in outdoor furniture?"
     _, _, [(with_demand, md, _)] = answer(q)
     _, _, [(demand_result, _, _)] = answer(OUTDOOR_Q)
-    top_missing = [r for r in demand_result.table.to_pylist() if r["Kind"] == "Product"
-                   and r["Top 10% of demand"] == "yes" and r["Your status"] == "not carried"]
+    top_missing = [
+        r
+        for r in demand_result.table.to_pylist()
+        if r["Kind"] == "Product" and r["Top 10% of demand"] == "yes" and r["Your status"] == "not carried"
+    ]
     assert top_missing
     line = next(b for b in bullets(md) if b.startswith("Missing, and in the top 10% of demand"))
     assert all(r["Name"] in line for r in top_missing[:5])
@@ -250,10 +284,14 @@ def test_evidence_footer_names_the_reports_rows_and_report_date():
         n_products = sum(1 for _ in csv.DictReader(fh))
     with BRANDS.open(encoding="utf-8", newline="") as fh:
         n_brands = sum(1 for _ in csv.DictReader(fh))
-    assert (f"- products.csv (attached file, Best sellers report (product clusters)): {n_products:,} rows read; "
-            "snapshot date 2026-11-23 (report date, column report_date)") in footer
-    assert (f"- brands.csv (attached file, Best sellers report (brands)): {n_brands:,} rows read; "
-            "snapshot date 2026-11-23 (report date, column _PARTITIONDATE)") in footer
+    assert (
+        f"- products.csv (attached file, Best sellers report (product clusters)): {n_products:,} rows read; "
+        "snapshot date 2026-11-23 (report date, column report_date)"
+    ) in footer
+    assert (
+        f"- brands.csv (attached file, Best sellers report (brands)): {n_brands:,} rows read; "
+        "snapshot date 2026-11-23 (report date, column _PARTITIONDATE)"
+    ) in footer
     assert "- demo-catalog.csv (bundled demo catalog" in footer  # the report never replaces the catalog
 
 
@@ -283,7 +321,7 @@ def test_configured_and_trusted_locations(tmp_path):
 
 
 def test_a_broken_report_is_named_not_dropped():
-    bad = Attachment("bestsellers.csv", b"Rank,Relative demand,Product title\n\"1,Very high\n", "text/csv")
+    bad = Attachment("bestsellers.csv", b'Rank,Relative demand,Product title\n"1,Very high\n', "text/csv")
     inputs = load_catalog_inputs([bad], question=OUTDOOR_Q)
     assert [u.name for u in inputs.unreadable] == ["bestsellers.csv"] and inputs.demand is None
 
@@ -306,14 +344,19 @@ def test_a2ui_surfaces_with_and_without_demand_validate():
 def _file_part(path: Path):
     from a2a.types import FilePart, FileWithBytes, Part
 
-    return Part(root=FilePart(file=FileWithBytes(bytes=base64.b64encode(path.read_bytes()).decode(),
-                                                 mime_type="text/csv", name=path.name)))
+    return Part(
+        root=FilePart(
+            file=FileWithBytes(bytes=base64.b64encode(path.read_bytes()).decode(), mime_type="text/csv", name=path.name)
+        )
+    )
 
 
 def test_demand_question_through_the_official_client(server):
     from tests.test_front_door import _collect
 
-    events = asyncio.run(_collect(server.url, OUTDOOR_Q, streaming=False, parts=[_file_part(PRODUCTS), _file_part(BRANDS)]))
+    events = asyncio.run(
+        _collect(server.url, OUTDOOR_Q, streaming=False, parts=[_file_part(PRODUCTS), _file_part(BRANDS)])
+    )
     task = events[-1][0]
     assert task.status.state.value == "completed"
     [artifact] = task.artifacts
@@ -344,7 +387,6 @@ def test_card_lists_demand_gaps(server):
     assert "What are shoppers buying in outdoor furniture that I don't carry?" in skill["examples"]
 
 
-
 # --- any catalog ---------------------------------------------------------------------------------------------
 SEEDS = sorted((HERE / "corpus" / "seed").glob("*.csv"))
 
@@ -371,8 +413,9 @@ def test_a_report_attached_in_a_follow_up_keeps_the_earlier_catalog(server):
 
     seed = HERE / "corpus" / "seed" / "shopify-garden-solutions.csv"
     first = asyncio.run(_collect(server.url, "What is in this file?", streaming=False, parts=[_file_part(seed)]))[-1][0]
-    second = asyncio.run(_collect(server.url, OUTDOOR_Q, streaming=False, parts=[_file_part(PRODUCTS)],
-                                  context_id=first.context_id))[-1][0]
+    second = asyncio.run(
+        _collect(server.url, OUTDOOR_Q, streaming=False, parts=[_file_part(PRODUCTS)], context_id=first.context_id)
+    )[-1][0]
     text = second.artifacts[0].parts[0].root.text
     assert second.artifacts[0].name == "demand_gaps"
     assert f"- {seed.name} (attached earlier in this conversation" in text
@@ -387,7 +430,12 @@ def test_only_the_newest_report_date_is_ranked():
     header, *rows = old.splitlines()
     two_weeks = PRODUCTS.read_text(encoding="utf-8") + "\n".join(reversed(rows)) + "\n"
     _, _, [(once, md_once, _)] = answer(OUTDOOR_Q)
-    _, _, [(twice, md_twice, footer)] = answer(OUTDOOR_Q, atts=[Attachment("products.csv", two_weeks.encode(), "text/csv"),
-                                                              Attachment(BRANDS.name, BRANDS.read_bytes(), "text/csv")])
+    _, _, [(twice, md_twice, footer)] = answer(
+        OUTDOOR_Q,
+        atts=[
+            Attachment("products.csv", two_weeks.encode(), "text/csv"),
+            Attachment(BRANDS.name, BRANDS.read_bytes(), "text/csv"),
+        ],
+    )
     assert twice.table.to_pylist() == once.table.to_pylist()
     assert f"{2 * len(rows):,} rows read; snapshot date 2026-11-23" in footer

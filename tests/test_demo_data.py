@@ -45,6 +45,7 @@ HEALTHY = [
 
 # ---------------------------------------------------------------------------------------------- helpers
 
+
 def read(name: str) -> tuple[list[str], list[dict]]:
     with open(DEMO / name, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
@@ -112,6 +113,7 @@ def longest_prefix_id(path: str, taxonomy: dict[str, int]) -> int | None:
 
 # ---------------------------------------------------------------------------------------------- shape
 
+
 @pytest.mark.parametrize("name", ["catalog.csv", "competitor.csv"])
 def test_header_encoding_and_line_ends(name: str) -> None:
     raw = (DEMO / name).read_bytes()
@@ -178,6 +180,7 @@ def test_one_deliberate_duplicate_sku(catalog: list[dict]) -> None:
 
 # ---------------------------------------------------------------------------------------------- categories
 
+
 def test_categories_are_taxonomy_paths_or_documented_unmapped(catalog: list[dict], taxonomy: dict[str, int]) -> None:
     prods = products(catalog)
     unmapped = []
@@ -210,17 +213,27 @@ def test_unmapped_titles_have_no_taxonomy_word(catalog: list[dict], taxonomy: di
 
 def test_top_categories_present(catalog: list[dict]) -> None:
     cats = {r["category"] for r in catalog}
-    for top in ("Furniture > Outdoor Furniture", "Furniture > Chairs", "Home & Garden > Lawn & Garden > Gardening",
-                "Home & Garden > Lawn & Garden > Watering & Irrigation", "Home & Garden > Lighting",
-                "Home & Garden > Decor", "Home & Garden > Kitchen & Dining"):
+    for top in (
+        "Furniture > Outdoor Furniture",
+        "Furniture > Chairs",
+        "Home & Garden > Lawn & Garden > Gardening",
+        "Home & Garden > Lawn & Garden > Watering & Irrigation",
+        "Home & Garden > Lighting",
+        "Home & Garden > Decor",
+        "Home & Garden > Kitchen & Dining",
+    ):
         assert any(under(c, top) for c in cats), top
 
 
 # ---------------------------------------------------------------------------------------------- the gaps
 
+
 def active_products(rows: list[dict], path: str, exact: bool = True) -> list[list[dict]]:
-    return [v for v in products(rows).values()
-            if (v[0]["category"] == path if exact else under(v[0]["category"], path)) and v[0]["status"] == "active"]
+    return [
+        v
+        for v in products(rows).values()
+        if (v[0]["category"] == path if exact else under(v[0]["category"], path)) and v[0]["status"] == "active"
+    ]
 
 
 def test_outdoor_beds_missing(catalog: list[dict]) -> None:
@@ -275,6 +288,7 @@ def test_chair_price_ladder_has_a_hole(catalog: list[dict]) -> None:
 
 # ---------------------------------------------------------------------------------------------- content problems
 
+
 def test_gtins_invalid_check_digits(catalog: list[dict], competitor: list[dict]) -> None:
     invalid = [r for r in catalog if not check_digit_ok(r["gtin"])]
     assert len(invalid) == 15
@@ -306,7 +320,9 @@ def test_brands_materials_colours(catalog: list[dict]) -> None:
     by_cat: dict[str, Counter] = defaultdict(Counter)
     for v in products(catalog).values():
         by_cat[v[0]["category"]][v[0]["brand"]] += 1
-    dominated = [c for c, b in by_cat.items() if sum(b.values()) >= 10 and b.most_common(1)[0][1] / sum(b.values()) >= 0.8]
+    dominated = [
+        c for c, b in by_cat.items() if sum(b.values()) >= 10 and b.most_common(1)[0][1] / sum(b.values()) >= 0.8
+    ]
     assert "Home & Garden > Kitchen & Dining > Kitchen Appliances > Outdoor Grills" in dominated
     materials = {r["material"].lower() for r in catalog}
     assert {"teak", "acacia", "aluminium", "steel", "wicker", "rattan", "resin", "polypropylene"} <= materials
@@ -316,6 +332,7 @@ def test_brands_materials_colours(catalog: list[dict]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- reference mode
+
 
 def sunlounger_share(rows: list[dict]) -> float:
     prods = [v[0] for v in products(rows).values() if under(v[0]["category"], OF) and v[0]["status"] == "active"]
@@ -339,10 +356,17 @@ def test_competitor_known_differences(catalog: list[dict], competitor: list[dict
 
 # ---------------------------------------------------------------------------------------------- determinism
 
+
 def run_generator(out: Path, hash_seed: str) -> str:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    done = subprocess.run([sys.executable, str(DEMO / "generate.py"), "--out", str(out)], env=env,
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, str(DEMO / "generate.py"), "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return done.stdout
 
 

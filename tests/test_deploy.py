@@ -16,8 +16,9 @@ CARD_URL_TAIL = ".well-known/agent-card.json"
 
 def dry_run(*args: str, **env: str) -> subprocess.CompletedProcess:
     full = {"PATH": os.environ["PATH"], **env}
-    return subprocess.run(["bash", "deploy.sh", "--dry-run", *args], cwd=ROOT, env=full, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        ["bash", "deploy.sh", "--dry-run", *args], cwd=ROOT, env=full, capture_output=True, text=True, timeout=60
+    )
 
 
 def commands(out: str) -> list[list[str]]:
@@ -42,7 +43,7 @@ def deploy_env(argv: list[str]) -> dict[str, str]:
 
 
 def the(cmds: list[list[str]], *prefix: str) -> list[str]:
-    found = [c for c in cmds if c[:len(prefix)] == list(prefix)]
+    found = [c for c in cmds if c[: len(prefix)] == list(prefix)]
     assert len(found) == 1, (prefix, found)
     return found[0]
 
@@ -52,15 +53,25 @@ def test_fresh_project_order_apis_account_deploy_invoker():
     assert done.returncode == 0, done.stderr
     cmds = commands(done.stdout)
     heads = [" ".join(c[:3]) for c in cmds]
-    assert heads == ["gcloud services enable", "gcloud iam service-accounts", "gcloud functions deploy",
-                     "gcloud functions add-invoker-policy-binding"]
+    assert heads == [
+        "gcloud services enable",
+        "gcloud iam service-accounts",
+        "gcloud functions deploy",
+        "gcloud functions add-invoker-policy-binding",
+    ]
     assert len(heads) == len(set(heads))  # each once: one build, no second deploy
 
 
 def test_apis_enabled_and_secret_manager_only_with_a_secret():
     apis = set(the(commands(dry_run().stdout), "gcloud", "services", "enable")[3:-1])
-    assert {"cloudfunctions.googleapis.com", "run.googleapis.com", "cloudbuild.googleapis.com",
-            "artifactregistry.googleapis.com", "storage.googleapis.com", "discoveryengine.googleapis.com"} <= apis
+    assert {
+        "cloudfunctions.googleapis.com",
+        "run.googleapis.com",
+        "cloudbuild.googleapis.com",
+        "artifactregistry.googleapis.com",
+        "storage.googleapis.com",
+        "discoveryengine.googleapis.com",
+    } <= apis
     assert "secretmanager.googleapis.com" not in apis
     with_secret = the(commands(dry_run(CATALOG_CONTEXT_SECRET_NAME="cc").stdout), "gcloud", "services", "enable")
     assert "secretmanager.googleapis.com" in with_secret
@@ -97,15 +108,26 @@ def test_memory_is_the_agents_one_budget():
 
 
 def test_concurrency_threads_instances_follow_settings():
-    out = dry_run(CONCURRENCY="4", MIN_INSTANCES="1", MAX_INSTANCES="3", STATE_BUCKET="acme-state",
-                  REGION="europe-west1", FUNCTION="cga-agent", PROJECT_NUMBER="42").stdout
+    out = dry_run(
+        CONCURRENCY="4",
+        MIN_INSTANCES="1",
+        MAX_INSTANCES="3",
+        STATE_BUCKET="acme-state",
+        REGION="europe-west1",
+        FUNCTION="cga-agent",
+        PROJECT_NUMBER="42",
+    ).stdout
     deploy = the(commands(out), "gcloud", "functions", "deploy")
     f = flags(deploy)
     assert (f["--concurrency"], f["--min-instances"], f["--max-instances"]) == ("4", "1", "3")
     env = deploy_env(deploy)
     assert env["THREADS"] == "4" and env["PUBLIC_URL"] == "https://cga-agent-42.europe-west1.run.app/"
-    assert flags(the(commands(dry_run(STATE_BUCKET="s-bucket").stdout), "gcloud", "functions", "deploy"))[
-        "--max-instances"] == "10"
+    assert (
+        flags(the(commands(dry_run(STATE_BUCKET="s-bucket").stdout), "gcloud", "functions", "deploy"))[
+            "--max-instances"
+        ]
+        == "10"
+    )
 
 
 def test_dedicated_runtime_account_never_the_compute_default():
@@ -122,7 +144,10 @@ def test_invoker_is_the_gemini_enterprise_service_agent_on_this_function_only():
     cmds = commands(dry_run().stdout)
     invoker = the(cmds, "gcloud", "functions", "add-invoker-policy-binding")
     assert invoker[3] == "catalog-gap-analyst"
-    assert flags(invoker)["--member"] == "serviceAccount:service-123456789012@gcp-sa-discoveryengine.iam.gserviceaccount.com"
+    assert (
+        flags(invoker)["--member"]
+        == "serviceAccount:service-123456789012@gcp-sa-discoveryengine.iam.gserviceaccount.com"
+    )
     assert not any(c[:3] == ["gcloud", "projects", "add-iam-policy-binding"] for c in cmds)
 
 
@@ -131,7 +156,10 @@ def test_too_long_a_name_for_the_deterministic_url_stops_before_anything():
     done = dry_run(FUNCTION="f" * 60, RUNTIME_SA=sa)
     assert done.returncode == 2 and "63" in done.stderr and not commands(done.stdout)
     done = dry_run(FUNCTION="f" * 60, PUBLIC_URL="https://agent.example.com/a2a/", RUNTIME_SA=sa)
-    assert deploy_env(the(commands(done.stdout), "gcloud", "functions", "deploy"))["PUBLIC_URL"] == "https://agent.example.com/a2a/"
+    assert (
+        deploy_env(the(commands(done.stdout), "gcloud", "functions", "deploy"))["PUBLIC_URL"]
+        == "https://agent.example.com/a2a/"
+    )
 
 
 def test_short_account_id_is_refused():
@@ -146,8 +174,14 @@ def test_bad_numbers_stop_the_deploy():
 
 
 def test_provider_settings_reach_the_function():
-    env = deploy_env(the(commands(dry_run(PROVIDER_ORGANIZATION="Acme Retail", PROVIDER_URL="https://acme.example").stdout),
-                         "gcloud", "functions", "deploy"))
+    env = deploy_env(
+        the(
+            commands(dry_run(PROVIDER_ORGANIZATION="Acme Retail", PROVIDER_URL="https://acme.example").stdout),
+            "gcloud",
+            "functions",
+            "deploy",
+        )
+    )
     assert env["PROVIDER_ORGANIZATION"] == "Acme Retail" and env["PROVIDER_URL"] == "https://acme.example"
 
 
@@ -156,19 +190,28 @@ def test_register_prints_the_agents_api_call_with_the_card_as_a_json_string():
     assert done.returncode == 0, done.stderr
     curl = the(commands(done.stdout), "curl")
     url = next(a for a in curl if a.startswith("https://"))
-    assert url == ("https://discoveryengine.googleapis.com/v1alpha/projects/my-project/locations/global/collections/"
-                   "default_collection/engines/my-app_1/assistants/default_assistant/agents")
+    assert url == (
+        "https://discoveryengine.googleapis.com/v1alpha/projects/my-project/locations/global/collections/"
+        "default_collection/engines/my-app_1/assistants/default_assistant/agents"
+    )
     assert "X-Goog-User-Project: my-project" in curl and "-X" in curl and "POST" in curl
     body = json.loads(re.search(r"^# registration body: (.*)$", done.stdout, re.M).group(1))
     assert body["displayName"] == "Catalog Gap Analyst"
     card = body["a2aAgentDefinition"]["jsonAgentCard"]
     assert isinstance(card, str) and CARD_URL_TAIL in json.loads(card)["..."]
     regional = the(commands(dry_run("--register=my-app", GE_LOCATION="eu").stdout), "curl")
-    assert any(a.startswith("https://eu-discoveryengine.googleapis.com/v1alpha/projects/my-project/locations/eu/")
-               for a in regional)
+    assert any(
+        a.startswith("https://eu-discoveryengine.googleapis.com/v1alpha/projects/my-project/locations/eu/")
+        for a in regional
+    )
     update = the(commands(dry_run("--register", "my-app", GE_AGENT_ID="1234567").stdout), "curl")
-    assert "PATCH" in update and any(a.endswith("/engines/my-app/assistants/default_assistant/agents/1234567"
-                                                "?updateMask=displayName,description,a2aAgentDefinition") for a in update)
+    assert "PATCH" in update and any(
+        a.endswith(
+            "/engines/my-app/assistants/default_assistant/agents/1234567"
+            "?updateMask=displayName,description,a2aAgentDefinition"
+        )
+        for a in update
+    )
     assert dry_run("--register", "my-app", GE_AGENT_ID="../x").returncode == 2
     assert dry_run("--register", "bad/app").returncode == 2
     assert dry_run("--register").returncode == 2
@@ -179,9 +222,16 @@ def test_runs_on_bash_3_2_constructs_only():
     before bash 4.4). A static check: no bash 3.2 is installed here to run the script under."""
     text = (ROOT / "deploy.sh").read_text(encoding="utf-8")
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    for pattern, what in ((r"declare\s+-[A-Za-z]*[An]", "associative arrays / namerefs"), (r"\b(mapfile|readarray)\b", "mapfile"),
-                          (r"\$\{\w+(,,|\^\^|,|\^)\}", "case modification"), (r"\bcoproc\b", "coproc"), (r"\|&", "|&"),
-                          (r"&>>", "&>>"), (r";;&", ";;&"), (r"\$\{\w+\[-1\]\}", "negative index")):
+    for pattern, what in (
+        (r"declare\s+-[A-Za-z]*[An]", "associative arrays / namerefs"),
+        (r"\b(mapfile|readarray)\b", "mapfile"),
+        (r"\$\{\w+(,,|\^\^|,|\^)\}", "case modification"),
+        (r"\bcoproc\b", "coproc"),
+        (r"\|&", "|&"),
+        (r"&>>", "&>>"),
+        (r";;&", ";;&"),
+        (r"\$\{\w+\[-1\]\}", "negative index"),
+    ):
         assert not re.search(pattern, code), what
     bare = re.findall(r'(?<!\+)"\$\{(\w+)\[@\]\}"', code)
     guarded = set(re.findall(r'\$\{(\w+)\[@\]\+"\$\{\1\[@\]\}"\}', code))

@@ -16,8 +16,12 @@ from pathlib import Path
 from tests.conftest import ROOT
 from tests.test_deploy import deploy_env, flags
 
-CARD = {"name": "Catalog Gap Analyst", "url": "https://catalog-gap-analyst-123456789012.us-central1.run.app/",
-        "description": "a \"quoted\" card \\ with a backslash", "skills": [{"id": "catalog_overview"}]}
+CARD = {
+    "name": "Catalog Gap Analyst",
+    "url": "https://catalog-gap-analyst-123456789012.us-central1.run.app/",
+    "description": 'a "quoted" card \\ with a backslash',
+    "skills": [{"id": "catalog_overview"}],
+}
 GCLOUD = r"""#!/usr/bin/env bash
 printf '%q ' gcloud "$@" >> "$STANDIN/calls"; printf '\n' >> "$STANDIN/calls"
 case "$*" in
@@ -73,8 +77,12 @@ def writes(calls: list[list[str]]) -> list[list[str]]:
     return [c for c in calls if c[0] == "gcloud" and not any(r in c for r in reads)]
 
 
-GOOD_BUCKET = {"name": "acme-state", "uniform_bucket_level_access": True, "public_access_prevention": "enforced",
-               "lifecycle_config": {"rule": [{"action": {"type": "Delete"}, "condition": {"age": 7}}]}}
+GOOD_BUCKET = {
+    "name": "acme-state",
+    "uniform_bucket_level_access": True,
+    "public_access_prevention": "enforced",
+    "lifecycle_config": {"rule": [{"action": {"type": "Delete"}, "condition": {"age": 7}}]},
+}
 
 
 def test_existing_state_bucket_is_checked_not_changed(tmp_path):
@@ -88,8 +96,12 @@ def test_existing_state_bucket_is_checked_not_changed(tmp_path):
 
 
 def test_existing_bucket_that_differs_is_reported_not_rewritten(tmp_path):
-    lax = {"name": "acme-state", "uniform_bucket_level_access": False, "public_access_prevention": "inherited",
-           "lifecycle_config": {"rule": [{"action": {"type": "Delete"}, "condition": {"age": 30}}]}}
+    lax = {
+        "name": "acme-state",
+        "uniform_bucket_level_access": False,
+        "public_access_prevention": "inherited",
+        "lifecycle_config": {"rule": [{"action": {"type": "Delete"}, "condition": {"age": 30}}]},
+    }
     tmp = standins(tmp_path, bucket=lax)
     done, calls = deploy(tmp, STATE_BUCKET="acme-state")
     assert done.returncode == 0, done.stderr

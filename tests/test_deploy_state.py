@@ -26,15 +26,24 @@ def test_new_bucket_is_created_private_with_the_lifecycle_rule_the_agent_shares(
 
 
 def test_least_roles_per_bucket_and_secret():
-    out = dry_run(STATE_BUCKET="acme-state", CATALOG_URI="gs://acme-catalog/acme/",
-                  ALLOWED_CATALOG_PREFIXES="gs://acme-catalog/{merchant_id}/,gs://market-feeds/x/",
-                  CATALOG_CONTEXT_SECRET_NAME="cc-secret").stdout
+    out = dry_run(
+        STATE_BUCKET="acme-state",
+        CATALOG_URI="gs://acme-catalog/acme/",
+        ALLOWED_CATALOG_PREFIXES="gs://acme-catalog/{merchant_id}/,gs://market-feeds/x/",
+        CATALOG_CONTEXT_SECRET_NAME="cc-secret",
+    ).stdout
     cmds = commands(out)
     sa = "serviceAccount:catalog-gap-analyst@my-project.iam.gserviceaccount.com"
-    grants = sorted((c[4], flags(c)["--role"]) for c in cmds if c[:4] == ["gcloud", "storage", "buckets", "add-iam-policy-binding"]
-                    and flags(c)["--member"] == sa)
-    assert grants == [("gs://acme-catalog", "roles/storage.objectViewer"), ("gs://acme-state", "roles/storage.objectUser"),
-                      ("gs://market-feeds", "roles/storage.objectViewer")]
+    grants = sorted(
+        (c[4], flags(c)["--role"])
+        for c in cmds
+        if c[:4] == ["gcloud", "storage", "buckets", "add-iam-policy-binding"] and flags(c)["--member"] == sa
+    )
+    assert grants == [
+        ("gs://acme-catalog", "roles/storage.objectViewer"),
+        ("gs://acme-state", "roles/storage.objectUser"),
+        ("gs://market-feeds", "roles/storage.objectViewer"),
+    ]
     assert not any(c[:3] == ["gcloud", "projects", "add-iam-policy-binding"] for c in cmds)  # nothing project-wide
     secret = the(cmds, "gcloud", "secrets", "add-iam-policy-binding")
     assert secret[3] == "cc-secret" and flags(secret)["--role"] == "roles/secretmanager.secretAccessor"
@@ -44,7 +53,9 @@ def test_least_roles_per_bucket_and_secret():
     env = deploy_env(deploy)
     assert env["ALLOWED_CATALOG_PREFIXES"] == "gs://acme-catalog/{merchant_id}/,gs://market-feeds/x/"
     order = [" ".join(c[:4]) for c in cmds]
-    assert order.index("gcloud secrets add-iam-policy-binding cc-secret") < order.index("gcloud functions deploy catalog-gap-analyst")
+    assert order.index("gcloud secrets add-iam-policy-binding cc-secret") < order.index(
+        "gcloud functions deploy catalog-gap-analyst"
+    )
 
 
 def test_explicit_secret_version_is_pinned_and_checked():

@@ -129,8 +129,12 @@ def test_context_id_is_echoed(server):
 
 
 def test_lenient_message_fields(server):
-    body = {"jsonrpc": "2.0", "id": "l1", "method": "message/send",
-            "params": {"message": {"parts": [{"kind": "text", "text": "overview"}], "unknownField": 1}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": "l1",
+        "method": "message/send",
+        "params": {"message": {"parts": [{"kind": "text", "text": "overview"}], "unknownField": 1}},
+    }
     payload = httpx.post(server.url, json=body, timeout=60).json()
     assert payload["result"]["status"]["state"] == "completed"
     user = payload["result"]["history"][0]
@@ -142,8 +146,11 @@ def test_send_with_attached_csv_through_client(server):
     from a2a.types import FilePart, FileWithBytes, Part
 
     data = (CATALOGS / "shopify-product-template.csv").read_bytes()
-    part = Part(root=FilePart(file=FileWithBytes(bytes=base64.b64encode(data).decode(), mime_type="text/csv",
-                                                 name="catalog.csv")))
+    part = Part(
+        root=FilePart(
+            file=FileWithBytes(bytes=base64.b64encode(data).decode(), mime_type="text/csv", name="catalog.csv")
+        )
+    )
     events = run(_collect(server.url, "What is in this file?", streaming=False, parts=[part]))
     task = events[-1][0]
     text = task.artifacts[0].parts[0].root.text
@@ -182,5 +189,7 @@ def test_questions_raw_validate(server, a2a_validate, question, skills):
         a2a_validate(frame, "SendStreamingMessageSuccessResponse")
     names = [f["result"]["artifact"]["name"] for f in frames if f["result"]["kind"] == "artifact-update"]
     assert names == skills
-    working = [f for f in frames if f["result"]["kind"] == "status-update" and f["result"]["status"]["state"] == "working"]
+    working = [
+        f for f in frames if f["result"]["kind"] == "status-update" and f["result"]["status"]["state"] == "working"
+    ]
     assert len(working) >= len(skills) + 1  # reading, then one progress frame per skill

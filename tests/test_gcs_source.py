@@ -141,10 +141,14 @@ def test_prefix_with_relative_pointer(gcs_emulator):
 def test_prefix_with_absolute_pointer(gcs_emulator):
     bucket = gcs_emulator.create_bucket()
     gcs_emulator.upload(bucket, "acme/exports/2026/11/28/products.csv", CSV_V2)
-    gcs_emulator.upload(bucket, "acme/latest.json", json.dumps({"snapshot": "acme/exports/2026/11/28/products.csv"}).encode())
+    gcs_emulator.upload(
+        bucket, "acme/latest.json", json.dumps({"snapshot": "acme/exports/2026/11/28/products.csv"}).encode()
+    )
     assert gcs.resolve(f"gs://{bucket}/acme").name == "acme/exports/2026/11/28/products.csv"
     gcs_emulator.upload(
-        bucket, "acme/latest.json", json.dumps({"snapshot": f"gs://{bucket}/acme/exports/2026/11/28/products.csv"}).encode()
+        bucket,
+        "acme/latest.json",
+        json.dumps({"snapshot": f"gs://{bucket}/acme/exports/2026/11/28/products.csv"}).encode(),
     )
     assert gcs.resolve(f"gs://{bucket}/acme", fresh=True).name == "acme/exports/2026/11/28/products.csv"
 
@@ -153,8 +157,11 @@ def test_pointer_cannot_leave_its_folder(gcs_emulator):
     """A location that passed the allowed-prefix check must not be steered elsewhere in the bucket."""
     bucket = gcs_emulator.create_bucket()
     gcs_emulator.upload(bucket, "other-merchant/products.csv", CSV_V2)
-    for pointer in ("other-merchant/products.csv", "/other-merchant/products.csv",
-                    f"gs://{bucket}/other-merchant/products.csv"):
+    for pointer in (
+        "other-merchant/products.csv",
+        "/other-merchant/products.csv",
+        f"gs://{bucket}/other-merchant/products.csv",
+    ):
         gcs_emulator.upload(bucket, "acme/latest.json", json.dumps({"snapshot": pointer}).encode())
         with pytest.raises(gcs.SourceUnavailable) as caught:
             gcs.resolve(f"gs://{bucket}/acme/", fresh=True)

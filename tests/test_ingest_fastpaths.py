@@ -15,8 +15,27 @@ import pyarrow as pa
 from agent.catalog import categorise, taxonomy
 from agent.catalog.readers import own_categories as own
 
-PIECES = sorted(own.PLACEHOLDERS) + ["Home", "Garden > Pots", "Tables, Chairs & Benches", "Gear/Bags", "Ü", "Straße",
-                                     "K", "12", "-", "", " ", ">", " > ", "/", ";", ",", "\u00a0", "\t", "\x1c"]
+PIECES = sorted(own.PLACEHOLDERS) + [
+    "Home",
+    "Garden > Pots",
+    "Tables, Chairs & Benches",
+    "Gear/Bags",
+    "Ü",
+    "Straße",
+    "K",
+    "12",
+    "-",
+    "",
+    " ",
+    ">",
+    " > ",
+    "/",
+    ";",
+    ",",
+    "\u00a0",
+    "\t",
+    "\x1c",
+]
 
 
 def _values(seed: int, n: int = 3000) -> list[str]:
@@ -56,16 +75,30 @@ def test_combine_equals_joining_every_rows_paths():
     rows_a = [rng.choice(a + [None]) for _ in range(5000)]
     rows_b = [rng.choice(b + [None]) for _ in range(5000)]
     got = own.combine(pa.array(rows_a).dictionary_encode(), pa.array(rows_b).dictionary_encode()).to_pylist()
-    want = [own._join([p.split(" > ") for v in (x, y) if v for p in v.split(own.SEPARATOR)]) for x, y in zip(rows_a, rows_b)]
+    want = [
+        own._join([p.split(" > ") for v in (x, y) if v for p in v.split(own.SEPARATOR)]) for x, y in zip(rows_a, rows_b)
+    ]
     assert got == want
 
 
 def test_placeholder_filter_nulls_exactly_the_placeholder_values():
-    values = _values(5) + ["Uncategorized", "Home > Uncategorized", "NON CLASSÉ", "Без категории", "", ">", "\u00a0", None]
+    values = _values(5) + [
+        "Uncategorized",
+        "Home > Uncategorized",
+        "NON CLASSÉ",
+        "Без категории",
+        "",
+        ">",
+        "\u00a0",
+        None,
+    ]
 
     def placeholder(v):
-        return v is not None and all(lv.strip().casefold() in own.PLACEHOLDERS
-                                     for lv in taxonomy.normalise_path(v).split(taxonomy.SEPARATOR) if lv.strip())
+        return v is not None and all(
+            lv.strip().casefold() in own.PLACEHOLDERS
+            for lv in taxonomy.normalise_path(v).split(taxonomy.SEPARATOR)
+            if lv.strip()
+        )
 
     col = pa.chunked_array([pa.array(values, pa.string()).dictionary_encode()])
     out = categorise._without_placeholders(col)

@@ -59,19 +59,24 @@ def test_cancel_running_stream_from_second_request(start_server, a2a_validate, t
     server = start_server({"TEST_STEP_GATE": str(gate)})
     data = base64.b64encode(_big_csv(2_000)).decode()
     body = stream_body(ALL_SKILLS_QUESTION)
-    body["params"]["message"]["parts"].append({"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}})
+    body["params"]["message"]["parts"].append(
+        {"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}}
+    )
     frames: list[dict] = []
     cancel_response: dict = {}
     with httpx.stream("POST", server.url, json=body, timeout=120) as response:
         for line in response.iter_lines():
             if not line:
                 continue
-            frames.append(__import__("json").loads(line[len("data: "):]))
+            frames.append(__import__("json").loads(line[len("data: ") :]))
             if len(frames) == 1:
                 task_id = frames[0]["result"]["id"]
                 wait_for((gate / f"{task_id}.held").exists)
-                worker = threading.Thread(target=lambda task_id=task_id: cancel_response.update(
-                    rpc(server.url, "tasks/cancel", {"id": task_id})))
+                worker = threading.Thread(
+                    target=lambda task_id=task_id: cancel_response.update(
+                        rpc(server.url, "tasks/cancel", {"id": task_id})
+                    )
+                )
                 worker.start()
                 # no release file: a held run goes on by itself once a cancel is flagged
         worker.join(30)
@@ -88,7 +93,9 @@ def test_cancel_running_stream_from_second_request(start_server, a2a_validate, t
 
 def test_resubscribe_finished_task_gives_final_state(server, a2a_validate):
     task = send(server.url)["result"]
-    frames = raw_stream(server.url, {"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": task["id"]}})
+    frames = raw_stream(
+        server.url, {"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": task["id"]}}
+    )
     for frame in frames:
         a2a_validate(frame, "SendStreamingMessageSuccessResponse")
     assert frames[0]["result"]["kind"] == "task" and frames[0]["result"]["status"]["state"] == "completed"
@@ -98,7 +105,9 @@ def test_resubscribe_finished_task_gives_final_state(server, a2a_validate):
 def test_resubscribe_running_task_follows_to_the_end(server):
     data = base64.b64encode(_big_csv(150_000)).decode()
     body = stream_body("What is in this file?")
-    body["params"]["message"]["parts"].append({"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}})
+    body["params"]["message"]["parts"].append(
+        {"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}}
+    )
     first: dict = {}
     resubscribed: list[dict] = []
 
@@ -114,7 +123,9 @@ def test_resubscribe_running_task_follows_to_the_end(server):
     while not first and time.monotonic() < deadline:
         time.sleep(0.01)
     task_id = first["result"]["id"]
-    resubscribed = raw_stream(server.url, {"jsonrpc": "2.0", "id": "r2", "method": "tasks/resubscribe", "params": {"id": task_id}})
+    resubscribed = raw_stream(
+        server.url, {"jsonrpc": "2.0", "id": "r2", "method": "tasks/resubscribe", "params": {"id": task_id}}
+    )
     t.join(60)
     assert resubscribed[0]["result"]["kind"] == "task"
     # however the timing falls (live run or already finished), the resubscriber ends up with the answer:
@@ -126,13 +137,21 @@ def test_resubscribe_running_task_follows_to_the_end(server):
 
 
 def test_extension_header_echo(server):
-    response = httpx.post(server.url, json=dict(stream_body("overview"), method="message/send"),
-                          headers={"X-A2A-Extensions": f"https://example.com/unknown, {A2UI}"}, timeout=60)
+    response = httpx.post(
+        server.url,
+        json=dict(stream_body("overview"), method="message/send"),
+        headers={"X-A2A-Extensions": f"https://example.com/unknown, {A2UI}"},
+        timeout=60,
+    )
     assert response.headers.get("X-A2A-Extensions") == A2UI
     plain = httpx.post(server.url, json=dict(stream_body("overview"), method="message/send"), timeout=60)
     assert "X-A2A-Extensions" not in plain.headers
-    other = httpx.post(server.url, json=dict(stream_body("overview"), method="message/send"),
-                       headers={"A2A-Extensions": "https://example.com/unknown"}, timeout=60)
+    other = httpx.post(
+        server.url,
+        json=dict(stream_body("overview"), method="message/send"),
+        headers={"A2A-Extensions": "https://example.com/unknown"},
+        timeout=60,
+    )
     assert "X-A2A-Extensions" not in other.headers
 
 
@@ -151,8 +170,9 @@ def test_resubscribe_after_an_artifact_replays_it():
     from agent.service.handler import Service
 
     service = Service(config.load({}))
-    stream = service.stream({"message": {"role": "user", "parts": [{"kind": "text", "text": "What is in this file?"}]}},
-                            CallContext())
+    stream = service.stream(
+        {"message": {"role": "user", "parts": [{"kind": "text", "text": "What is in this file?"}]}}, CallContext()
+    )
     task = next(stream)
     for event in stream:
         if event.get("kind") == "artifact-update":

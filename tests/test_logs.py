@@ -112,8 +112,14 @@ def test_internal_error_detail_goes_to_log_not_response(capsys):
 
     logs.setup("INFO")
     app = Flask("t")
-    body = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "message/send",
-                       "params": {"message": {"parts": [{"kind": "text", "text": "hi"}]}}})
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "message/send",
+            "params": {"message": {"parts": [{"kind": "text", "text": "hi"}]}},
+        }
+    )
     headers = {"traceparent": f"00-{TRACE}-00f067aa0ba902b7-01"}
     with app.test_request_context("/", method="POST", data=body, content_type="application/json", headers=headers):
         from flask import request

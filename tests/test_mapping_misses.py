@@ -28,7 +28,10 @@ def test_each_miss_class_on_a_product_built_for_it():
     # predicted inside a coarser label: the merchant stopped higher
     assert mod.classify(Outcome("s", jewelry, earrings, "Gold Hoop Earrings")) == "coarse_label"
     # the merchant's own type says cake, the label says gift cards, nothing names a gift card
-    assert mod.classify(Outcome("s", gift_cards, cakes, "Pinkalious Chocolate Delight", "Black Forest Cake")) == "label_wrong"
+    assert (
+        mod.classify(Outcome("s", gift_cards, cakes, "Pinkalious Chocolate Delight", "Black Forest Cake"))
+        == "label_wrong"
+    )
     # a title alone never judges a label (a model name may read as something)
     assert mod.classify(Outcome("s", gift_cards, None, "Chocolate Cake")) != "label_wrong"
     # a word of the title names a place in the label's branch: a mapper could reach it

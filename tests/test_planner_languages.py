@@ -181,6 +181,7 @@ BARE = [
 ]
 QUESTIONS = [(code, *q) for code, qs in BY_LANGUAGE.items() for q in qs] + [(None, *q) for q in BARE]
 
+
 @pytest.mark.parametrize("code,question,skills,scope", QUESTIONS, ids=[q[1][:50] for q in QUESTIONS])
 def test_questions_in_eight_languages(own, code, question, skills, scope):
     if code is not None:
@@ -199,27 +200,68 @@ def test_every_language_asks_for_every_skill():
         assert {s for _, skills, _ in questions for s in skills} == set(SKILLS), code
 
 
-GAPS_IN = {"de": "Wo sind die Lücken bei {}?", "nl": "Waar zitten de gaten in {}?", "pt": "Onde estão as lacunas em {}?",
-           "es": "¿Dónde están los huecos en {}?", "fr": "Où sont les lacunes dans {} ?", "it": "Dove sono le lacune in {}?",
-           "pl": "Gdzie są luki w {}?", "ru": "Где пробелы в {}?"}
+GAPS_IN = {
+    "de": "Wo sind die Lücken bei {}?",
+    "nl": "Waar zitten de gaten in {}?",
+    "pt": "Onde estão as lacunas em {}?",
+    "es": "¿Dónde están los huecos en {}?",
+    "fr": "Où sont les lacunes dans {} ?",
+    "it": "Dove sono le lacune in {}?",
+    "pl": "Gdzie są luki w {}?",
+    "ru": "Где пробелы в {}?",
+}
 # Localised names as merchants inflect them (plural, case, article, outdoor ~ garden) → the Google id
 PHRASES = [
-    ("de", "Gartenmöbeln", 4299), ("de", "Gartenstühlen", 6828), ("de", "Sonnenliegen", 4105), ("de", "Gartenbänken", 5044),
-    ("de", "Gartentischen", 2684), ("de", "Terrassenmöbeln", 4299), ("de", "der Beleuchtung", 594),
-    ("nl", "tuinmeubelen", 4299), ("nl", "buitenmeubelen", 4299), ("nl", "buitenstoelen", 6828), ("nl", "ligstoelen", 4105),
-    ("nl", "tuintafels", 2684), ("nl", "de verlichting", 594),
-    ("pt", "móveis de jardim", 4299), ("pt", "móvel para exterior", 4299), ("pt", "cadeiras para exteriores", 6828),
-    ("pt", "cadeira de praia", 4105), ("pt", "mesas para exteriores", 2684), ("pt", "tapetes", 598),
-    ("es", "muebles de jardín", 4299), ("es", "mobiliario de exterior", 4299), ("es", "silla de exterior", 6828),
-    ("es", "tumbonas", 4105), ("es", "la tumbona", 4105), ("es", "alfombra", 598), ("es", "bancos de exterior", 5044),
-    ("fr", "meubles de jardin", 4299), ("fr", "mobilier d'extérieur", 4299), ("fr", "chaise d'extérieur", 6828),
-    ("fr", "bains de soleil", 4105), ("fr", "les tables d'extérieur", 2684), ("fr", "bancs d'extérieur", 5044),
-    ("it", "mobili da giardino", 4299), ("it", "arredi per esterni", 4299), ("it", "sedia da esterno", 6828),
-    ("it", "lettino prendisole", 4105), ("it", "tavolo da esterno", 2684), ("it", "panchine da esterno", 5044),
-    ("pl", "meblach ogrodowych", 4299), ("pl", "meblach zewnętrznych", 4299), ("pl", "krzesłach ogrodowych", 6828),
-    ("pl", "leżakach", 4105), ("pl", "stołach ogrodowych", 2684), ("pl", "ławkach ogrodowych", 5044),
-    ("ru", "садовой мебели", 4299), ("ru", "уличной мебели", 4299), ("ru", "садовых стульях", 6828),
-    ("ru", "креслах-шезлонгах", 4105), ("ru", "садовых столах", 2684), ("ru", "садовых скамьях", 5044),
+    ("de", "Gartenmöbeln", 4299),
+    ("de", "Gartenstühlen", 6828),
+    ("de", "Sonnenliegen", 4105),
+    ("de", "Gartenbänken", 5044),
+    ("de", "Gartentischen", 2684),
+    ("de", "Terrassenmöbeln", 4299),
+    ("de", "der Beleuchtung", 594),
+    ("nl", "tuinmeubelen", 4299),
+    ("nl", "buitenmeubelen", 4299),
+    ("nl", "buitenstoelen", 6828),
+    ("nl", "ligstoelen", 4105),
+    ("nl", "tuintafels", 2684),
+    ("nl", "de verlichting", 594),
+    ("pt", "móveis de jardim", 4299),
+    ("pt", "móvel para exterior", 4299),
+    ("pt", "cadeiras para exteriores", 6828),
+    ("pt", "cadeira de praia", 4105),
+    ("pt", "mesas para exteriores", 2684),
+    ("pt", "tapetes", 598),
+    ("es", "muebles de jardín", 4299),
+    ("es", "mobiliario de exterior", 4299),
+    ("es", "silla de exterior", 6828),
+    ("es", "tumbonas", 4105),
+    ("es", "la tumbona", 4105),
+    ("es", "alfombra", 598),
+    ("es", "bancos de exterior", 5044),
+    ("fr", "meubles de jardin", 4299),
+    ("fr", "mobilier d'extérieur", 4299),
+    ("fr", "chaise d'extérieur", 6828),
+    ("fr", "bains de soleil", 4105),
+    ("fr", "les tables d'extérieur", 2684),
+    ("fr", "bancs d'extérieur", 5044),
+    ("it", "mobili da giardino", 4299),
+    ("it", "arredi per esterni", 4299),
+    ("it", "sedia da esterno", 6828),
+    ("it", "lettino prendisole", 4105),
+    ("it", "tavolo da esterno", 2684),
+    ("it", "panchine da esterno", 5044),
+    ("pl", "meblach ogrodowych", 4299),
+    ("pl", "meblach zewnętrznych", 4299),
+    ("pl", "krzesłach ogrodowych", 6828),
+    ("pl", "leżakach", 4105),
+    ("pl", "stołach ogrodowych", 2684),
+    ("pl", "ławkach ogrodowych", 5044),
+    ("ru", "садовой мебели", 4299),
+    ("ru", "уличной мебели", 4299),
+    ("ru", "садовых стульях", 6828),
+    ("ru", "креслах-шезлонгах", 4105),
+    ("ru", "садовых столах", 2684),
+    ("ru", "садовых скамьях", 5044),
     ("ru", "насосах", 500096),
 ]
 
@@ -252,26 +294,54 @@ def _catalog(paths: list[str]):
     from agent.catalog.canonical import from_columns
 
     n = len(paths)
-    return from_columns({"product_key": list(range(n)), "title": [f"t{i}" for i in range(n)], "status": ["active"] * n,
-                         "category_path": paths, "price": [10.0 * (i + 1) for i in range(n)], "inventory_qty": [1] * n})
+    return from_columns(
+        {
+            "product_key": list(range(n)),
+            "title": [f"t{i}" for i in range(n)],
+            "status": ["active"] * n,
+            "category_path": paths,
+            "price": [10.0 * (i + 1) for i in range(n)],
+            "inventory_qty": [1] * n,
+        }
+    )
 
 
-RU_SHOP = ["Насосы > Погружные насосы", "Насосы > Погружные насосы", "Насосы > Фонтанные насосы",
-           "Фильтры > Фильтры для прудов", "Садовая мебель > Стулья"]
+RU_SHOP = [
+    "Насосы > Погружные насосы",
+    "Насосы > Погружные насосы",
+    "Насосы > Фонтанные насосы",
+    "Фильтры > Фильтры для прудов",
+    "Садовая мебель > Стулья",
+]
 DE_SHOP = ["Gartenmöbel > Stühle", "Gartenmöbel > Tische", "Grills & Zubehör > Gasgrills", "Beleuchtung"]
 
 
-@pytest.mark.parametrize("shop,question,skills,label,categories", [
-    (RU_SHOP, "Какие насосы нет в наличии?", (AVAIL,), "Насосы", ("Насосы > Погружные насосы", "Насосы > Фонтанные насосы")),
-    (RU_SHOP, "Пробелы в погружных насосах", (GAPS,), "Погружные насосы", ("Насосы > Погружные насосы",)),
-    (RU_SHOP, "Цены на фильтры для прудов", (PRICE,), "Фильтры для прудов", ("Фильтры > Фильтры для прудов",)),
-    (RU_SHOP, "Какие стулья нет в наличии?", (AVAIL,), "Стулья", ("Садовая мебель > Стулья",)),
-    (RU_SHOP, "gaps in насосы", (GAPS,), "Насосы", ("Насосы > Погружные насосы", "Насосы > Фонтанные насосы")),
-    (DE_SHOP, "Wo sind die Lücken bei Gartenmöbeln?", (GAPS,), "Gartenmöbel", ("Gartenmöbel > Stühle", "Gartenmöbel > Tische")),
-    (DE_SHOP, "Welche Stühle sind nicht auf Lager?", (AVAIL,), "Stühle", ("Gartenmöbel > Stühle",)),
-    (DE_SHOP, "Preise der Gasgrills", (PRICE,), "Gasgrills", ("Grills & Zubehör > Gasgrills",)),
-    (DE_SHOP, "Lücken bei Tischen", (GAPS,), "Tische", ("Gartenmöbel > Tische",)),
-])
+@pytest.mark.parametrize(
+    "shop,question,skills,label,categories",
+    [
+        (
+            RU_SHOP,
+            "Какие насосы нет в наличии?",
+            (AVAIL,),
+            "Насосы",
+            ("Насосы > Погружные насосы", "Насосы > Фонтанные насосы"),
+        ),
+        (RU_SHOP, "Пробелы в погружных насосах", (GAPS,), "Погружные насосы", ("Насосы > Погружные насосы",)),
+        (RU_SHOP, "Цены на фильтры для прудов", (PRICE,), "Фильтры для прудов", ("Фильтры > Фильтры для прудов",)),
+        (RU_SHOP, "Какие стулья нет в наличии?", (AVAIL,), "Стулья", ("Садовая мебель > Стулья",)),
+        (RU_SHOP, "gaps in насосы", (GAPS,), "Насосы", ("Насосы > Погружные насосы", "Насосы > Фонтанные насосы")),
+        (
+            DE_SHOP,
+            "Wo sind die Lücken bei Gartenmöbeln?",
+            (GAPS,),
+            "Gartenmöbel",
+            ("Gartenmöbel > Stühle", "Gartenmöbel > Tische"),
+        ),
+        (DE_SHOP, "Welche Stühle sind nicht auf Lager?", (AVAIL,), "Stühle", ("Gartenmöbel > Stühle",)),
+        (DE_SHOP, "Preise der Gasgrills", (PRICE,), "Gasgrills", ("Grills & Zubehör > Gasgrills",)),
+        (DE_SHOP, "Lücken bei Tischen", (GAPS,), "Tische", ("Gartenmöbel > Tische",)),
+    ],
+)
 def test_own_categories_in_the_merchants_language(shop, question, skills, label, categories):
     """A Russian shop's own categories are Russian: they match inflected, before Google's names."""
     p = plan(question, _catalog(shop), TAX)
@@ -279,11 +349,14 @@ def test_own_categories_in_the_merchants_language(shop, question, skills, label,
     assert p.scope.label == label and p.scope.merchant_categories == categories
 
 
-@pytest.mark.parametrize("question,skills,scope", [
-    ("Welche Gartenstüle sind ausverkaft?", (AVAIL,), 6828),
-    ("Où sont les lacuness dans les meubls de jardin ?", (GAPS,), 4299),
-    ("Dove sono le lacune nei mobili da giardno?", (GAPS,), 4299),
-])
+@pytest.mark.parametrize(
+    "question,skills,scope",
+    [
+        ("Welche Gartenstüle sind ausverkaft?", (AVAIL,), 6828),
+        ("Où sont les lacuness dans les meubls de jardin ?", (GAPS,), 4299),
+        ("Dove sono le lacune nei mobili da giardno?", (GAPS,), 4299),
+    ],
+)
 def test_foreign_typos_are_corrected_like_english_ones(own, question, skills, scope):
     p = plan(question, own, TAX)
     assert p.skills == skills and p.scope.taxonomy_id == scope
@@ -297,12 +370,18 @@ def test_an_unknown_foreign_category_is_said_as_written():
     assert p.notes[0].startswith("No category matches “raumschiffen”; nearest: ")
 
 
-@pytest.mark.parametrize("turns,expected", [
-    (("Где пробелы в садовой мебели?", "а цены?", "и бренды?"), [(GAPS,), (PRICE,), (BRAND,)]),
-    (("Wo sind die Lücken bei Gartenmöbeln?", "und die Preise?", "und was ist ausverkauft?"), [(GAPS,), (PRICE,), (AVAIL,)]),
-    (("¿Dónde están los huecos en muebles de jardín?", "¿y los precios?"), [(GAPS,), (PRICE,)]),
-    (("Où sont les lacunes dans les meubles de jardin ?", "et les prix ?"), [(GAPS,), (PRICE,)]),
-])
+@pytest.mark.parametrize(
+    "turns,expected",
+    [
+        (("Где пробелы в садовой мебели?", "а цены?", "и бренды?"), [(GAPS,), (PRICE,), (BRAND,)]),
+        (
+            ("Wo sind die Lücken bei Gartenmöbeln?", "und die Preise?", "und was ist ausverkauft?"),
+            [(GAPS,), (PRICE,), (AVAIL,)],
+        ),
+        (("¿Dónde están los huecos en muebles de jardín?", "¿y los precios?"), [(GAPS,), (PRICE,)]),
+        (("Où sont les lacunes dans les meubles de jardin ?", "et les prix ?"), [(GAPS,), (PRICE,)]),
+    ],
+)
 def test_follow_ups_in_the_same_language_keep_the_scope(own, turns, expected):
     memory = None
     for question, skills in zip(turns, expected):
@@ -312,9 +391,22 @@ def test_follow_ups_in_the_same_language_keep_the_scope(own, turns, expected):
     assert memory.scope_phrase == "outdoor furniture"  # remembered in English, re-read without the lexicon
 
 
-@pytest.mark.parametrize("question", sorted({q for q, _, _ in ENGLISH_QUESTIONS} | {
-    "and pricing?", "what about lighting?", "how about grills?", "same for sofas", "Where are the gaps in spaceships?",
-    "hello there", "Is my catalog ready for Google Shopping?", "Which brands do competitors carry that I don't?"}))
+@pytest.mark.parametrize(
+    "question",
+    sorted(
+        {q for q, _, _ in ENGLISH_QUESTIONS}
+        | {
+            "and pricing?",
+            "what about lighting?",
+            "how about grills?",
+            "same for sofas",
+            "Where are the gaps in spaceships?",
+            "hello there",
+            "Is my catalog ready for Google Shopping?",
+            "Which brands do competitors carry that I don't?",
+        }
+    ),
+)
 def test_english_questions_pass_the_lexicon_unchanged(question):
     words = raw_tokens(question)
     toks = [en_stem(w) for w in words]
@@ -322,17 +414,35 @@ def test_english_questions_pass_the_lexicon_unchanged(question):
     assert lexicon.to_english(words, toks, (), {}, TAX) == (words, toks)
 
 
-@pytest.mark.parametrize("code,forms", [
-    ("de", ("Gartenmöbel", "Gartenmöbeln", "gartenmobel")), ("de", ("Lücke", "Lücken")), ("de", ("Preis", "Preise")),
-    ("nl", ("meubel", "meubelen", "meubels")), ("nl", ("prijs", "prijzen")),
-    ("pt", ("móvel", "móveis", "movel")), ("pt", ("cadeira", "cadeiras")), ("pt", ("promoção", "promoções")),
-    ("es", ("mueble", "muebles")), ("es", ("jardín", "jardines", "jardin")), ("es", ("color", "colores")),
-    ("fr", ("meuble", "meubles")), ("fr", ("extérieur", "extérieurs", "exterieur")), ("fr", ("local", "locaux")),
-    ("it", ("mobile", "mobili")), ("it", ("sedia", "sedie")), ("it", ("marca", "marche")),
-    ("pl", ("meble", "meblach", "meblami")), ("pl", ("ogrodowe", "ogrodowych")), ("pl", ("oświetlenie", "oświetleniu")),
-    ("ru", ("мебель", "мебели", "мебелью")), ("ru", ("садовая", "садовой", "садовые", "садовых")),
-    ("ru", ("насос", "насосы", "насосов", "насосах")), ("ru", ("освещение", "освещением", "освещения", "освещению")),
-])
+@pytest.mark.parametrize(
+    "code,forms",
+    [
+        ("de", ("Gartenmöbel", "Gartenmöbeln", "gartenmobel")),
+        ("de", ("Lücke", "Lücken")),
+        ("de", ("Preis", "Preise")),
+        ("nl", ("meubel", "meubelen", "meubels")),
+        ("nl", ("prijs", "prijzen")),
+        ("pt", ("móvel", "móveis", "movel")),
+        ("pt", ("cadeira", "cadeiras")),
+        ("pt", ("promoção", "promoções")),
+        ("es", ("mueble", "muebles")),
+        ("es", ("jardín", "jardines", "jardin")),
+        ("es", ("color", "colores")),
+        ("fr", ("meuble", "meubles")),
+        ("fr", ("extérieur", "extérieurs", "exterieur")),
+        ("fr", ("local", "locaux")),
+        ("it", ("mobile", "mobili")),
+        ("it", ("sedia", "sedie")),
+        ("it", ("marca", "marche")),
+        ("pl", ("meble", "meblach", "meblami")),
+        ("pl", ("ogrodowe", "ogrodowych")),
+        ("pl", ("oświetlenie", "oświetleniu")),
+        ("ru", ("мебель", "мебели", "мебелью")),
+        ("ru", ("садовая", "садовой", "садовые", "садовых")),
+        ("ru", ("насос", "насосы", "насосов", "насосах")),
+        ("ru", ("освещение", "освещением", "освещения", "освещению")),
+    ],
+)
 def test_stemming_is_light_and_symmetric_per_language(code, forms):
     assert len({lexicon.stem(f, code) for f in forms}) == 1
     assert lexicon.stem("Stuhl", "de") != lexicon.stem("Stück", "de") and len(lexicon.stem("ab", "pl")) == 2
@@ -363,17 +473,20 @@ def test_the_lexicon_costs_nothing_at_cold_start_and_builds_one_language_at_a_ti
     assert done.returncode == 0, done.stderr[-2000:]
 
 
-@pytest.mark.parametrize("first,follow,skills,scope", [
-    ("Wo sind die Lücken bei Gartenmöbeln?", "und bei Sonnenliegen?", (GAPS,), 4105),
-    # a whole-catalog follow-up resets the scope and keeps the question's skill, as in English (#10)
-    ("Wo sind die Lücken bei Gartenmöbeln?", "und im ganzen Katalog?", (GAPS,), None),
-    ("Где пробелы в садовой мебели?", "а по всему каталогу?", (GAPS,), None),
-    ("Quais produtos estão sem estoque em móveis de jardim?", "e as cadeiras de praia?", (AVAIL,), 4105),
-    ("¿Dónde están los huecos en muebles de jardín?", "¿y en todo el catálogo?", (GAPS,), None),
-    ("Dove sono le lacune nei mobili da giardino?", "e i prezzi?", (PRICE,), 4299),
-    ("Gdzie są luki w meblach ogrodowych?", "a ceny?", (PRICE,), 4299),
-    ("Waar zitten de gaten in mijn buitenmeubelen?", "en de merken?", (BRAND,), 4299),
-])
+@pytest.mark.parametrize(
+    "first,follow,skills,scope",
+    [
+        ("Wo sind die Lücken bei Gartenmöbeln?", "und bei Sonnenliegen?", (GAPS,), 4105),
+        # a whole-catalog follow-up resets the scope and keeps the question's skill, as in English (#10)
+        ("Wo sind die Lücken bei Gartenmöbeln?", "und im ganzen Katalog?", (GAPS,), None),
+        ("Где пробелы в садовой мебели?", "а по всему каталогу?", (GAPS,), None),
+        ("Quais produtos estão sem estoque em móveis de jardim?", "e as cadeiras de praia?", (AVAIL,), 4105),
+        ("¿Dónde están los huecos en muebles de jardín?", "¿y en todo el catálogo?", (GAPS,), None),
+        ("Dove sono le lacune nei mobili da giardino?", "e i prezzi?", (PRICE,), 4299),
+        ("Gdzie są luki w meblach ogrodowych?", "a ceny?", (PRICE,), 4299),
+        ("Waar zitten de gaten in mijn buitenmeubelen?", "en de merken?", (BRAND,), 4299),
+    ],
+)
 def test_foreign_follow_ups_switch_scope_or_skill_or_reset_like_english(own, first, follow, skills, scope):
     p2 = plan(follow, own, TAX, plan(first, own, TAX).memory)
     assert p2.skills == skills and p2.scope.taxonomy_id == scope
@@ -382,18 +495,49 @@ def test_foreign_follow_ups_switch_scope_or_skill_or_reset_like_english(own, fir
 CORPUS = ROOT / "tests" / "corpus"
 
 
-@pytest.mark.parametrize("export,question,skills,label,category", [
-    ("shopify/fluke-electrical-es.csv", "¿Qué productos no están disponibles en el cable eléctrico?", (AVAIL,),
-     "Cables eléctricos", "Bricolaje > Suministros eléctricos > Cables eléctricos"),
-    ("shopify/fluke-electrical-es.csv", "Precios de los disyuntores", (PRICE,),
-     "Disyuntores", "Bricolaje > Suministros eléctricos > Disyuntores"),
-    ("shopify/flexform-sportswear-es.csv", "¿Qué tallas faltan en las camisetas sin manga?", (ATTR,), "Camisetas sin mangas",
-     "Ropa y accesorios > Prendas de vestir > Ropa deportiva > Tops deportivos > Camisetas sin mangas"),
-    ("magento/bigbuy-italian-catalog.csv", "Dove sono le lacune nei giochi per bambini?", (GAPS,), "Giochi Bambini",
-     "Giochi Bambini"),
-    ("magento/bigbuy-italian-catalog.csv", "Quali prezzi in casa e giardino?", (PRICE,), "Casa Giardino", "Casa Giardino"),
-])
-def test_real_exports_own_categories_answer_inflected_questions_in_their_language(export, question, skills, label, category):
+@pytest.mark.parametrize(
+    "export,question,skills,label,category",
+    [
+        (
+            "shopify/fluke-electrical-es.csv",
+            "¿Qué productos no están disponibles en el cable eléctrico?",
+            (AVAIL,),
+            "Cables eléctricos",
+            "Bricolaje > Suministros eléctricos > Cables eléctricos",
+        ),
+        (
+            "shopify/fluke-electrical-es.csv",
+            "Precios de los disyuntores",
+            (PRICE,),
+            "Disyuntores",
+            "Bricolaje > Suministros eléctricos > Disyuntores",
+        ),
+        (
+            "shopify/flexform-sportswear-es.csv",
+            "¿Qué tallas faltan en las camisetas sin manga?",
+            (ATTR,),
+            "Camisetas sin mangas",
+            "Ropa y accesorios > Prendas de vestir > Ropa deportiva > Tops deportivos > Camisetas sin mangas",
+        ),
+        (
+            "magento/bigbuy-italian-catalog.csv",
+            "Dove sono le lacune nei giochi per bambini?",
+            (GAPS,),
+            "Giochi Bambini",
+            "Giochi Bambini",
+        ),
+        (
+            "magento/bigbuy-italian-catalog.csv",
+            "Quali prezzi in casa e giardino?",
+            (PRICE,),
+            "Casa Giardino",
+            "Casa Giardino",
+        ),
+    ],
+)
+def test_real_exports_own_categories_answer_inflected_questions_in_their_language(
+    export, question, skills, label, category
+):
     """Real shops' own category names (Spanish, Italian), asked about with other inflections."""
     from agent.catalog.ingest import read_table_bytes
 
@@ -404,9 +548,17 @@ def test_real_exports_own_categories_answer_inflected_questions_in_their_languag
     # the label is the own category's, or — now that the mapping places localised own categories
     # (#10 item 6: "Cables eléctricos" is Google's es-ES name of 2345, "Casa Giardino" is Home & Garden)
     # — the Google node that holds every product of that own category
-    rows = [r for r in table.select(["category_path", "google_category_id"]).to_pylist() if r["category_path"] == category]
-    holds_all = p.scope.taxonomy_id is not None and bool(rows) and all(
-        r["google_category_id"] is not None and TAX.is_within(r["google_category_id"], p.scope.taxonomy_id) for r in rows)
+    rows = [
+        r for r in table.select(["category_path", "google_category_id"]).to_pylist() if r["category_path"] == category
+    ]
+    holds_all = (
+        p.scope.taxonomy_id is not None
+        and bool(rows)
+        and all(
+            r["google_category_id"] is not None and TAX.is_within(r["google_category_id"], p.scope.taxonomy_id)
+            for r in rows
+        )
+    )
     assert p.scope.label == label or holds_all, p.scope.label
 
 

@@ -26,8 +26,14 @@ import pytest
 
 from tests.conftest import ROOT, Server
 
-CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser"), "/usr/bin/chromium")
-                 if p and Path(p).exists()), None)
+CHROMIUM = next(
+    (
+        p
+        for p in (shutil.which("chromium"), shutil.which("chromium-browser"), "/usr/bin/chromium")
+        if p and Path(p).exists()
+    ),
+    None,
+)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (apt-get install chromium)")
 
 EXPORT = ROOT / "tests" / "corpus" / "seed" / "shopify-garden-solutions.csv"
@@ -47,9 +53,16 @@ def agent() -> Server:
 
 def _json_answer(url: str, question: str) -> dict:
     """The same question with the same file through message/send, as a JSON client sees it."""
-    part = {"kind": "file", "file": {"bytes": base64.b64encode(EXPORT.read_bytes()).decode(),
-                                     "mimeType": "text/csv", "name": EXPORT.name}}
-    message = {"kind": "message", "role": "user", "messageId": "json-1", "parts": [{"kind": "text", "text": question}, part]}
+    part = {
+        "kind": "file",
+        "file": {"bytes": base64.b64encode(EXPORT.read_bytes()).decode(), "mimeType": "text/csv", "name": EXPORT.name},
+    }
+    message = {
+        "kind": "message",
+        "role": "user",
+        "messageId": "json-1",
+        "parts": [{"kind": "text", "text": question}, part],
+    }
     body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}}
     reply = httpx.post(url, json=body, headers={"X-A2A-Extensions": A2UI_EXTENSION}, timeout=60).json()
     return reply["result"]
@@ -85,8 +98,11 @@ def test_the_page_answers_the_headline_question_as_the_json_answer_does(agent: S
     assert expected["status"]["state"] == "completed"
     artifact = expected["artifacts"][0]
     components = _components(artifact)
-    rows = {cid: comp["Row"]["children"]["explicitList"] for cid, comp in components.items()
-            if "Row" in comp and re.fullmatch(r"a2_r\d+", cid)}
+    rows = {
+        cid: comp["Row"]["children"]["explicitList"]
+        for cid, comp in components.items()
+        if "Row" in comp and re.fullmatch(r"a2_r\d+", cid)
+    }
     assert rows, "the JSON answer has no table rows to compare with"
     text = artifact["parts"][0]["text"]
     evidence_lines = [line[2:].strip() for line in text.split("\n---\n")[-1].splitlines() if line.startswith("- ")]
@@ -136,8 +152,14 @@ def test_the_page_answers_the_headline_question_as_the_json_answer_does(agent: S
             sent = rpc_bodies[0]
             assert sent["method"] == "message/stream"
             file_part = sent["params"]["message"]["parts"][1]
-            assert file_part == {"kind": "file", "file": {"bytes": base64.b64encode(EXPORT.read_bytes()).decode(),
-                                                          "mimeType": "text/csv", "name": EXPORT.name}}
+            assert file_part == {
+                "kind": "file",
+                "file": {
+                    "bytes": base64.b64encode(EXPORT.read_bytes()).decode(),
+                    "mimeType": "text/csv",
+                    "name": EXPORT.name,
+                },
+            }
 
             # The A2UI table: every row the JSON answer has, each cell's text as the component says.
             surface = first.locator("a2ui-surface")
@@ -147,14 +169,23 @@ def test_the_page_answers_the_headline_question_as_the_json_answer_does(agent: S
                 want = [_plain(components[c]["Text"]["text"]["literalString"]) for c in cells]
                 expect(surface.locator(f"a2ui-row#{row_id} a2ui-text")).to_have_text(want)
             expect(surface.locator("a2ui-row[id^=a2_r]")).to_have_count(len(rows))
-            title = next(c["Text"]["text"]["literalString"] for c in components.values()
-                         if "Text" in c and c["Text"].get("usageHint") == "h2")
+            title = next(
+                c["Text"]["text"]["literalString"]
+                for c in components.values()
+                if "Text" in c and c["Text"].get("usageHint") == "h2"
+            )
             expect(surface.locator("a2ui-text[usage-hint=h2]").first).to_have_text(_plain(title))
-            missing_cells = sum(1 for cells in rows.values()
-                                for c in cells if components[c]["Text"]["text"]["literalString"] == "missing")
+            missing_cells = sum(
+                1
+                for cells in rows.values()
+                for c in cells
+                if components[c]["Text"]["text"]["literalString"] == "missing"
+            )
             assert missing_cells
             # (text inside the renderer's shadow roots: Playwright's text matching reads it, innerText does not)
-            expect(surface.locator("a2ui-row a2ui-text", has_text=re.compile(r"^\s*missing\s*$"))).to_have_count(missing_cells)
+            expect(surface.locator("a2ui-row a2ui-text", has_text=re.compile(r"^\s*missing\s*$"))).to_have_count(
+                missing_cells
+            )
 
             # The Markdown text: the same table rows; the evidence in its own block, line by line.
             assert first.locator(".text-part table tbody tr").count() == _markdown_table_rows(text)
@@ -225,8 +256,14 @@ def test_cancel_ends_a_long_run_as_canceled(start_server, tmp_path: Path) -> Non
         try:
             page = browser.new_page()
             page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.on("request", lambda r: cancels.append(json.loads(r.post_data)) if r.method == "POST"
-                    and "tasks/cancel" in (r.post_data or "") else None)
+            page.on(
+                "request",
+                lambda r: (
+                    cancels.append(json.loads(r.post_data))
+                    if r.method == "POST" and "tasks/cancel" in (r.post_data or "")
+                    else None
+                ),
+            )
             page.goto(agent.url)
             page.wait_for_selector("body[data-ready=true]")
             page.set_input_files("#file", str(big))

@@ -65,8 +65,13 @@ def test_rebuilding_gives_the_committed_bundle() -> None:
         if not (stamp.exists() and stamp.read_text() == stamp_value and (WORK / "node_modules" / "esbuild").exists()):
             for name in ("package.json", "package-lock.json"):
                 shutil.copyfile(BUILD / name, WORK / name)
-            done = subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-                                  cwd=WORK, capture_output=True, text=True, timeout=300)
+            done = subprocess.run(
+                [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=WORK,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
             assert done.returncode == 0, done.stderr[-2000:]
             stamp.write_text(stamp_value)
         shutil.copyfile(BUILD / "build.mjs", WORK / "build.mjs")
@@ -74,4 +79,6 @@ def test_rebuilding_gives_the_committed_bundle() -> None:
         out = WORK / "preview.js"
         done = subprocess.run([node, "build.mjs", str(out)], cwd=WORK, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr[-2000:]
-        assert out.read_bytes() == BUNDLE.read_bytes(), "the committed bundle is stale: run `node build.mjs` in agent/preview/build"
+        assert out.read_bytes() == BUNDLE.read_bytes(), (
+            "the committed bundle is stale: run `node build.mjs` in agent/preview/build"
+        )

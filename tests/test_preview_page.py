@@ -33,8 +33,9 @@ def test_off_unless_preview_is_set(server: Server) -> None:
     assert httpx.get(server.url + "preview/preview.js").status_code == 404
 
 
-@pytest.mark.parametrize("accept", [None, "*/*", "application/json", "application/json, text/html",
-                                    "text/html;q=0.5, application/json"])
+@pytest.mark.parametrize(
+    "accept", [None, "*/*", "application/json", "application/json, text/html", "text/html;q=0.5, application/json"]
+)
 def test_json_clients_get_what_they_got_before(on: Server, accept: str | None) -> None:
     headers = {"Accept": accept} if accept else {}
     _health(httpx.get(on.url, headers=headers))
@@ -89,8 +90,13 @@ def test_the_page_loads_only_its_own_files(on: Server) -> None:
 
 
 def test_only_the_pages_files_are_served(on: Server) -> None:
-    for path in ("preview/", "preview/index.html", "preview/../main.py", "preview/build/build.mjs",
-                 "preview/%2e%2e/main.py"):
+    for path in (
+        "preview/",
+        "preview/index.html",
+        "preview/../main.py",
+        "preview/build/build.mjs",
+        "preview/%2e%2e/main.py",
+    ):
         assert httpx.get(on.url + path, headers={"Accept": BROWSER_ACCEPT}).status_code == 404, path
 
 

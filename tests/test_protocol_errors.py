@@ -52,28 +52,48 @@ CASES = [
     ("part without kind", env(msg({"text": "hi"})), -32602, "r1"),
     ("text part without text", env(msg({"kind": "text"})), -32602, "r1"),
     ("text part with number", env(msg({"kind": "text", "text": 5})), -32602, "r1"),
-    ("file with both bytes and uri", env(msg({"kind": "file", "file": {"bytes": "YQ==", "uri": "https://x/y.csv"}})), -32602, "r1"),
+    (
+        "file with both bytes and uri",
+        env(msg({"kind": "file", "file": {"bytes": "YQ==", "uri": "https://x/y.csv"}})),
+        -32602,
+        "r1",
+    ),
     ("file with neither", env(msg({"kind": "file", "file": {"name": "a.csv"}})), -32602, "r1"),
     ("data part without data", env(msg({"kind": "data"})), -32602, "r1"),
     ("role not user", env(msg(TEXT, role="robot")), -32602, "r1"),
     ("negative historyLength", env({**msg(TEXT), "configuration": {"historyLength": -1}}), -32602, "r1"),
     ("historyLength as string", env({**msg(TEXT), "configuration": {"historyLength": "5"}}), -32602, "r1"),
     ("mismatching contextIds", env({**msg(TEXT, contextId="ctx-a"), "contextId": "ctx-b"}), -32602, "r1"),
-    ("acceptedOutputModes image only", env({**msg(TEXT), "configuration": {"acceptedOutputModes": ["image/png"]}}), -32005, "r1"),
+    (
+        "acceptedOutputModes image only",
+        env({**msg(TEXT), "configuration": {"acceptedOutputModes": ["image/png"]}}),
+        -32005,
+        "r1",
+    ),
     ("tasks/get without id", env({}, method="tasks/get"), -32602, "r1"),
     ("tasks/get negative historyLength", env({"id": "x", "historyLength": -2}, method="tasks/get"), -32602, "r1"),
     ("tasks/get unknown id", env({"id": "no-such-task"}, method="tasks/get"), -32001, "r1"),
     ("tasks/cancel unknown id", env({"id": "no-such-task"}, method="tasks/cancel"), -32001, "r1"),
     ("tasks/resubscribe unknown id", env({"id": "no-such-task"}, method="tasks/resubscribe"), -32001, "r1"),
-    ("push set", env({"taskId": "t", "pushNotificationConfig": {"url": "https://x"}}, method="tasks/pushNotificationConfig/set"), -32003, "r1"),
+    (
+        "push set",
+        env({"taskId": "t", "pushNotificationConfig": {"url": "https://x"}}, method="tasks/pushNotificationConfig/set"),
+        -32003,
+        "r1",
+    ),
     ("push get", env({"id": "t"}, method="tasks/pushNotificationConfig/get"), -32003, "r1"),
     ("extended card", env({}, method="agent/getAuthenticatedExtendedCard"), -32007, "r1"),
     ("integer id echoed", env({"id": "nope"}, method="tasks/get", rid=12345), -32001, 12345),
-    ("unsigned catalog_context", env({**msg(TEXT), "catalog_context": {"merchant_id": "acme", "catalog_uri": "gs://other/x.csv"}}), -32602, "r1"),
+    (
+        "unsigned catalog_context",
+        env({**msg(TEXT), "catalog_context": {"merchant_id": "acme", "catalog_uri": "gs://other/x.csv"}}),
+        -32602,
+        "r1",
+    ),
     ("message taskId unknown", env(msg(TEXT, taskId="no-such-task")), -32001, "r1"),
 ]
 
-FORBIDDEN = ("Traceback", "File \"", "/work", "site-packages", "Exception", "Error:", ".py", "gs://")
+FORBIDDEN = ("Traceback", 'File "', "/work", "site-packages", "Exception", "Error:", ".py", "gs://")
 
 
 @pytest.mark.parametrize("name,body,code,rid", CASES, ids=[c[0] for c in CASES])
@@ -121,14 +141,28 @@ def test_get_routes(server, a2a_validate):
 
 def test_integral_floats_pass_as_integers_and_work(server):
     """JSON Schema's "integer" admits 2.0: such an id is echoed and such a historyLength trims."""
-    body = {"jsonrpc": "2.0", "id": 7.0, "method": "message/send",
-            "params": {"message": {"role": "user", "parts": [{"kind": "text", "text": "What is in this file?"}]},
-                       "configuration": {"historyLength": 1.0}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 7.0,
+        "method": "message/send",
+        "params": {
+            "message": {"role": "user", "parts": [{"kind": "text", "text": "What is in this file?"}]},
+            "configuration": {"historyLength": 1.0},
+        },
+    }
     payload = httpx.post(server.url, json=body, timeout=60).json()
     assert payload["id"] == 7 and payload["result"]["status"]["state"] == "completed"
     assert len(payload["result"]["history"]) == 1
-    got = httpx.post(server.url, json={"jsonrpc": "2.0", "id": "g", "method": "tasks/get",
-                                       "params": {"id": payload["result"]["id"], "historyLength": 2.0}}, timeout=30).json()
+    got = httpx.post(
+        server.url,
+        json={
+            "jsonrpc": "2.0",
+            "id": "g",
+            "method": "tasks/get",
+            "params": {"id": payload["result"]["id"], "historyLength": 2.0},
+        },
+        timeout=30,
+    ).json()
     assert len(got["result"]["history"]) == 2
 
 

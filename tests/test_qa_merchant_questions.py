@@ -35,11 +35,14 @@ def table():
     return shopify(CATALOG)
 
 
-@pytest.mark.parametrize("typo,right", [
-    ("pajama suts", "pajama suits"),
-    ("vertcal blnds", "vertical blinds"),
-    ("Vertical blnds", "vertical blinds"),
-])
+@pytest.mark.parametrize(
+    "typo,right",
+    [
+        ("pajama suts", "pajama suits"),
+        ("vertcal blnds", "vertical blinds"),
+        ("Vertical blnds", "vertical blinds"),
+    ],
+)
 def test_a_short_typo_inside_a_name_is_read_as_the_name(table, typo, right):
     p_typo, _, md = ask(f"Where are the gaps in {typo}?", table)
     p_right, _, _ = ask(f"Where are the gaps in {right}?", table)
@@ -86,8 +89,9 @@ def test_the_ladder_counts_priced_variants_and_says_how_many_have_no_price():
 
     idx = pa.array(range(table.num_rows))
     zero = pc.less(idx, 4)
-    table = table.set_column(table.schema.get_field_index("price"), "price",
-                             pc.if_else(zero, pa.scalar(0.0), table["price"]))
+    table = table.set_column(
+        table.schema.get_field_index("price"), "price", pc.if_else(zero, pa.scalar(0.0), table["price"])
+    )
     _, result, md = ask("Do I have entry-level and premium options in vertical blinds?", table)
     total = result.table.to_pylist()[0]
     assert total["Priced variants"] == 3 and total["Priced 0.00 or below (left out)"] == 4
@@ -104,8 +108,14 @@ def test_products_the_merchant_names_that_nothing_holds_are_said_not_widened_sil
     assert any("No category matches" in n and "The answer covers the whole catalog" in n for n in p.notes), md
 
 
-@pytest.mark.parametrize("question", ["What is in my catalog?", "Which of my products are out of stock?",
-                                      "Which of my vertical blinds are out of stock?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is in my catalog?",
+        "Which of my products are out of stock?",
+        "Which of my vertical blinds are out of stock?",
+    ],
+)
 def test_possessive_questions_that_do_resolve_get_no_such_note(table, question):
     p, _, _ = ask(question, table)
     assert not any("No category matches" in n for n in p.notes)
@@ -115,9 +125,11 @@ def test_a_question_in_the_shops_language_finds_its_product_type_whole():
     """A French shop's Shopify export states its categories only as `Type` ("Plante d'intérieur"); a
     French question about "plantes d'intérieur" was answered as "intérieur", with a note that no
     category is called "plants intérieur" (the lexicon read only category columns, not product types)."""
-    table = shopify([(f"Monstera {i}", "", "Plante d'intérieur") for i in range(4)]
-                    + [(f"Olivier {i}", "", "Plante d'extérieur") for i in range(3)]
-                    + [(f"Pot {i}", "", "Pot") for i in range(3)])
+    table = shopify(
+        [(f"Monstera {i}", "", "Plante d'intérieur") for i in range(4)]
+        + [(f"Olivier {i}", "", "Plante d'extérieur") for i in range(3)]
+        + [(f"Pot {i}", "", "Pot") for i in range(3)]
+    )
     p, result, md = ask("Où sont les lacunes dans les plantes d'intérieur ?", table)
     assert p.scope.own_paths == ("Plante d'intérieur",)
     assert p.scope.label == "Plante d'intérieur"
@@ -134,8 +146,10 @@ def test_the_platforms_no_category_name_places_nothing(placeholder):
     assert oc.woocommerce(placeholder) is None
     assert oc.woocommerce(f"Blinds, {placeholder}") == "Blinds"
     assert oc.single(f"Blinds > {placeholder}") == f"Blinds > {placeholder}"  # a level inside a path is the merchant's
-    table = shopify([(f"Grey Roller Blind {i}", placeholder, "Roller Blinds") for i in range(3)]
-                    + [(f"White Roller Blind {i}", "", "Roller Blinds") for i in range(2)])
+    table = shopify(
+        [(f"Grey Roller Blind {i}", placeholder, "Roller Blinds") for i in range(3)]
+        + [(f"White Roller Blind {i}", "", "Roller Blinds") for i in range(2)]
+    )
     for question in ("Where are the gaps in roller blinds?", "Where are the gaps in window treatments?"):
         p, _, md = ask(question, table)
         assert placeholder not in md.split("Scope:")[1].split("\n")[0], md
@@ -163,10 +177,16 @@ def test_woocommerce_formula_guard_apostrophes_are_taken_off():
     assert rows["B"]["inventory_qty"] == -3
 
 
-@pytest.mark.parametrize("value,currency,text", [
-    (12000.0, "JPY", "JPY 12,000"), (5790000.0, "VND", "VND 5,790,000"), (1500.5, "JPY", "JPY 1,500"),
-    (47.0, "BGN", "BGN 47.00"), (1299.0, None, "1,299.00"),
-])
+@pytest.mark.parametrize(
+    "value,currency,text",
+    [
+        (12000.0, "JPY", "JPY 12,000"),
+        (5790000.0, "VND", "VND 5,790,000"),
+        (1500.5, "JPY", "JPY 1,500"),
+        (47.0, "BGN", "BGN 47.00"),
+        (1299.0, None, "1,299.00"),
+    ],
+)
 def test_money_has_the_currencys_own_decimals(value, currency, text):
     """A Japanese feed's prices were shown as "JPY 12,000.00": the yen has no minor unit."""
     from agent.render.numbers import fmt_money
@@ -174,12 +194,15 @@ def test_money_has_the_currencys_own_decimals(value, currency, text):
     assert fmt_money(value, currency) == text
 
 
-@pytest.mark.parametrize("question,node", [
-    ("Where are the gaps in toys for dogs?", "Dog Toys"),
-    ("Where are the gaps in food for cats?", "Cat Food"),
-])
+@pytest.mark.parametrize(
+    "question,node",
+    [
+        ("Where are the gaps in toys for dogs?", "Dog Toys"),
+        ("Where are the gaps in food for cats?", "Cat Food"),
+    ],
+)
 def test_a_category_written_with_for_is_that_category_not_the_broader_one(table, question, node):
-    """"gaps in toys for dogs" was answered for all of Toys & Games > Toys, with no word about "dogs"."""
+    """ "gaps in toys for dogs" was answered for all of Toys & Games > Toys, with no word about "dogs"."""
     p, _, md = ask(question, table)
     assert p.scope.label == node, md
 

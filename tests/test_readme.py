@@ -31,7 +31,7 @@ def blocks() -> list[tuple[str, str, str | None]]:
     text = README.read_text(encoding="utf-8")
     out = []
     for m in FENCE.finditer(text):
-        before = text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        before = text[: m.start()].rstrip("\n").rsplit("\n", 1)[-1]
         reason = NOT_RUN.search(before)
         out.append((m.group(1), m.group(2), reason.group(1) if reason else None))
     return out
@@ -50,8 +50,14 @@ def scratch(tmp: Path) -> Path:
 
 def run_block(code: str, url: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "AGENT_URL": url}
-    return subprocess.run(["bash", "-euo", "pipefail", "-c", code.replace(LOCAL, url)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=240)
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", code.replace(LOCAL, url)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
 
 
 def check_output(code: str, out: str) -> None:
@@ -59,7 +65,7 @@ def check_output(code: str, out: str) -> None:
     stripped = out.strip()
     assert stripped, code
     if "message/stream" in code:
-        frames = [json.loads(line[len("data: "):]) for line in stripped.splitlines() if line.startswith("data: ")]
+        frames = [json.loads(line[len("data: ") :]) for line in stripped.splitlines() if line.startswith("data: ")]
         assert frames and frames[-1]["result"]["final"] is True
         assert frames[-1]["result"]["status"]["state"] == "completed"
         return

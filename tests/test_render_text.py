@@ -10,14 +10,23 @@ from agent.render import numbers
 from agent.render.text import render_skill, scope_line
 from tests.helpers import assert_prose_numbers_in_table, bullets
 
-COLS = (("Category", "text", pa.string()), ("Products", "count", pa.int64()),
-        ("Share", "percent", pa.float64()), ("Median price", "money", pa.float64()))
+COLS = (
+    ("Category", "text", pa.string()),
+    ("Products", "count", pa.int64()),
+    ("Share", "percent", pa.float64()),
+    ("Median price", "money", pa.float64()),
+)
 
 
 def result(n_rows: int, currency: str | None = "USD", findings=None) -> SkillResult:
     rows = [(f"Cat {i} | x", 1000 + i, 12.5, 1299.0 + i) for i in range(n_rows)]
-    return SkillResult(skill="catalog_overview", scope=Scope(), table=build_table(COLS, rows),
-                       findings=findings or [], currency=currency)
+    return SkillResult(
+        skill="catalog_overview",
+        scope=Scope(),
+        table=build_table(COLS, rows),
+        findings=findings or [],
+        currency=currency,
+    )
 
 
 def test_money_percent_count_formats():
@@ -47,10 +56,26 @@ def test_short_table_has_no_cut_line():
 
 
 def test_findings_citing_hidden_rows_are_dropped_and_severity_orders():
-    fs = [Finding("overview.top_brand", {"brand": "A", "products_n": 1000, "products_pct": 12.5}, cells=((0, "Products"),), severity=1),
-          Finding("overview.price", {"priced_n": 1000, "low_price": 1299.0, "median_price": 1300.0, "high_price": 1301.0},
-                  cells=((0, "Median price"), (1, "Median price"), (2, "Median price")), severity=5),
-          Finding("overview.top_brand", {"brand": "B", "products_n": 1030, "products_pct": 12.5}, cells=((30, "Products"),), severity=9)]
+    fs = [
+        Finding(
+            "overview.top_brand",
+            {"brand": "A", "products_n": 1000, "products_pct": 12.5},
+            cells=((0, "Products"),),
+            severity=1,
+        ),
+        Finding(
+            "overview.price",
+            {"priced_n": 1000, "low_price": 1299.0, "median_price": 1300.0, "high_price": 1301.0},
+            cells=((0, "Median price"), (1, "Median price"), (2, "Median price")),
+            severity=5,
+        ),
+        Finding(
+            "overview.top_brand",
+            {"brand": "B", "products_n": 1030, "products_pct": 12.5},
+            cells=((30, "Products"),),
+            severity=9,
+        ),
+    ]
     md = render_skill(result(57, findings=fs))
     b = bullets(md)
     assert len(b) == 2
@@ -60,8 +85,12 @@ def test_findings_citing_hidden_rows_are_dropped_and_severity_orders():
 
 
 def test_scope_line_names_taxonomy_and_merchant_categories():
-    s = Scope(label="outdoor furniture", taxonomy_id=4299, taxonomy_path="Furniture > Outdoor Furniture",
-              merchant_categories=("Garden > Loungers", "Patio"))
+    s = Scope(
+        label="outdoor furniture",
+        taxonomy_id=4299,
+        taxonomy_path="Furniture > Outdoor Furniture",
+        merchant_categories=("Garden > Loungers", "Patio"),
+    )
     line = scope_line(s)
     assert "Furniture > Outdoor Furniture (Google taxonomy id 4299)" in line
     assert "“Garden > Loungers” and “Patio”" in line
@@ -74,9 +103,15 @@ def test_merchant_strings_are_markdown_escaped_only_in_markdown():
 
     cols = (("Category", "text", pa.string()), ("Products", "count", pa.int64()))
     name = "*NEW* [sale](http://x) <b>_Chairs_</b>"
-    f = Finding("gaps.thin", {"items": [{"name": name, "products_n": 2}], "threshold": 3}, cells=((0, "Products"),), severity=5)
-    r = SkillResult(skill="assortment_gaps", scope=Scope(label=name, merchant_categories=(name,)),
-                    table=build_table(cols, [(name, 2)]), findings=[f])
+    f = Finding(
+        "gaps.thin", {"items": [{"name": name, "products_n": 2}], "threshold": 3}, cells=((0, "Products"),), severity=5
+    )
+    r = SkillResult(
+        skill="assortment_gaps",
+        scope=Scope(label=name, merchant_categories=(name,)),
+        table=build_table(cols, [(name, 2)]),
+        findings=[f],
+    )
     md = render_skill(r)
     escaped = md_escape(name)
     assert escaped == "\\*NEW\\* \\[sale\\](http://x) \\<b>\\_Chairs\\_\\</b>"
@@ -88,8 +123,9 @@ def test_merchant_strings_are_markdown_escaped_only_in_markdown():
 def test_infinite_values_format_instead_of_raising():
     from agent.render.numbers import fmt_value
 
-    assert [fmt_value(v, unit) for v, unit in ((float("inf"), "count"), (float("-inf"), "money"), (float("inf"), "ratio"))] == \
-        ["∞", "-∞", "∞"]
+    assert [
+        fmt_value(v, unit) for v, unit in ((float("inf"), "count"), (float("-inf"), "money"), (float("inf"), "ratio"))
+    ] == ["∞", "-∞", "∞"]
 
 
 def test_a_lone_carriage_return_cannot_start_a_markdown_line():

@@ -63,8 +63,7 @@ def distribution_of(module: str) -> str:
     parts = module.split(".")
     for depth in range(len(parts), 1, -1):
         prefix = "/".join(parts[:depth]) + "/"
-        owners = {_name(d) for d in candidates
-                  if any(f.startswith(prefix) for f in _files(d))}
+        owners = {_name(d) for d in candidates if any(f.startswith(prefix) for f in _files(d))}
         if len(owners) == 1:
             return owners.pop()
     raise AssertionError(f"no single distribution holds {module}: {candidates}")

@@ -22,8 +22,12 @@ from agent.render.text import render_skill
 
 ROOT = Path(__file__).resolve().parents[1]
 TAX = load()
-QUESTIONS = ("Where are the gaps in outdoor furniture?", "What is in this catalog in outdoor furniture?",
-             "What is out of stock in patio furniture?", "Do I have entry-level and premium options in outdoor chairs?")
+QUESTIONS = (
+    "Where are the gaps in outdoor furniture?",
+    "What is in this catalog in outdoor furniture?",
+    "What is out of stock in patio furniture?",
+    "Do I have entry-level and premium options in outdoor chairs?",
+)
 
 
 def _fresh_demo():
@@ -49,8 +53,10 @@ def counted(monkeypatch):
 
 def _turn(question: str, table) -> list[str]:
     p = plan(question, table, TAX)
-    return [render_skill(SKILLS[s].run(SkillInput(own=table, reference=None, scope=p.scope, taxonomy=TAX)), p.notes)
-            for s in p.skills]
+    return [
+        render_skill(SKILLS[s].run(SkillInput(own=table, reference=None, scope=p.scope, taxonomy=TAX)), p.notes)
+        for s in p.skills
+    ]
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
@@ -129,8 +135,13 @@ def test_a_streams_first_frames_need_no_analysis_slot():
     from agent.service.handler import CallContext, Service
 
     service = Service(config_mod.load({"ANALYSIS_SLOTS": "1"}))
-    params = {"message": {"role": "user", "messageId": "m1",
-                          "parts": [{"kind": "text", "text": "Where are the gaps in outdoor furniture?"}]}}
+    params = {
+        "message": {
+            "role": "user",
+            "messageId": "m1",
+            "parts": [{"kind": "text", "text": "Where are the gaps in outdoor furniture?"}],
+        }
+    }
     with service.runner.slots.held():  # another turn is computing
         events = service.stream(params, CallContext())
         first = next(events)

@@ -25,8 +25,14 @@ def _unmapped_finding(result):
 
 # --- 1. the unmapped sentence says how those products came into the scope --------------------------------
 def test_unmapped_products_found_by_title_are_said_to_be_found_by_title():
-    t = shopify([("Pond Pump 3000", "", "Pumps"), ("Pond Pump 5000", "", "Pumps"), ("Oase Pond Pump Eco", "", ""),
-                 ("Garden Hose", "", "")])
+    t = shopify(
+        [
+            ("Pond Pump 3000", "", "Pumps"),
+            ("Pond Pump 5000", "", "Pumps"),
+            ("Oase Pond Pump Eco", "", ""),
+            ("Garden Hose", "", ""),
+        ]
+    )
     p, result, md = ask("Where are the gaps in pond pumps?", t)
     f = _unmapped_finding(result)
     assert f.values["title_n"] >= 1 and f.values["own_n"] == 0
@@ -35,8 +41,14 @@ def test_unmapped_products_found_by_title_are_said_to_be_found_by_title():
 
 
 def test_unmapped_products_from_both_places_are_counted_from_the_scopes_own_counts():
-    t = shopify([("Pond Pump 3000", "", "Pumps"), ("Aquamax Eco Premium", "", "Pumps"), ("Oase Pond Pump Eco", "", ""),
-                 ("Garden Hose", "", "")])
+    t = shopify(
+        [
+            ("Pond Pump 3000", "", "Pumps"),
+            ("Aquamax Eco Premium", "", "Pumps"),
+            ("Oase Pond Pump Eco", "", ""),
+            ("Garden Hose", "", ""),
+        ]
+    )
     p, result, md = ask("Where are the gaps in pumps?", t)
     f = _unmapped_finding(result)
     assert f.values["own_n"] + f.values["title_n"] == f.values["products_n"]  # each product once
@@ -46,8 +58,9 @@ def test_unmapped_products_from_both_places_are_counted_from_the_scopes_own_coun
 
 # --- 2. "Uncategorized" is no category --------------------------------------------------------------------
 @pytest.mark.parametrize("placeholder", ["Uncategorized", "Sem categoria", "uncategorised"])
-@pytest.mark.parametrize("question", ["Give me an overview of my catalog", "What is out of stock?",
-                                      "Where are the gaps in my catalog?"])
+@pytest.mark.parametrize(
+    "question", ["Give me an overview of my catalog", "What is out of stock?", "Where are the gaps in my catalog?"]
+)
 def test_the_platforms_no_category_placeholder_is_never_shown_as_a_category(placeholder, question):
     t = shopify([("Zzq Widget", placeholder, ""), ("Qqx Gadget", placeholder, ""), ("Cat Bed", placeholder, "Beds")])
     _, result, md = ask(question, t)
@@ -63,12 +76,15 @@ def test_every_placeholder_is_recognised_however_written():
 
 
 # --- 3. a single noun that leads a family of taxonomy names ---------------------------------------------------
-@pytest.mark.parametrize("question,name", [
-    ("Which of my dog products are out of stock?", "Dog Supplies"),
-    ("Where are the gaps in dog?", "Dog Supplies"),
-    ("Where are the gaps in dogs?", "Dog Supplies"),
-    ("gaps in cat", "Cat Supplies"),
-])
+@pytest.mark.parametrize(
+    "question,name",
+    [
+        ("Which of my dog products are out of stock?", "Dog Supplies"),
+        ("Where are the gaps in dog?", "Dog Supplies"),
+        ("Where are the gaps in dogs?", "Dog Supplies"),
+        ("gaps in cat", "Cat Supplies"),
+    ],
+)
 def test_a_noun_leading_a_family_of_names_resolves_to_its_head_with_a_note(question, name):
     t = shopify([("Chew Toy Bone", "", "Toys"), ("Garden Chair", "", "")])
     p = plan(question, t, TAX)
@@ -102,8 +118,12 @@ def test_every_family_head_holds_all_names_its_word_leads():
 
 
 def test_nearest_categories_prefer_names_that_share_a_word():
-    t = shopify([("Zzq One", "Outdoor Seating", "Outdoor Seating"),
-                 ("Zzq Two", "Dog Beds Extra Large Orthopaedic", "Dog Beds Extra Large Orthopaedic")])
+    t = shopify(
+        [
+            ("Zzq One", "Outdoor Seating", "Outdoor Seating"),
+            ("Zzq Two", "Dog Beds Extra Large Orthopaedic", "Dog Beds Extra Large Orthopaedic"),
+        ]
+    )
     idx = planner._own_index(t, TAX)
     assert planner._nearest_own("dog", idx)[0] == "Dog Beds Extra Large Orthopaedic"
     assert planner._nearest("dog", idx, TAX)[0] == "Dog Beds Extra Large Orthopaedic"
@@ -115,8 +135,9 @@ def _english(question: str) -> list[str]:
     return lexicon.to_english(words, [stem(w) for w in words], {}, {}, TAX)[1]
 
 
-@pytest.mark.parametrize("question", ["Onde estão as lacunas em brinquedos para cachorro?",
-                                      "Wo sind die Lücken bei Spielzeug für Hunde?"])
+@pytest.mark.parametrize(
+    "question", ["Onde estão as lacunas em brinquedos para cachorro?", "Wo sind die Lücken bei Spielzeug für Hunde?"]
+)
 def test_a_for_word_after_a_category_is_kept_as_for(question):
     assert "for" in _english(question)
 
@@ -131,9 +152,14 @@ def test_words_after_for_that_name_nothing_are_said_not_dropped():
     assert any("cachorro" in n for n in p.notes), p.notes  # was answered for all of Toys without a word
 
 
-@pytest.mark.parametrize("question", ["Onde estão as lacunas em brinquedos para cães?",
-                                      "Где пробелы в игрушках для собак?",
-                                      "Dónde están los huecos en juguetes para perros?"])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Onde estão as lacunas em brinquedos para cães?",
+        "Где пробелы в игрушках для собак?",
+        "Dónde están los huecos en juguetes para perros?",
+    ],
+)
 def test_toys_for_dogs_in_other_languages_is_dog_toys(question):
     t = shopify([("Chew Toy Bone", "", "Toys"), ("Garden Chair", "", "")])
     assert plan(question, t, TAX).scope.taxonomy_id == _node("Dog Toys")

@@ -99,8 +99,9 @@ def test_own_category_questions_count_exactly_that_category(path):
     cats = own_category_products(table)
     if not cats:
         pytest.skip(f"{path.name} states no own category for any active product")
-    ranked = sorted(((name, keys) for name, keys in cats.values() if _askable(name)),
-                    key=lambda nk: (-len(nk[1]), nk[0]))[:TOP]
+    ranked = sorted(
+        ((name, keys) for name, keys in cats.values() if _askable(name)), key=lambda nk: (-len(nk[1]), nk[0])
+    )[:TOP]
     if not ranked:
         pytest.skip(f"{path.name}: its only own categories are question words ({sorted(n for n, _ in cats.values())})")
     problems = []

@@ -23,9 +23,23 @@ from agent.catalog.taxonomy import load
 from agent.render.text import render_skill
 
 TAX = load()
-SHOPIFY = ["Handle", "Title", "Body (HTML)", "Vendor", "Product Category", "Type", "Published", "Option1 Name",
-           "Option1 Value", "Variant SKU", "Variant Inventory Tracker", "Variant Inventory Qty", "Variant Inventory Policy",
-           "Variant Price", "Status"]
+SHOPIFY = [
+    "Handle",
+    "Title",
+    "Body (HTML)",
+    "Vendor",
+    "Product Category",
+    "Type",
+    "Published",
+    "Option1 Name",
+    "Option1 Value",
+    "Variant SKU",
+    "Variant Inventory Tracker",
+    "Variant Inventory Qty",
+    "Variant Inventory Policy",
+    "Variant Price",
+    "Status",
+]
 
 
 def _csv(header: list[str], rows: list[list]) -> bytes:
@@ -40,8 +54,25 @@ def shopify(products: list[tuple[str, str, str]], qty=lambda i: 3) -> "pa.Table"
     """(title, Product Category, Type) per product, one variant each, active, tracked stock."""
     rows = []
     for i, (title, category, typ) in enumerate(products):
-        rows.append([f"p{i}", title, "", "Acme", category, typ, "TRUE", "Title", "Default Title", f"SKU{i}", "shopify",
-                     qty(i), "deny", 10 + i, "active"])
+        rows.append(
+            [
+                f"p{i}",
+                title,
+                "",
+                "Acme",
+                category,
+                typ,
+                "TRUE",
+                "Title",
+                "Default Title",
+                f"SKU{i}",
+                "shopify",
+                qty(i),
+                "deny",
+                10 + i,
+                "active",
+            ]
+        )
     table, _ = read_table_bytes(_csv(SHOPIFY, rows), "products_export.csv", "attached file")
     return table
 
@@ -54,31 +85,36 @@ def ask(question: str, table, memory=None, skill: str | None = None):
 
 
 # --- 1. own categories are read as a hierarchy, several per product ------------------------------------
-@pytest.mark.parametrize("fn,value,expected", [
-    (oc.woocommerce, "Clothing > Tshirts, Music", ["Clothing > Tshirts", "Music"]),
-    (oc.woocommerce, r"Home > Tables\, Chairs & Benches", ["Home > Tables, Chairs & Benches"]),
-    (oc.magento, "Default Category/Gear/Bags,Default Category/Sale", ["Gear > Bags", "Sale"]),
-    (oc.magento, "Default Category/Gear,Default Category/Gear/Fitness Equipment", ["Gear > Fitness Equipment"]),
-    (oc.magento, "Default Category", []),
-    (oc.gmc, "Home > Decor, Garden > Pots", ["Home > Decor", "Garden > Pots"]),
-    (oc.gmc, "Home > Tables, Chairs & Benches", ["Home > Tables, Chairs & Benches"]),
-    (oc.gmc, "Pumps, Filters", ["Pumps, Filters"]),
-    (oc.bigcommerce, "Shop All/Garden;Sale/Outdoor", ["Shop All > Garden", "Sale > Outdoor"]),
-    (oc.generic, "Garden/Pumps", ["Garden > Pumps"]),
-    (oc.generic, "Garden > Pumps; Sale", ["Garden > Pumps", "Sale"]),
-    (oc.single, "frying-pans", ["frying-pans"]),
-    (oc.single, "  Pond   Pumps ", ["Pond Pumps"]),
-])
+@pytest.mark.parametrize(
+    "fn,value,expected",
+    [
+        (oc.woocommerce, "Clothing > Tshirts, Music", ["Clothing > Tshirts", "Music"]),
+        (oc.woocommerce, r"Home > Tables\, Chairs & Benches", ["Home > Tables, Chairs & Benches"]),
+        (oc.magento, "Default Category/Gear/Bags,Default Category/Sale", ["Gear > Bags", "Sale"]),
+        (oc.magento, "Default Category/Gear,Default Category/Gear/Fitness Equipment", ["Gear > Fitness Equipment"]),
+        (oc.magento, "Default Category", []),
+        (oc.gmc, "Home > Decor, Garden > Pots", ["Home > Decor", "Garden > Pots"]),
+        (oc.gmc, "Home > Tables, Chairs & Benches", ["Home > Tables, Chairs & Benches"]),
+        (oc.gmc, "Pumps, Filters", ["Pumps, Filters"]),
+        (oc.bigcommerce, "Shop All/Garden;Sale/Outdoor", ["Shop All > Garden", "Sale > Outdoor"]),
+        (oc.generic, "Garden/Pumps", ["Garden > Pumps"]),
+        (oc.generic, "Garden > Pumps; Sale", ["Garden > Pumps", "Sale"]),
+        (oc.single, "frying-pans", ["frying-pans"]),
+        (oc.single, "  Pond   Pumps ", ["Pond Pumps"]),
+    ],
+)
 def test_own_category_fields_parse_to_paths(fn, value, expected):
     assert oc.paths_of(fn(value)) == expected
 
 
 def test_woocommerce_products_keep_all_their_categories_and_variations_inherit_them():
     header = ["ID", "Type", "SKU", "Name", "Published", "Categories", "Regular price", "In stock?", "Stock", "Parent"]
-    rows = [[1, "simple", "A", "Band Tee", 1, "Clothing > Tshirts, Music", 20, 1, 5, ""],
-            [2, "variable", "B", "Hoodie", 1, "Clothing > Hoodies", 30, 1, "", ""],
-            [3, "variation", "B-R", "Hoodie - Red", 1, "", 30, 1, 2, "B"],
-            [4, "simple", "C", "Single", 1, "Music", 3, 1, 9, ""]]
+    rows = [
+        [1, "simple", "A", "Band Tee", 1, "Clothing > Tshirts, Music", 20, 1, 5, ""],
+        [2, "variable", "B", "Hoodie", 1, "Clothing > Hoodies", 30, 1, "", ""],
+        [3, "variation", "B-R", "Hoodie - Red", 1, "", 30, 1, 2, "B"],
+        [4, "simple", "C", "Single", 1, "Music", 3, 1, 9, ""],
+    ]
     table, ev = read_table_bytes(_csv(header, rows), "wc-product-export.csv", "attached file")
     assert ev.format.startswith("WooCommerce")
     assert sorted(table["own_categories"].to_pylist()) == ["Clothing > Hoodies", "Clothing > Tshirts\nMusic", "Music"]
@@ -90,14 +126,21 @@ def test_woocommerce_products_keep_all_their_categories_and_variations_inherit_t
 
 
 def test_shopify_type_and_product_category_are_both_own_categories():
-    t = shopify([("Big Pot", "Home & Garden > Kitchen & Dining > Cookware & Bakeware", "pots"),
-                 ("Pan Set", "", "sets")])
+    t = shopify(
+        [("Big Pot", "Home & Garden > Kitchen & Dining > Cookware & Bakeware", "pots"), ("Pan Set", "", "sets")]
+    )
     assert t["own_categories"].to_pylist() == ["Home & Garden > Kitchen & Dining > Cookware & Bakeware\npots", "sets"]
 
 
 # --- 2. a scope is found in own categories, the taxonomy and titles, each product once ---------------
-POND = [("Pond Pump 3000", "", ""), ("Oase Pond Pump Eco 6000", "", ""), ("Solar Pond Pump", "", ""),
-        ("Pump Filter Bag", "", ""), ("Pond Liner 4 x 5 m", "", ""), ("Fountain Pump Mini", "", "")]
+POND = [
+    ("Pond Pump 3000", "", ""),
+    ("Oase Pond Pump Eco 6000", "", ""),
+    ("Solar Pond Pump", "", ""),
+    ("Pump Filter Bag", "", ""),
+    ("Pond Liner 4 x 5 m", "", ""),
+    ("Fountain Pump Mini", "", ""),
+]
 
 
 def test_pond_pumps_are_found_by_title_and_a_filter_bag_is_no_pump():
@@ -118,8 +161,14 @@ def test_a_noun_alone_is_used_only_when_nothing_names_the_whole_phrase_and_then_
 
 
 def test_own_category_and_title_are_counted_once_with_how_they_were_found():
-    t = shopify([("Pond Pump 3000", "", "Pumps"), ("Pond Pump 5000", "", "Pumps"), ("Pond Pump Mini", "", ""),
-                 ("Pump Filter Bag", "", "Filters")])
+    t = shopify(
+        [
+            ("Pond Pump 3000", "", "Pumps"),
+            ("Pond Pump 5000", "", "Pumps"),
+            ("Pond Pump Mini", "", ""),
+            ("Pump Filter Bag", "", "Filters"),
+        ]
+    )
     p, result, md = ask("Where are the gaps in pumps?", t)
     assert dict(p.scope.found) == {"own": 2, "taxonomy": 0, "title": 1}
     assert "3 active products: 2 by your category Pumps, 1 by title." in md
@@ -148,21 +197,41 @@ def test_a_turns_scope_masks_are_computed_once(monkeypatch):
 
 
 # --- 3. scope stays where the merchant put it ----------------------------------------------------------
-@pytest.mark.parametrize("question", [
-    "Do I have entry-level and premium options?", "Which items are out of stock?", "How are my products priced?",
-    "Where are the gaps in my range?", "What stuff is out of stock?", "Is my catalog ready for Google Shopping?",
-    "What is out of stock in my store?", "Which options are out of stock?",
-])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Do I have entry-level and premium options?",
+        "Which items are out of stock?",
+        "How are my products priced?",
+        "Where are the gaps in my range?",
+        "What stuff is out of stock?",
+        "Is my catalog ready for Google Shopping?",
+        "What is out of stock in my store?",
+        "Which options are out of stock?",
+    ],
+)
 def test_question_words_never_become_a_scope_even_when_a_category_is_called_so(question):
-    t = shopify([("Gift Wrap", "", "Options"), ("Extra Item", "", "Items"), ("Product Care Kit", "", "Products"),
-                 ("Range Hood", "", "Range"), ("Store Card", "", "Store"), ("Chair", "Furniture > Chairs", "Stuff")])
+    t = shopify(
+        [
+            ("Gift Wrap", "", "Options"),
+            ("Extra Item", "", "Items"),
+            ("Product Care Kit", "", "Products"),
+            ("Range Hood", "", "Range"),
+            ("Store Card", "", "Store"),
+            ("Chair", "Furniture > Chairs", "Stuff"),
+        ]
+    )
     p = plan(question, t, TAX)
     assert p.scope.is_whole_catalog, (question, p.scope)
 
 
 def test_a_typod_scope_is_remembered_like_the_correct_one():
-    t = shopify([("Patio Chair", "Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs", "Chairs"),
-                 ("Patio Table", "Furniture > Outdoor Furniture > Outdoor Tables", "Tables")])
+    t = shopify(
+        [
+            ("Patio Chair", "Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs", "Chairs"),
+            ("Patio Table", "Furniture > Outdoor Furniture > Outdoor Tables", "Tables"),
+        ]
+    )
     right = plan("Where are the gaps in outdoor furniture?", t, TAX)
     typo = plan("gaps in outdor furnture", t, TAX)
     assert typo.memory.scope_phrase == right.memory.scope_phrase == "outdoor furniture"
@@ -175,8 +244,12 @@ def test_a_typod_scope_is_remembered_like_the_correct_one():
 
 @pytest.mark.parametrize("reset", ["and across the whole catalog?", "and overall?", "what about everything?"])
 def test_whole_catalog_words_reset_the_scope_and_keep_the_skill(reset):
-    t = shopify([("Patio Chair", "Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs", "Chairs"),
-                 ("Desk Lamp", "Home & Garden > Lighting > Lamps", "Lamps")])
+    t = shopify(
+        [
+            ("Patio Chair", "Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs", "Chairs"),
+            ("Desk Lamp", "Home & Garden > Lighting > Lamps", "Lamps"),
+        ]
+    )
     first = plan("How are my outdoor chairs priced?", t, TAX)
     assert not first.scope.is_whole_catalog
     p = plan(reset, t, TAX, first.memory)
@@ -184,8 +257,14 @@ def test_whole_catalog_words_reset_the_scope_and_keep_the_skill(reset):
 
 
 def test_covers_shop_asking_about_outdoor_furniture_is_not_told_about_baby_furniture():
-    t = shopify([("Patio Table Cover - Large", "", "Furniture Covers"), ("Outdoor Chair Cover", "", "Furniture Covers"),
-                 ("Covers for Sofas and Chairs", "", "Furniture Covers"), ("Bench Cover | Waterproof", "", "Furniture Covers")])
+    t = shopify(
+        [
+            ("Patio Table Cover - Large", "", "Furniture Covers"),
+            ("Outdoor Chair Cover", "", "Furniture Covers"),
+            ("Covers for Sofas and Chairs", "", "Furniture Covers"),
+            ("Bench Cover | Waterproof", "", "Furniture Covers"),
+        ]
+    )
     p, result, md = ask("Where are the gaps in outdoor furniture?", t)
     assert p.scope.taxonomy_id == 4299 and p.scope.extra_taxonomy_ids == (6963,)
     assert any("Outdoor Furniture Accessories is counted with Outdoor Furniture" in n for n in p.notes)
@@ -205,17 +284,27 @@ def test_an_own_category_spread_over_furniture_does_not_become_all_of_furniture(
 
 
 def test_cookware_is_found_through_the_shops_types():
-    t = shopify([("Stock Pot 8 L", "", "pots"), ("Cookware Set 10 pieces", "", "sets"), ("Pressure Cooker 6 L", "", "pressure-cookers"),
-                 ("Cast Iron Frying Pan", "", "frying-pans"), ("Tea Towel", "", "textiles")])
+    t = shopify(
+        [
+            ("Stock Pot 8 L", "", "pots"),
+            ("Cookware Set 10 pieces", "", "sets"),
+            ("Pressure Cooker 6 L", "", "pressure-cookers"),
+            ("Cast Iron Frying Pan", "", "frying-pans"),
+            ("Tea Towel", "", "textiles"),
+        ]
+    )
     p, result, md = ask("Where are the gaps in cookware?", t)
     assert sum(dict(p.scope.found).values()) >= 4, (p.scope, md)
 
 
 # --- 4. say what is missing to answer ------------------------------------------------------------------
-@pytest.mark.parametrize("question,skill", [
-    ("Which brands do competitors carry that I don't?", "brand_coverage"),
-    ("What is my market share in chairs?", "assortment_gaps"),
-])
+@pytest.mark.parametrize(
+    "question,skill",
+    [
+        ("Which brands do competitors carry that I don't?", "brand_coverage"),
+        ("What is my market share in chairs?", "assortment_gaps"),
+    ],
+)
 def test_a_competitor_question_without_reference_says_so_first(question, skill):
     t = shopify([("Patio Chair", "Furniture > Chairs", "Chairs"), ("Desk Lamp", "Home & Garden > Lighting", "Lamps")])
     p, result, md = ask(question, t, skill=skill)
@@ -242,24 +331,103 @@ def test_population_and_scope_mask_agree_with_the_scope_counts():
     assert common.count_products(pop.table) == sum(dict(p.scope.found).values())
 
 
-@pytest.mark.parametrize("name,header,rows,expected", [
-    ("magento-export.csv",
-     ["sku", "store_view_code", "attribute_set_code", "product_type", "categories", "product_websites", "name", "product_online",
-      "price", "qty"],
-     [["MB01", "", "Bag", "simple", "Default Category/Gear/Bags,Default Category/Collections/Eco Friendly", "base", "Joust Duffle Bag",
-       1, 34, 10]],
-     ["Gear > Bags\nCollections > Eco Friendly"]),
-    ("google-feed.csv",
-     ["id", "title", "description", "link", "image_link", "price", "availability", "brand", "product_type", "google_product_category"],
-     [["A1", "Pond Pump 3000", "d", "https://x.example/a", "https://x.example/a.jpg", "99.00 USD", "in stock", "Oase",
-       "Pond > Pumps, Garden > Water Features", ""]],
-     ["Pond > Pumps\nGarden > Water Features"]),
-    ("bigcommerce-products.csv",
-     ["Item Type", "Product ID", "Product Name", "Product Type", "Product Code/SKU", "Brand Name", "Price", "Product Visible?",
-      "Track Inventory", "Current Stock Level", "Category"],
-     [["Product", "1", "Garden Bench", "P", "GB-1", "Acme", "120.00", "Y", "by product", "4", "Garden/Furniture;Sale"]],
-     ["Garden > Furniture\nSale"]),
-])
+@pytest.mark.parametrize(
+    "name,header,rows,expected",
+    [
+        (
+            "magento-export.csv",
+            [
+                "sku",
+                "store_view_code",
+                "attribute_set_code",
+                "product_type",
+                "categories",
+                "product_websites",
+                "name",
+                "product_online",
+                "price",
+                "qty",
+            ],
+            [
+                [
+                    "MB01",
+                    "",
+                    "Bag",
+                    "simple",
+                    "Default Category/Gear/Bags,Default Category/Collections/Eco Friendly",
+                    "base",
+                    "Joust Duffle Bag",
+                    1,
+                    34,
+                    10,
+                ]
+            ],
+            ["Gear > Bags\nCollections > Eco Friendly"],
+        ),
+        (
+            "google-feed.csv",
+            [
+                "id",
+                "title",
+                "description",
+                "link",
+                "image_link",
+                "price",
+                "availability",
+                "brand",
+                "product_type",
+                "google_product_category",
+            ],
+            [
+                [
+                    "A1",
+                    "Pond Pump 3000",
+                    "d",
+                    "https://x.example/a",
+                    "https://x.example/a.jpg",
+                    "99.00 USD",
+                    "in stock",
+                    "Oase",
+                    "Pond > Pumps, Garden > Water Features",
+                    "",
+                ]
+            ],
+            ["Pond > Pumps\nGarden > Water Features"],
+        ),
+        (
+            "bigcommerce-products.csv",
+            [
+                "Item Type",
+                "Product ID",
+                "Product Name",
+                "Product Type",
+                "Product Code/SKU",
+                "Brand Name",
+                "Price",
+                "Product Visible?",
+                "Track Inventory",
+                "Current Stock Level",
+                "Category",
+            ],
+            [
+                [
+                    "Product",
+                    "1",
+                    "Garden Bench",
+                    "P",
+                    "GB-1",
+                    "Acme",
+                    "120.00",
+                    "Y",
+                    "by product",
+                    "4",
+                    "Garden/Furniture;Sale",
+                ]
+            ],
+            ["Garden > Furniture\nSale"],
+        ),
+    ],
+)
 def test_each_format_reads_all_own_category_paths(name, header, rows, expected):
     table, _ = read_table_bytes(_csv(header, rows), name, "attached file")
     assert table["own_categories"].to_pylist() == expected
@@ -280,8 +448,14 @@ def test_long_nonsense_questions_stay_cheap_on_a_catalog_with_titles():
 
 
 def test_own_categories_that_are_kinds_of_the_phrase_answer_when_none_has_its_name():
-    t = shopify([("Velo X1", "", "Road Bikes"), ("Velo T2", "", "Track Bikes"), ("Velo Bell", "", "Bike Parts"),
-                 ("Velo G3", "", "Raised Garden Beds")])
+    t = shopify(
+        [
+            ("Velo X1", "", "Road Bikes"),
+            ("Velo T2", "", "Track Bikes"),
+            ("Velo Bell", "", "Bike Parts"),
+            ("Velo G3", "", "Raised Garden Beds"),
+        ]
+    )
     p, result, md = ask("Where are the gaps in bikes?", t)
     assert dict(p.scope.found)["own"] == 2 and p.scope.label == "bikes"
     assert "your categories “Road Bikes” and “Track Bikes”" in md
@@ -289,7 +463,9 @@ def test_own_categories_that_are_kinds_of_the_phrase_answer_when_none_has_its_na
 
 
 def test_a_scope_never_drops_the_noun_or_widens_to_a_parent_silently():
-    t = shopify([("Sofa Deluxe", "Furniture > Sofas", ""), ("Bench", "Furniture", ""), ("Lamp", "Home & Garden > Lighting", "")])
+    t = shopify(
+        [("Sofa Deluxe", "Furniture > Sofas", ""), ("Bench", "Furniture", ""), ("Lamp", "Home & Garden > Lighting", "")]
+    )
     covers = plan("Where are the gaps in sofa covers?", t, TAX)
     assert covers.scope.taxonomy_id != 460  # "sofa covers" are no sofas
     outdoor = plan("Where are the gaps in outdoor furniture?", t, TAX)
@@ -301,17 +477,26 @@ def test_a_scope_never_drops_the_noun_or_widens_to_a_parent_silently():
 
 
 def test_a_phrase_named_whole_by_titles_is_not_widened_to_a_broader_category():
-    t = shopify([("Canvas Tote Bag", "", ""), ("Leather Tote Bag - Black", "", ""),
-                 ("Trail Backpack", "Apparel & Accessories > Handbags, Wallets & Cases", "Bags"), ("Duffel Bag", "", "Bags")])
+    t = shopify(
+        [
+            ("Canvas Tote Bag", "", ""),
+            ("Leather Tote Bag - Black", "", ""),
+            ("Trail Backpack", "Apparel & Accessories > Handbags, Wallets & Cases", "Bags"),
+            ("Duffel Bag", "", "Bags"),
+        ]
+    )
     p = plan("Which of my tote bags are out of stock?", t, TAX)
     assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 2}, p.scope
     assert not any(n.startswith("No category is called") for n in p.notes)
 
 
-@pytest.mark.parametrize("question,skill", [
-    ("How do my prices compare with competitors in chairs?", "price_ladder"),
-    ("Which colours do competitors carry that I don't?", "attribute_coverage"),
-])
+@pytest.mark.parametrize(
+    "question,skill",
+    [
+        ("How do my prices compare with competitors in chairs?", "price_ladder"),
+        ("Which colours do competitors carry that I don't?", "attribute_coverage"),
+    ],
+)
 def test_every_skill_that_compares_with_a_reference_says_when_there_is_none(question, skill):
     t = shopify([("Patio Chair", "Furniture > Chairs", "Chairs"), ("Desk Chair", "Furniture > Chairs", "Chairs")])
     p, result, md = ask(question, t, skill=skill)

@@ -20,11 +20,12 @@ from agent.store.gcs import object_key
 from tests.emulators import shared_emulator
 from tests.helpers import ALL_SKILLS_QUESTION, big_csv, raw_stream, stream_body, wait_for  # noqa: F401 - wait_for: as before
 
-CSV = (b"id,title,price,brand,category,availability,color\n"
-       + b"".join(f"P{i},Garden chair {i},{20 + i * 7 % 300}.00,Brand{i % 4},"
-                  f"Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs,"
-                  f"{'in stock' if i % 5 else 'out of stock'},{['red', 'blue', 'teak'][i % 3]}\n".encode()
-                  for i in range(240)))
+CSV = b"id,title,price,brand,category,availability,color\n" + b"".join(
+    f"P{i},Garden chair {i},{20 + i * 7 % 300}.00,Brand{i % 4},"
+    f"Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs,"
+    f"{'in stock' if i % 5 else 'out of stock'},{['red', 'blue', 'teak'][i % 3]}\n".encode()
+    for i in range(240)
+)
 FOOTER_LINE = re.compile(r"^- (?P<name>[^\n(]+) \((?P<kind>[^,)]+)[^)]*\): (?P<rows>[\d,]+) rows read", re.M)
 
 
@@ -44,8 +45,12 @@ def rpc(url: str, method: str, params: dict) -> dict:
 def send(url: str, text: str, context_id: str | None = None, csv: bytes | None = None) -> dict:
     parts: list[dict] = [{"kind": "text", "text": text}]
     if csv is not None:
-        parts.append({"kind": "file", "file": {"bytes": base64.b64encode(csv).decode(), "name": "catalog.csv",
-                                               "mimeType": "text/csv"}})
+        parts.append(
+            {
+                "kind": "file",
+                "file": {"bytes": base64.b64encode(csv).decode(), "name": "catalog.csv", "mimeType": "text/csv"},
+            }
+        )
     params: dict = {"message": {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())}}
     if context_id:
         params["contextId"] = context_id
@@ -84,7 +89,9 @@ def test_follow_up_on_another_instance_answers_from_the_attached_data(pair):
     assert got == first
     again = rpc(a.url, "tasks/get", {"id": follow["id"]})["result"]
     assert again["artifacts"] == follow["artifacts"]
-    frames = raw_stream(b.url, {"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": first["id"]}})
+    frames = raw_stream(
+        b.url, {"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": first["id"]}}
+    )
     assert [f["result"]["kind"] for f in frames] == ["task", "status-update"]
     assert frames[0]["result"]["status"]["state"] == "completed" and frames[1]["result"]["final"] is True
     assert rpc(b.url, "tasks/cancel", {"id": first["id"]})["error"]["code"] == -32002
@@ -100,7 +107,9 @@ def test_cancel_on_another_instance_stops_the_running_stream(pair, start_server,
     a = start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": fake.url, "TEST_STEP_GATE": str(gate)})
     data = base64.b64encode(big_csv(2_000)).decode()
     body = stream_body(ALL_SKILLS_QUESTION)
-    body["params"]["message"]["parts"].append({"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}})
+    body["params"]["message"]["parts"].append(
+        {"kind": "file", "file": {"bytes": data, "name": "big.csv", "mimeType": "text/csv"}}
+    )
     frames: list[dict] = []
     side: dict = {}
 
@@ -112,7 +121,7 @@ def test_cancel_on_another_instance_stops_the_running_stream(pair, start_server,
         for line in response.iter_lines():
             if not line:
                 continue
-            frames.append(json.loads(line[len("data: "):]))
+            frames.append(json.loads(line[len("data: ") :]))
             result = frames[-1]["result"]
             if worker is None and result.get("kind") == "status-update" and result["status"]["state"] == "working":
                 task_id = result["taskId"]
@@ -164,7 +173,10 @@ def test_turn_and_attachment_limits_answer_clearly(start_server):
     assert footer(second)[0][0] == "demo-catalog.csv"  # the large file was not kept: said, not hidden
     third = send(srv.url, "and the prices?", context_id)
     assert third["error"]["code"] == -32602
-    assert third["error"]["message"] == "This conversation has reached its limit of 2 turns; start a new conversation to continue."
+    assert (
+        third["error"]["message"]
+        == "This conversation has reached its limit of 2 turns; start a new conversation to continue."
+    )
 
 
 def test_resubscribe_on_another_instance_to_a_running_task(pair, monkeypatch):
@@ -175,11 +187,21 @@ def test_resubscribe_on_another_instance_to_a_running_task(pair, monkeypatch):
     a, b, fake, bucket = pair
     monkeypatch.setenv("STORAGE_EMULATOR_HOST", fake.url)
     task_id, context_id = str(uuid.uuid4()), str(uuid.uuid4())
-    user = {"kind": "message", "role": "user", "messageId": "m", "parts": [{"kind": "text", "text": "gaps?"}],
-            "taskId": task_id, "contextId": context_id}
-    working = objects.status("working", objects.agent_message([objects.text_part("Reading the catalog…")],
-                                                              task_id=task_id, context_id=context_id))
-    gcs_store.GcsTaskStore(gcs_store.Bucket(bucket, 7)).create(objects.task(task_id, context_id, working, history=[user]))
+    user = {
+        "kind": "message",
+        "role": "user",
+        "messageId": "m",
+        "parts": [{"kind": "text", "text": "gaps?"}],
+        "taskId": task_id,
+        "contextId": context_id,
+    }
+    working = objects.status(
+        "working",
+        objects.agent_message([objects.text_part("Reading the catalog…")], task_id=task_id, context_id=context_id),
+    )
+    gcs_store.GcsTaskStore(gcs_store.Bucket(bucket, 7)).create(
+        objects.task(task_id, context_id, working, history=[user])
+    )
     started = time.monotonic()
     frames = raw_stream(b.url, {"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": task_id}})
     assert time.monotonic() - started < 5
@@ -192,12 +214,20 @@ def test_attachment_limit_counts_only_the_catalog_that_is_kept(start_server):
     """A small own catalog with a large competitor file: the competitor (not kept) does not count."""
     srv = start_server({"CONTEXT_MAX_ATTACHED_BYTES": str(len(CSV) + 100)})
     big = CSV + CSV.split(b"\n", 1)[1] * 3
-    parts = [{"kind": "text", "text": "Which brands do competitors carry that I don't?"},
-             {"kind": "file", "file": {"bytes": base64.b64encode(CSV).decode(), "name": "mine.csv", "mimeType": "text/csv"}},
-             {"kind": "file", "file": {"bytes": base64.b64encode(big).decode(), "name": "competitor.csv", "mimeType": "text/csv"}}]
+    parts = [
+        {"kind": "text", "text": "Which brands do competitors carry that I don't?"},
+        {"kind": "file", "file": {"bytes": base64.b64encode(CSV).decode(), "name": "mine.csv", "mimeType": "text/csv"}},
+        {
+            "kind": "file",
+            "file": {"bytes": base64.b64encode(big).decode(), "name": "competitor.csv", "mimeType": "text/csv"},
+        },
+    ]
     context_id = str(uuid.uuid4())
-    first = rpc(srv.url, "message/send", {"message": {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())},
-                                          "contextId": context_id})["result"]
+    first = rpc(
+        srv.url,
+        "message/send",
+        {"message": {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())}, "contextId": context_id},
+    )["result"]
     assert "larger than a conversation keeps" not in first["artifacts"][0]["parts"][0]["text"]
     second = send(srv.url, "What is in this file?", context_id)["result"]
     assert footer(second)[0][0] == "mine.csv"  # kept for the follow-up

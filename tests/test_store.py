@@ -50,8 +50,10 @@ class Backend:
             self.bucket_name = emulator.create_bucket()
             self._memory = None
         else:
-            self._memory = (MemoryTaskStore(ttl_days=ttl_days, clock=self.clock.mono),
-                            MemoryContextStore(ttl_days=ttl_days, clock=self.clock.mono))
+            self._memory = (
+                MemoryTaskStore(ttl_days=ttl_days, clock=self.clock.mono),
+                MemoryContextStore(ttl_days=ttl_days, clock=self.clock.mono),
+            )
 
     def stores(self):
         if self._memory is not None:
@@ -72,8 +74,14 @@ def backend(request) -> Backend:
 
 def _task(state: str = "submitted", task_id: str | None = None, context_id: str = "ctx-1") -> dict:
     task_id = task_id or objects.new_id()
-    user = {"kind": "message", "role": "user", "messageId": "m1", "parts": [{"kind": "text", "text": "hi"}],
-            "taskId": task_id, "contextId": context_id}
+    user = {
+        "kind": "message",
+        "role": "user",
+        "messageId": "m1",
+        "parts": [{"kind": "text", "text": "hi"}],
+        "taskId": task_id,
+        "contextId": context_id,
+    }
     return objects.task(task_id, context_id, objects.status(state), history=[user])
 
 
@@ -136,9 +144,16 @@ def test_context_remembers_turns_merchant_memory_and_catalog(backend):
     _, contexts = backend.stores()
     assert contexts.load("client-made-id") is None
     catalog, size = _catalog()
-    first = contexts.record_turn("client-made-id", ContextChange(
-        task_id="t1", merchant_id="acme", plan_memory={"skills": ["availability"], "scope_phrase": "chairs"},
-        catalogs=[as_context_catalog(catalog)], attached_bytes=size))
+    first = contexts.record_turn(
+        "client-made-id",
+        ContextChange(
+            task_id="t1",
+            merchant_id="acme",
+            plan_memory={"skills": ["availability"], "scope_phrase": "chairs"},
+            catalogs=[as_context_catalog(catalog)],
+            attached_bytes=size,
+        ),
+    )
     assert first.task_ids == ["t1"] and first.merchant_id == "acme"
     contexts.record_turn("client-made-id", ContextChange(task_id="t2", merchant_id="other", plan_memory=None))
 
@@ -155,15 +170,23 @@ def test_context_remembers_turns_merchant_memory_and_catalog(backend):
     source, original = loaded[0].sources[0], catalog.sources[0]
     assert source.kind == KIND_CONTEXT
     assert (source.name, source.rows_read, source.rows_skipped, source.format) == (
-        original.name, original.rows_read, original.rows_skipped, original.format)
+        original.name,
+        original.rows_read,
+        original.rows_skipped,
+        original.format,
+    )
 
 
 def test_new_attachment_replaces_the_old_one(backend):
     _, contexts = backend.stores()
     small, small_size = _catalog(50, "first.csv")
     large, large_size = _catalog(120, "second.csv")
-    contexts.record_turn("c", ContextChange(task_id="t1", catalogs=[as_context_catalog(small)], attached_bytes=small_size))
-    contexts.record_turn("c", ContextChange(task_id="t2", catalogs=[as_context_catalog(large)], attached_bytes=large_size))
+    contexts.record_turn(
+        "c", ContextChange(task_id="t1", catalogs=[as_context_catalog(small)], attached_bytes=small_size)
+    )
+    contexts.record_turn(
+        "c", ContextChange(task_id="t2", catalogs=[as_context_catalog(large)], attached_bytes=large_size)
+    )
     _, elsewhere = backend.stores()
     state = elsewhere.load("c")
     loaded = elsewhere.load_catalogs(state)
@@ -186,7 +209,9 @@ def test_ttl_applies_on_read(backend):
     task = _task()
     tasks.create(task)
     catalog, size = _catalog(30)
-    contexts.record_turn("old", ContextChange(task_id="t1", catalogs=[as_context_catalog(catalog)], attached_bytes=size))
+    contexts.record_turn(
+        "old", ContextChange(task_id="t1", catalogs=[as_context_catalog(catalog)], attached_bytes=size)
+    )
     backend.clock.advance(6)
     contexts.record_turn("old", ContextChange(task_id="t2"))  # the context is fresh again, its catalog is not
     assert tasks.get(task["id"]) is not None
@@ -236,7 +261,9 @@ def test_memory_bounds_by_entries_and_bytes():
     weight = catalog.table.nbytes
     contexts = MemoryContextStore(max_entries=100, max_bytes=int(weight * 2.5))
     for i in range(4):
-        contexts.record_turn(f"c{i}", ContextChange(task_id="t", catalogs=[as_context_catalog(catalog)], attached_bytes=size))
+        contexts.record_turn(
+            f"c{i}", ContextChange(task_id="t", catalogs=[as_context_catalog(catalog)], attached_bytes=size)
+        )
     kept = [i for i in range(4) if contexts.load(f"c{i}") is not None]
     assert kept == [2, 3]  # by bytes: two catalogs fit, the oldest two went
 
@@ -290,8 +317,9 @@ def test_stale_write_gets_412_and_the_change_is_reapplied(fake_gcs):
     tasks_a = gcs_store.GcsTaskStore(gcs_store.Bucket(bucket_name, 7))
     task = _task("working")
     tasks_a.create(task)
-    tasks_b = gcs_store.GcsTaskStore(InterleavingBucket(
-        bucket_name, 7, intervene=lambda: tasks_a.finish(_final(task, "canceled"))))
+    tasks_b = gcs_store.GcsTaskStore(
+        InterleavingBucket(bucket_name, 7, intervene=lambda: tasks_a.finish(_final(task, "canceled")))
+    )
     assert tasks_b.finish(_final(task, "completed"))["status"]["state"] == "canceled"
 
 
@@ -355,16 +383,34 @@ def test_cancel_poll_is_throttled(gcs_emulator):
 def test_store_settings_are_parsed_and_checked():
     from agent import config
 
-    cfg = config.load({"STATE_TTL_DAYS": "14", "CONTEXT_MAX_ATTACHED_BYTES": "1048576", "CONTEXT_MAX_TURNS": "20",
-                       "STATE_MEMORY_BYTES": "67108864",
-                       "ALLOWED_CATALOG_PREFIXES": "gs://acme-cat/{merchant_id}, gs://market/feeds/"})
+    cfg = config.load(
+        {
+            "STATE_TTL_DAYS": "14",
+            "CONTEXT_MAX_ATTACHED_BYTES": "1048576",
+            "CONTEXT_MAX_TURNS": "20",
+            "STATE_MEMORY_BYTES": "67108864",
+            "ALLOWED_CATALOG_PREFIXES": "gs://acme-cat/{merchant_id}, gs://market/feeds/",
+        }
+    )
     assert (cfg.state_ttl_days, cfg.context_max_attached_bytes, cfg.context_max_turns, cfg.memory_store_bytes) == (
-        14, 1048576, 20, 67108864)
+        14,
+        1048576,
+        20,
+        67108864,
+    )
     assert cfg.allowed_catalog_prefixes == ("gs://acme-cat/{merchant_id}/", "gs://market/feeds/")
     defaults = config.load({})
-    assert (defaults.state_ttl_days, defaults.context_max_attached_bytes, defaults.context_max_turns) == (7, 64 << 20, 100)
-    for name, value in [("STATE_TTL_DAYS", "0"), ("CONTEXT_MAX_TURNS", "lots"),
-                        ("ALLOWED_CATALOG_PREFIXES", "gs://"), ("ALLOWED_CATALOG_PREFIXES", "gs://b/{other}/")]:
+    assert (defaults.state_ttl_days, defaults.context_max_attached_bytes, defaults.context_max_turns) == (
+        7,
+        64 << 20,
+        100,
+    )
+    for name, value in [
+        ("STATE_TTL_DAYS", "0"),
+        ("CONTEXT_MAX_TURNS", "lots"),
+        ("ALLOWED_CATALOG_PREFIXES", "gs://"),
+        ("ALLOWED_CATALOG_PREFIXES", "gs://b/{other}/"),
+    ]:
         with pytest.raises(config.ConfigError, match=name):
             config.load({name: value})
 
@@ -379,15 +425,35 @@ def test_follow_up_after_the_catalog_expired_says_so(gcs_emulator):
 
     clock = Clock()
     bucket = gcs_store.Bucket(gcs_emulator.create_bucket(), 7, clock=clock.utc)
-    runner = Runner(Deps(tasks=gcs_store.GcsTaskStore(bucket), contexts=gcs_store.GcsContextStore(bucket),
-                         live=LiveRegistry(), catalog_uri=None, reference_uri=None, local_root=None,
-                         a2ui_status_copy=False, ttl_days=7))
+    runner = Runner(
+        Deps(
+            tasks=gcs_store.GcsTaskStore(bucket),
+            contexts=gcs_store.GcsContextStore(bucket),
+            live=LiveRegistry(),
+            catalog_uri=None,
+            reference_uri=None,
+            local_root=None,
+            a2ui_status_copy=False,
+            ttl_days=7,
+        )
+    )
     data = b"".join(DEMO.read_bytes().splitlines(keepends=True)[:41])
 
     def ask(question: str, attachments=()) -> str:
-        turn = Turn(task_id=objects.new_id(), context_id="conv", user_message={"kind": "message", "role": "user",
-                    "messageId": objects.new_id(), "parts": [{"kind": "text", "text": question}]},
-                    question=question, attachments=list(attachments), unreadable=[], notices=[])
+        turn = Turn(
+            task_id=objects.new_id(),
+            context_id="conv",
+            user_message={
+                "kind": "message",
+                "role": "user",
+                "messageId": objects.new_id(),
+                "parts": [{"kind": "text", "text": question}],
+            },
+            question=question,
+            attachments=list(attachments),
+            unreadable=[],
+            notices=[],
+        )
         drain(runner.events(turn))
         return turn.final_task["artifacts"][0]["parts"][0]["text"]
 

@@ -22,10 +22,12 @@ from tests.conftest import ROOT
 from tests.emulators import GcsEmulator
 
 SECRET = "s3cret-for-tests"
-CSV = (b"id,title,price,brand,category,availability\n"
-       b"P1,Teak garden chair,129.00,Oakline,Furniture > Outdoor Furniture > Outdoor Seating,in stock\n"
-       b"P2,Bistro table,89.50,Oakline,Furniture > Outdoor Furniture > Outdoor Tables,out of stock\n"
-       b"P3,Sun lounger,199.00,Sunny,Furniture > Outdoor Furniture > Outdoor Seating,in stock\n")
+CSV = (
+    b"id,title,price,brand,category,availability\n"
+    b"P1,Teak garden chair,129.00,Oakline,Furniture > Outdoor Furniture > Outdoor Seating,in stock\n"
+    b"P2,Bistro table,89.50,Oakline,Furniture > Outdoor Furniture > Outdoor Tables,out of stock\n"
+    b"P3,Sun lounger,199.00,Sunny,Furniture > Outdoor Furniture > Outdoor Seating,in stock\n"
+)
 
 
 def signed(**fields) -> dict:
@@ -42,39 +44,57 @@ def check(raw, secret=SECRET, bound=None) -> trust.TrustedContext:
 
 
 def test_signed_context_under_the_merchants_prefix_is_accepted():
-    ok = check(signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/catalog/",
-                      reference_uri="gs://shared-market/feeds/market.parquet"))
-    assert ok == trust.TrustedContext("acme", "gs://acme-catalogs/acme/catalog/", "gs://shared-market/feeds/market.parquet")
+    ok = check(
+        signed(
+            merchant_id="acme",
+            catalog_uri="gs://acme-catalogs/acme/catalog/",
+            reference_uri="gs://shared-market/feeds/market.parquet",
+        )
+    )
+    assert ok == trust.TrustedContext(
+        "acme", "gs://acme-catalogs/acme/catalog/", "gs://shared-market/feeds/market.parquet"
+    )
     # Uppercase hex is the same signature; no secret configured means no signature needed.
     raw = signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv")
     assert check(dict(raw, signature=raw["signature"].upper())).merchant_id == "acme"
-    assert check({"merchant_id": "acme", "catalog_uri": "gs://acme-catalogs/acme/a.csv"}, secret=None).merchant_id == "acme"
+    assert (
+        check({"merchant_id": "acme", "catalog_uri": "gs://acme-catalogs/acme/a.csv"}, secret=None).merchant_id
+        == "acme"
+    )
 
 
-@pytest.mark.parametrize("raw", [
-    {"merchant_id": "acme", "catalog_uri": "gs://acme-catalogs/acme/a.csv"},  # unsigned
-    dict(signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv"), catalog_uri="gs://acme-catalogs/acme/b.csv"),
-    dict(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv", signature="0" * 64),
-    dict(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv", signature="é" * 64),  # not hex, not ASCII
-    signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/globex/a.csv"),  # another merchant's folder
-    signed(merchant_id="acme", catalog_uri="gs://other-bucket/acme/a.csv"),
-    signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/../globex/a.csv"),
-    signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/%2e%2e/globex/a.csv"),
-    signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme//a.csv"),
-    signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv?alt=media"),
-    signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme\\..\\globex\\a.csv"),
-    signed(merchant_id="acme", catalog_uri="gs://169.254.169.254/acme/a.csv"),
-    signed(merchant_id="acme", catalog_uri="https://storage.googleapis.com/acme-catalogs/acme/a.csv"),
-    signed(merchant_id="acme", catalog_uri="http://metadata.google.internal/computeMetadata/v1/"),
-    signed(merchant_id="acme", catalog_uri="file:///etc/passwd"),
-    signed(merchant_id="acme", catalog_uri="/srv/catalogs/acme/a.csv"),
-    signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv", reference_uri="https://example.com/f.csv"),
-    signed(merchant_id="../acme", catalog_uri="gs://acme-catalogs/../acme/a.csv"),
-    signed(merchant_id="acme\n", catalog_uri="gs://shared-market/feeds/a.csv"),  # "$" alone allows a final newline
-    signed(merchant_id="acme"),  # no catalog_uri
-    signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv", extra="x"),
-    "gs://acme-catalogs/acme/a.csv",
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"merchant_id": "acme", "catalog_uri": "gs://acme-catalogs/acme/a.csv"},  # unsigned
+        dict(
+            signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv"),
+            catalog_uri="gs://acme-catalogs/acme/b.csv",
+        ),
+        dict(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv", signature="0" * 64),
+        dict(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv", signature="é" * 64),  # not hex, not ASCII
+        signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/globex/a.csv"),  # another merchant's folder
+        signed(merchant_id="acme", catalog_uri="gs://other-bucket/acme/a.csv"),
+        signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/../globex/a.csv"),
+        signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/%2e%2e/globex/a.csv"),
+        signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme//a.csv"),
+        signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv?alt=media"),
+        signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme\\..\\globex\\a.csv"),
+        signed(merchant_id="acme", catalog_uri="gs://169.254.169.254/acme/a.csv"),
+        signed(merchant_id="acme", catalog_uri="https://storage.googleapis.com/acme-catalogs/acme/a.csv"),
+        signed(merchant_id="acme", catalog_uri="http://metadata.google.internal/computeMetadata/v1/"),
+        signed(merchant_id="acme", catalog_uri="file:///etc/passwd"),
+        signed(merchant_id="acme", catalog_uri="/srv/catalogs/acme/a.csv"),
+        signed(
+            merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv", reference_uri="https://example.com/f.csv"
+        ),
+        signed(merchant_id="../acme", catalog_uri="gs://acme-catalogs/../acme/a.csv"),
+        signed(merchant_id="acme\n", catalog_uri="gs://shared-market/feeds/a.csv"),  # "$" alone allows a final newline
+        signed(merchant_id="acme"),  # no catalog_uri
+        signed(merchant_id="acme", catalog_uri="gs://acme-catalogs/acme/a.csv", extra="x"),
+        "gs://acme-catalogs/acme/a.csv",
+    ],
+)
 def test_refusals_are_neutral(raw):
     with pytest.raises(RpcError) as caught:
         check(raw)
@@ -96,14 +116,28 @@ def test_canonical_json_is_documented_form():
 def test_sign_helper_on_the_command_line():
     fields = {"merchant_id": "acme", "catalog_uri": "gs://acme-catalogs/acme/"}
     env = {"PATH": os.environ["PATH"], "CATALOG_CONTEXT_SECRET": SECRET}
-    done = subprocess.run([sys.executable, "-m", "agent.service.trust", "sign"], input=json.dumps(fields), cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-m", "agent.service.trust", "sign"],
+        input=json.dumps(fields),
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out == dict(fields, signature=trust.sign(fields, SECRET))
     assert check(out).catalog_uri == fields["catalog_uri"]
-    bad = subprocess.run([sys.executable, "-m", "agent.service.trust", "sign"], input='{"merchant_id": "acme", "x": 1}',
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
+    bad = subprocess.run(
+        [sys.executable, "-m", "agent.service.trust", "sign"],
+        input='{"merchant_id": "acme", "x": 1}',
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert bad.returncode == 2 and "not a valid catalog_context" in bad.stderr
 
 
@@ -122,13 +156,20 @@ def setup(emulator, start_server):
     bucket = emulator.create_bucket()
     emulator.upload(bucket, "acme/catalog.csv", CSV, "text/csv")
     emulator.upload(bucket, "globex/catalog.csv", CSV, "text/csv")
-    srv = start_server({"STORAGE_EMULATOR_HOST": emulator.url, "CATALOG_CONTEXT_SECRET": SECRET,
-                        "ALLOWED_CATALOG_PREFIXES": f"gs://{bucket}/{{merchant_id}}/"})
+    srv = start_server(
+        {
+            "STORAGE_EMULATOR_HOST": emulator.url,
+            "CATALOG_CONTEXT_SECRET": SECRET,
+            "ALLOWED_CATALOG_PREFIXES": f"gs://{bucket}/{{merchant_id}}/",
+        }
+    )
     return srv, bucket
 
 
 def ask(url: str, catalog_context=None, context_id: str | None = None, text: str = "What is in this catalog?") -> dict:
-    params: dict = {"message": {"role": "user", "parts": [{"kind": "text", "text": text}], "messageId": str(uuid.uuid4())}}
+    params: dict = {
+        "message": {"role": "user", "parts": [{"kind": "text", "text": text}], "messageId": str(uuid.uuid4())}
+    }
     if catalog_context is not None:
         params["catalog_context"] = catalog_context
     if context_id:
@@ -142,7 +183,11 @@ def test_refused_contexts_read_nothing_and_a_signed_one_is_read(setup, emulator)
     good = f"gs://{bucket}/acme/catalog.csv"
     refused = [
         {"merchant_id": "acme", "catalog_uri": good},  # unsigned
-        dict(merchant_id="acme", catalog_uri=good, signature=trust.sign({"merchant_id": "acme", "catalog_uri": good}, "wrong")),
+        dict(
+            merchant_id="acme",
+            catalog_uri=good,
+            signature=trust.sign({"merchant_id": "acme", "catalog_uri": good}, "wrong"),
+        ),
         signed(merchant_id="acme", catalog_uri=f"gs://{bucket}/globex/catalog.csv"),  # outside acme's prefix
         signed(merchant_id="acme", catalog_uri=f"gs://{bucket}/acme/../globex/catalog.csv"),  # traversal
         signed(merchant_id="acme", catalog_uri=f"{emulator.url}/storage/v1/b/{bucket}/o/acme%2Fcatalog.csv?alt=media"),

@@ -31,7 +31,18 @@ def write(rows: list[list[str]]) -> bytes:
 
 
 def shopify(rng, n):
-    rows = [["Handle", "Title", "Option1 Name", "Option1 Value", "Option2 Name", "Option2 Value", "Variant SKU", "Variant Price"]]
+    rows = [
+        [
+            "Handle",
+            "Title",
+            "Option1 Name",
+            "Option1 Value",
+            "Option2 Name",
+            "Option2 Value",
+            "Variant SKU",
+            "Variant Price",
+        ]
+    ]
     picks = []
     for i in range(n):
         size, colour = rng.choice(SIZES), rng.choice(COLOURS)
@@ -51,8 +62,20 @@ def gmc(rng, n):
 
 
 def woocommerce(rng, n):
-    rows = [["ID", "Type", "SKU", "Name", "Regular price", "Attribute 1 name", "Attribute 1 value(s)",
-             "Attribute 2 name", "Attribute 2 value(s)", "In stock?"]]
+    rows = [
+        [
+            "ID",
+            "Type",
+            "SKU",
+            "Name",
+            "Regular price",
+            "Attribute 1 name",
+            "Attribute 1 value(s)",
+            "Attribute 2 name",
+            "Attribute 2 value(s)",
+            "In stock?",
+        ]
+    ]
     picks = []
     for i in range(n):
         size, colour = rng.choice(SIZES), rng.choice(COLOURS)
@@ -67,7 +90,9 @@ def test_case_is_kept_and_matching_is_case_insensitive(make, seed):
     table, ev = read_table_bytes(data, "f.csv", KIND_ATTACHED)
     assert sorted(table["size"].cast("string").to_pylist()) == sorted(s for s, _ in picks)
     assert sorted(table["color"].cast("string").to_pylist()) == sorted(c for _, c in picks)
-    result = attributes.run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=taxonomy.load(), sources=(ev,)))
+    result = attributes.run(
+        SkillInput(own=table, reference=None, scope=Scope(), taxonomy=taxonomy.load(), sources=(ev,))
+    )
     by_attr = {r["Attribute"]: r for r in result.table.to_pylist()}
     for label, values in (("Size", [s for s, _ in picks]), ("Colour", [c for _, c in picks])):
         groups: dict[str, Counter] = {}
@@ -83,9 +108,16 @@ def test_case_is_kept_and_matching_is_case_insensitive(make, seed):
 
 
 def test_option_axis_keeps_its_written_name():
-    data = write([["Handle", "Title", "Option1 Name", "Option1 Value", "Variant SKU", "Variant Price"],
-                  ["a", "A", "Finish", "Matte", "A1", "1"], ["a", "", "Finish", "GLOSS", "A2", "1"]])
+    data = write(
+        [
+            ["Handle", "Title", "Option1 Name", "Option1 Value", "Variant SKU", "Variant Price"],
+            ["a", "A", "Finish", "Matte", "A1", "1"],
+            ["a", "", "Finish", "GLOSS", "A2", "1"],
+        ]
+    )
     table, ev = read_table_bytes(data, "f.csv", KIND_ATTACHED)
-    result = attributes.run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=taxonomy.load(), sources=(ev,)))
+    result = attributes.run(
+        SkillInput(own=table, reference=None, scope=Scope(), taxonomy=taxonomy.load(), sources=(ev,))
+    )
     row = next(r for r in result.table.to_pylist() if r["Attribute"].startswith("Option:"))
     assert row["Attribute"] == "Option: Finish" and row["Top values (rows)"] == "GLOSS (1), Matte (1)"

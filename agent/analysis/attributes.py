@@ -29,15 +29,34 @@ from agent.analysis.result import Finding, SkillResult
 SKILL_ID = "attribute_coverage"
 TOP_VALUES = 5
 LIST_LIMIT = 5
-ATTRIBUTES = (("Colour", "color", ("color", "colour", "colours", "colors")),
-              ("Material", "material", ("material", "materials", "fabric")),
-              ("Size", "size", ("size", "sizes", "dimensions")))
+ATTRIBUTES = (
+    ("Colour", "color", ("color", "colour", "colours", "colors")),
+    ("Material", "material", ("material", "materials", "fabric")),
+    ("Size", "size", ("size", "sizes", "dimensions")),
+)
 IGNORED_OPTIONS = ("title",)  # Shopify's placeholder option ("Title: Default Title")
-SPELLINGS = ((r"\bgray\b", "grey"), (r"\baluminum\b", "aluminium"), (r"\bcolor\b", "colour"), (r"\bmulti[- ]?colou?r(ed)?\b", "multicolour"),
-             (r"\bx-?large\b", "xl"), (r"\bextra large\b", "xl"))
+SPELLINGS = (
+    (r"\bgray\b", "grey"),
+    (r"\baluminum\b", "aluminium"),
+    (r"\bcolor\b", "colour"),
+    (r"\bmulti[- ]?colou?r(ed)?\b", "multicolour"),
+    (r"\bx-?large\b", "xl"),
+    (r"\bextra large\b", "xl"),
+)
 
-COLUMNS_READ = ("google_category_id", "category_path", "color", "material", "size", "option1_name", "option1_value",
-                "option2_name", "option2_value", "option3_name", "option3_value")
+COLUMNS_READ = (
+    "google_category_id",
+    "category_path",
+    "color",
+    "material",
+    "size",
+    "option1_name",
+    "option1_value",
+    "option2_name",
+    "option2_value",
+    "option3_name",
+    "option3_value",
+)
 COLUMNS = (
     ("Attribute", "text", pa.string()),
     ("Filled rows", "count", pa.int64()),
@@ -116,8 +135,10 @@ def _source(arr, vocab: _Vocab) -> tuple[np.ndarray, np.ndarray]:
     spelled = _spell(clean)
     idx = pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)
     rows = np.bincount(idx, minlength=len(d.dictionary) + 1)
-    codes = np.array([vocab.code(v, w, int(r)) for v, w, r in zip(spelled.to_pylist(), written.to_pylist(), rows.tolist())]
-                     + [-1], dtype=np.int64)
+    codes = np.array(
+        [vocab.code(v, w, int(r)) for v, w, r in zip(spelled.to_pylist(), written.to_pylist(), rows.tolist())] + [-1],
+        dtype=np.int64,
+    )
     changed = np.array([a is not None and a != b for a, b in zip(clean.to_pylist(), spelled.to_pylist())] + [False])
     return codes[idx], changed[idx]
 
@@ -178,8 +199,9 @@ def _distribution(values: Values) -> tuple[list[tuple[str, str, int]], int, int]
     filled = values.codes[values.codes >= 0]
     counts = np.bincount(filled, minlength=len(values.vocab)) if len(values.vocab) else np.zeros(0, dtype=np.int64)
     shown = values.display or values.vocab
-    triples = sorted(((v, s, int(c)) for v, s, c in zip(values.vocab, shown, counts.tolist()) if c),
-                     key=lambda p: (-p[2], p[0]))
+    triples = sorted(
+        ((v, s, int(c)) for v, s, c in zip(values.vocab, shown, counts.tolist()) if c), key=lambda p: (-p[2], p[0])
+    )
     return triples, int(values.respelled[values.codes >= 0].sum()), int(len(filled))
 
 
@@ -199,23 +221,40 @@ def run(inp: SkillInput) -> SkillResult:
     if t.num_rows:
         for label, vals in attribute_values(t).items():
             triples, merged, filled = _distribution(vals)
-            row = {"Attribute": label, "Filled rows": filled, "Fill rate": common.pct(filled, t.num_rows),
-                   "Distinct values": len(triples),
-                   "Top values (rows)": ", ".join(f"{s} ({n:,})" for _, s, n in triples[:TOP_VALUES]) or None,
-                   "Spelling variants merged (rows)": merged}
+            row = {
+                "Attribute": label,
+                "Filled rows": filled,
+                "Fill rate": common.pct(filled, t.num_rows),
+                "Distinct values": len(triples),
+                "Top values (rows)": ", ".join(f"{s} ({n:,})" for _, s, n in triples[:TOP_VALUES]) or None,
+                "Spelling variants merged (rows)": merged,
+            }
             if with_ref:
                 ref_set, ref_fill = ref_vals.get(label, ({}, None))
                 only = sorted(set(ref_set) - {v for v, _, _ in triples})
-                row.update({"Reference fill rate": ref_fill, "Values only in reference": len(only),
-                            "Examples only in reference": ", ".join(ref_set[v] for v in only[:LIST_LIMIT]) or None})
+                row.update(
+                    {
+                        "Reference fill rate": ref_fill,
+                        "Values only in reference": len(only),
+                        "Examples only in reference": ", ".join(ref_set[v] for v in only[:LIST_LIMIT]) or None,
+                    }
+                )
             rows.append(row)
         rows.insert(0, {"Attribute": "Variant rows analysed", "Filled rows": t.num_rows})
     table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
-        skill=SKILL_ID, scope=scope, table=table, findings=_findings(rows, with_ref, pop.excluded),
+        skill=SKILL_ID,
+        scope=scope,
+        table=table,
+        findings=_findings(rows, with_ref, pop.excluded),
         missing="reference" if scope.wants_reference and not with_ref else None,  # "compared with competitors"
-        thresholds={"fill_rate": "share of variant rows with a value", "normalisation": "case, spacing and spelling variants " + ", ".join(r for _, r in SPELLINGS)},
-        currency=None, chart=("Attribute", "Fill rate"), taxonomy_note=common.taxonomy_note(scope, tax),
+        thresholds={
+            "fill_rate": "share of variant rows with a value",
+            "normalisation": "case, spacing and spelling variants " + ", ".join(r for _, r in SPELLINGS),
+        },
+        currency=None,
+        chart=("Attribute", "Fill rate"),
+        taxonomy_note=common.taxonomy_note(scope, tax),
     )
 
 
@@ -225,30 +264,65 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
     f: list[Finding] = []
     visible = list(enumerate(rows))[1:20]
     core = [(i, r) for i, r in visible if not r["Attribute"].startswith("Option:")]
-    low = sorted([(i, r) for i, r in core], key=lambda x: (x[1]["Fill rate"] or 0))
+    low = sorted([(i, r) for i, r in core], key=lambda x: x[1]["Fill rate"] or 0)
     items = [{"name": r["Attribute"].lower(), "fill_pct": r["Fill rate"], "rows_n": r["Filled rows"]} for _, r in low]
-    f.append(Finding("attributes.fill", {"items": items, "total_n": rows[0]["Filled rows"]},
-                     cells=((0, "Filled rows"),) + tuple((i, c) for i, _ in low for c in ("Fill rate", "Filled rows")), severity=8))
+    f.append(
+        Finding(
+            "attributes.fill",
+            {"items": items, "total_n": rows[0]["Filled rows"]},
+            cells=((0, "Filled rows"),) + tuple((i, c) for i, _ in low for c in ("Fill rate", "Filled rows")),
+            severity=8,
+        )
+    )
     for i, r in core:
         if r["Top values (rows)"] and r["Attribute"] in ("Colour", "Material"):
-            f.append(Finding("attributes.top", {"name": r["Attribute"].lower(), "values": r["Top values (rows)"].split(", ")[:3],
-                                                "distinct_n": r["Distinct values"]},
-                             cells=((i, "Top values (rows)"), (i, "Distinct values")), severity=4))
+            f.append(
+                Finding(
+                    "attributes.top",
+                    {
+                        "name": r["Attribute"].lower(),
+                        "values": r["Top values (rows)"].split(", ")[:3],
+                        "distinct_n": r["Distinct values"],
+                    },
+                    cells=((i, "Top values (rows)"), (i, "Distinct values")),
+                    severity=4,
+                )
+            )
     if with_ref:
         gaps = [(i, r) for i, r in visible if r.get("Values only in reference")][:3]
         for i, r in gaps:
-            f.append(Finding("attributes.reference_only", {"name": r["Attribute"].lower(), "only_n": r["Values only in reference"],
-                                                           "examples": r["Examples only in reference"]},
-                             cells=((i, "Values only in reference"), (i, "Examples only in reference")), severity=7))
+            f.append(
+                Finding(
+                    "attributes.reference_only",
+                    {
+                        "name": r["Attribute"].lower(),
+                        "only_n": r["Values only in reference"],
+                        "examples": r["Examples only in reference"],
+                    },
+                    cells=((i, "Values only in reference"), (i, "Examples only in reference")),
+                    severity=7,
+                )
+            )
     merged = [(i, r) for i, r in visible if r["Spelling variants merged (rows)"]]
     if merged:
         items = [{"name": r["Attribute"].lower(), "rows_n": r["Spelling variants merged (rows)"]} for _, r in merged]
-        f.append(Finding("attributes.spelling", {"items": items},
-                         cells=tuple((i, "Spelling variants merged (rows)") for i, _ in merged), severity=5))
+        f.append(
+            Finding(
+                "attributes.spelling",
+                {"items": items},
+                cells=tuple((i, "Spelling variants merged (rows)") for i, _ in merged),
+                severity=5,
+            )
+        )
     options = [(i, r) for i, r in visible if r["Attribute"].startswith("Option:")]
     if options:
-        f.append(Finding("attributes.options", {"names": [r["Attribute"].removeprefix("Option: ") for _, r in options[:LIST_LIMIT]]},
-                         severity=2))
+        f.append(
+            Finding(
+                "attributes.options",
+                {"names": [r["Attribute"].removeprefix("Option: ") for _, r in options[:LIST_LIMIT]]},
+                severity=2,
+            )
+        )
     ex = common.excluded_finding(excluded, rows)
     if ex:
         f.append(ex)

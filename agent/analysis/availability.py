@@ -18,7 +18,15 @@ from agent.analysis.result import Finding, SkillResult
 
 SKILL_ID = "availability"
 # The canonical columns this skill reads (population() carries only these through its filter).
-READ = ("product_key", "google_category_id", "category_path", "availability", "inventory_qty", "inventory_policy", "title")
+READ = (
+    "product_key",
+    "google_category_id",
+    "category_path",
+    "availability",
+    "inventory_qty",
+    "inventory_policy",
+    "title",
+)
 EXAMPLES = 5  # product titles named per category: every variant out first, then most variants out
 
 COLUMNS = (
@@ -58,11 +66,20 @@ def run(inp: SkillInput) -> SkillResult:
             "unk_sum": np.bincount(ci, weights=(state == code("unknown")), minlength=n_cat).astype(np.int64),
         }
         names = labels.dictionary.to_pylist()
-        g = pa.Table.from_pylist([{"c": names[i], **{k: int(v[i]) for k, v in counts.items()}}
-                                  for i in range(n_cat) if counts["pk_count"][i]])
+        g = pa.Table.from_pylist(
+            [
+                {"c": names[i], **{k: int(v[i]) for k, v in counts.items()}}
+                for i in range(n_cat)
+                if counts["pk_count"][i]
+            ]
+        )
         # Products with every variant out of stock (label: the product's first category).
-        per_product = common.per_product(t["product_key"], [("oos", pa.array(oos), "sum"), ("ci", labels.indices, "min")])
-        fully = per_product.filter(pc.and_(pc.equal(per_product["oos_sum"], per_product["pk_count"]), pc.greater(per_product["oos_sum"], 0)))
+        per_product = common.per_product(
+            t["product_key"], [("oos", pa.array(oos), "sum"), ("ci", labels.indices, "min")]
+        )
+        fully = per_product.filter(
+            pc.and_(pc.equal(per_product["oos_sum"], per_product["pk_count"]), pc.greater(per_product["oos_sum"], 0))
+        )
         fully = fully.append_column("c_min", pc.take(labels.dictionary, fully["ci_min"]))
         fully_by_cat: dict[str, int] = {}
         if fully.num_rows:
@@ -71,38 +88,55 @@ def run(inp: SkillInput) -> SkillResult:
         examples = _out_of_stock_examples(t, per_product, names)
         for d in g.to_pylist():
             c = d["c"]
-            rows.append({
-                "Category": c, "Products": d["pk_count_distinct"], "Variants": d["pk_count"],
-                "Out-of-stock variants": d["oos_sum"] if has_stock else None,
-                "Out-of-stock rate": common.pct(d["oos_sum"], d["pk_count"] - d["unk_sum"]) if has_stock else None,
-                "Products fully out": fully_by_cat.get(c, 0) if has_stock else None,
-                "Backorder variants": d["bo_sum"] if has_stock else None,
-                "Preorder variants": d["pre_sum"] if has_stock else None,
-                "Stock unknown variants": d["unk_sum"],
-                "Out-of-stock products (examples)": "; ".join(examples.get(c, [])) or None,
-            })
+            rows.append(
+                {
+                    "Category": c,
+                    "Products": d["pk_count_distinct"],
+                    "Variants": d["pk_count"],
+                    "Out-of-stock variants": d["oos_sum"] if has_stock else None,
+                    "Out-of-stock rate": common.pct(d["oos_sum"], d["pk_count"] - d["unk_sum"]) if has_stock else None,
+                    "Products fully out": fully_by_cat.get(c, 0) if has_stock else None,
+                    "Backorder variants": d["bo_sum"] if has_stock else None,
+                    "Preorder variants": d["pre_sum"] if has_stock else None,
+                    "Stock unknown variants": d["unk_sum"],
+                    "Out-of-stock products (examples)": "; ".join(examples.get(c, [])) or None,
+                }
+            )
         rows.sort(key=lambda r: (-(r["Out-of-stock rate"] or 0), -(r["Out-of-stock variants"] or 0), r["Category"]))
         total_unknown = sum(r["Stock unknown variants"] for r in rows)
         total_oos = sum(r["Out-of-stock variants"] or 0 for r in rows)
         total = {
             "Category": common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"),
-            "Products": common.count_products(t), "Variants": t.num_rows,
+            "Products": common.count_products(t),
+            "Variants": t.num_rows,
             "Out-of-stock variants": total_oos if has_stock else None,
             "Out-of-stock rate": common.pct(total_oos, t.num_rows - total_unknown) if has_stock else None,
             "Products fully out": fully.num_rows if has_stock else None,
             "Backorder variants": sum(r["Backorder variants"] or 0 for r in rows) if has_stock else None,
             "Preorder variants": sum(r["Preorder variants"] or 0 for r in rows) if has_stock else None,
-            "Stock unknown variants": total_unknown, "Out-of-stock products (examples)": None,
+            "Stock unknown variants": total_unknown,
+            "Out-of-stock products (examples)": None,
         }
         rows.insert(0, total)
     table = common.records_table(COLUMNS, rows, pop.excluded)
     findings = _findings(rows, has_stock, pop.excluded)
-    notes = [] if has_stock or not t.num_rows else [
-        "Stock is unknown: the data states neither availability nor quantities, so nothing is reported as out of stock."]
-    return SkillResult(skill=SKILL_ID, scope=scope, table=table, findings=findings,
-                       thresholds={"stock_rule": "stated availability, else quantity > 0 in stock; no quantity = unknown"},
-                       chart=("Category", "Out-of-stock rate") if has_stock else None,
-                       taxonomy_note=common.taxonomy_note(scope, tax), notes=notes)
+    notes = (
+        []
+        if has_stock or not t.num_rows
+        else [
+            "Stock is unknown: the data states neither availability nor quantities, so nothing is reported as out of stock."
+        ]
+    )
+    return SkillResult(
+        skill=SKILL_ID,
+        scope=scope,
+        table=table,
+        findings=findings,
+        thresholds={"stock_rule": "stated availability, else quantity > 0 in stock; no quantity = unknown"},
+        chart=("Category", "Out-of-stock rate") if has_stock else None,
+        taxonomy_note=common.taxonomy_note(scope, tax),
+        notes=notes,
+    )
 
 
 def _out_of_stock_examples(t: pa.Table, per_product: pa.Table, names: list[str]) -> dict[str, list[str]]:
@@ -113,7 +147,9 @@ def _out_of_stock_examples(t: pa.Table, per_product: pa.Table, names: list[str])
     if some.num_rows:
         some = some.append_column("all_out", pc.cast(pc.equal(some["oos_sum"], some["pk_count"]), pa.int8()))
         # integer keys only (product_key breaks ties): deterministic and cheap on many products
-        some = some.sort_by([("ci_min", "ascending"), ("all_out", "descending"), ("oos_sum", "descending"), ("pk", "ascending")])
+        some = some.sort_by(
+            [("ci_min", "ascending"), ("all_out", "descending"), ("oos_sum", "descending"), ("pk", "ascending")]
+        )
         ci = some["ci_min"].to_numpy()
         first = np.ones(len(ci), dtype=bool)
         first[1:] = ci[1:] != ci[:-1]
@@ -122,7 +158,10 @@ def _out_of_stock_examples(t: pa.Table, per_product: pa.Table, names: list[str])
         # titles only for the few products named (a string aggregate over every row is costly)
         chosen = t.select(["product_key", "title"]).filter(pc.is_in(t["product_key"], value_set=some["pk"]))
         chosen = chosen.set_column(1, "title", common.as_str(chosen["title"]))  # min() needs plain text
-        titles = {d["product_key"]: d["title_min"] for d in chosen.group_by("product_key").aggregate([("title", "min")]).to_pylist()}
+        titles = {
+            d["product_key"]: d["title_min"]
+            for d in chosen.group_by("product_key").aggregate([("title", "min")]).to_pylist()
+        }
         for c, pk in zip(some["ci_min"].to_pylist(), some["pk"].to_pylist()):
             title = titles.get(pk)
             lst = examples.setdefault(names[c], [])
@@ -137,37 +176,88 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
         return [Finding("availability.empty", {}, severity=10)]
     total = rows[0]
     if not has_stock:
-        f.append(Finding("availability.unknown", {"variants_n": total["Variants"]}, cells=((0, "Variants"),), severity=9))
+        f.append(
+            Finding("availability.unknown", {"variants_n": total["Variants"]}, cells=((0, "Variants"),), severity=9)
+        )
         return f
-    f.append(Finding("availability.summary", {"oos_n": total["Out-of-stock variants"], "variants_n": total["Variants"],
-                                              "rate_pct": total["Out-of-stock rate"]},
-                     cells=((0, "Out-of-stock variants"), (0, "Variants"), (0, "Out-of-stock rate")), severity=9))
+    f.append(
+        Finding(
+            "availability.summary",
+            {
+                "oos_n": total["Out-of-stock variants"],
+                "variants_n": total["Variants"],
+                "rate_pct": total["Out-of-stock rate"],
+            },
+            cells=((0, "Out-of-stock variants"), (0, "Variants"), (0, "Out-of-stock rate")),
+            severity=9,
+        )
+    )
     visible = list(enumerate(rows))[1:20]
     fully = [(i, r) for i, r in visible if r["Products fully out"]]
     if total["Products fully out"]:
         items = [{"name": r["Category"], "products_n": r["Products fully out"]} for _, r in fully[:3]]
-        f.append(Finding("availability.fully_out", {"products_n": total["Products fully out"], "items": items},
-                         cells=((0, "Products fully out"),) + tuple((i, "Products fully out") for i, _ in fully[:3]), severity=8))
+        f.append(
+            Finding(
+                "availability.fully_out",
+                {"products_n": total["Products fully out"], "items": items},
+                cells=((0, "Products fully out"),) + tuple((i, "Products fully out") for i, _ in fully[:3]),
+                severity=8,
+            )
+        )
     named = [(i, r) for i, r in visible if r["Out-of-stock products (examples)"]][:2]
     if named:
         items = [{"name": r["Category"], "titles": r["Out-of-stock products (examples)"]} for _, r in named]
-        f.append(Finding("availability.examples", {"items": items}, cells=tuple((i, "Out-of-stock products (examples)") for i, _ in named),
-                         severity=7))
+        f.append(
+            Finding(
+                "availability.examples",
+                {"items": items},
+                cells=tuple((i, "Out-of-stock products (examples)") for i, _ in named),
+                severity=7,
+            )
+        )
     worst = [(i, r) for i, r in visible if r["Out-of-stock variants"]][:3]
     if worst:
-        items = [{"name": r["Category"], "rate_pct": r["Out-of-stock rate"], "oos_n": r["Out-of-stock variants"]} for _, r in worst]
-        f.append(Finding("availability.worst", {"items": items},
-                         cells=tuple((i, c) for i, _ in worst for c in ("Out-of-stock rate", "Out-of-stock variants")), severity=7))
+        items = [
+            {"name": r["Category"], "rate_pct": r["Out-of-stock rate"], "oos_n": r["Out-of-stock variants"]}
+            for _, r in worst
+        ]
+        f.append(
+            Finding(
+                "availability.worst",
+                {"items": items},
+                cells=tuple((i, c) for i, _ in worst for c in ("Out-of-stock rate", "Out-of-stock variants")),
+                severity=7,
+            )
+        )
     elif total["Out-of-stock variants"] == 0:
         f.append(Finding("availability.none_out", {}, severity=7))
     if total["Backorder variants"]:
-        f.append(Finding("availability.backorder", {"backorder_n": total["Backorder variants"]},
-                         cells=((0, "Backorder variants"),), severity=4))
+        f.append(
+            Finding(
+                "availability.backorder",
+                {"backorder_n": total["Backorder variants"]},
+                cells=((0, "Backorder variants"),),
+                severity=4,
+            )
+        )
     if total["Preorder variants"]:
-        f.append(Finding("availability.preorder", {"preorder_n": total["Preorder variants"]}, cells=((0, "Preorder variants"),), severity=3))
+        f.append(
+            Finding(
+                "availability.preorder",
+                {"preorder_n": total["Preorder variants"]},
+                cells=((0, "Preorder variants"),),
+                severity=3,
+            )
+        )
     if total["Stock unknown variants"]:
-        f.append(Finding("availability.partly_unknown", {"unknown_n": total["Stock unknown variants"]},
-                         cells=((0, "Stock unknown variants"),), severity=5))
+        f.append(
+            Finding(
+                "availability.partly_unknown",
+                {"unknown_n": total["Stock unknown variants"]},
+                cells=((0, "Stock unknown variants"),),
+                severity=5,
+            )
+        )
     ex = common.excluded_finding(excluded, rows)
     if ex:
         f.append(ex)

@@ -79,7 +79,9 @@ class _Counts:
         has = self.pair_brand >= 0
         n_brands = np.bincount(self.pair_cat[has], minlength=len(self.cats))
         none = np.bincount(self.pair_cat[~has], weights=self.pair_products[~has], minlength=len(self.cats))
-        rank = np.argsort(np.argsort(np.array(self.brands, dtype=object))) if self.brands else np.zeros(0, dtype=np.int64)
+        rank = (
+            np.argsort(np.argsort(np.array(self.brands, dtype=object))) if self.brands else np.zeros(0, dtype=np.int64)
+        )
         c, b, n = self.pair_cat[has], self.pair_brand[has], self.pair_products[has]
         order = np.lexsort((rank[b] if len(b) else b, -n, c))
         first = order[np.concatenate(([True], c[order][1:] != c[order][:-1]))] if len(order) else order
@@ -132,8 +134,14 @@ def _row(name: str, products: int, brands: dict[str, int], without: int) -> dict
 
 
 def _summary_row(name: str, products: int, n_brands: int, top: str | None, top_n: int, without: int) -> dict:
-    return {"Category": name, "Products": products, "Brands": n_brands, "Top brand": top,
-            "Top brand share": common.pct(top_n, products) if top else None, "Products without brand": without}
+    return {
+        "Category": name,
+        "Products": products,
+        "Brands": n_brands,
+        "Top brand": top,
+        "Top brand share": common.pct(top_n, products) if top else None,
+        "Products without brand": without,
+    }
 
 
 def _ref_only(own: dict[str, int], ref: dict[str, int]) -> tuple[int, str | None]:
@@ -164,11 +172,21 @@ def run(inp: SkillInput) -> SkillResult:
                 ref_all = _scope_brands(rt)
         own_all = _scope_brands(t)
         n_products = common.count_products(t)
-        total = _row(common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"), n_products, own_all,
-                     common.count_products(t.filter(pa.array(_brand_codes(t)[0] < 0))))
+        total = _row(
+            common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"),
+            n_products,
+            own_all,
+            common.count_products(t.filter(pa.array(_brand_codes(t)[0] < 0))),
+        )
         if with_ref:
             n_only, text = _ref_only(own_all, ref_all)
-            total.update({"Reference brands": len(ref_all), "Brands only in reference": n_only, "Reference-only brands (products)": text})
+            total.update(
+                {
+                    "Reference brands": len(ref_all),
+                    "Brands only in reference": n_only,
+                    "Reference-only brands (products)": text,
+                }
+            )
         cats = []
         for c in ref_per:
             totals.setdefault(c, 0)  # categories only the reference sells still show its brands
@@ -177,18 +195,38 @@ def run(inp: SkillInput) -> SkillResult:
             row = _summary_row(c, n, n_brands, top, top_n, without)
             if with_ref:
                 n_only, text = _ref_only(per.get(c, {}), ref_per.get(c, {}))
-                row.update({"Reference brands": len(ref_per.get(c, {})), "Brands only in reference": n_only,
-                            "Reference-only brands (products)": text})
+                row.update(
+                    {
+                        "Reference brands": len(ref_per.get(c, {})),
+                        "Brands only in reference": n_only,
+                        "Reference-only brands (products)": text,
+                    }
+                )
             cats.append(row)
-        cats.sort(key=lambda r: (-(r.get("Brands only in reference") or 0), -(r["Top brand share"] or 0), -r["Products"], r["Category"]))
+        cats.sort(
+            key=lambda r: (
+                -(r.get("Brands only in reference") or 0),
+                -(r["Top brand share"] or 0),
+                -r["Products"],
+                r["Category"],
+            )
+        )
         rows = [total] + cats
     table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
-        skill=SKILL_ID, scope=scope, table=table, findings=_findings(rows, with_ref, pop.excluded),
+        skill=SKILL_ID,
+        scope=scope,
+        table=table,
+        findings=_findings(rows, with_ref, pop.excluded),
         missing="reference" if scope.wants_reference and not with_ref else None,
-        thresholds={"single_vendor_share_pct": SINGLE_VENDOR_SHARE, "dominant_share_pct": DOMINANT_SHARE,
-                    "min_dominant_products": MIN_DOMINANT_PRODUCTS},
-        currency=None, chart=("Category", "Brands"), taxonomy_note=common.taxonomy_note(scope, tax),
+        thresholds={
+            "single_vendor_share_pct": SINGLE_VENDOR_SHARE,
+            "dominant_share_pct": DOMINANT_SHARE,
+            "min_dominant_products": MIN_DOMINANT_PRODUCTS,
+        },
+        currency=None,
+        chart=("Category", "Brands"),
+        taxonomy_note=common.taxonomy_note(scope, tax),
     )
 
 
@@ -198,29 +236,78 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
     f: list[Finding] = []
     total = rows[0]
     if total["Top brand"] and total["Top brand share"] is not None and total["Top brand share"] >= SINGLE_VENDOR_SHARE:
-        f.append(Finding("brands.single_vendor", {"brand": total["Top brand"], "share_pct": total["Top brand share"]},
-                         cells=((0, "Top brand"), (0, "Top brand share")), severity=8))
+        f.append(
+            Finding(
+                "brands.single_vendor",
+                {"brand": total["Top brand"], "share_pct": total["Top brand share"]},
+                cells=((0, "Top brand"), (0, "Top brand share")),
+                severity=8,
+            )
+        )
     else:
-        f.append(Finding("brands.summary", {"brands_n": total["Brands"], "products_n": total["Products"], "top": total["Top brand"],
-                                            "share_pct": total["Top brand share"]},
-                         cells=((0, "Brands"), (0, "Products"), (0, "Top brand share")), severity=5))
+        f.append(
+            Finding(
+                "brands.summary",
+                {
+                    "brands_n": total["Brands"],
+                    "products_n": total["Products"],
+                    "top": total["Top brand"],
+                    "share_pct": total["Top brand share"],
+                },
+                cells=((0, "Brands"), (0, "Products"), (0, "Top brand share")),
+                severity=5,
+            )
+        )
     if with_ref:
         if total.get("Brands only in reference"):
-            f.append(Finding("brands.reference_only", {"only_n": total["Brands only in reference"], "ref_n": total["Reference brands"],
-                                                       "brands": total["Reference-only brands (products)"]},
-                             cells=((0, "Brands only in reference"), (0, "Reference brands"), (0, "Reference-only brands (products)")),
-                             severity=9))
+            f.append(
+                Finding(
+                    "brands.reference_only",
+                    {
+                        "only_n": total["Brands only in reference"],
+                        "ref_n": total["Reference brands"],
+                        "brands": total["Reference-only brands (products)"],
+                    },
+                    cells=(
+                        (0, "Brands only in reference"),
+                        (0, "Reference brands"),
+                        (0, "Reference-only brands (products)"),
+                    ),
+                    severity=9,
+                )
+            )
         else:
             f.append(Finding("brands.reference_none", {}, severity=6))
     visible = list(enumerate(rows))[1:20]
-    dominated = [(i, r) for i, r in visible if r["Top brand share"] is not None and r["Top brand share"] >= DOMINANT_SHARE
-                 and r["Products"] >= MIN_DOMINANT_PRODUCTS and r["Brands"] >= 1][:3]
+    dominated = [
+        (i, r)
+        for i, r in visible
+        if r["Top brand share"] is not None
+        and r["Top brand share"] >= DOMINANT_SHARE
+        and r["Products"] >= MIN_DOMINANT_PRODUCTS
+        and r["Brands"] >= 1
+    ][:3]
     if dominated and not f[0].code == "brands.single_vendor":
-        items = [{"name": r["Category"], "brand": r["Top brand"], "share_pct": r["Top brand share"]} for _, r in dominated]
-        f.append(Finding("brands.dominated", {"items": items}, cells=tuple((i, "Top brand share") for i, _ in dominated), severity=7))
+        items = [
+            {"name": r["Category"], "brand": r["Top brand"], "share_pct": r["Top brand share"]} for _, r in dominated
+        ]
+        f.append(
+            Finding(
+                "brands.dominated",
+                {"items": items},
+                cells=tuple((i, "Top brand share") for i, _ in dominated),
+                severity=7,
+            )
+        )
     if total["Products without brand"]:
-        f.append(Finding("brands.no_brand", {"products_n": total["Products without brand"]}, cells=((0, "Products without brand"),),
-                         severity=4))
+        f.append(
+            Finding(
+                "brands.no_brand",
+                {"products_n": total["Products without brand"]},
+                cells=((0, "Products without brand"),),
+                severity=4,
+            )
+        )
     ex = common.excluded_finding(excluded, rows)
     if ex:
         f.append(ex)

@@ -119,7 +119,9 @@ def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Seque
             excluded[st] = int(counts[st])
     if not excluded:
         return Population(table=scoped, excluded=excluded, in_scope_rows=scoped.num_rows, scoped=scoped)
-    keep = pc.fill_null(map_values(status, lambda d: pc.invert(pc.is_in(d, value_set=pa.array(list(EXCLUDED_STATUSES))))), True)
+    keep = pc.fill_null(
+        map_values(status, lambda d: pc.invert(pc.is_in(d, value_set=pa.array(list(EXCLUDED_STATUSES))))), True
+    )
     return Population(table=scoped.filter(keep), excluded=excluded, in_scope_rows=scoped.num_rows, scoped=scoped)
 
 
@@ -131,7 +133,7 @@ def count_products(table: pa.Table) -> int:
     if table.num_rows == 0:
         return 0
     pk = table["product_key"]
-    pk_np = (pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk)
+    pk_np = pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk
     if pk_np.null_count == 0:
         arr = pk_np.to_numpy(zero_copy_only=False)
         if bool(np.all(arr[1:] >= arr[:-1])):
@@ -159,8 +161,11 @@ def build_table(columns: Sequence[tuple[str, str, pa.DataType]], rows: Iterable[
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def records_table(columns: Sequence[tuple[str, str, pa.DataType]], rows: Sequence[dict[str, Any]],
-                  excluded: dict[str, int] | None = None) -> pa.Table:
+def records_table(
+    columns: Sequence[tuple[str, str, pa.DataType]],
+    rows: Sequence[dict[str, Any]],
+    excluded: dict[str, int] | None = None,
+) -> pa.Table:
     """A result table from dict rows keyed by column name (missing keys are nulls); with `excluded`, the
     left-out column is added on the totals row (see with_excluded)."""
     if excluded is not None:
@@ -180,7 +185,7 @@ def money(value: float | None) -> float | None:
 
 
 def taxonomy_note(scope: Scope, taxonomy: Taxonomy, leaves: int | None = None) -> str | None:
-    """"10 subcategories under Furniture > Outdoor Furniture" for the evidence footer's taxonomy line;
+    """ "10 subcategories under Furniture > Outdoor Furniture" for the evidence footer's taxonomy line;
     a leaf scope reads "Furniture > … > Sunloungers (no subcategories)" rather than "0 subcategories"."""
     if scope.taxonomy_id is None:
         return None
@@ -188,7 +193,11 @@ def taxonomy_note(scope: Scope, taxonomy: Taxonomy, leaves: int | None = None) -
     if node is None:
         return None
     extra = [e for e in (taxonomy.node(i) for i in scope.extra_taxonomy_ids) if e is not None]
-    n = leaves if leaves is not None else len(taxonomy.descendants(node.id)) + sum(len(taxonomy.descendants(e.id)) for e in extra)
+    n = (
+        leaves
+        if leaves is not None
+        else len(taxonomy.descendants(node.id)) + sum(len(taxonomy.descendants(e.id)) for e in extra)
+    )
     where = " and ".join([node.path] + [e.path for e in extra])
     if n == 0:
         return f"{where} (no subcategories)"
@@ -197,7 +206,9 @@ def taxonomy_note(scope: Scope, taxonomy: Taxonomy, leaves: int | None = None) -
 
 
 UNMAPPED_LABEL = "Unmapped"
-WHOLE_CATALOG_DEPTH = 4  # whole-catalog groupings stop at "Home & Garden > Kitchen & Dining > Kitchen Appliances > Outdoor Grills"
+WHOLE_CATALOG_DEPTH = (
+    4  # whole-catalog groupings stop at "Home & Garden > Kitchen & Dining > Kitchen Appliances > Outdoor Grills"
+)
 
 
 def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.DictionaryArray:
@@ -217,8 +228,11 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
     if n == 0:
         return pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
     ids = table["google_category_id"]
-    ids_np = pc.fill_null(ids, -1).to_numpy().astype(np.int64) if isinstance(ids, pa.Array) else \
-        pc.fill_null(ids, -1).combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64)
+    ids_np = (
+        pc.fill_null(ids, -1).to_numpy().astype(np.int64)
+        if isinstance(ids, pa.Array)
+        else pc.fill_null(ids, -1).combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64)
+    )
     merchant = encoded(table["category_path"])
     m_idx = pc.fill_null(merchant.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     key = np.where(ids_np >= 0, ids_np, -(m_idx + 2))
@@ -242,9 +256,9 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
             levels = node.path.split(" > ")
             extra = next((taxonomy.node(e) for e in scope.extra_taxonomy_ids if taxonomy.is_within(k, e)), None)
             if base is not None and extra is not None and not taxonomy.is_within(k, base.id):
-                labels.append(" > ".join(levels[extra.depth - 1:]))  # "Outdoor Furniture Accessories > Covers"
+                labels.append(" > ".join(levels[extra.depth - 1 :]))  # "Outdoor Furniture Accessories > Covers"
             elif base is not None and taxonomy.is_within(k, base.id):
-                rel = levels[base.depth:]
+                rel = levels[base.depth :]
                 general = base.name if not taxonomy.children_of(base.id) else f"{base.name} (general)"
                 labels.append(" > ".join(rel) if rel else general)
             else:
@@ -276,15 +290,26 @@ def stock_codes(table: pa.Table):
     if n == 0 or not (stated == unknown).any():
         return stated
     qty_col = table["inventory_qty"]
-    qty_known = pc.is_valid(qty_col).to_numpy(zero_copy_only=False) if isinstance(qty_col, pa.Array) else \
-        pc.is_valid(qty_col).combine_chunks().to_numpy(zero_copy_only=False)
+    qty_known = (
+        pc.is_valid(qty_col).to_numpy(zero_copy_only=False)
+        if isinstance(qty_col, pa.Array)
+        else pc.is_valid(qty_col).combine_chunks().to_numpy(zero_copy_only=False)
+    )
     qty = pc.fill_null(qty_col, 0)
     qty = (qty.combine_chunks() if isinstance(qty, pa.ChunkedArray) else qty).to_numpy(zero_copy_only=False)
     p = encoded(table["inventory_policy"])
-    cont = entry_codes(p, np.array([v == "continue" for v in as_str(p.dictionary).to_pylist()], dtype=bool), missing=False)
-    from_qty = np.where(~qty_known, unknown,
-                        np.where(qty > 0, STOCK_STATES.index("in_stock"),
-                                 np.where(cont, STOCK_STATES.index("backorder"), STOCK_STATES.index("out_of_stock")))).astype(np.int8)
+    cont = entry_codes(
+        p, np.array([v == "continue" for v in as_str(p.dictionary).to_pylist()], dtype=bool), missing=False
+    )
+    from_qty = np.where(
+        ~qty_known,
+        unknown,
+        np.where(
+            qty > 0,
+            STOCK_STATES.index("in_stock"),
+            np.where(cont, STOCK_STATES.index("backorder"), STOCK_STATES.index("out_of_stock")),
+        ),
+    ).astype(np.int8)
     return np.where(stated == unknown, from_qty, stated).astype(np.int8)
 
 
@@ -338,7 +363,7 @@ def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     lo_c, hi_c = (float(cents.min()), float(cents.max())) if len(cents) else (0.0, 0.0)
     span = int(hi_c - lo_c) + 1
     counts = np.bincount(codes, minlength=n_groups)
-    if np.array_equal(cents / 100.0, v) and span * n_groups < 2 ** 62:
+    if np.array_equal(cents / 100.0, v) and span * n_groups < 2**62:
         # prices in cents (the usual case): an exact integer composite, one sort, values read back exactly
         composite = codes * span  # built in place: each temporary of a million int64s costs here
         composite += cents.astype(np.int64)
@@ -412,7 +437,9 @@ def excluded_finding(excluded: dict[str, int], rows: list[dict]):
 
     if not excluded or not rows:
         return None
-    return Finding("common.excluded", {"excluded_n": sum(excluded.values())}, cells=((0, EXCLUDED_COLUMN[0]),), severity=2)
+    return Finding(
+        "common.excluded", {"excluded_n": sum(excluded.values())}, cells=((0, EXCLUDED_COLUMN[0]),), severity=2
+    )
 
 
 def scope_name(scope: Scope) -> str:
@@ -515,7 +542,11 @@ def price_groups(table: pa.Table) -> list[PriceGroup]:
     priced = numpy_of(pc.fill_null(pc.greater(table["price"], 0), False)).astype(bool)
     cur = encoded(table["currency"])
     names = as_str(cur.dictionary).to_pylist()
-    codes = entry_codes(cur, np.arange(len(names), dtype=np.int32), missing=-1) if len(names) else np.full(table.num_rows, -1, np.int32)
+    codes = (
+        entry_codes(cur, np.arange(len(names), dtype=np.int32), missing=-1)
+        if len(names)
+        else np.full(table.num_rows, -1, np.int32)
+    )
     found: dict[str | None, Any] = {}
     present = np.bincount(codes[priced] + 1, minlength=len(names) + 1)  # slot 0: no currency
     for code in (np.flatnonzero(present) - 1).tolist():
@@ -532,10 +563,12 @@ def price_counts(table: pa.Table) -> dict[str, int]:
     if table.num_rows == 0:
         return {"priced_n": 0, "zero_n": 0, "negative_n": 0, "unpriced_n": 0}
     price = table["price"]
-    return {"priced_n": int(pc.sum(pc.fill_null(pc.greater(price, 0), False)).as_py() or 0),
-            "zero_n": int(pc.sum(pc.fill_null(pc.equal(price, 0), False)).as_py() or 0),
-            "negative_n": int(pc.sum(pc.fill_null(pc.less(price, 0), False)).as_py() or 0),
-            "unpriced_n": price.null_count}
+    return {
+        "priced_n": int(pc.sum(pc.fill_null(pc.greater(price, 0), False)).as_py() or 0),
+        "zero_n": int(pc.sum(pc.fill_null(pc.equal(price, 0), False)).as_py() or 0),
+        "negative_n": int(pc.sum(pc.fill_null(pc.less(price, 0), False)).as_py() or 0),
+        "unpriced_n": price.null_count,
+    }
 
 
 def main_currency_price(table: pa.Table) -> tuple[pa.Array, str | None, dict[str, int]]:
@@ -555,8 +588,11 @@ def main_currency_price(table: pa.Table) -> tuple[pa.Array, str | None, dict[str
 def as_of(table: pa.Table, sources: Sequence[Any] = ()) -> Any:
     """The snapshot date sales are judged at: the newest the catalog's sources state, else the newest
     per-row snapshot date; None when the data states none (never the clock)."""
-    dates = [s.snapshot_date for s in sources if getattr(s, "snapshot_date", None) is not None
-             and getattr(s, "role", "catalog") == "catalog"]
+    dates = [
+        s.snapshot_date
+        for s in sources
+        if getattr(s, "snapshot_date", None) is not None and getattr(s, "role", "catalog") == "catalog"
+    ]
     if dates:
         return max(dates)
     if table.num_rows and "snapshot_date" in table.column_names:
@@ -636,7 +672,7 @@ def nice_number(x: float) -> float:
     if x <= 0:
         return 0.0
     exp = math.floor(math.log10(x))
-    cands = [s * 10.0 ** e for e in (exp - 1, exp, exp + 1) for s in _NICE_STEPS]
+    cands = [s * 10.0**e for e in (exp - 1, exp, exp + 1) for s in _NICE_STEPS]
     return min(cands, key=lambda c: abs(math.log(c / x)))
 
 

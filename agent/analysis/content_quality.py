@@ -19,7 +19,23 @@ from agent.analysis.result import Finding, SkillResult
 
 SKILL_ID = "content_quality"
 # The canonical columns this skill reads (population() carries only these through its filter).
-READ = ("product_key", "product_id", "variant_id", "sku", "title", "description", "brand", "google_category_id", "category_path", "price", "compare_at_price", "sale_price", "currency", "gtin", "image_url")
+READ = (
+    "product_key",
+    "product_id",
+    "variant_id",
+    "sku",
+    "title",
+    "description",
+    "brand",
+    "google_category_id",
+    "category_path",
+    "price",
+    "compare_at_price",
+    "sale_price",
+    "currency",
+    "gtin",
+    "image_url",
+)
 MAX_TITLE = 150
 MAX_DESCRIPTION = 5000
 EXAMPLES = 3
@@ -40,8 +56,16 @@ CHECKS = (
     ("long_description", f"Description over {MAX_DESCRIPTION:,} characters", "low"),
 )
 # A row is complete for Shopping when none of these fail.
-REQUIRED = ("missing_title", "missing_image", "zero_price", "invalid_gtin", "missing_description", "missing_brand",
-            "missing_gtin", "missing_category")
+REQUIRED = (
+    "missing_title",
+    "missing_image",
+    "zero_price",
+    "invalid_gtin",
+    "missing_description",
+    "missing_brand",
+    "missing_gtin",
+    "missing_category",
+)
 SEVERITY_RANK = {"high": 3, "medium": 2, "low": 1}
 
 COLUMNS = (
@@ -64,7 +88,7 @@ def _check_digits(values: pa.Array) -> np.ndarray:
     """Valid GTIN per value of `values`, all of which have 8, 12, 13 or 14 bytes: byte arithmetic per
     length group on the string buffer itself (no regex, no padded copies)."""
     values = values.cast(pa.large_string()) if pa.types.is_string(values.type) else values
-    offsets = np.frombuffer(values.buffers()[1], dtype=np.int64)[values.offset:values.offset + len(values) + 1]
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int64)[values.offset : values.offset + len(values) + 1]
     data = np.frombuffer(values.buffers()[2], dtype=np.uint8)
     lengths = np.diff(offsets)
     out = np.zeros(len(values), dtype=bool)
@@ -75,7 +99,7 @@ def _check_digits(values: pa.Array) -> np.ndarray:
         starts = offsets[:-1][rows]
         contiguous = len(rows) == len(values) and np.all(np.diff(starts) == width)
         if contiguous:
-            block = data[starts[0]:starts[0] + width * len(rows)].reshape(-1, width)
+            block = data[starts[0] : starts[0] + width * len(rows)].reshape(-1, width)
         else:
             block = data[starts[:, None] + np.arange(width)[None, :]]
         d = block - np.uint8(48)  # uint8 wraps: anything but a digit becomes > 9
@@ -166,7 +190,9 @@ def failures(t: pa.Table) -> dict[str, pa.ChunkedArray]:
         desc_blank = common.blank(t["description"])
     sale = t["sale_price"]
     cap = t["compare_at_price"]
-    sale_bad = pc.or_(pc.fill_null(pc.greater_equal(sale, price), False), pc.fill_null(pc.less_equal(cap, price), False))
+    sale_bad = pc.or_(
+        pc.fill_null(pc.greater_equal(sale, price), False), pc.fill_null(pc.less_equal(cap, price), False)
+    )
     return {
         "missing_title": common.blank(t["title"]),
         "missing_image": common.blank(t["image_url"]),
@@ -185,7 +211,9 @@ def failures(t: pa.Table) -> dict[str, pa.ChunkedArray]:
 
 
 def _example_ids(t: pa.Table, mask) -> str | None:
-    first = np.flatnonzero(np.asarray(mask.to_numpy(zero_copy_only=False) if hasattr(mask, "to_numpy") else mask))[:EXAMPLES * 4]
+    first = np.flatnonzero(np.asarray(mask.to_numpy(zero_copy_only=False) if hasattr(mask, "to_numpy") else mask))[
+        : EXAMPLES * 4
+    ]
     sub = t.select(["sku", "variant_id", "product_id"]).take(pa.array(first, pa.int64()))
     ids: list[str] = []
     for sku, vid, pid in zip(sub["sku"].to_pylist(), sub["variant_id"].to_pylist(), sub["product_id"].to_pylist()):
@@ -201,8 +229,11 @@ def run(inp: SkillInput) -> SkillResult:
     # population filter copies rows (saves copying ~100 MB of text on a million rows).
     slim = inp.own.select(list(READ) + ["status"])
     desc = slim["description"]
-    slim = slim.drop_columns(["description"]).append_column("_desc_blank", common.blank(desc)).append_column(
-        "_desc_len", _char_lengths_over(desc, MAX_DESCRIPTION))
+    slim = (
+        slim.drop_columns(["description"])
+        .append_column("_desc_blank", common.blank(desc))
+        .append_column("_desc_len", _char_lengths_over(desc, MAX_DESCRIPTION))
+    )
     pop = common.population(slim, scope, tax)
     t = pop.table
     rows: list[dict] = []
@@ -212,8 +243,16 @@ def run(inp: SkillInput) -> SkillResult:
         for key in REQUIRED[1:]:
             incomplete = pc.or_(incomplete, fails[key])
         complete_n = t.num_rows - int(pc.sum(incomplete).as_py() or 0)
-        rows.append({"Section": "Completeness", "Item": "Rows complete for Google Shopping", "Affected rows": t.num_rows - complete_n,
-                     "Affected products": None, "Share of rows": None, "Complete": common.pct(complete_n, t.num_rows)})
+        rows.append(
+            {
+                "Section": "Completeness",
+                "Item": "Rows complete for Google Shopping",
+                "Affected rows": t.num_rows - complete_n,
+                "Affected products": None,
+                "Share of rows": None,
+                "Complete": common.pct(complete_n, t.num_rows),
+            }
+        )
         checks: list[dict[str, Any]] = []
         for cid, label, sev in CHECKS:
             mask = fails[cid]
@@ -221,49 +260,106 @@ def run(inp: SkillInput) -> SkillResult:
             if not n:
                 continue
             products = int(pc.count_distinct(pc.filter(t["product_key"], mask)).as_py())
-            checks.append({"Section": "Check", "Item": label, "Severity": sev, "Affected rows": n, "Affected products": products,
-                           "Share of rows": common.pct(n, t.num_rows), "Examples": _example_ids(t, mask), "_id": cid})
+            checks.append(
+                {
+                    "Section": "Check",
+                    "Item": label,
+                    "Severity": sev,
+                    "Affected rows": n,
+                    "Affected products": products,
+                    "Share of rows": common.pct(n, t.num_rows),
+                    "Examples": _example_ids(t, mask),
+                    "_id": cid,
+                }
+            )
         checks.sort(key=lambda r: (-SEVERITY_RANK[r["Severity"]], -r["Affected rows"]))
         rows.extend(checks)
         labels = common.category_labels(t, scope, tax)
-        g = pa.table({"c": labels, "bad": pc.cast(incomplete, pa.int64()), "pk": t["product_key"]}).group_by("c").aggregate(
-            [("bad", "sum"), ("pk", "count")])
+        g = (
+            pa.table({"c": labels, "bad": pc.cast(incomplete, pa.int64()), "pk": t["product_key"]})
+            .group_by("c")
+            .aggregate([("bad", "sum"), ("pk", "count")])
+        )
         cats = []
         for d in g.to_pylist():
-            cats.append({"Section": "Completeness by category", "Item": d["c"], "Affected rows": d["bad_sum"],
-                         "Complete": common.pct(d["pk_count"] - d["bad_sum"], d["pk_count"])})
+            cats.append(
+                {
+                    "Section": "Completeness by category",
+                    "Item": d["c"],
+                    "Affected rows": d["bad_sum"],
+                    "Complete": common.pct(d["pk_count"] - d["bad_sum"], d["pk_count"]),
+                }
+            )
         cats.sort(key=lambda r: (r["Complete"], r["Item"]))
         rows.extend(cats)
     table = common.records_table(COLUMNS, rows, pop.excluded)
     return SkillResult(
-        skill=SKILL_ID, scope=scope, table=table, findings=_findings(rows, pop.excluded),
-        thresholds={"max_title_chars": MAX_TITLE, "max_description_chars": MAX_DESCRIPTION, "required_for_complete": list(REQUIRED)},
-        currency=common.single_currency(t), chart=None, taxonomy_note=common.taxonomy_note(scope, tax),
+        skill=SKILL_ID,
+        scope=scope,
+        table=table,
+        findings=_findings(rows, pop.excluded),
+        thresholds={
+            "max_title_chars": MAX_TITLE,
+            "max_description_chars": MAX_DESCRIPTION,
+            "required_for_complete": list(REQUIRED),
+        },
+        currency=common.single_currency(t),
+        chart=None,
+        taxonomy_note=common.taxonomy_note(scope, tax),
     )
 
 
 def _findings(rows: list[dict], excluded: dict[str, int]) -> list[Finding]:
     if not rows:
         return [Finding("quality.empty", {}, severity=10)]
-    f: list[Finding] = [Finding("quality.complete", {"complete_pct": rows[0]["Complete"], "incomplete_n": rows[0]["Affected rows"]},
-                                cells=((0, "Complete"), (0, "Affected rows")), severity=9)]
+    f: list[Finding] = [
+        Finding(
+            "quality.complete",
+            {"complete_pct": rows[0]["Complete"], "incomplete_n": rows[0]["Affected rows"]},
+            cells=((0, "Complete"), (0, "Affected rows")),
+            severity=9,
+        )
+    ]
     visible = list(enumerate(rows))[:20]
     checks = [(i, r) for i, r in visible if r["Section"] == "Check"]
     high = [(i, r) for i, r in checks if r["Severity"] == "high"]
     for i, r in high[:3]:
-        f.append(Finding("quality.check", {"label": r["Item"], "rows_n": r["Affected rows"], "products_n": r["Affected products"],
-                                           "examples": r["Examples"], "severity": "high"},
-                         cells=((i, "Affected rows"), (i, "Affected products")), severity=8))
+        f.append(
+            Finding(
+                "quality.check",
+                {
+                    "label": r["Item"],
+                    "rows_n": r["Affected rows"],
+                    "products_n": r["Affected products"],
+                    "examples": r["Examples"],
+                    "severity": "high",
+                },
+                cells=((i, "Affected rows"), (i, "Affected products")),
+                severity=8,
+            )
+        )
     rest = [(i, r) for i, r in checks if r["Severity"] != "high"][:4]
     if rest:
         items = [{"label": r["Item"].lower(), "rows_n": r["Affected rows"]} for _, r in rest]
-        f.append(Finding("quality.other_checks", {"items": items}, cells=tuple((i, "Affected rows") for i, _ in rest), severity=5))
+        f.append(
+            Finding(
+                "quality.other_checks", {"items": items}, cells=tuple((i, "Affected rows") for i, _ in rest), severity=5
+            )
+        )
     if not checks:
         f.append(Finding("quality.all_pass", {}, severity=7))
-    cats = [(i, r) for i, r in visible if r["Section"] == "Completeness by category" and r["Complete"] is not None and r["Complete"] < 100][:3]
+    cats = [
+        (i, r)
+        for i, r in visible
+        if r["Section"] == "Completeness by category" and r["Complete"] is not None and r["Complete"] < 100
+    ][:3]
     if cats:
         items = [{"name": r["Item"], "complete_pct": r["Complete"]} for _, r in cats]
-        f.append(Finding("quality.worst_categories", {"items": items}, cells=tuple((i, "Complete") for i, _ in cats), severity=4))
+        f.append(
+            Finding(
+                "quality.worst_categories", {"items": items}, cells=tuple((i, "Complete") for i, _ in cats), severity=4
+            )
+        )
     ex = common.excluded_finding(excluded, rows)
     if ex:
         f.append(ex)

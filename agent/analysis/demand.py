@@ -35,8 +35,16 @@ from agent.analysis.result import Finding, Scope, SkillResult
 from agent.catalog.bestsellers import bucket_label, bucket_score
 
 SKILL_ID = "demand_gaps"
-READ = ("product_key", "google_category_id", "category_path", "brand", "gtin", "availability", "inventory_qty",
-        "inventory_policy")
+READ = (
+    "product_key",
+    "google_category_id",
+    "category_path",
+    "brand",
+    "gtin",
+    "availability",
+    "inventory_qty",
+    "inventory_policy",
+)
 TOP_SHARE = 0.10  # "top 10% of demand"
 LIST_LIMIT = 5
 
@@ -67,6 +75,7 @@ SHOWN_SUBCATEGORIES = 5
 SHOWN_PRODUCTS = 8
 SHOWN_BRANDS = 4
 
+
 def _gtin_key(g: str | None) -> str | None:
     digits = "".join(ch for ch in (g or "") if ch.isdigit()).lstrip("0")
     return digits or None
@@ -95,8 +104,10 @@ def _in_scope(demand: pa.Table, ids: list[int] | None) -> pa.Table:
     if ids is None:
         return demand
     values = pa.array(ids, pa.int64())
-    mask = pc.or_(pc.fill_null(pc.is_in(demand["category_id"], value_set=values), False),
-                  pc.fill_null(pc.is_in(demand["report_category_id"], value_set=values), False))
+    mask = pc.or_(
+        pc.fill_null(pc.is_in(demand["category_id"], value_set=values), False),
+        pc.fill_null(pc.is_in(demand["report_category_id"], value_set=values), False),
+    )
     return demand.filter(mask)
 
 
@@ -139,8 +150,12 @@ def _status(row: dict, by_gtin: dict[str, str], brands: dict[str, int]) -> tuple
         n = brands.get((row["brand"] or "").strip().lower(), 0)
         catalog, basis = ("carried" if n else "not carried"), "your catalog (brand)"
     if report is not None:
-        agree = catalog is None or catalog == report or (catalog == "carried" and report != "not carried") \
+        agree = (
+            catalog is None
+            or catalog == report
+            or (catalog == "carried" and report != "not carried")
             or catalog == "stock unknown"
+        )
         return report, "report" if agree else "report (catalog disagrees)"
     if catalog is not None:
         return ("in stock" if catalog == "carried" else catalog), basis
@@ -154,6 +169,7 @@ def _ranked(rows: list[dict], ids: set[int] | None, tax) -> list[dict]:
     kept is the one whose report category is the broadest inside the scope (the scope's own ranking
     when the report has it; for the whole catalog, the top-level categories'), then the strongest demand.
     """
+
     def order(r: dict) -> tuple:
         return (-bucket_score(r["demand_bucket"]), -(r["demand_max"] or 0), -(r["demand_min"] or 0), r["rank"])
 
@@ -177,9 +193,14 @@ def run(inp: SkillInput) -> SkillResult:
     if inp.demand is None:  # say what is needed; show where your own range sits meanwhile
         own_per, own_total = _own_per_subcategory(inp, scope, tax)
         rows = _arrange([], _where([], own_per), own_total, common.scope_name(scope))
-        return SkillResult(skill=SKILL_ID, scope=scope, table=common.records_table(COLUMNS, rows, {}),
-                           findings=[Finding("demand.none", {}, severity=10)], missing="demand",
-                           taxonomy_note=taxonomy_note)
+        return SkillResult(
+            skill=SKILL_ID,
+            scope=scope,
+            table=common.records_table(COLUMNS, rows, {}),
+            findings=[Finding("demand.none", {}, severity=10)],
+            missing="demand",
+            taxonomy_note=taxonomy_note,
+        )
     ids = None if scope.taxonomy_id is None and not scope.extra_taxonomy_ids else common.scope_ids(scope, tax)
     demand = _in_scope(_newest(inp.demand), ids)
     countries = Counter(c for c in demand["country_code"].to_pylist() if c)
@@ -195,28 +216,46 @@ def run(inp: SkillInput) -> SkillResult:
     for r in ranked:
         seen[r["entity"]] += 1
         status, basis = _status(r, by_gtin, brands)
-        listed.append({
-            "Demand rank": seen[r["entity"]], "Kind": "Product" if r["entity"] == "product" else "Brand",
-            "Name": r["title"] if r["entity"] == "product" else r["brand"], "Brand": r["brand"],
-            "Subcategory": _subcategory(r["category_id"], scope, tax) if r["entity"] == "product" else None,
-            "Relative demand": bucket_label(r["demand_bucket"]), "Report rank": r["rank"],
-            "Previous rank": r["previous_rank"], "Your status": status, "Status from": basis,
-            "Top 10% of demand": "yes" if seen[r["entity"]] <= top_n[r["entity"]] else "no",
-        })
+        listed.append(
+            {
+                "Demand rank": seen[r["entity"]],
+                "Kind": "Product" if r["entity"] == "product" else "Brand",
+                "Name": r["title"] if r["entity"] == "product" else r["brand"],
+                "Brand": r["brand"],
+                "Subcategory": _subcategory(r["category_id"], scope, tax) if r["entity"] == "product" else None,
+                "Relative demand": bucket_label(r["demand_bucket"]),
+                "Report rank": r["rank"],
+                "Previous rank": r["previous_rank"],
+                "Your status": status,
+                "Status from": basis,
+                "Top 10% of demand": "yes" if seen[r["entity"]] <= top_n[r["entity"]] else "no",
+            }
+        )
     own_per, own_total = _own_per_subcategory(inp, scope, tax)
     out = _arrange(listed, _where(listed, own_per), own_total, common.scope_name(scope))
     table = common.records_table(COLUMNS, out, {})
     findings = _findings(out, countries, country)
-    return SkillResult(skill=SKILL_ID, scope=scope, table=table, findings=findings,
-                       thresholds={"top_share_pct": TOP_SHARE * 100}, taxonomy_note=taxonomy_note,
-                       chart=None)
+    return SkillResult(
+        skill=SKILL_ID,
+        scope=scope,
+        table=table,
+        findings=findings,
+        thresholds={"top_share_pct": TOP_SHARE * 100},
+        taxonomy_note=taxonomy_note,
+        chart=None,
+    )
 
 
 def _summary(kind: str, name: str, rows: list[dict], own: int | None) -> dict:
-    return {"Kind": kind, "Name": name, "Ranked": len(rows),
-            "Not carried": sum(r["Your status"] == "not carried" for r in rows),
-            "Top 10% not carried": sum(r["Your status"] == "not carried" and r["Top 10% of demand"] == "yes" for r in rows),
-            "Out of stock": sum(r["Your status"] == "out of stock" for r in rows), "Your products": own}
+    return {
+        "Kind": kind,
+        "Name": name,
+        "Ranked": len(rows),
+        "Not carried": sum(r["Your status"] == "not carried" for r in rows),
+        "Top 10% not carried": sum(r["Your status"] == "not carried" and r["Top 10% of demand"] == "yes" for r in rows),
+        "Out of stock": sum(r["Your status"] == "out of stock" for r in rows),
+        "Your products": own,
+    }
 
 
 def _arrange(listed: list[dict], where: list[dict], own_total: int, scope_label: str) -> list[dict]:
@@ -249,7 +288,7 @@ def _own_per_subcategory(inp: SkillInput, scope, tax) -> tuple[Counter, int]:
 
 
 def _where(listed: list[dict], own_per: Counter) -> list[dict]:
-    """"Subcategory" rows: per subcategory of the scope, the products ranked there, of them not carried
+    """ "Subcategory" rows: per subcategory of the scope, the products ranked there, of them not carried
     and out of stock, and your own active products there; most ranked first."""
     per: dict[str, list[dict]] = defaultdict(list)
     for r in listed:
@@ -276,26 +315,69 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
             continue
         names = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "not carried"][:LIST_LIMIT]
         more = total["Not carried"] > len(names)
-        f.append(Finding(code, {"missing_n": total["Not carried"], "total_n": total["Ranked"],
-                                "top_n": total["Top 10% not carried"],
-                                "names": (", ".join(r["Name"] or "?" for _, r in names) + (" and others" if more else "")) if names else None},
-                         cells=((at, "Not carried"), (at, "Ranked"), (at, "Top 10% not carried"))
-                         + tuple((i, "Name") for i, _ in names), severity=9 if total["Top 10% not carried"] else 7))
+        f.append(
+            Finding(
+                code,
+                {
+                    "missing_n": total["Not carried"],
+                    "total_n": total["Ranked"],
+                    "top_n": total["Top 10% not carried"],
+                    "names": (", ".join(r["Name"] or "?" for _, r in names) + (" and others" if more else ""))
+                    if names
+                    else None,
+                },
+                cells=((at, "Not carried"), (at, "Ranked"), (at, "Top 10% not carried"))
+                + tuple((i, "Name") for i, _ in names),
+                severity=9 if total["Top 10% not carried"] else 7,
+            )
+        )
         oos = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "out of stock"][:LIST_LIMIT]
         if total["Out of stock"]:
             more = total["Out of stock"] > len(oos)
-            f.append(Finding("demand.out_of_stock", {"kind": entity.lower(), "n": total["Out of stock"],
-                                                     "names": (", ".join(r["Name"] or "?" for _, r in oos) + (" and others" if more else "")) if oos else "not among the rows shown"},
-                             cells=((at, "Out of stock"),), severity=8))
+            f.append(
+                Finding(
+                    "demand.out_of_stock",
+                    {
+                        "kind": entity.lower(),
+                        "n": total["Out of stock"],
+                        "names": (", ".join(r["Name"] or "?" for _, r in oos) + (" and others" if more else ""))
+                        if oos
+                        else "not among the rows shown",
+                    },
+                    cells=((at, "Out of stock"),),
+                    severity=8,
+                )
+            )
     subs = [(i, r) for i, r in visible if r["Kind"] == "Subcategory" and r["Ranked"]]
     if subs:
-        f.append(Finding("demand.where", {"items": [{"name": r["Name"], "clusters_n": r["Ranked"], "missing_n": r["Not carried"],
-                                                     "own_n": r["Your products"]} for _, r in subs]},
-                         cells=tuple((i, "Ranked") for i, _ in subs), severity=6))
+        f.append(
+            Finding(
+                "demand.where",
+                {
+                    "items": [
+                        {
+                            "name": r["Name"],
+                            "clusters_n": r["Ranked"],
+                            "missing_n": r["Not carried"],
+                            "own_n": r["Your products"],
+                        }
+                        for _, r in subs
+                    ]
+                },
+                cells=tuple((i, "Ranked") for i, _ in subs),
+                severity=6,
+            )
+        )
         empty = [(i, r) for i, r in subs if r["Your products"] == 0 and r["Ranked"]]
         if empty:
-            f.append(Finding("demand.uncovered", {"items": [{"name": r["Name"]} for _, r in empty]},
-                             cells=tuple((i, "Your products") for i, _ in empty), severity=8))
+            f.append(
+                Finding(
+                    "demand.uncovered",
+                    {"items": [{"name": r["Name"]} for _, r in empty]},
+                    cells=tuple((i, "Your products") for i, _ in empty),
+                    severity=8,
+                )
+            )
     if not any(r["Kind"] in ("Product", "Brand") for r in out):
         f.insert(0, Finding("demand.empty", {}, severity=10))
     if len(countries) > 1 and country:
@@ -313,8 +395,9 @@ def top_missing(demand: pa.Table | None, own: pa.Table, scope, tax) -> list[dict
     if demand is None:
         return []
     result = run(SkillInput(own=own, reference=None, scope=scope, taxonomy=tax, demand=demand))
-    rows = [r for r in result.table.to_pylist()
-            if r["Kind"] == "Product" and r["Your status"] == "not carried" and r["Top 10% of demand"] == "yes"]
+    rows = [
+        r
+        for r in result.table.to_pylist()
+        if r["Kind"] == "Product" and r["Your status"] == "not carried" and r["Top 10% of demand"] == "yes"
+    ]
     return sorted(rows, key=lambda r: r["Demand rank"])
-
-

@@ -27,7 +27,16 @@ from agent.catalog.taxonomy import Taxonomy
 
 SKILL_ID = "assortment_gaps"
 # The canonical columns this skill reads (population() carries only these through its filter).
-READ = ("product_key", "google_category_id", "category_path", "availability", "inventory_qty", "inventory_policy", "price", "currency")
+READ = (
+    "product_key",
+    "google_category_id",
+    "category_path",
+    "availability",
+    "inventory_qty",
+    "inventory_policy",
+    "price",
+    "currency",
+)
 THIN_PRODUCTS = 3  # a subcategory with fewer products than this is "thin"
 UNDER_INDEX_MIN_REF_SHARE = 5.0  # percent of the reference's products in scope
 UNDER_INDEX_MAX = 50.0  # share index below this is under-indexed
@@ -97,9 +106,20 @@ def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy, price: pa.Arra
     boxed = q.astype(object)
     boxed[np.isnan(q)] = None  # one conversion for every group: NaN → None
     stats = boxed.tolist()
-    return {key: {"products": int(products[i]), "variants": variants[i], "in": in_stock[i], "oos": oos[i],
-                  "min": stats[i][0], "p25": stats[i][1], "median": stats[i][2], "p75": stats[i][3], "max": stats[i][4]}
-            for i, key in enumerate(uniq)}
+    return {
+        key: {
+            "products": int(products[i]),
+            "variants": variants[i],
+            "in": in_stock[i],
+            "oos": oos[i],
+            "min": stats[i][0],
+            "p25": stats[i][1],
+            "median": stats[i][2],
+            "p75": stats[i][3],
+            "max": stats[i][4],
+        }
+        for i, key in enumerate(uniq)
+    }
 
 
 def _dense_codes(keys):
@@ -127,8 +147,15 @@ def _excluded_products(scoped: pa.Table, scope: Scope, taxonomy: Taxonomy) -> di
     rows of every status — population()'s own filtered table, so the scope mask is applied once a turn."""
     if not set(common.value_counts(scoped["status"])) & set(common.EXCLUDED_STATUSES):
         return {}
-    ex = scoped.filter(pc.fill_null(common.map_values(scoped["status"], lambda d: pc.is_in(
-        common.as_str(d), value_set=pa.array(list(common.EXCLUDED_STATUSES)))), False))
+    ex = scoped.filter(
+        pc.fill_null(
+            common.map_values(
+                scoped["status"],
+                lambda d: pc.is_in(common.as_str(d), value_set=pa.array(list(common.EXCLUDED_STATUSES))),
+            ),
+            False,
+        )
+    )
     if ex.num_rows == 0:
         return {}
     work = pa.table({"key": _keys(ex, scope, taxonomy), "pk": ex["product_key"]})
@@ -154,7 +181,7 @@ def _names(key: int, scope: Scope, taxonomy: Taxonomy) -> tuple[str | None, str]
             break
     levels = node.path.split(" > ")
     if base is not None:
-        rel = levels[base.depth:]
+        rel = levels[base.depth :]
         if not rel:
             return None, f"{node.name} (not further classified)"
         if taxonomy.children_of(key) and key != base.id:
@@ -194,10 +221,16 @@ def own_aggregates(table: pa.Table, scope: Scope, tax: Taxonomy) -> OwnAggregate
     by_key = _aggregate(pop.table, scope, tax, own_price)
     has_stock = common.has_stock_information(pop.table)
     return OwnAggregates(
-        by_key=by_key, total=_total_stats(pop.table, has_stock, own_price), currency=currency,
-        other_currencies=other_currencies, has_stock=has_stock, prices=common.price_counts(pop.table),
-        rows=pop.table.num_rows, excluded=_excluded_products(pop.scoped, scope, tax),
-        unmapped_by=_unmapped_by(table, scope, tax) if by_key.get(OTHER_KEY, {}).get("products") else {})
+        by_key=by_key,
+        total=_total_stats(pop.table, has_stock, own_price),
+        currency=currency,
+        other_currencies=other_currencies,
+        has_stock=has_stock,
+        prices=common.price_counts(pop.table),
+        rows=pop.table.num_rows,
+        excluded=_excluded_products(pop.scoped, scope, tax),
+        unmapped_by=_unmapped_by(table, scope, tax) if by_key.get(OTHER_KEY, {}).get("products") else {},
+    )
 
 
 def run(inp: SkillInput) -> SkillResult:
@@ -222,8 +255,10 @@ def answer(inp: SkillInput, agg: OwnAggregates) -> SkillResult:
         if ref_currency != currency and ref_pop.table.num_rows and agg.rows:
             # never compared across currencies: the reference's quartiles are left blank
             ref_price = pa.nulls(ref_pop.table.num_rows, pa.float64())
-            notes.append(f"The reference is priced in {ref_currency or 'no stated currency'} and this catalog in "
-                         f"{currency or 'no stated currency'}, so prices are not compared (currencies are never converted).")
+            notes.append(
+                f"The reference is priced in {ref_currency or 'no stated currency'} and this catalog in "
+                f"{currency or 'no stated currency'}, so prices are not compared (currencies are never converted)."
+            )
         ref = _aggregate(ref_pop.table, scope, tax, ref_price)
         ref_total = common.count_products(ref_pop.table)
     has_stock = agg.has_stock
@@ -242,8 +277,17 @@ def answer(inp: SkillInput, agg: OwnAggregates) -> SkillResult:
     rows = []
     for key in keys:
         group, name = _names(key, scope, tax)
-        row, sev_key = _subcategory_row(key, group, name, own.get(key, {}), None if ref is None else ref.get(key, {}),
-                                        excluded.get(key, 0), has_stock, own_total, ref_total)
+        row, sev_key = _subcategory_row(
+            key,
+            group,
+            name,
+            own.get(key, {}),
+            None if ref is None else ref.get(key, {}),
+            excluded.get(key, 0),
+            has_stock,
+            own_total,
+            ref_total,
+        )
         rows.append((sev_key, row, key))
 
     rows.sort(key=lambda x: (-x[0][0], -x[0][1], x[1]["Products"], x[1]["Group"] or "", x[1]["Subcategory"]))
@@ -257,18 +301,27 @@ def answer(inp: SkillInput, agg: OwnAggregates) -> SkillResult:
     findings = _findings(ordered, ref is not None, agg.rows, agg.unmapped_by)
     demand_finding = _demand_missing(inp) if not agg.in_bigquery else None
     if agg.in_bigquery and inp.demand is not None:
-        notes.append("Best sellers demand is not joined here: the catalog was aggregated in BigQuery, and the "
-                     "join needs its offers in memory (ask demand_gaps about demand).")
+        notes.append(
+            "Best sellers demand is not joined here: the catalog was aggregated in BigQuery, and the "
+            "join needs its offers in memory (ask demand_gaps about demand)."
+        )
     if demand_finding is not None:
         findings = [demand_finding] + findings[:6]
     notes += _price_and_stock_notes(agg.prices, agg.rows, currency, other_currencies, has_stock) + agg.notes
     n_sub = len(leaves) if leaves else len([k for k in keys if k != OTHER_KEY])
     return SkillResult(
-        skill=SKILL_ID, scope=scope, table=table, findings=findings,
-        thresholds={"thin_products": THIN_PRODUCTS, "under_index_min_reference_share_pct": UNDER_INDEX_MIN_REF_SHARE,
-                    "under_index_max": UNDER_INDEX_MAX, "price_floor": "own min > reference P25",
-                    "price_ceiling": "own max < reference P75",
-                    "price": "priced variants (price above zero) in the main currency"},
+        skill=SKILL_ID,
+        scope=scope,
+        table=table,
+        findings=findings,
+        thresholds={
+            "thin_products": THIN_PRODUCTS,
+            "under_index_min_reference_share_pct": UNDER_INDEX_MIN_REF_SHARE,
+            "under_index_max": UNDER_INDEX_MAX,
+            "price_floor": "own min > reference P25",
+            "price_ceiling": "own max < reference P75",
+            "price": "priced variants (price above zero) in the main currency",
+        },
         currency=currency,
         chart=("Subcategory", "Products"),
         taxonomy_note=common.taxonomy_note(scope, tax, n_sub),
@@ -277,8 +330,17 @@ def answer(inp: SkillInput, agg: OwnAggregates) -> SkillResult:
     )
 
 
-def _subcategory_row(key: int, group: str | None, name: str, o: dict, r: dict | None, excluded: int, has_stock: bool,
-                     own_total: int, ref_total: int) -> tuple[dict, tuple[float, int]]:
+def _subcategory_row(
+    key: int,
+    group: str | None,
+    name: str,
+    o: dict,
+    r: dict | None,
+    excluded: int,
+    has_stock: bool,
+    own_total: int,
+    ref_total: int,
+) -> tuple[dict, tuple[float, int]]:
     """One subcategory's row with its gap judgement, and the key that orders the rows (worst gaps first).
 
     `o` and `r` are the own and reference aggregates of the subcategory (`r` None without a reference)."""
@@ -292,19 +354,37 @@ def _subcategory_row(key: int, group: str | None, name: str, o: dict, r: dict | 
         if products and has_stock and o.get("oos", 0) == o.get("variants", 0):
             gaps.append("out of stock only")
     row = {
-        "Group": group, "Subcategory": name, "Products": products, "Variants": o.get("variants", 0),
+        "Group": group,
+        "Subcategory": name,
+        "Products": products,
+        "Variants": o.get("variants", 0),
         "In-stock variants": o.get("in", 0) if has_stock else None,
-        "Min price": common.money(o.get("min")), "Median price": common.money(o.get("median")),
-        "Max price": common.money(o.get("max")), "Left out (draft/archived products)": excluded,
+        "Min price": common.money(o.get("min")),
+        "Median price": common.money(o.get("median")),
+        "Max price": common.money(o.get("max")),
+        "Left out (draft/archived products)": excluded,
     }
     if r is not None:
         own_share = common.pct(products, own_total)
         ref_share = common.pct(r.get("products", 0), ref_total)
         index = round(own_share / ref_share * 100.0, 0) if own_share is not None and ref_share else None
-        row.update({"Reference products": r.get("products", 0), "Own share": own_share, "Reference share": ref_share,
-                    "Share index": index, "Reference P25": common.money(r.get("p25")), "Reference P75": common.money(r.get("p75"))})
+        row.update(
+            {
+                "Reference products": r.get("products", 0),
+                "Own share": own_share,
+                "Reference share": ref_share,
+                "Share index": index,
+                "Reference P25": common.money(r.get("p25")),
+                "Reference P75": common.money(r.get("p75")),
+            }
+        )
         if key != OTHER_KEY and products:
-            if ref_share is not None and ref_share >= UNDER_INDEX_MIN_REF_SHARE and index is not None and index < UNDER_INDEX_MAX:
+            if (
+                ref_share is not None
+                and ref_share >= UNDER_INDEX_MIN_REF_SHARE
+                and index is not None
+                and index < UNDER_INDEX_MAX
+            ):
                 gaps.append("under-indexed")
             if r.get("p25") is not None and o.get("min") is not None and o["min"] > r["p25"]:
                 gaps.append("price floor")
@@ -320,22 +400,29 @@ def _subcategory_row(key: int, group: str | None, name: str, o: dict, r: dict | 
     return row, sev_key
 
 
-def _price_and_stock_notes(zero: dict[str, int], n_rows: int, currency: str | None, other_currencies: dict[str, int],
-                           has_stock: bool) -> list[str]:
+def _price_and_stock_notes(
+    zero: dict[str, int], n_rows: int, currency: str | None, other_currencies: dict[str, int], has_stock: bool
+) -> list[str]:
     """What the price and stock columns leave out, said under the table."""
     notes: list[str] = []
     if other_currencies:
         listed = ", ".join(f"{n:,} in {c}" for c, n in other_currencies.items())
-        notes.append(f"Prices in this table are in {currency or 'no stated currency'} only; priced variants in other "
-                     f"currencies ({listed}) are left out of the price columns, since currencies are never pooled.")
+        notes.append(
+            f"Prices in this table are in {currency or 'no stated currency'} only; priced variants in other "
+            f"currencies ({listed}) are left out of the price columns, since currencies are never pooled."
+        )
     if zero["zero_n"] + zero["negative_n"]:
         n_zero = zero["zero_n"] + zero["negative_n"]
-        notes.append(f"{n_zero:,} {'variant' if n_zero == 1 else 'variants'} priced at 0.00 or below "
-                     f"{'is' if n_zero == 1 else 'are'} left out of the price columns.")
+        notes.append(
+            f"{n_zero:,} {'variant' if n_zero == 1 else 'variants'} priced at 0.00 or below "
+            f"{'is' if n_zero == 1 else 'are'} left out of the price columns."
+        )
     if n_rows and currency is None and not other_currencies and zero["priced_n"]:
         notes.append(common.NO_PRICE_NOTE)
     if not has_stock and n_rows:
-        notes.append("Stock is not stated in the data, so in-stock counts are unknown and no subcategory is judged out of stock.")
+        notes.append(
+            "Stock is not stated in the data, so in-stock counts are unknown and no subcategory is judged out of stock."
+        )
     return notes
 
 
@@ -357,17 +444,28 @@ def _total_stats(table: pa.Table, has_stock: bool, price: pa.Array | None = None
 
 def _total_row(total: dict, label: str, excluded: int, has_stock: bool, with_ref: bool, ref_total: int) -> dict:
     row = {
-        "Group": "All", "Subcategory": label if label == "All categories" else f"{label} (all)",
-        "Products": total["products"], "Variants": total["variants"],
+        "Group": "All",
+        "Subcategory": label if label == "All categories" else f"{label} (all)",
+        "Products": total["products"],
+        "Variants": total["variants"],
         "In-stock variants": total["in"] if has_stock else None,
-        "Min price": common.money(total["min"]), "Median price": common.money(total["median"]),
+        "Min price": common.money(total["min"]),
+        "Median price": common.money(total["median"]),
         "Max price": common.money(total["max"]),
-        "Gap": None, "Left out (draft/archived products)": excluded,
+        "Gap": None,
+        "Left out (draft/archived products)": excluded,
     }
     if with_ref:
-        row.update({"Reference products": ref_total, "Own share": 100.0 if total["products"] else None,
-                    "Reference share": 100.0 if ref_total else None, "Share index": None,
-                    "Reference P25": None, "Reference P75": None})
+        row.update(
+            {
+                "Reference products": ref_total,
+                "Own share": 100.0 if total["products"] else None,
+                "Reference share": 100.0 if ref_total else None,
+                "Share index": None,
+                "Reference P25": None,
+                "Reference P75": None,
+            }
+        )
     return row
 
 
@@ -384,21 +482,36 @@ def _unmapped_by(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> dict[str,
     from agent.analysis import scoping
 
     keys = _keys(table.select(["google_category_id"]), scope, taxonomy)
-    other = np.asarray((keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys)
-                       .to_numpy(zero_copy_only=False) == OTHER_KEY, dtype=bool)
+    other = np.asarray(
+        (keys.combine_chunks() if isinstance(keys, pa.ChunkedArray) else keys).to_numpy(zero_copy_only=False)
+        == OTHER_KEY,
+        dtype=bool,
+    )
     by = dict(scoping.found(table, scope, taxonomy, within=other))
     return {"own_n": by["own"] + by["taxonomy"], "title_n": by["title"]}
 
 
-def _findings(rows: list[dict], with_ref: bool, analysed_rows: int, unmapped_by: dict[str, int] | None = None) -> list[Finding]:
+def _findings(
+    rows: list[dict], with_ref: bool, analysed_rows: int, unmapped_by: dict[str, int] | None = None
+) -> list[Finding]:
     """Structured findings from the ordered display rows (index 0 is the totals row); `unmapped_by`
     says how the products not mapped to a subcategory came into the scope (own category / title)."""
     f: list[Finding] = []
     total = rows[0]
-    f.append(Finding("gaps.summary", {"scope": total["Subcategory"].removesuffix(" (all)"), "whole": total["Subcategory"] == "All categories",
-                                      "products_n": total["Products"],
-                                      "variants_n": total["Variants"], "in_stock_n": total["In-stock variants"]},
-                     cells=((0, "Products"), (0, "Variants"), (0, "In-stock variants")), severity=1))
+    f.append(
+        Finding(
+            "gaps.summary",
+            {
+                "scope": total["Subcategory"].removesuffix(" (all)"),
+                "whole": total["Subcategory"] == "All categories",
+                "products_n": total["Products"],
+                "variants_n": total["Variants"],
+                "in_stock_n": total["In-stock variants"],
+            },
+            cells=((0, "Products"), (0, "Variants"), (0, "In-stock variants")),
+            severity=1,
+        )
+    )
     visible = list(enumerate(rows))[1:20]
 
     def with_gap(g: str) -> list[tuple[int, dict]]:
@@ -406,45 +519,111 @@ def _findings(rows: list[dict], with_ref: bool, analysed_rows: int, unmapped_by:
 
     missing = with_gap("missing")
     if missing:
-        items = [{"name": r["Subcategory"], "ref_products_n": r.get("Reference products") or None} for _, r in missing[:LIST_LIMIT]]
-        f.append(Finding("gaps.missing", {"items": items, "more": len(missing) > LIST_LIMIT},
-                         cells=tuple((i, "Products") for i, _ in missing[:LIST_LIMIT]), severity=9))
+        items = [
+            {"name": r["Subcategory"], "ref_products_n": r.get("Reference products") or None}
+            for _, r in missing[:LIST_LIMIT]
+        ]
+        f.append(
+            Finding(
+                "gaps.missing",
+                {"items": items, "more": len(missing) > LIST_LIMIT},
+                cells=tuple((i, "Products") for i, _ in missing[:LIST_LIMIT]),
+                severity=9,
+            )
+        )
     oos = with_gap("out of stock only")
     if oos:
-        items = [{"name": r["Subcategory"], "products_n": r["Products"], "variants_n": r["Variants"]} for _, r in oos[:LIST_LIMIT]]
-        f.append(Finding("gaps.out_of_stock_only", {"items": items},
-                         cells=tuple((i, c) for i, _ in oos[:LIST_LIMIT] for c in ("Products", "Variants")), severity=8))
+        items = [
+            {"name": r["Subcategory"], "products_n": r["Products"], "variants_n": r["Variants"]}
+            for _, r in oos[:LIST_LIMIT]
+        ]
+        f.append(
+            Finding(
+                "gaps.out_of_stock_only",
+                {"items": items},
+                cells=tuple((i, c) for i, _ in oos[:LIST_LIMIT] for c in ("Products", "Variants")),
+                severity=8,
+            )
+        )
     thin = with_gap("thin")
     if thin:
         items = [{"name": r["Subcategory"], "products_n": r["Products"]} for _, r in thin[:LIST_LIMIT]]
-        f.append(Finding("gaps.thin", {"items": items, "threshold": THIN_PRODUCTS},
-                         cells=tuple((i, "Products") for i, _ in thin[:LIST_LIMIT]), severity=7))
+        f.append(
+            Finding(
+                "gaps.thin",
+                {"items": items, "threshold": THIN_PRODUCTS},
+                cells=tuple((i, "Products") for i, _ in thin[:LIST_LIMIT]),
+                severity=7,
+            )
+        )
     if with_ref:
         under = with_gap("under-indexed")
         if under:
-            items = [{"name": r["Subcategory"], "own_pct": r["Own share"], "ref_pct": r["Reference share"], "index_num": r["Share index"]}
-                     for _, r in under[:3]]
-            f.append(Finding("gaps.under_indexed", {"items": items},
-                             cells=tuple((i, c) for i, _ in under[:3] for c in ("Own share", "Reference share", "Share index")), severity=6))
+            items = [
+                {
+                    "name": r["Subcategory"],
+                    "own_pct": r["Own share"],
+                    "ref_pct": r["Reference share"],
+                    "index_num": r["Share index"],
+                }
+                for _, r in under[:3]
+            ]
+            f.append(
+                Finding(
+                    "gaps.under_indexed",
+                    {"items": items},
+                    cells=tuple((i, c) for i, _ in under[:3] for c in ("Own share", "Reference share", "Share index")),
+                    severity=6,
+                )
+            )
         floor = with_gap("price floor")
         if floor:
-            items = [{"name": r["Subcategory"], "min_price": r["Min price"], "ref_p25_price": r["Reference P25"]} for _, r in floor[:3]]
-            f.append(Finding("gaps.price_floor", {"items": items},
-                             cells=tuple((i, c) for i, _ in floor[:3] for c in ("Min price", "Reference P25")), severity=4))
+            items = [
+                {"name": r["Subcategory"], "min_price": r["Min price"], "ref_p25_price": r["Reference P25"]}
+                for _, r in floor[:3]
+            ]
+            f.append(
+                Finding(
+                    "gaps.price_floor",
+                    {"items": items},
+                    cells=tuple((i, c) for i, _ in floor[:3] for c in ("Min price", "Reference P25")),
+                    severity=4,
+                )
+            )
         ceiling = with_gap("price ceiling")
         if ceiling:
-            items = [{"name": r["Subcategory"], "max_price": r["Max price"], "ref_p75_price": r["Reference P75"]} for _, r in ceiling[:3]]
-            f.append(Finding("gaps.price_ceiling", {"items": items},
-                             cells=tuple((i, c) for i, _ in ceiling[:3] for c in ("Max price", "Reference P75")), severity=3))
+            items = [
+                {"name": r["Subcategory"], "max_price": r["Max price"], "ref_p75_price": r["Reference P75"]}
+                for _, r in ceiling[:3]
+            ]
+            f.append(
+                Finding(
+                    "gaps.price_ceiling",
+                    {"items": items},
+                    cells=tuple((i, c) for i, _ in ceiling[:3] for c in ("Max price", "Reference P75")),
+                    severity=3,
+                )
+            )
     other = [(i, r) for i, r in visible if r["Subcategory"] == "Not mapped to a subcategory" and r["Products"]]
     if other:
         i, r = other[0]
-        f.append(Finding("gaps.unmapped", {"products_n": r["Products"], "whole": total["Subcategory"] == "All categories",
-                                           **(unmapped_by or {})},
-                         cells=((i, "Products"),), severity=5))
+        f.append(
+            Finding(
+                "gaps.unmapped",
+                {"products_n": r["Products"], "whole": total["Subcategory"] == "All categories", **(unmapped_by or {})},
+                cells=((i, "Products"),),
+                severity=5,
+            )
+        )
     if total["Left out (draft/archived products)"]:
-        f.append(Finding("gaps.excluded", {"excluded_n": total["Left out (draft/archived products)"]},
-                         cells=((0, "Left out (draft/archived products)"),), severity=2))
+        f.append(
+            Finding(
+                "gaps.excluded",
+                {"excluded_n": total["Left out (draft/archived products)"]},
+                cells=((0, "Left out (draft/archived products)"),),
+                severity=2,
+            )
+        )
     if not any(r["Gap"] for _, r in visible) and analysed_rows:
         f.append(Finding("gaps.none", {"threshold": THIN_PRODUCTS}, severity=6))
     if not analysed_rows:

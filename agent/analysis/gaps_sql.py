@@ -60,14 +60,19 @@ scoped AS (
 )
 """
 
-_CURRENCIES = _BASE + """
+_CURRENCIES = (
+    _BASE
+    + """
 SELECT cur, COUNTIF(p > 0) AS priced_n, COUNTIF(p = 0) AS zero_n, COUNTIF(p < 0) AS negative_n,
        COUNT(*) AS rows_n, COUNTIF(st IS NOT NULL AND st != 'unknown') AS stated_n
 FROM scoped
 GROUP BY cur
 """
+)
 
-_GROUPS = _BASE + """,
+_GROUPS = (
+    _BASE
+    + """,
 priced AS (
   SELECT pk, k, st, IF(p > 0 AND {main}, p, NULL) AS mp FROM scoped
 ),
@@ -88,6 +93,7 @@ SELECT TRUE AS total, NULL AS k, COUNT(DISTINCT pk), COUNT(*), COUNTIF(st = 'in_
        MIN(mp), NULL, MAX(t50), NULL, MAX(mp)
 FROM ranked
 """
+)
 
 
 def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggregates:
@@ -96,10 +102,20 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
 
     from agent.catalog.values import _AVAIL
 
-    params: list[Any] = [bigquery.ArrayQueryParameter("avail", "STRUCT", [
-        bigquery.StructQueryParameter(None, bigquery.ScalarQueryParameter("word", "STRING", word),
-                                      bigquery.ScalarQueryParameter("state", "STRING", state))
-        for word, state in _AVAIL.items()])]
+    params: list[Any] = [
+        bigquery.ArrayQueryParameter(
+            "avail",
+            "STRUCT",
+            [
+                bigquery.StructQueryParameter(
+                    None,
+                    bigquery.ScalarQueryParameter("word", "STRING", word),
+                    bigquery.ScalarQueryParameter("state", "STRING", state),
+                )
+                for word, state in _AVAIL.items()
+            ],
+        )
+    ]
     if scope.taxonomy_id is None:
         parts = {"key": f"COALESCE(o.gid, {OTHER_KEY})", "scope": "TRUE"}
     else:
@@ -119,36 +135,75 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
     rows = pushdown.query(_fill(_GROUPS, {**parts, "main": main}), params)
     has_stock = any(int(r["stated_n"]) for r in currencies)
     by_key: dict[int, dict] = {}
-    total: dict = {"products": 0, "variants": 0, "in": 0 if has_stock else None, "min": None, "median": None, "max": None}
+    total: dict = {
+        "products": 0,
+        "variants": 0,
+        "in": 0 if has_stock else None,
+        "min": None,
+        "median": None,
+        "max": None,
+    }
     for r in rows:
         if r["total"]:
             if int(r["variants"]):
-                total = {"products": int(r["products"]), "variants": int(r["variants"]),
-                         "in": int(r["in_n"]) if has_stock else None, "min": _f(r["p0"]), "median": _f(r["p50"]),
-                         "max": _f(r["p100"])}
+                total = {
+                    "products": int(r["products"]),
+                    "variants": int(r["variants"]),
+                    "in": int(r["in_n"]) if has_stock else None,
+                    "min": _f(r["p0"]),
+                    "median": _f(r["p50"]),
+                    "max": _f(r["p100"]),
+                }
             continue
-        by_key[int(r["k"])] = {"products": int(r["products"]), "variants": int(r["variants"]), "in": int(r["in_n"]),
-                               "oos": int(r["oos_n"]), "min": _f(r["p0"]), "p25": _f(r["p25"]), "median": _f(r["p50"]),
-                               "p75": _f(r["p75"]), "max": _f(r["p100"])}
-    prices = {"priced_n": sum(int(r["priced_n"]) for r in currencies), "zero_n": sum(int(r["zero_n"]) for r in currencies),
-              "negative_n": sum(int(r["negative_n"]) for r in currencies)}
+        by_key[int(r["k"])] = {
+            "products": int(r["products"]),
+            "variants": int(r["variants"]),
+            "in": int(r["in_n"]),
+            "oos": int(r["oos_n"]),
+            "min": _f(r["p0"]),
+            "p25": _f(r["p25"]),
+            "median": _f(r["p50"]),
+            "p75": _f(r["p75"]),
+            "max": _f(r["p100"]),
+        }
+    prices = {
+        "priced_n": sum(int(r["priced_n"]) for r in currencies),
+        "zero_n": sum(int(r["zero_n"]) for r in currencies),
+        "negative_n": sum(int(r["negative_n"]) for r in currencies),
+    }
     notes = []
     if scope.taxonomy_id is not None:
-        unplaced = pushdown.query(_fill(_BASE + "SELECT COUNT(*) AS n FROM offers WHERE gid IS NULL",
-                                        {"key": "o.gid", "scope": "TRUE"}), params[:1])
+        unplaced = pushdown.query(
+            _fill(_BASE + "SELECT COUNT(*) AS n FROM offers WHERE gid IS NULL", {"key": "o.gid", "scope": "TRUE"}),
+            params[:1],
+        )
         n = int(unplaced[0]["n"]) if unplaced else 0
         if n:
-            notes.append(f"{n:,} {'offer carries' if n == 1 else 'offers carry'} no Google product category in the "
-                         "BigQuery table, so aggregated in BigQuery they could not be placed in this scope and are "
-                         "not counted here.")
-    return OwnAggregates(by_key=by_key, total=total, currency=currency,
-                         other_currencies={c or "no currency": n for c, n in by_currency[1:]}, has_stock=has_stock,
-                         prices=prices, rows=total["variants"], notes=notes, in_bigquery=True)
+            notes.append(
+                f"{n:,} {'offer carries' if n == 1 else 'offers carry'} no Google product category in the "
+                "BigQuery table, so aggregated in BigQuery they could not be placed in this scope and are "
+                "not counted here."
+            )
+    return OwnAggregates(
+        by_key=by_key,
+        total=total,
+        currency=currency,
+        other_currencies={c or "no currency": n for c, n in by_currency[1:]},
+        has_stock=has_stock,
+        prices=prices,
+        rows=total["variants"],
+        notes=notes,
+        in_bigquery=True,
+    )
 
 
 def _fill(sql: str, parts: dict[str, str]) -> str:
     """Our own fragments into the template; `{table}` and `{where}` are left for the Pushdown to fill."""
-    return sql.replace("{key}", parts["key"]).replace("{scope}", parts["scope"]).replace("{main}", parts.get("main", "FALSE"))
+    return (
+        sql.replace("{key}", parts["key"])
+        .replace("{scope}", parts["scope"])
+        .replace("{main}", parts.get("main", "FALSE"))
+    )
 
 
 def _f(value: Any) -> float | None:

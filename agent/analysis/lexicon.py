@@ -54,8 +54,16 @@ from typing import Iterable, Mapping
 from agent.catalog.cache import Cache
 
 LANGUAGES = ("de", "nl", "pt", "es", "fr", "it", "pl", "ru")
-LOCALES = {"de": "de-DE", "nl": "nl-NL", "pt": "pt-BR", "es": "es-ES", "fr": "fr-FR", "it": "it-IT", "pl": "pl-PL",
-           "ru": "ru-RU"}
+LOCALES = {
+    "de": "de-DE",
+    "nl": "nl-NL",
+    "pt": "pt-BR",
+    "es": "es-ES",
+    "fr": "fr-FR",
+    "it": "it-IT",
+    "pl": "pl-PL",
+    "ru": "ru-RU",
+}
 MAX_PHRASE_WORDS = 6
 MAX_VARIANTS = 48
 
@@ -64,78 +72,86 @@ MAX_VARIANTS = 48
 # "category", "catalog", "shop" (never a scope, as in English) and everyday verbs (have, sell, show).
 STOPWORDS: dict[str, str] = {
     "de": "der die das den dem des ein eine einer einem einen eines ich du er sie es wir ihr mein meine meinem meinen "
-          "meiner meines unser unsere unserem unseren unserer dein deine ist sind war waren bin bist sein seid habe hast "
-          "hat haben hatte hatten wird werden wurde kann können könnte sollte sollten soll muss möchte will wo was wer wie "
-          "welche welcher welches welchen welchem warum wann wieso gibt gib zeig zeige zeigen mir mich uns nicht kein "
-          "keine keinen keiner noch schon nur sehr viel viele mehr am an auf aus ab bis mit ohne gegen durch nach seit "
-          "um als ob oder aber dass denn so da hier dort dies diese dieser diesen dieses jener alle allen aller jede "
-          "jeder jedes etwas man bitte produkt produkte produkten artikel artikeln sortiment kategorie kategorien "
-          "katalog katalogs shop laden geschäft bereich bereiche bereichen warengruppe warengruppen sachen dinge "
-          "verkaufe verkaufen führe führen biete bieten anbieten habe gerade aktuell derzeit momentan gut schlecht "
-          "denn eigentlich wirklich überhaupt gerne hallo danke ja nein",
+    "meiner meines unser unsere unserem unseren unserer dein deine ist sind war waren bin bist sein seid habe hast "
+    "hat haben hatte hatten wird werden wurde kann können könnte sollte sollten soll muss möchte will wo was wer wie "
+    "welche welcher welches welchen welchem warum wann wieso gibt gib zeig zeige zeigen mir mich uns nicht kein "
+    "keine keinen keiner noch schon nur sehr viel viele mehr am an auf aus ab bis mit ohne gegen durch nach seit "
+    "um als ob oder aber dass denn so da hier dort dies diese dieser diesen dieses jener alle allen aller jede "
+    "jeder jedes etwas man bitte produkt produkte produkten artikel artikeln sortiment kategorie kategorien "
+    "katalog katalogs shop laden geschäft bereich bereiche bereichen warengruppe warengruppen sachen dinge "
+    "verkaufe verkaufen führe führen biete bieten anbieten habe gerade aktuell derzeit momentan gut schlecht "
+    "denn eigentlich wirklich überhaupt gerne hallo danke ja nein",
     "nl": "de het een den der ik jij je u hij zij ze wij we jullie mijn mijn onze ons uw jouw is zijn was waren ben bent "
-          "heb hebt heeft hebben had hadden wordt worden werd kan kunnen kon zou zouden moet moeten mag wil willen waar "
-          "wat wie hoe welke welk waarom wanneer er geef toon laat zien mij me ons niet geen nog al alleen zeer erg "
-          "veel meer aan op uit af tot met zonder tegen door na sinds om als of maar dat dit deze die daar hier alle "
-          "elk elke iets men alstublieft aub product producten artikel artikelen assortiment categorie categorieën "
-          "catalogus winkel shop afdeling dingen spullen verkoop verkopen voer voeren bied bieden momenteel nu "
-          "goed slecht eigenlijk echt hallo bedankt ja nee zit staat",
+    "heb hebt heeft hebben had hadden wordt worden werd kan kunnen kon zou zouden moet moeten mag wil willen waar "
+    "wat wie hoe welke welk waarom wanneer er geef toon laat zien mij me ons niet geen nog al alleen zeer erg "
+    "veel meer aan op uit af tot met zonder tegen door na sinds om als of maar dat dit deze die daar hier alle "
+    "elk elke iets men alstublieft aub product producten artikel artikelen assortiment categorie categorieën "
+    "catalogus winkel shop afdeling dingen spullen verkoop verkopen voer voeren bied bieden momenteel nu "
+    "goed slecht eigenlijk echt hallo bedankt ja nee zit staat",
     "pt": "o a os as um uma uns umas eu tu ele ela nós nos vós eles elas meu minha meus minhas nosso nossa nossos "
-          "nossas seu sua seus suas é são era eram sou está estão estou tenho tem têm temos ter tinha há foi será "
-          "pode podem posso poderia deve devem quero onde que quem como qual quais quando porque por mostre mostrar "
-          "me mim não nem ainda já só apenas muito muitos muita muitas mais ao aos à às com sem contra até desde "
-          "se ou mas isso isto este esta estes estas esse essa esses essas aquele aquela todos todas cada algum "
-          "alguma alguns algumas por favor produto produtos item itens artigo artigos sortimento categoria "
-          "categorias catálogo loja seção departamento coisas vendo vende vendemos vender ofereço oferecer "
-          "atualmente agora bom ruim olá obrigado sim estou",
+    "nossas seu sua seus suas é são era eram sou está estão estou tenho tem têm temos ter tinha há foi será "
+    "pode podem posso poderia deve devem quero onde que quem como qual quais quando porque por mostre mostrar "
+    "me mim não nem ainda já só apenas muito muitos muita muitas mais ao aos à às com sem contra até desde "
+    "se ou mas isso isto este esta estes estas esse essa esses essas aquele aquela todos todas cada algum "
+    "alguma alguns algumas por favor produto produtos item itens artigo artigos sortimento categoria "
+    "categorias catálogo loja seção departamento coisas vendo vende vendemos vender ofereço oferecer "
+    "atualmente agora bom ruim olá obrigado sim estou",
     "es": "el la los las lo un una unos unas yo tú tu él ella nosotros nosotras vosotros ellos ellas mi mis nuestro "
-          "nuestra nuestros nuestras su sus es son era eran soy estoy está están hay tengo tiene tienen tenemos "
-          "tener tenía fue será puede pueden puedo podría debe deben quiero dónde donde qué que quién quien cómo "
-          "como cuál cual cuáles cuales cuándo cuando por porque muéstrame muestra mostrar dime me mí no ni aún "
-          "todavía ya solo sólo muy mucho muchos mucha muchas más al con sin contra hasta desde se o u pero eso "
-          "esto este esta estos estas ese esa esos esas aquel aquella cada algún alguno alguna algunos algunas "
-          "favor producto productos artículo artículos surtido categoría categorías catálogo tienda sección "
-          "departamento cosas vendo vende vendemos vender ofrezco ofrecer actualmente ahora bueno malo hola "
-          "gracias sí",
+    "nuestra nuestros nuestras su sus es son era eran soy estoy está están hay tengo tiene tienen tenemos "
+    "tener tenía fue será puede pueden puedo podría debe deben quiero dónde donde qué que quién quien cómo "
+    "como cuál cual cuáles cuales cuándo cuando por porque muéstrame muestra mostrar dime me mí no ni aún "
+    "todavía ya solo sólo muy mucho muchos mucha muchas más al con sin contra hasta desde se o u pero eso "
+    "esto este esta estos estas ese esa esos esas aquel aquella cada algún alguno alguna algunos algunas "
+    "favor producto productos artículo artículos surtido categoría categorías catálogo tienda sección "
+    "departamento cosas vendo vende vendemos vender ofrezco ofrecer actualmente ahora bueno malo hola "
+    "gracias sí",
     "fr": "le la les l un une des du de d au aux je j tu il elle nous vous ils elles on mon ma mes notre nos votre "
-          "vos son sa ses leur leurs est sont était étaient suis es sommes êtes ai as a avons avez ont avait sera "
-          "peut peuvent puis pourrait doit doivent veux voudrais où que qu qui quoi comment quel quelle quels "
-          "quelles quand pourquoi montrez montrer moi me m ne n pas plus ni encore déjà seulement très "
-          "beaucoup avec sans contre jusqu depuis se s ou mais ce c cet cette ces ceci cela ça chaque quelque "
-          "quelques tous toutes il y svp produit produits article articles assortiment catégorie catégories "
-          "catalogue boutique magasin rayon rayons choses vends vend vendons vendre propose proposer propose "
-          "actuellement maintenant bon mauvais bonjour merci oui non est-ce",
+    "vos son sa ses leur leurs est sont était étaient suis es sommes êtes ai as a avons avez ont avait sera "
+    "peut peuvent puis pourrait doit doivent veux voudrais où que qu qui quoi comment quel quelle quels "
+    "quelles quand pourquoi montrez montrer moi me m ne n pas plus ni encore déjà seulement très "
+    "beaucoup avec sans contre jusqu depuis se s ou mais ce c cet cette ces ceci cela ça chaque quelque "
+    "quelques tous toutes il y svp produit produits article articles assortiment catégorie catégories "
+    "catalogue boutique magasin rayon rayons choses vends vend vendons vendre propose proposer propose "
+    "actuellement maintenant bon mauvais bonjour merci oui non est-ce",
     "it": "il lo la i gli le l un uno una un' io tu lui lei noi voi loro mio mia miei mie nostro nostra nostri nostre "
-          "suo sua suoi sue è sono era erano sei siamo siete ho hai ha abbiamo avete hanno aveva sarà può possono "
-          "posso potrebbe deve devono voglio vorrei dove che chi cosa come quale quali quando perché mostra "
-          "mostrami mostrare dimmi mi me non né ancora già solo molto molti molta molte più al allo alla ai agli "
-          "alle col con senza contro fino da dal dallo dalla dai dagli dalle si o ma questo questa questi queste "
-          "quello quella quelli quelle ogni qualche alcuni alcune per favore prodotto prodotti articolo articoli "
-          "assortimento categoria categorie catalogo negozio reparto cose vendo vende vendiamo vendere offro "
-          "offrire attualmente ora adesso buono cattivo ciao grazie sì c ci",
+    "suo sua suoi sue è sono era erano sei siamo siete ho hai ha abbiamo avete hanno aveva sarà può possono "
+    "posso potrebbe deve devono voglio vorrei dove che chi cosa come quale quali quando perché mostra "
+    "mostrami mostrare dimmi mi me non né ancora già solo molto molti molta molte più al allo alla ai agli "
+    "alle col con senza contro fino da dal dallo dalla dai dagli dalle si o ma questo questa questi queste "
+    "quello quella quelli quelle ogni qualche alcuni alcune per favore prodotto prodotti articolo articoli "
+    "assortimento categoria categorie catalogo negozio reparto cose vendo vende vendiamo vendere offro "
+    "offrire attualmente ora adesso buono cattivo ciao grazie sì c ci",
     "pl": "ja ty on ona ono my wy oni one mój moja moje moi mojego mojej moich moim moją moimi mojemu naszych nasz "
-          "nasza nasze nasi naszym naszej naszego naszą swój swoja swoje swoich swoim jest są "
-          "był była były jestem mam masz ma mamy macie mają miał będzie może mogą mogę mógłby powinien chcę gdzie "
-          "co kto jak jaki jaka jakie jakich jakim który która które których dlaczego kiedy czy pokaż pokazać "
-          "mi mnie nie ani jeszcze już tylko bardzo dużo wiele więcej do od ze bez przeciw przez po przy się lub "
-          "albo ale że to ten ta te tego tej tych tym tam tu tutaj wszystkie każdy każda każde jakiś proszę "
-          "produkt produkty produktów produktach towar towary towarów artykuł artykuły asortyment asortymencie "
-          "kategoria kategorie kategorii katalog katalogu sklep sklepie dział rzeczy sprzedaję sprzedajemy "
-          "oferuję oferować obecnie teraz dobry zły cześć dziękuję tak",
+    "nasza nasze nasi naszym naszej naszego naszą swój swoja swoje swoich swoim jest są "
+    "był była były jestem mam masz ma mamy macie mają miał będzie może mogą mogę mógłby powinien chcę gdzie "
+    "co kto jak jaki jaka jakie jakich jakim który która które których dlaczego kiedy czy pokaż pokazać "
+    "mi mnie nie ani jeszcze już tylko bardzo dużo wiele więcej do od ze bez przeciw przez po przy się lub "
+    "albo ale że to ten ta te tego tej tych tym tam tu tutaj wszystkie każdy każda każde jakiś proszę "
+    "produkt produkty produktów produktach towar towary towarów artykuł artykuły asortyment asortymencie "
+    "kategoria kategorie kategorii katalog katalogu sklep sklepie dział rzeczy sprzedaję sprzedajemy "
+    "oferuję oferować obecnie teraz dobry zły cześć dziękuję tak",
     "ru": "я ты он она оно мы вы они мой моя мое моё мои моих моем моём моей моего моему моими мою нашем наш наша "
-          "наше наши наших нашей нашего нашим свой свои своих своей своем своём ваш ваши "
-          "есть был была были быть буду будет будут является являются может могут могу мог должен хочу где что "
-          "кто как какой какая какое какие каких каким каком который которая которое которые которых почему "
-          "когда ли покажи покажите показать мне меня нас не ни ещё еще уже только очень много больше к ко от "
-          "до из без против через после при за или либо но что это этот эта эти этого этой этих тот та те там "
-          "тут здесь каждый каждая каждое какой-то пожалуйста товар товары товаров товарах продукт продукты "
-          "продукция продукции позиции позиций ассортимент ассортименте категория категории категорий каталог "
-          "каталоге магазин магазине раздел разделе вещи продаю продаем продаём предлагаю сейчас сегодня "
-          "хорошо плохо привет спасибо да у меня",
+    "наше наши наших нашей нашего нашим свой свои своих своей своем своём ваш ваши "
+    "есть был была были быть буду будет будут является являются может могут могу мог должен хочу где что "
+    "кто как какой какая какое какие каких каким каком который которая которое которые которых почему "
+    "когда ли покажи покажите показать мне меня нас не ни ещё еще уже только очень много больше к ко от "
+    "до из без против через после при за или либо но что это этот эта эти этого этой этих тот та те там "
+    "тут здесь каждый каждая каждое какой-то пожалуйста товар товары товаров товарах продукт продукты "
+    "продукция продукции позиции позиций ассортимент ассортименте категория категории категорий каталог "
+    "каталоге магазин магазине раздел разделе вещи продаю продаем продаём предлагаю сейчас сегодня "
+    "хорошо плохо привет спасибо да у меня",
 }
 # Kept as "and" (so "und die Preise?" is a follow-up, "Tische und Stühle" one run) and as "in".
-AND_WORDS = {"de": "und auch", "nl": "en ook", "pt": "e também", "es": "y e también", "fr": "et aussi",
-             "it": "e ed anche", "pl": "i a oraz też także", "ru": "и а также тоже"}
+AND_WORDS = {
+    "de": "und auch",
+    "nl": "en ook",
+    "pt": "e também",
+    "es": "y e también",
+    "fr": "et aussi",
+    "it": "e ed anche",
+    "pl": "i a oraz też także",
+    "ru": "и а также тоже",
+}
 PREPOSITIONS = {
     "de": "in im bei beim für zu zum zur über unter innerhalb von vom",
     "nl": "in bij voor van over binnen onder",
@@ -149,8 +165,7 @@ PREPOSITIONS = {
 # The prepositions that mean "for" (kept as "for", not "in", right after a category name): the planner
 # reads "toys for dogs" as Dog Toys, so "brinquedos para cães", "Spielzeug für Hunde", "игрушки для
 # собак" must reach it with their "for". Elsewhere they introduce a scope and stay "in".
-FOR_WORDS = {"de": "für", "nl": "voor", "pt": "para", "es": "para", "fr": "pour", "it": "per", "pl": "dla",
-             "ru": "для"}
+FOR_WORDS = {"de": "für", "nl": "voor", "pt": "para", "es": "para", "fr": "pour", "it": "per", "pl": "dla", "ru": "для"}
 
 # --- data: intent words ---------------------------------------------------------------------------------------
 # {language: {English phrase the planner knows: "foreign phrase | foreign phrase | …"}}. Several English
@@ -158,66 +173,66 @@ FOR_WORDS = {"de": "für", "nl": "voor", "pt": "para", "es": "para", "fr": "pour
 INTENT_WORDS: dict[str, dict[str, str]] = {
     "de": {
         "gaps": "lücke | lücken | sortimentslücken | sortimentslücke | unterrepräsentiert | schwachstellen | "
-                "schwachstelle | dünn | schwach | schwächen | chancen | potenzial | zu wenig | zu wenige | lückenhaft",
+        "schwachstelle | dünn | schwach | schwächen | chancen | potenzial | zu wenig | zu wenige | lückenhaft",
         "subcategories": "unterkategorie | unterkategorien",
         "expand": "hinzufügen | ergänzen | erweitern | ausbauen | aufnehmen",
         "missing": "fehlt | fehlen | fehlende | fehlenden | vermisse",
         "competitors": "wettbewerber | wettbewerb | konkurrenz | konkurrenten | mitbewerber | vergleich | vergleichen | "
-                       "markt | referenz",
+        "markt | referenz",
         "coverage": "abgedeckt",
         "price": "preis | preise | preisen | preisgestaltung | preisleiter | preisstufen | preisstufe | preisspanne | "
-                 "preisklasse | preisklassen | preisniveau | preislage | preispunkte | günstig | günstigste | billig | "
-                 "billigste | teuer | teuerste | einstiegspreis | einstieg | einsteiger | kosten | kostet | rabatt | "
-                 "rabatte | reduziert | preisnachlass | luxus | preisverteilung | preisstruktur | preisgefüge | "
-                 "preisbereich | preisspektrum",
+        "preisklasse | preisklassen | preisniveau | preislage | preispunkte | günstig | günstigste | billig | "
+        "billigste | teuer | teuerste | einstiegspreis | einstieg | einsteiger | kosten | kostet | rabatt | "
+        "rabatte | reduziert | preisnachlass | luxus | preisverteilung | preisstruktur | preisgefüge | "
+        "preisbereich | preisspektrum",
         "premium": "premium | hochwertig | hochpreisig",
         "attributes": "attribut | attribute | merkmal | merkmale | eigenschaft | eigenschaften | farbe | farben | "
-                      "material | materialien | größe | größen | stoff | stoffe | maße | abmessungen | spezifikationen | "
-                      "ausführungen",
+        "material | materialien | größe | größen | stoff | stoffe | maße | abmessungen | spezifikationen | "
+        "ausführungen",
         "brands": "marke | marken | hersteller | lieferant | lieferanten | markenhersteller",
         "out of stock": "nicht auf lager | nicht vorrätig | nicht mehr verfügbar | ausverkauft | nicht verfügbar | "
-                        "nicht lieferbar | "
-                        "vergriffen | nicht bestellbar | nicht kaufbar | nicht erhältlich",
+        "nicht lieferbar | "
+        "vergriffen | nicht bestellbar | nicht kaufbar | nicht erhältlich",
         "in stock": "auf lager | vorrätig | lieferbar | erhältlich",
         "stock": "lager | lagerbestand | lagerbestände | bestand | bestände | verfügbarkeit | rückstand | "
-                 "lieferrückstand | vorbestellung | vorbestellbar | nachbestellen | nachschub | menge | mengen",
+        "lieferrückstand | vorbestellung | vorbestellbar | nachbestellen | nachschub | menge | mengen",
         "available": "verfügbar",
         "quality": "qualität | datenqualität | inhalt | inhalte | vollständigkeit | vollständig | unvollständig | "
-                   "fehler | fehlerhaft | abgelehnt | duplikate | doppelt | ungültig | ungültige | bereit für | "
-                   "korrigieren | probleme | mängel | barcode | barcodes",
+        "fehler | fehlerhaft | abgelehnt | duplikate | doppelt | ungültig | ungültige | bereit für | "
+        "korrigieren | probleme | mängel | barcode | barcodes",
         "images": "bild | bilder | foto | fotos | produktbilder",
         "descriptions": "beschreibung | beschreibungen | produktbeschreibungen",
         "titles": "titel | produkttitel",
         "feed": "produktfeed | produktdatenfeed",
         "overview": "überblick | übersicht | zusammenfassung | zusammenfassen | statistik | statistiken | "
-                    "aufschlüsselung | kennzahlen | was verkaufe ich | wie groß",
+        "aufschlüsselung | kennzahlen | was verkaufe ich | wie groß",
         "how many": "wie viele | wie viel | anzahl",
         "which categories": "welche kategorien | welche warengruppen",
         "overall": "gesamten katalog | ganzen katalog | ganze katalog | gesamtes sortiment | ganzen sortiment | "
-                   "insgesamt | gesamt",
+        "insgesamt | gesamt",
     },
     "nl": {
         "gaps": "gat | gaten | hiaat | hiaten | lacune | lacunes | leemte | leemtes | zwak | zwakke plekken | dun | "
-                "kansen | ondervertegenwoordigd | te weinig",
+        "kansen | ondervertegenwoordigd | te weinig",
         "subcategories": "subcategorie | subcategorieën",
         "expand": "toevoegen | uitbreiden | aanvullen",
         "missing": "ontbreekt | ontbreken | ontbrekende | mis | mist",
         "competitors": "concurrent | concurrenten | concurrentie | vergelijken | vergelijking | markt | referentie",
         "coverage": "dekking",
         "price": "prijs | prijzen | prijsstelling | prijsladder | prijsklasse | prijsklassen | prijsniveau | prijspunten | "
-                 "goedkoop | goedkoopste | duur | duurste | instap | instapniveau | instapprijs | kosten | kost | "
-                 "korting | kortingen | afgeprijsd | luxe | prijsverdeling | prijsstructuur",
+        "goedkoop | goedkoopste | duur | duurste | instap | instapniveau | instapprijs | kosten | kost | "
+        "korting | kortingen | afgeprijsd | luxe | prijsverdeling | prijsstructuur",
         "premium": "premium",
         "attributes": "attribuut | attributen | kenmerk | kenmerken | eigenschap | eigenschappen | kleur | kleuren | "
-                      "materiaal | materialen | maat | maten | afmetingen | stof | stoffen | specificaties",
+        "materiaal | materialen | maat | maten | afmetingen | stof | stoffen | specificaties",
         "brands": "merk | merken | fabrikant | fabrikanten | leverancier | leveranciers",
         "out of stock": "niet op voorraad | uitverkocht | niet beschikbaar | niet leverbaar | uit voorraad",
         "in stock": "op voorraad | leverbaar",
         "stock": "voorraad | voorraden | beschikbaarheid | nabestelling | nabestellingen | bijbestellen | "
-                 "voorbestelling | hoeveelheid | hoeveelheden",
+        "voorbestelling | hoeveelheid | hoeveelheden",
         "available": "beschikbaar",
         "quality": "kwaliteit | datakwaliteit | inhoud | volledigheid | volledig | onvolledig | fout | fouten | "
-                   "afgekeurd | duplicaten | dubbel | ongeldig | ongeldige | klaar voor | problemen | barcode | barcodes",
+        "afgekeurd | duplicaten | dubbel | ongeldig | ongeldige | klaar voor | problemen | barcode | barcodes",
         "images": "afbeelding | afbeeldingen | foto | fotos | foto's",
         "descriptions": "beschrijving | beschrijvingen | omschrijving | omschrijvingen",
         "titles": "titel | titels",
@@ -228,28 +243,28 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
     },
     "pt": {
         "gaps": "lacuna | lacunas | falha | falhas | buraco | buracos | brecha | brechas | fraco | fracos | pontos fracos | "
-                "oportunidade | oportunidades | muito poucos | sub representado",
+        "oportunidade | oportunidades | muito poucos | sub representado",
         "subcategories": "subcategoria | subcategorias",
         "expand": "adicionar | acrescentar | expandir | ampliar",
         "missing": "falta | faltam | faltando | ausente | ausentes",
         "competitors": "concorrente | concorrentes | concorrência | comparar | comparação | mercado | referência",
         "price": "preço | preços | precificação | barato | baratos | mais barato | caro | caros | mais caro | entrada | "
-                 "de entrada | custo | custos | custa | custam | quanto custa | quanto custam | desconto | descontos | "
-                 "promoção | promoções | faixa de preço | faixas de preço | luxo",
+        "de entrada | custo | custos | custa | custam | quanto custa | quanto custam | desconto | descontos | "
+        "promoção | promoções | faixa de preço | faixas de preço | luxo",
         "premium": "premium",
         "attributes": "atributo | atributos | característica | características | cor | cores | material | materiais | "
-                      "tamanho | tamanhos | tecido | tecidos | dimensões | medidas | especificações",
+        "tamanho | tamanhos | tecido | tecidos | dimensões | medidas | especificações",
         "brands": "marca | marcas | fabricante | fabricantes | fornecedor | fornecedores",
         "out of stock": "sem estoque | fora de estoque | não estão disponíveis | não está disponível | "
-                        "não há estoque | esgotado | esgotados | esgotada | esgotadas | indisponível | "
-                        "indisponíveis | não disponível | não disponíveis | sem stock",
+        "não há estoque | esgotado | esgotados | esgotada | esgotadas | indisponível | "
+        "indisponíveis | não disponível | não disponíveis | sem stock",
         "in stock": "em estoque | em stock",
         "stock": "estoque | estoques | stock | inventário | disponibilidade | encomenda | pré venda | "
-                 "quantidade | quantidades",
+        "quantidade | quantidades",
         "available": "disponível | disponíveis",
         "quality": "qualidade | conteúdo | completude | completo | completos | incompleto | incompletos | erro | erros | "
-                   "reprovado | reprovados | duplicado | duplicados | inválido | inválidos | pronto para | problemas | "
-                   "código de barras | códigos de barras",
+        "reprovado | reprovados | duplicado | duplicados | inválido | inválidos | pronto para | problemas | "
+        "código de barras | códigos de barras",
         "images": "imagem | imagens | foto | fotos",
         "descriptions": "descrição | descrições",
         "titles": "título | títulos",
@@ -260,30 +275,30 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
     },
     "es": {
         "gaps": "hueco | huecos | laguna | lagunas | carencia | carencias | brecha | brechas | débil | "
-                "débiles | puntos débiles | oportunidad | oportunidades | muy pocos | infrarrepresentado",
+        "débiles | puntos débiles | oportunidad | oportunidades | muy pocos | infrarrepresentado",
         "subcategories": "subcategoría | subcategorías",
         "expand": "añadir | agregar | ampliar | expandir",
         "missing": "falta | faltan | faltantes | ausente | ausentes",
         "competitors": "competidor | competidores | competencia | comparar | comparación | mercado | referencia",
         "price": "precio | precios | barato | baratos | más barato | caro | caros | más caro | de entrada | "
-                 "gama de entrada | "
-                 "coste | costes | costo | cuesta | descuento | descuentos | rebaja | rebajas | oferta | ofertas | "
-                 "rango de precios | lujo",
+        "gama de entrada | "
+        "coste | costes | costo | cuesta | descuento | descuentos | rebaja | rebajas | oferta | ofertas | "
+        "rango de precios | lujo",
         "premium": "premium | alta gama | gama alta",
         "attributes": "atributo | atributos | característica | características | color | colores | material | "
-                      "materiales | talla | tallas | tamaño | tamaños | tela | telas | medidas | dimensiones | "
-                      "especificaciones",
+        "materiales | talla | tallas | tamaño | tamaños | tela | telas | medidas | dimensiones | "
+        "especificaciones",
         "brands": "marca | marcas | fabricante | fabricantes | proveedor | proveedores",
         "out of stock": "sin stock | fuera de stock | no están disponibles | no está disponible | no hay stock | "
-                        "agotado | agotados | agotada | agotadas | no disponible | "
-                        "no disponibles | sin existencias",
+        "agotado | agotados | agotada | agotadas | no disponible | "
+        "no disponibles | sin existencias",
         "in stock": "en stock | en existencia",
         "stock": "stock | existencias | inventario | disponibilidad | reposición | bajo pedido | reserva | cantidad | "
-                 "cantidades",
+        "cantidades",
         "available": "disponible | disponibles",
         "quality": "calidad | contenido | completitud | completo | completos | incompleto | incompletos | error | errores | "
-                   "rechazado | rechazados | duplicado | duplicados | inválido | inválidos | listo para | problemas | "
-                   "código de barras | códigos de barras",
+        "rechazado | rechazados | duplicado | duplicados | inválido | inválidos | listo para | problemas | "
+        "código de barras | códigos de barras",
         "images": "imagen | imágenes | foto | fotos",
         "descriptions": "descripción | descripciones",
         "titles": "título | títulos",
@@ -294,29 +309,29 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
     },
     "fr": {
         "gaps": "lacune | lacunes | trou | trous | faible | faibles | points faibles | point faible | "
-                "opportunité | opportunités | trop peu | sous représenté | sous représentés",
+        "opportunité | opportunités | trop peu | sous représenté | sous représentés",
         "subcategories": "sous catégorie | sous catégories",
         "expand": "ajouter | élargir | étendre | compléter",
         "missing": "manque | manquent | manquant | manquants | manquantes",
         "competitors": "concurrent | concurrents | concurrence | comparer | comparaison | marché | référence",
         "coverage": "taux de couverture",
         "price": "prix | tarif | tarifs | tarification | bon marché | pas cher | moins cher | cher | chers | "
-                 "entrée de gamme | coût | coûts | coûte | remise | remises | promotion | promotions | soldes | "
-                 "gamme de prix | fourchette de prix | luxe",
+        "entrée de gamme | coût | coûts | coûte | remise | remises | promotion | promotions | soldes | "
+        "gamme de prix | fourchette de prix | luxe",
         "premium": "premium | haut de gamme",
         "attributes": "attribut | attributs | caractéristique | caractéristiques | couleur | couleurs | matière | "
-                      "matières | matériau | matériaux | taille | tailles | tissu | tissus | dimensions | spécifications",
+        "matières | matériau | matériaux | taille | tailles | tissu | tissus | dimensions | spécifications",
         "brands": "marque | marques | fabricant | fabricants | fournisseur | fournisseurs",
         "out of stock": "en rupture | rupture | ne sont pas disponibles | n'est pas disponible | rupture de stock | "
-                        "ruptures | épuisé | épuisés | épuisée | épuisées | "
-                        "indisponible | indisponibles | non disponible | non disponibles | pas disponible | plus disponible",
+        "ruptures | épuisé | épuisés | épuisée | épuisées | "
+        "indisponible | indisponibles | non disponible | non disponibles | pas disponible | plus disponible",
         "in stock": "en stock",
         "stock": "stock | stocks | inventaire | disponibilité | réassort | réapprovisionnement | précommande | "
-                 "quantité | quantités",
+        "quantité | quantités",
         "available": "disponible | disponibles",
         "quality": "qualité | contenu | complétude | complet | complets | incomplet | incomplets | erreur | erreurs | "
-                   "refusé | refusés | doublon | doublons | invalide | invalides | prêt pour | problèmes | "
-                   "code barre | codes barres | code barres",
+        "refusé | refusés | doublon | doublons | invalide | invalides | prêt pour | problèmes | "
+        "code barre | codes barres | code barres",
         "images": "image | images | photo | photos",
         "descriptions": "description | descriptions",
         "titles": "titre | titres",
@@ -328,65 +343,64 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
     },
     "it": {
         "gaps": "lacuna | lacune | buco | buchi | mancanze | carenze | debole | deboli | punti deboli | punto debole | "
-                "opportunità | troppo pochi | troppo poche | sottorappresentato",
+        "opportunità | troppo pochi | troppo poche | sottorappresentato",
         "subcategories": "sottocategoria | sottocategorie",
         "expand": "aggiungere | ampliare | espandere | integrare",
         "missing": "manca | mancano | mancante | mancanti",
         "competitors": "concorrente | concorrenti | concorrenza | confrontare | confronto | mercato | riferimento",
         "coverage": "grado di copertura",
         "price": "prezzo | prezzi | economico | economici | più economico | caro | cari | costoso | costosi | "
-                 "fascia bassa | fascia di prezzo | fasce di prezzo | entry level | ingresso | costo | costi | costa | "
-                 "sconto | sconti | saldi | promozione | promozioni | lusso",
+        "fascia bassa | fascia di prezzo | fasce di prezzo | entry level | ingresso | costo | costi | costa | "
+        "sconto | sconti | saldi | promozione | promozioni | lusso",
         "premium": "premium | fascia alta | alta gamma",
         "attributes": "attributo | attributi | caratteristica | caratteristiche | colore | colori | materiale | "
-                      "materiali | taglia | taglie | misura | misure | tessuto | tessuti | dimensioni | specifiche",
+        "materiali | taglia | taglie | misura | misure | tessuto | tessuti | dimensioni | specifiche",
         "brands": "marca | marche | marchio | marchi | produttore | produttori | fornitore | fornitori",
         "out of stock": "esaurito | esauriti | non sono disponibili | non è disponibile | esaurita | esaurite | "
-                        "non disponibile | non disponibili | fuori stock | "
-                        "non in magazzino | non in stock",
+        "non disponibile | non disponibili | fuori stock | "
+        "non in magazzino | non in stock",
         "in stock": "in magazzino | in stock | disponibili in magazzino",
         "stock": "magazzino | scorte | scorta | giacenza | giacenze | disponibilità | riassortimento | preordine | "
-                 "quantità",
+        "quantità",
         "available": "disponibile | disponibili",
         "quality": "qualità | contenuto | contenuti | completezza | completo | completi | incompleto | incompleti | "
-                   "errore | errori | rifiutato | rifiutati | duplicato | duplicati | non valido | non validi | "
-                   "pronto per | problemi | codice a barre | codici a barre",
+        "errore | errori | rifiutato | rifiutati | duplicato | duplicati | non valido | non validi | "
+        "pronto per | problemi | codice a barre | codici a barre",
         "images": "immagine | immagini | foto",
         "descriptions": "descrizione | descrizioni",
         "titles": "titolo | titoli",
-        "overview": "panoramica | riepilogo | sintesi | riassunto | riassumere | statistica | statistiche | "
-                    "cosa vendo",
+        "overview": "panoramica | riepilogo | sintesi | riassunto | riassumere | statistica | statistiche | cosa vendo",
         "how many": "quanti | quante | numero di",
         "which categories": "quali categorie",
         "overall": "intero catalogo | tutto il catalogo | catalogo completo | tutto | in generale | complessivamente",
     },
     "pl": {
         "gaps": "luka | luki | luk | brak w ofercie | słaby | słabe | słabe punkty | słabe strony | okazje | "
-                "szanse | za mało | niedoreprezentowane",
+        "szanse | za mało | niedoreprezentowane",
         "subcategories": "podkategoria | podkategorie | podkategorii",
         "expand": "dodać | dodac | rozszerzyć | poszerzyć | uzupełnić",
         "missing": "brakuje | brakujące | brakujących | brak",
         "competitors": "konkurencja | konkurencji | konkurent | konkurenci | konkurentów | porównaj | porównanie | "
-                       "porównać | rynek | rynku",
+        "porównać | rynek | rynku",
         "coverage": "pokrycie",
         "price": "cena | ceny | cen | cenach | cenowy | cenowe | cenowych | tani | tanie | najtańsze | najtańszy | "
-                 "drogi | drogie | najdroższe | najdroższy | podstawowe | koszt | koszty | kosztuje | rabat | rabaty | "
-                 "promocja | promocje | przedział cenowy | luksusowe",
+        "drogi | drogie | najdroższe | najdroższy | podstawowe | koszt | koszty | kosztuje | rabat | rabaty | "
+        "promocja | promocje | przedział cenowy | luksusowe",
         "premium": "premium",
         "attributes": "atrybut | atrybuty | cecha | cechy | właściwości | kolor | kolory | kolorów | materiał | "
-                      "materiały | rozmiar | rozmiary | rozmiarów | tkanina | tkaniny | wymiary | specyfikacja | "
-                      "specyfikacje",
+        "materiały | rozmiar | rozmiary | rozmiarów | tkanina | tkaniny | wymiary | specyfikacja | "
+        "specyfikacje",
         "brands": "marka | marki | marek | producent | producenci | producentów | dostawca | dostawcy | dostawców",
         "out of stock": "brak w magazynie | nie jest dostępny | brak na stanie | nie ma w magazynie | "
-                        "nie ma na stanie | wyprzedane | "
-                        "wyprzedany | niedostępne | niedostępny | niedostępnych | nie są dostępne | niedostępna",
+        "nie ma na stanie | wyprzedane | "
+        "wyprzedany | niedostępne | niedostępny | niedostępnych | nie są dostępne | niedostępna",
         "in stock": "w magazynie | na stanie | dostępne w magazynie",
         "stock": "magazyn | stan magazynowy | stany magazynowe | zapas | zapasy | dostępność | dostępności | "
-                 "przedsprzedaż | ilość | ilości",
+        "przedsprzedaż | ilość | ilości",
         "available": "dostępne | dostępny | dostępna",
         "quality": "jakość | jakości | treść | treści | kompletność | kompletny | kompletne | niekompletne | "
-                   "niekompletny | błąd | błędy | błędów | odrzucone | duplikaty | nieprawidłowe | nieprawidłowy | "
-                   "gotowy na | gotowe na | problemy | kod kreskowy | kody kreskowe",
+        "niekompletny | błąd | błędy | błędów | odrzucone | duplikaty | nieprawidłowe | nieprawidłowy | "
+        "gotowy na | gotowe na | problemy | kod kreskowy | kody kreskowe",
         "images": "zdjęcie | zdjęcia | zdjęć | obraz | obrazy | obrazów | grafika",
         "descriptions": "opis | opisy | opisów",
         "titles": "tytuł | tytuły | tytułów | nazwy",
@@ -398,30 +412,30 @@ INTENT_WORDS: dict[str, dict[str, str]] = {
     },
     "ru": {
         "gaps": "пробел | пробелы | пробелов | пробелах | пропуски | пропусков | дыры | дыр | слабые места | слабое место | "
-                "слабые | слабо | возможности | возможностей | слишком мало | недостаточно | ниши",
+        "слабые | слабо | возможности | возможностей | слишком мало | недостаточно | ниши",
         "subcategories": "подкатегория | подкатегории | подкатегорий",
         "expand": "добавить | расширить | пополнить",
         "missing": "не хватает | недостает | недостаёт | отсутствует | отсутствующие | нехватка",
         "competitors": "конкурент | конкуренты | конкурентов | конкурентами | конкуренция | сравнить | сравнение | "
-                       "рынок | рынке",
+        "рынок | рынке",
         "price": "цена | цены | цен | ценам | ценах | ценовой | ценовые | стоимость | дешевый | дешевые | дешёвые | "
-                 "дешевле | самые дешевые | дорогой | дорогие | дороже | бюджетный | бюджетные | скидка | скидки | "
-                 "скидок | акции | ценовой диапазон | ценовые сегменты | ценообразование | люкс",
+        "дешевле | самые дешевые | дорогой | дорогие | дороже | бюджетный | бюджетные | скидка | скидки | "
+        "скидок | акции | ценовой диапазон | ценовые сегменты | ценообразование | люкс",
         "premium": "премиум | премиальные | премиальный",
         "attributes": "атрибут | атрибуты | атрибутов | характеристика | характеристики | свойства | цвет | цвета | "
-                      "цветов | материал | материалы | материалов | размер | размеры | размеров | ткань | габариты",
+        "цветов | материал | материалы | материалов | размер | размеры | размеров | ткань | габариты",
         "brands": "бренд | бренды | брендов | марка | марки | производитель | производители | производителей | "
-                  "поставщик | поставщики | поставщиков",
+        "поставщик | поставщики | поставщиков",
         "out of stock": "нет в наличии | не доступны | не доступно | отсутствуют в наличии | нет на складе | "
-                        "закончились | распроданы | "
-                        "распродано | недоступны | недоступно | не в наличии",
+        "закончились | распроданы | "
+        "распродано | недоступны | недоступно | не в наличии",
         "in stock": "в наличии | на складе",
         "stock": "наличие | наличия | склад | складе | остатки | остатков | запасы | запас | доступность | "
-                 "предзаказ | количество | заканчиваются | заканчивается | на исходе",
+        "предзаказ | количество | заканчиваются | заканчивается | на исходе",
         "available": "доступны | доступно | доступен",
         "quality": "качество | качества | контент | полнота | заполненность | ошибки | ошибок | ошибка | отклонены | "
-                   "отклонено | дубликаты | дубли | неверные | неправильные | готов к | готовы к | проблемы | "
-                   "штрихкод | штрихкоды | штрих код",
+        "отклонено | дубликаты | дубли | неверные | неправильные | готов к | готовы к | проблемы | "
+        "штрихкод | штрихкоды | штрих код",
         "images": "изображение | изображения | изображений | фото | фотографии | картинки",
         "descriptions": "описание | описания | описаний",
         "titles": "заголовок | заголовки | названия",
@@ -443,8 +457,8 @@ EQUIVALENTS: dict[str, tuple[str, ...]] = {
     "es": ("exterior exteriores jardín terraza patio", "mueble muebles mobiliario"),
     "fr": ("jardin extérieur extérieurs terrasse patio", "meubles mobilier"),
     "it": ("esterno esterni esterna esterne giardino terrazzo", "mobili arredi arredo"),
-    "pl": ("ogrodowy ogrodowe ogrodowych zewnętrzny zewnętrzne tarasowy tarasowe balkonowy", ),
-    "ru": ("садовый садовая садовые уличный уличная уличные наружный дачный дачная", ),
+    "pl": ("ogrodowy ogrodowe ogrodowych zewnętrzny zewnętrzne tarasowy tarasowe balkonowy",),
+    "ru": ("садовый садовая садовые уличный уличная уличные наружный дачный дачная",),
 }
 COMPOUNDING = ("de", "nl")  # languages that write "garden furniture" as one word
 
@@ -467,21 +481,97 @@ def fold(word: str) -> str:
 _SUFFIXES: dict[str, tuple[tuple[str, str], ...]] = {
     "de": (("ern", ""), ("em", ""), ("en", ""), ("er", ""), ("es", ""), ("e", ""), ("n", ""), ("s", "")),
     "nl": (("eren", ""), ("heden", "heid"), ("en", ""), ("es", ""), ("'s", ""), ("s", ""), ("e", "")),
-    "pt": (("oes", "a"), ("aes", "a"), ("eis", "el"), ("ais", "al"), ("ns", "m"), ("es", ""),
-           ("as", ""), ("os", ""), ("s", ""), ("a", ""), ("o", ""), ("e", "")),
+    "pt": (
+        ("oes", "a"),
+        ("aes", "a"),
+        ("eis", "el"),
+        ("ais", "al"),
+        ("ns", "m"),
+        ("es", ""),
+        ("as", ""),
+        ("os", ""),
+        ("s", ""),
+        ("a", ""),
+        ("o", ""),
+        ("e", ""),
+    ),
     "es": (("ces", "z"), ("es", ""), ("as", ""), ("os", ""), ("s", ""), ("a", ""), ("o", ""), ("e", "")),
     "fr": (("eaux", "eau"), ("aux", "al"), ("es", ""), ("x", ""), ("s", ""), ("e", "")),
     "it": (("chi", "c"), ("ghi", "g"), ("che", "c"), ("ghe", "g"), ("a", ""), ("e", ""), ("i", ""), ("o", "")),
-    "pl": (("owie", ""), ("ami", ""), ("ach", ""), ("ego", ""), ("emu", ""), ("ych", ""), ("ymi", ""), ("ich", ""),
-           ("imi", ""), ("iem", ""), ("ow", ""), ("om", ""), ("ie", ""), ("iu", ""), ("a", ""), ("e", ""),
-           ("i", ""), ("o", ""), ("u", ""), ("y", "")),
+    "pl": (
+        ("owie", ""),
+        ("ami", ""),
+        ("ach", ""),
+        ("ego", ""),
+        ("emu", ""),
+        ("ych", ""),
+        ("ymi", ""),
+        ("ich", ""),
+        ("imi", ""),
+        ("iem", ""),
+        ("ow", ""),
+        ("om", ""),
+        ("ie", ""),
+        ("iu", ""),
+        ("a", ""),
+        ("e", ""),
+        ("i", ""),
+        ("o", ""),
+        ("u", ""),
+        ("y", ""),
+    ),
     # folded forms: "й" is "и" here ("садовый" → "садовыи")
-    "ru": (("иями", ""), ("иям", ""), ("иях", ""), ("ием", ""), ("ого", ""), ("его", ""), ("ому", ""), ("ему", ""),
-           ("ыми", ""), ("ими", ""), ("ьев", ""), ("ами", ""), ("ями", ""), ("ая", ""), ("яя", ""), ("ое", ""),
-           ("ее", ""), ("ые", ""), ("ие", ""), ("ыи", ""), ("ии", ""), ("ои", ""), ("ую", ""), ("юю", ""),
-           ("ых", ""), ("их", ""), ("ья", ""), ("ье", ""), ("ах", ""), ("ях", ""), ("ов", ""), ("ев", ""),
-           ("ам", ""), ("ям", ""), ("ом", ""), ("ем", ""), ("еи", ""), ("ью", ""), ("ию", ""), ("ия", ""),
-           ("ь", ""), ("ы", ""), ("и", ""), ("а", ""), ("я", ""), ("о", ""), ("е", ""), ("у", ""), ("ю", "")),
+    "ru": (
+        ("иями", ""),
+        ("иям", ""),
+        ("иях", ""),
+        ("ием", ""),
+        ("ого", ""),
+        ("его", ""),
+        ("ому", ""),
+        ("ему", ""),
+        ("ыми", ""),
+        ("ими", ""),
+        ("ьев", ""),
+        ("ами", ""),
+        ("ями", ""),
+        ("ая", ""),
+        ("яя", ""),
+        ("ое", ""),
+        ("ее", ""),
+        ("ые", ""),
+        ("ие", ""),
+        ("ыи", ""),
+        ("ии", ""),
+        ("ои", ""),
+        ("ую", ""),
+        ("юю", ""),
+        ("ых", ""),
+        ("их", ""),
+        ("ья", ""),
+        ("ье", ""),
+        ("ах", ""),
+        ("ях", ""),
+        ("ов", ""),
+        ("ев", ""),
+        ("ам", ""),
+        ("ям", ""),
+        ("ом", ""),
+        ("ем", ""),
+        ("еи", ""),
+        ("ью", ""),
+        ("ию", ""),
+        ("ия", ""),
+        ("ь", ""),
+        ("ы", ""),
+        ("и", ""),
+        ("а", ""),
+        ("я", ""),
+        ("о", ""),
+        ("е", ""),
+        ("у", ""),
+        ("ю", ""),
+    ),
 }
 MIN_STEM = 3
 # Words kept whole, as the English planner keeps "glass": their ending is not an inflection here, and
@@ -577,9 +667,18 @@ def _lang(code: str) -> _Lang:
     by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
     for toks, english in intents:
         by_first.setdefault(toks[0], []).append((toks, english))
-    return _Lang(code, frozenset(stop - and_words - preps), frozenset(and_words), frozenset(preps - and_words),
-                 intents, by_first, equiv, outdoor, tuple(prefixes) if code in COMPOUNDING else (),
-                 frozenset(stems(FOR_WORDS[code]) & (preps - and_words)))
+    return _Lang(
+        code,
+        frozenset(stop - and_words - preps),
+        frozenset(and_words),
+        frozenset(preps - and_words),
+        intents,
+        by_first,
+        equiv,
+        outdoor,
+        tuple(prefixes) if code in COMPOUNDING else (),
+        frozenset(stems(FOR_WORDS[code]) & (preps - and_words)),
+    )
 
 
 _WORD = re.compile(r"[^\W_]+")
@@ -715,8 +814,8 @@ def _variants(toks: tuple[str, ...], lang: _Lang, bare: bool = True) -> list[tup
         for group in lang.prefixes:
             for head in group:
                 if t.startswith(head) and len(t) > len(head) + 2:
-                    alts += [alt + t[len(head):] for alt in group if alt != head]
-                    tail = stem(t[len(head):], lang.code)
+                    alts += [alt + t[len(head) :] for alt in group if alt != head]
+                    tail = stem(t[len(head) :], lang.code)
         options.append(list(dict.fromkeys(alts)))
         if tail:
             tails.append(tail)
@@ -736,14 +835,17 @@ def _exact(toks: tuple[str, ...], indexes: list[_NameIndex], lang: _Lang, bare: 
         joined = "".join(variant)
         joined_forms = [joined] + ([v[0] for v in _variants((joined,), lang)[1:]] if lang.prefixes else [])
         for which, idx in enumerate(indexes):
-            found = idx.by_tokens.get(variant) or next((idx.by_joined[j] for j in joined_forms if j in idx.by_joined), None)
+            found = idx.by_tokens.get(variant) or next(
+                (idx.by_joined[j] for j in joined_forms if j in idx.by_joined), None
+            )
             if found:
                 return which, list(found)
     return -1, []
 
 
-def _partial(toks: tuple[str, ...], idx: _NameIndex, node_rows: Mapping[int, int], depth: dict[int, int],
-             lang: _Lang) -> int | None:
+def _partial(
+    toks: tuple[str, ...], idx: _NameIndex, node_rows: Mapping[int, int], depth: dict[int, int], lang: _Lang
+) -> int | None:
     """The localised node holding every word of the phrase with the fewest extra words (with products first).
 
     As in the English planner, a single word only picks a node the catalog has products in.
@@ -773,8 +875,13 @@ def _english(text: str) -> tuple[list[str], list[str]]:
     return words, [en_stem(w) for w in words]
 
 
-def to_english(words: list[str], toks: list[str], categories: Iterable[str] = (),
-               node_rows: Mapping[int, int] | None = None, taxonomy=None) -> tuple[list[str], list[str]]:
+def to_english(
+    words: list[str],
+    toks: list[str],
+    categories: Iterable[str] = (),
+    node_rows: Mapping[int, int] | None = None,
+    taxonomy=None,
+) -> tuple[list[str], list[str]]:
     """The question's (words, planner tokens) with foreign intent words and category phrases in English.
 
     `words`/`toks` are the planner's raw words and stemmed tokens of the question, `categories` the
@@ -798,8 +905,7 @@ def to_english(words: list[str], toks: list[str], categories: Iterable[str] = ()
 MAX_CORRECTIONS = 12  # unknown words looked up for typos per question, as in the planner
 
 
-def _correct(words: list[str], seq: list[str], en_toks: list[str], lang: _Lang, own: _NameIndex,
-             taxonomy) -> list[str]:
+def _correct(words: list[str], seq: list[str], en_toks: list[str], lang: _Lang, own: _NameIndex, taxonomy) -> list[str]:
     """Typos ("Gartenmöbln", "Lüken") replaced by the closest known word of the language, with the
     English planner's thresholds: intent words from five letters at 0.8, category words from six at
     0.85, same first letter, length within two. Words the English planner knows (an English
@@ -809,8 +915,16 @@ def _correct(words: list[str], seq: list[str], en_toks: list[str], lang: _Lang, 
     english = _english_vocab(taxonomy) if taxonomy is not None else frozenset()
     out, budget = [], MAX_CORRECTIONS
     for w, s, en in zip(words, seq, en_toks):
-        known = (s in lang.stop or s in lang.preps or s in lang.and_words or s in intent_vocab or s in tax_vocab
-                 or s in own.by_token or en in english or s.isdigit())
+        known = (
+            s in lang.stop
+            or s in lang.preps
+            or s in lang.and_words
+            or s in intent_vocab
+            or s in tax_vocab
+            or s in own.by_token
+            or en in english
+            or s.isdigit()
+        )
         if budget and len(w) >= 5 and not known:  # the word's length as written: stems are shorter
             budget -= 1
             fixed = _close(s, intent_vocab, 0.8)
@@ -895,7 +1009,7 @@ class _Question:
         hits = []
         for i, s in enumerate(self.seq):
             for phrase, english in self.lang.intents_by_first.get(s, ()):
-                if tuple(self.seq[i:i + len(phrase)]) == phrase:
+                if tuple(self.seq[i : i + len(phrase)]) == phrase:
                     hits.append((-len(phrase), i, english))
         for neg, i, english in sorted(hits):
             j = i - neg
@@ -1006,8 +1120,10 @@ def _english_phrase(text: str) -> tuple[list[str], list[str]]:
 # end so the tables above stay as they were. Words that also mean "question" or "ask" (nl "vraag", fr
 # "demande", it "domanda") are left out: they would turn ordinary questions into demand questions.
 _DEMAND_WORDS = {
-    "de": ("bestseller | bestsellern | meistverkauft | meistverkaufte | meistverkauften | beliebt | beliebte | beliebten | "
-           "beliebteste | beliebtesten | nachfrage | topseller | verkaufsschlager"),
+    "de": (
+        "bestseller | bestsellern | meistverkauft | meistverkaufte | meistverkauften | beliebt | beliebte | beliebten | "
+        "beliebteste | beliebtesten | nachfrage | topseller | verkaufsschlager"
+    ),
     "nl": "bestseller | bestsellers | best verkocht | best verkochte | meest verkocht | meest verkochte | populair | populaire | populairste",
     "pt": "mais vendidos | mais vendido | mais vendidas | mais vendida | populares | popular | procura | demanda",
     "es": "más vendidos | más vendido | más vendidas | más vendida | populares | popular | demanda | superventas",

@@ -74,8 +74,13 @@ def run(inp: SkillInput) -> SkillResult:
     pop = common.population(own, scope, tax, READ)
     t = pop.table
     # (a catalog kept in a conversation before `online_store` existed lacks the column)
-    slim = own.select([c for c in ("product_key", "status", "google_category_id", "category_path", "online_store")
-                       if c in own.column_names])
+    slim = own.select(
+        [
+            c
+            for c in ("product_key", "status", "google_category_id", "category_path", "online_store")
+            if c in own.column_names
+        ]
+    )
     mask = common.scope_mask(own, scope, tax)  # on the whole table: the turn's cached mask (same rows as slim)
     scoped = slim if mask is None else slim.filter(mask)
     sheet = _Sheet()

@@ -65,8 +65,16 @@ MERCHANT_INCLUDE_SHARE = 0.5
 OWN_NODE_SHARE = 0.8
 # ...and when the node is named otherwise ("Deck Box" for Outdoor Storage Boxes), nearly all of them.
 OWN_NODE_ALONE_SHARE = 0.95
-SKILL_ORDER = ("assortment_gaps", "price_ladder", "attribute_coverage", "brand_coverage", "availability",
-               "content_quality", "catalog_overview", "demand_gaps")
+SKILL_ORDER = (
+    "assortment_gaps",
+    "price_ladder",
+    "attribute_coverage",
+    "brand_coverage",
+    "availability",
+    "content_quality",
+    "catalog_overview",
+    "demand_gaps",
+)
 FALLBACK = "catalog_overview"
 
 
@@ -97,12 +105,61 @@ class Plan:
 
 
 # --- normalisation ------------------------------------------------------------------------------------------
-_SPELLING = {"colour": "color", "colours": "colors", "grey": "gray", "catalogue": "catalog", "jewellery": "jewelry",
-             "aluminium": "aluminum", "sunlounger": "sunlounger", "favourite": "favorite", "organise": "organize",
-             "barbeque": "barbecue", "bbq": "barbecue", "bbqs": "barbecue", "e-commerce": "ecommerce"}
-_KEEP = {"glass", "grass", "mattress", "dress", "class", "gas", "canvas", "news", "this", "is", "was", "has", "does", "less",
-         "series", "species", "chassis", "always", "across", "plus", "bus", "status", "analysis", "gps", "ss", "us", "yes",
-         "its", "his", "process", "access", "cactus", "lotus", "compass", "boss", "moss", "press", "stress"}
+_SPELLING = {
+    "colour": "color",
+    "colours": "colors",
+    "grey": "gray",
+    "catalogue": "catalog",
+    "jewellery": "jewelry",
+    "aluminium": "aluminum",
+    "sunlounger": "sunlounger",
+    "favourite": "favorite",
+    "organise": "organize",
+    "barbeque": "barbecue",
+    "bbq": "barbecue",
+    "bbqs": "barbecue",
+    "e-commerce": "ecommerce",
+}
+_KEEP = {
+    "glass",
+    "grass",
+    "mattress",
+    "dress",
+    "class",
+    "gas",
+    "canvas",
+    "news",
+    "this",
+    "is",
+    "was",
+    "has",
+    "does",
+    "less",
+    "series",
+    "species",
+    "chassis",
+    "always",
+    "across",
+    "plus",
+    "bus",
+    "status",
+    "analysis",
+    "gps",
+    "ss",
+    "us",
+    "yes",
+    "its",
+    "his",
+    "process",
+    "access",
+    "cactus",
+    "lotus",
+    "compass",
+    "boss",
+    "moss",
+    "press",
+    "stress",
+}
 
 
 def stem(word: str) -> str:
@@ -158,48 +215,299 @@ def raw_tokens(text: str) -> list[str]:
 
 # --- intents -------------------------------------------------------------------------------------------------
 INTENTS: dict[str, tuple[str, ...]] = {
-    "assortment_gaps": ("gap", "gaps", "assortment", "whitespace", "white space", "under indexed", "underindexed",
-                        "under represented", "underrepresented", "thin", "holes in my range", "hole in my range",
-                        "what don't i sell", "what do i not sell", "dont sell", "don't sell", "do not sell", "not selling",
-                        "subcategories", "subcategory", "category coverage", "range coverage", "opportunities", "opportunity",
-                        "expand", "what should i add", "what to add", "weak spots", "weak spot", "share index", "missing categories",
-                        "missing subcategories", "empty categories", "empty category", "breadth", "depth of range",
-                        "weak", "weakest", "weakness", "weaknesses", "strengths", "where am i light", "under-served",
-                        "underserved", "blind spots", "blind spot", "too few", "not enough", "few products", "stack up",
-                        "measure up", "shortfall", "shortfalls"),
-    "price_ladder": ("price", "prices", "pricing", "priced", "cheap", "cheapest", "expensive", "premium", "entry level",
-                     "entry-level", "entry price", "budget", "luxury", "tier", "tiers", "good better best", "ladder",
-                     "price point", "price points", "discount", "discounts", "discounted", "sale", "on sale", "markdown",
-                     "markdowns", "affordable", "high end", "high-end", "low end", "price range", "compare at", "msrp",
-                     "cost", "costs", "percentile", "percentiles", "median price", "price band", "price bands",
-                     "price gap", "price gaps", "competitive", "price distribution"),
-    "attribute_coverage": ("attribute", "attributes", "colour", "colours", "color", "colors", "material", "materials",
-                           "size", "sizes", "sizing", "fabric", "fabrics", "finish", "finishes", "option values",
-                           "variant options", "option axes", "fill rate", "fill rates", "specs", "specification", "specifications",
-                           "dimensions"),
-    "brand_coverage": ("brand", "brands", "vendor", "vendors", "manufacturer", "manufacturers", "supplier", "suppliers",
-                       "maker", "makers", "single vendor", "label", "labels", "marques", "who makes", "made by"),
-    "availability": ("stock", "stocked", "out of stock", "in stock", "inventory", "availability", "not available",
-                     "unavailable", "sold out", "can't be bought", "cant be bought", "cannot be bought", "can not be bought", "backorder", "backorders", "back order", "preorder", "pre order", "oos",
-                     "restock", "restocking", "stockout", "stockouts", "quantity", "quantities"),
-    "content_quality": ("quality", "content", "google shopping", "merchant center", "shopping feed", "feed", "gtin", "gtins",
-                        "barcode", "barcodes", "ean", "upc", "image", "images", "photo", "photos", "picture", "pictures",
-                        "description", "descriptions", "title", "titles", "completeness", "complete", "incomplete",
-                        "data quality", "errors", "error", "disapproved", "disapprovals", "ready for", "readiness", "seo",
-                        "listing", "listings", "duplicate", "duplicates", "invalid", "check digit", "missing data",
-                        "fix", "clean up", "cleanup", "problems", "issues", "health", "wrong", "mistakes", "broken",
-                        "disapproval", "policy violations"),
-    "catalog_overview": ("overview", "summary", "summarise", "summarize", "summarise", "what is in", "what's in",
-                         "whats in", "what is this", "what's this", "describe", "tell me about", "contents",
-                         "breakdown", "break down", "statistics", "stats", "profile", "snapshot", "size of my catalog",
-                         "what do i have", "what do i sell", "what have i got", "overall picture", "at a glance", "columns",
-                         "format", "look like", "how big", "what kind of products", "how many products and",
-                         "how many products do", "how many products have", "how many items do", "how many skus do"),
-    "demand_gaps": ("best sellers", "best seller", "bestsellers", "bestseller", "best selling", "best-selling",
-                    "top sellers", "top selling", "top-selling", "popular", "most popular", "popular brands",
-                    "popular products", "trending", "in demand", "demand", "relative demand", "shoppers buying",
-                    "shoppers buy", "shoppers are buying", "customers buying", "customers buy", "people buying",
-                    "people buy", "what sells", "what is selling", "what's selling", "selling well", "hot products"),
+    "assortment_gaps": (
+        "gap",
+        "gaps",
+        "assortment",
+        "whitespace",
+        "white space",
+        "under indexed",
+        "underindexed",
+        "under represented",
+        "underrepresented",
+        "thin",
+        "holes in my range",
+        "hole in my range",
+        "what don't i sell",
+        "what do i not sell",
+        "dont sell",
+        "don't sell",
+        "do not sell",
+        "not selling",
+        "subcategories",
+        "subcategory",
+        "category coverage",
+        "range coverage",
+        "opportunities",
+        "opportunity",
+        "expand",
+        "what should i add",
+        "what to add",
+        "weak spots",
+        "weak spot",
+        "share index",
+        "missing categories",
+        "missing subcategories",
+        "empty categories",
+        "empty category",
+        "breadth",
+        "depth of range",
+        "weak",
+        "weakest",
+        "weakness",
+        "weaknesses",
+        "strengths",
+        "where am i light",
+        "under-served",
+        "underserved",
+        "blind spots",
+        "blind spot",
+        "too few",
+        "not enough",
+        "few products",
+        "stack up",
+        "measure up",
+        "shortfall",
+        "shortfalls",
+    ),
+    "price_ladder": (
+        "price",
+        "prices",
+        "pricing",
+        "priced",
+        "cheap",
+        "cheapest",
+        "expensive",
+        "premium",
+        "entry level",
+        "entry-level",
+        "entry price",
+        "budget",
+        "luxury",
+        "tier",
+        "tiers",
+        "good better best",
+        "ladder",
+        "price point",
+        "price points",
+        "discount",
+        "discounts",
+        "discounted",
+        "sale",
+        "on sale",
+        "markdown",
+        "markdowns",
+        "affordable",
+        "high end",
+        "high-end",
+        "low end",
+        "price range",
+        "compare at",
+        "msrp",
+        "cost",
+        "costs",
+        "percentile",
+        "percentiles",
+        "median price",
+        "price band",
+        "price bands",
+        "price gap",
+        "price gaps",
+        "competitive",
+        "price distribution",
+    ),
+    "attribute_coverage": (
+        "attribute",
+        "attributes",
+        "colour",
+        "colours",
+        "color",
+        "colors",
+        "material",
+        "materials",
+        "size",
+        "sizes",
+        "sizing",
+        "fabric",
+        "fabrics",
+        "finish",
+        "finishes",
+        "option values",
+        "variant options",
+        "option axes",
+        "fill rate",
+        "fill rates",
+        "specs",
+        "specification",
+        "specifications",
+        "dimensions",
+    ),
+    "brand_coverage": (
+        "brand",
+        "brands",
+        "vendor",
+        "vendors",
+        "manufacturer",
+        "manufacturers",
+        "supplier",
+        "suppliers",
+        "maker",
+        "makers",
+        "single vendor",
+        "label",
+        "labels",
+        "marques",
+        "who makes",
+        "made by",
+    ),
+    "availability": (
+        "stock",
+        "stocked",
+        "out of stock",
+        "in stock",
+        "inventory",
+        "availability",
+        "not available",
+        "unavailable",
+        "sold out",
+        "can't be bought",
+        "cant be bought",
+        "cannot be bought",
+        "can not be bought",
+        "backorder",
+        "backorders",
+        "back order",
+        "preorder",
+        "pre order",
+        "oos",
+        "restock",
+        "restocking",
+        "stockout",
+        "stockouts",
+        "quantity",
+        "quantities",
+    ),
+    "content_quality": (
+        "quality",
+        "content",
+        "google shopping",
+        "merchant center",
+        "shopping feed",
+        "feed",
+        "gtin",
+        "gtins",
+        "barcode",
+        "barcodes",
+        "ean",
+        "upc",
+        "image",
+        "images",
+        "photo",
+        "photos",
+        "picture",
+        "pictures",
+        "description",
+        "descriptions",
+        "title",
+        "titles",
+        "completeness",
+        "complete",
+        "incomplete",
+        "data quality",
+        "errors",
+        "error",
+        "disapproved",
+        "disapprovals",
+        "ready for",
+        "readiness",
+        "seo",
+        "listing",
+        "listings",
+        "duplicate",
+        "duplicates",
+        "invalid",
+        "check digit",
+        "missing data",
+        "fix",
+        "clean up",
+        "cleanup",
+        "problems",
+        "issues",
+        "health",
+        "wrong",
+        "mistakes",
+        "broken",
+        "disapproval",
+        "policy violations",
+    ),
+    "catalog_overview": (
+        "overview",
+        "summary",
+        "summarise",
+        "summarize",
+        "summarise",
+        "what is in",
+        "what's in",
+        "whats in",
+        "what is this",
+        "what's this",
+        "describe",
+        "tell me about",
+        "contents",
+        "breakdown",
+        "break down",
+        "statistics",
+        "stats",
+        "profile",
+        "snapshot",
+        "size of my catalog",
+        "what do i have",
+        "what do i sell",
+        "what have i got",
+        "overall picture",
+        "at a glance",
+        "columns",
+        "format",
+        "look like",
+        "how big",
+        "what kind of products",
+        "how many products and",
+        "how many products do",
+        "how many products have",
+        "how many items do",
+        "how many skus do",
+    ),
+    "demand_gaps": (
+        "best sellers",
+        "best seller",
+        "bestsellers",
+        "bestseller",
+        "best selling",
+        "best-selling",
+        "top sellers",
+        "top selling",
+        "top-selling",
+        "popular",
+        "most popular",
+        "popular brands",
+        "popular products",
+        "trending",
+        "in demand",
+        "demand",
+        "relative demand",
+        "shoppers buying",
+        "shoppers buy",
+        "shoppers are buying",
+        "customers buying",
+        "customers buy",
+        "people buying",
+        "people buy",
+        "what sells",
+        "what is selling",
+        "what's selling",
+        "selling well",
+        "hot products",
+    ),
 }
 # Words that name a skill only when nothing more specific does ("how many brands" is brand coverage;
 # "colours available" is attribute coverage).
@@ -208,18 +516,90 @@ WEAK_INTENTS: dict[str, tuple[str, ...]] = {
     "availability": ("available",),
 }
 # Verb uses consumed before intents are read: "do I stock", "we stock" are not stock levels.
-NEUTRAL = ("i stock", "we stock", "you stock", "do i stock", "do we stock", "i carry", "we carry", "do i cover",
-           "we cover", "i cover")
-WEAK_GAPS = ("missing", "lack", "lacking", "competitor", "competitors", "compare", "comparison", "versus", "vs",
-             "benchmark", "reference", "market", "coverage", "carry", "against")
-FOLLOW_UP = ("and", "what about", "how about", "also", "same for", "now", "then", "ok", "okay", "and what about",
-             "and for", "what of", "and in")
+NEUTRAL = (
+    "i stock",
+    "we stock",
+    "you stock",
+    "do i stock",
+    "do we stock",
+    "i carry",
+    "we carry",
+    "do i cover",
+    "we cover",
+    "i cover",
+)
+WEAK_GAPS = (
+    "missing",
+    "lack",
+    "lacking",
+    "competitor",
+    "competitors",
+    "compare",
+    "comparison",
+    "versus",
+    "vs",
+    "benchmark",
+    "reference",
+    "market",
+    "coverage",
+    "carry",
+    "against",
+)
+FOLLOW_UP = (
+    "and",
+    "what about",
+    "how about",
+    "also",
+    "same for",
+    "now",
+    "then",
+    "ok",
+    "okay",
+    "and what about",
+    "and for",
+    "what of",
+    "and in",
+)
 # Words that ask for someone else's catalog: brands or shares "competitors carry", "market share".
-REFERENCE_WORDS = ("competitor", "competitors", "competition", "rival", "rivals", "market", "benchmark", "reference",
-                   "share", "shares", "share index", "other shops", "other stores", "others carry", "vs", "versus")
-WHOLE_CATALOG = ("whole catalog", "entire catalog", "my catalog", "the catalog", "all products", "everything", "overall",
-                 "whole store", "my store", "my shop", "whole range", "all categories", "full catalog", "this catalog",
-                 "this file", "the file", "my products", "my feed", "the feed")
+REFERENCE_WORDS = (
+    "competitor",
+    "competitors",
+    "competition",
+    "rival",
+    "rivals",
+    "market",
+    "benchmark",
+    "reference",
+    "share",
+    "shares",
+    "share index",
+    "other shops",
+    "other stores",
+    "others carry",
+    "vs",
+    "versus",
+)
+WHOLE_CATALOG = (
+    "whole catalog",
+    "entire catalog",
+    "my catalog",
+    "the catalog",
+    "all products",
+    "everything",
+    "overall",
+    "whole store",
+    "my store",
+    "my shop",
+    "whole range",
+    "all categories",
+    "full catalog",
+    "this catalog",
+    "this file",
+    "the file",
+    "my products",
+    "my feed",
+    "the feed",
+)
 SCOPE_PREPOSITIONS = ("in", "for", "about", "within", "across", "among", "on", "of", "regarding", "around", "under")
 STOPWORDS = set(
     "a an the my our your their his her its i we you they me us it this that these those is are was were be been being am do does did "
@@ -246,7 +626,9 @@ _INTENT_TOKENS: dict[str, list[tuple[str, ...]]] = {
 }
 _WEAK_TOKENS = {tuple(tokens(p)) for p in WEAK_GAPS}
 _INTENT_VOCAB = frozenset(t for ps in _INTENT_TOKENS.values() for p in ps for t in p if len(t) >= 3)
-_WEAK_INTENT_TOKENS = {skill: sorted({tuple(tokens(p)) for p in ps}, key=len, reverse=True) for skill, ps in WEAK_INTENTS.items()}
+_WEAK_INTENT_TOKENS = {
+    skill: sorted({tuple(tokens(p)) for p in ps}, key=len, reverse=True) for skill, ps in WEAK_INTENTS.items()
+}
 _NEUTRAL_TOKENS = sorted({tuple(tokens(p)) for p in NEUTRAL}, key=len, reverse=True)
 _FOLLOW_TOKENS = sorted({tuple(tokens(p)) for p in FOLLOW_UP}, key=len, reverse=True)
 _WHOLE_TOKENS = {tuple(tokens(p)) for p in WHOLE_CATALOG}
@@ -257,7 +639,7 @@ _REFERENCE_TOKENS = {tuple(tokens(p)) for p in REFERENCE_WORDS}
 def _find(seq: list[str], phrase: tuple[str, ...], used: set[int]) -> list[int] | None:
     n = len(phrase)
     for i in range(len(seq) - n + 1):
-        if tuple(seq[i:i + n]) == phrase and not any(j in used for j in range(i, i + n)):
+        if tuple(seq[i : i + n]) == phrase and not any(j in used for j in range(i, i + n)):
             return list(range(i, i + n))
     return None
 
@@ -359,9 +741,15 @@ class _OwnIndex:
     categories: dict[str, Counter]  # merchant category -> Counter of google ids (None for unmapped)
     level_names: dict[tuple[str, ...], set[str]]  # tokens of a category level name -> category values ending there
     # own categories (every path of every product, product types included; see readers/own_categories.py)
-    own_levels: dict[tuple[str, ...], set[str]] = field(default_factory=dict)  # tokens of a level name -> own path prefixes ending there
-    own_prefix_ids: dict[str, Counter] = field(default_factory=dict)  # own path prefix -> Counter of google ids of its rows
-    own_joined: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # a level's words written together -> its own_levels keys
+    own_levels: dict[tuple[str, ...], set[str]] = field(
+        default_factory=dict
+    )  # tokens of a level name -> own path prefixes ending there
+    own_prefix_ids: dict[str, Counter] = field(
+        default_factory=dict
+    )  # own path prefix -> Counter of google ids of its rows
+    own_joined: dict[str, list[tuple[str, ...]]] = field(
+        default_factory=dict
+    )  # a level's words written together -> its own_levels keys
     # every own name the lexicon reads a foreign question against: category values and own paths
     # (product types included: a Shopify export's French "Plante d'intérieur" is a Type, not a category)
     lexicon_names: tuple[str, ...] = ()
@@ -407,8 +795,11 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
 
     cat = encoded(own["category_path"])
     names = cat.dictionary.cast(pa.string()).to_pylist() if pa.types.is_dictionary(cat.type) else []
-    pairs = pa.table({"c": cat.indices, "g": ids, "one": pa.nulls(own.num_rows, pa.int8()).fill_null(1)}).group_by(
-        ["c", "g"]).aggregate([("one", "sum")])
+    pairs = (
+        pa.table({"c": cat.indices, "g": ids, "one": pa.nulls(own.num_rows, pa.int8()).fill_null(1)})
+        .group_by(["c", "g"])
+        .aggregate([("one", "sum")])
+    )
     for c, g, n in zip(pairs["c"].to_pylist(), pairs["g"].to_pylist(), pairs["one_sum"].to_pylist()):
         if c is None or not names[c] or names[c].strip().casefold() in PLACEHOLDERS:  # "Uncategorized" names none
             continue
@@ -424,8 +815,11 @@ def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> _OwnIndex:
 
     oc = own_column(own)
     oc_names = oc.dictionary.cast(pa.string()).to_pylist()
-    pairs = pa.table({"c": oc.indices, "g": ids, "one": pa.nulls(own.num_rows, pa.int8()).fill_null(1)}).group_by(
-        ["c", "g"]).aggregate([("one", "sum")])
+    pairs = (
+        pa.table({"c": oc.indices, "g": ids, "one": pa.nulls(own.num_rows, pa.int8()).fill_null(1)})
+        .group_by(["c", "g"])
+        .aggregate([("one", "sum")])
+    )
     for c, g, n in zip(pairs["c"].to_pylist(), pairs["g"].to_pylist(), pairs["one_sum"].to_pylist()):
         if c is None or not oc_names[c]:
             continue
@@ -450,7 +844,7 @@ def _variants(phrase: tuple[str, ...]) -> list[tuple[str, ...]]:
         if tok in _EQUIV:
             for alt in _EQUIV:
                 if alt != tok:
-                    v = phrase[:i] + (alt,) + phrase[i + 1:]
+                    v = phrase[:i] + (alt,) + phrase[i + 1 :]
                     if v not in out:
                         out.append(v)
     if phrase and phrase[0] in _EQUIV and len(phrase) > 1:
@@ -475,7 +869,9 @@ def _best_node(ids: Iterable[int], own: _OwnIndex, taxonomy: Taxonomy) -> int | 
     if not ids:
         return None
     # prefer nodes with products, then more products, then shallower (the broader reading of a name)
-    return sorted(ids, key=lambda i: (-(own.node_rows.get(i, 0) > 0), -own.node_rows.get(i, 0), taxonomy.nodes[i].depth, i))[0]
+    return sorted(
+        ids, key=lambda i: (-(own.node_rows.get(i, 0) > 0), -own.node_rows.get(i, 0), taxonomy.nodes[i].depth, i)
+    )[0]
 
 
 def _merchant_inside(node_id: int, own: _OwnIndex, taxonomy: Taxonomy) -> tuple[str, ...]:
@@ -497,8 +893,9 @@ def _merchant_inside_now(node_id: int, own: _OwnIndex, taxonomy: Taxonomy) -> tu
     return tuple(sorted(inside))
 
 
-def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index,
-                  with_data: bool = True) -> _Match | None:
+def _match_phrase(
+    phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index, with_data: bool = True
+) -> _Match | None:
     """Exact matches (merchant level names, taxonomy names, joined spellings), equivalents tried in order.
 
     with_data=True accepts only names the catalog has rows in; False accepts any taxonomy name as written.
@@ -512,8 +909,15 @@ def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, t
             prefixes = set(own.own_levels.get(variant, ()))
             for toks in own.own_joined.get(joined, ()):  # "Sunloungers" and a type "Sun Lounger" alike
                 prefixes |= own.own_levels[toks]
-            if prefixes and len(variant) < len(phrase) and any(
-                    tax_idx.by_tokens.get(v) or tax_idx.by_joined.get("".join(v)) for v in variants if len(v) == len(phrase)):
+            if (
+                prefixes
+                and len(variant) < len(phrase)
+                and any(
+                    tax_idx.by_tokens.get(v) or tax_idx.by_joined.get("".join(v))
+                    for v in variants
+                    if len(v) == len(phrase)
+                )
+            ):
                 prefixes = set()  # "outdoor furniture" is a taxonomy name: never the merchant's whole "Furniture"
             if prefixes:
                 m = _from_own(tuple(sorted(prefixes)), variant, text, own, taxonomy)
@@ -524,7 +928,11 @@ def _match_phrase(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, t
         exact = tax_idx.by_tokens.get(variant, [])
         ids = list(exact) + [i for i in tax_idx.by_joined.get(joined, []) if i not in exact]
         if with_data:  # a range's accessories are the range's data too: a covers shop has outdoor furniture
-            ids = [i for i in ids if own.node_rows.get(i, 0) or any(own.node_rows.get(a, 0) for a in _accessories_of(i, taxonomy))]
+            ids = [
+                i
+                for i in ids
+                if own.node_rows.get(i, 0) or any(own.node_rows.get(a, 0) for a in _accessories_of(i, taxonomy))
+            ]
         if ids:
             node = _best_node(ids, own, taxonomy)
             assert node is not None  # ids is not empty
@@ -546,10 +954,14 @@ def _own_kinds(phrase: tuple[str, ...], own: _OwnIndex) -> _Match | None:
         return None
     text = " ".join(phrase)
     levels = sorted({p.rsplit(" > ", 1)[-1] for p in prefixes})
-    return _Match(None, (), text, text, own_paths=tuple(sorted(prefixes)), own_label=levels[0] if len(levels) == 1 else None)
+    return _Match(
+        None, (), text, text, own_paths=tuple(sorted(prefixes)), own_label=levels[0] if len(levels) == 1 else None
+    )
 
 
-def _from_own(prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy) -> _Match:
+def _from_own(
+    prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, own: _OwnIndex, taxonomy: Taxonomy
+) -> _Match:
     """A scope from the merchant's own categories (any level of any path, product types too).
 
     The primary paths holding that level stay `merchant` (as before); the taxonomy node is the one
@@ -567,7 +979,9 @@ def _from_own(prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, ow
         # the merchant's path is a taxonomy path ("Furniture > Chairs", as Shopify writes categories):
         # that node is the scope, not the narrower one its few products happen to sit in
         node = named[0]
-        m = _Match(node, tuple(sorted(set(cats) | set(_merchant_inside(node, own, taxonomy)))), text, taxonomy.nodes[node].name)
+        m = _Match(
+            node, tuple(sorted(set(cats) | set(_merchant_inside(node, own, taxonomy)))), text, taxonomy.nodes[node].name
+        )
     if m.taxonomy_id is not None and not (len(named) == 1 and m.taxonomy_id == named[0]):
         held = sum(n for g, n in counter.items() if g is not None and taxonomy.is_within(g, m.taxonomy_id))
         node_words = {w for v in _variants(_name_tokens(taxonomy.nodes[m.taxonomy_id].name)) for w in v}
@@ -620,8 +1034,9 @@ def _shared_level(cats: tuple[str, ...], text: str) -> str:
     return cats[0].split(">")[-1].strip() if len(cats) == 1 else text
 
 
-def _partial(phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index,
-             with_data: bool = True) -> _Match | None:
+def _partial(
+    phrase: tuple[str, ...], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index, with_data: bool = True
+) -> _Match | None:
     """Nodes whose name contains every word of the phrase (fewest extra words wins); with_data limits
     the search to nodes the catalog has products in."""
     if len(phrase) == 1 and phrase[0] in _EQUIV:
@@ -650,7 +1065,9 @@ MAX_PHRASE_WORDS = 6  # category names are short; longer word runs are tried in 
 MAX_CORRECTIONS = 12  # unknown words looked up for typos per question
 
 
-def _correct(seq: list[str], intent_vocab: frozenset[str], scope_vocab: frozenset[str], own_vocab: set[str]) -> list[str]:
+def _correct(
+    seq: list[str], intent_vocab: frozenset[str], scope_vocab: frozenset[str], own_vocab: set[str]
+) -> list[str]:
     """Unknown words replaced by the closest known word (typos): "avaliability", "outdor furnture".
 
     Intent words are corrected from five letters at similarity 0.8; category words only from six letters
@@ -695,6 +1112,7 @@ def _runs(seq: list[str], used: set[int]) -> list[tuple[int, int]]:
     An "and" between two content words stays inside the run ("watering and irrigation" is one name);
     phrase matching ignores it, as category names are indexed without "and"/"&".
     """
+
     def content(i: int) -> bool:
         return 0 <= i < len(seq) and i not in used and seq[i] not in STOPWORDS
 
@@ -716,8 +1134,9 @@ def _phrase(seq: list[str], i: int, j: int) -> tuple[str, ...]:
 Span = tuple[int, int]
 
 
-def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
-             tax_idx: _Index) -> tuple[_Match | None, Span | None, Span | None]:
+def _resolve(
+    seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index
+) -> tuple[_Match | None, Span | None, Span | None]:
     """(match, its token span, unmatched span).
 
     Passes, most specific first:
@@ -748,7 +1167,9 @@ def _resolve(seq: list[str], used: set[int], own: _OwnIndex, taxonomy: Taxonomy,
                     continue
                 phrase = _phrase(seq, i, i + length)
                 if phrase and phrase[-1] != "and" and seq[i] != "and":
-                    after_prep = i > 0 and (seq[i - 1] in _PREP_TOKENS or (i == start and start > 0 and seq[start - 1] in _PREP_TOKENS))
+                    after_prep = i > 0 and (
+                        seq[i - 1] in _PREP_TOKENS or (i == start and start > 0 and seq[start - 1] in _PREP_TOKENS)
+                    )
                     spans.append((len(phrase), i, i + length, phrase, after_prep))
     spans.sort(key=lambda x: (-x[0], not x[4], -x[1]))
     seen: set[tuple[str, ...]] = set()
@@ -827,10 +1248,18 @@ def _leading(phrase: tuple[str, ...], taxonomy: Taxonomy, tax_idx: _Index) -> _M
     if len(heads) != 1 or not all(i == heads[0] or taxonomy.is_within(i, heads[0]) for i in family):
         return None
     node = taxonomy.nodes[heads[0]]
-    if node.name.split()[0].casefold() != word:  # the noun as written ("Dog"), not a form of it ("Filling" for "filled")
+    if (
+        node.name.split()[0].casefold() != word
+    ):  # the noun as written ("Dog"), not a form of it ("Filling" for "filled")
         return None
-    note = (f"No category is called “{word}”; the scope is {node.name} ({node.path}), the category whose name "
-            f"starts with it and holds the others that do.") if tax_idx.names.get(node.id) != phrase else None
+    note = (
+        (
+            f"No category is called “{word}”; the scope is {node.name} ({node.path}), the category whose name "
+            f"starts with it and holds the others that do."
+        )
+        if tax_idx.names.get(node.id) != phrase
+        else None
+    )
     return _Match(node.id, (), word, node.name, note=note)
 
 
@@ -888,9 +1317,16 @@ def _scope(match: _Match | None, taxonomy: Taxonomy) -> Scope:
     if match is None:
         return Scope()
     node = taxonomy.node(match.taxonomy_id) if match.taxonomy_id is not None else None
-    return Scope(label=match.label, taxonomy_id=node.id if node else None, taxonomy_path=node.path if node else None,
-                 merchant_categories=match.merchant, phrase=match.phrase, own_paths=match.own_paths,
-                 own_label=match.own_label, widened=match.note)
+    return Scope(
+        label=match.label,
+        taxonomy_id=node.id if node else None,
+        taxonomy_path=node.path if node else None,
+        merchant_categories=match.merchant,
+        phrase=match.phrase,
+        own_paths=match.own_paths,
+        own_label=match.own_label,
+        widened=match.note,
+    )
 
 
 def _accessories_of(node_id: int, taxonomy: Taxonomy) -> tuple[int, ...]:
@@ -972,8 +1408,14 @@ def _sentences(*parts: str | None) -> str | None:
     return " ".join(p for p in parts if p) or None
 
 
-def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Taxonomy, phrase: tuple[str, ...],
-            title_only: bool = False) -> Scope | None:
+def _placed(
+    scope: Scope,
+    own: pa.Table | None,
+    own_idx: _OwnIndex,
+    taxonomy: Taxonomy,
+    phrase: tuple[str, ...],
+    title_only: bool = False,
+) -> Scope | None:
     """The scope with its accessories, title terms and counts of how its products were found.
 
     Title-only (no category named the phrase): None when no title names it either. When nothing
@@ -988,10 +1430,17 @@ def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Ta
         for e in extra:
             inside |= set(_merchant_inside(e, own_idx, taxonomy))
         parts = [f"{taxonomy.nodes[i].name} ({_subcategory_names(i, taxonomy)})" for i in (scope.taxonomy_id, *extra)]
-        widened = (f"{taxonomy.nodes[extra[0]].name} is counted with {taxonomy.nodes[scope.taxonomy_id].name}: the "
-                   f"accessories belong to the range. Covered: " + "; ".join(parts) + ".")
-        scope = replace(scope, extra_taxonomy_ids=extra, extra_taxonomy_paths=tuple(taxonomy.nodes[e].path for e in extra),
-                        merchant_categories=tuple(sorted(inside)), widened=_sentences(scope.widened, widened))
+        widened = (
+            f"{taxonomy.nodes[extra[0]].name} is counted with {taxonomy.nodes[scope.taxonomy_id].name}: the "
+            f"accessories belong to the range. Covered: " + "; ".join(parts) + "."
+        )
+        scope = replace(
+            scope,
+            extra_taxonomy_ids=extra,
+            extra_taxonomy_paths=tuple(taxonomy.nodes[e].path for e in extra),
+            merchant_categories=tuple(sorted(inside)),
+            widened=_sentences(scope.widened, widened),
+        )
     terms = _title_terms(phrase)
     scope = replace(scope, title_terms=terms)
     scope = _with_subcategories(scope, own_idx, taxonomy)
@@ -1004,9 +1453,15 @@ def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Ta
         loose_found = scoping.found(own, loose, taxonomy)
         if sum(n for _, n in loose_found):
             words = scope.phrase or " ".join(phrase)  # as the merchant wrote it
-            note = (f"No category and no title names “{words}”; the scope holds the products whose title names "
-                    f"a {terms[0]}.")
-            scope, found, total = replace(loose, widened=_sentences(loose.widened, note)), loose_found, sum(n for _, n in loose_found)
+            note = (
+                f"No category and no title names “{words}”; the scope holds the products whose title names "
+                f"a {terms[0]}."
+            )
+            scope, found, total = (
+                replace(loose, widened=_sentences(loose.widened, note)),
+                loose_found,
+                sum(n for _, n in loose_found),
+            )
     if title_only and total == 0:
         return None
     scope = replace(scope, found=found)
@@ -1016,7 +1471,7 @@ def _placed(scope: Scope, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Ta
 
 
 def _starts_with(seq: list[str], options) -> bool:
-    return any(tuple(seq[:len(o)]) == o for o in options if o)
+    return any(tuple(seq[: len(o)]) == o for o in options if o)
 
 
 def _has(seq: list[str], phrases) -> bool:
@@ -1052,8 +1507,9 @@ def _own_claim(seq: list[str], own: _OwnIndex) -> Span | None:
     return best
 
 
-def _scope_for(toks: tuple[str, ...], display: str, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Taxonomy,
-               tax_idx: _Index) -> Scope | None:
+def _scope_for(
+    toks: tuple[str, ...], display: str, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index
+) -> Scope | None:
     """A remembered scope phrase (already corrected) resolved again: categories first, then titles."""
     m, _, _ = _resolve(list(toks), set(), own_idx, taxonomy, tax_idx)
     if m is not None:
@@ -1070,7 +1526,7 @@ _PRODUCT_WORDS = frozenset({"product", "item", "thing", "stuff", "listing"})
 
 
 def _for_phrase(seq: list[str], words: list[str]) -> tuple[list[str], list[str]]:
-    """"toys for dogs" → "dogs toys", "food for cats" → "cats food": a category phrase written with
+    """ "toys for dogs" → "dogs toys", "food for cats" → "cats food": a category phrase written with
     "for" names the same category as the phrase written the other way round (Dog Toys, Cat Food).
 
     Without this the words after "for" were a separate phrase and dropped silently, so "gaps in toys
@@ -1112,7 +1568,9 @@ def _read(seq: list[str], own_idx: _OwnIndex, taxonomy: Taxonomy, tax_idx):
     if claim:
         match, span, miss = _match_phrase(_phrase(seq, *claim), own_idx, taxonomy, tax_idx, True), claim, None
     else:
-        match, span, miss = (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
+        match, span, miss = (
+            (None, None, None) if whole and not _runs(seq, used) else _resolve(seq, used, own_idx, taxonomy, tax_idx)
+        )
     return claim, skills, used, whole, match, span, miss
 
 
@@ -1165,10 +1623,10 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
             if again[4] is not None:
                 seq = fixed
                 claim, skills, used, whole, match, span, miss = again
-    unmatched = " ".join(words[miss[0]:miss[1]]) if miss else None
+    unmatched = " ".join(words[miss[0] : miss[1]]) if miss else None
     notes: list[str] = []
     follow = _starts_with(seq, _FOLLOW_TOKENS) or len([t for t in seq if t not in STOPWORDS]) <= 2
-    display = " ".join(words[span[0]:span[1]]) if span else None
+    display = " ".join(words[span[0] : span[1]]) if span else None
     resolved = " ".join(_phrase(seq, *span)) if span else None  # what the memory keeps
     scope: Scope | None = None
     if match is not None:
@@ -1177,24 +1635,36 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
             match.label = display
         scope = _placed(_scope(match, taxonomy), own, own_idx, taxonomy, _phrase(seq, *span))
     elif unmatched:  # no category has the words: perhaps the titles do ("pond pumps")
-        scope = _placed(Scope(label=unmatched, phrase=unmatched), own, own_idx, taxonomy, _phrase(seq, *miss),
-                        title_only=True)
+        scope = _placed(
+            Scope(label=unmatched, phrase=unmatched), own, own_idx, taxonomy, _phrase(seq, *miss), title_only=True
+        )
         if scope is not None:
             resolved, unmatched = " ".join(_phrase(seq, *miss)), None
     elif not whole and own is not None:  # words left without "in": "how are my loungers priced?"
         for start, end in list(reversed(_runs(seq, used)))[:MAX_TITLE_TRIES]:
             written = " ".join(words[start:end])
-            scope = _placed(Scope(label=written, phrase=written), own, own_idx, taxonomy, _phrase(seq, start, end),
-                            title_only=True)
+            scope = _placed(
+                Scope(label=written, phrase=written), own, own_idx, taxonomy, _phrase(seq, start, end), title_only=True
+            )
             if scope is not None:
                 resolved = " ".join(_phrase(seq, start, end))
                 break
         if scope is None:  # "which of my sweatshirts…": the merchant named products nothing holds
-            owned = next(((a, b) for a, b in _runs(seq, used) if a > 0 and seq[a - 1] in _POSSESSIVE
-                          and (words[b - 1].lower() != seq[b - 1]  # a plural: "my sweatshirts", not "my top"
-                               or (b < len(seq) and seq[b] in _PRODUCT_WORDS))), None)  # "my dog products"
+            owned = next(
+                (
+                    (a, b)
+                    for a, b in _runs(seq, used)
+                    if a > 0
+                    and seq[a - 1] in _POSSESSIVE
+                    and (
+                        words[b - 1].lower() != seq[b - 1]  # a plural: "my sweatshirts", not "my top"
+                        or (b < len(seq) and seq[b] in _PRODUCT_WORDS)
+                    )
+                ),
+                None,
+            )  # "my dog products"
             if owned is not None:
-                written = " ".join(words[owned[0]:owned[1]])
+                written = " ".join(words[owned[0] : owned[1]])
                 phrase = " ".join(_phrase(seq, *owned))
                 scope = _scope_for(tuple(_phrase(seq, *owned)), phrase, own, own_idx, taxonomy, tax_idx)
                 if scope is not None:  # "my dog products": the category the words name (Dog Supplies)
@@ -1217,31 +1687,44 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
 
     near: tuple[str, ...] = ()
     if unmatched:
-        near = _nearest(" ".join(seq[miss[0]:miss[1]]), own_idx, taxonomy)
+        near = _nearest(" ".join(seq[miss[0] : miss[1]]), own_idx, taxonomy)
         near_text = ", ".join(near) if near else "none"
         notes.append(f"No category matches “{unmatched}”; nearest: {near_text}. The answer covers the whole catalog.")
     if scope is not None and span is not None and not claim:
         run = next(((a, b) for a, b in _runs(seq, used) if a <= span[0] and span[1] <= b), None)
-        dropped = [w for w in seq[run[0]:span[0]] if w not in STOPWORDS and w != "and"] if run else []
+        dropped = [w for w in seq[run[0] : span[0]] if w not in STOPWORDS and w != "and"] if run else []
         if (dropped or (match is not None and match.shortened)) and run:
-            asked = " ".join(words[run[0]:run[1]])
-            by_title = _placed(Scope(label=asked, phrase=asked), own, own_idx, taxonomy, _phrase(seq, *run), title_only=True)
+            asked = " ".join(words[run[0] : run[1]])
+            by_title = _placed(
+                Scope(label=asked, phrase=asked), own, own_idx, taxonomy, _phrase(seq, *run), title_only=True
+            )
             if by_title is not None and not by_title.widened:  # titles name the whole phrase: "tote bags"
                 scope, resolved = by_title, " ".join(_phrase(seq, *run))
             else:
-                notes.append(f"No category is called “{asked}”; the scope is {scope.label}, the closest broader category.")
+                notes.append(
+                    f"No category is called “{asked}”; the scope is {scope.label}, the closest broader category."
+                )
     if scope is not None and scope.widened:
         notes.append(scope.widened)
     if not skills:
         skills = [FALLBACK]
         if not (memory and follow and scope is not None):
-            notes.append(CAPABILITIES_NOTE if scope is None else CAPABILITIES_NOTE.replace("Here is an overview of the catalog.",
-                                                                                          "Here is an overview of this category."))
+            notes.append(
+                CAPABILITIES_NOTE
+                if scope is None
+                else CAPABILITIES_NOTE.replace(
+                    "Here is an overview of the catalog.", "Here is an overview of this category."
+                )
+            )
     if unmatched:
         scope = Scope(unmatched=unmatched, nearest=near)
     scope = scope or Scope()
     if _has(seq, _REFERENCE_TOKENS):
         scope = replace(scope, wants_reference=True)
     skills_t = tuple(s for s in SKILL_ORDER if s in skills)
-    return Plan(skills=skills_t, scope=scope, notes=tuple(notes),
-                memory=PlanMemory(skills=skills_t, scope_phrase=resolved if not scope.is_whole_catalog else None))
+    return Plan(
+        skills=skills_t,
+        scope=scope,
+        notes=tuple(notes),
+        memory=PlanMemory(skills=skills_t, scope_phrase=resolved if not scope.is_whole_catalog else None),
+    )

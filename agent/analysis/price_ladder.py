@@ -26,8 +26,18 @@ from agent.analysis.result import Finding, SkillResult
 
 SKILL_ID = "price_ladder"
 # The canonical columns this skill reads (population() carries only these through its filter).
-READ = ("product_key", "google_category_id", "category_path", "price", "compare_at_price", "sale_price",
-        "sale_start", "sale_end", "currency", "snapshot_date")
+READ = (
+    "product_key",
+    "google_category_id",
+    "category_path",
+    "price",
+    "compare_at_price",
+    "sale_price",
+    "sale_start",
+    "sale_end",
+    "currency",
+    "snapshot_date",
+)
 STEP_RATIO = 2.0  # adjacent price points further apart than this are a hole in the ladder
 MIN_TIER_PRODUCTS = 3  # fewer priced variants than this: no tiers computed
 QUANTILES = (0.10, 0.25, 0.50, 0.75, 0.90)
@@ -70,7 +80,7 @@ def _largest_steps(ci: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, 
         return {}
     cents = np.rint(price * 100.0)
     span = int(cents.max() - cents.min()) + 1 if len(cents) else 1
-    if np.array_equal(cents / 100.0, price) and span * (int(ci.max()) + 1) < 2 ** 62:
+    if np.array_equal(cents / 100.0, price) and span * (int(ci.max()) + 1) < 2**62:
         # prices in whole cents (the usual case): the distinct (category, price) points from one integer
         # sort, since a step is between adjacent distinct price points and repeats only add ratios of 1
         lo_c = int(cents.min())
@@ -102,7 +112,9 @@ def _largest_steps(ci: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, 
     return out
 
 
-def _tier_counts(ci: np.ndarray, price: np.ndarray, cuts: dict[int, tuple[float, float]]) -> dict[int, tuple[int, int, int]]:
+def _tier_counts(
+    ci: np.ndarray, price: np.ndarray, cuts: dict[int, tuple[float, float]]
+) -> dict[int, tuple[int, int, int]]:
     """Good/better/best counts per category, vectorised: each product looks up its category's cuts."""
     if not cuts:
         return {}
@@ -131,8 +143,14 @@ def _partition(t: pa.Table, labels: pa.DictionaryArray, rows: np.ndarray, when) 
     pk = common.numpy_of(t["product_key"]).astype(np.int64)
     price = common.numpy_of(t["price"]).astype(np.float64)
     sale = common.sales(t, when)
-    return {"ci": ci[rows], "pk": pk[rows], "price": price[rows], "on_sale": sale.on_sale[rows],
-            "depth": sale.depth[rows], "unchecked": int((sale.unchecked & rows).sum())}
+    return {
+        "ci": ci[rows],
+        "pk": pk[rows],
+        "price": price[rows],
+        "on_sale": sale.on_sale[rows],
+        "depth": sale.depth[rows],
+        "unchecked": int((sale.unchecked & rows).sum()),
+    }
 
 
 def _reference_quantiles(inp: SkillInput, currency: str | None) -> dict[str, list[float]]:
@@ -151,8 +169,14 @@ def _reference_quantiles(inp: SkillInput, currency: str | None) -> dict[str, lis
     return {names[k]: [float(x) for x in q[k]] for k in range(len(names)) if not np.isnan(q[k, 0])}
 
 
-def _rows_for(part: dict, names: list[str], ref_q: dict[str, list[float]] | None, currency: str | None,
-              mixed: bool, total_label: str) -> tuple[dict, list[dict]]:
+def _rows_for(
+    part: dict,
+    names: list[str],
+    ref_q: dict[str, list[float]] | None,
+    currency: str | None,
+    mixed: bool,
+    total_label: str,
+) -> tuple[dict, list[dict]]:
     """The totals row and the category rows of one currency's priced variants."""
     ci, pk, price = part["ci"], part["pk"], part["price"]
     n = len(names)
@@ -174,15 +198,26 @@ def _rows_for(part: dict, names: list[str], ref_q: dict[str, list[float]] | None
         q = [None if np.isnan(x) else float(x) for x in quant[c]]
         st = steps.get(c)
         tr = tiers.get(c)
-        row = {"Category": names[c], "Products": int(products[c]), "Priced variants": int(variants[c]),
-               "P10": common.money(q[0]), "P25": common.money(q[1]), "Median": common.money(q[2]),
-               "P75": common.money(q[3]), "P90": common.money(q[4]),
-               "Good": tr[0] if tr else None, "Better": tr[1] if tr else None, "Best": tr[2] if tr else None,
-               "Largest step from": common.money(st[0]) if st else None, "Largest step to": common.money(st[1]) if st else None,
-               "Step": round(st[2], 1) if st else None,
-               "On sale": common.pct(on_sale[c], variants[c]),
-               "Average discount": round(depth_sum[c] / depth_n[c], 1) if depth_n[c] else None,
-               "_min": q[7], "_currency": currency}
+        row = {
+            "Category": names[c],
+            "Products": int(products[c]),
+            "Priced variants": int(variants[c]),
+            "P10": common.money(q[0]),
+            "P25": common.money(q[1]),
+            "Median": common.money(q[2]),
+            "P75": common.money(q[3]),
+            "P90": common.money(q[4]),
+            "Good": tr[0] if tr else None,
+            "Better": tr[1] if tr else None,
+            "Best": tr[2] if tr else None,
+            "Largest step from": common.money(st[0]) if st else None,
+            "Largest step to": common.money(st[1]) if st else None,
+            "Step": round(st[2], 1) if st else None,
+            "On sale": common.pct(on_sale[c], variants[c]),
+            "Average discount": round(depth_sum[c] / depth_n[c], 1) if depth_n[c] else None,
+            "_min": q[7],
+            "_currency": currency,
+        }
         if ref_q is not None:
             rq = ref_q.get(names[c])
             row["Reference P25"] = common.money(rq[0]) if rq else None
@@ -193,12 +228,20 @@ def _rows_for(part: dict, names: list[str], ref_q: dict[str, list[float]] | None
     tq = [float(x) for x in np.quantile(price, list(QUANTILES))] if len(price) else [None] * 5
     ordered = len(pk) < 2 or bool(np.all(pk[1:] >= pk[:-1]))  # the catalog layer's layout: one pass
     n_products = (int(np.count_nonzero(pk[1:] != pk[:-1])) + 1 if len(pk) else 0) if ordered else len(np.unique(pk))
-    total = {"Category": total_label, "Products": n_products, "Priced variants": len(price),
-             "P10": common.money(tq[0]), "P25": common.money(tq[1]), "Median": common.money(tq[2]),
-             "P75": common.money(tq[3]), "P90": common.money(tq[4]),
-             "On sale": common.pct(int(part["on_sale"].sum()), len(price)),
-             "Average discount": round(float(part["depth"][depth_ok].mean()), 1) if depth_ok.any() else None,
-             "_currency": currency, "_total": True}
+    total = {
+        "Category": total_label,
+        "Products": n_products,
+        "Priced variants": len(price),
+        "P10": common.money(tq[0]),
+        "P25": common.money(tq[1]),
+        "Median": common.money(tq[2]),
+        "P75": common.money(tq[3]),
+        "P90": common.money(tq[4]),
+        "On sale": common.pct(int(part["on_sale"].sum()), len(price)),
+        "Average discount": round(float(part["depth"][depth_ok].mean()), 1) if depth_ok.any() else None,
+        "_currency": currency,
+        "_total": True,
+    }
     if mixed:
         total["Currency"] = currency
     return total, rows
@@ -237,7 +280,12 @@ def run(inp: SkillInput) -> SkillResult:
                 s += 4
             if r["Good"] is not None and 0 in (r["Good"], r["Better"], r["Best"]):
                 s += 2
-            if with_ref and r.get("Reference P25") is not None and r["_min"] is not None and r["_min"] > r["Reference P25"]:
+            if (
+                with_ref
+                and r.get("Reference P25") is not None
+                and r["_min"] is not None
+                and r["_min"] > r["Reference P25"]
+            ):
                 s += 3
             return s
 
@@ -256,26 +304,47 @@ def run(inp: SkillInput) -> SkillResult:
     table = common.records_table(columns, ordered, pop.excluded)
     notes = []
     if with_ref and ref_currency_missing and ordered:
-        notes.append("The reference has no priced products in " + ", ".join(ref_currency_missing)
-                     + ", so those prices are not compared with it (currencies are never converted).")
+        notes.append(
+            "The reference has no priced products in "
+            + ", ".join(ref_currency_missing)
+            + ", so those prices are not compared with it (currencies are never converted)."
+        )
     if groups and all(g.currency is None for g in groups):
         notes.append(common.NO_PRICE_NOTE)
     return SkillResult(
-        skill=SKILL_ID, scope=scope, table=table,
+        skill=SKILL_ID,
+        scope=scope,
+        table=table,
         findings=_findings(ordered, len(totals), with_ref, pop.excluded, mixed, extra_zero, unchecked),
         missing="reference" if scope.wants_reference and not with_ref else None,  # "compared with competitors"
-        thresholds={"step_ratio": STEP_RATIO, "min_tier_variants": MIN_TIER_PRODUCTS,
-                    "tiers": "reference tertiles per category" if with_ref else "own tertiles per category",
-                    "price": "priced variants (price above zero), per currency",
-                    "on_sale": "current sale price below the price, or compare-at price above it"},
-        currency=groups[0].currency if len(groups) == 1 else None, chart=None if mixed else ("Category", "Median"),
+        thresholds={
+            "step_ratio": STEP_RATIO,
+            "min_tier_variants": MIN_TIER_PRODUCTS,
+            "tiers": "reference tertiles per category" if with_ref else "own tertiles per category",
+            "price": "priced variants (price above zero), per currency",
+            "on_sale": "current sale price below the price, or compare-at price above it",
+        },
+        currency=groups[0].currency if len(groups) == 1 else None,
+        chart=None if mixed else ("Category", "Median"),
         taxonomy_note=common.taxonomy_note(scope, tax),
-        notes=(["Good, better and best are cut at the reference catalog's price tertiles in the same category."] if with_ref else []) + notes,
+        notes=(
+            ["Good, better and best are cut at the reference catalog's price tertiles in the same category."]
+            if with_ref
+            else []
+        )
+        + notes,
     )
 
 
-def _findings(rows: list[dict], n_totals: int, with_ref: bool, excluded: dict[str, int], mixed: bool,
-              zero_n: int, unchecked_n: int) -> list[Finding]:
+def _findings(
+    rows: list[dict],
+    n_totals: int,
+    with_ref: bool,
+    excluded: dict[str, int],
+    mixed: bool,
+    zero_n: int,
+    unchecked_n: int,
+) -> list[Finding]:
     if not rows:
         return [Finding("ladder.empty", {}, severity=10)]
     f: list[Finding] = []
@@ -285,41 +354,112 @@ def _findings(rows: list[dict], n_totals: int, with_ref: bool, excluded: dict[st
 
     for i, total in enumerate(rows[:n_totals][:2]):
         if total["Median"] is not None:
-            f.append(Finding("ladder.summary", {"p10_price": total["P10"], "median_price": total["Median"], "p90_price": total["P90"],
-                                                "variants_n": total["Priced variants"], "products_n": total["Products"], **cur(total)},
-                             cells=((i, "P10"), (i, "Median"), (i, "P90"), (i, "Priced variants"), (i, "Products")), severity=3))
+            f.append(
+                Finding(
+                    "ladder.summary",
+                    {
+                        "p10_price": total["P10"],
+                        "median_price": total["Median"],
+                        "p90_price": total["P90"],
+                        "variants_n": total["Priced variants"],
+                        "products_n": total["Products"],
+                        **cur(total),
+                    },
+                    cells=((i, "P10"), (i, "Median"), (i, "P90"), (i, "Priced variants"), (i, "Products")),
+                    severity=3,
+                )
+            )
         if total.get("On sale"):
-            f.append(Finding("ladder.discount", {"sale_pct": total["On sale"], "depth_pct": total["Average discount"],
-                                                 **({"in_currency": total["_currency"] or "no currency"} if mixed else {})},
-                             cells=((i, "On sale"), (i, "Average discount")), severity=4))
+            f.append(
+                Finding(
+                    "ladder.discount",
+                    {
+                        "sale_pct": total["On sale"],
+                        "depth_pct": total["Average discount"],
+                        **({"in_currency": total["_currency"] or "no currency"} if mixed else {}),
+                    },
+                    cells=((i, "On sale"), (i, "Average discount")),
+                    severity=4,
+                )
+            )
     if mixed:
-        items = [{"currency": r["_currency"] or "no currency", "variants_n": r["Priced variants"]} for r in rows[:n_totals]]
-        f.append(Finding("ladder.mixed_currency", {"items": items},
-                         cells=tuple((i, "Priced variants") for i in range(n_totals)), severity=9))
+        items = [
+            {"currency": r["_currency"] or "no currency", "variants_n": r["Priced variants"]} for r in rows[:n_totals]
+        ]
+        f.append(
+            Finding(
+                "ladder.mixed_currency",
+                {"items": items},
+                cells=tuple((i, "Priced variants") for i in range(n_totals)),
+                severity=9,
+            )
+        )
     if zero_n:
         f.append(Finding("ladder.zero_prices", {"zero_n": zero_n}, cells=((0, ZERO_COLUMN[0]),), severity=5))
     if unchecked_n:
-        f.append(Finding("ladder.sale_unchecked", {"unchecked_n": unchecked_n}, cells=((0, UNCHECKED_COLUMN[0]),), severity=5))
+        f.append(
+            Finding(
+                "ladder.sale_unchecked", {"unchecked_n": unchecked_n}, cells=((0, UNCHECKED_COLUMN[0]),), severity=5
+            )
+        )
     visible = [(i, r) for i, r in enumerate(rows) if not r.get("_total")][:20]
     visible = [(i, r) for i, r in visible if i < 20]
     steps = [(i, r) for i, r in visible if r["Step"] is not None and r["Step"] > STEP_RATIO][:3]
     if steps:
-        items = [{"name": r["Category"], "from_price": r["Largest step from"], "to_price": r["Largest step to"], "step_x": r["Step"], **cur(r)}
-                 for _, r in steps]
-        f.append(Finding("ladder.steps", {"items": items, "ratio": STEP_RATIO},
-                         cells=tuple((i, c) for i, _ in steps for c in ("Largest step from", "Largest step to", "Step")), severity=8))
+        items = [
+            {
+                "name": r["Category"],
+                "from_price": r["Largest step from"],
+                "to_price": r["Largest step to"],
+                "step_x": r["Step"],
+                **cur(r),
+            }
+            for _, r in steps
+        ]
+        f.append(
+            Finding(
+                "ladder.steps",
+                {"items": items, "ratio": STEP_RATIO},
+                cells=tuple((i, c) for i, _ in steps for c in ("Largest step from", "Largest step to", "Step")),
+                severity=8,
+            )
+        )
     empty = [(i, r) for i, r in visible if r.get("Good") is not None and 0 in (r["Good"], r["Better"], r["Best"])][:3]
     if empty:
-        items = [{"name": r["Category"], "tiers": ", ".join(t.lower() for t in ("Good", "Better", "Best") if r[t] == 0)} for _, r in empty]
-        f.append(Finding("ladder.empty_tiers", {"items": items},
-                         cells=tuple((i, t) for i, r in empty for t in ("Good", "Better", "Best")), severity=7))
+        items = [
+            {"name": r["Category"], "tiers": ", ".join(t.lower() for t in ("Good", "Better", "Best") if r[t] == 0)}
+            for _, r in empty
+        ]
+        f.append(
+            Finding(
+                "ladder.empty_tiers",
+                {"items": items},
+                cells=tuple((i, t) for i, r in empty for t in ("Good", "Better", "Best")),
+                severity=7,
+            )
+        )
     if with_ref:
-        no_entry = [(i, r) for i, r in visible if r.get("Reference P25") is not None and r.get("_min") is not None
-                    and r["_min"] > r["Reference P25"] and r["P10"] is not None][:3]
+        no_entry = [
+            (i, r)
+            for i, r in visible
+            if r.get("Reference P25") is not None
+            and r.get("_min") is not None
+            and r["_min"] > r["Reference P25"]
+            and r["P10"] is not None
+        ][:3]
         if no_entry:
-            items = [{"name": r["Category"], "p10_price": r["P10"], "ref_p25_price": r["Reference P25"], **cur(r)} for _, r in no_entry]
-            f.append(Finding("ladder.no_entry", {"items": items},
-                             cells=tuple((i, c) for i, _ in no_entry for c in ("P10", "Reference P25")), severity=6))
+            items = [
+                {"name": r["Category"], "p10_price": r["P10"], "ref_p25_price": r["Reference P25"], **cur(r)}
+                for _, r in no_entry
+            ]
+            f.append(
+                Finding(
+                    "ladder.no_entry",
+                    {"items": items},
+                    cells=tuple((i, c) for i, _ in no_entry for c in ("P10", "Reference P25")),
+                    severity=6,
+                )
+            )
     untiered = list(dict.fromkeys(r["Category"] for _, r in visible if r.get("Good") is None))[:5]
     if untiered:
         f.append(Finding("ladder.untiered", {"names": untiered, "min": MIN_TIER_PRODUCTS}, severity=2))

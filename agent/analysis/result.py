@@ -47,8 +47,13 @@ class Scope:
 
     @property
     def is_whole_catalog(self) -> bool:
-        return (self.taxonomy_id is None and not self.merchant_categories and not self.own_paths
-                and not self.title_terms and not self.extra_taxonomy_ids)
+        return (
+            self.taxonomy_id is None
+            and not self.merchant_categories
+            and not self.own_paths
+            and not self.title_terms
+            and not self.extra_taxonomy_ids
+        )
 
 
 @dataclass(frozen=True)

@@ -109,8 +109,15 @@ def rows(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows | None:
 
 
 def _key(scope: Scope) -> tuple:
-    return (scope.taxonomy_id, scope.extra_taxonomy_ids, scope.merchant_categories, scope.own_paths, scope.title_terms,
-            scope.title_subterms, scope.own_subpaths)
+    return (
+        scope.taxonomy_id,
+        scope.extra_taxonomy_ids,
+        scope.merchant_categories,
+        scope.own_paths,
+        scope.title_terms,
+        scope.title_subterms,
+        scope.own_subpaths,
+    )
 
 
 def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
@@ -175,8 +182,11 @@ def own_column(table: pa.Table) -> pa.DictionaryArray:
         return as_dictionary(table["own_categories"])
     from agent.catalog.readers import own_categories as oc
 
-    parts = [oc.column(table[c], fn) for c, fn in (("category_path", oc.generic), ("product_type", oc.single))
-             if c in table.column_names and table[c].null_count < table.num_rows]
+    parts = [
+        oc.column(table[c], fn)
+        for c, fn in (("category_path", oc.generic), ("product_type", oc.single))
+        if c in table.column_names and table[c].null_count < table.num_rows
+    ]
     combined = oc.combine(*parts) if parts else None
     if combined is None:
         return pa.DictionaryArray.from_arrays(pa.nulls(table.num_rows, pa.int32()), pa.array([], pa.string()))
@@ -184,7 +194,7 @@ def own_column(table: pa.Table) -> pa.DictionaryArray:
 
 
 def path_prefixes(path: str) -> list[str]:
-    """"A > B > C" → ["A", "A > B", "A > B > C"]: a product is in every level of its path."""
+    """ "A > B > C" → ["A", "A > B", "A > B > C"]: a product is in every level of its path."""
     levels = path.split(" > ")
     return [" > ".join(levels[:i]) for i in range(1, len(levels) + 1)]
 
@@ -198,8 +208,13 @@ def own_mask(table: pa.Table, own_paths: tuple[str, ...], merchant_categories: t
     if own_paths:
         wanted = {p.lower() for p in own_paths}
         d = own_column(table)
-        flags = np.array([any(pre.lower() in wanted for p in paths_of(v) for pre in path_prefixes(p))
-                          for v in d.dictionary.to_pylist()], dtype=bool)
+        flags = np.array(
+            [
+                any(pre.lower() in wanted for p in paths_of(v) for pre in path_prefixes(p))
+                for v in d.dictionary.to_pylist()
+            ],
+            dtype=bool,
+        )
         if flags.any():
             mask |= entry_codes(d, flags, missing=False)
     if merchant_categories and "category_path" in table.column_names:
@@ -376,10 +391,12 @@ def _products_per_place(table: pa.Table, place: np.ndarray, keep: np.ndarray) ->
     pk_s, pl_s = pk[order], pl[order]
     first = np.concatenate(([True], pk_s[1:] != pk_s[:-1]))
     per = np.bincount(pl_s[first], minlength=len(PLACES) + 1)
-    return [int(x) for x in per[:len(PLACES)]]
+    return [int(x) for x in per[: len(PLACES)]]
 
 
-def found(table: pa.Table, scope: Scope, taxonomy: Taxonomy, within: np.ndarray | None = None) -> tuple[tuple[str, int], ...]:
+def found(
+    table: pa.Table, scope: Scope, taxonomy: Taxonomy, within: np.ndarray | None = None
+) -> tuple[tuple[str, int], ...]:
     """(("own", n), ("taxonomy", n), ("title", n)): active products by the first place that holds them.
 
     `within` (a bool per row of `table`) narrows the count to some of the scope's rows — gaps asks it

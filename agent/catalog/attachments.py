@@ -67,7 +67,7 @@ def looks_delimited(data: bytes) -> bool:
             header = rows[start]
             if len(header) < 2 or not any(any(ch.isalpha() for ch in cell) for cell in header):
                 continue
-            body = rows[start + 1:]
+            body = rows[start + 1 :]
             if not body:
                 continue  # a header alone is no table to read
             near = sum(1 for r in body if len(r) >= 2 and abs(len(r) - len(header)) <= max(2, len(header) // 2))

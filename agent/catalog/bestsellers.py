@@ -48,27 +48,53 @@ INVENTORY = ("IN_STOCK", "OUT_OF_STOCK", "NOT_IN_INVENTORY")
 
 # Merchant Center download headers (and BigQuery CSV-export spellings) -> transfer column names.
 _ALIASES = {
-    "rank": "rank", "previous rank": "previous_rank", "prev rank": "previous_rank",
-    "title": "title", "product title": "title", "product": "title", "product cluster": "title",
-    "brand": "brand", "category": "category", "ranking category": "category", "category path": "category",
-    "report category id": "report_category_id", "ranking category id": "report_category_id",
-    "category id": "report_category_id", "google product category id": "report_category_id",
-    "country": "country_code", "country code": "country_code", "ranking country": "country_code",
-    "relative demand": "relative_demand_bucket", "relative demand bucket": "relative_demand_bucket",
-    "relative demand min": "relative_demand_min", "relative demand max": "relative_demand_max",
+    "rank": "rank",
+    "previous rank": "previous_rank",
+    "prev rank": "previous_rank",
+    "title": "title",
+    "product title": "title",
+    "product": "title",
+    "product cluster": "title",
+    "brand": "brand",
+    "category": "category",
+    "ranking category": "category",
+    "category path": "category",
+    "report category id": "report_category_id",
+    "ranking category id": "report_category_id",
+    "category id": "report_category_id",
+    "google product category id": "report_category_id",
+    "country": "country_code",
+    "country code": "country_code",
+    "ranking country": "country_code",
+    "relative demand": "relative_demand_bucket",
+    "relative demand bucket": "relative_demand_bucket",
+    "relative demand min": "relative_demand_min",
+    "relative demand max": "relative_demand_max",
     "previous relative demand": "previous_relative_demand_bucket",
     "previous relative demand bucket": "previous_relative_demand_bucket",
-    "inventory status": "inventory_status", "product inventory status": "product_inventory_status",
+    "inventory status": "inventory_status",
+    "product inventory status": "product_inventory_status",
     "brand inventory status": "brand_inventory_status",
-    "gtins": "variant_gtins", "variant gtins": "variant_gtins", "gtin": "variant_gtins",
-    "price range": "price_range", "price range min amount micros": "price_range_min_amount_micros",
+    "gtins": "variant_gtins",
+    "variant gtins": "variant_gtins",
+    "gtin": "variant_gtins",
+    "price range": "price_range",
+    "price range min amount micros": "price_range_min_amount_micros",
     "price range max amount micros": "price_range_max_amount_micros",
-    "price range currency code": "price_range_currency_code", "price range currency": "price_range_currency_code",
-    "entity id": "entity_id", "rank id": "rank_id",
-    "report date": "report_date", "date": "report_date", "rank timestamp": "rank_timestamp",
-    "partitiondate": "_PARTITIONDATE", "partitiontime": "_PARTITIONTIME",
-    "category l1": "category_l1", "category l2": "category_l2", "category l3": "category_l3",
-    "category l4": "category_l4", "category l5": "category_l5",
+    "price range currency code": "price_range_currency_code",
+    "price range currency": "price_range_currency_code",
+    "entity id": "entity_id",
+    "rank id": "rank_id",
+    "report date": "report_date",
+    "date": "report_date",
+    "rank timestamp": "rank_timestamp",
+    "partitiondate": "_PARTITIONDATE",
+    "partitiontime": "_PARTITIONTIME",
+    "category l1": "category_l1",
+    "category l2": "category_l2",
+    "category l3": "category_l3",
+    "category l4": "category_l4",
+    "category l5": "category_l5",
 }
 _DATE_COLUMNS = ("_PARTITIONDATE", "_PARTITIONTIME", "rank_timestamp", "report_date")
 
@@ -90,7 +116,7 @@ def transfer_names(columns: list[str]) -> dict[str, str]:
 
 
 def sniff(columns: list[str]) -> str | None:
-    """"products", "brands" or None: whether a header is a Best sellers report, and which."""
+    """ "products", "brands" or None: whether a header is a Best sellers report, and which."""
     names = set(transfer_names(columns).values())
     if "rank" not in names or not names & {"relative_demand_bucket", "relative_demand_min", "relative_demand_max"}:
         return None
@@ -113,31 +139,34 @@ def sniff_bytes(data: bytes) -> str | None:
 
 # ------------------------------------------------------------------ the normalised table
 
+
 def _schema() -> pa.Schema:
     import pyarrow as pa
 
-    return pa.schema([
-        pa.field("entity", pa.string()),  # "product" (a product cluster) or "brand"
-        pa.field("rank", pa.int64()),  # rank within (country, report category)
-        pa.field("previous_rank", pa.int64()),
-        pa.field("country_code", pa.string()),
-        pa.field("report_category_id", pa.int64()),
-        pa.field("category_id", pa.int64()),  # the cluster's own Google category, else the report category
-        pa.field("title", pa.string()),
-        pa.field("brand", pa.string()),
-        pa.field("demand_bucket", pa.string()),  # BUCKETS
-        pa.field("demand_min", pa.int64()),
-        pa.field("demand_max", pa.int64()),
-        pa.field("previous_demand_bucket", pa.string()),
-        pa.field("inventory_status", pa.string()),  # INVENTORY: the product's, or the brand's for a brand row
-        pa.field("brand_inventory_status", pa.string()),
-        pa.field("variant_gtins", pa.list_(pa.string())),
-        pa.field("price_min", pa.float64()),
-        pa.field("price_max", pa.float64()),
-        pa.field("currency", pa.string()),
-        pa.field("entity_id", pa.string()),
-        pa.field("report_date", pa.date32()),
-    ])
+    return pa.schema(
+        [
+            pa.field("entity", pa.string()),  # "product" (a product cluster) or "brand"
+            pa.field("rank", pa.int64()),  # rank within (country, report category)
+            pa.field("previous_rank", pa.int64()),
+            pa.field("country_code", pa.string()),
+            pa.field("report_category_id", pa.int64()),
+            pa.field("category_id", pa.int64()),  # the cluster's own Google category, else the report category
+            pa.field("title", pa.string()),
+            pa.field("brand", pa.string()),
+            pa.field("demand_bucket", pa.string()),  # BUCKETS
+            pa.field("demand_min", pa.int64()),
+            pa.field("demand_max", pa.int64()),
+            pa.field("previous_demand_bucket", pa.string()),
+            pa.field("inventory_status", pa.string()),  # INVENTORY: the product's, or the brand's for a brand row
+            pa.field("brand_inventory_status", pa.string()),
+            pa.field("variant_gtins", pa.list_(pa.string())),
+            pa.field("price_min", pa.float64()),
+            pa.field("price_max", pa.float64()),
+            pa.field("currency", pa.string()),
+            pa.field("entity_id", pa.string()),
+            pa.field("report_date", pa.date32()),
+        ]
+    )
 
 
 def _text(v: Any) -> str | None:
@@ -201,7 +230,7 @@ _CURRENCY = re.compile(r"\b([A-Z]{3})\b")
 
 
 def _price_text(s: str | None) -> tuple[float | None, float | None, str | None]:
-    """"120.00 – 180.00 USD" / "USD 120-180" -> (120.0, 180.0, "USD")."""
+    """ "120.00 – 180.00 USD" / "USD 120-180" -> (120.0, 180.0, "USD")."""
     if not s:
         return None, None, None
     nums = [float(x.replace(",", "")) for x in _MONEY.findall(s)]
@@ -294,12 +323,38 @@ def _flatten_names(columns: list[str]) -> dict[str, str]:
 
 
 _TRANSFER_FLAT = {
-    "rank", "previous_rank", "country_code", "report_category_id", "title", "brand", "category_l1", "category_l2",
-    "category_l3", "category_l4", "category_l5", "variant_gtins", "product_inventory_status", "brand_inventory_status",
-    "entity_id", "rank_id", "relative_demand", "previous_relative_demand", "relative_demand_bucket",
-    "relative_demand_min", "relative_demand_max", "previous_relative_demand_bucket", "price_range",
-    "price_range_min_amount_micros", "price_range_max_amount_micros", "price_range_currency_code",
-    "_PARTITIONDATE", "_PARTITIONTIME", "rank_timestamp", "report_date", "inventory_status", "category",
+    "rank",
+    "previous_rank",
+    "country_code",
+    "report_category_id",
+    "title",
+    "brand",
+    "category_l1",
+    "category_l2",
+    "category_l3",
+    "category_l4",
+    "category_l5",
+    "variant_gtins",
+    "product_inventory_status",
+    "brand_inventory_status",
+    "entity_id",
+    "rank_id",
+    "relative_demand",
+    "previous_relative_demand",
+    "relative_demand_bucket",
+    "relative_demand_min",
+    "relative_demand_max",
+    "previous_relative_demand_bucket",
+    "price_range",
+    "price_range_min_amount_micros",
+    "price_range_max_amount_micros",
+    "price_range_currency_code",
+    "_PARTITIONDATE",
+    "_PARTITIONTIME",
+    "rank_timestamp",
+    "report_date",
+    "inventory_status",
+    "category",
 }
 
 
@@ -317,12 +372,18 @@ def from_transfer(table: pa.Table, name: str, kind: str, taxonomy=None) -> tuple
     dates = [d for d in demand["report_date"].to_pylist() if d]
     origin = next((c for c in _DATE_COLUMNS if c in renamed.values()), None)
     ev = SourceEvidence(
-        name=name, kind=kind, format=FORMAT_PRODUCTS if which == "products" else FORMAT_BRANDS,
-        rows_read=table.num_rows, rows_skipped=table.num_rows - demand.num_rows,
+        name=name,
+        kind=kind,
+        format=FORMAT_PRODUCTS if which == "products" else FORMAT_BRANDS,
+        rows_read=table.num_rows,
+        rows_skipped=table.num_rows - demand.num_rows,
         snapshot_date=max(dates) if dates else None,
         snapshot_origin=f"report date, column {origin}" if dates and origin else None,
-        role=ROLE, columns=list(table.column_names),
-        skipped_reasons={"without a rank": table.num_rows - demand.num_rows} if table.num_rows > demand.num_rows else {},
+        role=ROLE,
+        columns=list(table.column_names),
+        skipped_reasons={"without a rank": table.num_rows - demand.num_rows}
+        if table.num_rows > demand.num_rows
+        else {},
     )
     return demand, ev
 
@@ -338,8 +399,10 @@ def read_csv_bytes(data: bytes, name: str, kind: str, taxonomy=None) -> tuple[pa
     try:
         header = next(iter(__import__("csv").reader([first], delimiter=delim)))
         table = pacsv.read_csv(
-            io.BytesIO(text.encode("utf-8")), parse_options=pacsv.ParseOptions(delimiter=delim, newlines_in_values=True),
-            convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in header}))
+            io.BytesIO(text.encode("utf-8")),
+            parse_options=pacsv.ParseOptions(delimiter=delim, newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in header}),
+        )
     except (pa.ArrowInvalid, StopIteration) as exc:
         raise UnreadableCatalog("not a readable CSV: the Best sellers report could not be parsed") from exc
     return from_transfer(table, name, kind, taxonomy)

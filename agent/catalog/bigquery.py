@@ -31,15 +31,15 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import logging
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agent.catalog import headers
 from agent.bqref import BqRef
+from agent.catalog import headers
 from agent.catalog.errors import CatalogError, UnreadableCatalog
 
 log = logging.getLogger(__name__)
@@ -50,10 +50,21 @@ PARTITION_PSEUDO = "_PARTITIONDATE"
 # Merchant Center `Products_` transfer columns the skills use -> the feed column they become.
 # Nested records are flattened: price.value + price.currency -> "15.00 USD" as in a feed file.
 PRODUCTS_FLAT = {
-    "offer_id": "id", "item_group_id": "item_group_id", "title": "title", "description": "description",
-    "link": "link", "image_link": "image_link", "brand": "brand", "gtin": "gtin", "mpn": "mpn",
-    "availability": "availability", "google_product_category_path": "google_product_category",
-    "product_type": "product_type", "color": "color", "material": "material", "size": "size",
+    "offer_id": "id",
+    "item_group_id": "item_group_id",
+    "title": "title",
+    "description": "description",
+    "link": "link",
+    "image_link": "image_link",
+    "brand": "brand",
+    "gtin": "gtin",
+    "mpn": "mpn",
+    "availability": "availability",
+    "google_product_category_path": "google_product_category",
+    "product_type": "product_type",
+    "color": "color",
+    "material": "material",
+    "size": "size",
 }
 PRODUCTS_RECORDS = ("price", "sale_price")
 PRODUCTS_DISTINCTIVE = {"offer_id", "price", "destinations"}  # enough to call a table a transfer table
@@ -61,9 +72,22 @@ PRODUCTS_DISTINCTIVE = {"offer_id", "price", "destinations"}  # enough to call a
 # canonical column for them (issue 15, item 1, left open).
 
 # BigQuery's minimum logical bytes per value (its pricing page's data-size table).
-_MIN_WIDTH = {"INTEGER": 8, "INT64": 8, "FLOAT": 8, "FLOAT64": 8, "NUMERIC": 16, "BIGNUMERIC": 32,
-              "BOOLEAN": 1, "BOOL": 1, "DATE": 8, "DATETIME": 8, "TIME": 8, "TIMESTAMP": 8, "STRING": 2,
-              "BYTES": 2}
+_MIN_WIDTH = {
+    "INTEGER": 8,
+    "INT64": 8,
+    "FLOAT": 8,
+    "FLOAT64": 8,
+    "NUMERIC": 16,
+    "BIGNUMERIC": 32,
+    "BOOLEAN": 1,
+    "BOOL": 1,
+    "DATE": 8,
+    "DATETIME": 8,
+    "TIME": 8,
+    "TIMESTAMP": 8,
+    "STRING": 2,
+    "BYTES": 2,
+}
 
 
 class BytesCapExceeded(CatalogError):
@@ -108,7 +132,7 @@ class ReadPlan:
             return ""
         day = self.partition.isoformat()
         if self.partition_field_type in ("TIMESTAMP", "DATETIME"):
-            col = self.partition_expr[len("DATE("):-1]
+            col = self.partition_expr[len("DATE(") : -1]
             nxt = (self.partition + dt.timedelta(days=1)).isoformat()
             kind = self.partition_field_type
             return f"{col} >= {kind} '{day}' AND {col} < {kind} '{nxt}'"
@@ -116,6 +140,7 @@ class ReadPlan:
 
 
 # ------------------------------------------------------------------ clients
+
 
 def clients(settings: Any, ref: BqRef) -> tuple[Any, Any]:
     """(bigquery.Client, BigQueryReadClient) for the settings: the emulator when configured."""
@@ -126,8 +151,11 @@ def clients(settings: Any, ref: BqRef) -> tuple[Any, Any]:
         from google.api_core.client_options import ClientOptions
         from google.auth.credentials import AnonymousCredentials
 
-        client = bigquery.Client(project=project, credentials=AnonymousCredentials(),
-                                 client_options=ClientOptions(api_endpoint=settings.emulator_host))
+        client = bigquery.Client(
+            project=project,
+            credentials=AnonymousCredentials(),
+            client_options=ClientOptions(api_endpoint=settings.emulator_host),
+        )
     else:
         client = bigquery.Client(project=project)
     return client, _read_client(settings)
@@ -156,12 +184,15 @@ def run_query(client: Any, sql: str, settings: Any) -> tuple[list[Any], int]:
     estimate = int(dry.total_bytes_processed or 0)
     if estimate > settings.maximum_bytes_billed:
         raise BytesCapExceeded(estimate, settings.maximum_bytes_billed)
-    job = client.query(sql, job_config=bigquery.QueryJobConfig(maximum_bytes_billed=max(settings.maximum_bytes_billed, 1)))
+    job = client.query(
+        sql, job_config=bigquery.QueryJobConfig(maximum_bytes_billed=max(settings.maximum_bytes_billed, 1))
+    )
     rows = list(job.result())
     return rows, int(job.total_bytes_processed or 0)
 
 
 # ------------------------------------------------------------------ planning
+
 
 def plan_read(client: Any, ref: BqRef, settings: Any, columns: list[str] | None = None) -> ReadPlan:
     """Find the snapshot partition, choose the columns, estimate the bytes; refuse over the cap.
@@ -196,8 +227,9 @@ def plan_read(client: Any, ref: BqRef, settings: Any, columns: list[str] | None 
             partition = partition.date()
     field_type = fields[tp.field].field_type if tp is not None and tp.field in fields else None
     plan = ReadPlan(ref, wanted, products, expr, partition, None, 0, False, field_type)
-    count_rows, _ = run_query(client, f"SELECT COUNT(*) FROM {ref.sql_name}" + (f" WHERE {plan.where}" if plan.where else ""),
-                              settings)
+    count_rows, _ = run_query(
+        client, f"SELECT COUNT(*) FROM {ref.sql_name}" + (f" WHERE {plan.where}" if plan.where else ""), settings
+    )
     plan.rows = int(count_rows[0][0]) if count_rows else 0
     plan.estimate_bytes, plan.estimate_exact = _estimate(client, plan, fields)
     # a transfer table above the size line is not read whole: its Pushdown checks the cap against the
@@ -231,6 +263,7 @@ def _min_width(field: Any) -> int:
 
 # ------------------------------------------------------------------ reading
 
+
 def read_arrow(settings: Any, plan: ReadPlan) -> pa.Table:
     """The snapshot partition's projected columns, through the Storage Read API, as one Arrow table."""
     from google.cloud.bigquery_storage_v1 import types
@@ -241,8 +274,11 @@ def read_arrow(settings: Any, plan: ReadPlan) -> pa.Table:
         parent=f"projects/{settings.project or plan.ref.project}",
         read_session=types.ReadSession(
             table=f"projects/{plan.ref.project}/datasets/{plan.ref.dataset}/tables/{plan.ref.table}",
-            data_format=types.DataFormat.ARROW, read_options=options),
-        max_stream_count=4)
+            data_format=types.DataFormat.ARROW,
+            read_options=options,
+        ),
+        max_stream_count=4,
+    )
     parts = [read.read_rows(s.name).to_arrow(session) for s in session.streams]
     parts = [p for p in parts if p.num_rows]
     if not parts:
@@ -276,9 +312,9 @@ def _money(arr: pa.ChunkedArray) -> pa.ChunkedArray:
 def load_table(ref: BqRef, settings: Any, name: str, kind: str = KIND_BIGQUERY):
     """bq:// table -> (canonical table, SourceEvidence). Raises BytesCapExceeded, OverSizeLine,
     BigQueryUnavailable or UnreadableCatalog; nothing else escapes."""
-    from agent.catalog.ingest import _normalise
-
     from google.api_core import exceptions as gexc
+
+    from agent.catalog.ingest import _normalise
 
     try:
         client, _ = clients(settings, ref)
@@ -365,13 +401,17 @@ class Pushdown:
         text = sql.format(table=self.plan.ref.sql_name, where=self.plan.where or "TRUE")
         cap = self.settings.maximum_bytes_billed
         try:
-            dry = self.client.query(text, job_config=bigquery.QueryJobConfig(
-                dry_run=True, use_query_cache=False, query_parameters=list(params)))
+            dry = self.client.query(
+                text,
+                job_config=bigquery.QueryJobConfig(dry_run=True, use_query_cache=False, query_parameters=list(params)),
+            )
             reported = int(dry.total_bytes_processed or 0)
             if max(reported, self.estimate) > cap:
                 raise BytesCapExceeded(max(reported, self.estimate), cap)
-            job = self.client.query(text, job_config=bigquery.QueryJobConfig(
-                maximum_bytes_billed=max(cap, 1), query_parameters=list(params)))
+            job = self.client.query(
+                text,
+                job_config=bigquery.QueryJobConfig(maximum_bytes_billed=max(cap, 1), query_parameters=list(params)),
+            )
             rows = [dict(r.items()) for r in job.result()]
         except BytesCapExceeded:
             raise
@@ -390,10 +430,16 @@ def pushdown_source(ref: BqRef, settings: Any, name: str, plan: ReadPlan):
     from agent.catalog.evidence import SourceEvidence
 
     client, _ = clients(settings, ref)
-    ev = SourceEvidence(name=name, kind=KIND_BIGQUERY, format="Merchant Center Products transfer table, aggregated in BigQuery",
-                        rows_read=int(plan.rows or 0), snapshot_date=plan.partition,
-                        snapshot_origin=f"newest partition, {plan.partition_expr}" if plan.partition else None,
-                        bytes_scanned=0, bytes_exact=True)
+    ev = SourceEvidence(
+        name=name,
+        kind=KIND_BIGQUERY,
+        format="Merchant Center Products transfer table, aggregated in BigQuery",
+        rows_read=int(plan.rows or 0),
+        snapshot_date=plan.partition,
+        snapshot_origin=f"newest partition, {plan.partition_expr}" if plan.partition else None,
+        bytes_scanned=0,
+        bytes_exact=True,
+    )
     ev.pushdown = Pushdown(client, settings, plan, ev)
     ev.columns = list(ev.pushdown.columns)
     return canonical.empty_table(), ev

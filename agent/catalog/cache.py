@@ -54,8 +54,14 @@ class _Flight:
             raise self.error
         return self.value
 
-    def lead(self, fn: Callable[[], Any], lock: threading.Lock, inflight: dict, key: Hashable,
-             keep: Callable[[Any], None] | None = None) -> Any:
+    def lead(
+        self,
+        fn: Callable[[], Any],
+        lock: threading.Lock,
+        inflight: dict,
+        key: Hashable,
+        keep: Callable[[Any], None] | None = None,
+    ) -> Any:
         """Run `fn` as the one caller for `key`, publish its outcome to the waiters and leave `inflight`;
         on success `keep(value)` runs under `lock` first, so no caller sees the key neither in flight
         nor kept."""
@@ -106,9 +112,16 @@ class Cache(Generic[T]):
       cached: it propagates to the caller and to all waiters, and the next call loads again.
     """
 
-    def __init__(self, max_bytes: int | None = None, *, max_entries: int | None = None, ttl: float | None = None,
-                 size_of: Callable[[Any], int] | None = None, clock: Callable[[], float] = time.monotonic,
-                 keep_newest: bool = False) -> None:
+    def __init__(
+        self,
+        max_bytes: int | None = None,
+        *,
+        max_entries: int | None = None,
+        ttl: float | None = None,
+        size_of: Callable[[Any], int] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        keep_newest: bool = False,
+    ) -> None:
         if max_bytes is not None and max_bytes < 0:
             raise ValueError("max_bytes must be >= 0")
         if max_entries is not None and max_entries < 1:
@@ -204,8 +217,10 @@ class Cache(Generic[T]):
 
     def _evict(self) -> None:
         floor = 1 if self.keep_newest else 0  # the newest entry is the last one
-        while len(self._entries) > floor and ((self._max_bytes is not None and self._bytes > self._max_bytes)
-                                 or (self.max_entries is not None and len(self._entries) > self.max_entries)):
+        while len(self._entries) > floor and (
+            (self._max_bytes is not None and self._bytes > self._max_bytes)
+            or (self.max_entries is not None and len(self._entries) > self.max_entries)
+        ):
             evicted_key, (_, evicted_size, _) = self._entries.popitem(last=False)
             self._bytes -= evicted_size
             self._evictions += 1

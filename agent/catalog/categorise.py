@@ -120,8 +120,9 @@ def resolve_shopify(value: str | None) -> int | None:
     return got[0] if got else None
 
 
-def name_match(product_type: str | None, category: str | None, title: str | None,
-               within: tuple[int, ...] = ()) -> int | None:
+def name_match(
+    product_type: str | None, category: str | None, title: str | None, within: tuple[int, ...] = ()
+) -> int | None:
     """Step (d) for one distinct (type, category, title) combination: a confident id or None."""
     got = _name_match(product_type, category, title, within)
     return got[0] if got else None
@@ -139,9 +140,19 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool] | 
         m = namematch.match(phrase, ctx, strict, within) if phrase else None
         if m is not None and strict and tops and _top(tax, m.google_id) not in tops:
             return None  # a title noun outside every branch the type and category point at: unsure
-        if m is not None and strict and m.other_kind and not (
-                chosen is not None and (chosen[0] == m.google_id or tax.is_within(chosen[0], m.google_id)
-                                        or tax.is_within(m.google_id, chosen[0]))):
+        if (
+            m is not None
+            and strict
+            and m.other_kind
+            and not (
+                chosen is not None
+                and (
+                    chosen[0] == m.google_id
+                    or tax.is_within(chosen[0], m.google_id)
+                    or tax.is_within(m.google_id, chosen[0])
+                )
+            )
+        ):
             # "Pajama Suit": the title's noun is another product than its bare place; only a type
             # that already stands in that place ("Truffle cake" for "Chocolate Cake") settles it
             return None
@@ -215,8 +226,11 @@ def _per_value(col: pa.ChunkedArray, fn) -> tuple[np.ndarray, np.ndarray]:
     got = [fn(v) if v is not None else None for v in d.dictionary.to_pylist()]
     ids = np.array([g[0] if g else -1 for g in got] + [-1], dtype=np.int32)
     meth = np.array([g[1] if g else UNMAPPED for g in got] + [UNMAPPED], dtype=np.int8)
-    idx = d.indices.to_numpy(zero_copy_only=False) if d.null_count == 0 else \
-        pc.fill_null(d.indices, len(ids) - 1).to_numpy(zero_copy_only=False)
+    idx = (
+        d.indices.to_numpy(zero_copy_only=False)
+        if d.null_count == 0
+        else pc.fill_null(d.indices, len(ids) - 1).to_numpy(zero_copy_only=False)
+    )
     return np.take(ids, idx), np.take(meth, idx)
 
 
@@ -224,7 +238,7 @@ def _unique_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of small non-negative-or--1 integer codes and each row's index into them: one
     integer key per row when the code ranges allow (a 1-D unique is several times faster than axis=0)."""
     dims = [int(codes[:, k].max(initial=-1)) + 2 for k in range(codes.shape[1])]
-    if float(np.prod([float(d) for d in dims])) < 2.0 ** 62:
+    if float(np.prod([float(d) for d in dims])) < 2.0**62:
         flat = np.ravel_multi_index(tuple(codes[:, k] + 1 for k in range(codes.shape[1])), dims)
         uniq, inverse = np.unique(flat, return_inverse=True)
         rows = np.stack(np.unravel_index(uniq, dims), axis=1) - 1
@@ -269,8 +283,10 @@ def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type,
     combos, inverse = _unique_rows(key)
     found = np.full(len(combos), -1, dtype=np.int32)
     weak = np.zeros(len(combos), dtype=bool)
-    args = [(tvals[t] if t >= 0 else None, cvals[c] if c >= 0 else None, phrase_list[p] if p >= 0 else None)
-            for t, c, p in combos.tolist()]
+    args = [
+        (tvals[t] if t >= 0 else None, cvals[c] if c >= 0 else None, phrase_list[p] if p >= 0 else None)
+        for t, c, p in combos.tolist()
+    ]
     for k, a in enumerate(args):
         got1 = _name_match(*a)
         if got1 is not None:
@@ -279,8 +295,9 @@ def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type,
     # the catalog's branches, from rows placed before this step and the confident readings
     rows_per_combo = np.bincount(inverse, minlength=len(combos)).astype(np.float64)
     placed = np.flatnonzero((ids >= 0) & ~shallow)
-    roots, share1 = _branches(np.concatenate([ids[placed], found]),
-                              np.concatenate([np.ones(len(placed)), rows_per_combo]))
+    roots, share1 = _branches(
+        np.concatenate([ids[placed], found]), np.concatenate([np.ones(len(placed)), rows_per_combo])
+    )
     if roots:
         unread = found < 0  # only rows no reading placed are read again inside the branches
         for k in np.flatnonzero(weak & (found >= 0)).tolist():
@@ -301,16 +318,23 @@ def _name_step(ids: np.ndarray, method: np.ndarray, category_path, product_type,
     ok = got >= 0
     refine = ok & (prev >= 0)
     if refine.any():  # a shallow merchant-path id is only refined inside its own branch
-        inside = np.array([tax.is_within(int(g), int(p)) and g != p for g, p in zip(got[refine], prev[refine])], dtype=bool)
+        inside = np.array(
+            [tax.is_within(int(g), int(p)) and g != p for g, p in zip(got[refine], prev[refine])], dtype=bool
+        )
         ok[np.flatnonzero(refine)[~inside]] = False
     rows = todo[ok]
     ids[rows] = got[ok]
     method[rows] = NAME
 
 
-def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.ChunkedArray | None,
-             product_type: pa.ChunkedArray | None, title: pa.ChunkedArray | None,
-             brand: pa.ChunkedArray | None = None) -> tuple[pa.Array, pa.Array, pa.Array]:
+def map_rows(
+    n: int,
+    google_category: pa.ChunkedArray | None,
+    category_path: pa.ChunkedArray | None,
+    product_type: pa.ChunkedArray | None,
+    title: pa.ChunkedArray | None,
+    brand: pa.ChunkedArray | None = None,
+) -> tuple[pa.Array, pa.Array, pa.Array]:
     """(google_category_id int32, google_category_path dict, category_mapping dict) for n rows;
     `brand` only serves to drop a leading brand from titles."""
     tax = taxonomy.load()
@@ -327,10 +351,14 @@ def map_rows(n: int, google_category: pa.ChunkedArray | None, category_path: pa.
         ids = np.where(hit, found, ids)
         method = np.where(hit, how, method)
     if any(c is not None for c in (product_type, category_path, title)):
-        _name_step(ids, method, chunked(category_path) if category_path is not None else None,
-                   chunked(product_type) if product_type is not None else None,
-                   chunked(title) if title is not None else None,
-                   chunked(brand) if brand is not None else None)
+        _name_step(
+            ids,
+            method,
+            chunked(category_path) if category_path is not None else None,
+            chunked(product_type) if product_type is not None else None,
+            chunked(title) if title is not None else None,
+            chunked(brand) if brand is not None else None,
+        )
     for col in (product_type, category_path):
         if col is not None and (ids < 0).any():
             _group_step(ids, method, chunked(col))
@@ -352,8 +380,10 @@ def _without_placeholders(col: pa.ChunkedArray | None) -> pa.ChunkedArray | None
     # values are all looked at. The rest are cleared by kernels over the dictionary, not a call each.
     text = d.dictionary.cast(pa.string())
     ascii_words = "|".join(re.escape(p) for p in sorted(PLACEHOLDERS) if p.isascii())
-    maybe = pc.or_(pc.or_(pc.invert(pc.string_is_ascii(text)), pc.match_substring_regex(text, ascii_words, ignore_case=True)),
-                   pc.invert(pc.match_substring_regex(text, "[A-Za-z0-9]")))
+    maybe = pc.or_(
+        pc.or_(pc.invert(pc.string_is_ascii(text)), pc.match_substring_regex(text, ascii_words, ignore_case=True)),
+        pc.invert(pc.match_substring_regex(text, "[A-Za-z0-9]")),
+    )
     candidates = np.flatnonzero(np.asarray(pc.fill_null(maybe, False).to_numpy(zero_copy_only=False), dtype=bool))
     if not len(candidates):
         return col
@@ -361,14 +391,18 @@ def _without_placeholders(col: pa.ChunkedArray | None) -> pa.ChunkedArray | None
     bad = np.zeros(len(names) + 1, dtype=bool)
     for i in candidates.tolist():
         v = names[i]
-        bad[i] = v is not None and all(lv.strip().casefold() in PLACEHOLDERS
-                                       for lv in taxonomy.normalise_path(v).split(taxonomy.SEPARATOR) if lv.strip())
+        bad[i] = v is not None and all(
+            lv.strip().casefold() in PLACEHOLDERS
+            for lv in taxonomy.normalise_path(v).split(taxonomy.SEPARATOR)
+            if lv.strip()
+        )
     if not bad[:-1].any():
         return col
     idx = pc.fill_null(d.indices, len(names)).to_numpy(zero_copy_only=False).astype(np.int64)
     keep = ~np.take(bad, idx) & (idx < len(names))
-    return pa.chunked_array([pa.DictionaryArray.from_arrays(
-        pa.array(np.where(keep, idx, 0).astype(np.int32), mask=~keep), d.dictionary)])
+    return pa.chunked_array(
+        [pa.DictionaryArray.from_arrays(pa.array(np.where(keep, idx, 0).astype(np.int32), mask=~keep), d.dictionary)]
+    )
 
 
 # The catalog's own structure (step f): products the merchant filed under one own category or product
@@ -413,7 +447,9 @@ def _arrays(tax: taxonomy.Taxonomy, ids: np.ndarray, method: np.ndarray) -> tupl
 
     mask = ids < 0
     any_missing = bool(mask.any())
-    id_arr = pa.array(np.where(mask, 0, ids) if any_missing else ids, type=pa.int32(), mask=mask if any_missing else None)
+    id_arr = pa.array(
+        np.where(mask, 0, ids) if any_missing else ids, type=pa.int32(), mask=mask if any_missing else None
+    )
     # The path column: taxonomy ids are small integers, so the distinct ids come from a dense
     # presence table rather than a hash, and each path string is looked up once per id.
     known = ids[~mask] if any_missing else ids
@@ -424,6 +460,10 @@ def _arrays(tax: taxonomy.Taxonomy, ids: np.ndarray, method: np.ndarray) -> tupl
     path_idx = np.take(code, np.where(mask, len(present) - 1, ids) if any_missing else ids)
     path_arr = pa.DictionaryArray.from_arrays(
         pa.array(path_idx, type=pa.int32(), mask=mask if any_missing else None),
-        pa.array([tax.nodes[int(i)].path for i in distinct], pa.string()), safe=False)
-    method_arr = pa.DictionaryArray.from_arrays(pa.array(method.astype(np.int32)), pa.array(list(MAPPING_METHODS)), safe=False)
+        pa.array([tax.nodes[int(i)].path for i in distinct], pa.string()),
+        safe=False,
+    )
+    method_arr = pa.DictionaryArray.from_arrays(
+        pa.array(method.astype(np.int32)), pa.array(list(MAPPING_METHODS)), safe=False
+    )
     return id_arr, path_arr, method_arr

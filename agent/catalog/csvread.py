@@ -89,7 +89,7 @@ def _skip_blank_lines(data: bytes) -> bytes:
     n = len(data)
     while i < n:
         j = data.find(b"\n", i)
-        line = data[i: (n if j < 0 else j)]
+        line = data[i : (n if j < 0 else j)]
         if line.strip(b" \t\r"):
             break
         if j < 0:
@@ -112,9 +112,11 @@ def _sniff(text: str, forced: str | None = None) -> tuple[str, list[str], int]:
     if len(lines) > 1 and not text.endswith(("\n", "\r")):
         lines = lines[:-1]  # the sample may cut the last row
     head = "".join(lines[:200])
-    for delim in ((forced,) if forced else DELIMITERS):
+    for delim in (forced,) if forced else DELIMITERS:
         try:
-            rows = [r for r in csv.reader(io.StringIO(head, newline=""), delimiter=delim) if r and any(c.strip() for c in r)]
+            rows = [
+                r for r in csv.reader(io.StringIO(head, newline=""), delimiter=delim) if r and any(c.strip() for c in r)
+            ]
         except csv.Error:
             continue
         rows = rows[:30]
@@ -126,11 +128,11 @@ def _sniff(text: str, forced: str | None = None) -> tuple[str, list[str], int]:
         while start < len(rows) - 1 and len(rows[start]) <= 2 < modal and len(rows[start]) < modal:
             start += 1
         width = len(rows[start])
-        body = rows[start + 1:]
+        body = rows[start + 1 :]
         consistent = sum(1 for r in body if len(r) == width) / len(body) if body else 1.0
         key = (width > 1, round(consistent, 1), width)
         if best is None or key > best[0]:
-            best = (key, delim, rows[:start + 1])
+            best = (key, delim, rows[: start + 1])
     if best is None:
         raise UnreadableCatalog("not a readable CSV: no header row found")
     rows = best[2]
@@ -194,7 +196,7 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
     m = _SEP_DIRECTIVE.match(data[: first_end if first_end >= 0 else len(data)])
     if m:  # Excel's "sep=;" directive line
         forced = m.group(1).decode("latin-1")
-        data = _skip_blank_lines(data[first_end + 1:]) if first_end >= 0 else b""
+        data = _skip_blank_lines(data[first_end + 1 :]) if first_end >= 0 else b""
     text = data[:_SAMPLE].decode("utf-8", errors="ignore")
     delimiter, header, preamble = _sniff(text, forced)
     if preamble:
@@ -236,8 +238,18 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
     # A row with cells only in columns no field reads is a row of the file: read, and skipped for that.
     unread = blank - min(blank, _bare_delimiter_lines(data, delimiter)) if blank else 0
     reasons = {reason: k for reason, k in ((SKIP_UNPARSED, skipped), (SKIP_EMPTY, unread)) if k}
-    return RawCsv(table, columns, table.num_rows + unread, skipped + unread, delimiter, encoding,
-                  ragged.padded, ragged.overlong, ragged.extra_cells, reasons)
+    return RawCsv(
+        table,
+        columns,
+        table.num_rows + unread,
+        skipped + unread,
+        delimiter,
+        encoding,
+        ragged.padded,
+        ragged.overlong,
+        ragged.extra_cells,
+        reasons,
+    )
 
 
 def _bare_delimiter_lines(data: bytes, delimiter: str) -> int:
@@ -263,8 +275,9 @@ def _as_text(wanted: dict[str, pa.DataType]) -> dict[str, pa.DataType]:
     return {c: (pa.string() if pa.types.is_floating(t) or pa.types.is_integer(t) else t) for c, t in wanted.items()}
 
 
-def _numbers_as_sampled(wanted: dict[str, pa.DataType], columns: list[str], text: str, delimiter: str,
-                        preamble: int) -> dict[str, pa.DataType]:
+def _numbers_as_sampled(
+    wanted: dict[str, pa.DataType], columns: list[str], text: str, delimiter: str, preamble: int
+) -> dict[str, pa.DataType]:
     """Keep a number type only for columns whose sampled values are all plain numbers ("19.99",
     "-3", blank): the reader then converts them directly, with no text column and no cast. Anything
     else in the sample ("$1,299", "12,50", "No old price") reads as text; text turning up after
@@ -276,8 +289,11 @@ def _numbers_as_sampled(wanted: dict[str, pa.DataType], columns: list[str], text
     if len(lines) > 1 and not text.endswith(("\n", "\r")):
         lines = lines[:-1]  # the sample may cut the last row
     try:
-        rows = [r for r in csv.reader(io.StringIO("".join(lines[:500]), newline=""), delimiter=delimiter)
-                if r and any(cell.strip() for cell in r)][preamble + 1:]
+        rows = [
+            r
+            for r in csv.reader(io.StringIO("".join(lines[:500]), newline=""), delimiter=delimiter)
+            if r and any(cell.strip() for cell in r)
+        ][preamble + 1 :]
     except csv.Error:
         return _as_text(wanted)
     index = {c: i for i, c in enumerate(columns)}
@@ -290,12 +306,17 @@ def _numbers_as_sampled(wanted: dict[str, pa.DataType], columns: list[str], text
     return out
 
 
-def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str,
-                quoted_nl: bool = False, invalid: list[tuple[int, int, str]] | None = None
-                ) -> tuple[pa.Table | None, int]:
+def _arrow_read(
+    data: bytes,
+    columns: list[str],
+    wanted: dict[str, pa.DataType],
+    delimiter: str,
+    quoted_nl: bool = False,
+    invalid: list[tuple[int, int, str]] | None = None,
+) -> tuple[pa.Table | None, int]:
     """Arrow's read; `invalid`, when given, collects each ragged row's (expected, actual, text)."""
     quote_aware_first = quoted_nl or len(data) <= _SMALL
-    for newlines in ((True,) if quote_aware_first else (False, True)):
+    for newlines in (True,) if quote_aware_first else (False, True):
         skipped = [0]
         if invalid is not None:
             invalid.clear()
@@ -310,11 +331,16 @@ def _arrow_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType],
             table = pacsv.read_csv(
                 pa.BufferReader(data),  # zero-copy: no Python file object in the read loop
                 read_options=pacsv.ReadOptions(column_names=columns, skip_rows=1, block_size=_BLOCK),
-                parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=newlines,
-                                                 invalid_row_handler=on_invalid),
+                parse_options=pacsv.ParseOptions(
+                    delimiter=delimiter, newlines_in_values=newlines, invalid_row_handler=on_invalid
+                ),
                 convert_options=pacsv.ConvertOptions(
-                    include_columns=list(wanted) or columns[:1], column_types=wanted,
-                    strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=True),
+                    include_columns=list(wanted) or columns[:1],
+                    column_types=wanted,
+                    strings_can_be_null=True,
+                    null_values=[""],
+                    quoted_strings_can_be_null=True,
+                ),
             )
         except pa.ArrowInvalid as exc:
             if "UTF8" in str(exc) or "utf8" in str(exc).lower() and "invalid" in str(exc).lower():
@@ -336,14 +362,13 @@ def _find_row(data: bytes, raw: bytes, start: int, taken: set[int]) -> int:
             if at < 0:
                 break
             end = at + len(raw)
-            if (at == 0 or data[at - 1] in b"\n\r") and data[end:end + 1] in (b"\n", b"\r", b"") and at not in taken:
+            if (at == 0 or data[at - 1] in b"\n\r") and data[end : end + 1] in (b"\n", b"\r", b"") and at not in taken:
                 return at
             pos = at + 1
     return -1
 
 
-def _mend(data: bytes, invalid: list[tuple[int, int, str]], delimiter: str, width: int, ragged: Ragged
-          ) -> bytes | None:
+def _mend(data: bytes, invalid: list[tuple[int, int, str]], delimiter: str, width: int, ragged: Ragged) -> bytes | None:
     """`data` with every ragged row rewritten to `width` cells (module docstring); None when a row
     cannot be placed. Arrow reports rows in file order block by block, so each search starts where the
     last one ended."""
@@ -384,8 +409,9 @@ def _mend(data: bytes, invalid: list[tuple[int, int, str]], delimiter: str, widt
     return b"".join(pieces)
 
 
-def _python_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str,
-                 ragged: Ragged | None = None) -> tuple[pa.Table, int]:
+def _python_read(
+    data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str, ragged: Ragged | None = None
+) -> tuple[pa.Table, int]:
     """The slow, tolerant reader: every row is read. Short rows are padded with nulls; long rows
     keep their first `len(columns)` cells, and non-blank cells beyond them are counted in `ragged`
     (blank trailing cells, e.g. a trailing delimiter, are not worth a word)."""
@@ -428,8 +454,11 @@ def _unify(table: pa.Table) -> pa.Table:
     every later step (Arrow gives each parsed block its own dictionary). Columns side by side."""
     from agent.catalog.parallel import run_parallel
 
-    todo = {i: (lambda col=table.column(i): col.combine_chunks()) for i, field in enumerate(table.schema)
-            if pa.types.is_dictionary(field.type) and table.column(i).num_chunks > 1}
+    todo = {
+        i: (lambda col=table.column(i): col.combine_chunks())
+        for i, field in enumerate(table.schema)
+        if pa.types.is_dictionary(field.type) and table.column(i).num_chunks > 1
+    }
     for i, combined in run_parallel(todo, table.num_rows).items():
         field = table.schema.field(i)
         table = table.set_column(i, field, pa.chunked_array([combined], type=field.type))

@@ -31,8 +31,9 @@ from agent.catalog.values import as_dictionary, chunked, parse_dates
 
 _NUMERIC = re.compile(r"^(\d{1,2})([/-])(\d{1,2})\2(\d{4}|\d{2})(?=$|[\sT,])")
 _DOTTED = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})(?=$|[\s,])")
-_MONTHS = {m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
-                                           "nov", "dec"))}
+_MONTHS = {
+    m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))
+}
 _MONTH_FIRST = re.compile(r"^([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?=$|[\s,])")
 _DAY_FIRST = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)?\.?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})(?=$|[\s,])")
 
@@ -135,8 +136,7 @@ def snapshot_from(table: pa.Table, candidates: list[str], month_first_default: b
         if newest is not None:
             origin = f"column {name}"
             if col.assumed:
-                origin += (", read month/day: Magento's en_US admin format, no date in the file settles "
-                           "the order")
+                origin += ", read month/day: Magento's en_US admin format, no date in the file settles the order"
             elif col.order is not None:
                 origin += f", read {col.order} as its dates show"
             return Snapshot(col.dates, newest, origin)

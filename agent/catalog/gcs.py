@@ -14,14 +14,13 @@ Why this shape:
 
 from __future__ import annotations
 
-from agent import budget
-
 import json
 import logging
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agent import budget
 from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, Cache, SingleFlight
 from agent.catalog.errors import CatalogError
 from agent.config import storage_emulator_host
@@ -154,7 +153,9 @@ def _widen_http_pool(made: Any) -> None:
 def _retry():
     from google.cloud.storage.retry import DEFAULT_RETRY
 
-    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(budget.retry_deadline(RETRY_DEADLINE_S))
+    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(
+        budget.retry_deadline(RETRY_DEADLINE_S)
+    )
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -262,7 +263,11 @@ def _resolve_prefix(bucket: str, path: str) -> ObjectRef:
         return _follow_pointer(bucket, prefix, pointer)
     best = None
     listing = client().list_blobs(
-        bucket, prefix=prefix, timeout=budget.timeout(TIMEOUT), retry=_retry(), fields="items(name,generation,size),nextPageToken"
+        bucket,
+        prefix=prefix,
+        timeout=budget.timeout(TIMEOUT),
+        retry=_retry(),
+        fields="items(name,generation,size),nextPageToken",
     )
     for blob in listing:
         if blob.name.lower().endswith(SNAPSHOT_EXTENSIONS) and (best is None or blob.name > best.name):
@@ -350,7 +355,9 @@ def download(ref: ObjectRef) -> bytes:
     """
     try:
         blob = client().bucket(ref.bucket).blob(ref.name)
-        data = blob.download_as_bytes(if_generation_match=ref.generation, timeout=budget.timeout(TIMEOUT), retry=_retry())
+        data = blob.download_as_bytes(
+            if_generation_match=ref.generation, timeout=budget.timeout(TIMEOUT), retry=_retry()
+        )
     except Exception as exc:
         err = _fail("download", ref.uri, exc)
         if isinstance(err, SnapshotChanged):

@@ -14,10 +14,10 @@ import pyarrow as pa
 
 from agent.catalog import canonical, headers
 from agent.catalog.csvread import RawCsv, read_csv
+from agent.catalog.dates import snapshot_from
 from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.evidence import SourceEvidence
 from agent.catalog.readers import bigcommerce, generic, gmc, magento, shopify, woocommerce
-from agent.catalog.dates import snapshot_from
 from agent.catalog.readers.common import Draft, finish
 from agent.catalog.values import STR_DICT
 
@@ -33,15 +33,43 @@ READERS = {
 }
 
 # Roles read dictionary-encoded: few distinct values, parsed once per value.
-DICT_ROLES = frozenset({
-    "brand", "category_path", "product_type", "color", "material", "size", "currency", "status",
-    "availability", "inventory_policy", "published", "inventory_tracker", "wc_type", "mg_type",
-    "item_type", "in_stock", "backorders", "visible", "online", "visibility", "store_view",
-    "track_inventory", "google_category", "option1_name", "option2_name", "option3_name",
-    "option1_value", "option2_value", "option3_value", "pause",
-    # product identities: the dictionary indices become the integer product keys
-    "product_id", "handle",
-})
+DICT_ROLES = frozenset(
+    {
+        "brand",
+        "category_path",
+        "product_type",
+        "color",
+        "material",
+        "size",
+        "currency",
+        "status",
+        "availability",
+        "inventory_policy",
+        "published",
+        "inventory_tracker",
+        "wc_type",
+        "mg_type",
+        "item_type",
+        "in_stock",
+        "backorders",
+        "visible",
+        "online",
+        "visibility",
+        "store_view",
+        "track_inventory",
+        "google_category",
+        "option1_name",
+        "option2_name",
+        "option3_name",
+        "option1_value",
+        "option2_value",
+        "option3_value",
+        "pause",
+        # product identities: the dictionary indices become the integer product keys
+        "product_id",
+        "handle",
+    }
+)
 # Shopify writes plain numbers: read as numbers when the sample agrees (csvread checks), sparing a
 # million-row text column and its cast per field.
 SHOPIFY_NUMBERS = {"price": pa.float64(), "compare_at_price": pa.float64(), "inventory_qty": pa.int64()}
@@ -90,25 +118,45 @@ def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, Sourc
     return table, ev
 
 
-def _normalise(table: pa.Table, columns: list[str], det: headers.Detection, name: str, kind: str,
-               meta_snapshot: dt.date | None = None) -> tuple[pa.Table, SourceEvidence]:
+def _normalise(
+    table: pa.Table,
+    columns: list[str],
+    det: headers.Detection,
+    name: str,
+    kind: str,
+    meta_snapshot: dt.date | None = None,
+) -> tuple[pa.Table, SourceEvidence]:
     reader = READERS[det.profile.key if det.profile else None]
     draft: Draft = reader.build(table, det.roles)
-    snap = snapshot_from(table, headers.snapshot_columns(columns),
-                         month_first_default=det.profile is not None and det.profile.key == "magento")
+    snap = snapshot_from(
+        table,
+        headers.snapshot_columns(columns),
+        month_first_default=det.profile is not None and det.profile.key == "magento",
+    )
     snap_rows, newest, origin = snap.rows, snap.newest, snap.origin
     if meta_snapshot is not None and (newest is None or meta_snapshot > newest):
         newest, origin = meta_snapshot, "Parquet metadata snapshot_date"
     from agent.catalog.values import header_currency  # "Price (EUR)": the header names the currency
+
     draft.header_currency = header_currency(det.roles.get("price"))
     draft.month_first_dates = det.profile is not None and det.profile.key == "magento"  # (sale dates too)
     canonical_table = finish(draft, name, snap_rows)
-    used = set(draft.used) | ({origin[len("column "):].split(", ")[0]} if origin and origin.startswith("column ") else set())
+    used = set(draft.used) | (
+        {origin[len("column ") :].split(", ")[0]} if origin and origin.startswith("column ") else set()
+    )
     ev = SourceEvidence(
-        name=name, kind=kind, format=det.name, rows_read=table.num_rows, rows_skipped=draft.skipped,
-        format_score=det.score, snapshot_date=newest, snapshot_origin=origin, columns=list(columns),
+        name=name,
+        kind=kind,
+        format=det.name,
+        rows_read=table.num_rows,
+        rows_skipped=draft.skipped,
+        format_score=det.score,
+        snapshot_date=newest,
+        snapshot_origin=origin,
+        columns=list(columns),
         unmapped_columns=[c for c in columns if c not in used],
-        date_columns=headers.date_like_columns(columns), snapshot_note=None if newest else snap.note,
+        date_columns=headers.date_like_columns(columns),
+        snapshot_note=None if newest else snap.note,
         format_missing=list(det.missing),
         skipped_reasons={draft.skip_reason: draft.skipped} if draft.skipped else {},
     )
@@ -139,8 +187,12 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
         if role in PARQUET_DICT_ROLES:
             wanted_types[col] = STR_DICT
     wanted = [c for c in columns if c in wanted_types]
-    as_dict = [c for c in wanted if wanted_types[c] == STR_DICT
-               and (pa.types.is_string(schema.field(c).type) or pa.types.is_large_string(schema.field(c).type))]
+    as_dict = [
+        c
+        for c in wanted
+        if wanted_types[c] == STR_DICT
+        and (pa.types.is_string(schema.field(c).type) or pa.types.is_large_string(schema.field(c).type))
+    ]
     try:
         table = pq.read_table(pa.BufferReader(data), columns=wanted, read_dictionary=as_dict)
     except Exception as exc:  # noqa: BLE001
@@ -151,8 +203,9 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
     return canonical_table, ev
 
 
-def _read_canonical(data: bytes, name: str, kind: str, columns: list[str], meta_snapshot: dt.date | None
-                    ) -> tuple[pa.Table, SourceEvidence] | None:
+def _read_canonical(
+    data: bytes, name: str, kind: str, columns: list[str], meta_snapshot: dt.date | None
+) -> tuple[pa.Table, SourceEvidence] | None:
     """A Parquet file already in the canonical schema (ours, e.g. a saved attachment): no re-normalising."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -167,8 +220,14 @@ def _read_canonical(data: bytes, name: str, kind: str, columns: list[str], meta_
     if column_newest is not None and (newest is None or column_newest > newest):
         newest, origin = column_newest, "column snapshot_date"
     ev = SourceEvidence(
-        name=name, kind=kind, format="canonical table (Parquet)", rows_read=table.num_rows, format_score=1.0,
-        snapshot_date=newest, snapshot_origin=origin, columns=columns,
+        name=name,
+        kind=kind,
+        format="canonical table (Parquet)",
+        rows_read=table.num_rows,
+        format_score=1.0,
+        snapshot_date=newest,
+        snapshot_origin=origin,
+        columns=columns,
         unmapped_columns=[c for c in columns if c not in canonical.COLUMNS],
         date_columns=["snapshot_date"],
     )

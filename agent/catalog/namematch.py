@@ -49,8 +49,16 @@ from agent.catalog import taxonomy
 
 _STOP = frozenset({"and", "the", "a", "an", "of", "n", "other", "misc", "miscellaneous", "general"})
 # Words merchants use where the taxonomy says "Outdoor" (the taxonomy never says "patio").
-_SYNONYMS = {"patio": ("outdoor",), "garden": ("outdoor",), "deck": ("outdoor",), "yard": ("outdoor",),
-             "lawn": ("outdoor",), "balcony": ("outdoor",), "tee": ("tshirt", "shirt"), "couch": ("sofa",)}
+_SYNONYMS = {
+    "patio": ("outdoor",),
+    "garden": ("outdoor",),
+    "deck": ("outdoor",),
+    "yard": ("outdoor",),
+    "lawn": ("outdoor",),
+    "balcony": ("outdoor",),
+    "tee": ("tshirt", "shirt"),
+    "couch": ("sofa",),
+}
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])", re.UNICODE)
 _TIER_NAME, _TIER_SHOPIFY, _TIER_PART = 0, 1, 2
@@ -123,13 +131,17 @@ class Index:
     by_head: dict[str, list[Entry]]
     localised: dict[str, int]  # casefolded localised leaf name -> id (only names with one id)
     implied: dict[str, frozenset[str]]  # noun stem -> words the taxonomy places it under
-    local_by_word: dict[str, list[Entry]] = field(default_factory=dict)  # folded localised stem -> localised names holding it
+    local_by_word: dict[str, list[Entry]] = field(
+        default_factory=dict
+    )  # folded localised stem -> localised names holding it
 
 
 # Linking words of the bundled locales: "Camisetas de tirantes", "Housses pour meubles", "Мебель для сада".
-_LOCAL_STOP = frozenset("""de del la las el los para y con sin en a al por et pour avec des du le les
+_LOCAL_STOP = frozenset(
+    """de del la las el los para y con sin en a al por et pour avec des du le les
 di della delle dei per il lo e do da dos das com em und fur mit der die das von voor met van het
-i z dla w na и для с в на och for med av pro s ve ile icin""".split())
+i z dla w na и для с в на och for med av pro s ve ile icin""".split()
+)
 
 
 # An elided article or preposition glued to the next word (French d' l' qu', Italian dell' all' un'):
@@ -139,8 +151,20 @@ _ELIDED = re.compile(r"^(?:[dljnsctm]|qu|dell|dall|nell|sull|all|un)['’]")
 
 # Each locale's own "and" in joined names ("Plantes d'extérieur et d'intérieur"); Italian "i" and
 # Spanish "a" are no "and".
-_LOCAL_AND = {"fr": "et", "es": "y|e", "pt": "e", "it": "e|ed", "de": "und", "nl": "en", "pl": "i|oraz",
-              "ru": "и", "tr": "ve", "sv": "och", "da": "og", "cs": "a"}
+_LOCAL_AND = {
+    "fr": "et",
+    "es": "y|e",
+    "pt": "e",
+    "it": "e|ed",
+    "de": "und",
+    "nl": "en",
+    "pl": "i|oraz",
+    "ru": "и",
+    "tr": "ve",
+    "sv": "och",
+    "da": "og",
+    "cs": "a",
+}
 _TIER_SHARED = 3  # a localised part built by distributing a shared noun: matched only as a whole phrase
 
 
@@ -249,8 +273,12 @@ def index() -> Index:
                 e = Entry(toks, cid, tier, tax.nodes[cid].depth, frozenset(local_words(path)))
                 for w in set(toks):
                     local_by_word[w].append(e)
-    return Index(by_head=dict(by_head), localised={k: next(iter(v)) for k, v in localised.items() if len(v) == 1},
-                 implied=implied, local_by_word=dict(local_by_word))
+    return Index(
+        by_head=dict(by_head),
+        localised={k: next(iter(v)) for k, v in localised.items() if len(v) == 1},
+        implied=implied,
+        local_by_word=dict(local_by_word),
+    )
 
 
 def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), strict: bool = False) -> Match | None:
@@ -279,7 +307,13 @@ def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), stri
     if best is None:
         return None
     assert winner is not None  # set together with best
-    if strict and not within and best[0] == 1 and len(have) > 1 and not ((have - set(winner.tokens)) & winner.path_words):
+    if (
+        strict
+        and not within
+        and best[0] == 1
+        and len(have) > 1
+        and not ((have - set(winner.tokens)) & winner.path_words)
+    ):
         return Match(winner.google_id, False, 0)  # one word beside others that say nothing about it
     return Match(min(ids), len(ids) == 1, best[0] - 1)
 
@@ -301,8 +335,12 @@ def _context_of(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def match(phrase: str | None, context: set[str] | frozenset[str] = frozenset(), strict: bool = False,
-          within: tuple[int, ...] = ()) -> Match | None:
+def match(
+    phrase: str | None,
+    context: set[str] | frozenset[str] = frozenset(),
+    strict: bool = False,
+    within: tuple[int, ...] = (),
+) -> Match | None:
     """The Google category a product phrase names, or None when no taxonomy name fits.
 
     `strict` (for title nouns, which are free text): a bare noun with other words beside it is only
@@ -383,8 +421,16 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
         ctx.update(idx.implied.get(m, ()))
     # the word right before the noun, when it is itself a product noun of the taxonomies (it may change the kind)
     before = mods[-1] if mods and _closed_compounds(mods[-1]) else None
-    key = (head, frozenset(ctx & _vocabulary(head)), tuple(sorted({m for m in mods if idx.implied.get(m)})),
-           bool(mods), strict, within, plain, before)
+    key = (
+        head,
+        frozenset(ctx & _vocabulary(head)),
+        tuple(sorted({m for m in mods if idx.implied.get(m)})),
+        bool(mods),
+        strict,
+        within,
+        plain,
+        before,
+    )
     got = _CACHE.get(key, _MISSING)  # one lookup: another ingest thread may clear the cache meanwhile
     if got is _MISSING:
         if len(_CACHE) >= _CACHE_MAX:
@@ -414,13 +460,17 @@ def _compound_within(idx: Index, mods: list[str], within: tuple[int, ...]) -> Ma
         if m in idx.by_head:  # a noun itself says what the thing is for ("Woodworking Plans"), not its kind
             continue
         heads = []
-        for k in keys[bisect.bisect_left(keys, m):]:
+        for k in keys[bisect.bisect_left(keys, m) :]:
             if not k.startswith(m):
                 break
             if len(k) - len(m) >= 3:
                 heads.append(k)
-        ids = {e.google_id for h in heads for e in idx.by_head[h] if e.tier != _TIER_PART and len(e.tokens) == 1
-               and any(_inside(e.google_id, root) for root in within)}
+        ids = {
+            e.google_id
+            for h in heads
+            for e in idx.by_head[h]
+            if e.tier != _TIER_PART and len(e.tokens) == 1 and any(_inside(e.google_id, root) for root in within)
+        }
         if len(ids) == 1:
             return Match(next(iter(ids)), True, 0)
         if ids:
@@ -446,7 +496,7 @@ def _closed_compounds(word: str) -> tuple[str, ...]:
     import bisect
 
     out = []
-    for k in keys[bisect.bisect_left(keys, word):]:
+    for k in keys[bisect.bisect_left(keys, word) :]:
         if not k.startswith(word):
             break
         if k == word or len(k) - len(word) >= 3:
@@ -474,10 +524,17 @@ def _changes_kind(idx: Index, cands: list[Entry], winner: Entry, before: str) ->
     if len(outside) < _KIND_MIN_OUTSIDE or len(outside) * 2 <= len(compound):
         return False
     parent = _parent_of(winner.google_id)
-    own = {e.google_id for h in _closed_compounds(before) for e in idx.by_head[h]
-           if e.tier != _TIER_PART and len(e.tokens) == 1}
-    return parent is not None and any(_inside(cid, parent) for cid in own) \
+    own = {
+        e.google_id
+        for h in _closed_compounds(before)
+        for e in idx.by_head[h]
+        if e.tier != _TIER_PART and len(e.tokens) == 1
+    }
+    return (
+        parent is not None
+        and any(_inside(cid, parent) for cid in own)
         and not any(_inside(cid, winner.google_id) for cid in own)
+    )
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -488,8 +545,17 @@ def _parent_of(cid: int) -> int | None:
     return tax.id_for_path(taxonomy.SEPARATOR.join(levels[:-1])) if len(levels) > 1 else None
 
 
-def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], has_mods: bool, strict: bool,
-            within: tuple[int, ...], plain: frozenset[str] = frozenset(), before: str | None = None) -> Match | None:
+def _decide(
+    idx: Index,
+    head: str,
+    ctx: frozenset[str],
+    mods: tuple[str, ...],
+    has_mods: bool,
+    strict: bool,
+    within: tuple[int, ...],
+    plain: frozenset[str] = frozenset(),
+    before: str | None = None,
+) -> Match | None:
     """The choice among one noun's places; `ctx` holds only words that can matter, `mods` the
     phrase's modifiers that are themselves product nouns (the only ones the foreign rule reads)."""
     title = strict  # a title noun (free text): the merchant's own type is trusted to name a kind as it is
@@ -509,7 +575,13 @@ def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], h
             continue
         # ties between names go to the path sharing most words the merchant wrote — not words a
         # modifier merely implies ("Old Rose Hoodie": roses are mostly gifts, the hoodie is no fan article)
-        rank = (len(set(need)), -(e.tier == _TIER_PART), len(e.path_words & plain), votes[(e.tokens, e.google_id)], -e.depth)
+        rank = (
+            len(set(need)),
+            -(e.tier == _TIER_PART),
+            len(e.path_words & plain),
+            votes[(e.tokens, e.google_id)],
+            -e.depth,
+        )
         if best is None or rank > best:
             best, best_entries = rank, [e]
         elif rank == best:
@@ -525,15 +597,23 @@ def _decide(idx: Index, head: str, ctx: frozenset[str], mods: tuple[str, ...], h
     winner = best_entries[0]
     if best[0] >= 1:
         return Match(winner.google_id, True, best[0])
-    if before is not None and (title or within) and before not in winner.path_words and _changes_kind(idx, idx.by_head[head], winner, before):
+    if (
+        before is not None
+        and (title or within)
+        and before not in winner.path_words
+        and _changes_kind(idx, idx.by_head[head], winner, before)
+    ):
         # a compound head that is no name ("Night Suit", "Pajama Suit"): the first word changes the
         # kind, so the bare noun's place ("Suits") is unsure, even inside the shop's own branch
         return Match(winner.google_id, False, 0, other_kind=True)
     whole = any(e.tier != _TIER_PART and e.google_id == winner.google_id and len(e.tokens) == 1 for e in cands)
     if not whole and len({e.google_id for e in cands}) > 1:
-        return Match(winner.google_id, False, 0)  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
-    foreign = [] if within else [m for m in mods if m not in winner.path_words
-                                 and not (idx.implied[m] & winner.path_words)]  # inside the shop's branch it vouches
+        return Match(
+            winner.google_id, False, 0
+        )  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
+    foreign = (
+        [] if within else [m for m in mods if m not in winner.path_words and not (idx.implied[m] & winner.path_words)]
+    )  # inside the shop's branch it vouches
     # a noun all of whose places lie inside the winner is that place whatever plain words stand
     # beside it; a noun with places elsewhere ("Table": Tables, but also Outdoor Tables; "Clock":
     # Clocks, but also Time & Attendance Clocks) needs a word to agree

@@ -25,7 +25,7 @@ def without_brand(title: str, brand: str | None) -> str:
     b = " ".join(str(brand).split()) if brand else ""
     if not b or not text.casefold().startswith(b.casefold()):
         return text
-    rest = text[len(b):]
+    rest = text[len(b) :]
     if rest[:2] in ("'s", "’s"):
         rest = rest[2:]
     if rest and rest[0].isalnum():  # "Nikon" in "Nikonos": not the brand
@@ -70,7 +70,8 @@ _NEVER_NOUN = frozenset(
     "mini maxi micro pro plus max premium deluxe classic eco lite ultra super xs xl xxl xxxl large small "
     "medium big little new original edition series version model style type black white red blue green grey gray "
     "silver gold brown beige pink yellow orange purple navy cream natural clear piece pieces pcs pc pack packs "
-    "count".split())
+    "count".split()
+)
 
 
 def head_noun(title: str | None, known: Callable[[str], bool] | None = None) -> str:
@@ -105,13 +106,21 @@ def last_words(heads):
     out = pc.replace_substring_regex(text, r"^.*[^\pL\pN]", "")
     for _ in range(4):
         enc = pc.dictionary_encode(out)
-        bad_word = np.array([bool(w) and (w in _NEVER_NOUN or bool(_HAS_DIGIT.search(w))) for w in enc.dictionary.to_pylist()],
-                            dtype=bool)
+        bad_word = np.array(
+            [bool(w) and (w in _NEVER_NOUN or bool(_HAS_DIGIT.search(w))) for w in enc.dictionary.to_pylist()],
+            dtype=bool,
+        )
         idx = enc.indices.to_numpy(zero_copy_only=False)
         valid = np.asarray(enc.indices.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-        bad = valid & bad_word[np.where(valid, idx, 0).astype(np.int64)] if len(bad_word) else np.zeros(len(out), dtype=bool)
+        bad = (
+            valid & bad_word[np.where(valid, idx, 0).astype(np.int64)]
+            if len(bad_word)
+            else np.zeros(len(out), dtype=bool)
+        )
         # a head of one word keeps it (head_noun keeps the last word standing)
-        bad &= np.asarray(pc.fill_null(pc.match_substring_regex(text, r"[^\pL\pN]"), False).to_numpy(zero_copy_only=False), dtype=bool)
+        bad &= np.asarray(
+            pc.fill_null(pc.match_substring_regex(text, r"[^\pL\pN]"), False).to_numpy(zero_copy_only=False), dtype=bool
+        )
         if not bad.any():
             break
         rows = pa.array(np.flatnonzero(bad))

@@ -30,8 +30,8 @@ import json
 import logging
 import re
 from collections.abc import Callable, Sequence
-from typing import cast
 from pathlib import Path
+from typing import cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -42,7 +42,13 @@ from agent.catalog import bestsellers
 from agent.catalog.attachments import Attachment
 from agent.catalog.errors import CatalogError, UnreadableCatalog
 from agent.catalog.evidence import (
-    KIND_ATTACHED, KIND_DEMO, KIND_GCS, KIND_LOCAL, CatalogInputs, LoadedCatalog, SourceEvidence,
+    KIND_ATTACHED,
+    KIND_DEMO,
+    KIND_GCS,
+    KIND_LOCAL,
+    CatalogInputs,
+    LoadedCatalog,
+    SourceEvidence,
     Unreadable,
 )
 from agent.catalog.ingest import read_table_bytes
@@ -149,9 +155,13 @@ def load_catalog_inputs(
         try:
             table, ev = load_location(reference_uri, local_root, merchant_id)
             if ev.pushdown is not None:  # a reference is compared in memory: above the line it is not read
-                raise SourceFailed(f"{reference_uri}: above the in-memory line", problem=(
-                    "The reference catalog was not read: its newest partition is above the in-memory line "
-                    "(BIGQUERY_IN_MEMORY_BYTES), and a reference is only compared in memory."))
+                raise SourceFailed(
+                    f"{reference_uri}: above the in-memory line",
+                    problem=(
+                        "The reference catalog was not read: its newest partition is above the in-memory line "
+                        "(BIGQUERY_IN_MEMORY_BYTES), and a reference is only compared in memory."
+                    ),
+                )
             if ev.role == bestsellers.ROLE:  # a Best sellers report at the reference location is demand data
                 demand_parts.append((table, ev))
             else:
@@ -212,8 +222,9 @@ def read_attached(att: Attachment) -> tuple[pa.Table, SourceEvidence]:
     from agent.catalog.cache import TABLE_CACHE
 
     key = ("attached", hashlib.sha256(att.data).hexdigest(), att.name)
-    table, ev = TABLE_CACHE.get_or_load(key, lambda: safe_read(att.data, att.name, KIND_ATTACHED),
-                                        lambda v: int(v[0].nbytes))
+    table, ev = TABLE_CACHE.get_or_load(
+        key, lambda: safe_read(att.data, att.name, KIND_ATTACHED), lambda v: int(v[0].nbytes)
+    )
     return table, dataclasses.replace(ev)
 
 
@@ -240,6 +251,7 @@ def _read_any(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEviden
 
 # ------------------------------------------------------------------ reference detection
 
+
 def pick_reference(attachments: Sequence[Attachment], question: str) -> int | None:
     """Index of the attachment the question calls the reference/competitor/market file, if any.
 
@@ -256,7 +268,7 @@ def pick_reference(attachments: Sequence[Attachment], question: str) -> int | No
                 continue
             pos = q.find(token)
             if pos >= 0:
-                window = q[max(0, pos - 60): pos + len(token) + 60]
+                window = q[max(0, pos - 60) : pos + len(token) + 60]
                 if _REFERENCE_WORDS.search(window):
                     return i
     named_own = {i for i, a in enumerate(attachments) if Path(a.name).stem.lower() in q and len(Path(a.name).stem) >= 3}
@@ -277,10 +289,11 @@ def _names_reference(name: str, question: str) -> bool:
         return True
     q = question.lower()
     pos = q.find(name.lower()) if len(name) >= 3 else -1
-    return pos >= 0 and bool(_REFERENCE_WORDS.search(q[max(0, pos - 60): pos + len(name) + 60]))
+    return pos >= 0 and bool(_REFERENCE_WORDS.search(q[max(0, pos - 60) : pos + len(name) + 60]))
 
 
 # ------------------------------------------------------------------ combining
+
 
 def combine(parts: Sequence[tuple[pa.Table, SourceEvidence]]) -> LoadedCatalog:
     """Several canonical tables -> one catalog; product keys are offset so they stay unique."""
@@ -307,6 +320,7 @@ def combine_loaded(catalogs: Sequence[LoadedCatalog]) -> LoadedCatalog:
 
 
 # ------------------------------------------------------------------ locations
+
 
 def load_location(uri: str, local_root: str | None, merchant_id: str | None = None) -> tuple[pa.Table, SourceEvidence]:
     """A configured location (gs:// file or prefix, bq:// table or transfer dataset, local file or
@@ -350,14 +364,22 @@ def _load_bigquery(uri: str, merchant_id: str | None) -> tuple[pa.Table, SourceE
     except BadBqUri as exc:
         raise SourceFailed(str(exc)) from None
     except bq.BytesCapExceeded as exc:
-        raise SourceFailed(str(exc), problem=(
-            f"The configured catalog was not read: BigQuery estimates {bytes_text(exc.estimate)} to scan, "
-            f"over the {bytes_text(exc.cap)} cap per question (BIGQUERY_MAXIMUM_BYTES_BILLED).")) from None
+        raise SourceFailed(
+            str(exc),
+            problem=(
+                f"The configured catalog was not read: BigQuery estimates {bytes_text(exc.estimate)} to scan, "
+                f"over the {bytes_text(exc.cap)} cap per question (BIGQUERY_MAXIMUM_BYTES_BILLED)."
+            ),
+        ) from None
     except bq.OverSizeLine as exc:
-        raise SourceFailed(str(exc), problem=(
-            f"The configured catalog was not read: its newest partition ({bytes_text(exc.plan.estimate_bytes)}) is "
-            f"above the in-memory line of {bytes_text(settings.in_memory_bytes)} (BIGQUERY_IN_MEMORY_BYTES), and "
-            "only Merchant Center Products_ tables are aggregated in BigQuery.")) from None
+        raise SourceFailed(
+            str(exc),
+            problem=(
+                f"The configured catalog was not read: its newest partition ({bytes_text(exc.plan.estimate_bytes)}) is "
+                f"above the in-memory line of {bytes_text(settings.in_memory_bytes)} (BIGQUERY_IN_MEMORY_BYTES), and "
+                "only Merchant Center Products_ tables are aggregated in BigQuery."
+            ),
+        ) from None
     except bq.BigQueryUnavailable as exc:
         raise SourceFailed(str(exc)) from None
     except UnreadableCatalog as exc:
@@ -370,7 +392,7 @@ def _load_bigquery(uri: str, merchant_id: str | None) -> tuple[pa.Table, SourceE
 
 def bytes_text(n: int) -> str:
     """1,288,490,189 -> "1.2 GB" (decimal units, as BigQuery's console states bytes)."""
-    for unit, size in (("TB", 10 ** 12), ("GB", 10 ** 9), ("MB", 10 ** 6), ("kB", 10 ** 3)):
+    for unit, size in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n:,} bytes"
@@ -382,7 +404,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 def resolve_local(uri: str, local_root: str | None) -> Path:
     """A local file, or a folder's snapshot (latest.json, else the last file name), inside the root."""
-    raw = uri[len("file://"):] if uri.startswith("file://") else uri
+    raw = uri[len("file://") :] if uri.startswith("file://") else uri
     root = Path(local_root).resolve() if local_root else None
     path = Path(raw)
     if not path.is_absolute() and root is not None:
@@ -401,8 +423,11 @@ def resolve_local(uri: str, local_root: str | None) -> Path:
             if not _inside(target, path) or not target.is_file():
                 raise SourceFailed(f"{pointer}: snapshot {name!r} not found in the folder")
             return target
-        files = sorted(p.name for p in path.iterdir()
-                       if p.is_file() and p.suffix.lower() in LOCAL_SUFFIXES and not p.name.startswith("."))
+        files = sorted(
+            p.name
+            for p in path.iterdir()
+            if p.is_file() and p.suffix.lower() in LOCAL_SUFFIXES and not p.name.startswith(".")
+        )
         if not files:
             raise SourceFailed(f"{uri}: no catalog file in the folder")
         return path / files[-1]
@@ -419,7 +444,8 @@ def _load_local(uri: str, local_root: str | None) -> tuple[pa.Table, SourceEvide
         st = path.stat()
         key = ("local", str(path), st.st_mtime_ns, st.st_size)
         table, ev = TABLE_CACHE.get_or_load(
-            key, lambda: _read_any(path.read_bytes(), path.name, KIND_LOCAL), lambda v: int(v[0].nbytes))
+            key, lambda: _read_any(path.read_bytes(), path.name, KIND_LOCAL), lambda v: int(v[0].nbytes)
+        )
     except OSError as exc:
         raise SourceFailed(f"{uri}: {exc.strerror}") from None
     except UnreadableCatalog as exc:
@@ -434,5 +460,6 @@ def load_demo() -> tuple[pa.Table, SourceEvidence]:
     st = DEMO_PATH.stat()
     key = ("demo", str(DEMO_PATH), st.st_mtime_ns, st.st_size)
     table, ev = TABLE_CACHE.get_or_load(
-        key, lambda: read_table_bytes(DEMO_PATH.read_bytes(), DEMO_NAME, KIND_DEMO), lambda v: int(v[0].nbytes))
+        key, lambda: read_table_bytes(DEMO_PATH.read_bytes(), DEMO_NAME, KIND_DEMO), lambda v: int(v[0].nbytes)
+    )
     return table, dataclasses.replace(ev)

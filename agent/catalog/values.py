@@ -32,7 +32,7 @@ def valid_rows(arr: pa.Array) -> np.ndarray:
     if bitmap is None or arr.null_count == 0:
         return np.ones(len(arr), dtype=bool)
     bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little", count=arr.offset + len(arr))
-    return bits[arr.offset:].view(bool)
+    return bits[arr.offset :].view(bool)
 
 
 def entry_codes(d: pa.DictionaryArray, per_entry: np.ndarray, missing=-1) -> np.ndarray:
@@ -44,7 +44,9 @@ def entry_codes(d: pa.DictionaryArray, per_entry: np.ndarray, missing=-1) -> np.
     n, ind = len(d), d.indices
     if n == 0 or len(per_entry) == 0:
         return np.full(n, missing, dtype=per_entry.dtype)
-    raw = np.frombuffer(ind.buffers()[1], dtype=np.dtype(ind.type.to_pandas_dtype()), count=ind.offset + n)[ind.offset:]
+    raw = np.frombuffer(ind.buffers()[1], dtype=np.dtype(ind.type.to_pandas_dtype()), count=ind.offset + n)[
+        ind.offset :
+    ]
     out = np.take(per_entry, raw, mode="clip")
     if ind.null_count:
         out[~valid_rows(ind)] = missing
@@ -55,7 +57,7 @@ def _string_parts(a: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of this (possibly sliced) string array's slots and its data bytes, without copying."""
     bufs = a.buffers()
     off_type = np.int64 if pa.types.is_large_string(a.type) else np.int32
-    offsets = np.frombuffer(bufs[1], dtype=off_type, count=a.offset + len(a) + 1)[a.offset:]
+    offsets = np.frombuffer(bufs[1], dtype=off_type, count=a.offset + len(a) + 1)[a.offset :]
     data = bufs[2]
     return offsets, (np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else np.zeros(0, np.uint8))
 
@@ -150,8 +152,9 @@ def _collapse_spaces(values: pa.Array) -> pa.Array:
 _SMALL_DICTIONARY = 1 << 16
 
 
-def clean_text(arr: Arrayish, trim: bool = True, categorical: bool = True, unique: bool = False,
-               marker: bool = False) -> pa.ChunkedArray:
+def clean_text(
+    arr: Arrayish, trim: bool = True, categorical: bool = True, unique: bool = False, marker: bool = False
+) -> pa.ChunkedArray:
     """Trim whitespace (non-breaking spaces too); empty becomes null. Dictionaries are cleaned once
     per distinct value; `categorical` values (brand, category…) also get inner runs of spaces
     collapsed and stay de-duplicated, while free text only needs its dictionary values trimmed.
@@ -205,8 +208,9 @@ def reindex(d: pa.DictionaryArray, values: pa.Array) -> pa.ChunkedArray:
     enc = pc.dictionary_encode(values)
     if enc.null_count == 0 and len(enc.dictionary) == len(values):  # one-to-one: reuse the indices
         return pa.chunked_array([pa.DictionaryArray.from_arrays(d.indices, values, safe=False)], type=STR_DICT)
-    return pa.chunked_array([pa.DictionaryArray.from_arrays(pc.take(enc.indices, d.indices), enc.dictionary, safe=False)],
-                            type=STR_DICT)
+    return pa.chunked_array(
+        [pa.DictionaryArray.from_arrays(pc.take(enc.indices, d.indices), enc.dictionary, safe=False)], type=STR_DICT
+    )
 
 
 def as_dictionary(arr: Arrayish) -> pa.DictionaryArray:
@@ -253,12 +257,15 @@ def _unified_on_combine(arr: pa.ChunkedArray) -> bool:
 def _same_buffers(a: pa.Array, b: pa.Array) -> bool:
     if len(a) != len(b) or a.offset != b.offset:
         return False
-    return all((x is None and y is None) or (x is not None and y is not None and x.address == y.address)
-               for x, y in zip(a.buffers(), b.buffers()))
+    return all(
+        (x is None and y is None) or (x is not None and y is not None and x.address == y.address)
+        for x, y in zip(a.buffers(), b.buffers())
+    )
 
 
-def map_distinct(arr: Arrayish, fn: Callable[[Any], Any], out_type: pa.DataType, keep_dict: bool = False
-                 ) -> pa.ChunkedArray:
+def map_distinct(
+    arr: Arrayish, fn: Callable[[Any], Any], out_type: pa.DataType, keep_dict: bool = False
+) -> pa.ChunkedArray:
     """Apply a Python function to each distinct value of a column once, and reuse it for every row.
 
     Nulls stay null (callers fill them). With `keep_dict` the result stays dictionary-encoded
@@ -333,22 +340,64 @@ def iso_codes() -> frozenset[str]:
 
 # Symbols that name one currency. Longest first, so "US$" wins over "$" and "R$" over "R".
 _SYMBOLS = (
-    ("US$", "USD"), ("CA$", "CAD"), ("AU$", "AUD"), ("NZ$", "NZD"), ("HK$", "HKD"), ("NT$", "TWD"),
-    ("MX$", "MXN"), ("S$", "SGD"), ("R$", "BRL"), ("C$", "CAD"), ("A$", "AUD"),
-    ("€", "EUR"), ("£", "GBP"), ("₹", "INR"), ("₩", "KRW"), ("₺", "TRY"), ("₽", "RUB"), ("₸", "KZT"),
-    ("₴", "UAH"), ("₪", "ILS"), ("₫", "VND"), ("₱", "PHP"), ("฿", "THB"), ("₦", "NGN"), ("₼", "AZN"),
-    ("₾", "GEL"), ("₮", "MNT"), ("৳", "BDT"), ("₭", "LAK"), ("₲", "PYG"), ("₡", "CRC"), ("円", "JPY"),
-    ("元", "CNY"), ("zł", "PLN"), ("Kč", "CZK"),
+    ("US$", "USD"),
+    ("CA$", "CAD"),
+    ("AU$", "AUD"),
+    ("NZ$", "NZD"),
+    ("HK$", "HKD"),
+    ("NT$", "TWD"),
+    ("MX$", "MXN"),
+    ("S$", "SGD"),
+    ("R$", "BRL"),
+    ("C$", "CAD"),
+    ("A$", "AUD"),
+    ("€", "EUR"),
+    ("£", "GBP"),
+    ("₹", "INR"),
+    ("₩", "KRW"),
+    ("₺", "TRY"),
+    ("₽", "RUB"),
+    ("₸", "KZT"),
+    ("₴", "UAH"),
+    ("₪", "ILS"),
+    ("₫", "VND"),
+    ("₱", "PHP"),
+    ("฿", "THB"),
+    ("₦", "NGN"),
+    ("₼", "AZN"),
+    ("₾", "GEL"),
+    ("₮", "MNT"),
+    ("৳", "BDT"),
+    ("₭", "LAK"),
+    ("₲", "PYG"),
+    ("₡", "CRC"),
+    ("円", "JPY"),
+    ("元", "CNY"),
+    ("zł", "PLN"),
+    ("Kč", "CZK"),
 )
 # Symbols written as letters: matched as whole words only ("lei" is RON, "Slei" is nothing).
-_WORD_SYMBOLS = {"zl": "PLN", "kc": "CZK", "ft": "HUF", "lei": "RON", "rp": "IDR", "rm": "MYR",
-                 "руб": "RUB", "грн": "UAH", "тг": "KZT", "лв": "BGN", "din": "RSD"}
+_WORD_SYMBOLS = {
+    "zl": "PLN",
+    "kc": "CZK",
+    "ft": "HUF",
+    "lei": "RON",
+    "rp": "IDR",
+    "rm": "MYR",
+    "руб": "RUB",
+    "грн": "UAH",
+    "тг": "KZT",
+    "лв": "BGN",
+    "din": "RSD",
+}
 # Symbols several currencies write. They state a currency only when the file corroborates it (a
 # currency column or an ISO code elsewhere in the file names exactly one member of the family); a
 # row holding one carries the marker ("?$") until `resolve_currency` decides.
 AMBIGUOUS = {
-    "?$": frozenset("USD CAD AUD NZD MXN HKD SGD TWD ARS CLP COP UYU BSD BBD BMD BND BZD FJD GYD JMD KYD "
-                    "LRD NAD SBD SRD TTD XCD CUP DOP".split()),
+    "?$": frozenset(
+        "USD CAD AUD NZD MXN HKD SGD TWD ARS CLP COP UYU BSD BBD BMD BND BZD FJD GYD JMD KYD "
+        "LRD NAD SBD SRD TTD XCD CUP DOP".split()
+    ),
     "?kr": frozenset("SEK NOK DKK ISK".split()),
     "?¥": frozenset("JPY CNY".split()),
     "?₨": frozenset("INR PKR LKR NPR MUR SCR".split()),
@@ -430,7 +479,7 @@ def resolve_currency(currency: pa.ChunkedArray | None, also: tuple[str, ...] = (
 
 
 def money_value(text: str | None, decimal_comma: bool) -> float | None:
-    """"$1,299.00" -> 1299.0, "1.299,00 €" -> 1299.0, "No old price" -> None (never 0)."""
+    """ "$1,299.00" -> 1299.0, "1.299,00 €" -> 1299.0, "No old price" -> None (never 0)."""
     if text is None:
         return None
     m = _NUMBER.search(text.replace("\u2212", "-"))
@@ -492,6 +541,7 @@ def parse_money(arr: Arrayish) -> tuple[pa.ChunkedArray, pa.ChunkedArray | None]
 
 # ---------------------------------------------------------------- integers and flags
 
+
 def _int_value(v: str | None) -> int | None:
     if v is None:
         return None
@@ -539,14 +589,40 @@ def flag_value(v: Any) -> bool | None:
 # ---------------------------------------------------------------- status, availability, policy
 
 _STATUS = {
-    "active": "active", "published": "active", "publish": "active", "enabled": "active",
-    "enable": "active", "live": "active", "online": "active", "visible": "active", "true": "active",
-    "yes": "active", "y": "active", "1": "active", "on": "active", "available": "active",
-    "draft": "draft", "unpublished": "draft", "inactive": "draft", "disabled": "draft",
-    "pending": "draft", "private": "draft", "hidden": "draft", "false": "draft", "no": "draft",
-    "n": "draft", "0": "draft", "-1": "draft", "off": "draft", "offline": "draft",
-    "archived": "archived", "archive": "archived", "deleted": "archived", "discontinued": "archived",
-    "retired": "archived", "trash": "archived",
+    "active": "active",
+    "published": "active",
+    "publish": "active",
+    "enabled": "active",
+    "enable": "active",
+    "live": "active",
+    "online": "active",
+    "visible": "active",
+    "true": "active",
+    "yes": "active",
+    "y": "active",
+    "1": "active",
+    "on": "active",
+    "available": "active",
+    "draft": "draft",
+    "unpublished": "draft",
+    "inactive": "draft",
+    "disabled": "draft",
+    "pending": "draft",
+    "private": "draft",
+    "hidden": "draft",
+    "false": "draft",
+    "no": "draft",
+    "n": "draft",
+    "0": "draft",
+    "-1": "draft",
+    "off": "draft",
+    "offline": "draft",
+    "archived": "archived",
+    "archive": "archived",
+    "deleted": "archived",
+    "discontinued": "archived",
+    "retired": "archived",
+    "trash": "archived",
 }
 
 
@@ -559,22 +635,50 @@ def status_value(v: Any) -> str:
 
 
 _AVAIL = {
-    "in stock": "in_stock", "instock": "in_stock", "available": "in_stock", "yes": "in_stock",
-    "y": "in_stock", "true": "in_stock", "1": "in_stock", "limited availability": "in_stock",
-    "in store only": "in_stock", "available for order": "in_stock",
-    "out of stock": "out_of_stock", "outofstock": "out_of_stock", "sold out": "out_of_stock",
-    "soldout": "out_of_stock", "unavailable": "out_of_stock", "no": "out_of_stock",
-    "n": "out_of_stock", "false": "out_of_stock", "0": "out_of_stock", "discontinued": "out_of_stock",
+    "in stock": "in_stock",
+    "instock": "in_stock",
+    "available": "in_stock",
+    "yes": "in_stock",
+    "y": "in_stock",
+    "true": "in_stock",
+    "1": "in_stock",
+    "limited availability": "in_stock",
+    "in store only": "in_stock",
+    "available for order": "in_stock",
+    "out of stock": "out_of_stock",
+    "outofstock": "out_of_stock",
+    "sold out": "out_of_stock",
+    "soldout": "out_of_stock",
+    "unavailable": "out_of_stock",
+    "no": "out_of_stock",
+    "n": "out_of_stock",
+    "false": "out_of_stock",
+    "0": "out_of_stock",
+    "discontinued": "out_of_stock",
     "not available": "out_of_stock",
-    "preorder": "preorder", "pre order": "preorder",
-    "backorder": "backorder", "on backorder": "backorder", "onbackorder": "backorder",
-    "back order": "backorder", "backordered": "backorder",
+    "preorder": "preorder",
+    "pre order": "preorder",
+    "backorder": "backorder",
+    "on backorder": "backorder",
+    "onbackorder": "backorder",
+    "back order": "backorder",
+    "backordered": "backorder",
     # Merchant Center values in the feed's language (German, French, Spanish, Italian, Dutch, Polish)
-    "auf lager": "in_stock", "nicht auf lager": "out_of_stock", "en stock": "in_stock",
-    "en rupture de stock": "out_of_stock", "rupture de stock": "out_of_stock", "agotado": "out_of_stock",
-    "disponibile": "in_stock", "esaurito": "out_of_stock", "non disponibile": "out_of_stock",
-    "op voorraad": "in_stock", "niet op voorraad": "out_of_stock", "w magazynie": "in_stock",
-    "brak w magazynie": "out_of_stock", "niedostępny": "out_of_stock", "przedsprzedaż": "preorder",
+    "auf lager": "in_stock",
+    "nicht auf lager": "out_of_stock",
+    "en stock": "in_stock",
+    "en rupture de stock": "out_of_stock",
+    "rupture de stock": "out_of_stock",
+    "agotado": "out_of_stock",
+    "disponibile": "in_stock",
+    "esaurito": "out_of_stock",
+    "non disponibile": "out_of_stock",
+    "op voorraad": "in_stock",
+    "niet op voorraad": "out_of_stock",
+    "w magazynie": "in_stock",
+    "brak w magazynie": "out_of_stock",
+    "niedostępny": "out_of_stock",
+    "przedsprzedaż": "preorder",
 }
 
 
@@ -635,7 +739,9 @@ def parse_dates(arr: Arrayish) -> pa.ChunkedArray:
         if out.null_count == head.null_count:
             break
     if out.null_count < len(out):  # Arrow's %Y takes "1" as a year: "1/5/25" is not 0001-05-25
-        out = pc.if_else(pc.fill_null(pc.match_substring_regex(head, r"^\d{4}"), False), out, pa.scalar(None, pa.date32()))
+        out = pc.if_else(
+            pc.fill_null(pc.match_substring_regex(head, r"^\d{4}"), False), out, pa.scalar(None, pa.date32())
+        )
     return out
 
 
@@ -680,8 +786,10 @@ def _window_part(v: str | None, part: int):
 def parse_sale_window(arr: Arrayish) -> tuple[pa.ChunkedArray, pa.ChunkedArray]:
     """`sale_price_effective_date` intervals -> (first day, last day) as date32, once per distinct value."""
     arr = to_strings(chunked(arr))
-    return (map_distinct(arr, lambda v: _window_part(v, 0), pa.date32()),
-            map_distinct(arr, lambda v: _window_part(v, 1), pa.date32()))
+    return (
+        map_distinct(arr, lambda v: _window_part(v, 0), pa.date32()),
+        map_distinct(arr, lambda v: _window_part(v, 1), pa.date32()),
+    )
 
 
 _BRACKETED = re.compile(r"[(\[]\s*([^)\]]{1,6}?)\s*[)\]]")

@@ -12,8 +12,16 @@ OUTPUT_MODES = ["text/markdown", "application/json"]
 EMITTED_MODES = ("text/plain", "text/markdown", "application/json")
 
 
-def build(*, name: str, description: str, version: str, url: str, skills: Sequence[dict[str, Any]],
-          extensions: Sequence[dict[str, Any]], provider: dict[str, str] | None = None) -> dict[str, Any]:
+def build(
+    *,
+    name: str,
+    description: str,
+    version: str,
+    url: str,
+    skills: Sequence[dict[str, Any]],
+    extensions: Sequence[dict[str, Any]],
+    provider: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """The card. `provider` is the organization that runs the agent and its website (settings), never
     the agent's own name and RPC URL; without one the card leaves it out (it is optional in A2A).
 

@@ -101,11 +101,18 @@ def _too_large(limit: int) -> errors.RpcError:
     return errors.RpcError(errors.INVALID_REQUEST, f"The request body is larger than the {size} limit.")
 
 
-def handle_rpc(request: Any, service: RequestHandler, max_body_bytes: int, caller_header: str | None = None,
-               body_deadline_s: float | None = None) -> Any:
+def handle_rpc(
+    request: Any,
+    service: RequestHandler,
+    max_body_bytes: int,
+    caller_header: str | None = None,
+    body_deadline_s: float | None = None,
+) -> Any:
     started = time.perf_counter()
-    call = CallContext(requested_extensions=extensions.requested(request.headers),
-                       caller=caller_identity(request.headers, caller_header))
+    call = CallContext(
+        requested_extensions=extensions.requested(request.headers),
+        caller=caller_identity(request.headers, caller_header),
+    )
     environ = request.environ
     url = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}{environ.get('PATH_INFO', '')}"
     call.log_context = logs.request_context(request.headers, request.method, url, environ.get("HTTP_USER_AGENT"))
@@ -122,16 +129,34 @@ def handle_rpc(request: Any, service: RequestHandler, max_body_bytes: int, calle
             events = _stream_call(service, rpc, call)
             return _sse_response(rpc.id, events, call, started, method)
         result = _unary_call(service, rpc, call)
-        return _logged(json_response(jsonrpc.success(rpc.id, result), headers=_headers(call)),
-                       call, method, started, outcome=call.log.get("outcome", "ok"))
+        return _logged(
+            json_response(jsonrpc.success(rpc.id, result), headers=_headers(call)),
+            call,
+            method,
+            started,
+            outcome=call.log.get("outcome", "ok"),
+        )
     except errors.RpcError as exc:
-        return _logged(json_response(jsonrpc.failure(request_id, exc), headers=_headers(call)),
-                       call, method, started, outcome="error", code=exc.code)
+        return _logged(
+            json_response(jsonrpc.failure(request_id, exc), headers=_headers(call)),
+            call,
+            method,
+            started,
+            outcome="error",
+            code=exc.code,
+        )
     except Exception:
         incident = logs.new_incident_id()
         logs.incident("request failed", incident, method=method)
-        return _logged(json_response(jsonrpc.failure(request_id, errors.internal_error(incident)), headers=_headers(call)),
-                       call, method, started, outcome="error", code=errors.INTERNAL_ERROR, incident=incident)
+        return _logged(
+            json_response(jsonrpc.failure(request_id, errors.internal_error(incident)), headers=_headers(call)),
+            call,
+            method,
+            started,
+            outcome="error",
+            code=errors.INTERNAL_ERROR,
+            incident=incident,
+        )
 
 
 def _logged(response: Any, call: CallContext, method: str | None, started: float, **fields: Any) -> Any:
@@ -157,7 +182,9 @@ def _stream_call(service: RequestHandler, rpc: jsonrpc.Request, call: CallContex
     return service.resubscribe(rpc.params, call)
 
 
-def _sse_response(request_id: Any, events: Iterator[dict[str, Any]], call: CallContext, started: float, method: str) -> Any:
+def _sse_response(
+    request_id: Any, events: Iterator[dict[str, Any]], call: CallContext, started: float, method: str
+) -> Any:
     from flask import Response, stream_with_context
 
     def frames() -> Iterator[bytes]:

@@ -107,9 +107,13 @@ def check_shape(payload: Any) -> None:
 def validate(payload: Any) -> Request:
     """Stages 2–4 on an already parsed body (the transport parses once and keeps the id to echo)."""
     if not isinstance(payload, dict):
-        raise errors.RpcError(errors.INVALID_REQUEST, "The request must be one JSON-RPC 2.0 object (batches are not supported).")
+        raise errors.RpcError(
+            errors.INVALID_REQUEST, "The request must be one JSON-RPC 2.0 object (batches are not supported)."
+        )
     check_shape(payload)
-    _check(_validator("envelope.json"), payload, errors.INVALID_REQUEST, "The request is not a valid JSON-RPC 2.0 request.")
+    _check(
+        _validator("envelope.json"), payload, errors.INVALID_REQUEST, "The request is not a valid JSON-RPC 2.0 request."
+    )
     method = payload["method"]
     if method in PUSH_METHODS:
         raise errors.RpcError(errors.PUSH_NOT_SUPPORTED, "Push notifications are not supported by this agent.")

@@ -43,8 +43,14 @@ def status(state: str, message: dict[str, Any] | None = None) -> dict[str, Any]:
     return out
 
 
-def task(task_id: str, context_id: str, task_status: dict[str, Any], *, artifacts: list[dict[str, Any]] | None = None,
-         history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def task(
+    task_id: str,
+    context_id: str,
+    task_status: dict[str, Any],
+    *,
+    artifacts: list[dict[str, Any]] | None = None,
+    history: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": "task", "id": task_id, "contextId": context_id, "status": task_status}
     if artifacts:
         out["artifacts"] = artifacts
@@ -53,8 +59,14 @@ def task(task_id: str, context_id: str, task_status: dict[str, Any], *, artifact
     return out
 
 
-def artifact(name: str, parts: list[dict[str, Any]], *, description: str | None = None,
-             extensions: list[str] | None = None, artifact_id: str | None = None) -> dict[str, Any]:
+def artifact(
+    name: str,
+    parts: list[dict[str, Any]],
+    *,
+    description: str | None = None,
+    extensions: list[str] | None = None,
+    artifact_id: str | None = None,
+) -> dict[str, Any]:
     out: dict[str, Any] = {"artifactId": artifact_id or new_id(), "name": name, "parts": parts}
     if description:
         out["description"] = description
@@ -67,8 +79,9 @@ def status_update(task_id: str, context_id: str, task_status: dict[str, Any], *,
     return {"kind": "status-update", "taskId": task_id, "contextId": context_id, "status": task_status, "final": final}
 
 
-def artifact_update(task_id: str, context_id: str, art: dict[str, Any], *, append: bool = False,
-                    last_chunk: bool = True) -> dict[str, Any]:
+def artifact_update(
+    task_id: str, context_id: str, art: dict[str, Any], *, append: bool = False, last_chunk: bool = True
+) -> dict[str, Any]:
     return {
         "kind": "artifact-update",
         "taskId": task_id,

@@ -64,8 +64,14 @@ CARD_COLUMNS: dict[str, tuple[str, ...]] = {
     "price_ladder": ("Category", "Priced variants", "P10", "Median", "P90", "Step"),
     "availability": ("Category", "Variants", "Out-of-stock variants", "Out-of-stock rate", "Products fully out"),
     "content_quality": ("Item", "Severity", "Affected rows", "Affected products", "Share of rows", "Complete"),
-    "attribute_coverage": ("Attribute", "Fill rate", "Distinct values", "Top values (rows)",
-                           "Reference fill rate", "Values only in reference"),
+    "attribute_coverage": (
+        "Attribute",
+        "Fill rate",
+        "Distinct values",
+        "Top values (rows)",
+        "Reference fill rate",
+        "Values only in reference",
+    ),
     "demand_gaps": ("Demand rank", "Name", "Brand", "Relative demand", "Your status", "Top 10% of demand"),
 }
 # Skills label the scope's aggregate row "<scope> (all)"; a bar chart compares the parts, not the whole.

@@ -86,8 +86,10 @@ def add_buttons(card, result: SkillResult) -> list[str]:
     scope_label = "" if result.scope.is_whole_catalog else cut(clean_text(result.scope.label), SCOPE_CHARS)  # for logs
     for i, (skill, question) in enumerate(follow_ups(result)):
         text_id = card.text(f"a2_next{i}_t", escape_markdown(question, MAX_QUESTION_CHARS), "body")
-        context = [{"key": QUESTION_KEY, "value": {"literalString": question}},
-                   {"key": "skill", "value": {"literalString": skill}}]
+        context = [
+            {"key": QUESTION_KEY, "value": {"literalString": question}},
+            {"key": "skill", "value": {"literalString": skill}},
+        ]
         if scope_label:
             context.append({"key": "scope", "value": {"literalString": scope_label}})
         action = {"name": ACTION_NAME, "context": context}

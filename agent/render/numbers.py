@@ -26,9 +26,29 @@ import pyarrow as pa
 UNIT_KEY = b"unit"  # same key as agent.analysis.result.UNIT_KEY (kept literal so render imports nothing heavy)
 EMPTY = "–"  # a missing value in a table cell
 
-_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-          "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-          "nineteen", "twenty")
+_WORDS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+)
 
 
 def fmt_count(value: int | float) -> str:
@@ -36,8 +56,27 @@ def fmt_count(value: int | float) -> str:
 
 
 # ISO 4217 currencies whose minor unit is 0: a yen or dong price has no cents ("JPY 1,500", not "JPY 1,500.00")
-ZERO_DECIMAL = frozenset({"BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI",
-                          "VND", "VUV", "XAF", "XOF", "XPF"})
+ZERO_DECIMAL = frozenset(
+    {
+        "BIF",
+        "CLP",
+        "DJF",
+        "GNF",
+        "ISK",
+        "JPY",
+        "KMF",
+        "KRW",
+        "PYG",
+        "RWF",
+        "UGX",
+        "UYI",
+        "VND",
+        "VUV",
+        "XAF",
+        "XOF",
+        "XPF",
+    }
+)
 
 
 def fmt_money(value: float, currency: str | None = None) -> str:
@@ -102,7 +141,13 @@ def column_unit(field: pa.Field) -> str:
 def unit_for_key(key: str, value: Any) -> str:
     """The unit of a finding value, from its key's suffix (the convention every skill follows):
     ``_price`` money, ``_pct`` percent, ``_x`` ratio, ``_n`` count, ``_num`` plain number; else by type."""
-    for suffix, unit in (("_price", "money"), ("_pct", "percent"), ("_x", "ratio"), ("_n", "count"), ("_num", "number")):
+    for suffix, unit in (
+        ("_price", "money"),
+        ("_pct", "percent"),
+        ("_x", "ratio"),
+        ("_n", "count"),
+        ("_num", "number"),
+    ):
         if key.endswith(suffix):
             return unit
     if isinstance(value, bool):

@@ -81,7 +81,7 @@ class Values:
         return self._values.get(key) is not None
 
     def count(self, key: str, one: str, many: str) -> str:
-        """"1 product" / "3 products": the formatted number and the noun that agrees with it."""
+        """ "1 product" / "3 products": the formatted number and the noun that agrees with it."""
         return f"{self[key]} {one if self._values[key] == 1 else many}"
 
     def items(self, key: str) -> list["Values"]:
@@ -108,14 +108,17 @@ def template(code: str) -> Callable[[Template], Template]:
     def deco(fn: Template) -> Template:
         TEMPLATES[code] = fn
         return fn
+
     return deco
 
 
 @template("overview.size")
 def _overview_size(v: Values) -> str:
     lead = "The catalog holds" if v.raw("whole", True) else "This scope holds"
-    return (f"{lead} {v.count('rows_n', 'row', 'rows')} (variants) for {v.count('products_n', 'product', 'products')}, "
-            f"in {v.count('categories_n', 'category', 'categories')} from {v.count('brands_n', 'brand', 'brands')}.")
+    return (
+        f"{lead} {v.count('rows_n', 'row', 'rows')} (variants) for {v.count('products_n', 'product', 'products')}, "
+        f"in {v.count('categories_n', 'category', 'categories')} from {v.count('brands_n', 'brand', 'brands')}."
+    )
 
 
 @template("overview.format")
@@ -129,26 +132,34 @@ def _overview_format(v: Values) -> str:
 @template("overview.excluded")
 def _overview_excluded(v: Values) -> str:
     parts = [v.count(k + "_n", f"{k} row", f"{k} rows") for k in ("draft", "archived") if v.has(k + "_n")]
-    return (f"Left out of the analysis: {_names(parts)}; it covers the {v.count('analysed_n', 'row', 'rows')} that "
-            f"are active or have no status.")
+    return (
+        f"Left out of the analysis: {_names(parts)}; it covers the {v.count('analysed_n', 'row', 'rows')} that "
+        f"are active or have no status."
+    )
 
 
 @template("overview.overlong")
 def _overview_overlong(v: Values) -> str:
-    return (f"{v.count('rows_n', 'row', 'rows')} of {v['source']} had more cells than its header: their known cells "
-            f"were read, {v.count('cells_n', 'extra cell', 'extra cells')} beyond the header were not.")
+    return (
+        f"{v.count('rows_n', 'row', 'rows')} of {v['source']} had more cells than its header: their known cells "
+        f"were read, {v.count('cells_n', 'extra cell', 'extra cells')} beyond the header were not."
+    )
 
 
 @template("overview.off_store")
 def _overview_off_store(v: Values) -> str:
-    return (f"{v.count('rows_n', 'active row is', 'active rows are')} not on the online store (Published is "
-            f"false): they are on sale elsewhere and counted as active, not as drafts.")
+    return (
+        f"{v.count('rows_n', 'active row is', 'active rows are')} not on the online store (Published is "
+        f"false): they are on sale elsewhere and counted as active, not as drafts."
+    )
 
 
 @template("overview.unmapped")
 def _overview_unmapped(v: Values) -> str:
-    return (f"{v.count('unmapped_n', 'row', 'rows')} ({v['unmapped_pct']}) could not be placed in the Google product taxonomy; "
-            f"they are counted as unmapped, not guessed.")
+    return (
+        f"{v.count('unmapped_n', 'row', 'rows')} ({v['unmapped_pct']}) could not be placed in the Google product taxonomy; "
+        f"they are counted as unmapped, not guessed."
+    )
 
 
 @template("overview.all_mapped")
@@ -158,29 +169,39 @@ def _overview_all_mapped(v: Values) -> str:
 
 @template("overview.price")
 def _overview_price(v: Values) -> str:
-    return (f"Across {v.count('priced_n', 'priced variant', 'priced variants')}, prices run from {v['low_price']} "
-            f"to {v['high_price']}, with a median of {v['median_price']}.")
+    return (
+        f"Across {v.count('priced_n', 'priced variant', 'priced variants')}, prices run from {v['low_price']} "
+        f"to {v['high_price']}, with a median of {v['median_price']}."
+    )
 
 
 @template("overview.mixed_currency")
 def _overview_mixed_currency(v: Values) -> str:
-    parts = [f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")]
+    parts = [
+        f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")
+    ]
     more = " and others" if v.raw("more") else ""
-    return (f"Prices come in several currencies — {_names(parts)}{more}; each currency gets its own figures, "
-            f"never summed or compared across currencies.")
+    return (
+        f"Prices come in several currencies — {_names(parts)}{more}; each currency gets its own figures, "
+        f"never summed or compared across currencies."
+    )
 
 
 @template("overview.zero_price")
 def _overview_zero_price(v: Values) -> str:
     pronoun = "it is" if v.raw("zero_n") == 1 else "they are"
-    return (f"{v.count('zero_n', 'variant is', 'variants are')} priced at 0.00 or below; {pronoun} left out of the "
-            f"price figures, which count priced variants only.")
+    return (
+        f"{v.count('zero_n', 'variant is', 'variants are')} priced at 0.00 or below; {pronoun} left out of the "
+        f"price figures, which count priced variants only."
+    )
 
 
 @template("overview.top_band")
 def _overview_top_band(v: Values) -> str:
-    return (f"The largest price band is {v['band']}: {v['variants_n']} of {v['priced_n']} priced variants "
-            f"({v['variants_pct']}).")
+    return (
+        f"The largest price band is {v['band']}: {v['variants_n']} of {v['priced_n']} priced variants "
+        f"({v['variants_pct']})."
+    )
 
 
 @template("overview.categories")
@@ -196,7 +217,9 @@ def _overview_single_brand(v: Values) -> str:
 
 @template("overview.top_brand")
 def _overview_top_brand(v: Values) -> str:
-    return f"The largest brand is {v['brand']}, with {v.count('products_n', 'product', 'products')} ({v['products_pct']})."
+    return (
+        f"The largest brand is {v['brand']}, with {v.count('products_n', 'product', 'products')} ({v['products_pct']})."
+    )
 
 
 @template("overview.no_brands")
@@ -222,7 +245,11 @@ def _gaps_summary(v: Values) -> str:
 def _gaps_missing(v: Values) -> str:
     parts = []
     for item in v.items("items"):
-        ref = f" (the reference has {item.count('ref_products_n', 'product', 'products')})" if item.has("ref_products_n") else ""
+        ref = (
+            f" (the reference has {item.count('ref_products_n', 'product', 'products')})"
+            if item.has("ref_products_n")
+            else ""
+        )
         parts.append(f"{item['name']}{ref}")
     more = ", among others in the table" if v.raw("more") else ""
     return f"Missing — no products at all in {_names(parts)}{more}."
@@ -236,35 +263,47 @@ def _gaps_thin(v: Values) -> str:
 
 @template("gaps.out_of_stock_only")
 def _gaps_out_of_stock_only(v: Values) -> str:
-    parts = [f"{i['name']} ({i.count('products_n', 'product', 'products')}, {i.count('variants_n', 'variant', 'variants')})"
-             for i in v.items("items")]
+    parts = [
+        f"{i['name']} ({i.count('products_n', 'product', 'products')}, {i.count('variants_n', 'variant', 'variants')})"
+        for i in v.items("items")
+    ]
     return f"Out of stock throughout — every variant is out of stock in {_names(parts)}."
 
 
 @template("gaps.under_indexed")
 def _gaps_under_indexed(v: Values) -> str:
-    parts = [f"{i['name']} ({i['own_pct']} of your range against {i['ref_pct']} of the reference's, index {i['index_num']})"
-             for i in v.items("items")]
+    parts = [
+        f"{i['name']} ({i['own_pct']} of your range against {i['ref_pct']} of the reference's, index {i['index_num']})"
+        for i in v.items("items")
+    ]
     return f"Under-indexed against the reference: {_names(parts)}."
 
 
 @template("gaps.price_floor")
 def _gaps_price_floor(v: Values) -> str:
-    parts = [f"{i['name']} (your cheapest {i['min_price']}, reference lower quartile {i['ref_p25_price']})" for i in v.items("items")]
+    parts = [
+        f"{i['name']} (your cheapest {i['min_price']}, reference lower quartile {i['ref_p25_price']})"
+        for i in v.items("items")
+    ]
     return f"No entry-level price point: {_names(parts)}."
 
 
 @template("gaps.price_ceiling")
 def _gaps_price_ceiling(v: Values) -> str:
-    parts = [f"{i['name']} (your dearest {i['max_price']}, reference upper quartile {i['ref_p75_price']})" for i in v.items("items")]
+    parts = [
+        f"{i['name']} (your dearest {i['max_price']}, reference upper quartile {i['ref_p75_price']})"
+        for i in v.items("items")
+    ]
     return f"No premium option: {_names(parts)}."
 
 
 @template("gaps.unmapped")
 def _gaps_unmapped(v: Values) -> str:
     if v.raw("whole"):
-        return (f"{v.count('products_n', 'product', 'products')} could not be placed in the Google product taxonomy; "
-                f"they are counted separately, not guessed.")
+        return (
+            f"{v.count('products_n', 'product', 'products')} could not be placed in the Google product taxonomy; "
+            f"they are counted separately, not guessed."
+        )
     own, title = int(v.raw("own_n") or 0), int(v.raw("title_n") or 0)
     if own and title:
         how = f"in scope ({v['own_n']} through your own categories, {v['title_n']} by title)"
@@ -274,8 +313,10 @@ def _gaps_unmapped(v: Values) -> str:
         how = "in scope through your own categories"
     else:
         how = "in scope"
-    return (f"{v.count('products_n', 'product is', 'products are')} {how} but not mapped to a "
-            f"subcategory of the taxonomy; they are counted separately, not guessed.")
+    return (
+        f"{v.count('products_n', 'product is', 'products are')} {how} but not mapped to a "
+        f"subcategory of the taxonomy; they are counted separately, not guessed."
+    )
 
 
 @template("gaps.excluded")
@@ -285,8 +326,10 @@ def _gaps_excluded(v: Values) -> str:
 
 @template("gaps.none")
 def _gaps_none(v: Values) -> str:
-    return (f"No subcategory is missing, thin (fewer than {numbers.in_words(int(v.raw('threshold')))} products) or "
-            f"out of stock throughout.")
+    return (
+        f"No subcategory is missing, thin (fewer than {numbers.in_words(int(v.raw('threshold')))} products) or "
+        f"out of stock throughout."
+    )
 
 
 @template("gaps.empty")
@@ -296,19 +339,25 @@ def _gaps_empty(v: Values) -> str:
 
 @template("common.excluded")
 def _common_excluded(v: Values) -> str:
-    return f"{v.count('excluded_n', 'draft or archived row is', 'draft or archived rows are')} left out of this analysis."
+    return (
+        f"{v.count('excluded_n', 'draft or archived row is', 'draft or archived rows are')} left out of this analysis."
+    )
 
 
 @template("availability.unknown")
 def _availability_unknown(v: Values) -> str:
-    return (f"Stock is unknown for all {v.count('variants_n', 'variant', 'variants')}: the data has no availability or "
-            f"quantity, so nothing is reported as out of stock.")
+    return (
+        f"Stock is unknown for all {v.count('variants_n', 'variant', 'variants')}: the data has no availability or "
+        f"quantity, so nothing is reported as out of stock."
+    )
 
 
 @template("availability.summary")
 def _availability_summary(v: Values) -> str:
-    return (f"{v.count('oos_n', 'variant is', 'variants are')} out of stock out of {v['variants_n']} "
-            f"({v['rate_pct']} of variants with known stock).")
+    return (
+        f"{v.count('oos_n', 'variant is', 'variants are')} out of stock out of {v['variants_n']} "
+        f"({v['rate_pct']} of variants with known stock)."
+    )
 
 
 @template("availability.fully_out")
@@ -357,14 +406,18 @@ def _availability_empty(v: Values) -> str:
 
 @template("ladder.summary")
 def _ladder_summary(v: Values) -> str:
-    return (f"Across {v.count('variants_n', 'priced variant', 'priced variants')} "
-            f"({v.count('products_n', 'product', 'products')}), the middle of the range runs from "
-            f"{v['p10_price']} (P10) to {v['p90_price']} (P90), with a median of {v['median_price']}.")
+    return (
+        f"Across {v.count('variants_n', 'priced variant', 'priced variants')} "
+        f"({v.count('products_n', 'product', 'products')}), the middle of the range runs from "
+        f"{v['p10_price']} (P10) to {v['p90_price']} (P90), with a median of {v['median_price']}."
+    )
 
 
 @template("ladder.mixed_currency")
 def _ladder_mixed_currency(v: Values) -> str:
-    parts = [f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")]
+    parts = [
+        f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")
+    ]
     return f"Prices come in several currencies — {_names(parts)}; each currency has its own ladder, never pooled."
 
 
@@ -375,8 +428,10 @@ def _ladder_zero_prices(v: Values) -> str:
 
 @template("ladder.sale_unchecked")
 def _ladder_sale_unchecked(v: Values) -> str:
-    return (f"{v.count('unchecked_n', 'variant has', 'variants have')} a scheduled sale price that cannot be checked: "
-            f"the data states no snapshot date, so they are not counted as on sale.")
+    return (
+        f"{v.count('unchecked_n', 'variant has', 'variants have')} a scheduled sale price that cannot be checked: "
+        f"the data states no snapshot date, so they are not counted as on sale."
+    )
 
 
 @template("ladder.steps")
@@ -399,8 +454,10 @@ def _ladder_no_entry(v: Values) -> str:
 
 @template("ladder.untiered")
 def _ladder_untiered(v: Values) -> str:
-    return (f"Too few priced variants for tiers (fewer than {numbers.in_words(int(v.raw('min')))}): "
-            f"{_names(list(v.raw('names')))}.")
+    return (
+        f"Too few priced variants for tiers (fewer than {numbers.in_words(int(v.raw('min')))}): "
+        f"{_names(list(v.raw('names')))}."
+    )
 
 
 @template("ladder.discount")
@@ -417,14 +474,18 @@ def _ladder_empty(v: Values) -> str:
 
 @template("quality.complete")
 def _quality_complete(v: Values) -> str:
-    return (f"{v['complete_pct']} of rows are complete for Google Shopping (title, image, price, valid GTIN, description, "
-            f"brand and category); {v.count('incomplete_n', 'row needs', 'rows need')} work.")
+    return (
+        f"{v['complete_pct']} of rows are complete for Google Shopping (title, image, price, valid GTIN, description, "
+        f"brand and category); {v.count('incomplete_n', 'row needs', 'rows need')} work."
+    )
 
 
 @template("quality.check")
 def _quality_check(v: Values) -> str:
     ex = f" — e.g. {v.raw('examples')}" if v.has("examples") else ""
-    return f"{v.raw('label')}: {v.count('rows_n', 'row', 'rows')} in {v.count('products_n', 'product', 'products')}{ex}."
+    return (
+        f"{v.raw('label')}: {v.count('rows_n', 'row', 'rows')} in {v.count('products_n', 'product', 'products')}{ex}."
+    )
 
 
 @template("quality.other_checks")
@@ -462,14 +523,18 @@ def _attributes_top(v: Values) -> str:
 
 @template("attributes.reference_only")
 def _attributes_reference_only(v: Values) -> str:
-    return (f"The reference carries {v.count('only_n', v.raw('name') + ' value', v.raw('name') + ' values')} you do not, "
-            f"e.g. {v.raw('examples')}.")
+    return (
+        f"The reference carries {v.count('only_n', v.raw('name') + ' value', v.raw('name') + ' values')} you do not, "
+        f"e.g. {v.raw('examples')}."
+    )
 
 
 @template("attributes.spelling")
 def _attributes_spelling(v: Values) -> str:
     parts = [f"{i.raw('name')} ({i.count('rows_n', 'row', 'rows')})" for i in v.items("items")]
-    return f"Spelling variants (such as “gray” for “grey”) were merged: {_names(parts)} — worth standardising in the feed."
+    return (
+        f"Spelling variants (such as “gray” for “grey”) were merged: {_names(parts)} — worth standardising in the feed."
+    )
 
 
 @template("attributes.options")
@@ -495,8 +560,10 @@ def _brands_summary(v: Values) -> str:
 
 @template("brands.reference_only")
 def _brands_reference_only(v: Values) -> str:
-    return (f"The reference carries {v.count('only_n', 'brand', 'brands')} you do not (of its {v['ref_n']}): "
-            f"{v.raw('brands')}.")
+    return (
+        f"The reference carries {v.count('only_n', 'brand', 'brands')} you do not (of its {v['ref_n']}): "
+        f"{v.raw('brands')}."
+    )
 
 
 @template("brands.reference_none")
@@ -534,8 +601,10 @@ def _(v: Values) -> str:
 def _(v: Values) -> str:
     names = f": {v.raw('names')}" if v.has("names") else ""
     top = f" ({v['top_n']} of them in the top 10% of demand)" if v.raw("top_n") else ""
-    return (f"You do not carry {v['missing_n']} of the {v.count('total_n', 'best-selling product', 'best-selling products')} "
-            f"ranked here{top}{names}.")
+    return (
+        f"You do not carry {v['missing_n']} of the {v.count('total_n', 'best-selling product', 'best-selling products')} "
+        f"ranked here{top}{names}."
+    )
 
 
 @template("demand.missing_brands")
@@ -553,8 +622,11 @@ def _(v: Values) -> str:
 
 @template("demand.where")
 def _(v: Values) -> str:
-    parts = [f"{i.raw('name')} ({i.count('clusters_n', 'product', 'products')}, {i['missing_n']} not carried; "
-             f"yours: {i['own_n']})" for i in v.items("items")]
+    parts = [
+        f"{i.raw('name')} ({i.count('clusters_n', 'product', 'products')}, {i['missing_n']} not carried; "
+        f"yours: {i['own_n']})"
+        for i in v.items("items")
+    ]
     return f"Where demand sits, by subcategory (ranked products; your active products): {_names(parts)}."
 
 
@@ -602,11 +674,13 @@ def scope_line(scope: Scope, markdown: bool = False) -> str:
     cats = list(scope.merchant_categories)
     if scope.taxonomy_path:
         ident = f" (Google taxonomy id {scope.taxonomy_id})" if scope.taxonomy_id is not None else ""
-        extra = "".join(f" and {path} (id {i})" for path, i in zip(scope.extra_taxonomy_paths, scope.extra_taxonomy_ids))
+        extra = "".join(
+            f" and {path} (id {i})" for path, i in zip(scope.extra_taxonomy_paths, scope.extra_taxonomy_ids)
+        )
         parts.append(f"{scope.taxonomy_path}{ident}{extra}")
     if cats:
         prefix = (scope.taxonomy_path or "") + " > "
-        below = [c[len(prefix):] for c in cats if scope.taxonomy_path and c.startswith(prefix)]
+        below = [c[len(prefix) :] for c in cats if scope.taxonomy_path and c.startswith(prefix)]
         same = [c for c in cats if scope.taxonomy_path and c == scope.taxonomy_path]
         other = [c for c in cats if c not in same and not (scope.taxonomy_path and c.startswith(prefix))]
         if same:
@@ -638,20 +712,27 @@ def found_sentence(scope: Scope, markdown: bool = False) -> str:
     counts = dict(scope.found)
     total = sum(counts.values())
     if total == 0:
-        text = ("No active products in this scope: none of your categories, no Google category and no product "
-                "title places any here.")
+        text = (
+            "No active products in this scope: none of your categories, no Google category and no product "
+            "title places any here."
+        )
         if scope.nearest:
             text += " Your nearest categories: " + _names([esc(n) for n in scope.nearest]) + "."
         if scope.unplaced:
             n = scope.unplaced
-            text += (f" {n:,} active {'product has' if n == 1 else 'products have'} neither a category of "
-                     f"{'its' if n == 1 else 'their'} own nor a Google category.")
+            text += (
+                f" {n:,} active {'product has' if n == 1 else 'products have'} neither a category of "
+                f"{'its' if n == 1 else 'their'} own nor a Google category."
+            )
         return text
-    own_name = scope.own_label or (scope.merchant_categories[0].rsplit(" > ", 1)[-1]
-                                   if len(scope.merchant_categories) == 1 else None)
+    own_name = scope.own_label or (
+        scope.merchant_categories[0].rsplit(" > ", 1)[-1] if len(scope.merchant_categories) == 1 else None
+    )
     names = {
         "own": f"by your category {esc(own_name)}" if own_name else "by your categories",
-        "taxonomy": f"by Google category {esc(scope.taxonomy_path.rsplit(' > ', 1)[-1])}" if scope.taxonomy_path else "by Google category",
+        "taxonomy": f"by Google category {esc(scope.taxonomy_path.rsplit(' > ', 1)[-1])}"
+        if scope.taxonomy_path
+        else "by Google category",
         "title": "by title",
     }
     shown = [f"{counts[k]:,} {names[k]}" for k in ("own", "taxonomy", "title") if counts.get(k)]
@@ -673,7 +754,9 @@ def table_markdown(result: SkillResult, limit: int = MAX_ROWS) -> str:
     units = [numbers.column_unit(f) for f in table.schema]
     shown = table.slice(0, limit).to_pylist()
     head = "| " + " | ".join(md_escape(n) for n in table.column_names) + " |"
-    sep = "|" + "|".join("---:" if u in ("count", "money", "percent", "ratio", "number") else "---" for u in units) + "|"
+    sep = (
+        "|" + "|".join("---:" if u in ("count", "money", "percent", "ratio", "number") else "---" for u in units) + "|"
+    )
     lines = [head, sep]
     by_name = dict(zip(table.column_names, units))
     for row in shown:
@@ -700,13 +783,17 @@ def visible_findings(result: SkillResult, limit: int = MAX_ROWS) -> list[Finding
 
 # What is missing to answer as asked, said first (issue 10): the skill then shows what it can.
 MISSING = {
-    "reference": ("Competitor or market data is needed to answer this, and none is attached: add the competitor's "
-                  "or market catalog as a second file (name it, or call it the competitor or reference catalog in "
-                  "the question), or set `reference_uri` in `catalog_context`. Until then, here is what your own "
-                  "catalog shows."),
-    "demand": ("Demand data is needed to answer this, and none is attached: download the Best sellers report "
-               "(products or brands) from Merchant Center as CSV and attach it to your question, or point "
-               "`reference_uri` in `catalog_context` (or the `DEMAND_URI` setting) at it in Cloud Storage."),
+    "reference": (
+        "Competitor or market data is needed to answer this, and none is attached: add the competitor's "
+        "or market catalog as a second file (name it, or call it the competitor or reference catalog in "
+        "the question), or set `reference_uri` in `catalog_context`. Until then, here is what your own "
+        "catalog shows."
+    ),
+    "demand": (
+        "Demand data is needed to answer this, and none is attached: download the Best sellers report "
+        "(products or brands) from Merchant Center as CSV and attach it to your question, or point "
+        "`reference_uri` in `catalog_context` (or the `DEMAND_URI` setting) at it in Cloud Storage."
+    ),
 }
 
 

@@ -45,14 +45,24 @@ class Service:
         bqref.configure(config.bigquery)  # bq:// sources: cap, size line, emulator hosts
         self.tasks, self.contexts = build_stores(config)
         self.live = LiveRegistry(max_bytes=config.live_bytes)
-        self.runner = Runner(Deps(
-            tasks=self.tasks, contexts=self.contexts, live=self.live, catalog_uri=config.catalog_uri,
-            reference_uri=config.reference_uri, local_root=config.local_root,
-            a2ui_status_copy=config.a2ui_status_copy, max_attached_bytes=config.context_max_attached_bytes,
-            max_turns=config.context_max_turns, ttl_days=config.state_ttl_days, step_gate=config.test_step_gate,
-            storage_seconds=config.turn_storage_seconds, analysis_slots=config.analysis_slots,
-            demand_uri=config.demand_uri,
-        ))
+        self.runner = Runner(
+            Deps(
+                tasks=self.tasks,
+                contexts=self.contexts,
+                live=self.live,
+                catalog_uri=config.catalog_uri,
+                reference_uri=config.reference_uri,
+                local_root=config.local_root,
+                a2ui_status_copy=config.a2ui_status_copy,
+                max_attached_bytes=config.context_max_attached_bytes,
+                max_turns=config.context_max_turns,
+                ttl_days=config.state_ttl_days,
+                step_gate=config.test_step_gate,
+                storage_seconds=config.turn_storage_seconds,
+                analysis_slots=config.analysis_slots,
+                demand_uri=config.demand_uri,
+            )
+        )
         self._card: dict[str, Any] | None = None
 
     # -- card -------------------------------------------------------------------------------------
@@ -62,14 +72,26 @@ class Service:
             from agent.analysis.registry import SKILLS
 
             skills = [
-                {"id": s.id, "name": s.name, "description": s.description, "tags": list(s.tags),
-                 "examples": list(s.examples), "inputModes": list(card_mod.INPUT_MODES),
-                 "outputModes": list(card_mod.OUTPUT_MODES)}
+                {
+                    "id": s.id,
+                    "name": s.name,
+                    "description": s.description,
+                    "tags": list(s.tags),
+                    "examples": list(s.examples),
+                    "inputModes": list(card_mod.INPUT_MODES),
+                    "outputModes": list(card_mod.OUTPUT_MODES),
+                }
                 for s in SKILLS.values()
             ]
-            self._card = card_mod.build(name=AGENT_NAME, description=DESCRIPTION, version=__version__,
-                                        url=self.config.public_url, skills=skills, extensions=[card_extension()],
-                                        provider=self._provider())
+            self._card = card_mod.build(
+                name=AGENT_NAME,
+                description=DESCRIPTION,
+                version=__version__,
+                url=self.config.public_url,
+                skills=skills,
+                extensions=[card_extension()],
+                provider=self._provider(),
+            )
         return self._card
 
     def _provider(self) -> dict[str, str] | None:
@@ -127,10 +149,12 @@ class Service:
         task = wait_until_terminal(self.tasks, task_id, CANCEL_WAIT_SECONDS) or task
         if task["status"]["state"] not in objects.TERMINAL_STATES:
             # The runner went silent (its instance is gone): end the task here.
-            message = objects.agent_message([objects.text_part("Cancelled at the client's request.")],
-                                            task_id=task_id, context_id=task["contextId"])
-            task = dict(task, status=objects.status("canceled", message),
-                        history=list(task.get("history") or []) + [message])
+            message = objects.agent_message(
+                [objects.text_part("Cancelled at the client's request.")], task_id=task_id, context_id=task["contextId"]
+            )
+            task = dict(
+                task, status=objects.status("canceled", message), history=list(task.get("history") or []) + [message]
+            )
             task = self.tasks.mark_canceled(task_id, task)
         return task
 
@@ -167,8 +191,12 @@ class Service:
         """(the party this call acts for, the verified catalog_context or None)."""
         trusted = None
         if "catalog_context" in params:
-            trusted = trust.verify(params["catalog_context"], prefixes=self.config.allowed_catalog_prefixes,
-                                   secret=self.config.catalog_context_secret, bound_merchant=bound)
+            trusted = trust.verify(
+                params["catalog_context"],
+                prefixes=self.config.allowed_catalog_prefixes,
+                secret=self.config.catalog_context_secret,
+                bound_merchant=bound,
+            )
         return trust.party_of(trusted, call.caller), trusted
 
     def _owned(self, params: dict[str, Any], call: CallContext) -> None:
@@ -184,15 +212,26 @@ class Service:
         message = params["message"]
         configuration = params.get("configuration") or {}
         if not card_mod.accepts_output(configuration.get("acceptedOutputModes")):
-            raise errors.RpcError(errors.CONTENT_TYPE_NOT_SUPPORTED,
-                                  "None of the acceptedOutputModes is produced by this agent; accept text/plain.")
+            raise errors.RpcError(
+                errors.CONTENT_TYPE_NOT_SUPPORTED,
+                "None of the acceptedOutputModes is produced by this agent; accept text/plain.",
+            )
         outer, inner = params.get("contextId"), message.get("contextId")
         if outer and inner and outer != inner:
-            raise errors.RpcError(errors.INVALID_PARAMS, "params.contextId and params.message.contextId differ; send one, or the same value in both.")
+            raise errors.RpcError(
+                errors.INVALID_PARAMS,
+                "params.contextId and params.message.contextId differ; send one, or the same value in both.",
+            )
         if message.get("taskId"):
-            if self.tasks.get(message["taskId"]) is None or self.tasks.party(message["taskId"]) != self._party(params, call)[0]:
+            if (
+                self.tasks.get(message["taskId"]) is None
+                or self.tasks.party(message["taskId"]) != self._party(params, call)[0]
+            ):
                 raise errors.task_not_found()
-            raise errors.RpcError(errors.INVALID_PARAMS, "params.message.taskId names a task that cannot take more messages; send the question without taskId, with the same contextId, to ask a follow-up.")
+            raise errors.RpcError(
+                errors.INVALID_PARAMS,
+                "params.message.taskId names a task that cannot take more messages; send the question without taskId, with the same contextId, to ask a follow-up.",
+            )
         context_id = outer or inner or objects.new_id()
         # A server-made id is new by construction: no store read. A client's id may name a conversation
         # we have (on any instance) or be new, which starts a conversation with that id.
@@ -217,15 +256,33 @@ class Service:
         task_id = objects.new_id()
         parsed = inputs.read_message(message)
         references.strip_message(message)  # decoded above: from here on, only a reference to each file
-        user_message = dict(message, kind="message", role=message.get("role") or "user",
-                            messageId=message.get("messageId") or objects.new_id(),
-                            contextId=context_id, taskId=task_id)
+        user_message = dict(
+            message,
+            kind="message",
+            role=message.get("role") or "user",
+            messageId=message.get("messageId") or objects.new_id(),
+            contextId=context_id,
+            taskId=task_id,
+        )
         call.log.update(task=task_id, context=context_id)
-        turn = Turn(task_id=task_id, context_id=context_id, user_message=user_message, question=parsed.question,
-                    attachments=parsed.attachments, unreadable=parsed.unreadable, notices=parsed.notices,
-                    a2ui=bool(a2ui_how), context=context or ContextState(context_id=context_id), party=party)
+        turn = Turn(
+            task_id=task_id,
+            context_id=context_id,
+            user_message=user_message,
+            question=parsed.question,
+            attachments=parsed.attachments,
+            unreadable=parsed.unreadable,
+            notices=parsed.notices,
+            a2ui=bool(a2ui_how),
+            context=context or ContextState(context_id=context_id),
+            party=party,
+        )
         if trusted is not None:  # the runner binds the context to this merchant when the turn is recorded
-            turn.catalog_uri, turn.reference_uri, turn.merchant_id = trusted.catalog_uri, trusted.reference_uri, trusted.merchant_id
+            turn.catalog_uri, turn.reference_uri, turn.merchant_id = (
+                trusted.catalog_uri,
+                trusted.reference_uri,
+                trusted.merchant_id,
+            )
         return turn
 
     def _a2ui_declared(self, call: CallContext, message: dict[str, Any]) -> str | None:
@@ -247,4 +304,3 @@ class Service:
         out = dict(task)
         out["history"] = objects.trim_history(task.get("history") or [], length)
         return out
-

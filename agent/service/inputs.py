@@ -20,15 +20,34 @@ from agent.catalog.attachments import TABLE_SUFFIXES, Attachment, looks_delimite
 from agent.catalog.evidence import Unreadable
 from agent.render.a2ui_ids import FOLLOW_UP_ACTION, FOLLOW_UP_MAX_CHARS, FOLLOW_UP_QUESTION_KEY
 
-CSV_MIME_TYPES = frozenset({"text/csv", "application/csv", "text/comma-separated-values", "text/x-csv",
-                            "application/x-csv", "text/x-comma-separated-values"})
+CSV_MIME_TYPES = frozenset(
+    {
+        "text/csv",
+        "application/csv",
+        "text/comma-separated-values",
+        "text/x-csv",
+        "application/x-csv",
+        "text/x-comma-separated-values",
+    }
+)
 # Tab-separated feeds (a Merchant Center feed is usually a .txt or .tsv of this type).
 TSV_MIME_TYPES = frozenset({"text/tab-separated-values", "text/tsv", "text/x-tsv", "application/tsv"})
 # Labels that say nothing about the content: a table only when the name and the bytes both say so.
-GENERIC_MIME_TYPES = frozenset({"", "text/plain", "application/vnd.ms-excel", "application/octet-stream",
-                                "binary/octet-stream", "application/x-download", "application/download"})
-A2UI_ACTION_NOTICE = ("This button is not one this agent knows (only its own follow-up buttons are answered); "
-                      "please ask your question in words.")
+GENERIC_MIME_TYPES = frozenset(
+    {
+        "",
+        "text/plain",
+        "application/vnd.ms-excel",
+        "application/octet-stream",
+        "binary/octet-stream",
+        "application/x-download",
+        "application/download",
+    }
+)
+A2UI_ACTION_NOTICE = (
+    "This button is not one this agent knows (only its own follow-up buttons are answered); "
+    "please ask your question in words."
+)
 DATA_PART_NOTICE = "Structured data parts are not supported yet; please ask your question in words."
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _MAX_NAME = 120
@@ -68,8 +87,11 @@ def _table_by_label(name: str | None, mime: str) -> bool | None:
 
 
 WORKBOOK_REASON = "a spreadsheet workbook is not CSV; save or export it as CSV (UTF-8) and attach that"
-_WORKBOOK_TYPES = ("application/vnd.openxmlformats-officedocument.spreadsheetml",
-                   "application/vnd.oasis.opendocument.spreadsheet", "application/vnd.ms-excel.sheet")
+_WORKBOOK_TYPES = (
+    "application/vnd.openxmlformats-officedocument.spreadsheetml",
+    "application/vnd.oasis.opendocument.spreadsheet",
+    "application/vnd.ms-excel.sheet",
+)
 _WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
 
 
@@ -92,7 +114,9 @@ def _file_part(part: dict[str, Any], index: int, out: MessageInput) -> None:
     file = part["file"]
     mime = file.get("mimeType")
     if "uri" in file:
-        out.unreadable.append(Unreadable(display_name(file.get("uri"), f"file part {index}"), "file links are not fetched"))
+        out.unreadable.append(
+            Unreadable(display_name(file.get("uri"), f"file part {index}"), "file links are not fetched")
+        )
         return
     name = display_name(file.get("name"), f"attachment-{index}.csv")
     by_label = _table_by_label(file.get("name") if isinstance(file.get("name"), str) else None, _media_type(mime))

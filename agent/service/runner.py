@@ -131,6 +131,7 @@ class Deps:
         """Kept apart for the writes that end a turn (final task, context): a budget spent on a hung
         read must not also cost the client its answer's record."""
         return min(5.0, max(1.0, self.storage_seconds / 2))
+
     lost: "LostNotes" = field(default_factory=lambda: LostNotes())
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
     analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing (planning, a skill) at once; see AnalysisSlots
@@ -188,10 +189,16 @@ class Runner:
             self.deps.live.close(turn.task_id)
 
     def _abandon(self, turn: Turn) -> None:
-        message = objects.agent_message([objects.text_part(ABANDONED_TEXT)], task_id=turn.task_id, context_id=turn.context_id)
+        message = objects.agent_message(
+            [objects.text_part(ABANDONED_TEXT)], task_id=turn.task_id, context_id=turn.context_id
+        )
         stored = self.deps.tasks.get(turn.task_id) or {}
-        final = objects.task(turn.task_id, turn.context_id, objects.status("failed", message),
-                             history=(stored.get("history") or [turn.user_message]) + [message])
+        final = objects.task(
+            turn.task_id,
+            turn.context_id,
+            objects.status("failed", message),
+            history=(stored.get("history") or [turn.user_message]) + [message],
+        )
         try:
             turn.final_task = self.deps.tasks.finish(final)
         except Exception:  # noqa: BLE001 - the client is gone; log and let the stream close
@@ -213,7 +220,9 @@ class Runner:
         state, final_text = "completed", ""
         context = turn.context if turn.context is not None else self.deps.contexts.load(cid)
         context = context or ContextState(context_id=cid)
-        change = ContextChange(task_id=tid, merchant_id=turn.merchant_id, party=turn.party, max_turns=self.deps.max_turns)
+        change = ContextChange(
+            task_id=tid, merchant_id=turn.merchant_id, party=turn.party, max_turns=self.deps.max_turns
+        )
         try:
             working = objects.status("working", self._progress(tid, cid, self._reading_line(turn, context)))
             # One write for submitted → working, before the first artifact (SPEC §2).
@@ -225,7 +234,9 @@ class Runner:
             inputs = self._load(turn, context)
             self._release_bytes(turn)
             turn.summary["sources"] = [s.name for side in (inputs.own, inputs.reference) if side for s in side.sources]
-            turn.summary["rows_read"] = sum(s.rows_read for side in (inputs.own, inputs.reference) if side for s in side.sources)
+            turn.summary["rows_read"] = sum(
+                s.rows_read for side in (inputs.own, inputs.reference) if side for s in side.sources
+            )
             self._check_cancel(tid)
 
             produced = yield from self._analyse(turn, context, change, inputs, artifacts, status_parts)
@@ -242,8 +253,9 @@ class Runner:
         if state == "completed" and self.deps.a2ui_status_copy:
             parts.extend(status_parts)
         final_message = objects.agent_message(parts, task_id=tid, context_id=cid)
-        final_task = objects.task(tid, cid, objects.status(state, final_message), artifacts=artifacts,
-                                  history=history + [final_message])
+        final_task = objects.task(
+            tid, cid, objects.status(state, final_message), artifacts=artifacts, history=history + [final_message]
+        )
         # The final state is written before the final frame: a client is never told an outcome the
         # store does not hold (a cancel that won, or `failed` when the write itself failed).
         with budget.within(self.deps.reserve_seconds):
@@ -272,10 +284,14 @@ class Runner:
         incident = logs.new_incident_id()
         logs.incident("could not store the finished task", incident, task=tid, context=cid)
         turn.summary["store_incident"] = incident
-        message = objects.agent_message([objects.text_part(f"{STORE_FAILED_TEXT} (incident {incident})")],
-                                        task_id=tid, context_id=cid)
-        failed = dict(final_task, status=objects.status("failed", message),
-                      history=list(final_task.get("history") or [])[:1] + [message])
+        message = objects.agent_message(
+            [objects.text_part(f"{STORE_FAILED_TEXT} (incident {incident})")], task_id=tid, context_id=cid
+        )
+        failed = dict(
+            final_task,
+            status=objects.status("failed", message),
+            history=list(final_task.get("history") or [])[:1] + [message],
+        )
         try:  # the store may be back for this one; if not, tasks/cancel still cannot overwrite it here
             return self.deps.tasks.finish(failed)
         except Exception:  # noqa: BLE001
@@ -299,15 +315,28 @@ class Runner:
         lost = [s.name for c in change.catalogs or [] for s in c.sources] or None
         if lost is None:
             return
-        fallback = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id, party=change.party,
-                                 plan_memory=change.plan_memory, max_turns=change.max_turns, lost_catalogs=lost)
+        fallback = ContextChange(
+            task_id=change.task_id,
+            merchant_id=change.merchant_id,
+            party=change.party,
+            plan_memory=change.plan_memory,
+            max_turns=change.max_turns,
+            lost_catalogs=lost,
+        )
         try:
             self.deps.contexts.record_turn(cid, fallback)
         except Exception:  # noqa: BLE001
             self.deps.lost.remember(cid, lost)
 
-    def _analyse(self, turn: Turn, context: ContextState, change: ContextChange, inputs: CatalogInputs,
-                 artifacts: list[dict[str, Any]], status_parts: list[dict[str, Any]]) -> Generator[dict[str, Any], None, str]:
+    def _analyse(
+        self,
+        turn: Turn,
+        context: ContextState,
+        change: ContextChange,
+        inputs: CatalogInputs,
+        artifacts: list[dict[str, Any]],
+        status_parts: list[dict[str, Any]],
+    ) -> Generator[dict[str, Any], None, str]:
         from agent.analysis import planner
         from agent.analysis.inputs import SkillInput
         from agent.analysis.registry import IN_BIGQUERY, SKILLS
@@ -360,14 +389,23 @@ class Runner:
             note = f"Running {spec.name.lower()} on {plan.scope.label}…"
             if position:
                 note = f"{note} ({position + 1} of {len(plan.skills)})"
-            yield objects.status_update(tid, cid, objects.status("working", self._progress(tid, cid, note)), final=False)
+            yield objects.status_update(
+                tid, cid, objects.status("working", self._progress(tid, cid, note)), final=False
+            )
             self._check_cancel(tid)
             refusal = None
             with self.slots.held():
                 try:
-                    result = spec.run(SkillInput(own=inputs.own.table, reference=reference, scope=plan.scope,
-                                                 taxonomy=taxonomy, sources=tuple(inputs.own.sources),
-                                                 demand=inputs.demand.table if inputs.demand is not None else None))
+                    result = spec.run(
+                        SkillInput(
+                            own=inputs.own.table,
+                            reference=reference,
+                            scope=plan.scope,
+                            taxonomy=taxonomy,
+                            sources=tuple(inputs.own.sources),
+                            demand=inputs.demand.table if inputs.demand is not None else None,
+                        )
+                    )
                 except CatalogError as exc:
                     if not in_bigquery:
                         raise
@@ -375,10 +413,15 @@ class Runner:
                 if refusal is None:
                     footer = render_footer(inputs, result.taxonomy_note, now)
                     text = render_skill(result, preface) + "\n\n" + footer
-                    plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
+                    plain_footer = (
+                        render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
+                    )
             if refusal is not None:  # the aggregation query was refused by the cap, or BigQuery failed
-                art = objects.artifact(spec.id, [objects.text_part("\n\n".join([*preface, refusal, render_footer(inputs, None, now)]))],
-                                       description=spec.name)
+                art = objects.artifact(
+                    spec.id,
+                    [objects.text_part("\n\n".join([*preface, refusal, render_footer(inputs, None, now)]))],
+                    description=spec.name,
+                )
                 artifacts.append(art)
                 yield objects.artifact_update(tid, cid, art)
                 continue
@@ -386,8 +429,16 @@ class Runner:
         names = ", ".join(SKILLS[s].name for s in plan.skills)
         return f"Answered on {plan.scope.label}: {names}."
 
-    def _emit_artifact(self, turn: Turn, spec: Any, result: Any, text: str, footer: str,
-                       artifacts: list[dict[str, Any]], status_parts: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    def _emit_artifact(
+        self,
+        turn: Turn,
+        spec: Any,
+        result: Any,
+        text: str,
+        footer: str,
+        artifacts: list[dict[str, Any]],
+        status_parts: list[dict[str, Any]],
+    ) -> Iterator[dict[str, Any]]:
         tid, cid = turn.task_id, turn.context_id
         art = objects.artifact(spec.id, [objects.text_part(text)], description=spec.name)
         if not turn.a2ui:
@@ -417,7 +468,9 @@ class Runner:
             catalog_uri=turn.catalog_uri or self.deps.catalog_uri,
             reference_uri=turn.reference_uri or self.deps.reference_uri,
             local_root=self.deps.local_root,
-            earlier=tuple(self.deps.contexts.load_catalogs(context)) if context.has_catalogs and not _catalog_files(turn) else (),
+            earlier=tuple(self.deps.contexts.load_catalogs(context))
+            if context.has_catalogs and not _catalog_files(turn)
+            else (),
             refused=turn.unreadable,
             merchant_id=turn.merchant_id,
             demand_uri=self.deps.demand_uri,
@@ -489,9 +542,11 @@ def wait_until_terminal(tasks: TaskStore, task_id: str, timeout: float) -> dict[
         time.sleep(tasks.poll_interval)
 
 
-OVER_LINE_TEXT = ("{skill} was not run: the catalog's newest BigQuery partition is above the in-memory line "
-                  "(BIGQUERY_IN_MEMORY_BYTES), so it is aggregated in BigQuery, and this question has no BigQuery "
-                  "aggregation yet (assortment gaps has one).")
+OVER_LINE_TEXT = (
+    "{skill} was not run: the catalog's newest BigQuery partition is above the in-memory line "
+    "(BIGQUERY_IN_MEMORY_BYTES), so it is aggregated in BigQuery, and this question has no BigQuery "
+    "aggregation yet (assortment gaps has one)."
+)
 
 
 def _bigquery_refusal(skill: str, exc: Exception) -> str:
@@ -500,8 +555,10 @@ def _bigquery_refusal(skill: str, exc: Exception) -> str:
 
     estimate, cap = getattr(exc, "estimate", None), getattr(exc, "cap", None)
     if estimate is not None and cap is not None:
-        return (f"{skill} was not run in BigQuery: it would scan an estimated {bytes_text(estimate)}, over the "
-                f"{bytes_text(cap)} cap per question (BIGQUERY_MAXIMUM_BYTES_BILLED).")
+        return (
+            f"{skill} was not run in BigQuery: it would scan an estimated {bytes_text(estimate)}, over the "
+            f"{bytes_text(cap)} cap per question (BIGQUERY_MAXIMUM_BYTES_BILLED)."
+        )
     logging.getLogger(__name__).warning("BigQuery aggregation failed: %s", exc)
     return f"{skill} could not be run in BigQuery just now; please ask again in a moment."
 

@@ -176,8 +176,9 @@ def _main(argv: list[str]) -> int:
     from agent.config import catalog_context_secret
 
     if argv[:1] != ["sign"]:
-        print("usage: CATALOG_CONTEXT_SECRET=… python -m agent.service.trust sign < catalog_context.json",
-              file=sys.stderr)
+        print(
+            "usage: CATALOG_CONTEXT_SECRET=… python -m agent.service.trust sign < catalog_context.json", file=sys.stderr
+        )
         return 2
     secret = catalog_context_secret()
     if not secret:
@@ -193,8 +194,11 @@ def _main(argv: list[str]) -> int:
         return 2
     fields = {k: v for k, v in fields.items() if k != "signature"}
     if not _validator().is_valid(fields):
-        print("not a valid catalog_context: merchant_id and catalog_uri (gs://… or bq://…) are required, "
-              "reference_uri is optional, nothing else is allowed", file=sys.stderr)
+        print(
+            "not a valid catalog_context: merchant_id and catalog_uri (gs://… or bq://…) are required, "
+            "reference_uri is optional, nothing else is allowed",
+            file=sys.stderr,
+        )
         return 2
     print(json.dumps(dict(fields, signature=sign(fields, secret)), ensure_ascii=False))
     return 0

@@ -17,9 +17,12 @@ if TYPE_CHECKING:
 def build_stores(config: "Config") -> tuple[TaskStore, ContextStore]:
     if config.state_bucket:
         from .gcs import Bucket, GcsContextStore, GcsTaskStore  # kept catalogs: entries of TABLE_CACHE
+
         bucket = Bucket(config.state_bucket, config.state_ttl_days)
         return GcsTaskStore(bucket), GcsContextStore(bucket)
     from .memory import MemoryContextStore, MemoryTaskStore
 
-    return (MemoryTaskStore(config.task_store_entries, config.task_store_bytes, config.state_ttl_days),
-            MemoryContextStore(config.context_store_entries, config.memory_store_bytes, config.state_ttl_days))
+    return (
+        MemoryTaskStore(config.task_store_entries, config.task_store_bytes, config.state_ttl_days),
+        MemoryContextStore(config.context_store_entries, config.memory_store_bytes, config.state_ttl_days),
+    )

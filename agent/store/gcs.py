@@ -65,7 +65,9 @@ def object_key(raw_id: str) -> str:
 def _retry():
     from google.cloud.storage.retry import DEFAULT_RETRY
 
-    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(budget.retry_deadline(RETRY_DEADLINE_S))
+    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(
+        budget.retry_deadline(RETRY_DEADLINE_S)
+    )
 
 
 def _precondition_failed() -> type[BaseException]:
@@ -81,7 +83,7 @@ def _not_found() -> type[BaseException]:
 
 
 def _backoff(attempt: int) -> None:
-    time.sleep(min(0.5, 0.02 * (2 ** attempt)) * (0.5 + random.random()))
+    time.sleep(min(0.5, 0.02 * (2**attempt)) * (0.5 + random.random()))
 
 
 class Bucket:
@@ -132,23 +134,29 @@ class Bucket:
         """The object's metadata (generation, custom metadata) without its content; None if missing."""
         return self._bucket().get_blob(name, timeout=budget.timeout(TIMEOUT), retry=_retry())
 
-    def write_json(self, name: str, doc: dict[str, Any], generation: int,
-                   metadata: dict[str, str] | None = None) -> int:
+    def write_json(
+        self, name: str, doc: dict[str, Any], generation: int, metadata: dict[str, str] | None = None
+    ) -> int:
         """Write if the object is still at `generation` (0: absent). Raises PreconditionFailed if not."""
         stamp = self.stamp()
         doc["written_at"] = stamp
         blob = self.blob(name)
         blob.metadata = dict(metadata or {}, written_at=stamp)
-        blob.upload_from_string(json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
-                                content_type="application/json", if_generation_match=generation,
-                                timeout=budget.timeout(TIMEOUT), retry=_retry())
+        blob.upload_from_string(
+            json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
+            content_type="application/json",
+            if_generation_match=generation,
+            timeout=budget.timeout(TIMEOUT),
+            retry=_retry(),
+        )
         return int(blob.generation or 0)
 
     def write_new(self, name: str, data: bytes, content_type: str) -> int:
         """Create an object that must not exist yet. Raises PreconditionFailed if it does."""
         blob = self.blob(name)
-        blob.upload_from_string(data, content_type=content_type, if_generation_match=0,
-                                timeout=budget.timeout(TIMEOUT), retry=_retry())
+        blob.upload_from_string(
+            data, content_type=content_type, if_generation_match=0, timeout=budget.timeout(TIMEOUT), retry=_retry()
+        )
         if blob.generation is None:
             blob.reload(timeout=budget.timeout(TIMEOUT), retry=_retry())
         return int(blob.generation)
@@ -156,7 +164,9 @@ class Bucket:
     def read_bytes(self, name: str, generation: int | None) -> bytes | None:
         blob = self.blob(name)
         try:
-            return blob.download_as_bytes(if_generation_match=generation, timeout=budget.timeout(TIMEOUT), retry=_retry())
+            return blob.download_as_bytes(
+                if_generation_match=generation, timeout=budget.timeout(TIMEOUT), retry=_retry()
+            )
         except _not_found():
             return None
 
@@ -205,8 +215,12 @@ class GcsTaskStore:
         return state, generation
 
     def _write(self, task: dict[str, Any], generation: int, party: str) -> None:
-        self.bucket.write_json(self._name(task["id"]), {"task": task, "party": party}, generation,
-                               metadata={"state": task["status"]["state"], "party": party})
+        self.bucket.write_json(
+            self._name(task["id"]),
+            {"task": task, "party": party},
+            generation,
+            metadata={"state": task["status"]["state"], "party": party},
+        )
 
     def _transition(self, task: dict[str, Any]) -> bool:
         """Write `task` unless the stored one is terminal; False when it was (nothing written). The
@@ -285,6 +299,7 @@ class GcsTaskStore:
 
 # --- contexts ---------------------------------------------------------------------------------------
 
+
 # Catalogs downloaded from the state bucket (or just written to it), per process, by (bucket, object,
 # generation): a follow-up on the instance that served the first turn downloads nothing. They are
 # entries of the one parsed-catalog cache (agent.catalog.cache.TABLE_CACHE, its share of
@@ -313,9 +328,18 @@ def _state_from_doc(context_id: str, doc: dict[str, Any] | None, bucket: Bucket)
 
 
 def _doc_from_state(state: ContextState, next_catalog: int) -> dict[str, Any]:
-    return {"v": 1, "context_id": state.context_id, "merchant_id": state.merchant_id, "party": state.party,
-            "plan_memory": state.plan_memory, "task_ids": state.task_ids, "attached_bytes": state.attached_bytes,
-            "catalogs": state.catalog_refs, "next_catalog": next_catalog, "lost_catalogs": state.lost_catalogs}
+    return {
+        "v": 1,
+        "context_id": state.context_id,
+        "merchant_id": state.merchant_id,
+        "party": state.party,
+        "plan_memory": state.plan_memory,
+        "task_ids": state.task_ids,
+        "attached_bytes": state.attached_bytes,
+        "catalogs": state.catalog_refs,
+        "next_catalog": next_catalog,
+        "lost_catalogs": state.lost_catalogs,
+    }
 
 
 class GcsContextStore:
@@ -374,11 +398,23 @@ class GcsContextStore:
                 except _precondition_failed():
                     if n - first > MAX_ATTEMPTS * 4:
                         raise StoreConflict(name) from None
-            refs.append({"object": name, "generation": generation, "saved_at": self.bucket.stamp(),
-                         "bytes": len(data), "sources": [codec.evidence_to_json(s) for s in catalog.sources]})
-            TABLE_CACHE.put(_catalog_key(self.bucket.name, name, generation), LoadedCatalog(
-                table=catalog.table, sources=[codec.evidence_from_json(codec.evidence_to_json(s)) for s in catalog.sources]),
-                int(catalog.table.nbytes))
+            refs.append(
+                {
+                    "object": name,
+                    "generation": generation,
+                    "saved_at": self.bucket.stamp(),
+                    "bytes": len(data),
+                    "sources": [codec.evidence_to_json(s) for s in catalog.sources],
+                }
+            )
+            TABLE_CACHE.put(
+                _catalog_key(self.bucket.name, name, generation),
+                LoadedCatalog(
+                    table=catalog.table,
+                    sources=[codec.evidence_from_json(codec.evidence_to_json(s)) for s in catalog.sources],
+                ),
+                int(catalog.table.nbytes),
+            )
         return refs, n
 
     def record_turn(self, context_id: str, change: ContextChange) -> ContextState:
@@ -387,11 +423,18 @@ class GcsContextStore:
         next_catalog = 1
         if change.catalogs is not None:
             doc, _ = self.bucket.read_json(name)
-            new_refs, next_catalog = self._save_catalogs(context_id, list(change.catalogs),
-                                                         int((doc or {}).get("next_catalog") or 1))
-        plain = ContextChange(task_id=change.task_id, merchant_id=change.merchant_id, party=change.party,
-                              plan_memory=change.plan_memory, catalogs=None, max_turns=change.max_turns,
-                              lost_catalogs=change.lost_catalogs)
+            new_refs, next_catalog = self._save_catalogs(
+                context_id, list(change.catalogs), int((doc or {}).get("next_catalog") or 1)
+            )
+        plain = ContextChange(
+            task_id=change.task_id,
+            merchant_id=change.merchant_id,
+            party=change.party,
+            plan_memory=change.plan_memory,
+            catalogs=None,
+            max_turns=change.max_turns,
+            lost_catalogs=change.lost_catalogs,
+        )
         for attempt in range(MAX_ATTEMPTS):
             doc, generation = self.bucket.read_json(name)
             state = _state_from_doc(context_id, doc, self.bucket)

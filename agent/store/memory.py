@@ -34,10 +34,21 @@ def approx_size(value: Any) -> int:
 class MemoryTaskStore:
     poll_interval = 0.02
 
-    def __init__(self, max_entries: int = 1000, max_bytes: int = 256 * 1024 * 1024, ttl_days: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        max_entries: int = 1000,
+        max_bytes: int = 256 * 1024 * 1024,
+        ttl_days: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         # key -> (task, party): the party that created the task travels with it and is never overwritten
-        self._tasks: Cache[tuple[dict[str, Any], str]] = Cache(max_bytes, max_entries=max_entries, ttl=ttl_days * _DAY_S if ttl_days else None, clock=clock, keep_newest=True)
+        self._tasks: Cache[tuple[dict[str, Any], str]] = Cache(
+            max_bytes,
+            max_entries=max_entries,
+            ttl=ttl_days * _DAY_S if ttl_days else None,
+            clock=clock,
+            keep_newest=True,
+        )
         self._cancel: set[str] = set()
         self._lock = threading.Lock()
 
@@ -103,22 +114,42 @@ class MemoryTaskStore:
 
 
 def _context_size(state: ContextState) -> int:
-    return 1024 + approx_size(state.plan_memory or {}) + 64 * len(state.task_ids) + sum(
-        int(c.table.nbytes) for c in state.catalogs)
+    return (
+        1024
+        + approx_size(state.plan_memory or {})
+        + 64 * len(state.task_ids)
+        + sum(int(c.table.nbytes) for c in state.catalogs)
+    )
 
 
 def _copy(state: ContextState) -> ContextState:
     """A copy the caller may change freely (tables are immutable and shared)."""
-    return dataclasses.replace(state, catalogs=list(state.catalogs), task_ids=list(state.task_ids),
-                               catalog_refs=list(state.catalog_refs), expired_catalogs=list(state.expired_catalogs),
-                               lost_catalogs=list(state.lost_catalogs),
-                               plan_memory=copy.deepcopy(state.plan_memory))
+    return dataclasses.replace(
+        state,
+        catalogs=list(state.catalogs),
+        task_ids=list(state.task_ids),
+        catalog_refs=list(state.catalog_refs),
+        expired_catalogs=list(state.expired_catalogs),
+        lost_catalogs=list(state.lost_catalogs),
+        plan_memory=copy.deepcopy(state.plan_memory),
+    )
 
 
 class MemoryContextStore:
-    def __init__(self, max_entries: int = 500, max_bytes: int = 256 * 1024 * 1024, ttl_days: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._contexts: Cache[ContextState] = Cache(max_bytes, max_entries=max_entries, ttl=ttl_days * _DAY_S if ttl_days else None, clock=clock, keep_newest=True)
+    def __init__(
+        self,
+        max_entries: int = 500,
+        max_bytes: int = 256 * 1024 * 1024,
+        ttl_days: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._contexts: Cache[ContextState] = Cache(
+            max_bytes,
+            max_entries=max_entries,
+            ttl=ttl_days * _DAY_S if ttl_days else None,
+            clock=clock,
+            keep_newest=True,
+        )
         self._lock = threading.Lock()
 
     def load(self, context_id: str) -> ContextState | None:

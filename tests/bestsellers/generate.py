@@ -70,8 +70,10 @@ def demo_products() -> dict[str, list[dict]]:
         for row in csv.DictReader(fh):
             if row["status"] != "active":
                 continue
-            p = per.setdefault((row["category"], row["product_id"]), {
-                "title": row["title"], "brand": row["brand"], "gtins": [], "in_stock": False, "prices": []})
+            p = per.setdefault(
+                (row["category"], row["product_id"]),
+                {"title": row["title"], "brand": row["brand"], "gtins": [], "in_stock": False, "prices": []},
+            )
             if row["gtin"]:
                 p["gtins"].append(row["gtin"])
             p["in_stock"] |= row["availability"] == "in_stock"
@@ -91,16 +93,31 @@ def main(out_dir: Path = HERE) -> None:
         carried = demo.get(cat, [])
         rng.shuffle(carried)
         noun = cat.rsplit(" > ", 1)[-1].rstrip("s")
-        lacking = [{"title": f"{b} {rng.choice(WORDS)} {noun}", "brand": b, "gtins": [f"0{rng.randrange(10**11, 10**12)}"],
-                    "in_stock": None, "prices": [round(rng.uniform(40, 900), 2)]} for b in rng.sample(BRANDS, 5)]
+        lacking = [
+            {
+                "title": f"{b} {rng.choice(WORDS)} {noun}",
+                "brand": b,
+                "gtins": [f"0{rng.randrange(10**11, 10**12)}"],
+                "in_stock": None,
+                "prices": [round(rng.uniform(40, 900), 2)],
+            }
+            for b in rng.sample(BRANDS, 5)
+        ]
         pool = carried[:7] + lacking
         rng.shuffle(pool)
         clusters.extend({"cat": cat, **p} for p in pool)
     for cat, nouns in LACKING:
         for i, b in enumerate(rng.sample(BRANDS, 4)):
-            clusters.append({"cat": cat, "title": f"{b} {rng.choice(WORDS)} {nouns[i % len(nouns)]}", "brand": b,
-                             "gtins": [f"0{rng.randrange(10**11, 10**12)}"], "in_stock": None,
-                             "prices": [round(rng.uniform(60, 700), 2)]})
+            clusters.append(
+                {
+                    "cat": cat,
+                    "title": f"{b} {rng.choice(WORDS)} {nouns[i % len(nouns)]}",
+                    "brand": b,
+                    "gtins": [f"0{rng.randrange(10**11, 10**12)}"],
+                    "in_stock": None,
+                    "prices": [round(rng.uniform(60, 700), 2)],
+                }
+            )
     rows = []
     by_report: dict[str, list[dict]] = defaultdict(list)
     for c in clusters:
@@ -115,13 +132,24 @@ def main(out_dir: Path = HERE) -> None:
             prev = rank + rng.choice((-2, -1, 0, 1, 3)) if rng.random() < 0.8 else ""
             lo, hi = min(c["prices"]), max(c["prices"])
             for country in ("US", "CA") if rank <= 3 and len(report_cat) > 10 else ("US",):
-                rows.append({
-                    "Rank": rank, "Previous rank": max(1, prev) if prev != "" else "", "Relative demand": bucket(rank),
-                    "Previous relative demand": bucket(max(1, prev)) if prev != "" else "", "Product title": c["title"],
-                    "Brand": c["brand"], "Category": c["cat"], "Report category ID": ids[report_cat], "Country": country,
-                    "Price range": f"{lo:.2f} - {hi:.2f} USD", "Product inventory status": status,
-                    "Brand inventory status": brand_status, "GTINs": ", ".join(c["gtins"][:4]), "Report date": REPORT_DATE,
-                })
+                rows.append(
+                    {
+                        "Rank": rank,
+                        "Previous rank": max(1, prev) if prev != "" else "",
+                        "Relative demand": bucket(rank),
+                        "Previous relative demand": bucket(max(1, prev)) if prev != "" else "",
+                        "Product title": c["title"],
+                        "Brand": c["brand"],
+                        "Category": c["cat"],
+                        "Report category ID": ids[report_cat],
+                        "Country": country,
+                        "Price range": f"{lo:.2f} - {hi:.2f} USD",
+                        "Product inventory status": status,
+                        "Brand inventory status": brand_status,
+                        "GTINs": ", ".join(c["gtins"][:4]),
+                        "Report date": REPORT_DATE,
+                    }
+                )
     with (out_dir / "products.csv").open("w", encoding="utf-8", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]), lineterminator="\n")
         w.writeheader()
@@ -134,13 +162,21 @@ def main(out_dir: Path = HERE) -> None:
         rng.shuffle(names)
         for rank, b in enumerate(names, start=1):
             hi = max(5, 100 - rank * 7)
-            brand_rows.append({
-                "rank": rank, "previous_rank": rank + rng.choice((-1, 0, 2)) if rank > 1 else 1, "brand": b,
-                "report_category_id": ids[report_cat], "country_code": "US", "relative_demand.bucket": bucket(rank).upper().replace(" ", "_"),
-                "relative_demand.min": hi - 10, "relative_demand.max": hi,
-                "previous_relative_demand.bucket": bucket(rank + 1).upper().replace(" ", "_"),
-                "brand_inventory_status": "NOT_IN_INVENTORY" if b in BRANDS else "IN_STOCK", "_PARTITIONDATE": REPORT_DATE,
-            })
+            brand_rows.append(
+                {
+                    "rank": rank,
+                    "previous_rank": rank + rng.choice((-1, 0, 2)) if rank > 1 else 1,
+                    "brand": b,
+                    "report_category_id": ids[report_cat],
+                    "country_code": "US",
+                    "relative_demand.bucket": bucket(rank).upper().replace(" ", "_"),
+                    "relative_demand.min": hi - 10,
+                    "relative_demand.max": hi,
+                    "previous_relative_demand.bucket": bucket(rank + 1).upper().replace(" ", "_"),
+                    "brand_inventory_status": "NOT_IN_INVENTORY" if b in BRANDS else "IN_STOCK",
+                    "_PARTITIONDATE": REPORT_DATE,
+                }
+            )
     with (out_dir / "brands.csv").open("w", encoding="utf-8", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(brand_rows[0]), lineterminator="\n")
         w.writeheader()

@@ -20,17 +20,71 @@ import httpx
 
 SEED = 12
 ALLOWED = {-32700, -32600, -32601, -32602, -32001, -32002, -32003, -32004, -32005, -32007}
-INTERNALS = ("Traceback", "File \"", ".py", "/work/", "/home/", "site-packages", "KeyError", "TypeError",
-             "AttributeError", "ValueError", "RecursionError", "Exception", "gs://", "127.0.0.1:")
+INTERNALS = (
+    "Traceback",
+    'File "',
+    ".py",
+    "/work/",
+    "/home/",
+    "site-packages",
+    "KeyError",
+    "TypeError",
+    "AttributeError",
+    "ValueError",
+    "RecursionError",
+    "Exception",
+    "gs://",
+    "127.0.0.1:",
+)
 CSV64 = base64.b64encode(b"id,title,price\nP1,Chair,10.00\nP2,Table,20.00\n").decode()
 
-WRONG_TYPES: list[Any] = [None, True, False, 0, -1, 1.5, 10 ** 40, -(10 ** 40), 1e308, "", "x", [], {}, [None],
-                          {"a": 1}, [[[]]], "0", "null"]
-HOSTILE = ["\ud800", "\udfff", "a\ud83dz", "\x00", "\x00\x01\x1f\x7f", "\u202egnp.exe", "../../etc/passwd",
-           "C:\\Windows\\win.ini", "file:///etc/passwd", "http://169.254.169.254/computeMetadata/v1/",
-           "gs://other-bucket/x.csv", "%2e%2e%2f", "<script>alert(1)</script>", "![t](https://evil/b.png)",
-           "' OR 1=1 --", "${jndi:ldap://x}", "{{7*7}}", "\r\nX-Injected: 1", "😀" * 50, "x" * 100_000,
-           " ", "\ufeff", "NaN", "Infinity", "-0"]
+WRONG_TYPES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1.5,
+    10**40,
+    -(10**40),
+    1e308,
+    "",
+    "x",
+    [],
+    {},
+    [None],
+    {"a": 1},
+    [[[]]],
+    "0",
+    "null",
+]
+HOSTILE = [
+    "\ud800",
+    "\udfff",
+    "a\ud83dz",
+    "\x00",
+    "\x00\x01\x1f\x7f",
+    "\u202egnp.exe",
+    "../../etc/passwd",
+    "C:\\Windows\\win.ini",
+    "file:///etc/passwd",
+    "http://169.254.169.254/computeMetadata/v1/",
+    "gs://other-bucket/x.csv",
+    "%2e%2e%2f",
+    "<script>alert(1)</script>",
+    "![t](https://evil/b.png)",
+    "' OR 1=1 --",
+    "${jndi:ldap://x}",
+    "{{7*7}}",
+    "\r\nX-Injected: 1",
+    "😀" * 50,
+    "x" * 100_000,
+    " ",
+    "\ufeff",
+    "NaN",
+    "Infinity",
+    "-0",
+]
 
 
 def deep(n: int) -> Any:
@@ -41,12 +95,21 @@ def deep(n: int) -> Any:
 
 
 def valid(method: str) -> dict:
-    message = {"kind": "message", "role": "user", "messageId": "m-1",
-               "parts": [{"kind": "text", "text": "What is in this catalog?"},
-                         {"kind": "file", "file": {"bytes": CSV64, "name": "c.csv", "mimeType": "text/csv"}}]}
+    message = {
+        "kind": "message",
+        "role": "user",
+        "messageId": "m-1",
+        "parts": [
+            {"kind": "text", "text": "What is in this catalog?"},
+            {"kind": "file", "file": {"bytes": CSV64, "name": "c.csv", "mimeType": "text/csv"}},
+        ],
+    }
     if method in ("message/send", "message/stream"):
-        params: dict = {"message": message, "configuration": {"acceptedOutputModes": ["text/plain"], "historyLength": 2},
-                        "metadata": {}}
+        params: dict = {
+            "message": message,
+            "configuration": {"acceptedOutputModes": ["text/plain"], "historyLength": 2},
+            "metadata": {},
+        }
     elif method == "tasks/get":
         params = {"id": "no-such-task", "historyLength": 1}
     else:
@@ -56,17 +119,36 @@ def valid(method: str) -> dict:
 
 # paths (into the valid request) of every field a mutation may replace
 FIELDS = {
-    "message/send": [("jsonrpc",), ("id",), ("method",), ("params",), ("params", "message"), ("params", "message", "role"),
-                     ("params", "message", "messageId"), ("params", "message", "kind"), ("params", "message", "parts"),
-                     ("params", "message", "parts", 0), ("params", "message", "parts", 0, "kind"),
-                     ("params", "message", "parts", 0, "text"), ("params", "message", "parts", 1, "file"),
-                     ("params", "message", "parts", 1, "file", "bytes"), ("params", "message", "parts", 1, "file", "name"),
-                     ("params", "message", "parts", 1, "file", "mimeType"), ("params", "message", "contextId"),
-                     ("params", "message", "taskId"), ("params", "message", "metadata"), ("params", "message", "extensions"),
-                     ("params", "message", "referenceTaskIds"), ("params", "configuration"),
-                     ("params", "configuration", "acceptedOutputModes"), ("params", "configuration", "historyLength"),
-                     ("params", "configuration", "blocking"), ("params", "metadata"), ("params", "contextId"),
-                     ("params", "catalog_context")],
+    "message/send": [
+        ("jsonrpc",),
+        ("id",),
+        ("method",),
+        ("params",),
+        ("params", "message"),
+        ("params", "message", "role"),
+        ("params", "message", "messageId"),
+        ("params", "message", "kind"),
+        ("params", "message", "parts"),
+        ("params", "message", "parts", 0),
+        ("params", "message", "parts", 0, "kind"),
+        ("params", "message", "parts", 0, "text"),
+        ("params", "message", "parts", 1, "file"),
+        ("params", "message", "parts", 1, "file", "bytes"),
+        ("params", "message", "parts", 1, "file", "name"),
+        ("params", "message", "parts", 1, "file", "mimeType"),
+        ("params", "message", "contextId"),
+        ("params", "message", "taskId"),
+        ("params", "message", "metadata"),
+        ("params", "message", "extensions"),
+        ("params", "message", "referenceTaskIds"),
+        ("params", "configuration"),
+        ("params", "configuration", "acceptedOutputModes"),
+        ("params", "configuration", "historyLength"),
+        ("params", "configuration", "blocking"),
+        ("params", "metadata"),
+        ("params", "contextId"),
+        ("params", "catalog_context"),
+    ],
     "tasks/get": [("id",), ("params",), ("params", "id"), ("params", "historyLength"), ("params", "metadata")],
     "tasks/cancel": [("params", "id"), ("params", "metadata")],
     "tasks/resubscribe": [("params", "id")],
@@ -99,11 +181,20 @@ def generate() -> Iterator[tuple[str, bytes]]:
         value = rng.choice(WRONG_TYPES + HOSTILE)
         yield f"message/stream {path} = {str(value)[:40]!r}", json.dumps(put(stream, path, value)).encode()
     raw = json.dumps(valid("message/send")).encode()
-    for name, body in [("empty", b""), ("truncated", raw[: len(raw) // 2]), ("bom", b"\xef\xbb\xbf" + raw),
-                       ("raw surrogate", raw.replace(b"m-1", b"\xed\xa0\x80")), ("latin-1", raw.replace(b"What", b"\xe9t\xe9")),
-                       ("nul bytes", b"\x00" * 64), ("array", b"[" + raw + b"]"), ("batch", b"[" + raw + b"," + raw + b"]"),
-                       ("number", b"1e999"), ("deep array", b"[" * 50_000 + b"]" * 50_000),
-                       ("duplicate keys", raw[:-1] + b', "id": {"x": 1}}'), ("garbage", bytes(rng.randrange(256) for _ in range(512)))]:
+    for name, body in [
+        ("empty", b""),
+        ("truncated", raw[: len(raw) // 2]),
+        ("bom", b"\xef\xbb\xbf" + raw),
+        ("raw surrogate", raw.replace(b"m-1", b"\xed\xa0\x80")),
+        ("latin-1", raw.replace(b"What", b"\xe9t\xe9")),
+        ("nul bytes", b"\x00" * 64),
+        ("array", b"[" + raw + b"]"),
+        ("batch", b"[" + raw + b"," + raw + b"]"),
+        ("number", b"1e999"),
+        ("deep array", b"[" * 50_000 + b"]" * 50_000),
+        ("duplicate keys", raw[:-1] + b', "id": {"x": 1}}'),
+        ("garbage", bytes(rng.randrange(256) for _ in range(512))),
+    ]:
         yield f"raw {name}", body
     for i in range(60):  # random combinations of two breakages
         method = rng.choice(list(FIELDS))
@@ -121,7 +212,7 @@ def answers(response: httpx.Response) -> list[dict]:
     if kind.startswith("text/event-stream"):
         blocks = response.text.split("\n\n")
         assert blocks[-1] == ""
-        return [json.loads(b[len("data: "):]) for b in blocks[:-1]]
+        return [json.loads(b[len("data: ") :]) for b in blocks[:-1]]
     assert kind.startswith("application/json"), kind
     return [response.json()]
 

@@ -25,7 +25,9 @@ def send_text(field: str, value: str) -> str:
     message = {"role": "user", "parts": [{"kind": "text", "text": "hi"}], "messageId": "m1"}
     params: dict = {"message": message}
     if field == "id":
-        return json.dumps({"jsonrpc": "2.0", "id": "@@", "method": "message/send", "params": params}).replace('"@@"', value)
+        return json.dumps({"jsonrpc": "2.0", "id": "@@", "method": "message/send", "params": params}).replace(
+            '"@@"', value
+        )
     if field == "text":
         message["parts"][0]["text"] = "@@"
     elif field == "contextId":
@@ -66,9 +68,14 @@ def test_post_on_the_card_path_is_405(server):
 
 
 def test_every_response_says_nosniff(server):
-    responses = [httpx.get(server.url, timeout=10), httpx.get(server.url + ".well-known/agent-card.json", timeout=10),
-                 httpx.get(server.url + "nowhere", timeout=10), httpx.put(server.url, timeout=10),
-                 httpx.post(server.url, json=GET, timeout=10), post_raw(server.url, b"{not json")]
+    responses = [
+        httpx.get(server.url, timeout=10),
+        httpx.get(server.url + ".well-known/agent-card.json", timeout=10),
+        httpx.get(server.url + "nowhere", timeout=10),
+        httpx.put(server.url, timeout=10),
+        httpx.post(server.url, json=GET, timeout=10),
+        post_raw(server.url, b"{not json"),
+    ]
     with httpx.stream("POST", server.url, json=stream_body("overview"), timeout=60) as streamed:
         streamed.read()
         responses.append(streamed)
@@ -84,7 +91,7 @@ def test_an_abandoned_stream_is_logged_with_the_outcome_its_task_ended_with(star
     with httpx.stream("POST", srv.url, json=body, timeout=60) as response:
         for line in response.iter_lines():
             if line and '"working"' in line:
-                task_id = json.loads(line[len("data: "):])["result"]["taskId"]
+                task_id = json.loads(line[len("data: ") :])["result"]["taskId"]
                 break
     wait_for((gate / f"{task_id}.held").exists)
     (gate / f"{task_id}.release").write_bytes(b"")  # the run goes on and finds its client gone
@@ -95,7 +102,8 @@ def test_an_abandoned_stream_is_logged_with_the_outcome_its_task_ended_with(star
     wait_for(lambda: bool(logged()))
     line = logged()[-1]
     assert line["outcome"] == "failed" and line["abandoned"] is True
-    task = httpx.post(srv.url, json={"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": task_id}},
-                      timeout=10).json()["result"]
+    task = httpx.post(
+        srv.url, json={"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": task_id}}, timeout=10
+    ).json()["result"]
     assert task["status"]["state"] == "failed"
     assert "connection closed" in task["status"]["message"]["parts"][0]["text"]

@@ -16,34 +16,55 @@ from tests.test_state_instances import CSV
 
 
 def _send(url: str, method: str = "message/send") -> dict:
-    parts = [{"kind": "text", "text": "What is in this catalog?"},
-             {"kind": "file", "file": {"bytes": base64.b64encode(CSV).decode(), "name": "mine.csv", "mimeType": "text/csv"}}]
-    body = {"jsonrpc": "2.0", "id": "1", "method": method,
-            "params": {"message": {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())}}}
+    parts = [
+        {"kind": "text", "text": "What is in this catalog?"},
+        {"kind": "file", "file": {"bytes": base64.b64encode(CSV).decode(), "name": "mine.csv", "mimeType": "text/csv"}},
+    ]
+    body = {
+        "jsonrpc": "2.0",
+        "id": "1",
+        "method": method,
+        "params": {"message": {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())}},
+    }
     return httpx.post(url, json=body, timeout=60).json()
 
 
 def test_tasks_keep_a_reference_to_the_file_not_its_bytes(server, a2a_validate):
     answer = _send(server.url)["result"]
     assert answer["status"]["state"] == "completed"
-    got = httpx.post(server.url, json={"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": answer["id"]}},
-                     timeout=30).json()
+    got = httpx.post(
+        server.url, json={"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": answer["id"]}}, timeout=30
+    ).json()
     a2a_validate(got, "GetTaskSuccessResponse")
     file_part = got["result"]["history"][0]["parts"][1]
-    assert file_part["file"] == {"name": "mine.csv", "mimeType": "text/csv",
-                                 "uri": "urn:sha256:" + hashlib.sha256(CSV).hexdigest()}
+    assert file_part["file"] == {
+        "name": "mine.csv",
+        "mimeType": "text/csv",
+        "uri": "urn:sha256:" + hashlib.sha256(CSV).hexdigest(),
+    }
     assert file_part["metadata"]["storedByReference"] == {"size": len(CSV), "sha256": hashlib.sha256(CSV).hexdigest()}
     b64 = base64.b64encode(CSV).decode()
     assert b64[:200] not in json.dumps(got) and b64[:200] not in json.dumps(answer)
-    frames = raw_stream(server.url, {"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": answer["id"]}})
+    frames = raw_stream(
+        server.url, {"jsonrpc": "2.0", "id": "r", "method": "tasks/resubscribe", "params": {"id": answer["id"]}}
+    )
     assert b64[:200] not in json.dumps(frames)
 
 
 def test_the_stream_s_first_task_carries_no_file_bytes(server):
-    parts = [{"kind": "text", "text": "What is in this catalog?"},
-             {"kind": "file", "file": {"bytes": base64.b64encode(CSV).decode(), "name": "mine.csv", "mimeType": "text/csv"}}]
-    frames = raw_stream(server.url, {"jsonrpc": "2.0", "id": "s", "method": "message/stream",
-                                     "params": {"message": {"role": "user", "parts": parts, "messageId": "m1"}}})
+    parts = [
+        {"kind": "text", "text": "What is in this catalog?"},
+        {"kind": "file", "file": {"bytes": base64.b64encode(CSV).decode(), "name": "mine.csv", "mimeType": "text/csv"}},
+    ]
+    frames = raw_stream(
+        server.url,
+        {
+            "jsonrpc": "2.0",
+            "id": "s",
+            "method": "message/stream",
+            "params": {"message": {"role": "user", "parts": parts, "messageId": "m1"}},
+        },
+    )
     assert "bytes" not in frames[0]["result"]["history"][0]["parts"][1]["file"]
     assert frames[-1]["result"]["status"]["state"] == "completed"
 

@@ -28,8 +28,14 @@ def world(start_server):
     emu = GcsEmulator().start()
     bucket = emu.create_bucket()
     emu.upload(bucket, "acme/catalog.csv", MERCHANT_CSV, "text/csv")
-    srv = start_server({"STORAGE_EMULATOR_HOST": emu.url, "CATALOG_CONTEXT_SECRET": SECRET,
-                        "ALLOWED_CATALOG_PREFIXES": f"gs://{bucket}/{{merchant_id}}/", "CALLER_IDENTITY_HEADER": HEADER})
+    srv = start_server(
+        {
+            "STORAGE_EMULATOR_HOST": emu.url,
+            "CATALOG_CONTEXT_SECRET": SECRET,
+            "ALLOWED_CATALOG_PREFIXES": f"gs://{bucket}/{{merchant_id}}/",
+            "CALLER_IDENTITY_HEADER": HEADER,
+        }
+    )
     acme = {"merchant_id": "acme", "catalog_uri": f"gs://{bucket}/acme/catalog.csv"}
     yield srv, dict(acme, signature=trust.sign(acme, SECRET))
     emu.stop()
@@ -41,11 +47,22 @@ def call(url: str, method: str, params: dict, caller: str | None = None) -> dict
     return httpx.post(url, json=body, headers=headers, timeout=60).json()
 
 
-def turn(url: str, context_id: str | None = None, csv: bytes | None = None, catalog_context=None,
-         caller: str | None = None, text: str = "Which brands are in this catalog?") -> dict:
+def turn(
+    url: str,
+    context_id: str | None = None,
+    csv: bytes | None = None,
+    catalog_context=None,
+    caller: str | None = None,
+    text: str = "Which brands are in this catalog?",
+) -> dict:
     parts: list[dict] = [{"kind": "text", "text": text}]
     if csv is not None:
-        parts.append({"kind": "file", "file": {"bytes": base64.b64encode(csv).decode(), "name": "mine.csv", "mimeType": "text/csv"}})
+        parts.append(
+            {
+                "kind": "file",
+                "file": {"bytes": base64.b64encode(csv).decode(), "name": "mine.csv", "mimeType": "text/csv"},
+            }
+        )
     params: dict = {"message": {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())}}
     if context_id:
         params["contextId"] = context_id
@@ -91,13 +108,30 @@ def test_another_party_s_task_is_not_found(world):
                 params["catalog_context"] = cc
             for method in ("tasks/get", "tasks/cancel", "tasks/resubscribe"):
                 answer = call(srv.url, method, params, intruder.get("caller"))
-                assert answer["error"] == {"code": -32001, "message": "No task with that id was found."}, (method, intruder)
-        params = {"id": task["id"], **({"catalog_context": allowed["catalog_context"]} if "catalog_context" in allowed else {})}
+                assert answer["error"] == {"code": -32001, "message": "No task with that id was found."}, (
+                    method,
+                    intruder,
+                )
+        params = {
+            "id": task["id"],
+            **({"catalog_context": allowed["catalog_context"]} if "catalog_context" in allowed else {}),
+        }
         got = call(srv.url, "tasks/get", params, allowed.get("caller"))["result"]
         assert got["id"] == task["id"] and got["status"]["state"] == "completed"
     # a follow-up naming another party's task is "not found" as well
-    bob = call(srv.url, "message/send", {"message": {"role": "user", "parts": [{"kind": "text", "text": "more"}],
-                                                     "messageId": "m", "taskId": alice["id"]}}, "bob@example.com")
+    bob = call(
+        srv.url,
+        "message/send",
+        {
+            "message": {
+                "role": "user",
+                "parts": [{"kind": "text", "text": "more"}],
+                "messageId": "m",
+                "taskId": alice["id"],
+            }
+        },
+        "bob@example.com",
+    )
     assert bob["error"]["code"] == -32001
 
 

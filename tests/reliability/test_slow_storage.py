@@ -23,25 +23,40 @@ def rig(start_server):
     bucket = fake.create_bucket()
     fake.upload(bucket, "shop/catalog.csv", CSV, "text/csv")
     proxy = FaultProxy(fake.url)
-    catalog = start_server({"STORAGE_EMULATOR_HOST": proxy.url, "CATALOG_URI": f"gs://{bucket}/shop/catalog.csv",
-                            "TURN_STORAGE_SECONDS": str(BUDGET_S)})
-    state = start_server({"STORAGE_EMULATOR_HOST": proxy.url, "STATE_BUCKET": bucket,
-                          "TURN_STORAGE_SECONDS": str(BUDGET_S)})
+    catalog = start_server(
+        {
+            "STORAGE_EMULATOR_HOST": proxy.url,
+            "CATALOG_URI": f"gs://{bucket}/shop/catalog.csv",
+            "TURN_STORAGE_SECONDS": str(BUDGET_S),
+        }
+    )
+    state = start_server(
+        {"STORAGE_EMULATOR_HOST": proxy.url, "STATE_BUCKET": bucket, "TURN_STORAGE_SECONDS": str(BUDGET_S)}
+    )
     yield catalog, state, proxy
     proxy.stop()
 
 
 def timed_stream(url: str) -> tuple[float, float, list[dict]]:
-    body = {"jsonrpc": "2.0", "id": "s", "method": "message/stream",
-            "params": {"message": {"role": "user", "parts": [{"kind": "text", "text": "What is in this catalog?"}],
-                                   "messageId": str(uuid.uuid4())}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": "s",
+        "method": "message/stream",
+        "params": {
+            "message": {
+                "role": "user",
+                "parts": [{"kind": "text", "text": "What is in this catalog?"}],
+                "messageId": str(uuid.uuid4()),
+            }
+        },
+    }
     started = time.monotonic()
     first, frames = None, []
     with httpx.stream("POST", url, json=body, timeout=120) as response:
         for line in response.iter_lines():
             if line:
                 first = first if first is not None else time.monotonic() - started
-                frames.append(json.loads(line[len("data: "):]))
+                frames.append(json.loads(line[len("data: ") :]))
     return first, time.monotonic() - started, frames
 
 
@@ -55,7 +70,9 @@ def test_a_hung_catalog_read_is_reported_within_the_budget(rig):
     assert total < BUDGET_S + 4, total
     final = frames[-1]["result"]
     assert final["final"] is True and final["status"]["state"] == "completed"
-    text = next(f["result"]["artifact"]["parts"][0]["text"] for f in frames if f["result"].get("kind") == "artifact-update")
+    text = next(
+        f["result"]["artifact"]["parts"][0]["text"] for f in frames if f["result"].get("kind") == "artifact-update"
+    )
     assert "The configured catalog could not be read." in text  # said within the budget, not after 30 s
 
 

@@ -47,7 +47,9 @@ def rpc(url: str, method: str, params: dict) -> dict:
 def message(text: str, csv: bytes | None = None, name: str = "catalog.csv") -> dict:
     parts: list[dict] = [{"kind": "text", "text": text}]
     if csv is not None:
-        parts.append({"kind": "file", "file": {"bytes": base64.b64encode(csv).decode(), "name": name, "mimeType": "text/csv"}})
+        parts.append(
+            {"kind": "file", "file": {"bytes": base64.b64encode(csv).decode(), "name": name, "mimeType": "text/csv"}}
+        )
     return {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())}
 
 
@@ -57,7 +59,7 @@ def stream(url: str, params: dict) -> list[dict]:
     with httpx.stream("POST", url, json=body, timeout=90) as response:
         for line in response.iter_lines():
             if line:
-                frames.append(json.loads(line[len("data: "):]))
+                frames.append(json.loads(line[len("data: ") :]))
     return frames
 
 
@@ -113,9 +115,12 @@ def test_a_transient_fault_on_the_final_write_still_completes(faulty, proxy):
 def test_an_attachment_that_could_not_be_kept_is_named_on_the_next_turn(faulty, proxy):
     server, _, fake, bucket = faulty
     context_id = str(uuid.uuid4())
-    proxy.add(method="POST", body=b".parquet\"", status=403)  # the Parquet upload of the attached catalog
-    first = rpc(server.url, "message/send", {"message": message("What is in this catalog?", CSV, "mine.csv"),
-                                             "contextId": context_id})["result"]
+    proxy.add(method="POST", body=b'.parquet"', status=403)  # the Parquet upload of the attached catalog
+    first = rpc(
+        server.url,
+        "message/send",
+        {"message": message("What is in this catalog?", CSV, "mine.csv"), "contextId": context_id},
+    )["result"]
     assert first["status"]["state"] == "completed" and footer(first)[0][0] == "mine.csv"
     proxy.clear()
     second = rpc(server.url, "message/send", {"message": message("and the brands?"), "contextId": context_id})["result"]
@@ -128,8 +133,11 @@ def test_an_attachment_deleted_from_storage_is_said_unreadable_not_expired(fault
     server, _, fake, bucket = faulty
     other = start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": fake.url})  # no cached copy there
     context_id = str(uuid.uuid4())
-    first = rpc(server.url, "message/send", {"message": message("What is in this catalog?", CSV, "mine.csv"),
-                                             "contextId": context_id})["result"]
+    first = rpc(
+        server.url,
+        "message/send",
+        {"message": message("What is in this catalog?", CSV, "mine.csv"), "contextId": context_id},
+    )["result"]
     assert first["status"]["state"] == "completed"
     for blob in fake.client.list_blobs(bucket, prefix=f"contexts/{object_key(context_id)}/catalog-"):
         blob.delete()

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import functools
-
 import re
 
 import numpy as np
@@ -28,8 +27,19 @@ from agent.catalog.readers.common import Draft, attributes_from_options, coalesc
 from agent.catalog.values import map_distinct, to_strings
 
 _OPTION = re.compile(r"\[[A-Z]+\]\s*([^=,\[]+)=([^,\[]*)")
-_PRODUCT_FIELDS = ("own_categories", "title", "brand", "description", "category_path", "image_url", "link", "google_category",
-                   "status", "product_id", "mpn")
+_PRODUCT_FIELDS = (
+    "own_categories",
+    "title",
+    "brand",
+    "description",
+    "category_path",
+    "image_url",
+    "link",
+    "google_category",
+    "status",
+    "product_id",
+    "mpn",
+)
 
 
 def _category(v: str | None) -> str | None:
@@ -51,16 +61,23 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     n = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
     used = set(roles.values())
-    kind = (map_distinct(to_strings(raw["item_type"]), lambda v: (v or "").strip().lower(), pa.string())
-            if "item_type" in raw else pa.array(["product"] * n, pa.string()))
+    kind = (
+        map_distinct(to_strings(raw["item_type"]), lambda v: (v or "").strip().lower(), pa.string())
+        if "item_type" in raw
+        else pa.array(["product"] * n, pa.string())
+    )
     kind_np = np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
     is_product = kind_np == "product"
     is_sku = kind_np == "sku"
     group = np.cumsum(is_product) - 1  # index of the Product row block each row belongs to
     product_rows = np.flatnonzero(is_product)
-    owner = np.where(group >= 0, product_rows[np.clip(group, 0, max(len(product_rows) - 1, 0))] if len(product_rows) else -1, -1)
+    owner = np.where(
+        group >= 0, product_rows[np.clip(group, 0, max(len(product_rows) - 1, 0))] if len(product_rows) else -1, -1
+    )
     orphan = group < 0
-    skus_per_group = np.bincount(group[is_sku & ~orphan], minlength=len(product_rows)) if len(product_rows) else np.zeros(0, int)
+    skus_per_group = (
+        np.bincount(group[is_sku & ~orphan], minlength=len(product_rows)) if len(product_rows) else np.zeros(0, int)
+    )
     product_has_skus = np.zeros(n, dtype=bool)
     if len(product_rows):
         product_has_skus[product_rows] = skus_per_group > 0
@@ -86,14 +103,20 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         if name in raw:  # blank on a SKU row: the product's price applies
             values = to_strings(raw[name]).cast(pa.string())
             if name != "price":  # BigCommerce writes 0 for "no retail/sale price"
-                values = pc.if_else(pc.fill_null(pc.is_in(pc.utf8_trim_whitespace(values), value_set=pa.array(["0", "0.00", "0.0"])), False),
-                                    pa.scalar(None, pa.string()), values)
+                values = pc.if_else(
+                    pc.fill_null(
+                        pc.is_in(pc.utf8_trim_whitespace(values), value_set=pa.array(["0", "0.00", "0.0"])), False
+                    ),
+                    pa.scalar(None, pa.string()),
+                    values,
+                )
             cols[name] = coalesce(values, take_rows(values, owner))
     if "track_inventory" in raw and "inventory_qty" in cols:
         track = take_rows(to_strings(raw["track_inventory"]).cast(pa.string()), owner)
         untracked = pc.fill_null(pc.equal(pc.utf8_lower(track), "none"), False)
-        cols["inventory_qty"] = pc.if_else(untracked, pa.scalar(None, pa.string()),
-                                           to_strings(cols["inventory_qty"]).cast(pa.string()))
+        cols["inventory_qty"] = pc.if_else(
+            untracked, pa.scalar(None, pa.string()), to_strings(cols["inventory_qty"]).cast(pa.string())
+        )
     if "title" in raw:
         names = to_strings(raw["title"]).cast(pa.string())
         sku_names = pc.if_else(pa.array(is_sku), names, pa.scalar(None, pa.string()))
@@ -101,5 +124,12 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             cols[f"option{i + 1}_name"] = map_distinct(sku_names, functools.partial(_option, i=i, part=0), pa.string())
             cols[f"option{i + 1}_value"] = map_distinct(sku_names, functools.partial(_option, i=i, part=1), pa.string())
         attributes_from_options(cols)
-    return Draft(n=n, cols=cols, keep=keep, used=used, skipped=skipped, default_status="unknown",
-                 skip_reason="before any Product row")
+    return Draft(
+        n=n,
+        cols=cols,
+        keep=keep,
+        used=used,
+        skipped=skipped,
+        default_status="unknown",
+        skip_reason="before any Product row",
+    )

@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -22,26 +22,81 @@ import pyarrow.compute as pc
 from agent.catalog import canonical
 from agent.catalog.categorise import map_rows
 from agent.catalog.parallel import run_parallel, submit_all
-from agent.catalog.values import (
-    as_dictionary, availability_value, chunked, clean_text, map_distinct, parse_int,
-    entry_codes, parse_money, policy_value, status_value, to_strings,
+from agent.catalog.values import (  # money parsers
+    as_dictionary,
+    availability_value,
+    chunked,
+    clean_text,
+    currency_code,
+    entry_codes,
+    map_distinct,
+    parse_int,
+    parse_money,
+    parse_sale_window,
+    policy_value,
+    resolve_currency,
+    status_value,
+    to_strings,
 )
 
-from agent.catalog.values import currency_code, parse_sale_window, resolve_currency  # money parsers
-
-TEXT_FIELDS = ("product_id", "variant_id", "sku", "title", "description", "gtin", "mpn",
-               "option1_value", "option2_value", "option3_value", "image_url", "link")
+TEXT_FIELDS = (
+    "product_id",
+    "variant_id",
+    "sku",
+    "title",
+    "description",
+    "gtin",
+    "mpn",
+    "option1_value",
+    "option2_value",
+    "option3_value",
+    "image_url",
+    "link",
+)
 LONG_TEXT = ("description", "image_url", "link")  # not trimmed: costly on long text, and harmless
 IDENTIFIERS = ("product_id", "variant_id", "sku", "gtin", "mpn")
-DICT_FIELDS = ("brand", "category_path", "product_type", "color", "material", "size", "currency",
-               "option1_name", "option2_name", "option3_name")
+DICT_FIELDS = (
+    "brand",
+    "category_path",
+    "product_type",
+    "color",
+    "material",
+    "size",
+    "currency",
+    "option1_name",
+    "option2_name",
+    "option3_name",
+)
 MONEY_FIELDS = ("price", "compare_at_price", "sale_price")
 PASSTHROUGH_FIELDS = ("online_store",)  # readers produce these in their canonical form already
 ATTRIBUTE_WORDS = {
-    "color": ("color", "colour", "colors", "colours", "color pattern", "farbe", "couleur", "colore",
-              "kleur", "cor", "kolor", "цвет", "колір"),
+    "color": (
+        "color",
+        "colour",
+        "colors",
+        "colours",
+        "color pattern",
+        "farbe",
+        "couleur",
+        "colore",
+        "kleur",
+        "cor",
+        "kolor",
+        "цвет",
+        "колір",
+    ),
     "size": ("size", "sizes", "größe", "taille", "talla", "taglia", "maat", "tamanho", "rozmiar", "размер", "розмір"),
-    "material": ("material", "materials", "fabric", "matériau", "materiale", "materiaal", "materiał", "материал", "матеріал"),
+    "material": (
+        "material",
+        "materials",
+        "fabric",
+        "matériau",
+        "materiale",
+        "materiaal",
+        "materiał",
+        "материал",
+        "матеріал",
+    ),
 }
 
 
@@ -175,13 +230,15 @@ def take_sorted(values: pa.ChunkedArray | pa.Array, rows: pa.Array) -> pa.Array:
         return values.take(rows).combine_chunks()
     bounds = np.cumsum([0] + [len(c) for c in values.chunks])
     cut = np.searchsorted(r, bounds)
-    parts = [c.take(pa.array(r[cut[i]:cut[i + 1]] - bounds[i])) for i, c in enumerate(values.chunks)
-             if cut[i + 1] > cut[i]]
+    parts = [
+        c.take(pa.array(r[cut[i] : cut[i + 1]] - bounds[i])) for i, c in enumerate(values.chunks) if cut[i + 1] > cut[i]
+    ]
     return pa.concat_arrays(parts) if parts else pa.array([], values.type)
 
 
-def fill_down(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: int,
-              source: np.ndarray | FillDown | None = None) -> pa.Array:
+def fill_down(
+    values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: int, source: np.ndarray | FillDown | None = None
+) -> pa.Array:
     """Every row gets the first value of its key: product fields onto variant and image rows.
 
     `source` fixes the row the value comes from — Shopify keeps product fields on a handle's first
@@ -219,8 +276,11 @@ def dict_coalesce(*arrays) -> pa.DictionaryArray:
     offset = 0
     indices = []
     for d in parts:
-        indices.append(pc.add(d.indices, pa.scalar(offset, d.indices.type)).cast(pa.int32()) if offset
-                       else d.indices.cast(pa.int32()))
+        indices.append(
+            pc.add(d.indices, pa.scalar(offset, d.indices.type)).cast(pa.int32())
+            if offset
+            else d.indices.cast(pa.int32())
+        )
         offset += len(d.dictionary)
     dictionary = pa.concat_arrays([d.dictionary.cast(pa.string()) for d in parts])
     return pa.DictionaryArray.from_arrays(pc.coalesce(*indices), dictionary, safe=False)
@@ -230,7 +290,9 @@ def dict_where(mask, arr) -> pa.DictionaryArray:
     """arr (as dictionary) where mask is true, else null — on the integer indices only."""
     d = as_dictionary(to_strings(arr))
     mask = mask.combine_chunks() if isinstance(mask, pa.ChunkedArray) else mask
-    return pa.DictionaryArray.from_arrays(pc.if_else(mask, d.indices, pa.scalar(None, d.indices.type)), d.dictionary, safe=False)
+    return pa.DictionaryArray.from_arrays(
+        pc.if_else(mask, d.indices, pa.scalar(None, d.indices.type)), d.dictionary, safe=False
+    )
 
 
 def entry_mask(arr, predicate) -> pa.Array:
@@ -315,8 +377,14 @@ def _to_schema(name: str, value):
 def _text_job(name: str, value, unique: bool = False) -> Callable[[], object]:
     def job():
         # product ids must stay unique per value (their indices become product keys)
-        return clean_text(value, trim=name not in LONG_TEXT, categorical=name == "product_id", unique=unique,
-                          marker=name in IDENTIFIERS)
+        return clean_text(
+            value,
+            trim=name not in LONG_TEXT,
+            categorical=name == "product_id",
+            unique=unique,
+            marker=name in IDENTIFIERS,
+        )
+
     return job
 
 
@@ -356,8 +424,9 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     if "inventory_qty" in cols:
         jobs["inventory_qty"] = lambda: parse_int(cols["inventory_qty"])
     if "inventory_policy" in cols:
-        jobs["inventory_policy"] = lambda: map_distinct(to_strings(cols["inventory_policy"]), policy_value,
-                                                        pa.string(), keep_dict=True)
+        jobs["inventory_policy"] = lambda: map_distinct(
+            to_strings(cols["inventory_policy"]), policy_value, pa.string(), keep_dict=True
+        )
     jobs["status"] = lambda: _status(cols.get("status"), draft.default_status, n)
     for name in ("sale_start", "sale_end"):
         if name in cols:
@@ -381,14 +450,26 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         return pid, _product_keys(pid, n)
 
     # stage 2: each job starts as soon as the columns it reads are done (they were queued first)
-    stage2 = submit_all({
-        "availability": lambda: _availability(cols.get("availability"), got("inventory_qty"),
-                                               got("inventory_policy"), n),
-        "mapping": lambda: map_rows(n, cols.get("google_category"), got("category_path"),
-                                    got("product_type"), got("title"), brand=got("brand")),
-        "keys": ids_and_keys,
-        "own_categories": lambda: _own_categories(cols.get("own_categories"), got("category_path"), got("product_type")),
-    }, n)
+    stage2 = submit_all(
+        {
+            "availability": lambda: _availability(
+                cols.get("availability"), got("inventory_qty"), got("inventory_policy"), n
+            ),
+            "mapping": lambda: map_rows(
+                n,
+                cols.get("google_category"),
+                got("category_path"),
+                got("product_type"),
+                got("title"),
+                brand=got("brand"),
+            ),
+            "keys": ids_and_keys,
+            "own_categories": lambda: _own_categories(
+                cols.get("own_categories"), got("category_path"), got("product_type")
+            ),
+        },
+        n,
+    )
     out: dict[str, Any] = {"row_number": row_number, **{k: f.result() for k, f in futures.items()}}
     out.update({name: cols[name] for name in PASSTHROUGH_FIELDS if name in cols})
 
@@ -437,8 +518,11 @@ def _own_categories(from_reader, category_path, product_type):
     category value), then the product type (see readers/own_categories.py)."""
     from agent.catalog.readers import own_categories as own
 
-    paths = from_reader if from_reader is not None else (
-        own.column(category_path, own.generic) if category_path is not None else None)
+    paths = (
+        from_reader
+        if from_reader is not None
+        else (own.column(category_path, own.generic) if category_path is not None else None)
+    )
     types = own.column(product_type, own.single) if product_type is not None else None
     return own.combine(paths, types)
 
@@ -466,8 +550,9 @@ def null_column(n: int, typ: pa.DataType) -> pa.Array:
     zero = _zero_buffer((n + 1) * 8)
     bitmap = zero.slice(0, (n + 7) // 8)
     if pa.types.is_dictionary(typ):
-        indices = pa.Array.from_buffers(typ.index_type, n, [bitmap, zero.slice(0, n * typ.index_type.bit_width // 8)],
-                                        null_count=n)
+        indices = pa.Array.from_buffers(
+            typ.index_type, n, [bitmap, zero.slice(0, n * typ.index_type.bit_width // 8)], null_count=n
+        )
         return pa.DictionaryArray.from_arrays(indices, pa.array([], typ.value_type), safe=False)
     if pa.types.is_string(typ):
         return pa.Array.from_buffers(typ, n, [bitmap, zero.slice(0, (n + 1) * 4), pa.py_buffer(b"")], null_count=n)
@@ -517,8 +602,9 @@ def value_codes(arr, code: Callable[[object], int], dtype=np.int8, missing: int 
     memo: dict[object, int] = {}
     parts = []
     for chunk in arr.chunks:
-        per_entry = np.array([memo[v] if v in memo else memo.setdefault(v, code(v)) for v in chunk.dictionary.to_pylist()],
-                             dtype=dtype)
+        per_entry = np.array(
+            [memo[v] if v in memo else memo.setdefault(v, code(v)) for v in chunk.dictionary.to_pylist()], dtype=dtype
+        )
         parts.append(entry_codes(chunk, per_entry, missing))
     if not parts:
         return np.empty(0, dtype=dtype)

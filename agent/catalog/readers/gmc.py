@@ -32,5 +32,9 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
 def _first_path(arr):
     from agent.catalog.values import map_distinct
 
-    return map_distinct(to_strings(arr), lambda v: (own_categories.gmc(v) or "").split(own_categories.SEPARATOR)[0] or None,
-                        pa.string(), keep_dict=True)
+    return map_distinct(
+        to_strings(arr),
+        lambda v: (own_categories.gmc(v) or "").split(own_categories.SEPARATOR)[0] or None,
+        pa.string(),
+        keep_dict=True,
+    )

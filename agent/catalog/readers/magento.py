@@ -32,9 +32,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-
 import re
+from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -130,11 +129,17 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     n = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
     used = set(roles.values())
-    kind = (map_distinct(to_strings(raw["mg_type"]), lambda v: (v or "").strip().lower(), pa.string())
-            if "mg_type" in raw else pa.array([""] * n, pa.string()))
+    kind = (
+        map_distinct(to_strings(raw["mg_type"]), lambda v: (v or "").strip().lower(), pa.string())
+        if "mg_type" in raw
+        else pa.array([""] * n, pa.string())
+    )
     kind_np = np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
-    skus = (pc.utf8_trim_whitespace(to_strings(raw["sku"]).cast(pa.string())) if "sku" in raw
-            else pa.chunked_array([pa.nulls(n, pa.string())]))
+    skus = (
+        pc.utf8_trim_whitespace(to_strings(raw["sku"]).cast(pa.string()))
+        if "sku" in raw
+        else pa.chunked_array([pa.nulls(n, pa.string())])
+    )
     keys, nkeys = encode_keys(skus)
     product = _product_rows(raw.get("store_view"), keys, nkeys, n)
     # a SKU is one product: a later product row with the same SKU repeats it (converted or
@@ -148,13 +153,23 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     # child sku -> parent row (Python over parent rows only: a few per thousand)
     parent_row = np.full(n, -1, dtype=np.int64)
     has_children = np.zeros(n, dtype=bool)
-    links: list[tuple[str, Callable[[str | None], list[str]] | None]] = [(role, parse) for role, parse in (("configurable_variations", _children), ("associated_skus", _members))
-             if role in raw]
+    links: list[tuple[str, Callable[[str | None], list[str]] | None]] = [
+        (role, parse)
+        for role, parse in (("configurable_variations", _children), ("associated_skus", _members))
+        if role in raw
+    ]
     if "parent_sku" in raw:  # the child names its parent (a column some export tools add)
         links.append(("parent_sku", None))
-    hidden = (np.asarray(pc.fill_null(map_distinct(to_strings(raw["visibility"]), _not_visible, pa.bool_()), False)
-                         .to_numpy(zero_copy_only=False), dtype=bool)
-              if "visibility" in raw else np.zeros(n, dtype=bool))
+    hidden = (
+        np.asarray(
+            pc.fill_null(map_distinct(to_strings(raw["visibility"]), _not_visible, pa.bool_()), False).to_numpy(
+                zero_copy_only=False
+            ),
+            dtype=bool,
+        )
+        if "visibility" in raw
+        else np.zeros(n, dtype=bool)
+    )
     if links:
         sku_list = skus.to_pylist()
         row_of_sku: dict[str, int] = {}
@@ -219,5 +234,12 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         cols["availability"] = raw["in_stock"]
     if "backorders" in raw:
         cols["inventory_policy"] = map_distinct(to_strings(raw["backorders"]), _policy, pa.string(), keep_dict=True)
-    return Draft(n=n, cols=cols, keep=keep, used=used, default_status="unknown", skipped=int(repeat.sum()),
-                 skip_reason="repeating a SKU already read")
+    return Draft(
+        n=n,
+        cols=cols,
+        keep=keep,
+        used=used,
+        default_status="unknown",
+        skipped=int(repeat.sum()),
+        skip_reason="repeating a SKU already read",
+    )

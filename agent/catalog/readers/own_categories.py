@@ -39,9 +39,23 @@ _UNESCAPED_COMMA = re.compile(r"(?<!\\),")
 # The platforms' name for "no category" (WooCommerce's default category in its shipped languages,
 # Shopify's "Uncategorized" product category): alone as a path it places nothing, so the product counts
 # as unplaced, and a scope never says "including your category Uncategorized".
-PLACEHOLDERS = frozenset({"uncategorized", "uncategorised", "sin categoría", "sin categoria", "non classé",
-                          "non classée", "unkategorisiert", "senza categoria", "sem categoria", "bez kategorii",
-                          "без категории", "ongecategoriseerd", "kategorisiz"})
+PLACEHOLDERS = frozenset(
+    {
+        "uncategorized",
+        "uncategorised",
+        "sin categoría",
+        "sin categoria",
+        "non classé",
+        "non classée",
+        "unkategorisiert",
+        "senza categoria",
+        "sem categoria",
+        "bez kategorii",
+        "без категории",
+        "ongecategoriseerd",
+        "kategorisiz",
+    }
+)
 
 
 def _clean(level: str) -> str:
@@ -110,8 +124,11 @@ def magento(value: str | None) -> str | None:
         levels = _levels(p, "/")
         # Magento writes every path from the store's root category ("Default Category/Gear/Bags",
         # "Products/New"): the root is no merchant level, and a path of the root alone names nothing
-        paths.append(levels[1:] if len(levels) > 1 or p.rstrip().endswith("/") or (levels and levels[0].lower() in ROOTS)
-                     else levels)
+        paths.append(
+            levels[1:]
+            if len(levels) > 1 or p.rstrip().endswith("/") or (levels and levels[0].lower() in ROOTS)
+            else levels
+        )
     return _join(paths)
 
 

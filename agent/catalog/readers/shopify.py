@@ -33,15 +33,46 @@ import pyarrow.compute as pc
 from agent.catalog import headers
 from agent.catalog.parallel import submit_all
 from agent.catalog.readers.common import (
-    Draft, FillDown, attribute_for, attributes_from_options, blank_where, coalesce, codes_of, encode_keys, entry_mask,
-    fill_down, first_row_per_key, from_codes,
+    Draft,
+    FillDown,
+    attribute_for,
+    attributes_from_options,
+    blank_where,
+    coalesce,
+    codes_of,
+    encode_keys,
+    entry_mask,
+    fill_down,
+    first_row_per_key,
+    from_codes,
 )
 from agent.catalog.values import flag_value, status_value
 
-PRODUCT_FIELDS = ("title", "description", "brand", "category_path", "product_type", "published", "status",
-                  "google_category", "image_src", "mpn", "option1_name", "option2_name", "option3_name")
-VARIANT_EVIDENCE = ("option1_value", "option2_value", "option3_value", "sku", "price", "compare_at_price",
-                    "gtin", "inventory_qty")
+PRODUCT_FIELDS = (
+    "title",
+    "description",
+    "brand",
+    "category_path",
+    "product_type",
+    "published",
+    "status",
+    "google_category",
+    "image_src",
+    "mpn",
+    "option1_name",
+    "option2_name",
+    "option3_name",
+)
+VARIANT_EVIDENCE = (
+    "option1_value",
+    "option2_value",
+    "option3_value",
+    "sku",
+    "price",
+    "compare_at_price",
+    "gtin",
+    "inventory_qty",
+)
 
 
 def extra_columns(columns: list[str]) -> list[str]:
@@ -68,8 +99,18 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     filled = [name for name in PRODUCT_FIELDS if name in raw and name not in ("status", "published")]
     # the fills run on the pool while this thread works out the rows, status and stock below
     fills = submit_all({name: functools.partial(first.apply, raw[name]) for name in filled}, n)
-    for name in ("sku", "price", "compare_at_price", "currency", "gtin", "inventory_qty", "inventory_policy",
-                 "option1_value", "option2_value", "option3_value"):
+    for name in (
+        "sku",
+        "price",
+        "compare_at_price",
+        "currency",
+        "gtin",
+        "inventory_qty",
+        "inventory_policy",
+        "option1_value",
+        "option2_value",
+        "option3_value",
+    ):
         if name in raw:
             cols[name] = raw[name]
     cols["product_id"] = handle
@@ -129,5 +170,13 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     cols["image_url"] = coalesce(raw.get("variant_image"), cols.pop("image_src", None))
     # the handle column as the CSV/Parquet reader (and csvread's unification) built it
     unique = isinstance(handle, pa.ChunkedArray) and handle.num_chunks == 1 and pa.types.is_dictionary(handle.type)
-    return Draft(n=n, cols=cols, keep=keep, used=used, skipped=skipped, default_status="unknown",
-                 unique_product_ids=unique, skip_reason="without a handle")
+    return Draft(
+        n=n,
+        cols=cols,
+        keep=keep,
+        used=used,
+        skipped=skipped,
+        default_status="unknown",
+        unique_product_ids=unique,
+        skip_reason="without a handle",
+    )

@@ -34,13 +34,21 @@ from agent.catalog.readers.common import Draft, attributes_from_options, coalesc
 from agent.catalog.values import map_distinct, to_strings
 
 # Attribute name/value columns in each export language (normalised headers; headers.WOO_LABELS)
-_ATTR = tuple((re.compile(pattern), part) for pattern, part in (
-    (r"attribute (\d+) name", "name"), (r"attribute (\d+) value s", "value"),
-    (r"attribut (\d+) name", "name"), (r"attribut (\d+) wert e", "value"),
-    (r"название атрибута (\d+)", "name"), (r"значения атрибутов (\d+)", "value"),
-    (r"nombre del atributo (\d+)", "name"), (r"valor es del atributo (\d+)", "value"),
-    (r"nom de l attribut (\d+)", "name"), (r"valeur s de l attribut (\d+)", "value"),
-))
+_ATTR = tuple(
+    (re.compile(pattern), part)
+    for pattern, part in (
+        (r"attribute (\d+) name", "name"),
+        (r"attribute (\d+) value s", "value"),
+        (r"attribut (\d+) name", "name"),
+        (r"attribut (\d+) wert e", "value"),
+        (r"название атрибута (\d+)", "name"),
+        (r"значения атрибутов (\d+)", "value"),
+        (r"nombre del atributo (\d+)", "name"),
+        (r"valor es del atributo (\d+)", "value"),
+        (r"nom de l attribut (\d+)", "name"),
+        (r"valeur s de l attribut (\d+)", "value"),
+    )
+)
 _INHERIT = ("title", "description", "category_path", "image_url", "brand", "link", "own_categories")
 
 
@@ -81,8 +89,11 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     for role in _ESCAPED & raw.keys():
         raw[role] = map_distinct(to_strings(raw[role]), _unescape, pa.string())
     used = set(roles.values())
-    kind = (map_distinct(to_strings(raw["wc_type"]), lambda v: (v or "").lower(), pa.string())
-            if "wc_type" in raw else pa.array([""] * n, pa.string()))
+    kind = (
+        map_distinct(to_strings(raw["wc_type"]), lambda v: (v or "").lower(), pa.string())
+        if "wc_type" in raw
+        else pa.array([""] * n, pa.string())
+    )
     is_variable = np.asarray(pc.match_substring(kind, "variable").to_numpy(zero_copy_only=False), dtype=bool)
     is_grouped = np.asarray(pc.match_substring(kind, "grouped").to_numpy(zero_copy_only=False), dtype=bool)
 
@@ -93,26 +104,42 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         parent = pc.utf8_trim_whitespace(to_strings(raw["parent"]).cast(pa.string()))
         parent = pc.if_else(pc.equal(parent, ""), pa.scalar(None, pa.string()), parent)
         if "product_id" in raw:
-            ids = pc.binary_join_element_wise("id:", pc.utf8_trim_whitespace(to_strings(raw["product_id"]).cast(pa.string())), "")
-            by_id = pc.index_in(parent, value_set=ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids,
-                                skip_nulls=True)
+            ids = pc.binary_join_element_wise(
+                "id:", pc.utf8_trim_whitespace(to_strings(raw["product_id"]).cast(pa.string())), ""
+            )
+            by_id = pc.index_in(
+                parent, value_set=ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids, skip_nulls=True
+            )
             parent_row = np.where(parent_row < 0, pc.fill_null(by_id, -1).to_numpy(zero_copy_only=False), parent_row)
         if "sku" in raw:
             skus = pc.utf8_trim_whitespace(to_strings(raw["sku"]).cast(pa.string()))
-            by_sku = pc.index_in(parent, value_set=skus.combine_chunks() if isinstance(skus, pa.ChunkedArray) else skus,
-                                 skip_nulls=True)
+            by_sku = pc.index_in(
+                parent, value_set=skus.combine_chunks() if isinstance(skus, pa.ChunkedArray) else skus, skip_nulls=True
+            )
             parent_row = np.where(parent_row < 0, pc.fill_null(by_sku, -1).to_numpy(zero_copy_only=False), parent_row)
     has_children = np.zeros(n, dtype=bool)
     has_children[parent_row[parent_row >= 0]] = True
     keep = ~((is_variable & has_children) | is_grouped)
 
     cols: dict = {}
-    for name in ("sku", "gtin", "inventory_qty", "price", "sale_price", "sale_start", "sale_end", "currency", "published"):
+    for name in (
+        "sku",
+        "gtin",
+        "inventory_qty",
+        "price",
+        "sale_price",
+        "sale_start",
+        "sale_end",
+        "currency",
+        "published",
+    ):
         if name in raw:
             cols[name] = raw[name]
     if "category_path" in raw:
         raw["own_categories"] = own_categories.column(raw["category_path"], own_categories.woocommerce)
-        raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _first_category, pa.string(), keep_dict=True)
+        raw["category_path"] = map_distinct(
+            to_strings(raw["category_path"]), _first_category, pa.string(), keep_dict=True
+        )
     if "image_url" in raw:
         raw["image_url"] = pc.replace_substring_regex(to_strings(raw["image_url"]).cast(pa.string()), r"\s*,\s+.*$", "")
     # a row's identity: its ID, else its SKU (import files and some exports leave ID blank)
@@ -142,9 +169,12 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if "in_stock" in raw:
         stated = to_strings(raw["in_stock"]).cast(pa.string())
         if "backorders" in raw:
-            allowed = pc.is_in(to_strings(raw["backorders"]).cast(pa.string()), value_set=pa.array(["1", "notify", "yes"]))
-            stated = pc.if_else(pc.and_(pc.fill_null(pc.equal(stated, "0"), False), pc.fill_null(allowed, False)),
-                                "backorder", stated)
+            allowed = pc.is_in(
+                to_strings(raw["backorders"]).cast(pa.string()), value_set=pa.array(["1", "notify", "yes"])
+            )
+            stated = pc.if_else(
+                pc.and_(pc.fill_null(pc.equal(stated, "0"), False), pc.fill_null(allowed, False)), "backorder", stated
+            )
         cols["availability"] = stated
     if "backorders" in raw:
         cols["inventory_policy"] = raw["backorders"]
