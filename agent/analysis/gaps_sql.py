@@ -98,19 +98,19 @@ FROM ranked
 
 def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggregates:
     """The scope's aggregates from BigQuery (see the module docstring for what is grouped and how)."""
-    from google.cloud import bigquery
+    from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter, StructQueryParameter
 
     from agent.catalog.values import _AVAIL
 
     params: list[Any] = [
-        bigquery.ArrayQueryParameter(
+        ArrayQueryParameter(
             "avail",
             "STRUCT",
             [
-                bigquery.StructQueryParameter(
+                StructQueryParameter(
                     None,
-                    bigquery.ScalarQueryParameter("word", "STRING", word),
-                    bigquery.ScalarQueryParameter("state", "STRING", state),
+                    ScalarQueryParameter("word", "STRING", word),
+                    ScalarQueryParameter("state", "STRING", state),
                 )
                 for word, state in _AVAIL.items()
             ],
@@ -120,7 +120,7 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
         parts = {"key": f"COALESCE(o.gid, {OTHER_KEY})", "scope": "TRUE"}
     else:
         parts = {"key": "o.gid", "scope": "o.gid IN UNNEST(@scope_ids)"}
-        params.append(bigquery.ArrayQueryParameter("scope_ids", "INT64", sorted(common.scope_ids(scope, taxonomy))))
+        params.append(ArrayQueryParameter("scope_ids", "INT64", sorted(common.scope_ids(scope, taxonomy))))
     currencies = pushdown.query(_fill(_CURRENCIES, parts), params)
     by_currency = [(r["cur"], int(r["priced_n"])) for r in currencies if int(r["priced_n"])]
     # the main currency as common.price_groups orders them: a stated currency first, most variants, name
@@ -129,7 +129,7 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
     if by_currency:
         main = "cur IS NULL" if currency is None else "cur = @main"
         if currency is not None:
-            params.append(bigquery.ScalarQueryParameter("main", "STRING", currency))
+            params.append(ScalarQueryParameter("main", "STRING", currency))
     else:
         main = "FALSE"
     rows = pushdown.query(_fill(_GROUPS, {**parts, "main": main}), params)
