@@ -250,6 +250,6 @@ def test_unparseable_parquet_is_reported_as_parquet(monkeypatch):
     def broken(*_a, **_k):
         raise pa.ArrowNotImplementedError("nested column")
 
-    monkeypatch.setattr(ingest, "_normalise", broken)
+    monkeypatch.setattr(ingest, "normalise", broken)
     with pytest.raises(UnreadableCatalog, match="not a readable Parquet file"):
         sources.safe_read(buf.getvalue(), "nested.parquet", KIND_ATTACHED)

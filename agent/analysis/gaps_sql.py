@@ -21,7 +21,7 @@ interpolation between the closest ranks, the rule of `common.quantiles_by_code` 
 Prices are compared as FLOAT64 of the NUMERIC `price.value`, as the reader parses them. Availability
 words are cleaned as `values.availability_value` cleans them (lower case, runs of spaces, `_` and `-`
 as one space, a schema.org prefix dropped) and mapped through the catalog layer's own table
-(`agent.catalog.values._AVAIL`, sent as a parameter), so a word means the same in both paths. A transfer table has no draft/archived
+(`agent.catalog.values.AVAILABILITY_WORDS`, sent as a parameter), so a word means the same in both paths. A transfer table has no draft/archived
 status (a feed lists what is for sale), so nothing is left out by status on either path.
 
 Not pushed down: a reference catalog (read in memory as usual, so a bq:// reference above the line is
@@ -100,7 +100,7 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
     """The scope's aggregates from BigQuery (see the module docstring for what is grouped and how)."""
     from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter, StructQueryParameter
 
-    from agent.catalog.values import _AVAIL
+    from agent.catalog.values import AVAILABILITY_WORDS
 
     params: list[Any] = [
         ArrayQueryParameter(
@@ -112,7 +112,7 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
                     ScalarQueryParameter("word", "STRING", word),
                     ScalarQueryParameter("state", "STRING", state),
                 )
-                for word, state in _AVAIL.items()
+                for word, state in AVAILABILITY_WORDS.items()
             ],
         )
     ]

@@ -314,7 +314,7 @@ def load_table(ref: BqRef, settings: Any, name: str, kind: str = KIND_BIGQUERY):
     BigQueryUnavailable or UnreadableCatalog; nothing else escapes."""
     from google.api_core import exceptions as gexc
 
-    from agent.catalog.ingest import _normalise
+    from agent.catalog.ingest import normalise
 
     try:
         client, _ = clients(settings, ref)
@@ -335,7 +335,7 @@ def load_table(ref: BqRef, settings: Any, name: str, kind: str = KIND_BIGQUERY):
     det = headers.detect(columns)
     if not det.roles:
         raise UnreadableCatalog("no product columns recognised (such as title, SKU or price)")
-    table, ev = _normalise(flat, columns, det, name, kind, meta_snapshot=plan.partition)
+    table, ev = normalise(flat, columns, det, name, kind, meta_snapshot=plan.partition)
     if plan.partition is not None:
         ev.snapshot_date = plan.partition
         ev.snapshot_origin = f"newest partition, {plan.partition_expr}"

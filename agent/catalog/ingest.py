@@ -107,7 +107,7 @@ def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, Sourc
 
     raw: RawCsv = read_csv(data, choose)
     det = found["det"]
-    table, ev = _normalise(raw.table, raw.columns, det, name, kind)
+    table, ev = normalise(raw.table, raw.columns, det, name, kind)
     ev.rows_read = raw.rows_read
     ev.rows_skipped += raw.rows_skipped
     for reason, k in raw.skipped_reasons.items():
@@ -118,7 +118,7 @@ def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, Sourc
     return table, ev
 
 
-def _normalise(
+def normalise(
     table: pa.Table,
     columns: list[str],
     det: headers.Detection,
@@ -126,6 +126,8 @@ def _normalise(
     kind: str,
     meta_snapshot: dt.date | None = None,
 ) -> tuple[pa.Table, SourceEvidence]:
+    """A detected table (its header roles in `det`) -> the canonical table and its evidence: the one
+    normalisation every source uses — files, attachments, Cloud Storage and BigQuery reads alike."""
     reader = READERS[det.profile.key if det.profile else None]
     draft: Draft = reader.build(table, det.roles)
     snap = snapshot_from(
@@ -198,7 +200,7 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
     except Exception as exc:  # noqa: BLE001
         log.info("parquet read failed for %s: %s", name, exc)
         raise UnreadableCatalog("not a readable Parquet file") from None
-    canonical_table, ev = _normalise(table, columns, det, name, kind, meta_snapshot)
+    canonical_table, ev = normalise(table, columns, det, name, kind, meta_snapshot)
     ev.format = "Parquet" if det.profile is None else f"{det.name} (Parquet)"
     return canonical_table, ev
 

@@ -634,7 +634,8 @@ def status_value(v: Any) -> str:
     return _STATUS.get(str(v).strip().lower().replace("_", " "), "unknown")
 
 
-_AVAIL = {
+# Availability words -> canonical state; the one table (the BigQuery pushdown sends it as a parameter).
+AVAILABILITY_WORDS = {
     "in stock": "in_stock",
     "instock": "in_stock",
     "available": "in_stock",
@@ -689,7 +690,7 @@ def availability_value(v: Any) -> str | None:
         return "in_stock" if v else "out_of_stock"
     s = re.sub(r"[\s_\-]+", " ", str(v).strip().lower())
     s = s.removeprefix("http://schema.org/").removeprefix("https://schema.org/")
-    return _AVAIL.get(s, _AVAIL.get(s.replace(" ", ""), "unknown"))
+    return AVAILABILITY_WORDS.get(s, AVAILABILITY_WORDS.get(s.replace(" ", ""), "unknown"))
 
 
 def policy_value(v: Any) -> str | None:
