@@ -231,9 +231,9 @@ def _product_word(taxonomy: Taxonomy | None):
     """Is a title word a product word — one of the taxonomy's category-name words (stemmed)?"""
     if taxonomy is None:
         return None
-    from agent.analysis.planner import _taxonomy_index, stem
+    from agent.analysis.vocabulary import stem, taxonomy_index
 
-    vocab = _taxonomy_index(taxonomy).vocab
+    vocab = taxonomy_index(taxonomy).vocab
     return lambda w: stem(w.lower()) in vocab
 
 
@@ -244,7 +244,7 @@ def title_matches(title: str | None, noun: str, modifiers: tuple[str, ...], know
 
 
 def _noun_of(title: str | None, known) -> str:
-    from agent.analysis.planner import tokens
+    from agent.analysis.vocabulary import tokens
     from agent.catalog.nouns import head_noun
 
     word = head_noun(title, known)
@@ -253,7 +253,7 @@ def _noun_of(title: str | None, known) -> str:
 
 
 def _matches(title: str | None, noun: str, terms: list[tuple[str, ...]]) -> bool:
-    from agent.analysis.planner import tokens
+    from agent.analysis.vocabulary import tokens
 
     words = None
     for t in terms:
@@ -336,7 +336,7 @@ _PART_STEMS = frozenset({"replacement", "spare", "part"})  # PART_WORDS as the p
 
 
 def _stem_word(word: str) -> str:
-    from agent.analysis.planner import tokens
+    from agent.analysis.vocabulary import tokens
 
     toks = tokens(word)
     return toks[-1] if toks else ""
