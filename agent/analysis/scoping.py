@@ -30,12 +30,12 @@ import pyarrow.compute as pc
 
 from agent.analysis.common import ANALYSED_STATUSES
 from agent.analysis.result import Scope
+from agent.analysis.vocabulary import EQUIVALENT  # outdoor/patio/garden… stand for each other
 from agent.catalog.cache import Cache
 from agent.catalog.taxonomy import Taxonomy
 from agent.catalog.values import as_dictionary, entry_codes
 
 PLACES = ("own", "taxonomy", "title")
-EQUIVALENT = ("outdoor", "patio", "garden", "yard", "backyard", "exterior")
 # Words that make a title a part for the thing it names ("Vertical Replacement Blind Slat", "Pump
 # Spare Parts"): such a title is not found by title for that thing, as "covers for sofas" is no sofa.
 PART_WORDS = ("replacement", "replacements", "spare", "spares", "part", "parts")
