@@ -173,3 +173,51 @@ def test_the_environment_checker_sees_every_spelling():
     assert environment_reads("import os\nx = os.environ.get('A')\ny = os.getenv('B')") == [2, 3]
     assert environment_reads("from os import environ") == [1]
     assert environment_reads("import os\nos.path.join('a')") == []
+
+
+# --- tests: shared helpers live in helper modules, never in another test module ---------------------------
+
+
+def imported_test_modules(source: str, module: str, is_package: bool = False) -> list[str]:
+    """The test_* modules that `source` (the test-side module `module`) imports, relative ones resolved.
+
+    Helpers and tables two test modules share belong in tests/helpers.py (or a non-test module such as
+    tests/planner_questions.py), and fixtures in conftest / its `pytest_plugins`: a test module that
+    imports another runs or collects the other's module-level work and ties the two together."""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - (node.level - 1)] if node.level else []
+            stem = ".".join(base + ([node.module] if node.module else []))
+            names = [stem] + [f"{stem}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found |= {n for n in names if n.startswith("tests.") and n.rsplit(".", 1)[-1].startswith("test_")}
+    return sorted(found)
+
+
+def test_no_test_module_imports_another_test_module():
+    broken = {}
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        found = imported_test_modules(path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py")
+        if found:
+            broken[module_name(path)] = found
+    assert not broken, f"move what they share into tests/helpers.py: {broken}"
+
+
+@pytest.mark.parametrize(
+    "source, module, expected",
+    [
+        ("from tests.test_trust import SECRET", "tests.test_parties", ["tests.test_trust"]),
+        ("def f():\n    from tests.test_front_door import run", "tests.test_x", ["tests.test_front_door"]),
+        ("from tests import test_planner", "tests.test_x", ["tests.test_planner"]),
+        ("from ..test_state_instances import CSV", "tests.reliability.test_y", ["tests.test_state_instances"]),
+        ("import tests.test_deploy", "tests.test_x", ["tests.test_deploy"]),
+        ("from tests.helpers import footer\nfrom tests import bq_seed", "tests.test_x", []),
+    ],
+)
+def test_the_test_import_checker_sees_every_spelling(source, module, expected):
+    assert imported_test_modules(source, module) == expected

@@ -12,7 +12,11 @@ import pytest
 from agent.analysis import common, lexicon, scope_resolution, vocabulary
 from agent.analysis.planner import plan, raw_tokens, stem
 from agent.catalog.readers.own_categories import PLACEHOLDERS, is_placeholder
-from tests.test_scope_rules import TAX, ask, shopify
+from agent.catalog.taxonomy import load
+from tests.helpers import plan_and_answer as ask
+from tests.helpers import shopify
+
+TAX = load()
 
 
 def _node(name: str) -> int:
