@@ -126,6 +126,7 @@ MODULE_MARKS = {
     "test_store_faults": "emulator",
     "test_slow_storage": "emulator",
     "test_readme": "server",
+    "test_make": "server",
     "test_preview_page": "server",
     "test_config": "server",
     "test_deploy_run": "slow",
