@@ -261,12 +261,12 @@ def run(inp: SkillInput) -> SkillResult:
 def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> list[Finding]:
     if not rows:
         return [Finding("attributes.empty", {}, severity=10)]
-    f: list[Finding] = []
+    found: list[Finding] = []
     visible = list(enumerate(rows))[1:20]
     core = [(i, r) for i, r in visible if not r["Attribute"].startswith("Option:")]
     low = sorted([(i, r) for i, r in core], key=lambda x: x[1]["Fill rate"] or 0)
     items = [{"name": r["Attribute"].lower(), "fill_pct": r["Fill rate"], "rows_n": r["Filled rows"]} for _, r in low]
-    f.append(
+    found.append(
         Finding(
             "attributes.fill",
             {"items": items, "total_n": rows[0]["Filled rows"]},
@@ -276,7 +276,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
     )
     for i, r in core:
         if r["Top values (rows)"] and r["Attribute"] in ("Colour", "Material"):
-            f.append(
+            found.append(
                 Finding(
                     "attributes.top",
                     {
@@ -291,7 +291,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
     if with_ref:
         gaps = [(i, r) for i, r in visible if r.get("Values only in reference")][:3]
         for i, r in gaps:
-            f.append(
+            found.append(
                 Finding(
                     "attributes.reference_only",
                     {
@@ -306,7 +306,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
     merged = [(i, r) for i, r in visible if r["Spelling variants merged (rows)"]]
     if merged:
         items = [{"name": r["Attribute"].lower(), "rows_n": r["Spelling variants merged (rows)"]} for _, r in merged]
-        f.append(
+        found.append(
             Finding(
                 "attributes.spelling",
                 {"items": items},
@@ -316,7 +316,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
         )
     options = [(i, r) for i, r in visible if r["Attribute"].startswith("Option:")]
     if options:
-        f.append(
+        found.append(
             Finding(
                 "attributes.options",
                 {"names": [r["Attribute"].removeprefix("Option: ") for _, r in options[:LIST_LIMIT]]},
@@ -325,6 +325,6 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
         )
     ex = common.excluded_finding(excluded, rows)
     if ex:
-        f.append(ex)
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(ex)
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]

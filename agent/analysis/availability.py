@@ -180,16 +180,16 @@ def _out_of_stock_examples(scoped: pa.Table, per_product: pa.Table, names: list[
 
 
 def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> list[Finding]:
-    f: list[Finding] = []
+    found: list[Finding] = []
     if not rows:
         return [Finding("availability.empty", {}, severity=10)]
     total = rows[0]
     if not has_stock:
-        f.append(
+        found.append(
             Finding("availability.unknown", {"variants_n": total["Variants"]}, cells=((0, "Variants"),), severity=9)
         )
-        return f
-    f.append(
+        return found
+    found.append(
         Finding(
             "availability.summary",
             {
@@ -205,7 +205,7 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
     fully = [(i, r) for i, r in visible if r["Products fully out"]]
     if total["Products fully out"]:
         items = [{"name": r["Category"], "products_n": r["Products fully out"]} for _, r in fully[:3]]
-        f.append(
+        found.append(
             Finding(
                 "availability.fully_out",
                 {"products_n": total["Products fully out"], "items": items},
@@ -216,7 +216,7 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
     named = [(i, r) for i, r in visible if r["Out-of-stock products (examples)"]][:2]
     if named:
         items = [{"name": r["Category"], "titles": r["Out-of-stock products (examples)"]} for _, r in named]
-        f.append(
+        found.append(
             Finding(
                 "availability.examples",
                 {"items": items},
@@ -230,7 +230,7 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
             {"name": r["Category"], "rate_pct": r["Out-of-stock rate"], "oos_n": r["Out-of-stock variants"]}
             for _, r in worst
         ]
-        f.append(
+        found.append(
             Finding(
                 "availability.worst",
                 {"items": items},
@@ -239,9 +239,9 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
             )
         )
     elif total["Out-of-stock variants"] == 0:
-        f.append(Finding("availability.none_out", {}, severity=7))
+        found.append(Finding("availability.none_out", {}, severity=7))
     if total["Backorder variants"]:
-        f.append(
+        found.append(
             Finding(
                 "availability.backorder",
                 {"backorder_n": total["Backorder variants"]},
@@ -250,7 +250,7 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
             )
         )
     if total["Preorder variants"]:
-        f.append(
+        found.append(
             Finding(
                 "availability.preorder",
                 {"preorder_n": total["Preorder variants"]},
@@ -259,7 +259,7 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
             )
         )
     if total["Stock unknown variants"]:
-        f.append(
+        found.append(
             Finding(
                 "availability.partly_unknown",
                 {"unknown_n": total["Stock unknown variants"]},
@@ -269,6 +269,6 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
         )
     ex = common.excluded_finding(excluded, rows)
     if ex:
-        f.append(ex)
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(ex)
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]

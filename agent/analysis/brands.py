@@ -153,65 +153,9 @@ def _ref_only(own: dict[str, int], ref: dict[str, int]) -> tuple[int, str | None
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     pop = common.population(inp.own, scope, tax, READ)
-    t = pop.table
+    scoped = pop.table
     with_ref = inp.reference is not None
-    rows: list[dict] = []
-    if t.num_rows:
-        labels = common.category_labels(t, scope, tax)
-        counts = _brand_counts(t, labels)
-        summary = counts.summary()
-        totals = {c: int(n) for c, n in zip(counts.cats, counts.totals.tolist()) if n}
-        per: dict[str, dict[str, int]] = {}
-        ref_per: dict[str, dict[str, int]] = {}
-        ref_all: dict[str, int] = {}
-        if with_ref:
-            per = counts.per_category()  # brand sets per category: only needed to compare with the reference
-            rt = common.population(inp.reference, scope, tax, READ).table
-            if rt.num_rows:
-                ref_per = _brand_counts(rt, common.category_labels(rt, scope, tax)).per_category()
-                ref_all = _scope_brands(rt)
-        own_all = _scope_brands(t)
-        n_products = common.count_products(t)
-        total = _row(
-            common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"),
-            n_products,
-            own_all,
-            common.count_products(t.filter(pa.array(_brand_codes(t)[0] < 0))),
-        )
-        if with_ref:
-            n_only, text = _ref_only(own_all, ref_all)
-            total.update(
-                {
-                    "Reference brands": len(ref_all),
-                    "Brands only in reference": n_only,
-                    "Reference-only brands (products)": text,
-                }
-            )
-        cats = []
-        for c in ref_per:
-            totals.setdefault(c, 0)  # categories only the reference sells still show its brands
-        for c, n in totals.items():
-            n_brands, top, top_n, without = summary.get(c, (0, None, 0, 0))
-            row = _summary_row(c, n, n_brands, top, top_n, without)
-            if with_ref:
-                n_only, text = _ref_only(per.get(c, {}), ref_per.get(c, {}))
-                row.update(
-                    {
-                        "Reference brands": len(ref_per.get(c, {})),
-                        "Brands only in reference": n_only,
-                        "Reference-only brands (products)": text,
-                    }
-                )
-            cats.append(row)
-        cats.sort(
-            key=lambda r: (
-                -(r.get("Brands only in reference") or 0),
-                -(r["Top brand share"] or 0),
-                -r["Products"],
-                r["Category"],
-            )
-        )
-        rows = [total] + cats
+    rows = _rows(inp, scoped) if scoped.num_rows else []
     table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID,
@@ -230,13 +174,66 @@ def run(inp: SkillInput) -> SkillResult:
     )
 
 
+def _reference_columns(own: dict[str, int], ref: dict[str, int]) -> dict:
+    """The reference's brand count and the brands only it carries, for one row."""
+    n_only, text = _ref_only(own, ref)
+    return {"Reference brands": len(ref), "Brands only in reference": n_only, "Reference-only brands (products)": text}
+
+
+def _rows(inp: SkillInput, scoped: pa.Table) -> list[dict]:
+    """The table step: the scope's total row, then one row per category (own and, with a reference, the
+    categories only it sells), those with most reference-only brands and the most dominant brand first."""
+    scope, tax = inp.scope, inp.taxonomy
+    with_ref = inp.reference is not None
+    labels = common.category_labels(scoped, scope, tax)
+    counts = _brand_counts(scoped, labels)
+    summary = counts.summary()
+    totals = {category: int(n) for category, n in zip(counts.cats, counts.totals.tolist()) if n}
+    per: dict[str, dict[str, int]] = {}
+    ref_per: dict[str, dict[str, int]] = {}
+    ref_all: dict[str, int] = {}
+    if with_ref:
+        per = counts.per_category()  # brand sets per category: only needed to compare with the reference
+        reference = common.population(inp.reference, scope, tax, READ).table
+        if reference.num_rows:
+            ref_per = _brand_counts(reference, common.category_labels(reference, scope, tax)).per_category()
+            ref_all = _scope_brands(reference)
+    own_all = _scope_brands(scoped)
+    total = _row(
+        common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"),
+        common.count_products(scoped),
+        own_all,
+        common.count_products(scoped.filter(pa.array(_brand_codes(scoped)[0] < 0))),
+    )
+    if with_ref:
+        total.update(_reference_columns(own_all, ref_all))
+    for category in ref_per:
+        totals.setdefault(category, 0)  # categories only the reference sells still show its brands
+    by_category = []
+    for category, n in totals.items():
+        n_brands, top, top_n, without = summary.get(category, (0, None, 0, 0))
+        row = _summary_row(category, n, n_brands, top, top_n, without)
+        if with_ref:
+            row.update(_reference_columns(per.get(category, {}), ref_per.get(category, {})))
+        by_category.append(row)
+    by_category.sort(
+        key=lambda r: (
+            -(r.get("Brands only in reference") or 0),
+            -(r["Top brand share"] or 0),
+            -r["Products"],
+            r["Category"],
+        )
+    )
+    return [total, *by_category]
+
+
 def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> list[Finding]:
     if not rows:
         return [Finding("brands.empty", {}, severity=10)]
-    f: list[Finding] = []
+    found: list[Finding] = []
     total = rows[0]
     if total["Top brand"] and total["Top brand share"] is not None and total["Top brand share"] >= SINGLE_VENDOR_SHARE:
-        f.append(
+        found.append(
             Finding(
                 "brands.single_vendor",
                 {"brand": total["Top brand"], "share_pct": total["Top brand share"]},
@@ -245,7 +242,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
             )
         )
     else:
-        f.append(
+        found.append(
             Finding(
                 "brands.summary",
                 {
@@ -260,7 +257,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
         )
     if with_ref:
         if total.get("Brands only in reference"):
-            f.append(
+            found.append(
                 Finding(
                     "brands.reference_only",
                     {
@@ -277,7 +274,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
                 )
             )
         else:
-            f.append(Finding("brands.reference_none", {}, severity=6))
+            found.append(Finding("brands.reference_none", {}, severity=6))
     visible = list(enumerate(rows))[1:20]
     dominated = [
         (i, r)
@@ -287,11 +284,11 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
         and r["Products"] >= MIN_DOMINANT_PRODUCTS
         and r["Brands"] >= 1
     ][:3]
-    if dominated and not f[0].code == "brands.single_vendor":
+    if dominated and not found[0].code == "brands.single_vendor":
         items = [
             {"name": r["Category"], "brand": r["Top brand"], "share_pct": r["Top brand share"]} for _, r in dominated
         ]
-        f.append(
+        found.append(
             Finding(
                 "brands.dominated",
                 {"items": items},
@@ -300,7 +297,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
             )
         )
     if total["Products without brand"]:
-        f.append(
+        found.append(
             Finding(
                 "brands.no_brand",
                 {"products_n": total["Products without brand"]},
@@ -310,6 +307,6 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
         )
     ex = common.excluded_finding(excluded, rows)
     if ex:
-        f.append(ex)
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(ex)
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]

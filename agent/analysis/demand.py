@@ -303,7 +303,7 @@ def _where(listed: list[dict], own_per: Counter) -> list[dict]:
 
 
 def _findings(out: list[dict], countries: Counter, country: str | None) -> list[Finding]:
-    f: list[Finding] = []
+    found: list[Finding] = []
     visible = list(enumerate(out))[:20]
     for kind, code in (("All products", "demand.missing_products"), ("All brands", "demand.missing_brands")):
         at = next((i for i, r in visible if r["Kind"] == kind), None)
@@ -315,7 +315,7 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
             continue
         names = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "not carried"][:LIST_LIMIT]
         more = total["Not carried"] > len(names)
-        f.append(
+        found.append(
             Finding(
                 code,
                 {
@@ -334,7 +334,7 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
         oos = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "out of stock"][:LIST_LIMIT]
         if total["Out of stock"]:
             more = total["Out of stock"] > len(oos)
-            f.append(
+            found.append(
                 Finding(
                     "demand.out_of_stock",
                     {
@@ -350,7 +350,7 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
             )
     subs = [(i, r) for i, r in visible if r["Kind"] == "Subcategory" and r["Ranked"]]
     if subs:
-        f.append(
+        found.append(
             Finding(
                 "demand.where",
                 {
@@ -370,7 +370,7 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
         )
         empty = [(i, r) for i, r in subs if r["Your products"] == 0 and r["Ranked"]]
         if empty:
-            f.append(
+            found.append(
                 Finding(
                     "demand.uncovered",
                     {"items": [{"name": r["Name"]} for _, r in empty]},
@@ -379,14 +379,14 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
                 )
             )
     if not any(r["Kind"] in ("Product", "Brand") for r in out):
-        f.insert(0, Finding("demand.empty", {}, severity=10))
+        found.insert(0, Finding("demand.empty", {}, severity=10))
     if len(countries) > 1 and country:
         others = sorted(c for c in countries if c != country)
-        f.append(Finding("demand.country", {"country": country, "others": ", ".join(others)}, severity=3))
+        found.append(Finding("demand.country", {"country": country, "others": ", ".join(others)}, severity=3))
     elif country:
-        f.append(Finding("demand.country_one", {"country": country}, severity=2))
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(Finding("demand.country_one", {"country": country}, severity=2))
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]
 
 
 def top_missing(demand: pa.Table | None, own: pa.Table, scope, tax) -> list[dict]:

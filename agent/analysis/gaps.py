@@ -496,9 +496,9 @@ def _findings(
 ) -> list[Finding]:
     """Structured findings from the ordered display rows (index 0 is the totals row); `unmapped_by`
     says how the products not mapped to a subcategory came into the scope (own category / title)."""
-    f: list[Finding] = []
+    found: list[Finding] = []
     total = rows[0]
-    f.append(
+    found.append(
         Finding(
             "gaps.summary",
             {
@@ -523,7 +523,7 @@ def _findings(
             {"name": r["Subcategory"], "ref_products_n": r.get("Reference products") or None}
             for _, r in missing[:LIST_LIMIT]
         ]
-        f.append(
+        found.append(
             Finding(
                 "gaps.missing",
                 {"items": items, "more": len(missing) > LIST_LIMIT},
@@ -537,7 +537,7 @@ def _findings(
             {"name": r["Subcategory"], "products_n": r["Products"], "variants_n": r["Variants"]}
             for _, r in oos[:LIST_LIMIT]
         ]
-        f.append(
+        found.append(
             Finding(
                 "gaps.out_of_stock_only",
                 {"items": items},
@@ -548,7 +548,7 @@ def _findings(
     thin = with_gap("thin")
     if thin:
         items = [{"name": r["Subcategory"], "products_n": r["Products"]} for _, r in thin[:LIST_LIMIT]]
-        f.append(
+        found.append(
             Finding(
                 "gaps.thin",
                 {"items": items, "threshold": THIN_PRODUCTS},
@@ -568,7 +568,7 @@ def _findings(
                 }
                 for _, r in under[:3]
             ]
-            f.append(
+            found.append(
                 Finding(
                     "gaps.under_indexed",
                     {"items": items},
@@ -582,7 +582,7 @@ def _findings(
                 {"name": r["Subcategory"], "min_price": r["Min price"], "ref_p25_price": r["Reference P25"]}
                 for _, r in floor[:3]
             ]
-            f.append(
+            found.append(
                 Finding(
                     "gaps.price_floor",
                     {"items": items},
@@ -596,7 +596,7 @@ def _findings(
                 {"name": r["Subcategory"], "max_price": r["Max price"], "ref_p75_price": r["Reference P75"]}
                 for _, r in ceiling[:3]
             ]
-            f.append(
+            found.append(
                 Finding(
                     "gaps.price_ceiling",
                     {"items": items},
@@ -607,7 +607,7 @@ def _findings(
     other = [(i, r) for i, r in visible if r["Subcategory"] == "Not mapped to a subcategory" and r["Products"]]
     if other:
         i, r = other[0]
-        f.append(
+        found.append(
             Finding(
                 "gaps.unmapped",
                 {"products_n": r["Products"], "whole": total["Subcategory"] == "All categories", **(unmapped_by or {})},
@@ -616,7 +616,7 @@ def _findings(
             )
         )
     if total["Left out (draft/archived products)"]:
-        f.append(
+        found.append(
             Finding(
                 "gaps.excluded",
                 {"excluded_n": total["Left out (draft/archived products)"]},
@@ -625,11 +625,11 @@ def _findings(
             )
         )
     if not any(r["Gap"] for _, r in visible) and analysed_rows:
-        f.append(Finding("gaps.none", {"threshold": THIN_PRODUCTS}, severity=6))
+        found.append(Finding("gaps.none", {"threshold": THIN_PRODUCTS}, severity=6))
     if not analysed_rows:
-        f.append(Finding("gaps.empty", {}, severity=10))
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(Finding("gaps.empty", {}, severity=10))
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]
 
 
 def _demand_missing(inp: SkillInput) -> Finding | None:

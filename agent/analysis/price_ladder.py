@@ -376,14 +376,14 @@ def _findings(
 ) -> list[Finding]:
     if not rows:
         return [Finding("ladder.empty", {}, severity=10)]
-    f: list[Finding] = []
+    found: list[Finding] = []
 
     def cur(r: dict) -> dict:
         return {"currency": r["_currency"]} if mixed else {}
 
     for i, total in enumerate(rows[:n_totals][:2]):
         if total["Median"] is not None:
-            f.append(
+            found.append(
                 Finding(
                     "ladder.summary",
                     {
@@ -399,7 +399,7 @@ def _findings(
                 )
             )
         if total.get("On sale"):
-            f.append(
+            found.append(
                 Finding(
                     "ladder.discount",
                     {
@@ -415,7 +415,7 @@ def _findings(
         items = [
             {"currency": r["_currency"] or "no currency", "variants_n": r["Priced variants"]} for r in rows[:n_totals]
         ]
-        f.append(
+        found.append(
             Finding(
                 "ladder.mixed_currency",
                 {"items": items},
@@ -424,9 +424,9 @@ def _findings(
             )
         )
     if zero_n:
-        f.append(Finding("ladder.zero_prices", {"zero_n": zero_n}, cells=((0, ZERO_COLUMN[0]),), severity=5))
+        found.append(Finding("ladder.zero_prices", {"zero_n": zero_n}, cells=((0, ZERO_COLUMN[0]),), severity=5))
     if unchecked_n:
-        f.append(
+        found.append(
             Finding(
                 "ladder.sale_unchecked", {"unchecked_n": unchecked_n}, cells=((0, UNCHECKED_COLUMN[0]),), severity=5
             )
@@ -445,7 +445,7 @@ def _findings(
             }
             for _, r in steps
         ]
-        f.append(
+        found.append(
             Finding(
                 "ladder.steps",
                 {"items": items, "ratio": STEP_RATIO},
@@ -459,7 +459,7 @@ def _findings(
             {"name": r["Category"], "tiers": ", ".join(t.lower() for t in ("Good", "Better", "Best") if r[t] == 0)}
             for _, r in empty
         ]
-        f.append(
+        found.append(
             Finding(
                 "ladder.empty_tiers",
                 {"items": items},
@@ -481,7 +481,7 @@ def _findings(
                 {"name": r["Category"], "p10_price": r["P10"], "ref_p25_price": r["Reference P25"], **cur(r)}
                 for _, r in no_entry
             ]
-            f.append(
+            found.append(
                 Finding(
                     "ladder.no_entry",
                     {"items": items},
@@ -491,9 +491,9 @@ def _findings(
             )
     untiered = list(dict.fromkeys(r["Category"] for _, r in visible if r.get("Good") is None))[:5]
     if untiered:
-        f.append(Finding("ladder.untiered", {"names": untiered, "min": MIN_TIER_PRODUCTS}, severity=2))
+        found.append(Finding("ladder.untiered", {"names": untiered, "min": MIN_TIER_PRODUCTS}, severity=2))
     ex = common.excluded_finding(excluded, rows)
     if ex:
-        f.append(ex)
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(ex)
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]
