@@ -208,39 +208,10 @@ def _distribution(values: Values) -> tuple[list[tuple[str, str, int]], int, int]
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     pop = common.population(inp.own, scope, tax, COLUMNS_READ)
-    t = pop.table
-    ref_vals: dict[str, tuple[dict[str, str], float | None]] = {}
+    scoped = pop.table
     with_ref = inp.reference is not None
-    if with_ref:
-        rt = common.population(inp.reference, scope, tax, COLUMNS_READ).table
-        if rt.num_rows:
-            for label, vals in attribute_values(rt).items():
-                triples, _, filled = _distribution(vals)
-                ref_vals[label] = ({v: s for v, s, _ in triples}, common.pct(filled, rt.num_rows))
-    rows: list[dict] = []
-    if t.num_rows:
-        for label, vals in attribute_values(t).items():
-            triples, merged, filled = _distribution(vals)
-            row = {
-                "Attribute": label,
-                "Filled rows": filled,
-                "Fill rate": common.pct(filled, t.num_rows),
-                "Distinct values": len(triples),
-                "Top values (rows)": ", ".join(f"{s} ({n:,})" for _, s, n in triples[:TOP_VALUES]) or None,
-                "Spelling variants merged (rows)": merged,
-            }
-            if with_ref:
-                ref_set, ref_fill = ref_vals.get(label, ({}, None))
-                only = sorted(set(ref_set) - {v for v, _, _ in triples})
-                row.update(
-                    {
-                        "Reference fill rate": ref_fill,
-                        "Values only in reference": len(only),
-                        "Examples only in reference": ", ".join(ref_set[v] for v in only[:LIST_LIMIT]) or None,
-                    }
-                )
-            rows.append(row)
-        rows.insert(0, {"Attribute": "Variant rows analysed", "Filled rows": t.num_rows})
+    reference = _reference_values(inp) if with_ref else {}
+    rows = _rows(scoped, reference, with_ref) if scoped.num_rows else []
     table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID,
@@ -256,6 +227,49 @@ def run(inp: SkillInput) -> SkillResult:
         chart=("Attribute", "Fill rate"),
         taxonomy_note=common.taxonomy_note(scope, tax),
     )
+
+
+# per attribute label: the reference's values ({normalised: as written}) and its fill rate
+ReferenceValues = dict[str, tuple[dict[str, str], float | None]]
+
+
+def _reference_values(inp: SkillInput) -> ReferenceValues:
+    """The reference catalog's values and fill rate per attribute, in the same scope."""
+    reference = common.population(inp.reference, inp.scope, inp.taxonomy, COLUMNS_READ).table
+    found: ReferenceValues = {}
+    if reference.num_rows:
+        for label, values in attribute_values(reference).items():
+            triples, _, filled = _distribution(values)
+            found[label] = ({value: shown for value, shown, _ in triples}, common.pct(filled, reference.num_rows))
+    return found
+
+
+def _rows(scoped: pa.Table, reference: ReferenceValues, with_ref: bool) -> list[dict]:
+    """The table step: the rows analysed, then one row per attribute (fill rate, distinct and top values,
+    merged spellings; with a reference, its fill rate and the values only it has)."""
+    rows: list[dict] = [{"Attribute": "Variant rows analysed", "Filled rows": scoped.num_rows}]
+    for label, values in attribute_values(scoped).items():
+        triples, merged, filled = _distribution(values)
+        row = {
+            "Attribute": label,
+            "Filled rows": filled,
+            "Fill rate": common.pct(filled, scoped.num_rows),
+            "Distinct values": len(triples),
+            "Top values (rows)": ", ".join(f"{shown} ({n:,})" for _, shown, n in triples[:TOP_VALUES]) or None,
+            "Spelling variants merged (rows)": merged,
+        }
+        if with_ref:
+            ref_set, ref_fill = reference.get(label, ({}, None))
+            only = sorted(set(ref_set) - {value for value, _, _ in triples})
+            row.update(
+                {
+                    "Reference fill rate": ref_fill,
+                    "Values only in reference": len(only),
+                    "Examples only in reference": ", ".join(ref_set[value] for value in only[:LIST_LIMIT]) or None,
+                }
+            )
+        rows.append(row)
+    return rows
 
 
 def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> list[Finding]:
