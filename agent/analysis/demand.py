@@ -203,34 +203,11 @@ def run(inp: SkillInput) -> SkillResult:
         )
     ids = None if scope.taxonomy_id is None and not scope.extra_taxonomy_ids else common.scope_ids(scope, tax)
     demand = _in_scope(_newest(inp.demand), ids)
-    countries = Counter(c for c in demand["country_code"].to_pylist() if c)
+    countries = Counter(code for code in demand["country_code"].to_pylist() if code)
     country = min(countries.items(), key=lambda kv: (-kv[1], kv[0]))[0] if countries else None
-    rows = [r for r in demand.to_pylist() if country is None or r["country_code"] in (country, None)]
-    ranked = _ranked(rows, set(ids) if ids is not None else None, tax)
-    by_gtin, brands = _own_index(common.population(inp.own, Scope(), tax, READ).table)
-    n_products = sum(1 for r in ranked if r["entity"] == "product")
-    n_brands = len(ranked) - n_products
-    top_n = {"product": math.ceil(n_products * TOP_SHARE), "brand": math.ceil(n_brands * TOP_SHARE)}
-    seen: Counter = Counter()
-    listed: list[dict] = []
-    for r in ranked:
-        seen[r["entity"]] += 1
-        status, basis = _status(r, by_gtin, brands)
-        listed.append(
-            {
-                "Demand rank": seen[r["entity"]],
-                "Kind": "Product" if r["entity"] == "product" else "Brand",
-                "Name": r["title"] if r["entity"] == "product" else r["brand"],
-                "Brand": r["brand"],
-                "Subcategory": _subcategory(r["category_id"], scope, tax) if r["entity"] == "product" else None,
-                "Relative demand": bucket_label(r["demand_bucket"]),
-                "Report rank": r["rank"],
-                "Previous rank": r["previous_rank"],
-                "Your status": status,
-                "Status from": basis,
-                "Top 10% of demand": "yes" if seen[r["entity"]] <= top_n[r["entity"]] else "no",
-            }
-        )
+    entries = [r for r in demand.to_pylist() if country is None or r["country_code"] in (country, None)]
+    ranked = _ranked(entries, set(ids) if ids is not None else None, tax)
+    listed = _listed(inp, ranked)
     own_per, own_total = _own_per_subcategory(inp, scope, tax)
     out = _arrange(listed, _where(listed, own_per), own_total, common.scope_name(scope))
     table = common.records_table(COLUMNS, out, {})
@@ -244,6 +221,38 @@ def run(inp: SkillInput) -> SkillResult:
         taxonomy_note=taxonomy_note,
         chart=None,
     )
+
+
+def _listed(inp: SkillInput, ranked: list[dict]) -> list[dict]:
+    """The table step's list: each ranked product and brand with its demand rank within its kind, what
+    the merchant has of it (status and what that is read from), and whether it is in the top share."""
+    scope, tax = inp.scope, inp.taxonomy
+    by_gtin, brands = _own_index(common.population(inp.own, Scope(), tax, READ).table)
+    n_products = sum(1 for r in ranked if r["entity"] == "product")
+    n_brands = len(ranked) - n_products
+    top_n = {"product": math.ceil(n_products * TOP_SHARE), "brand": math.ceil(n_brands * TOP_SHARE)}
+    seen: Counter = Counter()
+    listed: list[dict] = []
+    for entry in ranked:
+        kind = entry["entity"]
+        seen[kind] += 1
+        status, basis = _status(entry, by_gtin, brands)
+        listed.append(
+            {
+                "Demand rank": seen[kind],
+                "Kind": "Product" if kind == "product" else "Brand",
+                "Name": entry["title"] if kind == "product" else entry["brand"],
+                "Brand": entry["brand"],
+                "Subcategory": _subcategory(entry["category_id"], scope, tax) if kind == "product" else None,
+                "Relative demand": bucket_label(entry["demand_bucket"]),
+                "Report rank": entry["rank"],
+                "Previous rank": entry["previous_rank"],
+                "Your status": status,
+                "Status from": basis,
+                "Top 10% of demand": "yes" if seen[kind] <= top_n[kind] else "no",
+            }
+        )
+    return listed
 
 
 def _summary(kind: str, name: str, rows: list[dict], own: int | None) -> dict:
