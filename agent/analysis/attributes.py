@@ -149,11 +149,11 @@ def _name_mask(arr, names: set[str]) -> np.ndarray:
     return ok[pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)]
 
 
-def attribute_values(t: pa.Table) -> dict[str, Values]:
+def attribute_values(table: pa.Table) -> dict[str, Values]:
     """Attribute display name -> its values per row, from the column first, then matching options."""
     out: dict[str, Values] = {}
-    n = t.num_rows
-    opt_names = [t[f"option{i}_name"] for i in (1, 2, 3)]
+    n = table.num_rows
+    opt_names = [table[f"option{i}_name"] for i in (1, 2, 3)]
     written_names: Counter = Counter()
     present = []
     for a in opt_names:
@@ -166,11 +166,11 @@ def attribute_values(t: pa.Table) -> dict[str, Values]:
     claimed = set(IGNORED_OPTIONS)
     for label, column, aliases in ATTRIBUTES:
         vocab = _Vocab()
-        codes, respelled = _source(t[column], vocab)
+        codes, respelled = _source(table[column], vocab)
         for i, name in enumerate(opt_names):
             if not present[i] & set(aliases):
                 continue
-            c, r = _source(t[f"option{i + 1}_value"], vocab)
+            c, r = _source(table[f"option{i + 1}_value"], vocab)
             take = (codes < 0) & _name_mask(name, set(aliases)) & (c >= 0)
             codes = np.where(take, c, codes)
             respelled = np.where(take, r, respelled)
@@ -184,7 +184,7 @@ def attribute_values(t: pa.Table) -> dict[str, Values]:
         for i, name in enumerate(opt_names):
             if other not in present[i]:
                 continue
-            c, r = _source(t[f"option{i + 1}_value"], vocab)
+            c, r = _source(table[f"option{i + 1}_value"], vocab)
             take = (codes < 0) & _name_mask(name, {other}) & (c >= 0)
             codes = np.where(take, c, codes)
             respelled = np.where(take, r, respelled)

@@ -43,23 +43,23 @@ REF_COLUMNS = (
 )
 
 
-def _brand_codes(t: pa.Table) -> tuple[np.ndarray, list[str]]:
+def _brand_codes(table: pa.Table) -> tuple[np.ndarray, list[str]]:
     """Brand code per row (-1 = no brand) and the brand names; trimming and blank-checking per distinct value."""
-    d = common.encoded(t["brand"])
+    encoded = common.encoded(table["brand"])
     names: list[str] = []
     index: dict[str, int] = {}
     per_entry = []
-    for v in common.as_str(d.dictionary).to_pylist():
-        v = (v or "").strip()
-        if not v:
+    for brand in common.as_str(encoded.dictionary).to_pylist():
+        brand = (brand or "").strip()
+        if not brand:
             per_entry.append(-1)
             continue
-        if v not in index:
-            index[v] = len(names)
-            names.append(v)
-        per_entry.append(index[v])
+        if brand not in index:
+            index[brand] = len(names)
+            names.append(brand)
+        per_entry.append(index[brand])
     lookup = np.array(per_entry + [-1], dtype=np.int64)
-    return lookup[pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)], names
+    return lookup[pc.fill_null(encoded.indices, len(encoded.dictionary)).to_numpy(zero_copy_only=False)], names
 
 
 @dataclass
@@ -82,10 +82,10 @@ class _Counts:
         rank = (
             np.argsort(np.argsort(np.array(self.brands, dtype=object))) if self.brands else np.zeros(0, dtype=np.int64)
         )
-        c, b, n = self.pair_cat[has], self.pair_brand[has], self.pair_products[has]
-        order = np.lexsort((rank[b] if len(b) else b, -n, c))
-        first = order[np.concatenate(([True], c[order][1:] != c[order][:-1]))] if len(order) else order
-        top = {int(c[i]): (self.brands[int(b[i])], int(n[i])) for i in first}
+        category, brand, n = self.pair_cat[has], self.pair_brand[has], self.pair_products[has]
+        order = np.lexsort((rank[brand] if len(brand) else brand, -n, category))
+        first = order[np.concatenate(([True], category[order][1:] != category[order][:-1]))] if len(order) else order
+        top = {int(category[i]): (self.brands[int(brand[i])], int(n[i])) for i in first}
         for i, name in enumerate(self.cats):
             if self.totals[i] or n_brands[i] or none[i]:
                 t_name, t_n = top.get(i, (None, 0))
@@ -94,19 +94,19 @@ class _Counts:
 
     def per_category(self) -> dict[str, dict[str, int]]:
         per: dict[str, dict[str, int]] = defaultdict(dict)
-        for c, b, n in zip(self.pair_cat.tolist(), self.pair_brand.tolist(), self.pair_products.tolist()):
-            if b >= 0:
-                per[self.cats[c]][self.brands[b]] = n
+        for category, brand, n in zip(self.pair_cat.tolist(), self.pair_brand.tolist(), self.pair_products.tolist()):
+            if brand >= 0:
+                per[self.cats[category]][self.brands[brand]] = n
         return per
 
 
-def _brand_counts(t: pa.Table, labels: pa.DictionaryArray) -> _Counts:
+def _brand_counts(scoped: pa.Table, labels: pa.DictionaryArray) -> _Counts:
     """Distinct products per (category, brand) and per category with common.distinct_per_code: one
     ordered pass on the catalog layer's layout (hash fallback otherwise), dense pair codes when they fit."""
-    codes, names = _brand_codes(t)
+    codes, names = _brand_codes(scoped)
     cats = labels.dictionary.to_pylist()
     ci = common.numpy_of(labels.indices).astype(np.int64)
-    pk = common.numpy_of(t["product_key"])
+    pk = common.numpy_of(scoped["product_key"])
     width = len(names) + 1
     combined = ci * width + (codes + 1)
     if len(cats) * width <= 5_000_000:
@@ -121,10 +121,10 @@ def _brand_counts(t: pa.Table, labels: pa.DictionaryArray) -> _Counts:
     return _Counts(cats, names, totals, keys // width, keys % width - 1, products)
 
 
-def _scope_brands(t: pa.Table) -> dict[str, int]:
-    codes, names = _brand_codes(t)
+def _scope_brands(table: pa.Table) -> dict[str, int]:
+    codes, names = _brand_codes(table)
     keep = codes >= 0
-    per = common.distinct_per_code(codes[keep], common.numpy_of(t["product_key"])[keep], len(names))
+    per = common.distinct_per_code(codes[keep], common.numpy_of(table["product_key"])[keep], len(names))
     return {names[i]: int(n) for i, n in enumerate(per.tolist()) if n}
 
 
@@ -305,8 +305,8 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
                 severity=4,
             )
         )
-    ex = common.excluded_finding(excluded, rows)
-    if ex:
-        found.append(ex)
+    example = common.excluded_finding(excluded, rows)
+    if example:
+        found.append(example)
     found.sort(key=lambda x: -x.severity)
     return found[:7]

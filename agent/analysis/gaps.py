@@ -102,9 +102,9 @@ def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy, price: pa.Arra
     in_stock = by_state[:, common.STOCK_STATES.index("in_stock")].tolist()
     oos = by_state[:, common.STOCK_STATES.index("out_of_stock")].tolist()
     products = common.distinct_per_code(codes, pk_np, n).tolist()
-    q = common.quantiles_by_code(codes, n, np.asarray(price_np, dtype=np.float64), (0.0, 0.25, 0.5, 0.75, 1.0))
-    boxed = q.astype(object)
-    boxed[np.isnan(q)] = None  # one conversion for every group: NaN → None
+    quantiles = common.quantiles_by_code(codes, n, np.asarray(price_np, dtype=np.float64), (0.0, 0.25, 0.5, 0.75, 1.0))
+    boxed = quantiles.astype(object)
+    boxed[np.isnan(quantiles)] = None  # one conversion for every group: NaN → None
     stats = boxed.tolist()
     return {
         key: {
@@ -147,7 +147,7 @@ def _excluded_products(scoped: pa.Table, scope: Scope, taxonomy: Taxonomy) -> di
     rows of every status — population()'s own filtered table, so the scope mask is applied once a turn."""
     if not set(common.value_counts(scoped["status"])) & set(common.EXCLUDED_STATUSES):
         return {}
-    ex = scoped.filter(
+    excluded = scoped.filter(
         pc.fill_null(
             common.map_values(
                 scoped["status"],
@@ -156,12 +156,12 @@ def _excluded_products(scoped: pa.Table, scope: Scope, taxonomy: Taxonomy) -> di
             False,
         )
     )
-    if ex.num_rows == 0:
+    if excluded.num_rows == 0:
         return {}
-    work = pa.table({"key": _keys(ex, scope, taxonomy), "pk": ex["product_key"]})
-    g = work.group_by("key").aggregate([("pk", "count_distinct")])
-    total = common.count_products(ex)
-    res = {d["key"]: d["pk_count_distinct"] for d in g.to_pylist()}
+    work = pa.table({"key": _keys(excluded, scope, taxonomy), "pk": excluded["product_key"]})
+    grouped = work.group_by("key").aggregate([("pk", "count_distinct")])
+    total = common.count_products(excluded)
+    res = {d["key"]: d["pk_count_distinct"] for d in grouped.to_pylist()}
     res["total"] = total
     return res
 
@@ -515,13 +515,13 @@ def _findings(
     visible = list(enumerate(rows))[1:20]
 
     def with_gap(g: str) -> list[tuple[int, dict]]:
-        return [(i, r) for i, r in visible if r["Gap"] and g in r["Gap"].split(", ")]
+        return [(i, row) for i, row in visible if row["Gap"] and g in row["Gap"].split(", ")]
 
     missing = with_gap("missing")
     if missing:
         items = [
-            {"name": r["Subcategory"], "ref_products_n": r.get("Reference products") or None}
-            for _, r in missing[:LIST_LIMIT]
+            {"name": row["Subcategory"], "ref_products_n": row.get("Reference products") or None}
+            for _, row in missing[:LIST_LIMIT]
         ]
         found.append(
             Finding(
@@ -534,8 +534,8 @@ def _findings(
     oos = with_gap("out of stock only")
     if oos:
         items = [
-            {"name": r["Subcategory"], "products_n": r["Products"], "variants_n": r["Variants"]}
-            for _, r in oos[:LIST_LIMIT]
+            {"name": row["Subcategory"], "products_n": row["Products"], "variants_n": row["Variants"]}
+            for _, row in oos[:LIST_LIMIT]
         ]
         found.append(
             Finding(
@@ -547,7 +547,7 @@ def _findings(
         )
     thin = with_gap("thin")
     if thin:
-        items = [{"name": r["Subcategory"], "products_n": r["Products"]} for _, r in thin[:LIST_LIMIT]]
+        items = [{"name": row["Subcategory"], "products_n": row["Products"]} for _, row in thin[:LIST_LIMIT]]
         found.append(
             Finding(
                 "gaps.thin",
@@ -561,12 +561,12 @@ def _findings(
         if under:
             items = [
                 {
-                    "name": r["Subcategory"],
-                    "own_pct": r["Own share"],
-                    "ref_pct": r["Reference share"],
-                    "index_num": r["Share index"],
+                    "name": row["Subcategory"],
+                    "own_pct": row["Own share"],
+                    "ref_pct": row["Reference share"],
+                    "index_num": row["Share index"],
                 }
-                for _, r in under[:3]
+                for _, row in under[:3]
             ]
             found.append(
                 Finding(
@@ -579,8 +579,8 @@ def _findings(
         floor = with_gap("price floor")
         if floor:
             items = [
-                {"name": r["Subcategory"], "min_price": r["Min price"], "ref_p25_price": r["Reference P25"]}
-                for _, r in floor[:3]
+                {"name": row["Subcategory"], "min_price": row["Min price"], "ref_p25_price": row["Reference P25"]}
+                for _, row in floor[:3]
             ]
             found.append(
                 Finding(
@@ -593,8 +593,8 @@ def _findings(
         ceiling = with_gap("price ceiling")
         if ceiling:
             items = [
-                {"name": r["Subcategory"], "max_price": r["Max price"], "ref_p75_price": r["Reference P75"]}
-                for _, r in ceiling[:3]
+                {"name": row["Subcategory"], "max_price": row["Max price"], "ref_p75_price": row["Reference P75"]}
+                for _, row in ceiling[:3]
             ]
             found.append(
                 Finding(
@@ -604,13 +604,17 @@ def _findings(
                     severity=3,
                 )
             )
-    other = [(i, r) for i, r in visible if r["Subcategory"] == "Not mapped to a subcategory" and r["Products"]]
+    other = [(i, row) for i, row in visible if row["Subcategory"] == "Not mapped to a subcategory" and row["Products"]]
     if other:
-        i, r = other[0]
+        i, row = other[0]
         found.append(
             Finding(
                 "gaps.unmapped",
-                {"products_n": r["Products"], "whole": total["Subcategory"] == "All categories", **(unmapped_by or {})},
+                {
+                    "products_n": row["Products"],
+                    "whole": total["Subcategory"] == "All categories",
+                    **(unmapped_by or {}),
+                },
                 cells=((i, "Products"),),
                 severity=5,
             )
@@ -624,7 +628,7 @@ def _findings(
                 severity=2,
             )
         )
-    if not any(r["Gap"] for _, r in visible) and analysed_rows:
+    if not any(row["Gap"] for _, row in visible) and analysed_rows:
         found.append(Finding("gaps.none", {"threshold": THIN_PRODUCTS}, severity=6))
     if not analysed_rows:
         found.append(Finding("gaps.empty", {}, severity=10))

@@ -69,39 +69,39 @@ ZERO_COLUMN = ("Priced 0.00 or below (left out)", "count", pa.int64())
 UNCHECKED_COLUMN = ("Scheduled sales not checked", "count", pa.int64())
 
 
-def _largest_steps(ci: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, float, float]]:
+def _largest_steps(codes: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, float, float]]:
     """Per category: (from, to, ratio) of the largest step between adjacent price points.
 
     Sorted by category then price (price argsort, then a stable radix sort on the small category
     index), ratios of neighbours, and the first largest ratio per category by reduceat: no Python loop
     over products.
     """
-    ok = ~np.isnan(price)
-    ci, price = ci[ok], price[ok]
-    if len(ci) < 2:
+    priced = ~np.isnan(price)
+    codes, price = codes[priced], price[priced]
+    if len(codes) < 2:
         return {}
     cents = np.rint(price * 100.0)
     span = int(cents.max() - cents.min()) + 1 if len(cents) else 1
-    if np.array_equal(cents / 100.0, price) and span * (int(ci.max()) + 1) < 2**62:
+    if np.array_equal(cents / 100.0, price) and span * (int(codes.max()) + 1) < 2**62:
         # prices in whole cents (the usual case): the distinct (category, price) points from one integer
         # sort, since a step is between adjacent distinct price points and repeats only add ratios of 1
         lo_c = int(cents.min())
-        composite = ci.astype(np.int64) * span + (cents.astype(np.int64) - lo_c)
+        composite = codes.astype(np.int64) * span + (cents.astype(np.int64) - lo_c)
         composite.sort()
         keep = np.concatenate(([True], composite[1:] != composite[:-1]))
         composite = composite[keep]
-        ci, price = composite // span, (composite % span + lo_c) / 100.0
+        codes, price = composite // span, (composite % span + lo_c) / 100.0
     else:
         by_price = np.argsort(price, kind="stable")
-        cat = ci[by_price]
+        cat = codes[by_price]
         cat_key = cat.astype(np.int16) if cat.max() < 32767 and cat.min() >= 0 else cat
         order = by_price[np.argsort(cat_key, kind="stable")]
-        ci, price = ci[order], price[order]
-    if len(ci) < 2:
+        codes, price = codes[order], price[order]
+    if len(codes) < 2:
         return {}
-    same = ci[1:] == ci[:-1]
+    same = codes[1:] == codes[:-1]
     ratio = np.where(same & (price[:-1] > 0), price[1:] / np.where(price[:-1] > 0, price[:-1], 1), 0.0)
-    pair_cat = ci[:-1]
+    pair_cat = codes[:-1]
     starts = np.flatnonzero(np.concatenate(([True], pair_cat[1:] != pair_cat[:-1])))
     best = np.maximum.reduceat(ratio, starts)
     group = np.repeat(np.arange(len(starts)), np.diff(np.concatenate((starts, [len(ratio)]))))
@@ -110,24 +110,24 @@ def _largest_steps(ci: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, 
     out: dict[int, tuple[float, float, float]] = {}
     for idx in first.tolist():
         if same[idx] and ratio[idx] > 0:
-            out[int(ci[idx])] = (float(price[idx]), float(price[idx + 1]), float(ratio[idx]))
+            out[int(codes[idx])] = (float(price[idx]), float(price[idx + 1]), float(ratio[idx]))
     return out
 
 
 def _tier_counts(
-    ci: np.ndarray, price: np.ndarray, cuts: dict[int, tuple[float, float]]
+    codes: np.ndarray, price: np.ndarray, cuts: dict[int, tuple[float, float]]
 ) -> dict[int, tuple[int, int, int]]:
     """Good/better/best counts per category, vectorised: each product looks up its category's cuts."""
     if not cuts:
         return {}
-    size = int(max(int(ci.max()) if len(ci) else 0, max(cuts)) + 1)
-    t1 = np.full(size, np.nan)
-    t2 = np.full(size, np.nan)
+    size = int(max(int(codes.max()) if len(codes) else 0, max(cuts)) + 1)
+    low_cut = np.full(size, np.nan)
+    high_cut = np.full(size, np.nan)
     for c, (a, b) in cuts.items():
-        t1[c], t2[c] = a, b
-    ok = ~np.isnan(price) & ~np.isnan(t1[ci])
-    c_ok, p_ok = ci[ok], price[ok]
-    tier = np.where(p_ok < t1[c_ok], 0, np.where(p_ok < t2[c_ok], 1, 2))
+        low_cut[c], high_cut[c] = a, b
+    valid = ~np.isnan(price) & ~np.isnan(low_cut[codes])
+    c_ok, p_ok = codes[valid], price[valid]
+    tier = np.where(p_ok < low_cut[c_ok], 0, np.where(p_ok < high_cut[c_ok], 1, 2))
     counts = np.zeros((size, 3), dtype=np.int64)
     np.add.at(counts, (c_ok, tier), 1)
     return {c: (int(counts[c][0]), int(counts[c][1]), int(counts[c][2])) for c in cuts}
@@ -139,14 +139,14 @@ def _readable(table: pa.Table) -> list[str]:
     return [c for c in READ if c in table.column_names]
 
 
-def _partition(t: pa.Table, labels: pa.DictionaryArray, rows: np.ndarray, when) -> dict:
+def _partition(scoped: pa.Table, labels: pa.DictionaryArray, rows: np.ndarray, when) -> dict:
     """The priced variants of one currency as numpy arrays: category code, product key, price, sale."""
-    ci = common.numpy_of(labels.indices).astype(np.int64)
-    pk = common.numpy_of(t["product_key"]).astype(np.int64)
-    price = common.numpy_of(t["price"]).astype(np.float64)
-    sale = common.sales(t, when)
+    codes = common.numpy_of(labels.indices).astype(np.int64)
+    pk = common.numpy_of(scoped["product_key"]).astype(np.int64)
+    price = common.numpy_of(scoped["price"]).astype(np.float64)
+    sale = common.sales(scoped, when)
     return {
-        "ci": ci[rows],
+        "ci": codes[rows],
         "pk": pk[rows],
         "price": price[rows],
         "on_sale": sale.on_sale[rows],
@@ -492,8 +492,8 @@ def _findings(
     untiered = list(dict.fromkeys(r["Category"] for _, r in visible if r.get("Good") is None))[:5]
     if untiered:
         found.append(Finding("ladder.untiered", {"names": untiered, "min": MIN_TIER_PRODUCTS}, severity=2))
-    ex = common.excluded_finding(excluded, rows)
-    if ex:
-        found.append(ex)
+    example = common.excluded_finding(excluded, rows)
+    if example:
+        found.append(example)
     found.sort(key=lambda x: -x.severity)
     return found[:7]
