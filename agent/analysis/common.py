@@ -284,9 +284,11 @@ def stock_codes(table: pa.Table):
 
     n = table.num_rows
     unknown = STOCK_STATES.index("unknown")
-    d = encoded(table["availability"])
-    per_value = [STOCK_STATES.index(v) if v in STOCK_STATES else unknown for v in as_str(d.dictionary).to_pylist()]
-    stated = entry_codes(d, np.array(per_value, dtype=np.int8), missing=unknown)
+    availability = encoded(table["availability"])
+    per_value = [
+        STOCK_STATES.index(v) if v in STOCK_STATES else unknown for v in as_str(availability.dictionary).to_pylist()
+    ]
+    stated = entry_codes(availability, np.array(per_value, dtype=np.int8), missing=unknown)
     if n == 0 or not (stated == unknown).any():
         return stated
     qty_col = table["inventory_qty"]
@@ -297,9 +299,9 @@ def stock_codes(table: pa.Table):
     )
     qty = pc.fill_null(qty_col, 0)
     qty = (qty.combine_chunks() if isinstance(qty, pa.ChunkedArray) else qty).to_numpy(zero_copy_only=False)
-    p = encoded(table["inventory_policy"])
+    policy = encoded(table["inventory_policy"])
     cont = entry_codes(
-        p, np.array([v == "continue" for v in as_str(p.dictionary).to_pylist()], dtype=bool), missing=False
+        policy, np.array([v == "continue" for v in as_str(policy.dictionary).to_pylist()], dtype=bool), missing=False
     )
     from_qty = np.where(
         ~qty_known,
