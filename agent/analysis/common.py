@@ -324,24 +324,6 @@ def has_stock_information(table: pa.Table) -> bool:
 
 
 # --- exact per-group quantiles ------------------------------------------------------------------------------
-def group_quantiles(keys, values, qs: Sequence[float]) -> dict[int, list[float]]:
-    """Exact quantiles of `values` per integer key, linear interpolation (as pandas' default).
-
-    NaN/null values are ignored; keys without any value are absent. See quantiles_by_code.
-    """
-    import numpy as np
-
-    k = np.asarray(keys.to_numpy(zero_copy_only=False) if hasattr(keys, "to_numpy") else keys)
-    v = np.asarray(values.to_numpy(zero_copy_only=False) if hasattr(values, "to_numpy") else values, dtype=np.float64)
-    if len(k) == 0:
-        return {}
-    enc = pc.dictionary_encode(pa.array(k.astype(np.int64)))
-    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    uniq = enc.dictionary.to_numpy(zero_copy_only=False)
-    table = quantiles_by_code(codes, len(uniq), v, qs)
-    return {key: [float(x) for x in table[i]] for i, key in enumerate(uniq.tolist()) if not np.isnan(table[i, 0])}
-
-
 def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     """(n_groups × len(qs)) exact quantiles per dense group code (NaN rows ignored; NaN where a group
     has no value), linear interpolation as pandas.

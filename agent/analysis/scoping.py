@@ -237,12 +237,6 @@ def _product_word(taxonomy: Taxonomy | None):
     return lambda w: stem(w.lower()) in vocab
 
 
-def title_matches(title: str | None, noun: str, modifiers: tuple[str, ...], known=None) -> bool:
-    """The title's product noun is `noun` (stemmed) and every modifier is a word of the title
-    (outdoor/patio/garden… stand for each other). `known` tells product words from model names."""
-    return _matches(title, _noun_of(title, known), [(noun, *modifiers)])
-
-
 def _noun_of(title: str | None, known) -> str:
     from agent.analysis.vocabulary import tokens
     from agent.catalog.nouns import head_noun
