@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 from tests.conftest import ROOT
 from tests.helpers import commands, deploy_env, dry_run, flags, the
@@ -47,7 +48,8 @@ def test_one_build_with_its_public_url_project_and_sizes():
     assert deploy[3] == "catalog-gap-analyst"
     for flag in ("--gen2", "--trigger-http", "--no-allow-unauthenticated"):
         assert flag in f, flag
-    assert f["--runtime"] == "python311"  # the Python the tests run on
+    assert f["--runtime"] == "python311"
+    assert f["--runtime"] == f"python{sys.version_info.major}{sys.version_info.minor}"  # the Python running this test
     locked_for = re.search(r"pip-compile with Python (\d+)\.(\d+)", (ROOT / "requirements.txt").read_text()).groups()
     assert f["--runtime"] == "python" + "".join(locked_for)  # and the one the lock was resolved for
     assert f["--entry-point"] == "a2a" and f["--source"] == "."

@@ -1,5 +1,6 @@
-"""The Makefile's promises to a newcomer: `make run PORT=…` serves there and advertises that address, and
-`make test` runs the linters (ruff check, ruff format --check, mypy) before pytest."""
+"""The Makefile's promises to a newcomer: `make run PORT=…` serves there and advertises that address,
+`make test` runs the linters (ruff check, ruff format --check, mypy) before pytest, and `make lock`
+regenerates the hashed lock from the human-edited list."""
 
 from __future__ import annotations
 
@@ -63,3 +64,12 @@ def test_make_run_port_serves_there_and_the_card_says_so():
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(20)
+
+
+def test_make_lock_regenerates_the_hashed_lock_from_requirements_in():
+    printed = make("-n", "-o", f"{VENV}/.dev", "lock", timeout=60)
+    assert printed.returncode == 0, printed.stderr
+    joined = printed.stdout.replace("\\\n", " ")  # the recipe continues its line with a backslash
+    command = next(line for line in joined.splitlines() if "pip-compile" in line)
+    for part in ("--generate-hashes", "--output-file=requirements.txt", "requirements.in"):
+        assert part in command, part
