@@ -74,20 +74,10 @@ print(json.dumps({"rows": ev.rows_read, "pushdown": ev.pushdown is not None, "an
 
 
 def copies_table(emu, base: str, k: int) -> str:
-    """A new dataset whose Products_2 holds `k` copies of `base`.Products_1 (ids suffixed -1…-k), made in
-    the emulator by one INSERT … SELECT; its dataset name."""
+    """A new dataset whose Products_2 holds `k` copies of `base`.Products_1 (tests/bq_seed.py)."""
     from tests import bq_seed
 
-    ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2)
-    names = [f.name for f in bq_seed.products_schema()]
-    select = ", ".join(
-        f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}" for n in names
-    )
-    emu.client.query(
-        f"INSERT INTO `{ds}.Products_2` ({', '.join(names)}) SELECT {select} "
-        f"FROM `{base}.Products_1` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k"
-    ).result()
-    return ds
+    return bq_seed.create_copies_table(emu.client, emu.project, base, k, merchant_id=1, to_merchant_id=2)
 
 
 def main_gaps(ks: list[int]) -> None:

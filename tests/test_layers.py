@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import functools
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -61,20 +62,25 @@ def module_name(path: Path) -> str:
 
 def agent_imports(source: str, module: str, is_package: bool) -> set[str]:
     """Every agent module that `source` imports, at the top or inside a function, relative ones resolved."""
-    package = module.split(".") if is_package else module.split(".")[:-1]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - (node.level - 1)] if node.level else []
-            stem = ".".join(base + ([node.module] if node.module else []))
+    for stem, names in imports(source, module, is_package):
+        if stem is not None:
             # `from agent import budget` imports the module agent.budget; `from .x import y` the module .x
-            names = [f"{stem}.{alias.name}" if _is_module(f"{stem}.{alias.name}") else stem for alias in node.names]
-        else:
-            continue
+            names = [f"{stem}.{name}" if _is_module(f"{stem}.{name}") else stem for name in names]
         found |= {name for name in names if name == "agent" or name.startswith("agent.")}
     return found
+
+
+def imports(source: str, module: str, is_package: bool) -> Iterator[tuple[str | None, list[str]]]:
+    """Every import of `source`, at the top or inside a function: (None, modules) for `import a, b`,
+    (the resolved module, imported names) for `from … import …` (relative ones resolved against `module`)."""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            yield None, [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - (node.level - 1)] if node.level else []
+            yield ".".join(base + ([node.module] if node.module else [])), [alias.name for alias in node.names]
 
 
 @functools.cache
@@ -184,18 +190,10 @@ def imported_test_modules(source: str, module: str, is_package: bool = False) ->
     Helpers and tables two test modules share belong in tests/helpers.py (or a non-test module such as
     tests/planner_questions.py), and fixtures in conftest / its `pytest_plugins`: a test module that
     imports another runs or collects the other's module-level work and ties the two together."""
-    package = module.split(".") if is_package else module.split(".")[:-1]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - (node.level - 1)] if node.level else []
-            stem = ".".join(base + ([node.module] if node.module else []))
-            names = [stem] + [f"{stem}.{alias.name}" for alias in node.names]
-        else:
-            continue
-        found |= {n for n in names if n.startswith("tests.") and n.rsplit(".", 1)[-1].startswith("test_")}
+    for stem, names in imports(source, module, is_package):
+        candidates = names if stem is None else [stem] + [f"{stem}.{name}" for name in names]
+        found |= {n for n in candidates if n.startswith("tests.") and n.rsplit(".", 1)[-1].startswith("test_")}
     return sorted(found)
 
 
