@@ -374,13 +374,37 @@ def _findings(
     zero_n: int,
     unchecked_n: int,
 ) -> list[Finding]:
+    """What the table says, most severe first (seven at most): the totals' findings, zero prices and
+    unchecked sales, then what the first twenty category rows show."""
     if not rows:
         return [Finding("ladder.empty", {}, severity=10)]
+    found = _total_findings(rows, n_totals, mixed)
+    if zero_n:
+        found.append(Finding("ladder.zero_prices", {"zero_n": zero_n}, cells=((0, ZERO_COLUMN[0]),), severity=5))
+    if unchecked_n:
+        found.append(
+            Finding(
+                "ladder.sale_unchecked", {"unchecked_n": unchecked_n}, cells=((0, UNCHECKED_COLUMN[0]),), severity=5
+            )
+        )
+    visible = [(i, r) for i, r in enumerate(rows) if not r.get("_total")][:20]
+    visible = [(i, r) for i, r in visible if i < 20]
+    found += _category_findings(visible, with_ref, mixed)
+    example = common.excluded_finding(excluded, rows)
+    if example:
+        found.append(example)
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]
+
+
+def _in_currency(row: dict, mixed: bool) -> dict:
+    """The row's currency for a finding's values, when prices come in several."""
+    return {"currency": row["_currency"]} if mixed else {}
+
+
+def _total_findings(rows: list[dict], n_totals: int, mixed: bool) -> list[Finding]:
+    """The price summary and sales of the first two totals rows, and the currencies when there are several."""
     found: list[Finding] = []
-
-    def cur(r: dict) -> dict:
-        return {"currency": r["_currency"]} if mixed else {}
-
     for i, total in enumerate(rows[:n_totals][:2]):
         if total["Median"] is not None:
             found.append(
@@ -392,7 +416,7 @@ def _findings(
                         "p90_price": total["P90"],
                         "variants_n": total["Priced variants"],
                         "products_n": total["Products"],
-                        **cur(total),
+                        **_in_currency(total, mixed),
                     },
                     cells=((i, "P10"), (i, "Median"), (i, "P90"), (i, "Priced variants"), (i, "Products")),
                     severity=3,
@@ -423,16 +447,13 @@ def _findings(
                 severity=9,
             )
         )
-    if zero_n:
-        found.append(Finding("ladder.zero_prices", {"zero_n": zero_n}, cells=((0, ZERO_COLUMN[0]),), severity=5))
-    if unchecked_n:
-        found.append(
-            Finding(
-                "ladder.sale_unchecked", {"unchecked_n": unchecked_n}, cells=((0, UNCHECKED_COLUMN[0]),), severity=5
-            )
-        )
-    visible = [(i, r) for i, r in enumerate(rows) if not r.get("_total")][:20]
-    visible = [(i, r) for i, r in visible if i < 20]
+    return found
+
+
+def _category_findings(visible: list[tuple[int, dict]], with_ref: bool, mixed: bool) -> list[Finding]:
+    """Big steps, empty tiers, no entry-level price against the reference, and untiered categories, among
+    the category rows shown."""
+    found: list[Finding] = []
     steps = [(i, r) for i, r in visible if r["Step"] is not None and r["Step"] > STEP_RATIO][:3]
     if steps:
         items = [
@@ -441,7 +462,7 @@ def _findings(
                 "from_price": r["Largest step from"],
                 "to_price": r["Largest step to"],
                 "step_x": r["Step"],
-                **cur(r),
+                **_in_currency(r, mixed),
             }
             for _, r in steps
         ]
@@ -478,7 +499,12 @@ def _findings(
         ][:3]
         if no_entry:
             items = [
-                {"name": r["Category"], "p10_price": r["P10"], "ref_p25_price": r["Reference P25"], **cur(r)}
+                {
+                    "name": r["Category"],
+                    "p10_price": r["P10"],
+                    "ref_p25_price": r["Reference P25"],
+                    **_in_currency(r, mixed),
+                }
                 for _, r in no_entry
             ]
             found.append(
@@ -492,8 +518,4 @@ def _findings(
     untiered = list(dict.fromkeys(r["Category"] for _, r in visible if r.get("Good") is None))[:5]
     if untiered:
         found.append(Finding("ladder.untiered", {"names": untiered, "min": MIN_TIER_PRODUCTS}, severity=2))
-    example = common.excluded_finding(excluded, rows)
-    if example:
-        found.append(example)
-    found.sort(key=lambda x: -x.severity)
-    return found[:7]
+    return found
