@@ -513,97 +513,9 @@ def _findings(
         )
     )
     visible = list(enumerate(rows))[1:20]
-
-    def with_gap(g: str) -> list[tuple[int, dict]]:
-        return [(i, row) for i, row in visible if row["Gap"] and g in row["Gap"].split(", ")]
-
-    missing = with_gap("missing")
-    if missing:
-        items = [
-            {"name": row["Subcategory"], "ref_products_n": row.get("Reference products") or None}
-            for _, row in missing[:LIST_LIMIT]
-        ]
-        found.append(
-            Finding(
-                "gaps.missing",
-                {"items": items, "more": len(missing) > LIST_LIMIT},
-                cells=tuple((i, "Products") for i, _ in missing[:LIST_LIMIT]),
-                severity=9,
-            )
-        )
-    oos = with_gap("out of stock only")
-    if oos:
-        items = [
-            {"name": row["Subcategory"], "products_n": row["Products"], "variants_n": row["Variants"]}
-            for _, row in oos[:LIST_LIMIT]
-        ]
-        found.append(
-            Finding(
-                "gaps.out_of_stock_only",
-                {"items": items},
-                cells=tuple((i, c) for i, _ in oos[:LIST_LIMIT] for c in ("Products", "Variants")),
-                severity=8,
-            )
-        )
-    thin = with_gap("thin")
-    if thin:
-        items = [{"name": row["Subcategory"], "products_n": row["Products"]} for _, row in thin[:LIST_LIMIT]]
-        found.append(
-            Finding(
-                "gaps.thin",
-                {"items": items, "threshold": THIN_PRODUCTS},
-                cells=tuple((i, "Products") for i, _ in thin[:LIST_LIMIT]),
-                severity=7,
-            )
-        )
+    found += _own_gap_findings(visible)
     if with_ref:
-        under = with_gap("under-indexed")
-        if under:
-            items = [
-                {
-                    "name": row["Subcategory"],
-                    "own_pct": row["Own share"],
-                    "ref_pct": row["Reference share"],
-                    "index_num": row["Share index"],
-                }
-                for _, row in under[:3]
-            ]
-            found.append(
-                Finding(
-                    "gaps.under_indexed",
-                    {"items": items},
-                    cells=tuple((i, c) for i, _ in under[:3] for c in ("Own share", "Reference share", "Share index")),
-                    severity=6,
-                )
-            )
-        floor = with_gap("price floor")
-        if floor:
-            items = [
-                {"name": row["Subcategory"], "min_price": row["Min price"], "ref_p25_price": row["Reference P25"]}
-                for _, row in floor[:3]
-            ]
-            found.append(
-                Finding(
-                    "gaps.price_floor",
-                    {"items": items},
-                    cells=tuple((i, c) for i, _ in floor[:3] for c in ("Min price", "Reference P25")),
-                    severity=4,
-                )
-            )
-        ceiling = with_gap("price ceiling")
-        if ceiling:
-            items = [
-                {"name": row["Subcategory"], "max_price": row["Max price"], "ref_p75_price": row["Reference P75"]}
-                for _, row in ceiling[:3]
-            ]
-            found.append(
-                Finding(
-                    "gaps.price_ceiling",
-                    {"items": items},
-                    cells=tuple((i, c) for i, _ in ceiling[:3] for c in ("Max price", "Reference P75")),
-                    severity=3,
-                )
-            )
+        found += _reference_gap_findings(visible)
     other = [(i, row) for i, row in visible if row["Subcategory"] == "Not mapped to a subcategory" and row["Products"]]
     if other:
         i, row = other[0]
@@ -634,6 +546,109 @@ def _findings(
         found.append(Finding("gaps.empty", {}, severity=10))
     found.sort(key=lambda x: -x.severity)
     return found[:7]
+
+
+def _with_gap(visible: list[tuple[int, dict]], gap: str) -> list[tuple[int, dict]]:
+    """The shown subcategory rows whose Gap column names `gap`."""
+    return [(i, row) for i, row in visible if row["Gap"] and gap in row["Gap"].split(", ")]
+
+
+def _own_gap_findings(visible: list[tuple[int, dict]]) -> list[Finding]:
+    """Subcategories missing, out of stock throughout, or thin, among the rows shown."""
+    found: list[Finding] = []
+    missing = _with_gap(visible, "missing")
+    if missing:
+        items = [
+            {"name": row["Subcategory"], "ref_products_n": row.get("Reference products") or None}
+            for _, row in missing[:LIST_LIMIT]
+        ]
+        found.append(
+            Finding(
+                "gaps.missing",
+                {"items": items, "more": len(missing) > LIST_LIMIT},
+                cells=tuple((i, "Products") for i, _ in missing[:LIST_LIMIT]),
+                severity=9,
+            )
+        )
+    oos = _with_gap(visible, "out of stock only")
+    if oos:
+        items = [
+            {"name": row["Subcategory"], "products_n": row["Products"], "variants_n": row["Variants"]}
+            for _, row in oos[:LIST_LIMIT]
+        ]
+        found.append(
+            Finding(
+                "gaps.out_of_stock_only",
+                {"items": items},
+                cells=tuple((i, c) for i, _ in oos[:LIST_LIMIT] for c in ("Products", "Variants")),
+                severity=8,
+            )
+        )
+    thin = _with_gap(visible, "thin")
+    if thin:
+        items = [{"name": row["Subcategory"], "products_n": row["Products"]} for _, row in thin[:LIST_LIMIT]]
+        found.append(
+            Finding(
+                "gaps.thin",
+                {"items": items, "threshold": THIN_PRODUCTS},
+                cells=tuple((i, "Products") for i, _ in thin[:LIST_LIMIT]),
+                severity=7,
+            )
+        )
+    return found
+
+
+def _reference_gap_findings(visible: list[tuple[int, dict]]) -> list[Finding]:
+    """Against the reference: under-indexed subcategories, and no entry-level or premium price point."""
+    found: list[Finding] = []
+    under = _with_gap(visible, "under-indexed")
+    if under:
+        items = [
+            {
+                "name": row["Subcategory"],
+                "own_pct": row["Own share"],
+                "ref_pct": row["Reference share"],
+                "index_num": row["Share index"],
+            }
+            for _, row in under[:3]
+        ]
+        found.append(
+            Finding(
+                "gaps.under_indexed",
+                {"items": items},
+                cells=tuple((i, c) for i, _ in under[:3] for c in ("Own share", "Reference share", "Share index")),
+                severity=6,
+            )
+        )
+    floor = _with_gap(visible, "price floor")
+    if floor:
+        items = [
+            {"name": row["Subcategory"], "min_price": row["Min price"], "ref_p25_price": row["Reference P25"]}
+            for _, row in floor[:3]
+        ]
+        found.append(
+            Finding(
+                "gaps.price_floor",
+                {"items": items},
+                cells=tuple((i, c) for i, _ in floor[:3] for c in ("Min price", "Reference P25")),
+                severity=4,
+            )
+        )
+    ceiling = _with_gap(visible, "price ceiling")
+    if ceiling:
+        items = [
+            {"name": row["Subcategory"], "max_price": row["Max price"], "ref_p75_price": row["Reference P75"]}
+            for _, row in ceiling[:3]
+        ]
+        found.append(
+            Finding(
+                "gaps.price_ceiling",
+                {"items": items},
+                cells=tuple((i, c) for i, _ in ceiling[:3] for c in ("Max price", "Reference P75")),
+                severity=3,
+            )
+        )
+    return found
 
 
 def _demand_missing(inp: SkillInput) -> Finding | None:
