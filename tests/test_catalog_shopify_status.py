@@ -127,3 +127,22 @@ def test_all_published_says_nothing_about_the_online_store():
     table, ev = read_table_bytes(export(LEGACY, products), "s.csv", KIND_ATTACHED)
     assert table["online_store"].to_pylist() == [True] * 10
     assert "online store" not in overview_text(table, ev)
+
+
+@pytest.mark.parametrize("generation", ["legacy", "modern"])
+def test_unlisted_products_are_active_whatever_published_says(generation):
+    """Shopify's `Unlisted` status (2025): sold and reachable by its link, only left out of search and
+    collections — an active product, also when `Published` is false; never a draft."""
+    rng = random.Random(len(generation))
+    pubs = PUBLISHED[generation]
+    products = [
+        {"handle": f"p{i}", "status": rng.choice(("unlisted", "Unlisted", "active", "draft")), "published": rng.choice(pubs), "variants": rng.randint(1, 3)}
+        for i in range(24)
+    ]
+    names = LEGACY if generation == "legacy" else MODERN
+    table, _ = read_table_bytes(export(names, products), "products_export.csv", KIND_ATTACHED)
+    for st, want in (
+        ("active", sum(p["variants"] for p in products if p["status"].lower() in ("unlisted", "active"))),
+        ("draft", sum(p["variants"] for p in products if p["status"] == "draft")),
+    ):
+        assert (pc.sum(pc.equal(table["status"].cast("string"), st)).as_py() or 0) == want, st
