@@ -291,3 +291,18 @@ def test_a_phrase_unlike_every_own_name_is_not_bent_into_one(phrase):
     table = shopify(GROCERY)
     p, _, md = ask(f"Where are the gaps in {phrase}?", table)
     assert not p.scope.own_paths or phrase == "seeds", md[:300]
+
+
+@pytest.mark.parametrize("follow_up", ["and pricing?", "what is out of stock?", "and brands?"])
+def test_a_title_scope_is_kept_by_the_follow_up(table, follow_up):
+    """"gaps in night suits" on a nightwear export was answered for the 97 products whose titles name
+    night suits (no category is called that); "and pricing?" then resolved the remembered phrase again
+    without that rule and moved to every suit (Suits plus the own category "pajama suits"). The
+    follow-up keeps exactly the first turn's population. Here: "bear pajama suit" titles name the
+    whole phrase, the own category "pajama suits" holds only part of it."""
+    extra = [(f"Bear night suit {i}", "", "") for i in range(4)] + [(f"Linen suit {i}", "", "Suits") for i in range(3)]
+    t2 = shopify(CATALOG + extra)
+    first, _, md = ask("Where are the gaps in night suits?", t2)
+    assert dict(first.scope.found).get("title") == 4, md[:400]
+    follow, _, md = ask(follow_up, t2, first.memory)
+    assert follow.scope.found == first.scope.found and follow.scope.own_paths == first.scope.own_paths, md[:400]

@@ -1510,9 +1510,18 @@ def _own_claim(seq: list[str], own: _OwnIndex) -> Span | None:
 def _scope_for(
     toks: tuple[str, ...], display: str, own: pa.Table | None, own_idx: _OwnIndex, taxonomy: Taxonomy, tax_idx: _Index
 ) -> Scope | None:
-    """A remembered scope phrase (already corrected) resolved again: categories first, then titles."""
-    m, _, _ = _resolve(list(toks), set(), own_idx, taxonomy, tax_idx)
+    """A remembered scope phrase (already corrected) resolved again, by the rules the first turn used:
+    categories first, then titles — and a category found for only part of the phrase ("suits" of
+    "night suits") gives way to titles naming the whole phrase, as it did when the question was asked,
+    so "and pricing?" stays on the 97 night suits instead of moving to every suit."""
+    m, span, _ = _resolve(list(toks), set(), own_idx, taxonomy, tax_idx)
     if m is not None:
+        content = [t for t in toks if t not in STOPWORDS and t != "and"]
+        partial = m.shortened or (span is not None and len([t for t in toks[span[0] : span[1]] if t != "and"]) < len(content))
+        if partial:
+            by_title = _placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
+            if by_title is not None and not by_title.widened:
+                return by_title
         m.phrase = display
         return _placed(_scope(m, taxonomy), own, own_idx, taxonomy, toks)
     return _placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
