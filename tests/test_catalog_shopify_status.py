@@ -146,3 +146,35 @@ def test_unlisted_products_are_active_whatever_published_says(generation):
         ("draft", sum(p["variants"] for p in products if p["status"] == "draft")),
     ):
         assert (pc.sum(pc.equal(table["status"].cast("string"), st)).as_py() or 0) == want, st
+
+
+@pytest.mark.parametrize("column", ["Standard Product Type", "Standardized Product Type"])
+def test_the_2021_header_reads_its_standard_product_type_as_the_category(column):
+    """The 2021–2023 header generation (`Standard Product Type`, `Custom Product Type`, before `Product
+    Category` and `Type`): the standard type is Shopify's taxonomy path — the product's category —
+    and the custom type its own type; both were left unused ("Columns not used: Standard Product Type")."""
+    tax = taxonomy.load()
+    rng = random.Random(column)
+    paths = [
+        "Apparel & Accessories > Clothing > Dresses",
+        "Home & Garden > Kitchen & Dining > Cookware & Bakeware > Cookware",
+        "Food, Beverages & Tobacco > Food Items > Snack Foods",
+    ]
+    rows = []
+    want: dict[str, int] = {}
+    for i in range(18):
+        path = rng.choice(paths)
+        want[path] = want.get(path, 0) + 1
+        rows.append([f"h{i}", f"Thing {i}", "Acme", path, f"Own {i % 3}", "true", f"S{i}", "10.00", "active"])
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["Handle", "Title", "Vendor", column, "Custom Product Type", "Published", "Variant SKU", "Variant Price", "Status"])
+    w.writerows(rows)
+    table, ev = read_table_bytes(buf.getvalue().encode(), "products_export_1.csv", KIND_ATTACHED)
+    assert column not in ev.unmapped_columns
+    by_id = {p: next(n.id for n in tax.nodes.values() if n.path == p) for p in paths}
+    ids = table["google_category_id"].to_pylist()
+    for path, n in want.items():
+        assert ids.count(by_id[path]) == n, path
+    own = table["own_categories"].to_pylist()
+    assert all(any(path in (o or "") for path in paths) and "Own " in (o or "") for o in own)
