@@ -298,7 +298,10 @@ def test_an_unsettled_column_takes_the_order_its_sibling_columns_settle(seed, or
         return f"{d.month}/{d.day}/{d.year}" if order == "month/day" else f"{d.day}/{d.month}/{d.year}"
 
     header, rows = (
-        ("sku,store_view_code,product_type,name,price,product_websites,created_at,updated_at", "{i},,simple,N,1,base,{c},{u}")
+        (
+            "sku,store_view_code,product_type,name,price,product_websites,created_at,updated_at",
+            "{i},,simple,N,1,base,{c},{u}",
+        )
         if seed % 2
         else ("Product ID,Title,Price,Created,Updated", "{i},N,1,{c},{u}")
     )
@@ -309,7 +312,11 @@ def test_an_unsettled_column_takes_the_order_its_sibling_columns_settle(seed, or
     if seed % 2 == 0:
         # the columns disagree: created settles one order, a third column the other -> not read
         clash = dt.date(2025, 7, 28)
-        other = f"{clash.day}/{clash.month}/{clash.year}" if order == "month/day" else f"{clash.month}/{clash.day}/{clash.year}"
+        other = (
+            f"{clash.day}/{clash.month}/{clash.year}"
+            if order == "month/day"
+            else f"{clash.month}/{clash.day}/{clash.year}"
+        )
         lines = text.splitlines()
         lines = [lines[0] + ",Last Modified"] + [ln + "," + other for ln in lines[1:]]
         _, ev = read_table_bytes(("\n".join(lines) + "\n").encode(), "f.csv", KIND_ATTACHED)

@@ -136,7 +136,12 @@ def test_unlisted_products_are_active_whatever_published_says(generation):
     rng = random.Random(len(generation))
     pubs = PUBLISHED[generation]
     products = [
-        {"handle": f"p{i}", "status": rng.choice(("unlisted", "Unlisted", "active", "draft")), "published": rng.choice(pubs), "variants": rng.randint(1, 3)}
+        {
+            "handle": f"p{i}",
+            "status": rng.choice(("unlisted", "Unlisted", "active", "draft")),
+            "published": rng.choice(pubs),
+            "variants": rng.randint(1, 3),
+        }
         for i in range(24)
     ]
     names = LEGACY if generation == "legacy" else MODERN
@@ -168,7 +173,19 @@ def test_the_2021_header_reads_its_standard_product_type_as_the_category(column)
         rows.append([f"h{i}", f"Thing {i}", "Acme", path, f"Own {i % 3}", "true", f"S{i}", "10.00", "active"])
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["Handle", "Title", "Vendor", column, "Custom Product Type", "Published", "Variant SKU", "Variant Price", "Status"])
+    w.writerow(
+        [
+            "Handle",
+            "Title",
+            "Vendor",
+            column,
+            "Custom Product Type",
+            "Published",
+            "Variant SKU",
+            "Variant Price",
+            "Status",
+        ]
+    )
     w.writerows(rows)
     table, ev = read_table_bytes(buf.getvalue().encode(), "products_export_1.csv", KIND_ATTACHED)
     assert column not in ev.unmapped_columns

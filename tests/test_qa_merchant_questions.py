@@ -262,7 +262,7 @@ def _typos(name: str, rng) -> list[str]:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_a_mistyped_own_name_is_the_name_even_when_its_typos_are_words(seed):
-    """"sweats & snaks" for the own Type "Sweets & Snacks" was answered for the whole catalog: "sweats"
+    """ "sweats & snaks" for the own Type "Sweets & Snacks" was answered for the whole catalog: "sweats"
     is a word, so the word-by-word corrections left it. The whole name is now compared word for word
     with the merchant's own names, and the follow-up keeps the corrected scope."""
     import random
@@ -295,7 +295,7 @@ def test_a_phrase_unlike_every_own_name_is_not_bent_into_one(phrase):
 
 @pytest.mark.parametrize("follow_up", ["and pricing?", "what is out of stock?", "and brands?"])
 def test_a_title_scope_is_kept_by_the_follow_up(table, follow_up):
-    """"gaps in night suits" on a nightwear export was answered for the 97 products whose titles name
+    """ "gaps in night suits" on a nightwear export was answered for the 97 products whose titles name
     night suits (no category is called that); "and pricing?" then resolved the remembered phrase again
     without that rule and moved to every suit (Suits plus the own category "pajama suits"). The
     follow-up keeps exactly the first turn's population. Here: "bear pajama suit" titles name the
@@ -306,3 +306,45 @@ def test_a_title_scope_is_kept_by_the_follow_up(table, follow_up):
     assert dict(first.scope.found).get("title") == 4, md[:400]
     follow, _, md = ask(follow_up, t2, first.memory)
     assert follow.scope.found == first.scope.found and follow.scope.own_paths == first.scope.own_paths, md[:400]
+
+
+@pytest.mark.parametrize("placeholder", ["", "Uncategorized"])
+def test_unmapped_rows_are_named_by_their_own_type(placeholder):
+    """A grocery that files every product by Shopify `Type` only ("Cans & Jars", "Sweets & Snacks"),
+    with no or the placeholder `Product Category`, was told its largest category is "Unmapped" (93% of
+    it). Unmapped rows now carry their own type, so the overview and every per-category table name the
+    merchant's own categories, each counted as csv counts it."""
+    import random
+
+    from agent.analysis import overview
+    from agent.analysis.inputs import SkillInput
+    from agent.analysis.planner import Scope
+    from agent.render.text import render_skill
+    from tests.test_scope_rules import TAX
+
+    rng = random.Random(placeholder)
+    types = {"Cans & Jars": 0, "Sweets & Snacks": 0, "Zebra Things Qx": 0}
+    rows = []
+    for i in range(40):
+        typ = rng.choice(list(types))
+        types[typ] += 1
+        rows.append((f"Qx item {i}", placeholder, typ))
+    table = shopify(rows)
+    result = overview.run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+    top = {r["Item"]: r["Count"] for r in result.table.to_pylist() if r["Section"] == "Top categories (products)"}
+    md = render_skill(result, [])
+    for typ, n in types.items():
+        mapped = sum(
+            1
+            for r in table.filter(pc_equal(table, "product_type", typ)).to_pylist()
+            if r["google_category_id"] is not None
+        )
+        if n - mapped:
+            assert top.get(f"{typ} (unmapped)") == n - mapped, (typ, top)
+    assert "Unmapped" not in top, md[:500]
+
+
+def pc_equal(table, column, value):
+    import pyarrow.compute as pc
+
+    return pc.equal(table[column].cast("string"), value)

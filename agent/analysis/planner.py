@@ -1517,7 +1517,9 @@ def _scope_for(
     m, span, _ = _resolve(list(toks), set(), own_idx, taxonomy, tax_idx)
     if m is not None:
         content = [t for t in toks if t not in STOPWORDS and t != "and"]
-        partial = m.shortened or (span is not None and len([t for t in toks[span[0] : span[1]] if t != "and"]) < len(content))
+        partial = m.shortened or (
+            span is not None and len([t for t in toks[span[0] : span[1]] if t != "and"]) < len(content)
+        )
         if partial:
             by_title = _placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
             if by_title is not None and not by_title.widened:
