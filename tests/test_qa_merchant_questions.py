@@ -348,3 +348,36 @@ def pc_equal(table, column, value):
     import pyarrow.compute as pc
 
     return pc.equal(table[column].cast("string"), value)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_title_never_moves_a_product_the_merchant_filed_elsewhere(seed):
+    """ "Skin-Tac Adhesive Barrier Wipes", filed by the merchant under Health Care > First Aid, was counted
+    in "personal care" by its title. Products whose Google category the merchant set are found by title
+    only when that category is inside the scope or broader than it; unfiled products still are."""
+    import random
+
+    rng = random.Random(seed)
+    first_aid = "Health & Beauty > Health Care > First Aid"
+    personal = "Health & Beauty > Personal Care"
+    rows, want_title = [], 0
+    for i in range(12):
+        kind = rng.choice(("filed_elsewhere", "filed_broader", "unfiled", "filed_inside"))
+        category = {
+            "filed_elsewhere": first_aid,
+            "filed_broader": "Health & Beauty",
+            "unfiled": "",
+            "filed_inside": personal,
+        }[kind]
+        rows.append((f"Qx Barrier Wipes {i}", category, ""))
+        want_title += kind in ("filed_broader", "unfiled")
+    rows.append(("Qx Cotton Swabs", personal, ""))
+    table = shopify(rows)
+    p, _, md = ask("Where are the gaps in personal care?", table)
+    found = dict(p.scope.found)
+    inside = sum(1 for r in rows if r[1] == personal)
+    assert found.get("own", 0) + found.get("taxonomy", 0) == inside, (found, md[:400])
+    mapped_by_title = found.get("title", 0)
+    assert mapped_by_title <= want_title, found
+    filed_elsewhere = sum(1 for r in rows if r[1] == first_aid)
+    assert found.get("own", 0) + found.get("taxonomy", 0) + mapped_by_title <= len(rows) - filed_elsewhere
