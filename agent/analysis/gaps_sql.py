@@ -171,19 +171,7 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
         "zero_n": sum(int(r["zero_n"]) for r in currencies),
         "negative_n": sum(int(r["negative_n"]) for r in currencies),
     }
-    notes = []
-    if scope.taxonomy_id is not None:
-        unplaced = pushdown.query(
-            _fill(_BASE + "SELECT COUNT(*) AS n FROM offers WHERE gid IS NULL", {"key": "o.gid", "scope": "TRUE"}),
-            params[:1],
-        )
-        n = int(unplaced[0]["n"]) if unplaced else 0
-        if n:
-            notes.append(
-                f"{n:,} {'offer carries' if n == 1 else 'offers carry'} no Google product category in the "
-                "BigQuery table, so aggregated in BigQuery they could not be placed in this scope and are "
-                "not counted here."
-            )
+    notes = [note] if (note := unplaced_note(pushdown, scope)) else []
     return OwnAggregates(
         by_key=by_key,
         total=total,
@@ -194,6 +182,21 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
         rows=total["variants"],
         notes=notes,
         in_bigquery=True,
+    )
+
+
+def unplaced_note(pushdown: Any, scope: Scope) -> str | None:
+    """On a scoped question, how many offers carry no Google category (SQL cannot place them)."""
+    if scope.taxonomy_id is None:
+        return None
+    rows = pushdown.query("SELECT COUNT(*) AS n FROM {table} WHERE ({where}) AND google_product_category IS NULL")
+    n = int(rows[0]["n"]) if rows else 0
+    if not n:
+        return None
+    return (
+        f"{n:,} {'offer carries' if n == 1 else 'offers carry'} no Google product category in the "
+        "BigQuery table, so aggregated in BigQuery they could not be placed in this scope and are "
+        "not counted here."
     )
 
 

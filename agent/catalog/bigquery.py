@@ -367,7 +367,7 @@ def read_newest_partition(ref: BqRef, settings: Any, columns: list[str]) -> tupl
 # ------------------------------------------------------------------ pushdown (above the size line)
 
 # The transfer columns the pushdown aggregations read (nothing else is scanned).
-PUSHDOWN_COLUMNS = ("offer_id", "item_group_id", "google_product_category", "availability", "price")
+PUSHDOWN_COLUMNS = ("offer_id", "item_group_id", "google_product_category", "availability", "price", "brand")
 
 
 class Pushdown:
@@ -433,7 +433,7 @@ def pushdown_source(ref: BqRef, settings: Any, name: str, plan: ReadPlan):
     ev = SourceEvidence(
         name=name,
         kind=KIND_BIGQUERY,
-        format="Merchant Center Products transfer table, aggregated in BigQuery",
+        format="Merchant Center Products transfer table",  # the footer says it was aggregated in BigQuery
         rows_read=int(plan.rows or 0),
         snapshot_date=plan.partition,
         snapshot_origin=f"newest partition, {plan.partition_expr}" if plan.partition else None,
@@ -441,5 +441,5 @@ def pushdown_source(ref: BqRef, settings: Any, name: str, plan: ReadPlan):
         bytes_exact=True,
     )
     ev.pushdown = Pushdown(client, settings, plan, ev)
-    ev.columns = list(ev.pushdown.columns)
+    ev.columns = list(plan.columns)  # the table's columns the skills use, as a read would list them
     return canonical.empty_table(), ev

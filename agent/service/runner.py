@@ -381,7 +381,13 @@ class Runner:
             spec = SKILLS[skill_id]
             if in_bigquery and skill_id not in IN_BIGQUERY:
                 # above the size line nothing was downloaded: a skill without a SQL form says so
-                text = "\n\n".join([*preface, OVER_LINE_TEXT.format(skill=spec.name), render_footer(inputs, None, now)])
+                text = "\n\n".join(
+                    [
+                        *preface,
+                        OVER_LINE_TEXT.format(skill=spec.name, pushed=_in_bigquery_names()),
+                        render_footer(inputs, None, now),
+                    ]
+                )
                 art = objects.artifact(spec.id, [objects.text_part(text)], description=spec.name)
                 artifacts.append(art)
                 yield objects.artifact_update(tid, cid, art)
@@ -543,10 +549,19 @@ def wait_until_terminal(tasks: TaskStore, task_id: str, timeout: float) -> dict[
 
 
 OVER_LINE_TEXT = (
-    "{skill} was not run: the catalog's newest BigQuery partition is above the in-memory line "
-    "(BIGQUERY_IN_MEMORY_BYTES), so it is aggregated in BigQuery, and this question has no BigQuery "
-    "aggregation yet (assortment gaps has one)."
+    "{skill} was not run: it needs the catalog in memory, and the catalog's newest BigQuery partition is "
+    "above the in-memory line (BIGQUERY_IN_MEMORY_BYTES), so nothing was downloaded. Above the line only "
+    "{pushed} are aggregated in BigQuery; for this question, raise the line on an instance with the memory "
+    "for the partition."
 )
+
+
+def _in_bigquery_names() -> str:
+    """ "catalog overview and assortment gaps": the skills with a BigQuery aggregation, in card order."""
+    from agent.analysis.registry import IN_BIGQUERY, SKILLS
+
+    names = [spec.name.lower() for sid, spec in SKILLS.items() if sid in IN_BIGQUERY]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _bigquery_refusal(skill: str, exc: Exception) -> str:
