@@ -29,17 +29,16 @@ sys.path.insert(0, str(ROOT))
 CHILD = r"""
 import json, resource, sys, time
 from agent import config
-from agent import bqref
 from agent.catalog.sources import load_catalog_inputs
 from agent.analysis.registry import SKILLS
-bqref.configure(config.load(json.loads(sys.argv[2])).bigquery)
+settings = config.load(json.loads(sys.argv[2])).bigquery
 from agent.catalog.sources import load_demo
 t = time.perf_counter()
 load_demo()  # warms the taxonomy and mapping caches, as a running instance has them
 warm = time.perf_counter() - t
 rss_warm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t = time.perf_counter()
-inputs = load_catalog_inputs([], catalog_uri=sys.argv[1])
+inputs = load_catalog_inputs([], catalog_uri=sys.argv[1], bigquery=settings)
 read = time.perf_counter() - t
 assert not inputs.problems, inputs.problems
 print(json.dumps({"rows": inputs.own.table.num_rows, "demo_csv_s": warm, "rss_after_demo_mb": rss_warm, "read_s": read,
@@ -50,17 +49,16 @@ print(json.dumps({"rows": inputs.own.table.num_rows, "demo_csv_s": warm, "rss_af
 GAPS_CHILD = r"""
 import json, resource, sys, time
 from agent import config
-from agent import bqref
 from agent.catalog.sources import load_catalog_inputs, load_demo
 from agent.analysis import gaps, planner
 from agent.analysis.inputs import SkillInput
 from agent.catalog import taxonomy
-bqref.configure(config.load(json.loads(sys.argv[2])).bigquery)
+settings = config.load(json.loads(sys.argv[2])).bigquery
 load_demo()  # warm caches, as a running instance has them
 tax = taxonomy.load()
 rss_warm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t = time.perf_counter()
-inputs = load_catalog_inputs([], catalog_uri=sys.argv[1])
+inputs = load_catalog_inputs([], catalog_uri=sys.argv[1], bigquery=settings)
 assert not inputs.problems, inputs.problems
 own = inputs.own
 scope = planner.plan("Where are the gaps in outdoor furniture?", own.table, tax, None).scope

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent import bqref
 from agent import config as config_mod
 from agent.analysis import gaps, planner
 from agent.analysis.inputs import SkillInput
@@ -70,11 +69,7 @@ def table_uri(bq_emulator):  # noqa: F811
 
 def _load(env: dict[str, str], uri: str, **over: str):
     settings = config_mod.load({**env, **over}).bigquery
-    bqref.configure(settings)
-    try:
-        return load_catalog_inputs([], catalog_uri=uri, merchant_id=MERCHANT)
-    finally:
-        bqref.configure(None)
+    return load_catalog_inputs([], catalog_uri=uri, merchant_id=MERCHANT, bigquery=settings)
 
 
 def _run(inputs, scope, tax):

@@ -31,12 +31,11 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agent import bqref
 from agent.bqref import BadBqUri, is_bq, parse_bq_uri
 from agent.catalog import bestsellers
 from agent.catalog.attachments import Attachment
@@ -52,6 +51,9 @@ from agent.catalog.evidence import (
     Unreadable,
 )
 from agent.catalog.ingest import read_table_bytes
+
+if TYPE_CHECKING:
+    from agent.config import BigQuerySettings
 
 log = logging.getLogger(__name__)
 
@@ -89,11 +91,14 @@ def load_catalog_inputs(
     refused: Sequence[Unreadable] = (),
     merchant_id: str | None = None,
     demand_uri: str | None = None,
+    bigquery: "BigQuerySettings | None" = None,
 ) -> CatalogInputs:
     """Load this turn's own and reference catalogs; see the module docstring for the rules.
 
     `refused` are file parts of this message the service could not take as tables; they are reported
-    first and, like attachments, stop any fallback for the own catalog."""
+    first and, like attachments, stop any fallback for the own catalog. `bigquery` is how bq://
+    locations are read (agent.config.BigQuerySettings: cap, size line, emulator hosts; the defaults
+    when None), passed with the call like every other setting here."""
     unreadable: list[Unreadable] = list(refused)
     problems: list[str] = []
     ref_index = pick_reference(attachments, question)
@@ -135,7 +140,7 @@ def load_catalog_inputs(
     elif own is None and catalog_uri:
         progress("Reading the configured catalog…")
         try:
-            located = load_location(catalog_uri, local_root, merchant_id)
+            located = load_location(catalog_uri, local_root, merchant_id, bigquery)
             if located[1].role == bestsellers.ROLE:
                 raise SourceFailed(f"{catalog_uri}: a Best sellers report, not a catalog")
             own = combine([located])
@@ -153,7 +158,7 @@ def load_catalog_inputs(
     if reference is None and reference_uri:
         progress("Reading the reference catalog…")
         try:
-            table, ev = load_location(reference_uri, local_root, merchant_id)
+            table, ev = load_location(reference_uri, local_root, merchant_id, bigquery)
             if ev.pushdown is not None:  # a reference is compared in memory: above the line it is not read
                 raise SourceFailed(
                     f"{reference_uri}: above the in-memory line",
@@ -172,7 +177,7 @@ def load_catalog_inputs(
     if not demand_parts and demand_uri:
         progress("Reading the Best sellers report…")
         try:
-            table, ev = load_location(demand_uri, local_root, merchant_id)
+            table, ev = load_location(demand_uri, local_root, merchant_id, bigquery)
             if ev.role != bestsellers.ROLE:
                 raise SourceFailed(f"{demand_uri}: not a Best sellers report")
             demand_parts.append((table, ev))
@@ -322,13 +327,15 @@ def combine_loaded(catalogs: Sequence[LoadedCatalog]) -> LoadedCatalog:
 # ------------------------------------------------------------------ locations
 
 
-def load_location(uri: str, local_root: str | None, merchant_id: str | None = None) -> tuple[pa.Table, SourceEvidence]:
+def load_location(
+    uri: str, local_root: str | None, merchant_id: str | None = None, bigquery: "BigQuerySettings | None" = None
+) -> tuple[pa.Table, SourceEvidence]:
     """A configured location (gs:// file or prefix, bq:// table or transfer dataset, local file or
     folder) -> table + evidence copy."""
     if uri.startswith("gs://"):
         return _load_gcs(uri)
     if is_bq(uri):
-        return _load_bigquery(uri, merchant_id)
+        return _load_bigquery(uri, merchant_id, bigquery)
     return _load_local(uri, local_root)
 
 
@@ -351,13 +358,15 @@ def _load_gcs(uri: str) -> tuple[pa.Table, SourceEvidence]:
     return table, dataclasses.replace(ev)
 
 
-def _load_bigquery(uri: str, merchant_id: str | None) -> tuple[pa.Table, SourceEvidence]:
-    """A bq:// location: the newest partition of the table (agent.catalog.bigquery). Read on each
-    turn (no table cache yet: the partition and its estimate are checked every time)."""
+def _load_bigquery(
+    uri: str, merchant_id: str | None, settings: "BigQuerySettings | None"
+) -> tuple[pa.Table, SourceEvidence]:
+    """A bq:// location: the newest partition of the table (agent.catalog.bigquery). The partition and
+    its estimate are checked on every turn; the read itself is kept in TABLE_CACHE per partition."""
     from agent.catalog import bigquery as bq
     from agent.config import BigQuerySettings
 
-    settings = cast(BigQuerySettings, bqref.SETTINGS) or BigQuerySettings()  # set by the Service at start
+    settings = settings or BigQuerySettings()
     try:
         ref = parse_bq_uri(uri).for_merchant(merchant_id or settings.merchant_center_id)
         table, ev = bq.load_table(ref, settings, ref.uri)

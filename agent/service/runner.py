@@ -21,7 +21,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generator, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator
 
 from agent import budget, logs
 from agent.catalog.attachments import Attachment
@@ -32,6 +32,9 @@ from agent.protocol import objects
 from agent.store.base import ContextChange, ContextState, ContextStore, TaskStore, as_context_catalog
 
 from . import reclaim, stepgate
+
+if TYPE_CHECKING:
+    from agent.config import BigQuerySettings
 from .live import LiveRegistry
 
 CANCELED_TEXT = "Cancelled at the client's request."
@@ -125,6 +128,7 @@ class Deps:
     step_gate: str | None = None  # tests only: agent.service.stepgate
     storage_seconds: float = 10.0  # TURN_STORAGE_SECONDS: all storage calls of a turn's work (agent.budget)
     demand_uri: str | None = None  # DEMAND_URI: a configured Best sellers report
+    bigquery: "BigQuerySettings | None" = None  # BIGQUERY_*: how bq:// locations are read (cap, size line)
 
     @property
     def reserve_seconds(self) -> float:
@@ -480,6 +484,7 @@ class Runner:
             refused=turn.unreadable,
             merchant_id=turn.merchant_id,
             demand_uri=self.deps.demand_uri,
+            bigquery=self.deps.bigquery,
         )
         if context.expired_catalogs and not turn.attachments:
             names = ", ".join(dict.fromkeys(context.expired_catalogs))
