@@ -198,3 +198,127 @@ def create_products_table(
         errors = client.insert_rows_json(table, rows[start : start + 500])
         assert not errors, errors[:3]
     return f"{project}.{dataset}"
+
+
+# ------------------------------------------------------------------ Best sellers transfer tables
+
+BESTSELLERS = ROOT / "tests" / "bestsellers"
+OLDER_WEEK = "2026-11-16"  # a partition before the reports' own week: never read (only the newest is)
+
+
+def _money_micros(text: str, i: int) -> int:
+    return int(round(float(text.split(" ")[2 * i]) * 1e6))
+
+
+def bestsellers_schema(kind: str):
+    """`BestSellersProductClusterWeekly_<id>` ("products") or `BestSellersBrandWeekly_<id>` ("brands"), the
+    columns the transfer documents that the reader uses, nested records as the transfer nests them."""
+    from google.cloud.bigquery import SchemaField as F
+
+    demand = [F("bucket", "STRING"), F("min", "INTEGER"), F("max", "INTEGER")]
+    common = [
+        F("rank_timestamp", "TIMESTAMP"),
+        F("rank_id", "STRING"),
+        F("rank", "INTEGER"),
+        F("previous_rank", "INTEGER"),
+        F("country_code", "STRING"),
+        F("report_category_id", "INTEGER"),
+        F("brand", "STRING"),
+        F("relative_demand", "RECORD", fields=demand),
+        F("previous_relative_demand", "RECORD", fields=demand),
+        F("brand_inventory_status", "STRING"),
+    ]
+    if kind == "brands":
+        return common
+    return common + [
+        F("title", "STRING"),
+        *(F(f"category_l{i}", "STRING") for i in range(1, 6)),
+        F("variant_gtins", "STRING", mode="REPEATED"),
+        F("product_inventory_status", "STRING"),
+        F("entity_id", "STRING"),
+        F(
+            "price_range",
+            "RECORD",
+            fields=[F("min_amount_micros", "INTEGER"), F("max_amount_micros", "INTEGER"), F("currency_code", "STRING")],
+        ),
+    ]
+
+
+def bestsellers_rows(kind: str) -> list[dict]:
+    """tests/bestsellers/{products,brands}.csv as rows of the transfer table (its week's partition)."""
+    path = BESTSELLERS / ("products.csv" if kind == "products" else "brands.csv")
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    out = []
+    for i, r in enumerate(rows):
+        if kind == "products":
+            levels = r["Category"].split(" > ")
+            row = {
+                "rank_timestamp": f"{r['Report date']}T00:00:00Z",
+                "rank": int(r["Rank"]),
+                "previous_rank": int(r["Previous rank"]) if r["Previous rank"] else None,
+                "country_code": r["Country"],
+                "report_category_id": int(r["Report category ID"]),
+                "title": r["Product title"],
+                "brand": r["Brand"],
+                **{f"category_l{k}": levels[k - 1] if len(levels) >= k else None for k in range(1, 6)},
+                "variant_gtins": [g.strip() for g in r["GTINs"].split(",") if g.strip()],
+                "product_inventory_status": r["Product inventory status"] or None,
+                "brand_inventory_status": r["Brand inventory status"],
+                "relative_demand": {"bucket": r["Relative demand"].upper().replace(" ", "_")},
+                "previous_relative_demand": {
+                    "bucket": r["Previous relative demand"].upper().replace(" ", "_")
+                    if r["Previous relative demand"]
+                    else None
+                },
+                "price_range": {
+                    "min_amount_micros": _money_micros(r["Price range"], 0),
+                    "max_amount_micros": _money_micros(r["Price range"], 1),
+                    "currency_code": "USD",
+                },
+            }
+        else:
+            row = {
+                "rank_timestamp": f"{r['_PARTITIONDATE']}T00:00:00Z",
+                "rank": int(r["rank"]),
+                "previous_rank": int(r["previous_rank"]) if r["previous_rank"] else None,
+                "country_code": r["country_code"],
+                "report_category_id": int(r["report_category_id"]),
+                "brand": r["brand"],
+                "relative_demand": {
+                    "bucket": r["relative_demand.bucket"],
+                    "min": int(r["relative_demand.min"]),
+                    "max": int(r["relative_demand.max"]),
+                },
+                "previous_relative_demand": {"bucket": r["previous_relative_demand.bucket"] or None},
+                "brand_inventory_status": r["brand_inventory_status"],
+            }
+        row["rank_id"] = f"{row['rank_timestamp'][:10]}:{i}"
+        out.append(row)
+    return out
+
+
+def create_bestsellers_tables(client, project: str, dataset: str, merchant_id: int = 123456) -> dict[str, str]:
+    """`BestSellersProductClusterWeekly_<id>` and `BestSellersBrandWeekly_<id>` in `dataset` (created if
+    needed), partitioned by day on `rank_timestamp`, each with its report's week and an older week of
+    the same rows ranked in reverse; returns {"products": table id, "brands": table id}."""
+    from google.cloud import bigquery
+
+    client.create_dataset(f"{project}.{dataset}", exists_ok=True)
+    out = {}
+    for kind, name in (("products", "BestSellersProductClusterWeekly"), ("brands", "BestSellersBrandWeekly")):
+        table = bigquery.Table(f"{project}.{dataset}.{name}_{merchant_id}", schema=bestsellers_schema(kind))
+        table.time_partitioning = bigquery.TimePartitioning(
+            type_=bigquery.TimePartitioningType.DAY, field="rank_timestamp"
+        )
+        client.create_table(table)
+        rows = bestsellers_rows(kind)
+        older = [
+            dict(r, rank_timestamp=f"{OLDER_WEEK}T00:00:00Z", rank=len(rows) - r["rank"], rank_id=f"old:{i}")
+            for i, r in enumerate(rows)
+        ]
+        for start in range(0, len(rows) * 2, 500):
+            errors = client.insert_rows_json(table, (rows + older)[start : start + 500])
+            assert not errors, errors[:3]
+        out[kind] = table.table_id and f"{project}.{dataset}.{name}_{merchant_id}"
+    return out

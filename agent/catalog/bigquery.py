@@ -393,6 +393,46 @@ def read_newest_partition(ref: BqRef, settings: Any, columns: list[str]) -> tupl
         raise BigQueryUnavailable(f"{ref.uri}: {type(exc).__name__}: {exc}") from None
 
 
+def load_bestsellers(ref: BqRef, settings: Any, name: str):
+    """A Merchant Center Best sellers transfer table (`BestSellersProductClusterWeekly_<id>`, …) ->
+    (demand table, evidence): its newest partition, projected to the columns the Best sellers reader
+    uses, through the same cap, size line and cache as a catalog. The partition's day is the report
+    date (the footer's snapshot date). Raises what load_table raises."""
+    from google.api_core import exceptions as gexc
+
+    from agent.catalog import bestsellers
+    from agent.catalog.cache import TABLE_CACHE
+
+    try:
+        client, _ = clients(settings, ref)
+        plan = plan_read(client, ref, settings, bestsellers.transfer_columns())
+        if plan.estimate_bytes > settings.in_memory_bytes:
+            raise OverSizeLine(plan)
+        read: list[bool] = []
+
+        def load():
+            read.append(True)
+            raw = read_arrow(settings, plan)
+            if plan.partition is not None and PARTITION_PSEUDO not in raw.column_names:
+                raw = raw.append_column(PARTITION_PSEUDO, pa.array([plan.partition] * raw.num_rows, pa.date32()))
+            demand, ev = bestsellers.from_transfer(raw, name, KIND_BIGQUERY)
+            if plan.partition is not None:
+                ev.snapshot_date = plan.partition
+                ev.snapshot_origin = f"newest partition, {plan.partition_expr}"
+            ev.columns = list(plan.columns)
+            ev.bytes_scanned, ev.bytes_exact = plan.estimate_bytes, plan.estimate_exact
+            return demand, ev
+
+        demand, ev = TABLE_CACHE.get_or_load(_cache_key("bestsellers", plan), load, lambda v: int(v[0].nbytes))
+    except (BytesCapExceeded, OverSizeLine, UnreadableCatalog):
+        raise
+    except (gexc.GoogleAPIError, Exception) as exc:  # noqa: BLE001 - transport errors must not fail the turn
+        raise BigQueryUnavailable(f"{ref.uri}: {type(exc).__name__}: {exc}") from None
+    if not read:  # kept from an earlier turn: nothing scanned now
+        return demand, dataclasses.replace(ev, bytes_scanned=0, bytes_exact=True)
+    return demand, dataclasses.replace(ev)
+
+
 # ------------------------------------------------------------------ pushdown (above the size line)
 
 # The transfer columns the pushdown aggregations read (nothing else is scanned).

@@ -176,16 +176,38 @@ def load_catalog_inputs(
             problems.append(_reference_problem(exc.problem) if exc.problem else REFERENCE_PROBLEM)
     if not demand_parts and demand_uri:
         progress("Reading the Best sellers report…")
-        try:
-            table, ev = load_location(demand_uri, local_root, merchant_id, bigquery)
-            if ev.role != bestsellers.ROLE:
-                raise SourceFailed(f"{demand_uri}: not a Best sellers report")
-            demand_parts.append((table, ev))
-        except SourceFailed as exc:
-            log.warning("Best sellers report unreadable: %s", exc)
-            problems.append(DEMAND_PROBLEM)
+        failed: list[SourceFailed] = []
+        for location in demand_locations(demand_uri, merchant_id, bigquery):
+            try:
+                table, ev = load_location(location, local_root, merchant_id, bigquery)
+                if ev.role != bestsellers.ROLE:
+                    raise SourceFailed(f"{location}: not a Best sellers report")
+                demand_parts.append((table, ev))
+            except SourceFailed as exc:
+                log.warning("Best sellers report unreadable: %s", exc)
+                failed.append(exc)
+        if failed and not demand_parts:  # one of a dataset's two reports missing is not a problem
+            problems.append(next((f.problem for f in failed if f.problem), None) or DEMAND_PROBLEM)
     demand = _combine_demand(demand_parts) if demand_parts else None
     return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems, demand=demand)
+
+
+def demand_locations(uri: str, merchant_id: str | None, bigquery: "BigQuerySettings | None") -> list[str]:
+    """DEMAND_URI as the locations read: itself, or for a Merchant Center transfer dataset
+    (`bq://project.dataset`) its weekly product-cluster and brand reports for the merchant
+    (`BestSellersProductClusterWeekly_<id>`, `BestSellersBrandWeekly_<id>`; the monthly ones are read
+    when named as tables). Without a merchant id the dataset stays as given and fails as a dataset
+    location does."""
+    if not is_bq(uri):
+        return [uri]
+    try:
+        ref = parse_bq_uri(uri)
+    except BadBqUri:
+        return [uri]
+    merchant = merchant_id or (bigquery.merchant_center_id if bigquery is not None else None)
+    if ref.table is not None or not merchant:
+        return [uri]
+    return [f"{uri}.{prefix}{merchant}" for prefix in bestsellers.TRANSFER_TABLES]
 
 
 def _reference_problem(problem: str) -> str:
@@ -367,16 +389,21 @@ def _load_bigquery(
     from agent.config import BigQuerySettings
 
     settings = settings or BigQuerySettings()
+    what = "catalog"
     try:
         ref = parse_bq_uri(uri).for_merchant(merchant_id or settings.merchant_center_id)
-        table, ev = bq.load_table(ref, settings, ref.uri)
+        if ref.table is not None and bestsellers.TRANSFER_TABLE.fullmatch(ref.table):
+            what = "Best sellers report"  # demand data: the Best sellers reader, not a catalog's
+            table, ev = bq.load_bestsellers(ref, settings, ref.uri)
+        else:
+            table, ev = bq.load_table(ref, settings, ref.uri)
     except BadBqUri as exc:
         raise SourceFailed(str(exc)) from None
     except bq.BytesCapExceeded as exc:
         raise SourceFailed(
             str(exc),
             problem=(
-                f"The configured catalog was not read: BigQuery estimates {bytes_text(exc.estimate)} to scan, "
+                f"The configured {what} was not read: BigQuery estimates {bytes_text(exc.estimate)} to scan, "
                 f"over the {bytes_text(exc.cap)} cap per question (BIGQUERY_MAXIMUM_BYTES_BILLED)."
             ),
         ) from None
@@ -384,7 +411,7 @@ def _load_bigquery(
         raise SourceFailed(
             str(exc),
             problem=(
-                f"The configured catalog was not read: its newest partition ({bytes_text(exc.plan.estimate_bytes)}) is "
+                f"The configured {what} was not read: its newest partition ({bytes_text(exc.plan.estimate_bytes)}) is "
                 f"above the in-memory line of {bytes_text(settings.in_memory_bytes)} (BIGQUERY_IN_MEMORY_BYTES), and "
                 "only Merchant Center Products_ tables are aggregated in BigQuery."
             ),
