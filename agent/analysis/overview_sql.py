@@ -14,8 +14,8 @@ the mapping section then counts it "not mapped". A transfer table has no status 
 is active, as the in-memory Merchant Center reader reads a feed.
 
 Exactness: COUNT(DISTINCT) for products and brands (brand trimmed, inner runs of spaces collapsed,
-empty as none, as the catalog layer cleans it), PERCENTILE_CONT for the median and the quartiles the
-price bands are cut near (linear interpolation, numpy's default), and band counts with the same
+empty as none, as the catalog layer cleans it), the values at the sorted positions of the median and the
+quartiles the price bands are cut near, interpolated as numpy.quantile does (gaps_sql.quantile_picks), and band counts with the same
 half-open bounds. Ties in the top lists are broken by name in Python for categories (all ids come
 back) and by `ORDER BY … brand` in SQL for brands (only the top three come back).
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.analysis import common
-from agent.analysis.gaps_sql import unplaced_note
+from agent.analysis.gaps_sql import QUANTILES, interpolate, quantile_picks, unplaced_note
 from agent.analysis.overview import MAX_CURRENCIES, TOP_BRANDS, TOP_CATEGORIES, Figures, PriceFigures
 from agent.analysis.result import Scope
 from agent.catalog.taxonomy import Taxonomy
@@ -54,15 +54,12 @@ FROM scoped
 
 _CURRENCIES = """,
 priced AS (
-  SELECT cur, p,
-         PERCENTILE_CONT(p, 0.25) OVER (PARTITION BY cur) AS q25,
-         PERCENTILE_CONT(p, 0.5) OVER (PARTITION BY cur) AS q50,
-         PERCENTILE_CONT(p, 0.75) OVER (PARTITION BY cur) AS q75
+  SELECT cur, p, ROW_NUMBER() OVER (PARTITION BY cur ORDER BY p) - 1 AS r, COUNT(*) OVER (PARTITION BY cur) AS n
   FROM scoped WHERE p > 0
 )
-SELECT cur, COUNT(*) AS n, MIN(p) AS lo, MAX(p) AS hi, MAX(q25) AS q25, MAX(q50) AS q50, MAX(q75) AS q75
+SELECT cur, COUNT(*) AS n, MIN(p) AS lo, MAX(p) AS hi, {picks}
 FROM priced GROUP BY cur
-"""
+""".replace("{picks}", quantile_picks("r", "n", "p", QUANTILES))
 
 # Bands as (currency key, band index, lower inclusive, upper exclusive or NULL); '' is "no currency".
 _BANDS = """,
@@ -109,7 +106,7 @@ def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Figures:
     shown = currencies[:MAX_CURRENCIES]
     cut_bands = {}
     for c in shown:
-        cuts = sorted({common.nice_number(float(c[q])) for q in ("q25", "q50", "q75")})
+        cuts = sorted({common.nice_number(_quantile(c, q)) for q in QUANTILES})
         cuts = [x for x in cuts if float(c["lo"]) < x <= float(c["hi"])]
         cut_bands[c["cur"] or ""] = common.band_labels(cuts, c["cur"])
     counted: dict[tuple[str, int], int] = {}
@@ -135,7 +132,7 @@ def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Figures:
             currency=c["cur"],
             variants=int(c["n"]),
             low=float(c["lo"]),
-            median=float(c["q50"]),
+            median=_quantile(c, 0.5),
             high=float(c["hi"]),
             bands=[
                 (label, counted.get((c["cur"] or "", i), 0))
@@ -193,3 +190,10 @@ def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Figures:
         no_currency=bool(currencies) and all(c["cur"] is None for c in currencies),
         notes=[note] if note else [],
     )
+
+
+def _quantile(row: dict[str, Any], q: float) -> float:
+    """np.quantile's value (the in-memory overview's rule) from the picked neighbours."""
+    value = interpolate(row, q, numpy_rule=True)
+    assert value is not None  # a currency row has at least one priced variant
+    return value
