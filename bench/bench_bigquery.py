@@ -11,7 +11,13 @@ outdoor furniture?" through the in-memory path (BIGQUERY_IN_MEMORY_BYTES huge: S
 assortment_gaps on the Arrow table) and through the pushdown path (BIGQUERY_IN_MEMORY_BYTES=0: the
 aggregation as SQL in the emulator, agent/analysis/gaps_sql.py). The base table is then the demo offers
 with their Google category ids (bq_seed.demo_products_rows_with_google_ids), which the SQL groups by.
-Usage: python bench/bench_bigquery.py --gaps [k ...]
+Usage: python bench/bench_bigquery.py --gaps [--narrow] [--in-memory-up-to=K] [k ...]
+
+`--narrow` seeds a table of only the columns in tests/bq_seed.NARROW (what the pushdown reads, plus
+title, category path and destinations): the emulator holds its tables in memory (DuckDB), and the full
+transfer rows of 10M offers would take several GB on a shared machine. The in-memory path then reads
+fewer columns than it would from a real transfer table (no descriptions or links), so its figures on a
+narrow table are a lower bound. `--in-memory-up-to=K` runs the in-memory path only up to K copies.
 """
 
 from __future__ import annotations
@@ -71,29 +77,29 @@ print(json.dumps({"rows": ev.rows_read, "pushdown": ev.pushdown is not None, "an
 """
 
 
-def main_gaps(ks: list[int]) -> None:
+def main_gaps(ks: list[int], narrow: bool = False, in_memory_up_to: int | None = None) -> None:
     from tests import bq_seed
     from tests.bigquery_emulator import BqEmulator
 
+    schema = bq_seed.narrow_schema() if narrow else bq_seed.products_schema()
     emu = BqEmulator().start()
     try:
+        t = time.perf_counter()
         base = bq_seed.create_products_table(
-            emu.client, emu.project, rows=bq_seed.demo_products_rows_with_google_ids(), merchant_id=1
+            emu.client, emu.project, rows=bq_seed.demo_products_rows_with_google_ids(), merchant_id=1, schema=schema
         )
+        print(json.dumps({"base_rows_seed_s": round(time.perf_counter() - t, 1), "narrow": narrow}), flush=True)
         env = {**{k: v for k, v in os.environ.items()}, **emu.env}
         common = {**emu.env, "BIGQUERY_MAXIMUM_BYTES_BILLED": str(1 << 45)}
         for k in ks:
-            ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2)
-            names = [f.name for f in bq_seed.products_schema()]
-            select = ", ".join(
-                f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}"
-                for n in names
-            )
-            emu.client.query(
-                f"INSERT INTO `{ds}.Products_2` ({', '.join(names)}) SELECT {select} "
-                f"FROM `{base}.Products_1` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k"
-            ).result()
-            for mode, line in (("pushdown", "0"), ("in-memory", str(1 << 40))):
+            ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2, schema=schema)
+            t = time.perf_counter()
+            multiply(emu.client, schema, f"{base}.Products_1", f"{ds}.Products_2", k)
+            seed = time.perf_counter() - t
+            modes = [("pushdown", "0")]
+            if in_memory_up_to is None or k <= in_memory_up_to:
+                modes.append(("in-memory", str(1 << 40)))
+            for mode, line in modes:
                 print(f"uptime: {os.getloadavg()}", flush=True)
                 out = subprocess.run(
                     [
@@ -118,13 +124,27 @@ def main_gaps(ks: list[int]) -> None:
                         {
                             "copies": k,
                             "mode": mode,
+                            "seed_s": round(seed, 1),
                             **{a: round(b, 2) if isinstance(b, float) else b for a, b in got.items()},
                         }
                     ),
                     flush=True,
                 )
+            emu.client.delete_dataset(ds, delete_contents=True)  # the emulator holds tables in memory
     finally:
         emu.stop()
+
+
+def multiply(client, schema, base: str, target: str, k: int) -> None:
+    """`target` = k copies of `base` inside the emulator (distinct offer and item group ids per copy)."""
+    names = [f.name for f in schema]
+    select = ", ".join(
+        f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}" for n in names
+    )
+    client.query(
+        f"INSERT INTO `{target}` ({', '.join(names)}) SELECT {select} "
+        f"FROM `{base}` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k"
+    ).result()
 
 
 def main(ks: list[int]) -> None:
@@ -140,15 +160,7 @@ def main(ks: list[int]) -> None:
         for k in ks:
             ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2)
             t = time.perf_counter()
-            names = [f.name for f in bq_seed.products_schema()]
-            select = ", ".join(
-                f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}"
-                for n in names
-            )
-            emu.client.query(
-                f"INSERT INTO `{ds}.Products_2` ({', '.join(names)}) SELECT {select} "
-                f"FROM `{base}.Products_1` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k"
-            ).result()
+            multiply(emu.client, bq_seed.products_schema(), f"{base}.Products_1", f"{ds}.Products_2", k)
             seed = time.perf_counter() - t
             out = subprocess.run(
                 [sys.executable, "-c", CHILD, f"bq://{ds}.Products_2", json.dumps(settings)],
@@ -178,6 +190,10 @@ def main(ks: list[int]) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--gaps"]:
-        main_gaps([int(a) for a in sys.argv[2:]] or [1, 35, 350])
+        args = sys.argv[2:]
+        narrow = "--narrow" in args
+        up_to = next((int(a.split("=", 1)[1]) for a in args if a.startswith("--in-memory-up-to=")), None)
+        ks = [int(a) for a in args if not a.startswith("--")]
+        main_gaps(ks or [1, 35, 350], narrow=narrow, in_memory_up_to=up_to)
     else:
         main([int(a) for a in sys.argv[1:]] or [1, 10, 35])

@@ -94,6 +94,26 @@ def products_schema():
     ]
 
 
+# The columns a narrow transfer table keeps (bench/bench_bigquery.py --narrow): what the pushdown reads,
+# the title and category path the in-memory reader maps, and `destinations` (which marks the schema).
+NARROW = (
+    "offer_id",
+    "item_group_id",
+    "title",
+    "brand",
+    "availability",
+    "google_product_category",
+    "google_product_category_path",
+    "price",
+    "destinations",
+)
+
+
+def narrow_schema():
+    """products_schema() cut to NARROW: the same field definitions, a fraction of the bytes a row holds."""
+    return [f for f in products_schema() if f.name in NARROW]
+
+
 def demo_rows() -> list[dict[str, str]]:
     with DEMO.open(encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh))
@@ -184,14 +204,19 @@ def create_products_table(
     field: str | None = None,
     merchant_id: int = 123456,
     dataset: str | None = None,
+    schema=None,
 ) -> str:
     """A fresh dataset holding `Products_<merchant_id>` (day-partitioned, on `field` when given, else by
-    ingestion time as the transfer writes it) with `rows`; returns "project.dataset"."""
+    ingestion time as the transfer writes it) with `rows`; returns "project.dataset". `schema`
+    (default products_schema()) may be narrower; rows then keep only its columns."""
     from google.cloud import bigquery
 
+    schema = schema or products_schema()
+    names = {f.name for f in schema}
+    rows = [{k: v for k, v in r.items() if k in names} for r in rows] if len(names) < len(products_schema()) else rows
     dataset = dataset or f"mc_{next(_counter)}"
     client.create_dataset(f"{project}.{dataset}", exists_ok=True)
-    table = bigquery.Table(f"{project}.{dataset}.Products_{merchant_id}", schema=products_schema())
+    table = bigquery.Table(f"{project}.{dataset}.Products_{merchant_id}", schema=schema)
     table.time_partitioning = bigquery.TimePartitioning(type_=bigquery.TimePartitioningType.DAY, field=field)
     client.create_table(table)
     for start in range(0, len(rows), 500):
