@@ -103,10 +103,11 @@ def quantile_picks(rank: str, n: str, value: str, qs: Sequence[float], only: Seq
     """SQL aggregates picking, per quantile q, the values at sorted positions floor(q·(n−1)) and the next
     one (`a25`, `b25`, …; NULL for a q not in `only`): `interpolate` makes the quantile from them in Python.
 
-    Why not PERCENTILE_CONT: as an analytic function it is computed per row over the whole partition,
-    which on a partition of a million offers (the main currency, the whole catalog) costs minutes in
-    the emulator's DuckDB; one sort (ROW_NUMBER) and two picks per quantile cost a fraction of a second
-    and give the very values the in-memory path interpolates between."""
+    Why not PERCENTILE_CONT: BigQuery has it only as an analytic function, one quantile per row over the
+    whole partition, interpolated by the engine's own arithmetic. Two picks per quantile from one sort
+    (ROW_NUMBER) return the very values the in-memory path interpolates between, so Python applies the
+    in-memory rule itself and both paths interpolate alike. (Probed in the emulator, it was not
+    the slow part of a question either way: bench/README.md, round 5.)"""
     out = []
     for q in qs:
         tag = f"{round(q * 100):02d}"
