@@ -77,6 +77,13 @@ print(json.dumps({"rows": ev.rows_read, "pushdown": ev.pushdown is not None, "an
 """
 
 
+def copies_table(emu, base: str, k: int, schema=None) -> str:
+    """A new dataset whose Products_2 holds `k` copies of `base`.Products_1 (tests/bq_seed.py)."""
+    from tests import bq_seed
+
+    return bq_seed.create_copies_table(emu.client, emu.project, base, k, merchant_id=1, to_merchant_id=2, schema=schema)
+
+
 def main_gaps(ks: list[int], narrow: bool = False, in_memory_up_to: int | None = None) -> None:
     from tests import bq_seed
     from tests.bigquery_emulator import BqEmulator
@@ -92,9 +99,8 @@ def main_gaps(ks: list[int], narrow: bool = False, in_memory_up_to: int | None =
         env = {**{k: v for k, v in os.environ.items()}, **emu.env}
         common = {**emu.env, "BIGQUERY_MAXIMUM_BYTES_BILLED": str(1 << 45)}
         for k in ks:
-            ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2, schema=schema)
             t = time.perf_counter()
-            multiply(emu.client, schema, f"{base}.Products_1", f"{ds}.Products_2", k)
+            ds = copies_table(emu, base, k, schema)
             seed = time.perf_counter() - t
             modes = [("pushdown", "0")]
             if in_memory_up_to is None or k <= in_memory_up_to:
@@ -135,18 +141,6 @@ def main_gaps(ks: list[int], narrow: bool = False, in_memory_up_to: int | None =
         emu.stop()
 
 
-def multiply(client, schema, base: str, target: str, k: int) -> None:
-    """`target` = k copies of `base` inside the emulator (distinct offer and item group ids per copy)."""
-    names = [f.name for f in schema]
-    select = ", ".join(
-        f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}" for n in names
-    )
-    client.query(
-        f"INSERT INTO `{target}` ({', '.join(names)}) SELECT {select} "
-        f"FROM `{base}` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k"
-    ).result()
-
-
 def main(ks: list[int]) -> None:
     from tests import bq_seed
     from tests.bigquery_emulator import BqEmulator
@@ -158,9 +152,8 @@ def main(ks: list[int]) -> None:
         settings = {**emu.env, "BIGQUERY_IN_MEMORY_BYTES": str(1 << 40), "BIGQUERY_MAXIMUM_BYTES_BILLED": str(1 << 45)}
         print(f"uptime: {os.getloadavg()}")
         for k in ks:
-            ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2)
             t = time.perf_counter()
-            multiply(emu.client, bq_seed.products_schema(), f"{base}.Products_1", f"{ds}.Products_2", k)
+            ds = copies_table(emu, base, k)
             seed = time.perf_counter() - t
             out = subprocess.run(
                 [sys.executable, "-c", CHILD, f"bq://{ds}.Products_2", json.dumps(settings)],

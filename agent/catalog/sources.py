@@ -51,6 +51,7 @@ from agent.catalog.evidence import (
     Unreadable,
 )
 from agent.catalog.ingest import read_table_bytes
+from agent.gsuri import is_gs
 
 if TYPE_CHECKING:
     from agent.config import BigQuerySettings
@@ -354,7 +355,7 @@ def load_location(
 ) -> tuple[pa.Table, SourceEvidence]:
     """A configured location (gs:// file or prefix, bq:// table or transfer dataset, local file or
     folder) -> table + evidence copy."""
-    if uri.startswith("gs://"):
+    if is_gs(uri):
         return _load_gcs(uri)
     if is_bq(uri):
         return _load_bigquery(uri, merchant_id, bigquery)
