@@ -81,13 +81,3 @@ def parse_bq_uri(uri: str) -> BqRef:
     ):
         raise BadBqUri(f"must look like bq://project.dataset.table or bq://project.dataset, not {uri!r}")
     return BqRef(project, dataset, table)
-
-
-# The process's BigQuery settings (agent.config.BigQuerySettings), set once by the service like the
-# table cache's bound; None until then (readers then use the defaults).
-SETTINGS: object | None = None
-
-
-def configure(settings: object) -> None:
-    global SETTINGS
-    SETTINGS = settings

@@ -11,7 +11,13 @@ outdoor furniture?" through the in-memory path (BIGQUERY_IN_MEMORY_BYTES huge: S
 assortment_gaps on the Arrow table) and through the pushdown path (BIGQUERY_IN_MEMORY_BYTES=0: the
 aggregation as SQL in the emulator, agent/analysis/gaps_sql.py). The base table is then the demo offers
 with their Google category ids (bq_seed.demo_products_rows_with_google_ids), which the SQL groups by.
-Usage: python bench/bench_bigquery.py --gaps [k ...]
+Usage: python bench/bench_bigquery.py --gaps [--narrow] [--in-memory-up-to=K] [k ...]
+
+`--narrow` seeds a table of only the columns in tests/bq_seed.NARROW (what the pushdown reads, plus
+title, category path and destinations): the emulator holds its tables in memory (DuckDB), and the full
+transfer rows of 10M offers would take several GB on a shared machine. The in-memory path then reads
+fewer columns than it would from a real transfer table (no descriptions or links), so its figures on a
+narrow table are a lower bound. `--in-memory-up-to=K` runs the in-memory path only up to K copies.
 """
 
 from __future__ import annotations
@@ -29,17 +35,16 @@ sys.path.insert(0, str(ROOT))
 CHILD = r"""
 import json, resource, sys, time
 from agent import config
-from agent import bqref
 from agent.catalog.sources import load_catalog_inputs
 from agent.analysis.registry import SKILLS
-bqref.configure(config.load(json.loads(sys.argv[2])).bigquery)
+settings = config.load(json.loads(sys.argv[2])).bigquery
 from agent.catalog.sources import load_demo
 t = time.perf_counter()
 load_demo()  # warms the taxonomy and mapping caches, as a running instance has them
 warm = time.perf_counter() - t
 rss_warm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t = time.perf_counter()
-inputs = load_catalog_inputs([], catalog_uri=sys.argv[1])
+inputs = load_catalog_inputs([], catalog_uri=sys.argv[1], bigquery=settings)
 read = time.perf_counter() - t
 assert not inputs.problems, inputs.problems
 print(json.dumps({"rows": inputs.own.table.num_rows, "demo_csv_s": warm, "rss_after_demo_mb": rss_warm, "read_s": read,
@@ -50,17 +55,16 @@ print(json.dumps({"rows": inputs.own.table.num_rows, "demo_csv_s": warm, "rss_af
 GAPS_CHILD = r"""
 import json, resource, sys, time
 from agent import config
-from agent import bqref
 from agent.catalog.sources import load_catalog_inputs, load_demo
 from agent.analysis import gaps, planner
 from agent.analysis.inputs import SkillInput
 from agent.catalog import taxonomy
-bqref.configure(config.load(json.loads(sys.argv[2])).bigquery)
+settings = config.load(json.loads(sys.argv[2])).bigquery
 load_demo()  # warm caches, as a running instance has them
 tax = taxonomy.load()
 rss_warm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t = time.perf_counter()
-inputs = load_catalog_inputs([], catalog_uri=sys.argv[1])
+inputs = load_catalog_inputs([], catalog_uri=sys.argv[1], bigquery=settings)
 assert not inputs.problems, inputs.problems
 own = inputs.own
 scope = planner.plan("Where are the gaps in outdoor furniture?", own.table, tax, None).scope
@@ -73,27 +77,35 @@ print(json.dumps({"rows": ev.rows_read, "pushdown": ev.pushdown is not None, "an
 """
 
 
-def copies_table(emu, base: str, k: int) -> str:
+def copies_table(emu, base: str, k: int, schema=None) -> str:
     """A new dataset whose Products_2 holds `k` copies of `base`.Products_1 (tests/bq_seed.py)."""
     from tests import bq_seed
 
-    return bq_seed.create_copies_table(emu.client, emu.project, base, k, merchant_id=1, to_merchant_id=2)
+    return bq_seed.create_copies_table(emu.client, emu.project, base, k, merchant_id=1, to_merchant_id=2, schema=schema)
 
 
-def main_gaps(ks: list[int]) -> None:
+def main_gaps(ks: list[int], narrow: bool = False, in_memory_up_to: int | None = None) -> None:
     from tests import bq_seed
     from tests.bigquery_emulator import BqEmulator
 
+    schema = bq_seed.narrow_schema() if narrow else bq_seed.products_schema()
     emu = BqEmulator().start()
     try:
+        t = time.perf_counter()
         base = bq_seed.create_products_table(
-            emu.client, emu.project, rows=bq_seed.demo_products_rows_with_google_ids(), merchant_id=1
+            emu.client, emu.project, rows=bq_seed.demo_products_rows_with_google_ids(), merchant_id=1, schema=schema
         )
+        print(json.dumps({"base_rows_seed_s": round(time.perf_counter() - t, 1), "narrow": narrow}), flush=True)
         env = {**{k: v for k, v in os.environ.items()}, **emu.env}
         common = {**emu.env, "BIGQUERY_MAXIMUM_BYTES_BILLED": str(1 << 45)}
         for k in ks:
-            ds = copies_table(emu, base, k)
-            for mode, line in (("pushdown", "0"), ("in-memory", str(1 << 40))):
+            t = time.perf_counter()
+            ds = copies_table(emu, base, k, schema)
+            seed = time.perf_counter() - t
+            modes = [("pushdown", "0")]
+            if in_memory_up_to is None or k <= in_memory_up_to:
+                modes.append(("in-memory", str(1 << 40)))
+            for mode, line in modes:
                 print(f"uptime: {os.getloadavg()}", flush=True)
                 out = subprocess.run(
                     [
@@ -118,11 +130,13 @@ def main_gaps(ks: list[int]) -> None:
                         {
                             "copies": k,
                             "mode": mode,
+                            "seed_s": round(seed, 1),
                             **{a: round(b, 2) if isinstance(b, float) else b for a, b in got.items()},
                         }
                     ),
                     flush=True,
                 )
+            emu.client.delete_dataset(ds, delete_contents=True)  # the emulator holds tables in memory
     finally:
         emu.stop()
 
@@ -169,6 +183,10 @@ def main(ks: list[int]) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--gaps"]:
-        main_gaps([int(a) for a in sys.argv[2:]] or [1, 35, 350])
+        args = sys.argv[2:]
+        narrow = "--narrow" in args
+        up_to = next((int(a.split("=", 1)[1]) for a in args if a.startswith("--in-memory-up-to=")), None)
+        ks = [int(a) for a in args if not a.startswith("--")]
+        main_gaps(ks or [1, 35, 350], narrow=narrow, in_memory_up_to=up_to)
     else:
         main([int(a) for a in sys.argv[1:]] or [1, 10, 35])

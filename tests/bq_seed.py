@@ -94,6 +94,26 @@ def products_schema():
     ]
 
 
+# The columns a narrow transfer table keeps (bench/bench_bigquery.py --narrow): what the pushdown reads,
+# the title and category path the in-memory reader maps, and `destinations` (which marks the schema).
+NARROW = (
+    "offer_id",
+    "item_group_id",
+    "title",
+    "brand",
+    "availability",
+    "google_product_category",
+    "google_product_category_path",
+    "price",
+    "destinations",
+)
+
+
+def narrow_schema():
+    """products_schema() cut to NARROW: the same field definitions, a fraction of the bytes a row holds."""
+    return [f for f in products_schema() if f.name in NARROW]
+
+
 def demo_rows() -> list[dict[str, str]]:
     with DEMO.open(encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh))
@@ -184,14 +204,19 @@ def create_products_table(
     field: str | None = None,
     merchant_id: int = 123456,
     dataset: str | None = None,
+    schema=None,
 ) -> str:
     """A fresh dataset holding `Products_<merchant_id>` (day-partitioned, on `field` when given, else by
-    ingestion time as the transfer writes it) with `rows`; returns "project.dataset"."""
+    ingestion time as the transfer writes it) with `rows`; returns "project.dataset". `schema`
+    (default products_schema()) may be narrower; rows then keep only its columns."""
     from google.cloud import bigquery
 
+    schema = schema or products_schema()
+    names = {f.name for f in schema}
+    rows = [{k: v for k, v in r.items() if k in names} for r in rows] if len(names) < len(products_schema()) else rows
     dataset = dataset or f"mc_{next(_counter)}"
     client.create_dataset(f"{project}.{dataset}", exists_ok=True)
-    table = bigquery.Table(f"{project}.{dataset}.Products_{merchant_id}", schema=products_schema())
+    table = bigquery.Table(f"{project}.{dataset}.Products_{merchant_id}", schema=schema)
     table.time_partitioning = bigquery.TimePartitioning(type_=bigquery.TimePartitioningType.DAY, field=field)
     client.create_table(table)
     for start in range(0, len(rows), 500):
@@ -201,13 +226,22 @@ def create_products_table(
 
 
 def create_copies_table(
-    client, project: str, base: str, copies: int, *, merchant_id: int = 123456, to_merchant_id: int | None = None
+    client,
+    project: str,
+    base: str,
+    copies: int,
+    *,
+    merchant_id: int = 123456,
+    to_merchant_id: int | None = None,
+    schema=None,
 ) -> str:
     """A fresh dataset whose Products table holds `copies` copies of `base`'s Products_<merchant_id> (offer
-    and item group ids suffixed -1…-copies), made in BigQuery by one INSERT … SELECT; returns its name."""
+    and item group ids suffixed -1…-copies), made in BigQuery by one INSERT … SELECT; returns its name.
+    `schema` (default products_schema()) must be the base table's."""
+    schema = schema or products_schema()
     target = to_merchant_id if to_merchant_id is not None else merchant_id
-    dataset = create_products_table(client, project, rows=[], merchant_id=target)
-    names = [f.name for f in products_schema()]
+    dataset = create_products_table(client, project, rows=[], merchant_id=target, schema=schema)
+    names = [f.name for f in schema]
     select = ", ".join(
         f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}" for n in names
     )
@@ -216,3 +250,127 @@ def create_copies_table(
         f"FROM `{base}.Products_{merchant_id}` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {copies})) AS k"
     ).result()
     return dataset
+
+
+# ------------------------------------------------------------------ Best sellers transfer tables
+
+BESTSELLERS = ROOT / "tests" / "bestsellers"
+OLDER_WEEK = "2026-11-16"  # a partition before the reports' own week: never read (only the newest is)
+
+
+def _money_micros(text: str, i: int) -> int:
+    return int(round(float(text.split(" ")[2 * i]) * 1e6))
+
+
+def bestsellers_schema(kind: str):
+    """`BestSellersProductClusterWeekly_<id>` ("products") or `BestSellersBrandWeekly_<id>` ("brands"), the
+    columns the transfer documents that the reader uses, nested records as the transfer nests them."""
+    from google.cloud.bigquery import SchemaField as F
+
+    demand = [F("bucket", "STRING"), F("min", "INTEGER"), F("max", "INTEGER")]
+    common = [
+        F("rank_timestamp", "TIMESTAMP"),
+        F("rank_id", "STRING"),
+        F("rank", "INTEGER"),
+        F("previous_rank", "INTEGER"),
+        F("country_code", "STRING"),
+        F("report_category_id", "INTEGER"),
+        F("brand", "STRING"),
+        F("relative_demand", "RECORD", fields=demand),
+        F("previous_relative_demand", "RECORD", fields=demand),
+        F("brand_inventory_status", "STRING"),
+    ]
+    if kind == "brands":
+        return common
+    return common + [
+        F("title", "STRING"),
+        *(F(f"category_l{i}", "STRING") for i in range(1, 6)),
+        F("variant_gtins", "STRING", mode="REPEATED"),
+        F("product_inventory_status", "STRING"),
+        F("entity_id", "STRING"),
+        F(
+            "price_range",
+            "RECORD",
+            fields=[F("min_amount_micros", "INTEGER"), F("max_amount_micros", "INTEGER"), F("currency_code", "STRING")],
+        ),
+    ]
+
+
+def bestsellers_rows(kind: str) -> list[dict]:
+    """tests/bestsellers/{products,brands}.csv as rows of the transfer table (its week's partition)."""
+    path = BESTSELLERS / ("products.csv" if kind == "products" else "brands.csv")
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    out = []
+    for i, r in enumerate(rows):
+        if kind == "products":
+            levels = r["Category"].split(" > ")
+            row = {
+                "rank_timestamp": f"{r['Report date']}T00:00:00Z",
+                "rank": int(r["Rank"]),
+                "previous_rank": int(r["Previous rank"]) if r["Previous rank"] else None,
+                "country_code": r["Country"],
+                "report_category_id": int(r["Report category ID"]),
+                "title": r["Product title"],
+                "brand": r["Brand"],
+                **{f"category_l{k}": levels[k - 1] if len(levels) >= k else None for k in range(1, 6)},
+                "variant_gtins": [g.strip() for g in r["GTINs"].split(",") if g.strip()],
+                "product_inventory_status": r["Product inventory status"] or None,
+                "brand_inventory_status": r["Brand inventory status"],
+                "relative_demand": {"bucket": r["Relative demand"].upper().replace(" ", "_")},
+                "previous_relative_demand": {
+                    "bucket": r["Previous relative demand"].upper().replace(" ", "_")
+                    if r["Previous relative demand"]
+                    else None
+                },
+                "price_range": {
+                    "min_amount_micros": _money_micros(r["Price range"], 0),
+                    "max_amount_micros": _money_micros(r["Price range"], 1),
+                    "currency_code": "USD",
+                },
+            }
+        else:
+            row = {
+                "rank_timestamp": f"{r['_PARTITIONDATE']}T00:00:00Z",
+                "rank": int(r["rank"]),
+                "previous_rank": int(r["previous_rank"]) if r["previous_rank"] else None,
+                "country_code": r["country_code"],
+                "report_category_id": int(r["report_category_id"]),
+                "brand": r["brand"],
+                "relative_demand": {
+                    "bucket": r["relative_demand.bucket"],
+                    "min": int(r["relative_demand.min"]),
+                    "max": int(r["relative_demand.max"]),
+                },
+                "previous_relative_demand": {"bucket": r["previous_relative_demand.bucket"] or None},
+                "brand_inventory_status": r["brand_inventory_status"],
+            }
+        row["rank_id"] = f"{row['rank_timestamp'][:10]}:{i}"
+        out.append(row)
+    return out
+
+
+def create_bestsellers_tables(client, project: str, dataset: str, merchant_id: int = 123456) -> dict[str, str]:
+    """`BestSellersProductClusterWeekly_<id>` and `BestSellersBrandWeekly_<id>` in `dataset` (created if
+    needed), partitioned by day on `rank_timestamp`, each with its report's week and an older week of
+    the same rows ranked in reverse; returns {"products": table id, "brands": table id}."""
+    from google.cloud import bigquery
+
+    client.create_dataset(f"{project}.{dataset}", exists_ok=True)
+    out = {}
+    for kind, name in (("products", "BestSellersProductClusterWeekly"), ("brands", "BestSellersBrandWeekly")):
+        table = bigquery.Table(f"{project}.{dataset}.{name}_{merchant_id}", schema=bestsellers_schema(kind))
+        table.time_partitioning = bigquery.TimePartitioning(
+            type_=bigquery.TimePartitioningType.DAY, field="rank_timestamp"
+        )
+        client.create_table(table)
+        rows = bestsellers_rows(kind)
+        older = [
+            dict(r, rank_timestamp=f"{OLDER_WEEK}T00:00:00Z", rank=len(rows) - r["rank"], rank_id=f"old:{i}")
+            for i, r in enumerate(rows)
+        ]
+        for start in range(0, len(rows) * 2, 500):
+            errors = client.insert_rows_json(table, (rows + older)[start : start + 500])
+            assert not errors, errors[:3]
+        out[kind] = table.table_id and f"{project}.{dataset}.{name}_{merchant_id}"
+    return out

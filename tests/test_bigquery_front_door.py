@@ -61,7 +61,8 @@ def test_a_question_over_the_cap_is_answered_with_that_fact(bq_emulator, dataset
 
 def test_above_the_line_gaps_are_aggregated_in_bigquery(bq_emulator, dataset, start_server):  # noqa: F811
     """BIGQUERY_IN_MEMORY_BYTES=0: nothing is downloaded; assortment_gaps answers from SQL aggregates, and
-    a skill without a SQL form says it was not run instead of answering from an empty table."""
+    so does the overview; a skill without a SQL form says it was not run (it needs the catalog in memory)
+    instead of answering from an empty table."""
     where, n = dataset
     srv = start_server(
         {**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}", "BIGQUERY_IN_MEMORY_BYTES": "0"}
@@ -72,5 +73,8 @@ def test_above_the_line_gaps_are_aggregated_in_bigquery(bq_emulator, dataset, st
     assert f"{n:,} rows aggregated in BigQuery" in answer and "scanned" in answer
     assert "Outdoor" in answer and "was not run" not in answer
     overview = _text(ask(srv.url, context, "What is in this catalog?"))
-    assert "was not run: the catalog's newest BigQuery partition is above the in-memory line" in overview
-    assert "rows read" not in overview
+    assert "was not run" not in overview and "Top brands" in overview  # overview_sql
+    assert f"{n:,} rows aggregated in BigQuery" in overview and "rows read" not in overview
+    ladder = _text(ask(srv.url, context, "Show me the price ladder for outdoor furniture"))
+    assert "Price ladder was not run: it needs the catalog in memory" in ladder
+    assert "BIGQUERY_IN_MEMORY_BYTES" in ladder and "rows read" not in ladder

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pytest
 
-from agent import bqref
 from agent import config as config_mod
 from agent.analysis import gaps, planner
 from agent.analysis.inputs import SkillInput
@@ -73,11 +72,7 @@ def table_uri(bq_emulator):  # noqa: F811
 
 def _load(env: dict[str, str], uri: str, **over: str):
     settings = config_mod.load({**env, **over}).bigquery
-    bqref.configure(settings)
-    try:
-        return load_catalog_inputs([], catalog_uri=uri, merchant_id=MERCHANT)
-    finally:
-        bqref.configure(None)
+    return load_catalog_inputs([], catalog_uri=uri, merchant_id=MERCHANT, bigquery=settings)
 
 
 def _run(inputs, scope, tax):
@@ -183,3 +178,38 @@ def test_a_table_gone_between_load_and_query_is_a_sentence_not_a_failure(bq_emul
     assert over.startswith(
         "Assortment gaps was not run in BigQuery: it would scan an estimated 2.0 MB, over the 1.0 MB cap"
     )
+
+
+OVERVIEW_QUESTIONS = ("What is in my catalog?", "Give me an overview of outdoor furniture")
+
+
+@pytest.mark.parametrize("question", OVERVIEW_QUESTIONS)
+def test_overview_identical_in_memory_and_in_bigquery(bq_emulator, table_uri, question):  # noqa: F811
+    """catalog_overview both ways on the same table: every row, finding and note (agent.analysis.overview_sql)."""
+    from agent.analysis import overview
+
+    tax = taxonomy_mod.load()
+    memory = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES=str(1 << 40))
+    pushed = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0")
+    plan = planner.plan(question, memory.own.table, tax, None)
+    assert "catalog_overview" in plan.skills
+    assert _placed_outside_the_subtree(memory.own.table, plan.scope, tax) == 0
+
+    def run(inputs):
+        own = inputs.own
+        return overview.run(
+            SkillInput(own=own.table, reference=None, scope=plan.scope, taxonomy=tax, sources=tuple(own.sources))
+        )
+
+    a, b = run(memory), run(pushed)
+    sections = {r["Section"] for r in a.table.to_pylist()}
+    assert {"Summary", "Top categories (products)", "Top brands (products)"} <= sections
+    assert any(s.startswith("Price bands") for s in sections)
+    assert b.table.schema == a.table.schema
+    assert b.table.to_pylist() == a.table.to_pylist()
+    assert b.findings == a.findings
+    assert b.notes == a.notes and b.currency == a.currency and b.thresholds == a.thresholds
+    if question == OVERVIEW_QUESTIONS[0]:  # the fixture's zero prices and second currency are in both
+        assert "Price (priced variants, EUR)" in sections and any(
+            "0.00 or below" in r["Item"] for r in a.table.to_pylist()
+        )

@@ -9,7 +9,6 @@ import datetime as dt
 
 import pytest
 
-from agent import bqref
 from agent import config as config_mod
 from agent.catalog.sources import load_catalog_inputs, load_demo
 from agent.render.footer import source_line
@@ -21,10 +20,7 @@ MERCHANT = 123456
 
 @pytest.fixture
 def settings(bq_emulator):  # noqa: F811
-    found = config_mod.load(bq_emulator.env).bigquery
-    bqref.configure(found)
-    yield found
-    bqref.configure(None)
+    return config_mod.load(bq_emulator.env).bigquery
 
 
 def _offers(table) -> collections.Counter:
@@ -35,7 +31,7 @@ def _offers(table) -> collections.Counter:
 
 def test_transfer_table_reads_as_the_demo_catalog(bq_emulator, settings):  # noqa: F811
     where = bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=bq_seed.demo_products_rows())
-    inputs = load_catalog_inputs([], catalog_uri=f"bq://{where}", merchant_id=str(MERCHANT))
+    inputs = load_catalog_inputs([], catalog_uri=f"bq://{where}", merchant_id=str(MERCHANT), bigquery=settings)
     assert inputs.problems == []
     got = inputs.own.table
     demo, _ = load_demo()
@@ -61,11 +57,36 @@ def test_only_the_newest_partition_is_read(bq_emulator, settings):  # noqa: F811
     where = bq_seed.create_products_table(
         bq_emulator.client, bq_emulator.project, rows=old + new, field="product_data_timestamp"
     )
-    inputs = load_catalog_inputs([], catalog_uri=f"bq://{where}.Products_{MERCHANT}")
+    inputs = load_catalog_inputs([], catalog_uri=f"bq://{where}.Products_{MERCHANT}", bigquery=settings)
     table = inputs.own.table
     assert table.num_rows == 200
     assert all(v.endswith("-n") for v in table["variant_id"].to_pylist())
     assert inputs.own.snapshot_date == dt.date(2026, 11, 28)
+
+
+def test_a_partition_is_read_once_per_instance_and_again_when_a_newer_one_lands(bq_emulator, settings):  # noqa: F811
+    """bq:// reads go through the one parsed-table cache, keyed by table and partition: a second turn on
+    the same partition reads nothing (its footer says 0 bytes scanned); a newer partition is read."""
+    from agent.catalog.cache import TABLE_CACHE
+
+    first = [dict(r, offer_id=r["offer_id"] + "-a") for r in bq_seed.demo_products_rows(day="2026-11-27")[:120]]
+    where = bq_seed.create_products_table(
+        bq_emulator.client, bq_emulator.project, rows=first, field="product_data_timestamp"
+    )
+    uri = f"bq://{where}.Products_{MERCHANT}"
+    a = load_catalog_inputs([], catalog_uri=uri, bigquery=settings)
+    hits = TABLE_CACHE.stats().hits
+    b = load_catalog_inputs([], catalog_uri=uri, bigquery=settings)
+    assert TABLE_CACHE.stats().hits == hits + 1
+    assert b.own.table is a.own.table  # the same table object: not read, not parsed again
+    assert a.own.sources[0].bytes_scanned > 0 and b.own.sources[0].bytes_scanned == 0
+    assert "0 bytes scanned" in source_line(b.own.sources[0])
+    newer = [dict(r, offer_id=r["offer_id"] + "-b") for r in bq_seed.demo_products_rows(day="2026-11-28")[:80]]
+    errors = bq_emulator.client.insert_rows_json(f"{where}.Products_{MERCHANT}", newer)
+    assert not errors
+    c = load_catalog_inputs([], catalog_uri=uri, bigquery=settings)
+    assert c.own.table.num_rows == 80 and c.own.snapshot_date == dt.date(2026, 11, 28)
+    assert c.own.sources[0].bytes_scanned > 0
 
 
 def test_a_read_over_the_bytes_cap_is_not_run_and_the_answer_says_so(bq_emulator, settings):  # noqa: F811
@@ -73,22 +94,32 @@ def test_a_read_over_the_bytes_cap_is_not_run_and_the_answer_says_so(bq_emulator
         bq_emulator.client, bq_emulator.project, rows=bq_seed.demo_products_rows()[:50]
     )
     capped = dataclasses.replace(settings, maximum_bytes_billed=100)
-    bqref.configure(capped)
-    inputs = load_catalog_inputs([], catalog_uri=f"bq://{where}", merchant_id=str(MERCHANT))
+    inputs = load_catalog_inputs([], catalog_uri=f"bq://{where}", merchant_id=str(MERCHANT), bigquery=capped)
     assert inputs.own is None
     assert len(inputs.problems) == 1 and "BIGQUERY_MAXIMUM_BYTES_BILLED" in inputs.problems[0]
     assert "100 bytes cap" in inputs.problems[0]
     # the same table under a cap it fits is read
-    bqref.configure(dataclasses.replace(settings, maximum_bytes_billed=10**9))
-    assert load_catalog_inputs([], catalog_uri=f"bq://{where}", merchant_id=str(MERCHANT)).own.table.num_rows == 50
+    assert (
+        load_catalog_inputs(
+            [],
+            catalog_uri=f"bq://{where}",
+            merchant_id=str(MERCHANT),
+            bigquery=dataclasses.replace(settings, maximum_bytes_billed=10**9),
+        ).own.table.num_rows
+        == 50
+    )
 
 
 def test_over_the_size_line_nothing_is_downloaded(bq_emulator, settings):  # noqa: F811
     where = bq_seed.create_products_table(
         bq_emulator.client, bq_emulator.project, rows=bq_seed.demo_products_rows()[:50]
     )
-    bqref.configure(dataclasses.replace(settings, in_memory_bytes=10))
-    inputs = load_catalog_inputs([], catalog_uri=f"bq://{where}", merchant_id=str(MERCHANT))
+    inputs = load_catalog_inputs(
+        [],
+        catalog_uri=f"bq://{where}",
+        merchant_id=str(MERCHANT),
+        bigquery=dataclasses.replace(settings, in_memory_bytes=10),
+    )
     # a transfer table is aggregated where it lies (tests/test_bigquery_pushdown.py): no row comes back
     assert inputs.problems == [] and inputs.own.table.num_rows == 0
     ev = inputs.own.sources[0]
@@ -100,7 +131,7 @@ def test_a_dataset_without_a_merchant_id_or_a_missing_table_is_a_problem_not_a_c
         bq_emulator.client, bq_emulator.project, rows=bq_seed.demo_products_rows()[:5]
     )
     for uri, merchant in ((f"bq://{where}", None), (f"bq://{where}", "999"), (f"bq://{where}.Nope", None)):
-        inputs = load_catalog_inputs([], catalog_uri=uri, merchant_id=merchant)
+        inputs = load_catalog_inputs([], catalog_uri=uri, merchant_id=merchant, bigquery=settings)
         assert inputs.own is None and inputs.problems == ["The configured catalog could not be read."]
 
 
@@ -144,7 +175,7 @@ def test_any_other_table_maps_through_the_generic_header_aliases(bq_emulator, se
             for r in demo
         ],
     )
-    inputs = load_catalog_inputs([], catalog_uri=f"bq://{ds}.my_products")
+    inputs = load_catalog_inputs([], catalog_uri=f"bq://{ds}.my_products", bigquery=settings)
     got = inputs.own.table
     assert inputs.problems == [] and got.num_rows == len(demo)
     assert sorted(zip(got["sku"].to_pylist(), got["price"].to_pylist())) == sorted(
@@ -155,8 +186,9 @@ def test_any_other_table_maps_through_the_generic_header_aliases(bq_emulator, se
     assert "internal_notes" not in ev.columns and "tags" not in ev.columns  # projected: only what is used
     # over the line, a table of another schema is not pushed down (its columns' meaning is not known
     # to SQL): the answer names the line, and nothing is downloaded
-    bqref.configure(dataclasses.replace(settings, in_memory_bytes=10))
-    over = load_catalog_inputs([], catalog_uri=f"bq://{ds}.my_products")
+    over = load_catalog_inputs(
+        [], catalog_uri=f"bq://{ds}.my_products", bigquery=dataclasses.replace(settings, in_memory_bytes=10)
+    )
     assert over.own is None and "BIGQUERY_IN_MEMORY_BYTES" in over.problems[0]
 
 
@@ -164,7 +196,7 @@ def test_a_partition_larger_than_a_grpc_message_is_read_whole(bq_emulator, setti
     """Read streams arrive in messages of 65,536 rows; wide transfer rows make them pass 4 MB."""
     base = bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=bq_seed.demo_products_rows())
     big = bq_seed.create_copies_table(bq_emulator.client, bq_emulator.project, base, 12, merchant_id=MERCHANT)
-    inputs = load_catalog_inputs([], catalog_uri=f"bq://{big}", merchant_id=str(MERCHANT))
+    inputs = load_catalog_inputs([], catalog_uri=f"bq://{big}", merchant_id=str(MERCHANT), bigquery=settings)
     assert inputs.problems == []
     n = len(bq_seed.demo_products_rows())
     assert inputs.own.table.num_rows == 12 * n > 32_000

@@ -443,3 +443,35 @@ def test_only_the_newest_report_date_is_ranked():
     )
     assert twice.table.to_pylist() == once.table.to_pylist()
     assert f"{2 * len(rows):,} rows read; snapshot date 2026-11-23" in footer
+
+
+def test_own_index_is_the_per_row_rule_without_a_per_row_walk():
+    """demand._own_index (Arrow keys, Python only over the variants the report names) gives what the
+    plain per-row rule gives: a GTIN is in stock if any variant is, else its first variant's state;
+    brands count distinct products per trimmed, lower-cased name. Checked on the demo in its own order
+    and reversed (the first-variant rule depends on order)."""
+    from collections import defaultdict
+
+    from agent.analysis import common
+    from agent.analysis import demand as demand_mod
+
+    demo, _ = load_demo()
+    for table in (demo, demo.take(list(range(demo.num_rows - 1, -1, -1)))):
+        t = table.select(list(demand_mod.READ))
+        states = [common.STOCK_STATES[c] for c in common.stock_codes(t).tolist()]
+        want_gtin: dict[str, str] = {}
+        for g, s in zip(t["gtin"].to_pylist(), states):
+            k = demand_mod._gtin_key(g)
+            if k is None:
+                continue
+            now = {"in_stock": "in stock", "out_of_stock": "out of stock"}.get(s, "stock unknown")
+            if k not in want_gtin or now == "in stock":
+                want_gtin[k] = now
+        brands: dict[str, set] = defaultdict(set)
+        for b, pk in zip(common.as_str(t["brand"]).to_pylist(), t["product_key"].to_pylist()):
+            if b and b.strip():
+                brands[b.strip().lower()].add(pk)
+        got_gtin, got_brands = demand_mod._own_index(t, set(want_gtin))
+        assert len(want_gtin) > 100 and got_gtin == want_gtin
+        assert got_brands == {b: len(s) for b, s in brands.items()} and len(got_brands) > 5
+        assert demand_mod._own_index(t, set())[0] == {}

@@ -264,7 +264,6 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
     key = np.where(ids_np >= 0, ids_np, -(m_idx + 2))
     enc = pc.dictionary_encode(pa.array(key))
     uniq = enc.dictionary.to_pylist()
-    base = taxonomy.node(scope.taxonomy_id) if scope.taxonomy_id is not None else None
     labels: list[str] = []
     for k in uniq:
         if k == -1:
@@ -274,24 +273,29 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
         elif k < -1:  # the platform's "Uncategorized" is no category: such rows have none of their own
             labels.append(UNMAPPED_LABEL)
         else:
-            node = taxonomy.node(k)
-            if node is None:
-                labels.append(UNMAPPED_LABEL)
-                continue
-            levels = node.path.split(" > ")
-            extra = next((taxonomy.node(e) for e in scope.extra_taxonomy_ids if taxonomy.is_within(k, e)), None)
-            if base is not None and extra is not None and not taxonomy.is_within(k, base.id):
-                labels.append(" > ".join(levels[extra.depth - 1 :]))  # "Outdoor Furniture Accessories > Covers"
-            elif base is not None and taxonomy.is_within(k, base.id):
-                rel = levels[base.depth :]
-                general = base.name if not taxonomy.children_of(base.id) else f"{base.name} (general)"
-                labels.append(" > ".join(rel) if rel else general)
-            else:
-                labels.append(" > ".join(levels[:WHOLE_CATALOG_DEPTH]) if base is None else node.path)
+            labels.append(taxonomy_label(k, scope, taxonomy))
     distinct = list(dict.fromkeys(labels))
     pos = {label: i for i, label in enumerate(distinct)}
     remap = pa.array([pos[label] for label in labels], pa.int32())
     return pa.DictionaryArray.from_arrays(pc.take(remap, enc.indices), pa.array(distinct, pa.string()))
+
+
+def taxonomy_label(gid: int, scope: Scope, taxonomy: Taxonomy) -> str:
+    """A Google category id's display label in the scope (category_labels' rule for a mapped row; the
+    BigQuery pushdown labels the ids it groups by with the same function)."""
+    node = taxonomy.node(gid)
+    if node is None:
+        return UNMAPPED_LABEL
+    base = taxonomy.node(scope.taxonomy_id) if scope.taxonomy_id is not None else None
+    levels = node.path.split(" > ")
+    extra = next((taxonomy.node(e) for e in scope.extra_taxonomy_ids if taxonomy.is_within(gid, e)), None)
+    if base is not None and extra is not None and not taxonomy.is_within(gid, base.id):
+        return " > ".join(levels[extra.depth - 1 :])  # "Outdoor Furniture Accessories > Covers"
+    if base is not None and taxonomy.is_within(gid, base.id):
+        rel = levels[base.depth :]
+        general = base.name if not taxonomy.children_of(base.id) else f"{base.name} (general)"
+        return " > ".join(rel) if rel else general
+    return " > ".join(levels[:WHOLE_CATALOG_DEPTH]) if base is None else node.path
 
 
 # --- stock -----------------------------------------------------------------------------------------------

@@ -77,27 +77,50 @@ SHOWN_BRANDS = 4
 
 
 def _gtin_key(g: str | None) -> str | None:
-    digits = "".join(ch for ch in (g or "") if ch.isdigit()).lstrip("0")
+    """A GTIN as compared: its ASCII digits, leading zeros dropped (a GTIN-12 and its GTIN-14 match)."""
+    digits = "".join(ch for ch in (g or "") if "0" <= ch <= "9").lstrip("0")
     return digits or None
 
 
-def _own_index(own: pa.Table) -> tuple[dict[str, str], dict[str, int]]:
-    """GTIN -> "in stock" / "out of stock" (in stock if any matching variant is), and brand -> products."""
-    table = own.select(list(READ))
-    state = [common.STOCK_STATES[c] for c in common.stock_codes(table).tolist()] if table.num_rows else []
+def _gtin_keys(gtin: pa.ChunkedArray) -> pa.ChunkedArray:
+    """_gtin_key for a whole column, in Arrow (no Python per row)."""
+    digits = pc.utf8_ltrim(pc.replace_substring_regex(common.as_str(gtin), pattern="[^0-9]", replacement=""), "0")
+    return pc.if_else(pc.equal(digits, ""), pa.scalar(None, pa.string()), digits)
+
+
+def _own_index(own: pa.Table, wanted_gtins: set[str]) -> tuple[dict[str, str], dict[str, int]]:
+    """GTIN -> "in stock" / "out of stock" (in stock if any matching variant is), and brand -> products.
+
+    Why vectorised: a demand turn on a million-variant catalog must not walk every row in Python. GTIN
+    keys are made in Arrow and only the variants whose GTIN the Best sellers rows name are looked at
+    (a few thousand at most); brands are keyed once per distinct spelling and counted per key in Arrow."""
+    import numpy as np
+
+    t = own.select(list(READ))
+    if not t.num_rows:
+        return {}, {}
+    keys = _gtin_keys(t["gtin"])
+    hit = pc.fill_null(pc.is_in(keys, value_set=pa.array(sorted(wanted_gtins), pa.string())), False)
+    rows = np.flatnonzero(common.numpy_of(hit).astype(bool))
+    state = common.stock_codes(t)[rows] if len(rows) else []
     by_gtin: dict[str, str] = {}
-    for gtin, stock in zip(table["gtin"].to_pylist(), state):
-        k = _gtin_key(gtin)
-        if k is None:
-            continue
-        now = "in stock" if stock == "in_stock" else ("out of stock" if stock == "out_of_stock" else "stock unknown")
-        if by_gtin.get(k) != "in stock":
+    for k, code in zip(pc.take(keys, pa.array(rows, pa.int64())).to_pylist(), np.asarray(state).tolist()):
+        s = common.STOCK_STATES[code]
+        now = "in stock" if s == "in_stock" else ("out of stock" if s == "out_of_stock" else "stock unknown")
+        if by_gtin.get(k) != "in stock":  # the first variant's state, unless another is in stock
             by_gtin[k] = now if by_gtin.get(k) is None or now == "in stock" else by_gtin[k]
-    brands: dict[str, set] = defaultdict(set)
-    for brand, pk in zip(common.as_str(table["brand"]).to_pylist(), table["product_key"].to_pylist()):
-        if brand and brand.strip():
-            brands[brand.strip().lower()].add(pk)
-    return by_gtin, {brand: len(products) for brand, products in brands.items()}
+    enc = common.encoded(t["brand"])
+    names = [(b or "").strip().lower() for b in common.as_str(enc.dictionary).to_pylist()]
+    distinct = sorted({n for n in names if n})
+    if not distinct:
+        return by_gtin, {}
+    slot = {n: i for i, n in enumerate(distinct)}
+    code_of = np.array([slot.get(n, -1) for n in names], dtype=np.int64)
+    brand_code = common.entry_codes(enc, code_of, missing=-1)
+    per = common.distinct_per_code(
+        np.where(brand_code >= 0, brand_code, len(distinct)), common.numpy_of(t["product_key"]), len(distinct) + 1
+    )
+    return by_gtin, {n: int(per[i]) for i, n in enumerate(distinct) if per[i]}
 
 
 def _in_scope(demand: pa.Table, ids: list[int] | None) -> pa.Table:
@@ -234,7 +257,8 @@ def _listed(inp: SkillInput, ranked: list[dict]) -> list[dict]:
     """The table step's list: each ranked product and brand with its demand rank within its kind, what
     the merchant has of it (status and what that is read from), and whether it is in the top share."""
     scope, tax = inp.scope, inp.taxonomy
-    by_gtin, brands = _own_index(common.population(inp.own, Scope(), tax, READ).table)
+    wanted = {k for r in ranked for k in (_gtin_key(g) for g in r["variant_gtins"] or ()) if k}
+    by_gtin, brands = _own_index(common.population(inp.own, Scope(), tax, READ).table, wanted)
     n_products = sum(1 for r in ranked if r["entity"] == "product")
     n_brands = len(ranked) - n_products
     top_n = {"product": math.ceil(n_products * TOP_SHARE), "brand": math.ceil(n_brands * TOP_SHARE)}

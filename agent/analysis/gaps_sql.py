@@ -17,8 +17,8 @@ scope (scoping._filed_elsewhere_mask), so on a table whose offers all carry a Go
 give identical answers (tests/test_bigquery_pushdown.py).
 
 Exactness: every figure is the in-memory one, not an approximation — COUNT(DISTINCT) for products,
-COUNTIF for stock states, MIN/MAX, and PERCENTILE_CONT for the P25/median/P75, which is linear
-interpolation between the closest ranks, the rule of `common.quantiles_by_code` (pandas' default).
+COUNTIF for stock states, MIN/MAX, and for the P25/median/P75 the two values at the closest sorted positions (ROW_NUMBER), interpolated
+linearly in Python by the rule of `common.quantiles_by_code` (pandas' default; see quantile_picks).
 Prices are compared as FLOAT64 of the NUMERIC `price.value`, as the reader parses them. Availability
 words are cleaned as `values.availability_value` cleans them (lower case, runs of spaces, `_` and `-`
 as one space, a schema.org prefix dropped) and mapped through the catalog layer's own table
@@ -31,6 +31,8 @@ refused with the line) and Best sellers data (its join needs the own table; the 
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 from agent.analysis import common
@@ -79,22 +81,60 @@ priced AS (
 ),
 ranked AS (
   SELECT k, pk, st, mp,
-         PERCENTILE_CONT(mp, 0.25) OVER (PARTITION BY k) AS q25,
-         PERCENTILE_CONT(mp, 0.5) OVER (PARTITION BY k) AS q50,
-         PERCENTILE_CONT(mp, 0.75) OVER (PARTITION BY k) AS q75,
-         PERCENTILE_CONT(mp, 0.5) OVER () AS t50
+         ROW_NUMBER() OVER (PARTITION BY k ORDER BY mp ASC NULLS LAST) - 1 AS r,
+         COUNT(mp) OVER (PARTITION BY k) AS n,
+         ROW_NUMBER() OVER (ORDER BY mp ASC NULLS LAST) - 1 AS tr,
+         COUNT(mp) OVER () AS tn
   FROM priced
 )
 SELECT FALSE AS total, k, COUNT(DISTINCT pk) AS products, COUNT(*) AS variants,
        COUNTIF(st = 'in_stock') AS in_n, COUNTIF(st = 'out_of_stock') AS oos_n,
-       MIN(mp) AS p0, MAX(q25) AS p25, MAX(q50) AS p50, MAX(q75) AS p75, MAX(mp) AS p100
+       MIN(mp) AS p0, MAX(mp) AS p100, MAX(n) AS n, {group_picks}
 FROM ranked GROUP BY k
 UNION ALL
 SELECT TRUE AS total, NULL AS k, COUNT(DISTINCT pk), COUNT(*), COUNTIF(st = 'in_stock'), COUNTIF(st = 'out_of_stock'),
-       MIN(mp), NULL, MAX(t50), NULL, MAX(mp)
+       MIN(mp), MAX(mp), MAX(tn), {total_picks}
 FROM ranked
 """
 )
+QUANTILES = (0.25, 0.5, 0.75)
+
+
+def quantile_picks(rank: str, n: str, value: str, qs: Sequence[float], only: Sequence[float] | None = None) -> str:
+    """SQL aggregates picking, per quantile q, the values at sorted positions floor(q·(n−1)) and the next
+    one (`a25`, `b25`, …; NULL for a q not in `only`): `interpolate` makes the quantile from them in Python.
+
+    Why not PERCENTILE_CONT: BigQuery has it only as an analytic function, one quantile per row over the
+    whole partition, interpolated by the engine's own arithmetic. Two picks per quantile from one sort
+    (ROW_NUMBER) return the very values the in-memory path interpolates between, so Python applies the
+    in-memory rule itself and both paths interpolate alike. (Probed in the emulator, it was not
+    the slow part of a question either way: bench/README.md, round 5.)"""
+    out = []
+    for q in qs:
+        tag = f"{round(q * 100):02d}"
+        if only is not None and q not in only:
+            out += [f"NULL AS a{tag}", f"NULL AS b{tag}"]
+            continue
+        lo = f"CAST(FLOOR({q!r} * ({n} - 1)) AS INT64)"
+        out.append(f"MAX(IF({rank} = {lo}, {value}, NULL)) AS a{tag}")
+        out.append(f"MAX(IF({rank} = LEAST({lo} + 1, {n} - 1), {value}, NULL)) AS b{tag}")
+    return ", ".join(out)
+
+
+def interpolate(row: dict[str, Any], q: float, n: int | None = None, numpy_rule: bool = False) -> float | None:
+    """The quantile q from a row of quantile_picks: linear interpolation between the two picked values,
+    as common.quantiles_by_code does (`numpy_rule`: as numpy.quantile's own lerp, for the overview)."""
+    tag = f"{round(q * 100):02d}"
+    a, b = row[f"a{tag}"], row[f"b{tag}"]
+    count = int(row["n"]) if n is None else n
+    if a is None or not count:
+        return None
+    a, b = float(a), float(b if b is not None else a)
+    rel = q * (count - 1)
+    t = rel - math.floor(rel)
+    if numpy_rule and t >= 0.5:
+        return b - (b - a) * (1 - t)
+    return a + (b - a) * t
 
 
 def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggregates:
@@ -133,7 +173,11 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
             params.append(ScalarQueryParameter("main", "STRING", currency))
     else:
         main = "FALSE"
-    rows = pushdown.query(_fill(_GROUPS, {**parts, "main": main}), params)
+    picks = {
+        "group_picks": quantile_picks("r", "n", "mp", QUANTILES),
+        "total_picks": quantile_picks("tr", "tn", "mp", QUANTILES, only=(0.5,)),
+    }
+    rows = pushdown.query(_fill(_GROUPS, {**parts, "main": main, **picks}), params)
     has_stock = any(int(r["stated_n"]) for r in currencies)
     by_key: dict[int, dict] = {}
     total: dict = {
@@ -152,7 +196,7 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
                     "variants": int(r["variants"]),
                     "in": int(r["in_n"]) if has_stock else None,
                     "min": _f(r["p0"]),
-                    "median": _f(r["p50"]),
+                    "median": interpolate(r, 0.5),
                     "max": _f(r["p100"]),
                 }
             continue
@@ -162,9 +206,9 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
             "in": int(r["in_n"]),
             "oos": int(r["oos_n"]),
             "min": _f(r["p0"]),
-            "p25": _f(r["p25"]),
-            "median": _f(r["p50"]),
-            "p75": _f(r["p75"]),
+            "p25": interpolate(r, 0.25),
+            "median": interpolate(r, 0.5),
+            "p75": interpolate(r, 0.75),
             "max": _f(r["p100"]),
         }
     prices = {
@@ -172,19 +216,7 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
         "zero_n": sum(int(r["zero_n"]) for r in currencies),
         "negative_n": sum(int(r["negative_n"]) for r in currencies),
     }
-    notes = []
-    if scope.taxonomy_id is not None:
-        unplaced = pushdown.query(
-            _fill(_BASE + "SELECT COUNT(*) AS n FROM offers WHERE gid IS NULL", {"key": "o.gid", "scope": "TRUE"}),
-            params[:1],
-        )
-        n = int(unplaced[0]["n"]) if unplaced else 0
-        if n:
-            notes.append(
-                f"{n:,} {'offer carries' if n == 1 else 'offers carry'} no Google product category in the "
-                "BigQuery table, so aggregated in BigQuery they could not be placed in this scope and are "
-                "not counted here."
-            )
+    notes = [note] if (note := unplaced_note(pushdown, scope)) else []
     return OwnAggregates(
         by_key=by_key,
         total=total,
@@ -198,8 +230,25 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
     )
 
 
+def unplaced_note(pushdown: Any, scope: Scope) -> str | None:
+    """On a scoped question, how many offers carry no Google category (SQL cannot place them)."""
+    if scope.taxonomy_id is None:
+        return None
+    rows = pushdown.query("SELECT COUNT(*) AS n FROM {table} WHERE ({where}) AND google_product_category IS NULL")
+    n = int(rows[0]["n"]) if rows else 0
+    if not n:
+        return None
+    return (
+        f"{n:,} {'offer carries' if n == 1 else 'offers carry'} no Google product category in the "
+        "BigQuery table, so aggregated in BigQuery they could not be placed in this scope and are "
+        "not counted here."
+    )
+
+
 def _fill(sql: str, parts: dict[str, str]) -> str:
     """Our own fragments into the template; `{table}` and `{where}` are left for the Pushdown to fill."""
+    for name in ("group_picks", "total_picks"):
+        sql = sql.replace("{" + name + "}", parts.get(name, ""))
     return (
         sql.replace("{key}", parts["key"])
         .replace("{scope}", parts["scope"])

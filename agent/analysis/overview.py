@@ -77,11 +77,57 @@ class _Sheet:
         return self.rows[row][[c[0] for c in COLUMNS].index(column)]
 
 
+@dataclass
+class PriceFigures:
+    """One currency's priced variants: how many, lowest/median/highest and the variants per band."""
+
+    currency: str | None
+    variants: int
+    low: float
+    median: float
+    high: float
+    bands: list[tuple[str, int]]  # (band label, variants), in band order
+
+
+@dataclass
+class Figures:
+    """What the overview shows, computed from the Arrow table (`figures`) or aggregated in BigQuery
+    (agent.analysis.overview_sql); `answer` turns either into the same table and findings."""
+
+    rows_n: int  # variant rows in scope, whatever their status
+    products_all: int  # distinct products of those rows
+    analysed: int  # rows with an analysed status
+    products_n: int  # distinct products of the analysed rows
+    categories_n: int
+    brands_n: int
+    statuses: dict[str, int]  # rows per canonical status ("unknown": not stated)
+    off_store: int | None  # active rows not on the online store (None: no such column)
+    excluded: dict[str, int]  # rows left out by status
+    mappings: dict[str, int]  # analysed rows per mapping method ("unmapped" included)
+    prices: list[PriceFigures]  # the main currency first
+    currencies_n: int  # currencies with priced variants (only MAX_CURRENCIES get figures)
+    counts: dict[str, int]  # common.price_counts
+    top_categories: list[tuple[str, int]]  # (label, products), most first
+    top_brands: list[tuple[str, int]]  # (brand, products), most first
+    no_currency: bool  # prices are stated but no currency is
+    notes: list[str] = field(default_factory=list)  # what the path itself has to say
+
+
 def run(inp: SkillInput) -> SkillResult:
-    """The overview table, section by section in the order shown, and its findings (most severe first)."""
+    """The overview of the scope: in memory, or above BigQuery's size line aggregated where it lies."""
+    pushdown = next((s.pushdown for s in inp.sources if getattr(s, "pushdown", None) is not None), None)
+    if pushdown is not None:
+        from agent.analysis import overview_sql
+
+        return answer(inp, overview_sql.figures(pushdown, inp.scope, inp.taxonomy))
+    return answer(inp, figures(inp))
+
+
+def figures(inp: SkillInput) -> Figures:
+    """The overview's figures from the canonical Arrow table (the in-memory path)."""
     own, scope, tax = inp.own, inp.scope, inp.taxonomy
     pop = common.population(own, scope, tax, READ)
-    analysed = pop.table
+    t = pop.table
     # (a catalog kept in a conversation before `online_store` existed lacks the column)
     slim = own.select(
         [
@@ -92,37 +138,71 @@ def run(inp: SkillInput) -> SkillResult:
     )
     mask = common.scope_mask(own, scope, tax)  # on the whole table: the turn's cached mask (same rows as slim)
     scoped = slim if mask is None else slim.filter(mask)
-    sheet = _Sheet()
-    labels = common.category_labels(analysed, scope, tax) if analysed.num_rows else pa.array([], pa.string())
-    brands = common.as_str(analysed["brand"])
-    n_brands = len(pc.unique(brands.drop_null())) if analysed.num_rows else 0
+    labels = common.category_labels(t, scope, tax) if t.num_rows else pa.array([], pa.string())
+    brands = common.as_str(t["brand"])
+    statuses = common.value_counts(scoped["status"]) if scoped.num_rows else {}
+    statuses["unknown"] = statuses.get("unknown", 0) + (scoped["status"].null_count if scoped.num_rows else 0)
+    mappings: dict[str, int] = {}
+    if t.num_rows:
+        mappings = common.value_counts(t["category_mapping"])
+        mappings["unmapped"] = mappings.get("unmapped", 0) + t["category_mapping"].null_count
+    groups = common.price_groups(t)
+    price_np: Any = common.numpy_of(t["price"]).astype(float) if t.num_rows else None
+    prices = []
+    for g in groups[:MAX_CURRENCIES]:
+        vals = price_np[g.rows]
+        bands = [
+            (label, int(((vals >= lo) & (vals < hi)).sum()))
+            for label, lo, hi in common.band_labels(common.price_band_cuts(vals), g.currency)
+        ]
+        prices.append(PriceFigures(g.currency, g.variants, float(vals.min()), _median(vals), float(vals.max()), bands))
+    return Figures(
+        rows_n=scoped.num_rows,
+        products_all=common.count_products(scoped),
+        analysed=t.num_rows,
+        products_n=common.count_products(t) if t.num_rows else 0,
+        categories_n=len(pc.unique(labels.indices)) if t.num_rows else 0,
+        brands_n=len(pc.unique(brands.drop_null())) if t.num_rows else 0,
+        statuses=statuses,
+        off_store=_off_store_n(scoped) if "online_store" in scoped.column_names else None,
+        excluded=dict(pop.excluded),
+        mappings=mappings,
+        prices=prices,
+        currencies_n=len(groups),
+        counts=common.price_counts(t),
+        top_categories=_top_categories_of(t, labels) if t.num_rows else [],
+        top_brands=_top_brands_of(t, brands) if t.num_rows else [],
+        no_currency=bool(groups) and all(g.currency is None for g in groups),
+    )
 
-    _summary(sheet, scoped, labels, n_brands, whole=scope.is_whole_catalog, analysed=analysed.num_rows)
+
+def answer(inp: SkillInput, fig: Figures) -> SkillResult:
+    """The overview table, section by section in the order shown, and its findings (most severe first)."""
+    scope, tax = inp.scope, inp.taxonomy
+    sheet = _Sheet()
+    _summary(sheet, fig, whole=scope.is_whole_catalog)
     _sources(sheet, [s for s in inp.sources if s.role == "catalog"])
-    _statuses(sheet, scoped, pop)
-    _mapping(sheet, analysed)
-    groups = common.price_groups(analysed)
-    mixed = len(groups) > 1
-    price_np = common.numpy_of(analysed["price"]).astype(float) if analysed.num_rows else None
-    _prices(sheet, analysed, groups, price_np)
+    _statuses(sheet, fig)
+    _mapping(sheet, fig)
+    mixed = fig.currencies_n > 1
+    _prices(sheet, fig)
     band_names: list[str] = []
-    if analysed.num_rows:
-        n_products = common.count_products(analysed)
-        _top_categories(sheet, analysed, labels, n_products)
-        band_names = _price_bands(sheet, groups, price_np)
-        _brands(sheet, analysed, brands, n_brands, n_products)
+    if fig.analysed:
+        _top_categories(sheet, fig)
+        band_names = _price_bands(sheet, fig)
+        _brands(sheet, fig)
     else:
         sheet.findings.append(Finding("overview.empty", {}, severity=10))
 
     findings = sorted(sheet.findings, key=lambda f: -f.severity)
     columns = COLUMNS + ((CURRENCY_COLUMN,) if mixed else ())
     table = common.build_table(columns, [r if mixed else r[: len(COLUMNS)] for r in sheet.rows])
-    notes = [common.NO_PRICE_NOTE] if groups and all(g.currency is None for g in groups) else []
+    notes = [common.NO_PRICE_NOTE] if fig.no_currency else []
     return SkillResult(
         skill=SKILL_ID,
         scope=scope,
         table=table,
-        notes=notes,
+        notes=[*fig.notes, *notes],
         findings=findings[:7],
         thresholds={
             "top_categories": TOP_CATEGORIES,
@@ -131,29 +211,25 @@ def run(inp: SkillInput) -> SkillResult:
             "price_unit": "priced variants (price above zero), per currency",
             "analysed_statuses": list(common.ANALYSED_STATUSES),
         },
-        currency=groups[0].currency if len(groups) == 1 else None,
+        currency=fig.prices[0].currency if fig.currencies_n == 1 else None,
         taxonomy_note=common.taxonomy_note(scope, tax),
     )
 
 
-def _summary(
-    sheet: _Sheet, scoped: pa.Table, labels: pa.DictionaryArray, n_brands: int, *, whole: bool, analysed: int
-) -> None:
+def _summary(sheet: _Sheet, fig: Figures, *, whole: bool) -> None:
     """Rows, products, categories and brands of the scope."""
-    products_all = common.count_products(scoped)
-    n_categories = len(pc.unique(labels.indices)) if analysed else 0
-    r_rows = sheet.add("Summary", "Rows (variants)", scoped.num_rows)
-    r_products = sheet.add("Summary", "Products", products_all)
-    r_cats = sheet.add("Summary", "Categories", n_categories)
-    r_brands = sheet.add("Summary", "Brands", n_brands)
+    r_rows = sheet.add("Summary", "Rows (variants)", fig.rows_n)
+    r_products = sheet.add("Summary", "Products", fig.products_all)
+    r_cats = sheet.add("Summary", "Categories", fig.categories_n)
+    r_brands = sheet.add("Summary", "Brands", fig.brands_n)
     sheet.findings.append(
         Finding(
             "overview.size",
             {
-                "rows_n": scoped.num_rows,
-                "products_n": products_all,
-                "categories_n": n_categories,
-                "brands_n": n_brands,
+                "rows_n": fig.rows_n,
+                "products_n": fig.products_all,
+                "categories_n": fig.categories_n,
+                "brands_n": fig.brands_n,
                 "whole": whole,
             },
             cells=((r_rows, "Count"), (r_products, "Count"), (r_cats, "Count"), (r_brands, "Count")),
@@ -198,72 +274,65 @@ def _sources(sheet: _Sheet, catalog_sources: list[Any]) -> None:
             )
 
 
-def _statuses(sheet: _Sheet, scoped: pa.Table, pop: common.Population) -> None:
+def _statuses(sheet: _Sheet, fig: Figures) -> None:
     """Rows per status, and which of them the analysis leaves out."""
-    analysed = pop.table
-    status_counts = common.value_counts(scoped["status"]) if scoped.num_rows else {}
-    status_counts["unknown"] = status_counts.get("unknown", 0) + (scoped["status"].null_count if scoped.num_rows else 0)
     status_rows: dict[str, int] = {}
-    for status in ("active", "unknown", "draft", "archived"):
-        if status_counts.get(status):
-            label = status if status != "unknown" else "status not stated"
-            status_rows[status] = sheet.add(
-                "Status (rows)", label, status_counts[status], common.pct(status_counts[status], scoped.num_rows)
+    for st in ("active", "unknown", "draft", "archived"):
+        if fig.statuses.get(st):
+            label = st if st != "unknown" else "status not stated"
+            status_rows[st] = sheet.add(
+                "Status (rows)", label, fig.statuses[st], common.pct(fig.statuses[st], fig.rows_n)
             )
-        if status == "active" and status in status_rows and "online_store" in scoped.column_names:
-            _off_store(sheet, scoped)
-    if pop.excluded:
-        vals = {f"{k}_n": v for k, v in pop.excluded.items()}
-        vals["analysed_n"] = analysed.num_rows
-        analysed_row = sheet.add(
-            "Status (rows)",
-            "analysed (active or not stated)",
-            analysed.num_rows,
-            common.pct(analysed.num_rows, scoped.num_rows),
+        if st == "active" and st in status_rows and fig.off_store:
+            # on sale elsewhere (Shopify `Published` false), so counted as active — and said, so a
+            # merchant expecting them online sees how many are not
+            r = sheet.add(
+                "Status (rows)",
+                "active, of which not on the online store",
+                fig.off_store,
+                common.pct(fig.off_store, fig.rows_n),
+            )
+            sheet.findings.append(
+                Finding("overview.off_store", {"rows_n": fig.off_store}, cells=((r, "Count"),), severity=6)
+            )
+    if fig.excluded:
+        vals = {f"{k}_n": v for k, v in fig.excluded.items()}
+        vals["analysed_n"] = fig.analysed
+        r_an = sheet.add(
+            "Status (rows)", "analysed (active or not stated)", fig.analysed, common.pct(fig.analysed, fig.rows_n)
         )
         sheet.findings.append(
             Finding(
                 "overview.excluded",
                 vals,
-                cells=tuple((status_rows[k], "Count") for k in pop.excluded) + ((analysed_row, "Count"),),
+                cells=tuple((status_rows[k], "Count") for k in fig.excluded) + ((r_an, "Count"),),
                 severity=6,
             )
         )
 
 
-def _off_store(sheet: _Sheet, scoped: pa.Table) -> None:
-    """Active rows that are not on the online store (Shopify `Published` false): on sale elsewhere,
-    so counted as active — and said, so a merchant expecting them online sees how many are not."""
+def _off_store_n(scoped: pa.Table) -> int:
+    """Active rows that are not on the online store (Shopify `Published` false)."""
     off = pc.and_(pc.equal(scoped["status"].cast(pa.string()), "active"), pc.invert(scoped["online_store"]))
-    n = pc.sum(pc.fill_null(off, False).cast(pa.int64())).as_py() or 0
-    if not n:
-        return
-    record = sheet.add("Status (rows)", "active, of which not on the online store", n, common.pct(n, scoped.num_rows))
-    sheet.findings.append(Finding("overview.off_store", {"rows_n": n}, cells=((record, "Count"),), severity=6))
+    return int(pc.sum(pc.fill_null(off, False).cast(pa.int64())).as_py() or 0)
 
 
-def _mapping(sheet: _Sheet, analysed: pa.Table) -> None:
+def _mapping(sheet: _Sheet, fig: Figures) -> None:
     """How the analysed rows got their Google category (canonical.MAPPING_METHODS), and how many did not."""
-    if not analysed.num_rows:
+    if not fig.analysed:
         return
-    method_counts = common.value_counts(analysed["category_mapping"])
-    method_counts["unmapped"] = method_counts.get("unmapped", 0) + analysed["category_mapping"].null_count
-    method_rows = {}
-    for method, label in MAPPING_LABELS.items():
-        if method_counts.get(method):
-            method_rows[method] = sheet.add(
-                "Category mapping (rows)",
-                label,
-                method_counts[method],
-                common.pct(method_counts[method], analysed.num_rows),
-            )
-    unmapped = method_counts.get("unmapped", 0)
-    if unmapped:
+    mcounts = fig.mappings
+    mrows = {}
+    for m, label in MAPPING_LABELS.items():
+        if mcounts.get(m):
+            mrows[m] = sheet.add("Category mapping (rows)", label, mcounts[m], common.pct(mcounts[m], fig.analysed))
+    unm = mcounts.get("unmapped", 0)
+    if unm:
         sheet.findings.append(
             Finding(
                 "overview.unmapped",
-                {"unmapped_n": unmapped, "unmapped_pct": sheet.cell(method_rows["unmapped"], "Share")},
-                cells=((method_rows["unmapped"], "Count"), (method_rows["unmapped"], "Share")),
+                {"unmapped_n": unm, "unmapped_pct": sheet.cell(mrows["unmapped"], "Share")},
+                cells=((mrows["unmapped"], "Count"), (mrows["unmapped"], "Share")),
                 severity=5,
             )
         )
@@ -271,29 +340,22 @@ def _mapping(sheet: _Sheet, analysed: pa.Table) -> None:
         sheet.findings.append(Finding("overview.all_mapped", {}, severity=2))
 
 
-def _prices(sheet: _Sheet, analysed: pa.Table, groups: list[Any], price_np: Any) -> None:
+def _prices(sheet: _Sheet, fig: Figures) -> None:
     """Price figures over priced variants, one set per currency; zero and missing prices counted apart."""
-    mixed = len(groups) > 1
-    counts = common.price_counts(analysed)
+    mixed = fig.currencies_n > 1
+    counts = fig.counts
     group_rows: list[int] = []
-    for group in groups[:MAX_CURRENCIES]:
-        vals = price_np[group.rows]
-        section = "Price (priced variants" + (f", {group.currency or 'no currency'})" if mixed else ")")
-        low, med, high = (common.money(float(x)) for x in (vals.min(), _median(vals), vals.max()))
-        r_n = sheet.add(
-            section,
-            "Priced variants",
-            group.variants,
-            common.pct(group.variants, analysed.num_rows),
-            cur=group.currency,
-        )
-        r_lo = sheet.add(section, "Lowest price", price=low, cur=group.currency)
-        r_med = sheet.add(section, "Median price", price=med, cur=group.currency)
-        r_hi = sheet.add(section, "Highest price", price=high, cur=group.currency)
+    for g in fig.prices:
+        section = "Price (priced variants" + (f", {g.currency or 'no currency'})" if mixed else ")")
+        lo, med, hi = (common.money(x) for x in (g.low, g.median, g.high))
+        r_n = sheet.add(section, "Priced variants", g.variants, common.pct(g.variants, fig.analysed), cur=g.currency)
+        r_lo = sheet.add(section, "Lowest price", price=lo, cur=g.currency)
+        r_med = sheet.add(section, "Median price", price=med, cur=g.currency)
+        r_hi = sheet.add(section, "Highest price", price=hi, cur=g.currency)
         group_rows.append(r_n)
-        values = {"priced_n": group.variants, "low_price": low, "median_price": med, "high_price": high}
+        values: dict[str, Any] = {"priced_n": g.variants, "low_price": lo, "median_price": med, "high_price": hi}
         if mixed:
-            values["currency"] = group.currency
+            values["currency"] = g.currency
         sheet.findings.append(
             Finding(
                 "overview.price",
@@ -303,14 +365,11 @@ def _prices(sheet: _Sheet, analysed: pa.Table, groups: list[Any], price_np: Any)
             )
         )
     if mixed:
-        items = [
-            {"currency": group.currency or "no currency", "variants_n": group.variants}
-            for group in groups[:MAX_CURRENCIES]
-        ]
+        items = [{"currency": g.currency or "no currency", "variants_n": g.variants} for g in fig.prices]
         sheet.findings.append(
             Finding(
                 "overview.mixed_currency",
-                {"items": items, "more": len(groups) > MAX_CURRENCIES},
+                {"items": items, "more": fig.currencies_n > MAX_CURRENCIES},
                 cells=tuple((r, "Count") for r in group_rows),
                 severity=6,
             )
@@ -320,7 +379,7 @@ def _prices(sheet: _Sheet, analysed: pa.Table, groups: list[Any], price_np: Any)
             "Price",
             "Priced 0.00 or below (left out of price figures)",
             counts["zero_n"] + counts["negative_n"],
-            common.pct(counts["zero_n"] + counts["negative_n"], analysed.num_rows),
+            common.pct(counts["zero_n"] + counts["negative_n"], fig.analysed),
         )
         sheet.findings.append(
             Finding(
@@ -330,60 +389,52 @@ def _prices(sheet: _Sheet, analysed: pa.Table, groups: list[Any], price_np: Any)
                 severity=5,
             )
         )
-    if counts["unpriced_n"] and analysed.num_rows:
-        sheet.add("Price", "No price", counts["unpriced_n"], common.pct(counts["unpriced_n"], analysed.num_rows))
+    if counts["unpriced_n"] and fig.analysed:
+        sheet.add("Price", "No price", counts["unpriced_n"], common.pct(counts["unpriced_n"], fig.analysed))
 
 
-def _top_categories(sheet: _Sheet, analysed: pa.Table, labels: pa.DictionaryArray, n_products: int) -> None:
-    """The categories with the most products."""
+def _top_categories_of(t: pa.Table, labels: pa.DictionaryArray) -> list[tuple[str, int]]:
+    """(label, products) of the categories with the most products, ties by name."""
     per_cat = common.distinct_per_code(
-        common.numpy_of(labels.indices), common.numpy_of(analysed["product_key"]), len(labels.dictionary)
+        common.numpy_of(labels.indices), common.numpy_of(t["product_key"]), len(labels.dictionary)
     )
-    grouped = pa.table({"c": labels.dictionary.cast(pa.string()), "k_count_distinct": pa.array(per_cat)})
-    grouped = grouped.filter(pc.greater(grouped["k_count_distinct"], 0)).sort_by(
-        [("k_count_distinct", "descending"), ("c", "ascending")]
-    )
-    top = grouped.slice(0, TOP_CATEGORIES).to_pylist()
-    crow = []
-    for counted in top:
-        crow.append(
-            sheet.add(
-                "Top categories (products)",
-                counted["c"],
-                counted["k_count_distinct"],
-                common.pct(counted["k_count_distinct"], n_products),
-            )
-        )
-    if top:
+    g = pa.table({"c": labels.dictionary.cast(pa.string()), "k_count_distinct": pa.array(per_cat)})
+    g = g.filter(pc.greater(g["k_count_distinct"], 0)).sort_by([("k_count_distinct", "descending"), ("c", "ascending")])
+    return [(d["c"], d["k_count_distinct"]) for d in g.slice(0, TOP_CATEGORIES).to_pylist()]
+
+
+def _top_categories(sheet: _Sheet, fig: Figures) -> None:
+    """The categories with the most products."""
+    crow = [
+        sheet.add("Top categories (products)", name, n, common.pct(n, fig.products_n)) for name, n in fig.top_categories
+    ]
+    if crow:
         vals = {"top": [{"name": sheet.cell(r, "Item"), "products_n": sheet.cell(r, "Count")} for r in crow[:3]]}
         sheet.findings.append(
             Finding("overview.categories", vals, cells=tuple((r, "Count") for r in crow[:3]), severity=8)
         )
 
 
-def _price_bands(sheet: _Sheet, groups: list[Any], price_np: Any) -> list[str]:
+def _price_bands(sheet: _Sheet, fig: Figures) -> list[str]:
     """Price bands of priced variants, cut at round numbers near the catalog's own quartiles; their labels."""
-    mixed = len(groups) > 1
+    mixed = fig.currencies_n > 1
     band_names: list[str] = []
-    for group in groups[:MAX_CURRENCIES]:
-        vals = price_np[group.rows]
-        section = "Price bands (priced variants" + (f", {group.currency or 'no currency'})" if mixed else ")")
+    for g in fig.prices:
+        section = "Price bands (priced variants" + (f", {g.currency or 'no currency'})" if mixed else ")")
         best = None
-        bands = common.band_labels(common.price_band_cuts(vals), group.currency)
-        for label, lo_b, hi_b in bands:
-            n = int(((vals >= lo_b) & (vals < hi_b)).sum())
-            band = sheet.add(section, label, n, common.pct(n, group.variants), cur=group.currency)
+        for label, n in g.bands:
+            r = sheet.add(section, label, n, common.pct(n, g.variants), cur=g.currency)
             band_names.append(label)
             if best is None or n > sheet.cell(best, "Count"):
-                best = band
-        if best is not None and group is groups[0] and len(bands) > 1:
+                best = r
+        if best is not None and g is fig.prices[0] and len(g.bands) > 1:
             sheet.findings.append(
                 Finding(
                     "overview.top_band",
                     {
                         "band": sheet.cell(best, "Item"),
                         "variants_n": sheet.cell(best, "Count"),
-                        "priced_n": group.variants,
+                        "priced_n": g.variants,
                         "variants_pct": sheet.cell(best, "Share"),
                     },
                     cells=((best, "Count"), (best, "Share")),
@@ -393,28 +444,32 @@ def _price_bands(sheet: _Sheet, groups: list[Any], price_np: Any) -> list[str]:
     return band_names
 
 
-def _brands(sheet: _Sheet, analysed: pa.Table, brands: pa.Array, n_brands: int, n_products: int) -> None:
-    """The brands with the most products, or that there is one brand, or none."""
-    by_top = pa.table({"b": brands, "k": analysed["product_key"]}).filter(pc.is_valid(brands))
-    if not by_top.num_rows:
-        sheet.findings.append(Finding("overview.no_brands", {}, severity=3))
-        return
-    by_group = (
-        by_top.group_by("b")
+def _top_brands_of(t: pa.Table, brands: pa.Array) -> list[tuple[str, int]]:
+    """(brand, products) of the brands with the most products, ties by name."""
+    bt = pa.table({"b": brands, "k": t["product_key"]}).filter(pc.is_valid(brands))
+    if not bt.num_rows:
+        return []
+    bg = (
+        bt.group_by("b")
         .aggregate([("k", "count_distinct")])
         .sort_by([("k_count_distinct", "descending"), ("b", "ascending")])
     )
-    brow = [
-        sheet.add("Top brands (products)", d["b"], d["k_count_distinct"], common.pct(d["k_count_distinct"], n_products))
-        for d in by_group.slice(0, TOP_BRANDS).to_pylist()
-    ]
-    if n_brands == 1:
+    return [(d["b"], d["k_count_distinct"]) for d in bg.slice(0, TOP_BRANDS).to_pylist()]
+
+
+def _brands(sheet: _Sheet, fig: Figures) -> None:
+    """The brands with the most products, or that there is one brand, or none."""
+    if not fig.top_brands:
+        sheet.findings.append(Finding("overview.no_brands", {}, severity=3))
+        return
+    brow = [sheet.add("Top brands (products)", name, n, common.pct(n, fig.products_n)) for name, n in fig.top_brands]
+    if fig.brands_n == 1:
         sheet.findings.append(
             Finding(
                 "overview.single_brand", {"brand": sheet.cell(brow[0], "Item")}, cells=((brow[0], "Item"),), severity=3
             )
         )
-    elif brow:
+    else:
         sheet.findings.append(
             Finding(
                 "overview.top_brand",

@@ -96,6 +96,10 @@ _ALIASES = {
     "category l4": "category_l4",
     "category l5": "category_l5",
 }
+# The Merchant Center transfer's Best sellers tables, by name (a bq:// location naming one is demand data).
+TRANSFER_TABLE = re.compile(r"^BestSellers(ProductCluster|Brand)(Weekly|Monthly)_[A-Za-z0-9_]+$")
+# The dataset form (`bq://project.dataset` + merchant id) reads these two: the weekly reports.
+TRANSFER_TABLES = ("BestSellersProductClusterWeekly_", "BestSellersBrandWeekly_")
 _DATE_COLUMNS = ("_PARTITIONDATE", "_PARTITIONTIME", "rank_timestamp", "report_date")
 
 
@@ -352,6 +356,26 @@ _TRANSFER_FLAT = {
     "_PARTITIONDATE",
     "_PARTITIONTIME",
     "rank_timestamp",
+    "report_date",
+    "inventory_status",
+    "category",
+}
+
+
+def transfer_columns() -> list[str]:
+    """The top-level transfer columns the reader uses (a BigQuery read selects these, nothing else)."""
+    return sorted(c for c in _TRANSFER_FLAT if "_" != c[0] and c not in _FLATTENED)
+
+
+# Flattened spellings of nested fields (a CSV export's), not columns of the transfer table itself.
+_FLATTENED = {
+    "relative_demand_bucket",
+    "relative_demand_min",
+    "relative_demand_max",
+    "previous_relative_demand_bucket",
+    "price_range_min_amount_micros",
+    "price_range_max_amount_micros",
+    "price_range_currency_code",
     "report_date",
     "inventory_status",
     "category",

@@ -123,6 +123,7 @@ class ReadPlan:
     estimate_bytes: int  # dry-run totalBytesProcessed, or the lower bound (module docstring)
     estimate_exact: bool  # True when the engine estimated it
     partition_field_type: str | None = None  # DATE / TIMESTAMP / DATETIME of a partitioning column
+    modified: Any = None  # the table's last modification time (metadata): part of the read's cache key
 
     @property
     def where(self) -> str:
@@ -226,7 +227,7 @@ def plan_read(client: Any, ref: BqRef, settings: Any, columns: list[str] | None 
         if isinstance(partition, dt.datetime):
             partition = partition.date()
     field_type = fields[tp.field].field_type if tp is not None and tp.field in fields else None
-    plan = ReadPlan(ref, wanted, products, expr, partition, None, 0, False, field_type)
+    plan = ReadPlan(ref, wanted, products, expr, partition, None, 0, False, field_type, table.modified)
     count_rows, _ = run_query(
         client, f"SELECT COUNT(*) FROM {ref.sql_name}" + (f" WHERE {plan.where}" if plan.where else ""), settings
     )
@@ -314,7 +315,7 @@ def load_table(ref: BqRef, settings: Any, name: str, kind: str = KIND_BIGQUERY):
     BigQueryUnavailable or UnreadableCatalog; nothing else escapes."""
     from google.api_core import exceptions as gexc
 
-    from agent.catalog.ingest import normalise
+    from agent.catalog.cache import TABLE_CACHE
 
     try:
         client, _ = clients(settings, ref)
@@ -323,13 +324,39 @@ def load_table(ref: BqRef, settings: Any, name: str, kind: str = KIND_BIGQUERY):
             if plan.products_schema:  # aggregated where it lies (Pushdown); nothing is downloaded
                 return pushdown_source(ref, settings, name, plan)
             raise OverSizeLine(plan)
-        raw = read_arrow(settings, plan)
+        read: list[bool] = []
+
+        def load():
+            read.append(True)
+            return _normalised(read_arrow(settings, plan), plan, name, kind)
+
+        table, ev = TABLE_CACHE.get_or_load(_cache_key("catalog", plan), load, lambda v: int(v[0].nbytes))
+        if not read:  # kept from an earlier turn: this one's Storage Read scanned nothing
+            return table, dataclasses.replace(ev, bytes_scanned=0, bytes_exact=True)
     except (BytesCapExceeded, OverSizeLine, UnreadableCatalog):
         raise
     except gexc.GoogleAPIError as exc:
         raise BigQueryUnavailable(f"{ref.uri}: {type(exc).__name__}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - transport errors (grpc, auth) must not fail the turn
         raise BigQueryUnavailable(f"{ref.uri}: {type(exc).__name__}: {exc}") from None
+    return table, dataclasses.replace(ev)
+
+
+def _nbytes(table: pa.Table) -> int:
+    return int(table.nbytes)
+
+
+def _cache_key(kind: str, plan: ReadPlan) -> tuple:
+    """One read per snapshot partition per instance (the one parsed-table cache, TABLE_CACHE): the key
+    names the table, the partition, the table's last modification and the partition's row count, so a
+    partition that is rewritten (the transfer run again) or grows is read afresh."""
+    return ("bigquery", kind, plan.ref.table_id, plan.partition, plan.modified, plan.rows, tuple(plan.columns))
+
+
+def _normalised(raw: pa.Table, plan: ReadPlan, name: str, kind: str):
+    """The Storage Read's Arrow -> (canonical table, evidence), by the same readers as a file."""
+    from agent.catalog.ingest import normalise
+
     flat = flatten_products(raw) if plan.products_schema else raw
     columns = list(flat.column_names)
     det = headers.detect(columns)
@@ -343,31 +370,73 @@ def load_table(ref: BqRef, settings: Any, name: str, kind: str = KIND_BIGQUERY):
     ev.columns = list(plan.columns)
     ev.bytes_scanned = plan.estimate_bytes
     ev.bytes_exact = plan.estimate_exact
-    return table, dataclasses.replace(ev)
+    return table, ev
 
 
 def read_newest_partition(ref: BqRef, settings: Any, columns: list[str]) -> tuple[pa.Table, ReadPlan]:
     """Any table's newest partition, projected to `columns`, as raw Arrow (no normalising): for readers
     of tables that are not catalogs (the Merchant Center Best sellers tables). Same cap, estimate and
-    size line as a catalog read; raises what load_table raises."""
+    size line as a catalog read, and the same cache; raises what load_table raises."""
     from google.api_core import exceptions as gexc
+
+    from agent.catalog.cache import TABLE_CACHE
 
     try:
         client, _ = clients(settings, ref)
         plan = plan_read(client, ref, settings, columns)
         if plan.estimate_bytes > settings.in_memory_bytes:
             raise OverSizeLine(plan)
-        return read_arrow(settings, plan), plan
+        return TABLE_CACHE.get_or_load(_cache_key("raw", plan), lambda: read_arrow(settings, plan), _nbytes), plan
     except (BytesCapExceeded, OverSizeLine, UnreadableCatalog):
         raise
     except (gexc.GoogleAPIError, Exception) as exc:  # noqa: BLE001 - transport errors must not fail the turn
         raise BigQueryUnavailable(f"{ref.uri}: {type(exc).__name__}: {exc}") from None
 
 
+def load_bestsellers(ref: BqRef, settings: Any, name: str):
+    """A Merchant Center Best sellers transfer table (`BestSellersProductClusterWeekly_<id>`, …) ->
+    (demand table, evidence): its newest partition, projected to the columns the Best sellers reader
+    uses, through the same cap, size line and cache as a catalog. The partition's day is the report
+    date (the footer's snapshot date). Raises what load_table raises."""
+    from google.api_core import exceptions as gexc
+
+    from agent.catalog import bestsellers
+    from agent.catalog.cache import TABLE_CACHE
+
+    try:
+        client, _ = clients(settings, ref)
+        plan = plan_read(client, ref, settings, bestsellers.transfer_columns())
+        if plan.estimate_bytes > settings.in_memory_bytes:
+            raise OverSizeLine(plan)
+        read: list[bool] = []
+
+        def load():
+            read.append(True)
+            raw = read_arrow(settings, plan)
+            if plan.partition is not None and PARTITION_PSEUDO not in raw.column_names:
+                raw = raw.append_column(PARTITION_PSEUDO, pa.array([plan.partition] * raw.num_rows, pa.date32()))
+            demand, ev = bestsellers.from_transfer(raw, name, KIND_BIGQUERY)
+            if plan.partition is not None:
+                ev.snapshot_date = plan.partition
+                ev.snapshot_origin = f"newest partition, {plan.partition_expr}"
+            ev.columns = list(plan.columns)
+            ev.bytes_scanned, ev.bytes_exact = plan.estimate_bytes, plan.estimate_exact
+            return demand, ev
+
+        demand, ev = TABLE_CACHE.get_or_load(_cache_key("bestsellers", plan), load, lambda v: int(v[0].nbytes))
+    except (BytesCapExceeded, OverSizeLine, UnreadableCatalog):
+        raise
+    except (gexc.GoogleAPIError, Exception) as exc:  # noqa: BLE001 - transport errors must not fail the turn
+        raise BigQueryUnavailable(f"{ref.uri}: {type(exc).__name__}: {exc}") from None
+    if not read:  # kept from an earlier turn: nothing scanned now
+        return demand, dataclasses.replace(ev, bytes_scanned=0, bytes_exact=True)
+    return demand, dataclasses.replace(ev)
+
+
 # ------------------------------------------------------------------ pushdown (above the size line)
 
 # The transfer columns the pushdown aggregations read (nothing else is scanned).
-PUSHDOWN_COLUMNS = ("offer_id", "item_group_id", "google_product_category", "availability", "price")
+PUSHDOWN_COLUMNS = ("offer_id", "item_group_id", "google_product_category", "availability", "price", "brand")
 
 
 class Pushdown:
@@ -433,7 +502,7 @@ def pushdown_source(ref: BqRef, settings: Any, name: str, plan: ReadPlan):
     ev = SourceEvidence(
         name=name,
         kind=KIND_BIGQUERY,
-        format="Merchant Center Products transfer table, aggregated in BigQuery",
+        format="Merchant Center Products transfer table",  # the footer says it was aggregated in BigQuery
         rows_read=int(plan.rows or 0),
         snapshot_date=plan.partition,
         snapshot_origin=f"newest partition, {plan.partition_expr}" if plan.partition else None,
@@ -441,5 +510,5 @@ def pushdown_source(ref: BqRef, settings: Any, name: str, plan: ReadPlan):
         bytes_exact=True,
     )
     ev.pushdown = Pushdown(client, settings, plan, ev)
-    ev.columns = list(ev.pushdown.columns)
+    ev.columns = list(plan.columns)  # the table's columns the skills use, as a read would list them
     return canonical.empty_table(), ev

@@ -31,12 +31,11 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agent import bqref
 from agent.bqref import BadBqUri, is_bq, parse_bq_uri
 from agent.catalog import bestsellers
 from agent.catalog.attachments import Attachment
@@ -53,6 +52,9 @@ from agent.catalog.evidence import (
 )
 from agent.catalog.ingest import read_table_bytes
 from agent.gsuri import is_gs
+
+if TYPE_CHECKING:
+    from agent.config import BigQuerySettings
 
 log = logging.getLogger(__name__)
 
@@ -90,11 +92,14 @@ def load_catalog_inputs(
     refused: Sequence[Unreadable] = (),
     merchant_id: str | None = None,
     demand_uri: str | None = None,
+    bigquery: "BigQuerySettings | None" = None,
 ) -> CatalogInputs:
     """Load this turn's own and reference catalogs; see the module docstring for the rules.
 
     `refused` are file parts of this message the service could not take as tables; they are reported
-    first and, like attachments, stop any fallback for the own catalog."""
+    first and, like attachments, stop any fallback for the own catalog. `bigquery` is how bq://
+    locations are read (agent.config.BigQuerySettings: cap, size line, emulator hosts; the defaults
+    when None), passed with the call like every other setting here."""
     unreadable: list[Unreadable] = list(refused)
     problems: list[str] = []
     ref_index = pick_reference(attachments, question)
@@ -136,7 +141,7 @@ def load_catalog_inputs(
     elif own is None and catalog_uri:
         progress("Reading the configured catalog…")
         try:
-            located = load_location(catalog_uri, local_root, merchant_id)
+            located = load_location(catalog_uri, local_root, merchant_id, bigquery)
             if located[1].role == bestsellers.ROLE:
                 raise SourceFailed(f"{catalog_uri}: a Best sellers report, not a catalog")
             own = combine([located])
@@ -154,7 +159,7 @@ def load_catalog_inputs(
     if reference is None and reference_uri:
         progress("Reading the reference catalog…")
         try:
-            table, ev = load_location(reference_uri, local_root, merchant_id)
+            table, ev = load_location(reference_uri, local_root, merchant_id, bigquery)
             if ev.pushdown is not None:  # a reference is compared in memory: above the line it is not read
                 raise SourceFailed(
                     f"{reference_uri}: above the in-memory line",
@@ -172,16 +177,38 @@ def load_catalog_inputs(
             problems.append(_reference_problem(exc.problem) if exc.problem else REFERENCE_PROBLEM)
     if not demand_parts and demand_uri:
         progress("Reading the Best sellers report…")
-        try:
-            table, ev = load_location(demand_uri, local_root, merchant_id)
-            if ev.role != bestsellers.ROLE:
-                raise SourceFailed(f"{demand_uri}: not a Best sellers report")
-            demand_parts.append((table, ev))
-        except SourceFailed as exc:
-            log.warning("Best sellers report unreadable: %s", exc)
-            problems.append(DEMAND_PROBLEM)
+        failed: list[SourceFailed] = []
+        for location in demand_locations(demand_uri, merchant_id, bigquery):
+            try:
+                table, ev = load_location(location, local_root, merchant_id, bigquery)
+                if ev.role != bestsellers.ROLE:
+                    raise SourceFailed(f"{location}: not a Best sellers report")
+                demand_parts.append((table, ev))
+            except SourceFailed as exc:
+                log.warning("Best sellers report unreadable: %s", exc)
+                failed.append(exc)
+        if failed and not demand_parts:  # one of a dataset's two reports missing is not a problem
+            problems.append(next((f.problem for f in failed if f.problem), None) or DEMAND_PROBLEM)
     demand = _combine_demand(demand_parts) if demand_parts else None
     return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems, demand=demand)
+
+
+def demand_locations(uri: str, merchant_id: str | None, bigquery: "BigQuerySettings | None") -> list[str]:
+    """DEMAND_URI as the locations read: itself, or for a Merchant Center transfer dataset
+    (`bq://project.dataset`) its weekly product-cluster and brand reports for the merchant
+    (`BestSellersProductClusterWeekly_<id>`, `BestSellersBrandWeekly_<id>`; the monthly ones are read
+    when named as tables). Without a merchant id the dataset stays as given and fails as a dataset
+    location does."""
+    if not is_bq(uri):
+        return [uri]
+    try:
+        ref = parse_bq_uri(uri)
+    except BadBqUri:
+        return [uri]
+    merchant = merchant_id or (bigquery.merchant_center_id if bigquery is not None else None)
+    if ref.table is not None or not merchant:
+        return [uri]
+    return [f"{uri}.{prefix}{merchant}" for prefix in bestsellers.TRANSFER_TABLES]
 
 
 def _reference_problem(problem: str) -> str:
@@ -323,13 +350,15 @@ def combine_loaded(catalogs: Sequence[LoadedCatalog]) -> LoadedCatalog:
 # ------------------------------------------------------------------ locations
 
 
-def load_location(uri: str, local_root: str | None, merchant_id: str | None = None) -> tuple[pa.Table, SourceEvidence]:
+def load_location(
+    uri: str, local_root: str | None, merchant_id: str | None = None, bigquery: "BigQuerySettings | None" = None
+) -> tuple[pa.Table, SourceEvidence]:
     """A configured location (gs:// file or prefix, bq:// table or transfer dataset, local file or
     folder) -> table + evidence copy."""
     if is_gs(uri):
         return _load_gcs(uri)
     if is_bq(uri):
-        return _load_bigquery(uri, merchant_id)
+        return _load_bigquery(uri, merchant_id, bigquery)
     return _load_local(uri, local_root)
 
 
@@ -352,23 +381,30 @@ def _load_gcs(uri: str) -> tuple[pa.Table, SourceEvidence]:
     return table, dataclasses.replace(ev)
 
 
-def _load_bigquery(uri: str, merchant_id: str | None) -> tuple[pa.Table, SourceEvidence]:
-    """A bq:// location: the newest partition of the table (agent.catalog.bigquery). Read on each
-    turn (no table cache yet: the partition and its estimate are checked every time)."""
+def _load_bigquery(
+    uri: str, merchant_id: str | None, settings: "BigQuerySettings | None"
+) -> tuple[pa.Table, SourceEvidence]:
+    """A bq:// location: the newest partition of the table (agent.catalog.bigquery). The partition and
+    its estimate are checked on every turn; the read itself is kept in TABLE_CACHE per partition."""
     from agent.catalog import bigquery as bq
     from agent.config import BigQuerySettings
 
-    settings = cast(BigQuerySettings, bqref.SETTINGS) or BigQuerySettings()  # set by the Service at start
+    settings = settings or BigQuerySettings()
+    what = "catalog"
     try:
         ref = parse_bq_uri(uri).for_merchant(merchant_id or settings.merchant_center_id)
-        table, ev = bq.load_table(ref, settings, ref.uri)
+        if ref.table is not None and bestsellers.TRANSFER_TABLE.fullmatch(ref.table):
+            what = "Best sellers report"  # demand data: the Best sellers reader, not a catalog's
+            table, ev = bq.load_bestsellers(ref, settings, ref.uri)
+        else:
+            table, ev = bq.load_table(ref, settings, ref.uri)
     except BadBqUri as exc:
         raise SourceFailed(str(exc)) from None
     except bq.BytesCapExceeded as exc:
         raise SourceFailed(
             str(exc),
             problem=(
-                f"The configured catalog was not read: BigQuery estimates {bytes_text(exc.estimate)} to scan, "
+                f"The configured {what} was not read: BigQuery estimates {bytes_text(exc.estimate)} to scan, "
                 f"over the {bytes_text(exc.cap)} cap per question (BIGQUERY_MAXIMUM_BYTES_BILLED)."
             ),
         ) from None
@@ -376,7 +412,7 @@ def _load_bigquery(uri: str, merchant_id: str | None) -> tuple[pa.Table, SourceE
         raise SourceFailed(
             str(exc),
             problem=(
-                f"The configured catalog was not read: its newest partition ({bytes_text(exc.plan.estimate_bytes)}) is "
+                f"The configured {what} was not read: its newest partition ({bytes_text(exc.plan.estimate_bytes)}) is "
                 f"above the in-memory line of {bytes_text(settings.in_memory_bytes)} (BIGQUERY_IN_MEMORY_BYTES), and "
                 "only Merchant Center Products_ tables are aggregated in BigQuery."
             ),

@@ -40,9 +40,6 @@ class Service:
         from agent.catalog import cache
 
         cache.configure(table_cache_bytes=config.table_cache_bytes)  # its share of MEMORY_BUDGET_BYTES
-        from agent import bqref
-
-        bqref.configure(config.bigquery)  # bq:// sources: cap, size line, emulator hosts
         self.tasks, self.contexts = build_stores(config)
         self.live = LiveRegistry(max_bytes=config.live_bytes)
         self.runner = Runner(
@@ -61,6 +58,7 @@ class Service:
                 storage_seconds=config.turn_storage_seconds,
                 analysis_slots=config.analysis_slots,
                 demand_uri=config.demand_uri,
+                bigquery=config.bigquery,
             )
         )
         self._card: dict[str, Any] | None = None

@@ -21,7 +21,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Generator, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator
 
 from agent import budget, logs
 from agent.catalog.attachments import Attachment
@@ -32,6 +32,9 @@ from agent.protocol import objects
 from agent.store.base import ContextChange, ContextState, ContextStore, TaskStore, as_context_catalog
 
 from . import reclaim, stepgate
+
+if TYPE_CHECKING:
+    from agent.config import BigQuerySettings
 from .live import LiveRegistry
 
 CANCELED_TEXT = "Cancelled at the client's request."
@@ -129,6 +132,7 @@ class Deps:
     step_gate: str | None = None  # tests only: agent.service.stepgate
     storage_seconds: float = 10.0  # TURN_STORAGE_SECONDS: all storage calls of a turn's work (agent.budget)
     demand_uri: str | None = None  # DEMAND_URI: a configured Best sellers report
+    bigquery: "BigQuerySettings | None" = None  # BIGQUERY_*: how bq:// locations are read (cap, size line)
 
     @property
     def reserve_seconds(self) -> float:
@@ -379,7 +383,13 @@ class Runner:
             spec = SKILLS[skill_id]
             if in_bigquery and skill_id not in IN_BIGQUERY:
                 # above the size line nothing was downloaded: a skill without a SQL form says so
-                text = "\n\n".join([*preface, OVER_LINE_TEXT.format(skill=spec.name), render_footer(inputs, None, now)])
+                text = "\n\n".join(
+                    [
+                        *preface,
+                        OVER_LINE_TEXT.format(skill=spec.name, pushed=_in_bigquery_names()),
+                        render_footer(inputs, None, now),
+                    ]
+                )
                 yield from self._send_text(turn, spec.id, text, description=spec.name)
                 continue
             note = f"Running {spec.name.lower()} on {plan.scope.label}…"
@@ -469,6 +479,7 @@ class Runner:
             refused=turn.unreadable,
             merchant_id=turn.merchant_id,
             demand_uri=self.deps.demand_uri,
+            bigquery=self.deps.bigquery,
         )
         if context.expired_catalogs and not turn.attachments:
             names = ", ".join(dict.fromkeys(context.expired_catalogs))
@@ -538,10 +549,19 @@ def wait_until_terminal(tasks: TaskStore, task_id: str, timeout: float) -> dict[
 
 
 OVER_LINE_TEXT = (
-    "{skill} was not run: the catalog's newest BigQuery partition is above the in-memory line "
-    "(BIGQUERY_IN_MEMORY_BYTES), so it is aggregated in BigQuery, and this question has no BigQuery "
-    "aggregation yet (assortment gaps has one)."
+    "{skill} was not run: it needs the catalog in memory, and the catalog's newest BigQuery partition is "
+    "above the in-memory line (BIGQUERY_IN_MEMORY_BYTES), so nothing was downloaded. Above the line only "
+    "{pushed} are aggregated in BigQuery; for this question, raise the line on an instance with the memory "
+    "for the partition."
 )
+
+
+def _in_bigquery_names() -> str:
+    """ "catalog overview and assortment gaps": the skills with a BigQuery aggregation, in card order."""
+    from agent.analysis.registry import IN_BIGQUERY, SKILLS
+
+    names = [spec.name.lower() for sid, spec in SKILLS.items() if sid in IN_BIGQUERY]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _bigquery_refusal(skill: str, exc: Exception) -> str:
