@@ -425,7 +425,7 @@ def test_placements_grade_how_sure_each_row_is():
         _col(["Teak Lounger", "Outdoor Furniture Covers", "Thing", "Mystery Surprise"]),
     )
     assert sure.tolist()[0] == categorise.SURE_LABEL  # the merchant's own path
-    assert sure.tolist()[1] == categorise.SURE_NAME  # a taxonomy name of three words, whole
+    assert sure.tolist()[1] == categorise.SURE_TITLE_NAME  # a taxonomy name of three words, whole, in the title
     assert sure.tolist()[2] == categorise.SURE_TYPE  # the type's bare noun
     assert (ids[3], sure[3]) == (-1, categorise.SURE_NONE)
     got, _, how = map_rows(
