@@ -420,8 +420,8 @@ def placements(
             chunked(title) if title is not None else None,
             chunked(brand) if brand is not None else None,
         )
-    unsure = (ids >= 0) & ~np.isin(sure, np.array(sorted(answer), dtype=np.int8))
-    if unsure.any():  # a grade below the operating point: the row stays unplaced (counted and said)
+    if answer != ALL_GRADES:  # a grade below the operating point: the row stays unplaced (counted and said)
+        unsure = (ids >= 0) & ~np.isin(sure, np.array(sorted(answer), dtype=np.int8))
         ids[unsure], method[unsure], sure[unsure] = -1, UNMAPPED, SURE_NONE
     for col in (product_type, category_path):
         if col is not None and (ids < 0).any():
