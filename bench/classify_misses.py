@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
+import random
 import sys
 from collections import Counter
 from pathlib import Path
@@ -141,6 +142,33 @@ def _sample_key(seed: int, row) -> str:
     return hashlib.sha1(f"{seed}\t{shop}\t{o.title}\t{o.product_type}\t{o.label}".encode()).hexdigest()
 
 
+BOOTSTRAP = 2000
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson interval of a share k/n."""
+    if not n:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _ceiling(share: Counter, size: int, n: int, pop: int) -> tuple[float, float, float]:
+    """(coverage, L2, leaf) of a perfect non-guessing mapper, the classes' shares of the reviewed
+    sample spread over the population (`pop` misses + unmapped of `n` labelled products)."""
+    est = {c: share[c] / size * pop for c in CLASSES}
+    reach = n - est["no_noun"] - est["taxonomy_lacks"]
+    if reach <= 0:
+        return 0.0, 0.0, 0.0
+    return (
+        reach / n,
+        (reach - est["label_wrong"]) / reach,
+        (reach - est["label_wrong"] - est["coarse_label"]) / reach,
+    )
+
+
 def _reviewed(path: Path, rows: list) -> None:
     """The ceiling read from a hand-reviewed sample: each class's share of the sample, spread over the
     whole population (misses + unmapped of all shops), and how often the rules agreed with the review."""
@@ -153,17 +181,30 @@ def _reviewed(path: Path, rows: list) -> None:
     share = Counter(r["reviewed_class"] for r in sample)
     est = {c: share[c] / len(sample) * pop for c in CLASSES}
     agree = sum(r["rule_class"] == r["reviewed_class"] for r in sample)
-    reach = n - est["no_noun"] - est["taxonomy_lacks"]
+    lows = {c: wilson(share[c], len(sample)) for c in CLASSES}
     print(
         f"## reviewed sample {path.name}: {len(sample)} rows, rules agree with the review on {agree} "
         f"({agree / len(sample):.0%})"
     )
     for c in CLASSES:
-        print(f"   {c:15s} {share[c]:4d} in sample  ~{est[c]:6.0f} of the {pop} misses + unmapped")
-    print(
-        f"   ceiling: coverage {reach / n:.1%}, L2 {(reach - est['label_wrong']) / reach:.1%}, "
-        f"leaf {(reach - est['label_wrong'] - est['coarse_label']) / reach:.1%}"
-    )
+        lo, hi = lows[c]
+        print(
+            f"   {c:15s} {share[c]:4d} in sample ({share[c] / len(sample):.1%}, 95 % Wilson {lo:.1%}–{hi:.1%})"
+            f"  ~{est[c]:6.0f} of the {pop} misses + unmapped"
+        )
+    point = _ceiling(share, len(sample), n, pop)
+    print(f"   ceiling: coverage {point[0]:.1%}, L2 {point[1]:.1%}, leaf {point[2]:.1%}")
+    # the ceiling's uncertainty from the sample's size: the sample's rows drawn again with
+    # replacement (a fixed seed, so the figures repeat), the ceiling of each draw, its 2.5/97.5 % points
+    rng = random.Random(10)
+    draws = []
+    for _ in range(BOOTSTRAP):
+        again = Counter(rng.choice(sample)["reviewed_class"] for _ in sample)
+        draws.append(_ceiling(again, len(sample), n, pop))
+    for k, what in enumerate(("coverage", "L2", "leaf")):
+        vals = sorted(d[k] for d in draws)
+        lo, hi = vals[int(0.025 * len(vals))], vals[int(0.975 * len(vals)) - 1]
+        print(f"   ceiling {what}: {point[k]:.1%}, 95 % bootstrap interval {lo:.1%}–{hi:.1%} ({BOOTSTRAP} draws)")
     # today's mapped products without the wrong labels the review finds among the mis-mapped ones
     wrong_mapped = sum(1 for r in sample if r["reviewed_class"] == "label_wrong" and r["prediction"])
     mis = sum(1 for r in sample if r["prediction"])

@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent.catalog import taxonomy  # noqa: E402
+from agent.catalog import categorise, taxonomy  # noqa: E402
 from agent.catalog.categorise import resolve_google, resolve_shopify  # noqa: E402
 from agent.catalog.evidence import KIND_ATTACHED  # noqa: E402
 from agent.catalog.sources import read_table_bytes  # noqa: E402
@@ -61,6 +61,8 @@ class Outcome:
     title: str = ""
     product_type: str = ""
     category: str = ""  # the merchant's own category path, as read (bench/classify_misses.py reads it)
+    sure: int = categorise.SURE_NONE  # how sure the mapping was (categorise.SURE_*): the curve cuts on it
+    got_all: int | None = None  # the id had every grade been answered (categorise.ALL_GRADES): the curve's
 
 
 @dataclass
@@ -176,17 +178,35 @@ def evaluate_file(path: Path) -> list[Outcome]:
         return []
     labels, hidden = got
     table, _ = read_table_bytes(hidden, path.name, KIND_ATTACHED)
+    every, sure = _grades(table)
     cols = table.select(
         ["row_number", "product_key", "google_category_id", "title", "product_type", "category_path"]
     ).to_pydict()
     seen: set[int] = set()
     out = []
-    for rn, key, cid, title, ptype, cat in zip(*cols.values()):
+    for k, (rn, key, cid, title, ptype, cat) in enumerate(zip(*cols.values())):
         if key in seen or rn not in labels:
             continue
         seen.add(key)
-        out.append(Outcome(path.stem, labels[rn], cid, title or "", ptype or "", cat or ""))
+        got_all = int(every[k]) if every[k] >= 0 else None
+        out.append(Outcome(path.stem, labels[rn], cid, title or "", ptype or "", cat or "", int(sure[k]), got_all))
     return out
+
+
+def _grades(table):
+    """Each row's sureness grade, from the mapping run again on the canonical columns the reader
+    mapped (the label columns are gone, so no Google column): the same ids, asserted, plus the grade."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    vehicle = pc.equal(table["category_mapping"].cast("string"), "vehicle_listing")
+    args = (table.num_rows, None, table["category_path"], table["product_type"], table["title"])
+    ids, _, _ = categorise.placements(*args, brand=table["brand"], vehicle=vehicle)
+    read = table["google_category_id"].fill_null(-1).to_numpy()
+    if not np.array_equal(ids, read):  # the curve would describe another mapping than the figures
+        raise AssertionError(f"{table.num_rows} rows: the mapping run again differs from the reader's")
+    every, _, sure = categorise.placements(*args, brand=table["brand"], vehicle=vehicle, answer=categorise.ALL_GRADES)
+    return every, sure
 
 
 def corpus_files(folder: Path) -> list[Path]:
@@ -222,6 +242,72 @@ def by_split(folder: Path) -> dict[str, Figures]:
     return out
 
 
+CURVE_STEPS = (
+    (categorise.SURE_LABEL, "a category the merchant wrote"),
+    (categorise.SURE_LISTING, "+ vehicle listings"),
+    (categorise.SURE_TYPE_NAME, "+ type / category matching a taxonomy name of several words"),
+    (categorise.SURE_TYPE, "+ bare noun of the merchant's type / category"),
+    (categorise.SURE_TITLE_NAME, "+ title alone matching a taxonomy name of several words"),
+    (categorise.SURE_TITLE, "+ bare noun of the title alone"),
+    (categorise.SURE_BRANCH, "+ read inside the shop's own branch"),
+    (categorise.SURE_GROUP, "+ like the rest of its own category"),
+)
+
+
+def curve(outcomes: list[Outcome]) -> list[tuple[int, str, Figures]]:
+    """The precision/coverage trade-off: for each sureness grade, the figures if the mapper answered
+    only at that grade or surer (the rest counted as unmapped)."""
+    out = []
+    for grade, what in CURVE_STEPS:
+        f = Figures()
+        for o in outcomes:
+            f.add(Outcome(o.shop, o.label, o.got_all if o.sure <= grade else None))
+        out.append((grade, what, f))
+    return out
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson interval of a share k/n (what a figure from n products can claim)."""
+    if not n:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def dev_ranked(dev: list[Outcome]) -> list[int]:
+    """The sureness grades ordered by their level-2 precision on the dev half only (the held-out
+    half then says whether the order holds): a grade with no dev product keeps its place when it is
+    the merchant's own category or a vehicle listing, else goes last."""
+    right: dict[int, int] = defaultdict(int)
+    seen: dict[int, int] = defaultdict(int)
+    for o in dev:
+        if o.got_all is not None:
+            seen[o.sure] += 1
+            right[o.sure] += same_level2(o.got_all, o.label)
+    grades = [g for g, _ in CURVE_STEPS]
+    return sorted(
+        grades,
+        key=lambda g: (
+            0 if not seen[g] and g <= categorise.SURE_LISTING else 2 if not seen[g] else 1,
+            -(right[g] / seen[g]) if seen[g] else g,
+        ),
+    )
+
+
+def curve_in_order(outcomes: list[Outcome], order: list[int]) -> list[tuple[int, Figures]]:
+    """Cumulative figures answering at the first 1, 2, … grades of `order` (the rest unmapped)."""
+    out = []
+    for k in range(1, len(order) + 1):
+        keep = set(order[:k])
+        f = Figures()
+        for o in outcomes:
+            f.add(Outcome(o.shop, o.label, o.got_all if o.sure in keep else None))
+        out.append((order[k - 1], f))
+    return out
+
+
 def _row(name: str, f: Figures) -> str:
     return (
         f"| {name} | {f.labelled} | {f.mapped} | {f.coverage:.1%} | {f.precision2:.1%} | {f.precision_leaf:.1%} "
@@ -235,6 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--misses", type=int, default=0, help="print this many wrong leaf mappings")
     ap.add_argument("--split", choices=(DEV, HELD_OUT), help="print misses of this half only")
     ap.add_argument("--unmapped", type=int, default=0, help="print this many unmapped products")
+    ap.add_argument("--curve", action="store_true", help="print the precision/coverage trade-off by sureness")
     args = ap.parse_args(argv)
     total, per_shop = evaluate(Path(args.corpus))
     print("| shop | half | labelled | mapped | coverage | precision L2 | precision leaf | on label's path |")
@@ -254,6 +341,33 @@ def main(argv: list[str] | None = None) -> int:
         n = sum(1 for name in per_shop if split_of(name) == h)
         print(_row(f"**{h} ({n} shops)** | {h}", halves[h]))
     print(_row(f"**all ({len(per_shop)} shops)** | all", total))
+    if args.curve:
+        outcomes = {DEV: [], HELD_OUT: [], "all": []}
+        for path in corpus_files(Path(args.corpus)):
+            name = f"{path.parent.name}/{path.stem}"
+            got = evaluate_file(path)
+            outcomes[split_of(name)] += got
+            outcomes["all"] += got
+        print("\n| answers at sureness | half | mapped | coverage | precision L2 | precision leaf |")
+        print("|---|---|---|---|---|---|")
+        for h in ("all", DEV, HELD_OUT):
+            for grade, what, f in curve(outcomes[h]):
+                print(
+                    f"| {grade} {what} | {h} | {f.mapped} | {f.coverage:.1%} | {f.precision2:.1%} "
+                    f"| {f.precision_leaf:.1%} |"
+                )
+        order = dev_ranked(outcomes[DEV])
+        names = dict(CURVE_STEPS)
+        print(f"\nGrades in the order of their level-2 precision on the dev half: {order}")
+        print("| answers at | half | mapped | coverage | precision L2 (95 % Wilson) | precision leaf |")
+        print("|---|---|---|---|---|---|")
+        for h in ("all", DEV, HELD_OUT):
+            for grade, f in curve_in_order(outcomes[h], order):
+                lo, hi = wilson(f.level2, f.mapped)
+                print(
+                    f"| + {grade} {names[grade].lstrip('+ ')} | {h} | {f.mapped} | {f.coverage:.1%} "
+                    f"| {f.precision2:.1%} ({lo:.1%}–{hi:.1%}) | {f.precision_leaf:.1%} |"
+                )
     tax = taxonomy.load()
     chosen = halves[args.split] if args.split else total
     for o in chosen.unmapped[: args.unmapped]:

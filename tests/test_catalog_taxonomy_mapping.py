@@ -381,3 +381,58 @@ def test_a_stray_bare_noun_is_read_again_inside_the_shops_branch():
     got = map_rows(n, None, None, _col(types), _col(titles))[0].to_pylist()
     assert got[30:32] == [194, 194] and got[32:] == [None, None]
     assert map_rows(1, None, None, _col(["Ear Cuff"]), _col(["Style"]))[0].to_pylist() == [1906]
+
+
+def test_a_vehicle_listing_is_a_motor_vehicle_whatever_its_title_names():
+    """Merchant Center vehicle ads rows carry `mileage` and `year`: a make-and-model title names no
+    product, the attributes say it is a vehicle (Cars, Trucks & Vans, where vehicle ads file their
+    listings); a title noun is read only inside Motor Vehicles; a row without them is read as ever."""
+    data = (
+        "id\ttitle\tlink\timage_link\tcondition\tprice\tbrand\tmodel\tyear\tmileage\n"
+        "1\t2012 Bessacarr E520 White\thttps://x/1\thttps://x/1.jpg\tused\t11995 GBP\tBessacarr\tE520\t2012\t41000\n"
+        "2\t2016 Honda CB500X Motorcycle\thttps://x/2\thttps://x/2.jpg\tused\t4995 GBP\tHonda\tCB500X\t2016\t9000 miles\n"
+        "3\t2008 Fiat Doblo Micro Camper Van 2 Berth\thttps://x/3\thttps://x/3.jpg\tused\t9995 GBP\tFiat\tDoblo\t2008\t80000\n"
+        "4\tTowbar Bike Rack\thttps://x/4\thttps://x/4.jpg\tnew\t149 GBP\tThule\t\t\t\n"
+        "5\t2019 Swift Escape 4 Berth Bed\thttps://x/5\thttps://x/5.jpg\tused\t39995 GBP\tSwift\tEscape\t2019\t12000\n"
+    ).encode()
+    table, ev = read_table_bytes(data, "feed.tsv", KIND_ATTACHED)
+    got = [(r["google_category_id"], r["category_mapping"]) for r in table.to_pylist()]
+    assert got[0] == (916, "vehicle_listing")  # make, model, colour: its mileage says what it is
+    assert got[1] == (919, "vehicle_listing")  # a title noun inside Motor Vehicles still decides
+    assert got[2] == (916, "vehicle_listing")  # "Van"
+    assert got[3][1] != "vehicle_listing"  # no mileage, no year: no vehicle listing
+    assert got[4] == (916, "vehicle_listing")  # "Bed" is no bed in a vehicle listing
+    assert "mileage" not in ev.unmapped_columns and "year" not in ev.unmapped_columns
+
+
+def test_a_feed_without_both_vehicle_attributes_has_no_vehicle_listings():
+    data = (
+        "id\ttitle\tlink\timage_link\tcondition\tprice\tyear\n"
+        "1\t2012 Bessacarr E520 White\thttps://x/1\thttps://x/1.jpg\tused\t11995 GBP\t2012\n"
+    ).encode()
+    table, _ = read_table_bytes(data, "feed.tsv", KIND_ATTACHED)
+    assert table["category_mapping"].cast(pa.string()).to_pylist() == ["unmapped"]
+
+
+def test_placements_grade_how_sure_each_row_is():
+    """The sureness grade per row (categorise.SURE_*): what the evaluation's precision/coverage curve
+    and a stricter operating point cut on; unmapped rows are SURE_NONE."""
+    ids, method, sure = categorise.placements(
+        4,
+        None,
+        _col(["Furniture > Outdoor Furniture", None, None, None]),
+        _col([None, None, "Hoodies", None]),
+        _col(["Teak Lounger", "Outdoor Furniture Covers", "Thing", "Mystery Surprise"]),
+    )
+    assert sure.tolist()[0] == categorise.SURE_LABEL  # the merchant's own path
+    assert sure.tolist()[1] == categorise.SURE_TITLE_NAME  # a taxonomy name of three words, whole, in the title
+    assert sure.tolist()[2] == categorise.SURE_TYPE  # the type's bare noun
+    assert (ids[3], sure[3]) == (-1, categorise.SURE_NONE)
+    got, _, how = map_rows(
+        4,
+        None,
+        _col(["Furniture > Outdoor Furniture", None, None, None]),
+        _col([None, None, "Hoodies", None]),
+        _col(["Teak Lounger", "Outdoor Furniture Covers", "Thing", "Mystery Surprise"]),
+    )
+    assert [g if g is not None else -1 for g in got.to_pylist()] == ids.tolist()

@@ -26,6 +26,7 @@ MAPPING_LABELS = {
     "merchant_path": "from your category path",
     "name_match": "by taxonomy names in type or title",
     "own_category": "like the rest of its own category",
+    "vehicle_listing": "as a vehicle listing (mileage and model year)",
     "unmapped": "not mapped",
 }
 READ = (

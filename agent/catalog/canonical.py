@@ -32,8 +32,17 @@ AVAILABILITY_VALUES = ("in_stock", "out_of_stock", "preorder", "backorder", "unk
 # How google_category_id was found, per row (SPEC §4, in order of trust).
 # "shopify_category": a Shopify Standard Product Taxonomy path, through Shopify's published mapping;
 # "name_match": the taxonomies' own names matched on product type, own category or title noun;
-# "own_category": where most placed products of the row's own category or product type stand.
-MAPPING_METHODS = ("google_category", "merchant_path", "name_match", "unmapped", "shopify_category", "own_category")
+# "own_category": where most placed products of the row's own category or product type stand;
+# "vehicle_listing": a Merchant Center vehicle listing (mileage and model year), filed as vehicle ads file it.
+MAPPING_METHODS = (
+    "google_category",
+    "merchant_path",
+    "name_match",
+    "unmapped",
+    "shopify_category",
+    "own_category",
+    "vehicle_listing",
+)
 
 _dict = pa.dictionary(pa.int32(), pa.string())
 

@@ -105,7 +105,8 @@ class Draft:
     """A format reader's output, before the shared normalisation."""
 
     n: int  # parsed rows
-    cols: dict[str, pa.ChunkedArray | pa.Array]  # canonical field name (or "google_category") -> values
+    # canonical field name (or "google_category", or "vehicle_listing": bool, step (v) of categorise) -> values
+    cols: dict[str, pa.ChunkedArray | pa.Array]
     keep: np.ndarray | None = None  # rows that become canonical rows (None = all)
     used: set[str] = field(default_factory=set)  # header columns the reader consumed
     skipped: int = 0  # rows the reader could not use (e.g. a Shopify row without a handle)
@@ -457,6 +458,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
                 got("product_type"),
                 got("title"),
                 brand=got("brand"),
+                vehicle=cols.get("vehicle_listing"),
             ),
             "keys": ids_and_keys,
             "own_categories": lambda: _own_categories(

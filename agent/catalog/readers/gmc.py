@@ -23,10 +23,47 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if pause is not None:
         paused = pc.is_valid(to_strings(pause))
         cols["status"] = pc.if_else(paused, "draft", "active")
+    listing = vehicle_listings(table)
+    used = set(roles.values())
+    if listing is not None:
+        cols["vehicle_listing"] = listing
+        used.update(extra_columns(table.column_names))
     if "category_path" in cols:  # product_type may list several paths: the first is the main one
         cols["own_categories"] = own_categories.column(cols["category_path"], own_categories.gmc)
         cols["category_path"] = _first_path(cols["category_path"])
-    return Draft(n=table.num_rows, cols=cols, used=set(roles.values()), default_status="active")
+    return Draft(n=table.num_rows, cols=cols, used=used, default_status="active")
+
+
+# Google's vehicle ads attributes that only a vehicle carries together: its odometer and model year.
+VEHICLE_ATTRIBUTES = ("mileage", "year")
+
+
+def extra_columns(columns: list[str]) -> list[str]:
+    """Columns read beside the roles: the vehicle ads attributes, when the feed has all of them."""
+    from agent.catalog.headers import norm
+
+    found: dict[str, str] = {}
+    for name in columns:
+        key = norm(name)
+        if key in VEHICLE_ATTRIBUTES and key not in found:
+            found[key] = name
+    return list(found.values()) if len(found) == len(VEHICLE_ATTRIBUTES) else []
+
+
+def vehicle_listings(table: pa.Table) -> pa.ChunkedArray | None:
+    """Per row, whether it is a vehicle listing in Google's vehicle ads form (`mileage` and `year`
+    both given; `g:` prefixes and case as headers allow), or None when the feed lacks either column.
+    Such a row is a vehicle whatever its title says ("2012 Bessacarr E520 White"): categorise step (v)."""
+    names = extra_columns(table.column_names)
+    if not names:
+        return None
+    given = None
+    for name in names:
+        raw = to_strings(table[name])
+        text = pc.utf8_trim_whitespace(raw.cast(pa.string()) if pa.types.is_dictionary(raw.type) else raw)
+        has = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False)
+        given = has if given is None else pc.and_(given, has)
+    return given
 
 
 def _first_path(arr):
