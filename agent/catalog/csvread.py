@@ -1,7 +1,9 @@
 """Bytes of a delimited text file -> an Arrow table of the columns we need, plus what happened.
 
-Fast path: `pyarrow.csv` (multi-threaded, only the columns a format reader asked for, dictionary
-types for low-cardinality text). Messy input gets the same result through fallbacks, each one only
+Fast path: `pyarrow.csv` (only the columns a format reader asked for, dictionary types for
+low-cardinality text); a large file without quoted newlines is cut after line feeds into one slice
+per vCPU, each parsed by a single-threaded Arrow read side by side (`_split_read`), else Arrow's own
+multi-threaded read parses it. Messy input gets the same result through fallbacks, each one only
 paid for when needed: a UTF-8 BOM is dropped; UTF-16 (Excel "Unicode text") and
 Latin-1/Windows-1252 are transcoded; the delimiter is sniffed among `,` `;` tab `|`; quoted newlines
 trigger a quote-aware re-read; and a file Arrow refuses is read with Python's `csv` module as a last
