@@ -394,7 +394,7 @@ def _cuts(data: bytes, parts: int) -> list[int]:
 
 def _split_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str) -> pa.Table | None:
     """The fast path for a large file without quoted newlines: one single-threaded Arrow read per
-    vCPU, each of its own slice of the bytes (cut after a line feed), side by side. Arrow's own
+    vCPU (a few slices each), each of its own slice of the bytes (cut after a line feed), side by side. Arrow's own
     multi-threaded read must find row boundaries serially and costs about twice the CPU of its
     single-threaded read on this kind of machine; here each thread parses and converts its slice
     alone, so the two vCPUs do half the work each. A row is never cut in two: without quoted
@@ -403,7 +403,9 @@ def _split_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType],
     with its own rules, decides, so the result is always what that read gives."""
     from agent.catalog.parallel import parallel_slots, run_parallel
 
-    cuts = _cuts(data, parallel_slots())
+    # a few slices per vCPU (each at least _SMALL bytes): when another process takes a vCPU for a
+    # while, the pool hands the waiting slices to the thread that is running instead of idling
+    cuts = _cuts(data, min(4 * parallel_slots(), max(1, len(data) // _SMALL)))
     if len(cuts) < 3:
         return None
     buffer = pa.py_buffer(data)
