@@ -8,7 +8,9 @@ through the same profiles, and their key-value metadata may state the snapshot d
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
+from concurrent.futures import Future
 
 import pyarrow as pa
 
@@ -19,7 +21,7 @@ from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.evidence import SourceEvidence
 from agent.catalog.readers import bigcommerce, generic, gmc, magento, shopify, woocommerce
 from agent.catalog.readers.common import Draft, finish
-from agent.catalog.values import STR_DICT
+from agent.catalog.values import STR_DICT, chunked, combine_for_cleaning
 
 log = logging.getLogger(__name__)
 
@@ -125,11 +127,15 @@ def normalise(
     name: str,
     kind: str,
     meta_snapshot: dt.date | None = None,
+    unified: frozenset[str] = frozenset(),
 ) -> tuple[pa.Table, SourceEvidence]:
     """A detected table (its header roles in `det`) -> the canonical table and its evidence: the one
     normalisation every source uses — files, attachments, Cloud Storage and BigQuery reads alike."""
     reader = READERS[det.profile.key if det.profile else None]
     draft: Draft = reader.build(table, det.roles)
+    pid_col = det.roles.get("product_id")
+    if pid_col in unified and _same_column(draft.cols.get("product_id"), table[pid_col]):
+        draft.unique_product_ids = True  # (`unified`: a one-chunk dictionary, each value once)
     snap = snapshot_from(
         table,
         headers.snapshot_columns(columns),
@@ -196,13 +202,67 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
         and (pa.types.is_string(schema.field(c).type) or pa.types.is_large_string(schema.field(c).type))
     ]
     try:
-        table = pq.read_table(pa.BufferReader(data), columns=wanted, read_dictionary=as_dict)
+        table, unified = _read_overlapped(data, wanted, as_dict, det)
     except Exception as exc:  # noqa: BLE001
         log.info("parquet read failed for %s: %s", name, exc)
         raise UnreadableCatalog("not a readable Parquet file") from None
-    canonical_table, ev = normalise(table, columns, det, name, kind, meta_snapshot)
+    canonical_table, ev = normalise(table, columns, det, name, kind, meta_snapshot, unified)
     ev.format = "Parquet" if det.profile is None else f"{det.name} (Parquet)"
     return canonical_table, ev
+
+
+def _read_overlapped(
+    data: bytes, wanted: list[str], as_dict: list[str], det: headers.Detection
+) -> tuple[pa.Table, frozenset[str]]:
+    """`wanted` columns of a Parquet file, read in up to three groups so that the serial part of
+    the normalisation overlaps the read instead of following it.
+
+    Arrow gives each row group's dictionary column its own dictionary. The normalisation's first
+    step for the product ids is one hash pass unifying them (their dictionary indices become the
+    integer product keys); titles and descriptions get their dictionaries concatenated. Each is
+    one thread's work: after the whole read it leaves a vCPU idle. So, for a large table of the
+    generic profile (columns as named, passed to the cleaning as read), the product ids are read
+    first and unified on the ingest pool while Arrow reads titles and descriptions, which are
+    combined in turn while Arrow reads the rest. Each combination is the one `clean_text` makes
+    (`values.combine_for_cleaning`), so the canonical table is the same. Returns the table and
+    the columns whose one dictionary came from unification (each value once)."""
+    import pyarrow.parquet as pq
+
+    from agent.catalog.parallel import PARALLEL_MIN_ROWS, submit
+
+    pf = pq.ParquetFile(pa.BufferReader(data), read_dictionary=as_dict)
+    rows = pf.metadata.num_rows
+    by_col = {col: role for role, col in det.roles.items()}
+    first = [c for c in as_dict if by_col.get(c) == "product_id"]
+    second = [c for c in as_dict if by_col.get(c) in ("title", "description")]
+    rest = [c for c in wanted if c not in first and c not in second]
+    groups = [g for g in (first, second, rest) if g]
+    if det.profile is not None or rows < PARALLEL_MIN_ROWS or pf.metadata.num_row_groups < 2 or len(groups) < 2:
+        return pf.read(columns=wanted), frozenset()
+    read: dict[str, pa.ChunkedArray] = {}
+    pending: dict[str, Future] = {}
+    for group in groups:
+        part = pf.read(columns=group)
+        for col in group:
+            read[col] = part.column(col)
+            if col in first or col in second:  # combined on the pool while Arrow reads the next group
+                pending[col] = submit(functools.partial(combine_for_cleaning, read[col], col in first), rows)
+    read.update({c: chunked(f.result()) for c, f in pending.items()})
+    return pa.table({c: read[c] for c in wanted}), frozenset(first)
+
+
+def _same_column(a: pa.ChunkedArray | pa.Array | None, b: pa.ChunkedArray) -> bool:
+    """Whether a reader passed column `b` on as it was (the same one-chunk buffers), not derived
+    something from it."""
+    if not isinstance(a, pa.ChunkedArray) or a.num_chunks != 1 or b.num_chunks != 1:
+        return False
+    x, y = a.chunk(0), b.chunk(0)
+
+    def addresses(arr: pa.Array) -> list[int]:
+        parts = [arr, arr.dictionary] if pa.types.is_dictionary(arr.type) else [arr]
+        return [buf.address if buf else 0 for part in parts for buf in part.buffers()] + [arr.offset, len(arr)]
+
+    return x.type == y.type and addresses(x) == addresses(y)
 
 
 def _read_canonical(

@@ -27,6 +27,17 @@ def _pool() -> ThreadPoolExecutor:
     return _POOL
 
 
+def parallel_slots() -> int:
+    """How many jobs can truly run at once here: one per vCPU (the pool's size, at most 8)."""
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+def submit(fn: Callable[[], object], rows: int) -> Future:
+    """One job on the pool (inline for small tables, like `submit_all`): for work that should run
+    while this thread goes on with something else, such as the next read."""
+    return submit_all({"job": fn}, rows)["job"] if rows < PARALLEL_MIN_ROWS else _pool().submit(fn)
+
+
 def submit_all(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, Future]:
     """Start jobs and return their futures (already done when run inline, for small tables).
 

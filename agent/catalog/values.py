@@ -173,9 +173,8 @@ def clean_text(
         # (titles, product ids): concatenate, since cleaning re-encodes or tolerates repeats anyway
         # (categorical values are unified in any case: that hash pass also proves them distinct,
         # so an unchanged result needs no second one)
-        small = sum(len(c.dictionary) for c in arr.chunks) <= _SMALL_DICTIONARY
         unique = (unique and arr.num_chunks == 1) or (categorical and _unified_on_combine(arr))
-        d = as_dictionary(arr) if small or categorical else concat_dictionary(arr)
+        d = _one_dictionary(arr, categorical)
         original = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
         values = _strip_array(original, trim)
         if not categorical:
@@ -190,6 +189,20 @@ def clean_text(
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         arr = arr.cast(pa.string())
     return _strip(arr, trim, marker) if arr.num_chunks else arr
+
+
+def _one_dictionary(arr: pa.ChunkedArray, categorical: bool) -> pa.DictionaryArray:
+    """The one dictionary chunk `clean_text` cleans: unified when the values are categorical or
+    few, else the chunks' dictionaries concatenated (no hash pass; cleaning tolerates repeats)."""
+    small = sum(len(c.dictionary) for c in arr.chunks) <= _SMALL_DICTIONARY
+    return as_dictionary(arr) if small or categorical else concat_dictionary(arr)
+
+
+def combine_for_cleaning(arr: Arrayish, categorical: bool) -> pa.DictionaryArray:
+    """A dictionary column as one chunk, combined exactly as `clean_text` would combine it, so that
+    a reader can do it early (while other columns are still being read) without changing the
+    result. Product ids (`categorical`) come out unified: each value once."""
+    return _one_dictionary(chunked(arr), categorical)
 
 
 def dict_from(indices: pa.Array, values: pa.Array) -> pa.DictionaryArray:
