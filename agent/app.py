@@ -36,6 +36,7 @@ def get_app_state() -> AppState:
                 print(f"Configuration error: {exc}", file=sys.stderr)
                 raise SystemExit(2) from None
             logs.setup(config.log_level, config.google_cloud_project, json_lines=config.log_json)
+            sys.setswitchinterval(config.switch_interval_us / 1e6)
             from agent.service.handler import Service
 
             _state = AppState(config=config, service=Service(config))
