@@ -18,13 +18,15 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from agent.errors import AgentError
+
 Check = Callable[[Any], bool]
 
 # Keywords with no effect on validity (annotations, ours included: x-message and friends).
 _ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description", "examples", "default"})
 
 
-class Unsupported(ValueError):
+class Unsupported(AgentError):
     """The schema uses a keyword this compiler does not implement."""
 
 
