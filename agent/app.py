@@ -36,6 +36,10 @@ def get_app_state() -> AppState:
                 print(f"Configuration error: {exc}", file=sys.stderr)
                 raise SystemExit(2) from None
             logs.setup(config.log_level, config.google_cloud_project, json_lines=config.log_json)
+            # How long a thread that computes (a turn's planning and skills in Python) keeps the
+            # interpreter lock while another one waits for it: each step of a new stream's first frame
+            # (accept, read, write) waits up to this once per step behind a running turn (bench/README.md, "Burst").
+            sys.setswitchinterval(config.switch_interval_us / 1e6)
             from agent.service.handler import Service
 
             _state = AppState(config=config, service=Service(config))

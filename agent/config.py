@@ -83,6 +83,7 @@ class Config:
     )
     bigquery: "BigQuerySettings" = field(default_factory=lambda: BigQuerySettings())  # bq:// sources (issue 15)
     analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing at once (agent.service.runner.AnalysisSlots)
+    switch_interval_us: int = 5000  # SWITCH_INTERVAL_US: the interpreter's thread switch interval (agent/app.py)
     demand_uri: str | None = (
         None  # DEMAND_URI: a Merchant Center Best sellers report (CSV), same forms as REFERENCE_URI
     )
@@ -287,6 +288,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         preview=_flag(env, "PREVIEW", False),
         bigquery=_bigquery(env, budget),
         analysis_slots=_int(env, "ANALYSIS_SLOTS", 1, 1, 256),
+        switch_interval_us=_int(env, "SWITCH_INTERVAL_US", 5000, 50, 100_000),
         demand_uri=_location(env, "DEMAND_URI"),
     )
 

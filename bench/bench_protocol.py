@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import Server, free_port  # noqa: E402
+from tests.conftest import AGENT_SETTINGS, Server, free_port  # noqa: E402
 
 FIXED = """import functions_framework
 from flask import Response
@@ -347,7 +347,118 @@ def bench_cold(runs: int) -> None:
     )
 
 
+SAME_IMPORTS = """import functions_framework
+from flask import Response
+{imports}
+
+BODY = open("body.json", "rb").read()
+
+
+@functions_framework.http
+def fixed(request):
+    request.get_data()
+    return Response(BODY, 200, mimetype="application/json")
+"""
+
+# What a first demo send leaves imported, from a fresh interpreter (stdlib and our own modules left out)
+LOADED_PROBE = r"""
+import json, sys
+before = set(sys.modules)
+import main
+from flask import Flask
+body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {
+    "role": "user", "parts": [{"kind": "text", "text": QUESTION}]}}})
+app = Flask("probe")
+with app.test_request_context(main.STATE.config.rpc_path, method="POST", data=body, content_type="application/json"):
+    from flask import request
+    reply = main.a2a(request).get_data()
+stdlib = set(sys.stdlib_module_names)
+own = {"main", "agent", "tests", "bench"}
+tops = sorted({m.split(".")[0] for m in sys.modules} - stdlib - own - {m.split(".")[0] for m in before})
+tops = [m for m in tops if not m.startswith("_") and m not in ("cython_runtime", "pandas")]
+harness = {"flask.testing", "werkzeug.test"}  # this probe's own test request, not the server's
+print("LOADED " + json.dumps([m for m in sys.modules if m.split(".")[0] in tops and m.count(".") <= 1
+                             and not m.split(".")[-1].startswith("_") and m not in harness]))
+"""
+COLD_QUESTION = "Where are the gaps in outdoor furniture?"
+
+
+def no_pandas_path(tmp: str) -> str:
+    """A folder whose `pandas` fails to import, first on PYTHONPATH: the runtime has no pandas (a tests-only
+    dependency), but this venv does, and pyarrow's one-time probe for it would import it (~0.2 s) here only."""
+    Path(tmp, "pandas").mkdir(exist_ok=True)
+    Path(tmp, "pandas", "__init__.py").write_text('raise ImportError("pandas is not in the runtime")\n')
+    return tmp
+
+
+def loaded_after_first_send(no_pandas: str) -> list[str]:
+    """The third-party modules (and their first-level submodules) a first demo send imports."""
+    probe = "QUESTION = " + json.dumps(COLD_QUESTION) + "\n" + LOADED_PROBE
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
+    env["PYTHONPATH"] = f"{no_pandas}{os.pathsep}{ROOT}"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, env=env, check=True)
+    line = next(ln for ln in done.stdout.splitlines() if ln.startswith("LOADED "))
+    return json.loads(line[len("LOADED ") :])
+
+
+def first_send_ms(argv: list[str], port: int, body: bytes, cwd: Path, env: dict) -> tuple[float, bytes]:
+    """Process start → the first completed message/send reply (POSTed as soon as the port accepts)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        while True:
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                conn.request("POST", "/", body=body, headers={"Content-Type": "application/json"})
+                reply = conn.getresponse().read()
+                return (time.perf_counter() - start) * 1000, reply
+            except OSError:
+                time.sleep(0.002)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def bench_cold_send(runs: int) -> None:
+    """Issue 16 item 5: process start → first completed demo send, ours vs a bare function that imports
+    the same libraries our first send leaves imported and returns our reply's bytes; paired rounds."""
+    body = _body("message/send", _message(COLD_QUESTION))
+    ours, bare, ratios = [], [], []
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as hidden:
+        no_pandas = no_pandas_path(hidden)
+        modules = loaded_after_first_send(no_pandas)
+        base_env = dict(os.environ, PYTHONPATH=no_pandas)
+        imports = "\n".join(f"import {m}  # noqa" for m in modules if m not in ("functions_framework", "flask"))
+        Path(tmp, "main.py").write_text(SAME_IMPORTS.format(imports=imports))
+        reply = b""
+        for i in range(runs + 1):
+            port = free_port()
+            env = {k: v for k, v in base_env.items() if not k.startswith(AGENT_SETTINGS)}
+            env.update(PUBLIC_URL=f"http://127.0.0.1:{port}/", THREADS="8")
+            argv = [sys.executable, "-m", "functions_framework", f"--port={port}", "--host=127.0.0.1"]
+            a, reply = first_send_ms([*argv, "--target=a2a"], port, body, ROOT, env)
+            assert b'"completed"' in reply, reply[:300]
+            Path(tmp, "body.json").write_bytes(reply)
+            port = free_port()
+            argv = [sys.executable, "-m", "functions_framework", f"--port={port}", "--host=127.0.0.1"]
+            b, _ = first_send_ms([*argv, "--target=fixed"], port, body, Path(tmp), base_env)
+            if i == 0:
+                continue  # the first pair warms the page cache (and writes the bare function's reply)
+            ours.append(a)
+            bare.append(b)
+            ratios.append(a / b)
+    print(
+        f"process start -> first completed send ({COLD_QUESTION!r}): ours median {median(ours):.0f} ms, "
+        f"bare function with the same {len(modules)} imports {median(bare):.0f} ms, "
+        f"paired ratio median {median(ratios):.2f}x (range {min(ratios):.2f}-{max(ratios):.2f}, {runs} pairs)"
+    )
+    print("  imports: " + ", ".join(sorted({m.split(".")[0] for m in modules})))
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--cold-send"]:  # item 5 alone
+        bench_cold_send(int(os.environ.get("BENCH_COLD_RUNS", "7")))
+        return
     runs = int(os.environ.get("BENCH_RUNS", "200"))
     server = Server()
     try:
@@ -384,6 +495,7 @@ def main() -> None:
     except ImportError:
         print("a2a-sdk reference server not installed (pip install 'a2a-sdk[http-server]' uvicorn): skipped")
     bench_cold(int(os.environ.get("BENCH_COLD_RUNS", "7")))
+    bench_cold_send(int(os.environ.get("BENCH_COLD_RUNS", "7")))
 
 
 if __name__ == "__main__":

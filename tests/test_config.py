@@ -30,12 +30,13 @@ def test_values_are_parsed():
             "THREADS": "16",
             "LOG_LEVEL": "debug",
             "STATE_BUCKET": "gs://acme-state",
+            "SWITCH_INTERVAL_US": "250",
         }
     )
     assert cfg.rpc_path == "/a2a" and cfg.catalog_uri == "gs://acme-cat/acme/"
     assert cfg.allowed_catalog_prefixes == ("gs://acme-cat/",)
     assert cfg.a2ui_default and cfg.a2ui_status_copy and cfg.threads == 16 and cfg.log_level == "DEBUG"
-    assert cfg.state_bucket == "acme-state"
+    assert cfg.state_bucket == "acme-state" and cfg.switch_interval_us == 250
 
 
 @pytest.mark.parametrize(
@@ -54,6 +55,8 @@ def test_values_are_parsed():
         ("REFERENCE_URI", "gs://acme/../other/x.csv", "REFERENCE_URI must look like gs://bucket/path"),
         ("ALLOWED_CATALOG_PREFIXES", "/etc", "ALLOWED_CATALOG_PREFIXES must be"),
         ("TEST_STEP_GATE", "/no/such/folder", "TEST_STEP_GATE must be an existing folder"),
+        ("SWITCH_INTERVAL_US", "10", "SWITCH_INTERVAL_US must be between 50 and 100000"),
+        ("SWITCH_INTERVAL_US", "0.5ms", "SWITCH_INTERVAL_US must be a whole number"),
     ],
 )
 def test_bad_values_fail_with_a_clear_line(name, value, fragment):

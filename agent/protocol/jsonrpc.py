@@ -2,7 +2,9 @@
 
 Each stage has its own error code, so a client learns exactly what was wrong. Schemas live in
 `schemas/` at the repository root; each failing keyword there carries `x-message`, the fixed sentence
-sent back. Validators are built lazily and once: the first request pays for them, not cold start.
+sent back. Validators are built lazily and once: the first request pays for them, not cold start. A
+valid request is recognised by the schema compiled to a plain predicate (`predicate.py`); jsonschema
+runs only to explain an invalid one.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import errors
+from . import errors, predicate
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 
@@ -111,9 +113,7 @@ def validate(payload: Any) -> Request:
             errors.INVALID_REQUEST, "The request must be one JSON-RPC 2.0 object (batches are not supported)."
         )
     check_shape(payload)
-    _check(
-        _validator("envelope.json"), payload, errors.INVALID_REQUEST, "The request is not a valid JSON-RPC 2.0 request."
-    )
+    _check("envelope.json", payload, errors.INVALID_REQUEST, "The request is not a valid JSON-RPC 2.0 request.")
     method = payload["method"]
     if method in PUSH_METHODS:
         raise errors.RpcError(errors.PUSH_NOT_SUPPORTED, "Push notifications are not supported by this agent.")
@@ -126,7 +126,7 @@ def validate(payload: Any) -> Request:
         params = {}
     if not isinstance(params, dict):
         raise errors.RpcError(errors.INVALID_PARAMS, "The request's params must be an object.")
-    _check(_validator(PARAMS_SCHEMA[method]), params, errors.INVALID_PARAMS, GENERIC_PARAMS_MESSAGE)
+    _check(PARAMS_SCHEMA[method], params, errors.INVALID_PARAMS, GENERIC_PARAMS_MESSAGE)
     return Request(id=read_id(payload), method=method, params=params)
 
 
@@ -138,10 +138,17 @@ def failure(request_id: RequestId, error: errors.RpcError) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_dict()}
 
 
-def _check(validator: Any, instance: Any, code: int, fallback: str) -> None:
+def _check(name: str, instance: Any, code: int, fallback: str) -> None:
+    """Nothing when `instance` is valid under schema `name`; else the RpcError its best error names.
+
+    The compiled predicate answers the valid case (nearly every request) without jsonschema, which
+    is then neither run nor, on a cold instance, imported; only an invalid instance goes through the
+    validator, so the error chosen and its sentence are exactly jsonschema's `best_match`."""
+    if _predicate(name)(instance):
+        return
     from jsonschema.exceptions import best_match
 
-    error = best_match(validator.iter_errors(instance))
+    error = best_match(_validator(name).iter_errors(instance))
     if error is not None:
         raise errors.RpcError(code, _message_for(error) or fallback)
 
@@ -189,9 +196,25 @@ def _inline(node: Any, document: str) -> Any:
 
 
 @functools.cache
+def _inlined(name: str) -> dict[str, Any]:
+    return _inline(_schema(name), name)
+
+
+@functools.cache
+def _predicate(name: str) -> predicate.Check:
+    """Schema `name` compiled to a yes/no check (or, with a keyword the compiler lacks, jsonschema's own)."""
+    try:
+        return predicate.compile_schema(_inlined(name))
+    except predicate.Unsupported:
+        return _validator(name).is_valid
+
+
+@functools.cache
 def _validator(name: str) -> Any:
+    """jsonschema's validator for `name`, built on the first request that fails the predicate.
+    (tests/test_schema_predicate.py checks every schema against the metaschema.)"""
     from jsonschema import Draft202012Validator
 
     schema = _schema(name)
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(_inline(schema, name))
+    return Draft202012Validator(_inlined(name))
