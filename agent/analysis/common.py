@@ -98,6 +98,24 @@ def scope_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Array | 
     return None if found is None else found.mask
 
 
+def rows_where(table: pa.Table, mask: pa.Array | pa.ChunkedArray) -> pa.Table:
+    """The rows of `table` where `mask` is true, every column filtered on its own and in one chunk.
+
+    Why not `Table.filter`: a table whose columns are chunked differently (a CSV catalog: the columns
+    ingest rebuilds are one chunk, the ones kept as parsed are one chunk per read block, 273 at 5M
+    rows) is first cut into record batches at every chunk boundary of every column, so the filter
+    walks 273 batches × every column and hands back a table of 273 mostly empty chunks per column,
+    which every later step pays for again (at 5M CSV variants: 47 ms against 4 ms column by column,
+    and the scope's left-out count 55 ms against 1 ms on the one-chunk result). Filtering each column
+    against the one mask costs the same on any layout, and the result (a scope's rows: few) is
+    combined into one chunk, so what follows does not depend on how the source was read."""
+    cols = []
+    for name in table.column_names:
+        col = table[name].filter(mask)
+        cols.append(col.combine_chunks() if col.num_chunks != 1 else col.chunk(0))
+    return pa.Table.from_arrays(cols, schema=table.schema)
+
+
 def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Sequence[str] | None = None) -> Population:
     """In-scope rows with an analysed status; excluded statuses counted by variant row.
 
@@ -108,7 +126,7 @@ def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Seque
     mask = scope_mask(table, scope, taxonomy)
     if columns is not None:
         table = table.select(list(dict.fromkeys([*columns, "status"])))
-    scoped = table if mask is None else table.filter(mask)
+    scoped = table if mask is None else rows_where(table, mask)
     excluded: dict[str, int] = {}
     if scoped.num_rows == 0:
         return Population(table=scoped, excluded=excluded, in_scope_rows=0, scoped=scoped)
@@ -122,7 +140,7 @@ def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Seque
     keep = pc.fill_null(
         map_values(status, lambda d: pc.invert(pc.is_in(d, value_set=pa.array(list(EXCLUDED_STATUSES))))), True
     )
-    return Population(table=scoped.filter(keep), excluded=excluded, in_scope_rows=scoped.num_rows, scoped=scoped)
+    return Population(table=rows_where(scoped, keep), excluded=excluded, in_scope_rows=scoped.num_rows, scoped=scoped)
 
 
 def count_products(table: pa.Table) -> int:

@@ -147,14 +147,15 @@ def _excluded_products(scoped: pa.Table, scope: Scope, taxonomy: Taxonomy) -> di
     rows of every status — population()'s own filtered table, so the scope mask is applied once a turn."""
     if not set(common.value_counts(scoped["status"])) & set(common.EXCLUDED_STATUSES):
         return {}
-    ex = scoped.filter(
+    ex = common.rows_where(
+        scoped,
         pc.fill_null(
             common.map_values(
                 scoped["status"],
                 lambda d: pc.is_in(common.as_str(d), value_set=pa.array(list(common.EXCLUDED_STATUSES))),
             ),
             False,
-        )
+        ),
     )
     if ex.num_rows == 0:
         return {}

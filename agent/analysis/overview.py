@@ -82,7 +82,7 @@ def run(inp: SkillInput) -> SkillResult:
         ]
     )
     mask = common.scope_mask(own, scope, tax)  # on the whole table: the turn's cached mask (same rows as slim)
-    scoped = slim if mask is None else slim.filter(mask)
+    scoped = slim if mask is None else common.rows_where(slim, mask)
     sheet = _Sheet()
     labels = common.category_labels(t, scope, tax) if t.num_rows else pa.array([], pa.string())
     brands = common.as_str(t["brand"])
