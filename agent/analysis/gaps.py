@@ -30,7 +30,6 @@ SKILL_ID = "assortment_gaps"
 READ = (
     "product_key",
     "google_category_id",
-    "category_path",
     "availability",
     "inventory_qty",
     "inventory_policy",
