@@ -16,7 +16,8 @@ import re
 
 import pytest
 
-from tests.test_scope_rules import ask, shopify
+from tests.helpers import plan_and_answer as ask
+from tests.helpers import shopify
 
 # a blinds shop: real vertical blinds (some at 0.00: priced by size in a configurator), replacement
 # slats and parts for them, and pyjama sets

@@ -311,9 +311,11 @@ def stock_codes(table: pa.Table):
 
     n = table.num_rows
     unknown = STOCK_STATES.index("unknown")
-    d = encoded(table["availability"])
-    per_value = [STOCK_STATES.index(v) if v in STOCK_STATES else unknown for v in as_str(d.dictionary).to_pylist()]
-    stated = entry_codes(d, np.array(per_value, dtype=np.int8), missing=unknown)
+    availability = encoded(table["availability"])
+    per_value = [
+        STOCK_STATES.index(v) if v in STOCK_STATES else unknown for v in as_str(availability.dictionary).to_pylist()
+    ]
+    stated = entry_codes(availability, np.array(per_value, dtype=np.int8), missing=unknown)
     if n == 0 or not (stated == unknown).any():
         return stated
     qty_col = table["inventory_qty"]
@@ -324,9 +326,9 @@ def stock_codes(table: pa.Table):
     )
     qty = pc.fill_null(qty_col, 0)
     qty = (qty.combine_chunks() if isinstance(qty, pa.ChunkedArray) else qty).to_numpy(zero_copy_only=False)
-    p = encoded(table["inventory_policy"])
+    policy = encoded(table["inventory_policy"])
     cont = entry_codes(
-        p, np.array([v == "continue" for v in as_str(p.dictionary).to_pylist()], dtype=bool), missing=False
+        policy, np.array([v == "continue" for v in as_str(policy.dictionary).to_pylist()], dtype=bool), missing=False
     )
     from_qty = np.where(
         ~qty_known,
@@ -349,24 +351,6 @@ def has_stock_information(table: pa.Table) -> bool:
 
 
 # --- exact per-group quantiles ------------------------------------------------------------------------------
-def group_quantiles(keys, values, qs: Sequence[float]) -> dict[int, list[float]]:
-    """Exact quantiles of `values` per integer key, linear interpolation (as pandas' default).
-
-    NaN/null values are ignored; keys without any value are absent. See quantiles_by_code.
-    """
-    import numpy as np
-
-    k = np.asarray(keys.to_numpy(zero_copy_only=False) if hasattr(keys, "to_numpy") else keys)
-    v = np.asarray(values.to_numpy(zero_copy_only=False) if hasattr(values, "to_numpy") else values, dtype=np.float64)
-    if len(k) == 0:
-        return {}
-    enc = pc.dictionary_encode(pa.array(k.astype(np.int64)))
-    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    uniq = enc.dictionary.to_numpy(zero_copy_only=False)
-    table = quantiles_by_code(codes, len(uniq), v, qs)
-    return {key: [float(x) for x in table[i]] for i, key in enumerate(uniq.tolist()) if not np.isnan(table[i, 0])}
-
-
 def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     """(n_groups × len(qs)) exact quantiles per dense group code (NaN rows ignored; NaN where a group
     has no value), linear interpolation as pandas.
