@@ -23,6 +23,7 @@ READ = (
     "product_key",
     "google_category_id",
     "category_path",
+    "product_type",
     "availability",
     "inventory_qty",
     "inventory_policy",

@@ -22,7 +22,7 @@ from agent.analysis.result import Finding, SkillResult
 
 SKILL_ID = "brand_coverage"
 # The canonical columns this skill reads (population() carries only these through its filter).
-READ = ("product_key", "google_category_id", "category_path", "brand")
+READ = ("product_key", "google_category_id", "category_path", "product_type", "brand")
 SINGLE_VENDOR_SHARE = 90.0
 DOMINANT_SHARE = 80.0
 MIN_DOMINANT_PRODUCTS = 5

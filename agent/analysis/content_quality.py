@@ -30,6 +30,7 @@ READ = (
     "brand",
     "google_category_id",
     "category_path",
+    "product_type",
     "price",
     "compare_at_price",
     "sale_price",

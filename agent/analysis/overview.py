@@ -28,7 +28,16 @@ MAPPING_LABELS = {
     "own_category": "like the rest of its own category",
     "unmapped": "not mapped",
 }
-READ = ("product_key", "google_category_id", "category_path", "category_mapping", "brand", "price", "currency")
+READ = (
+    "product_key",
+    "google_category_id",
+    "category_path",
+    "product_type",
+    "category_mapping",
+    "brand",
+    "price",
+    "currency",
+)
 TOP_CATEGORIES = 5
 TOP_BRANDS = 3
 # Price figures and bands are over priced variants (price above zero), one set per currency; bands are

@@ -308,6 +308,58 @@ def _correct_in_run(seq: list[str], miss: Span, scope_vocab: frozenset[str], own
     return out
 
 
+def _run_around(seq: list[str], used: set[int], span) -> tuple[int, int] | None:
+    """The word run of the question that holds a matched span (the whole phrase the merchant wrote)."""
+    if span is None:
+        return None
+    return next(((a, b) for a, b in word_runs(seq, used) if a <= span[0] and span[1] <= b), None)
+
+
+OWN_NAME_WORD_CUTOFF = 0.75  # each word of a mistyped own name, against the name's word
+OWN_NAME_CUTOFF = 0.8  # the words' mean similarity
+
+
+def _correct_to_own_name(seq: list[str], miss: tuple[int, int], own: OwnIndex) -> list[str]:
+    """A phrase of two or more words that matched nothing, read as the one own category name it is a
+    typo of, word for word: "sweats & snaks" is "Sweets & Snacks" although "sweats" is a word of its own
+    (so the word-by-word corrections, which only touch unknown words, leave it).
+
+    Anchored three ways, so that no real question is bent into a category: the name has as many words
+    as the phrase, each word pair shares its first letter and is similar on its own
+    (OWN_NAME_WORD_CUTOFF, or one letter apart in a short word: "nats" for "nuts"), and the words' mean similarity clears OWN_NAME_CUTOFF for exactly one best
+    name; the caller uses the correction only when no category, taxonomy node or title holds the phrase
+    as written. Own names only: they are the merchant's few hundred categories, not the taxonomy's
+    thousands, and a typo of a Google name is already corrected word by word."""
+    start, end = miss
+    pos = [i for i in range(start, end) if seq[i] != "and" and seq[i] not in STOPWORDS]
+    if len(pos) < 2:
+        return seq
+    words = [seq[i] for i in pos]
+    best: list[tuple[float, tuple[str, ...]]] = []
+    for name in own.own_levels:
+        if len(name) != len(words) or name == tuple(words):
+            continue
+        scores = []
+        for w, n in zip(words, name):
+            if w[:1] != n[:1] or abs(len(w) - len(n)) > 2:
+                break
+            r = 1.0 if w == n else difflib.SequenceMatcher(None, w, n).ratio()
+            one_letter = len(w) == len(n) >= 3 and sum(a != b for a, b in zip(w, n)) == 1  # "nats" for "nuts"
+            if r < OWN_NAME_WORD_CUTOFF and not one_letter:
+                break
+            r = max(r, OWN_NAME_WORD_CUTOFF) if one_letter else r
+            scores.append(r)
+        else:
+            best.append((sum(scores) / len(scores), name))
+    best.sort(reverse=True)
+    if not best or best[0][0] < OWN_NAME_CUTOFF or (len(best) > 1 and best[1][0] == best[0][0]):
+        return seq
+    out = list(seq)
+    for i, w in zip(pos, best[0][1]):
+        out[i] = w
+    return out
+
+
 def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMemory | None = None) -> Plan:
     """Skills, scope and notes for one question; `memory` is the previous turn's PlanMemory in this context.
 
@@ -326,6 +378,18 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     seq = _correct(raw, INTENT_VOCAB, tax_idx.vocab, own_vocab)
     seq, words = _for_phrase(seq, list(words))
     claim, skills, used, whole, match, span, miss = _read(seq, own_idx, taxonomy, tax_idx)
+    # "sweats & snaks": a whole own name mistyped — matching nothing, or only by one of its words
+    typo_run = miss if match is None else _run_around(seq, used, span)
+    if match is not None and typo_run is not None and tuple(typo_run) == tuple(span) and not match.shortened:
+        typo_run = None  # the whole phrase matched as written
+    if typo_run is not None and own is not None:
+        fixed = _correct_to_own_name(seq, typo_run, own_idx)
+        if fixed != seq:
+            held = placed(Scope(label="", phrase=""), own, own_idx, taxonomy, phrase_at(seq, *typo_run), title_only=True)
+            again = _read(fixed, own_idx, taxonomy, tax_idx) if held is None else None
+            if again is not None and again[4] is not None and not again[4].shortened:
+                seq = fixed
+                claim, skills, used, whole, match, span, miss = again
     if match is None and miss is not None:  # "pajama suts", "vertcal blnds": short typos inside a name
         fixed = _correct_in_run(seq, miss, tax_idx.vocab, own_vocab)
         if fixed != seq:

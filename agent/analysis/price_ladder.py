@@ -32,6 +32,7 @@ READ = (
     "product_key",
     "google_category_id",
     "category_path",
+    "product_type",
     "price",
     "compare_at_price",
     "sale_price",

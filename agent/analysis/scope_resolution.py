@@ -781,9 +781,20 @@ def scope_for(
     taxonomy: Taxonomy,
     tax_idx: TaxonomyIndex,
 ) -> Scope | None:
-    """A remembered scope phrase (already corrected) resolved again: categories first, then titles."""
-    m, _, _ = resolve(list(toks), set(), own_idx, taxonomy, tax_idx)
+    """A remembered scope phrase (already corrected) resolved again, by the rules the first turn used:
+    categories first, then titles — and a category found for only part of the phrase ("suits" of
+    "night suits") gives way to titles naming the whole phrase, as it did when the question was asked,
+    so "and pricing?" stays on the 97 night suits instead of moving to every suit."""
+    m, span, _ = resolve(list(toks), set(), own_idx, taxonomy, tax_idx)
     if m is not None:
+        content = [t for t in toks if t not in STOPWORDS and t != "and"]
+        partial = m.shortened or (
+            span is not None and len([t for t in toks[span[0] : span[1]] if t != "and"]) < len(content)
+        )
+        if partial:
+            by_title = placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
+            if by_title is not None and not by_title.widened:
+                return by_title
         m.phrase = display
         return placed(to_scope(m, taxonomy), own, own_idx, taxonomy, toks)
     return placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)

@@ -139,7 +139,43 @@ def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
     title = title_mask(table, terms, taxonomy) if terms else none
     if title.any() and not any(w in _PART_STEMS for t in terms for w in t):
         title &= ~_part_category_mask(table)
+    if title.any():
+        title &= ~_filed_elsewhere_mask(table, scope, taxonomy, ids)
     return ScopeRows(own, tax, title)
+
+
+# How a row got a Google category that the merchant chose (canonical.MAPPING_METHODS), not we.
+MERCHANT_SET = ("google_category", "shopify_category", "merchant_path")
+
+
+def _filed_elsewhere_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[int]) -> np.ndarray:
+    """Rows the merchant filed in a Google category outside the scope: a title never moves them in.
+
+    "Skin-Tac Adhesive Barrier Wipes", filed by the merchant under Health Care > First Aid, was counted
+    in "personal care" because its title names wipes. The merchant's own filing is first-class: a
+    title only places products the merchant left unfiled, filed more broadly (an ancestor of the
+    scope: a product filed under Apparel whose title says dress is in Dresses), or that we mapped
+    ourselves. Decided per distinct Google id, spread by index."""
+    if "category_mapping" not in table.column_names or "google_category_id" not in table.column_names:
+        return np.zeros(table.num_rows, dtype=bool)
+    method = as_dictionary(table["category_mapping"])
+    names = method.dictionary.cast(pa.string()).to_pylist()
+    set_by_merchant = np.array([n in MERCHANT_SET for n in names], dtype=bool)
+    if not set_by_merchant.any():
+        return np.zeros(table.num_rows, dtype=bool)
+    roots = [r for r in [scope.taxonomy_id, *scope.extra_taxonomy_ids] if r is not None]
+    if not roots:  # a scope of titles or own names only has no Google node to be outside of
+        return np.zeros(table.num_rows, dtype=bool)
+    merchant_rows = entry_codes(method, set_by_merchant, missing=False)
+    gid = _np(pc.fill_null(table["google_category_id"], -1)).astype(np.int64)
+    inside = set(ids)
+    distinct = np.unique(gid[merchant_rows])
+    elsewhere = [
+        g for g in distinct.tolist() if g >= 0 and g not in inside and not any(taxonomy.is_within(r, g) for r in roots)
+    ]
+    if not elsewhere:
+        return np.zeros(table.num_rows, dtype=bool)
+    return merchant_rows & np.isin(gid, np.array(elsewhere, dtype=np.int64))
 
 
 def _part_category_mask(table: pa.Table) -> np.ndarray:
