@@ -98,6 +98,31 @@ def scope_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Array | 
     return None if found is None else found.mask
 
 
+def rows_where(table: pa.Table, mask: pa.Array | pa.ChunkedArray) -> pa.Table:
+    """The rows of `table` where `mask` is true, every column of the result in one chunk.
+
+    Why not `Table.filter` alone: a table whose columns are chunked differently (a CSV catalog: the
+    columns ingest rebuilds are one chunk, the ones kept as parsed one chunk per read block, 273 at
+    5M rows) is first cut into record batches at every chunk boundary of every column, so the filter
+    walks 273 batches × every column and hands back 273 mostly empty chunks per column, which every
+    later step pays for again (5M CSV variants: 47 ms against 4 ms, and the scope's left-out count
+    55 ms against 1 ms on a one-chunk result). So the one-chunk columns are filtered together
+    (Arrow's table filter, on the machine's threads), the others each on its own and combined, and
+    what follows does not depend on how the source was read."""
+    if isinstance(mask, pa.ChunkedArray):
+        mask = mask.combine_chunks() if mask.num_chunks != 1 else mask.chunk(0)
+    single = [c for c in table.column_names if table[c].num_chunks == 1]
+    together = table.select(single).filter(mask) if single else None
+    cols = []
+    for name in table.column_names:
+        if together is not None and name in single:
+            col = together[name]
+        else:
+            col = table[name].filter(mask)
+        cols.append(col.combine_chunks() if col.num_chunks != 1 else col.chunk(0))
+    return pa.Table.from_arrays(cols, schema=table.schema)
+
+
 def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Sequence[str] | None = None) -> Population:
     """In-scope rows with an analysed status; excluded statuses counted by variant row.
 
@@ -108,7 +133,7 @@ def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Seque
     mask = scope_mask(table, scope, taxonomy)
     if columns is not None:
         table = table.select(list(dict.fromkeys([*columns, "status"])))
-    scoped = table if mask is None else table.filter(mask)
+    scoped = table if mask is None else rows_where(table, mask)
     excluded: dict[str, int] = {}
     if scoped.num_rows == 0:
         return Population(table=scoped, excluded=excluded, in_scope_rows=0, scoped=scoped)
@@ -119,10 +144,12 @@ def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Seque
             excluded[st] = int(counts[st])
     if not excluded:
         return Population(table=scoped, excluded=excluded, in_scope_rows=scoped.num_rows, scoped=scoped)
-    keep = pc.fill_null(
-        map_values(status, lambda d: pc.invert(pc.is_in(d, value_set=pa.array(list(EXCLUDED_STATUSES))))), True
-    )
-    return Population(table=scoped.filter(keep), excluded=excluded, in_scope_rows=scoped.num_rows, scoped=scoped)
+    import numpy as np
+
+    # per distinct status, read off the index buffer (a null status is kept, as no status stated)
+    kept = np.array([v not in EXCLUDED_STATUSES for v in as_str(status.dictionary).to_pylist()], dtype=bool)
+    keep = pa.array(entry_codes(status, kept, missing=True))
+    return Population(table=rows_where(scoped, keep), excluded=excluded, in_scope_rows=scoped.num_rows, scoped=scoped)
 
 
 def count_products(table: pa.Table) -> int:
@@ -377,14 +404,17 @@ def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     span = int(hi_c - lo_c) + 1
     counts = np.bincount(codes, minlength=n_groups)
     if np.array_equal(cents / 100.0, v) and span * n_groups < 2**62:
-        # prices in cents (the usual case): an exact integer composite, one sort, values read back exactly
-        composite = codes * span  # built in place: each temporary of a million int64s costs here
-        composite += cents.astype(np.int64)
-        composite -= int(lo_c)
+        # prices in cents (the usual case): an exact integer composite, one sort, values read back
+        # exactly; in 32 bits when it fits (a million rows, a few thousand groups, prices up to a few
+        # hundred: it does), which halves the sort (5 → 2.5 ms on a million rows)
+        wide = np.int32 if span * n_groups < 2**31 else np.int64
+        composite = codes.astype(wide)  # built in place: each temporary of a million integers costs here
+        composite *= span
+        composite += (cents - lo_c).astype(wide)
         composite.sort()
         # sorted, the rows come group by group: subtracting each group's base (a repeat, not a modulo)
-        composite -= np.repeat(np.arange(n_groups, dtype=np.int64) * span - int(lo_c), counts)
-        v = composite / 100.0
+        composite -= np.repeat(np.arange(n_groups, dtype=wide) * span, counts)
+        v = (composite + lo_c) / 100.0
     else:  # other values: the exact two-pass order
         by_value = np.argsort(v, kind="stable")
         order = by_value[np.argsort(codes[by_value], kind="stable")]

@@ -30,7 +30,6 @@ SKILL_ID = "assortment_gaps"
 READ = (
     "product_key",
     "google_category_id",
-    "category_path",
     "availability",
     "inventory_qty",
     "inventory_policy",
@@ -147,14 +146,15 @@ def _excluded_products(scoped: pa.Table, scope: Scope, taxonomy: Taxonomy) -> di
     rows of every status — population()'s own filtered table, so the scope mask is applied once a turn."""
     if not set(common.value_counts(scoped["status"])) & set(common.EXCLUDED_STATUSES):
         return {}
-    excluded = scoped.filter(
+    excluded = common.rows_where(
+        scoped,
         pc.fill_null(
             common.map_values(
                 scoped["status"],
                 lambda d: pc.is_in(common.as_str(d), value_set=pa.array(list(common.EXCLUDED_STATUSES))),
             ),
             False,
-        )
+        ),
     )
     if excluded.num_rows == 0:
         return {}

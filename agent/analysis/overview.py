@@ -138,7 +138,7 @@ def figures(inp: SkillInput) -> Figures:
         ]
     )
     mask = common.scope_mask(own, scope, tax)  # on the whole table: the turn's cached mask (same rows as slim)
-    scoped = slim if mask is None else slim.filter(mask)
+    scoped = slim if mask is None else common.rows_where(slim, mask)
     labels = common.category_labels(t, scope, tax) if t.num_rows else pa.array([], pa.string())
     brands = common.as_str(t["brand"])
     statuses = common.value_counts(scoped["status"]) if scoped.num_rows else {}

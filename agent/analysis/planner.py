@@ -178,7 +178,7 @@ MAX_CORRECTIONS = 12  # unknown words looked up for typos per question
 
 
 def _correct(
-    seq: list[str], intent_vocab: frozenset[str], scope_vocab: frozenset[str], own_vocab: set[str]
+    seq: list[str], intent_vocab: frozenset[str], scope_vocab: frozenset[str], own_vocab: frozenset[str]
 ) -> list[str]:
     """Unknown words replaced by the closest known word (typos): "avaliability", "outdor furnture".
 
@@ -285,7 +285,7 @@ def _read(seq: list[str], own_idx: OwnIndex, taxonomy: Taxonomy, tax_idx):
     return claim, skills, used, whole, match, span, miss
 
 
-def _correct_in_run(seq: list[str], miss: Span, scope_vocab: frozenset[str], own_vocab: set[str]) -> list[str]:
+def _correct_in_run(seq: list[str], miss: Span, scope_vocab: frozenset[str], own_vocab: frozenset[str]) -> list[str]:
     """Short unknown words (three to five letters once stemmed: "sut", "blnd") of a phrase that matched
     nothing, corrected to the closest category word at the same similarity as long words.
 
@@ -374,8 +374,7 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     from agent.analysis import lexicon  # other languages → English tokens; English passes unchanged
 
     words, raw = lexicon.to_english(words, raw, own_idx.lexicon_names, own_idx.node_rows, taxonomy)
-    own_vocab = {t for toks in own_idx.level_names for t in toks}
-    own_vocab |= {t for toks in own_idx.own_levels for t in toks}  # every own path and product type
+    own_vocab = own_idx.vocab  # every own path and product type
     seq = _correct(raw, INTENT_VOCAB, tax_idx.vocab, own_vocab)
     seq, words = _for_phrase(seq, list(words))
     claim, skills, used, whole, match, span, miss = _read(seq, own_idx, taxonomy, tax_idx)
