@@ -194,3 +194,19 @@ def test_a_follow_up_after_the_release_says_the_file_must_be_attached_again():
     late = ask("and the prices?")
     assert RELEASED_TEXT.format(names="mine.csv", minutes="5 minutes") in late
     assert "mine.csv (attached" not in late
+
+
+def test_the_setting_is_read_in_config_and_the_service_sweeps_every_holder():
+    import pytest
+
+    from agent import config
+    from agent.service.handler import Service
+
+    assert config.load({}).idle_release_seconds == 300
+    assert config.load({"IDLE_RELEASE_SECONDS": "0"}).idle_release_seconds == 0
+    with pytest.raises(config.ConfigError, match="IDLE_RELEASE_SECONDS"):
+        config.load({"IDLE_RELEASE_SECONDS": "soon"})
+    service = Service(config.load({"IDLE_RELEASE_SECONDS": "120"}))
+    assert service.idle.idle_seconds == 120
+    assert service.contexts.release_idle in service.idle.sweepers  # the in-memory conversations' tables
+    assert cache_mod.drop_idle_entries in service.idle.sweepers and service.live.drop_finished in service.idle.sweepers
