@@ -100,6 +100,8 @@ def test_finished_runs_are_dropped_once_idle_and_a_running_one_never():
     clock.now += 60
     assert live.drop_finished(60) > 0
     assert live.get("done") is None and live.get("running") is running
+    # the instance still knows the run ended here (a cancel must not write over what its client was told)
+    assert live.ended_here("done") and not live.ended_here("running")
 
 
 class Recorder:

@@ -149,8 +149,7 @@ class Service:
         self.idle.on_request()
         task_id = params["id"]
         self._owned(params, call)
-        live = self.live.get(task_id)
-        if live is not None and live.done and self.tasks.get(task_id) is not None:
+        if self.live.ended_here(task_id) and self.tasks.get(task_id) is not None:
             # The run ended here and told its client so; whatever the store holds (a final write
             # that failed leaves `working`), a cancel must not write over the outcome the client got.
             raise errors.task_not_cancelable()

@@ -11,6 +11,7 @@ import time
 from typing import Any, Callable, Iterator
 
 _FINISHED_KEEP = 64  # finished runs kept briefly so a late subscriber still sees the end
+_ENDED_KEEP = 10_000  # ids of runs that ended here (ids only: kept far longer than their events)
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024  # and at most this many (approximate) bytes of their events
 
 
@@ -60,6 +61,7 @@ class LiveRegistry:
         self._finished: list[str] = []  # oldest first
         self._finished_at: dict[str, float] = {}  # by `clock`, for drop_finished
         self.clock = clock
+        self._ended: dict[str, None] = {}  # insertion-ordered set, oldest first, bounded by _ENDED_KEEP
         self._finished_bytes = 0
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
@@ -73,6 +75,12 @@ class LiveRegistry:
     def get(self, task_id: str) -> LiveRun | None:
         with self._lock:
             return self._runs.get(task_id)
+
+    def ended_here(self, task_id: str) -> bool:
+        """Whether a run of this task ended on this instance (and so told its client how it ended),
+        long after its events are gone: a cancel must not write over that outcome."""
+        with self._lock:
+            return task_id in self._ended
 
     def drop_finished(self, idle_seconds: float) -> int:
         """Forget the runs that finished `idle_seconds` ago or more (the instance's idle release: a
@@ -94,6 +102,9 @@ class LiveRegistry:
             run = self._runs.get(task_id)
             self._finished.append(task_id)
             self._finished_at[task_id] = self.clock()
+            self._ended[task_id] = None
+            if len(self._ended) > _ENDED_KEEP:
+                del self._ended[next(iter(self._ended))]
             self._finished_bytes += run.size if run is not None else 0
             while self._finished and (len(self._finished) > _FINISHED_KEEP or self._finished_bytes > self.max_bytes):
                 oldest = self._finished.pop(0)
