@@ -21,7 +21,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
-import gc
 import logging
 import os
 import threading
@@ -68,11 +67,10 @@ def _malloc_trim() -> None:
 
 
 def release_allocators() -> dict[str, int]:
-    """Collect cycles, then ask Arrow's pool and glibc's malloc to return freed pages; the resident
-    bytes before and after each step (so the log says which one matters: bench/README.md quotes it)."""
+    """Ask Arrow's pool and glibc's malloc to return freed pages; the resident bytes before and after
+    each step (so the log says which one matters: bench/README.md quotes it). No cycle collection: after
+    150 large sends it returned nothing measurable (bench/README.md, "Idle release")."""
     steps = {"before": _rss()}
-    gc.collect()  # tables held only by reference cycles (a traceback, a closed generator's frame) go first
-    steps["after_gc"] = _rss()
     _release_arrow_pool()
     steps["after_arrow_pool"] = _rss()
     _malloc_trim()
@@ -81,8 +79,7 @@ def release_allocators() -> dict[str, int]:
 
 
 def after_turn(attached_bytes: int) -> None:
-    """Return unused allocator memory after a large turn (cheap no-op after a small one; no cycle
-    collection on the request path)."""
+    """Return unused allocator memory after a large turn (cheap no-op after a small one)."""
     if attached_bytes < LARGE_TURN_BYTES:
         return
     _release_arrow_pool()
