@@ -145,7 +145,7 @@ def main() -> None:
         last_send = time.monotonic()
         time.sleep(10)
         settled = rss_bytes(proc.pid)
-        after_idle, idle_request_s, next_request_s = 0, 0.0, 0.0
+        after_idle, after_more, idle_request_s, next_request_s = 0, 0, 0.0, 0.0
         if IDLE_S:
             time.sleep(max(0.0, last_send + IDLE_S + 1 - time.monotonic()))
             started = time.perf_counter()
@@ -156,6 +156,10 @@ def main() -> None:
             started = time.perf_counter()
             send([{"kind": "text", "text": "What is in this catalog?"}])
             next_request_s = time.perf_counter() - started
+            for _ in range(7):  # each request thread releases its own heap on its first request after a sweep
+                send([{"kind": "text", "text": "What is in this catalog?"}])
+            time.sleep(2)
+            after_more = rss_bytes(proc.pid)
         sampler.stop = True
         durations.sort()
         mib = 2**20
@@ -169,6 +173,9 @@ def main() -> None:
                 f"after the idle period ({IDLE_S} s) and one small request ({idle_request_s * 1000:.0f} ms; "
                 f"the next one {next_request_s * 1000:.0f} ms): "
                 f"{after_idle / mib:,.0f} MiB ({(after_idle - baseline) / baseline:+.0%} of baseline)"
+            )
+            print(
+                f"after 8 more small requests: {after_more / mib:,.0f} MiB ({(after_more - baseline) / baseline:+.0%} of baseline)"
             )
             server_log.seek(0)
             for line in server_log:

@@ -212,3 +212,31 @@ def test_the_setting_is_read_in_config_and_the_service_sweeps_every_holder():
     assert service.idle.idle_seconds == 120
     assert service.contexts.release_idle in service.idle.sweepers  # the in-memory conversations' tables
     assert cache_mod.drop_idle_entries in service.idle.sweepers and service.live.drop_finished in service.idle.sweepers
+
+
+def test_every_request_thread_releases_its_own_heap_once_after_a_release():
+    import threading
+
+    clock = Clock()
+    per_thread: list[str] = []
+    idle = IdleRelease(
+        60,
+        [Recorder(freed=10)],
+        clock=clock,
+        release=lambda: {},
+        release_thread=lambda: per_thread.append(threading.current_thread().name),
+    )
+    clock.now += 61
+    idle.on_request()  # sweeps and releases on this thread: nothing to catch up here
+    assert per_thread == []
+
+    def request() -> None:
+        idle.on_request()
+        idle.on_request()  # once per release, not per request
+
+    other = threading.Thread(target=request, name="worker-2")
+    other.start()
+    other.join()
+    assert per_thread == ["worker-2"]
+    idle.on_request()
+    assert per_thread == ["worker-2"]

@@ -102,20 +102,25 @@ class IdleRelease:
         sweepers: list[Callable[[float], int]],
         clock: Callable[[], float] = time.monotonic,
         release: Callable[[], dict[str, int]] = release_allocators,
+        release_thread: Callable[[], None] = _release_arrow_pool,
     ) -> None:
         self.idle_seconds = idle_seconds
         self.sweepers = sweepers
         self.clock = clock
         self.release = release
+        self.release_thread = release_thread
         self._lock = threading.Lock()
         self._last_request = clock()
         self._last_sweep = self._last_request
         self.sweeps = 0  # for tests and the log
+        self._releases = 0  # allocator releases so far; each request thread catches up with it once
+        self._seen = threading.local()
 
     def on_request(self) -> int:
         """Called as a request starts; returns the bytes let go of (0 when no sweep was due)."""
         if self.idle_seconds <= 0:
             return 0
+        self._catch_up()
         with self._lock:
             now = self.clock()
             quiet = now - self._last_request >= self.idle_seconds
@@ -132,6 +137,9 @@ class IdleRelease:
                 log.exception("idle release: a sweep failed")
         if freed or quiet:
             steps = self.release()
+            with self._lock:
+                self._releases += 1
+                self._seen.releases = self._releases
             log.info(
                 "idle release: %d bytes of entries unused for %.0f s dropped; resident %s",
                 freed,
@@ -139,3 +147,13 @@ class IdleRelease:
                 " → ".join(f"{k} {v / 2**20:.0f} MiB" for k, v in steps.items()),
             )
         return freed
+
+    def _catch_up(self) -> None:
+        """Arrow's pool (mimalloc) keeps freed pages per thread: a release on the sweeping thread does
+        not return the pages of tables another request thread built, while that thread sits idle in
+        the server's pool (measured: ~40 of ~500 MiB stay). So each request thread, on its first
+        request after a release, releases its own heap once (a sub-millisecond call)."""
+        seen = getattr(self._seen, "releases", 0)
+        if seen < self._releases:
+            self._seen.releases = self._releases
+            self.release_thread()
