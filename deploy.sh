@@ -22,8 +22,8 @@
 # Settings (environment):
 #   PROJECT (default: gcloud's), PROJECT_NUMBER (looked up), REGION (us-central1), FUNCTION (catalog-gap-analyst)
 #   MEMORY (2Gi; passed to the agent as MEMORY_BUDGET_BYTES, from which it derives every cache and store bound,
-#     leaving about half for the turns in flight: 8 concurrent turns of up to 32 MiB bodies), CPU (1), TIMEOUT (300s)
-#   CONCURRENCY (8; THREADS is set to the same number), MIN_INSTANCES (0), MAX_INSTANCES (10 with STATE_BUCKET;
+#     leaving about half for the turns in flight), CPU (1), TIMEOUT (300s)
+#   CONCURRENCY (32; THREADS is set to the same number), MIN_INSTANCES (0), MAX_INSTANCES (10 with STATE_BUCKET;
 #     1 without, since in-memory tasks and conversations live on one instance)
 #   RUNTIME_SA (the runtime service account's e-mail; default FUNCTION@PROJECT.iam.gserviceaccount.com, created
 #     if absent), BUILD_SA (optional: --build-service-account for Cloud Build)

@@ -73,6 +73,13 @@ print(json.dumps({"rows": ev.rows_read, "pushdown": ev.pushdown is not None, "an
 """
 
 
+def copies_table(emu, base: str, k: int) -> str:
+    """A new dataset whose Products_2 holds `k` copies of `base`.Products_1 (tests/bq_seed.py)."""
+    from tests import bq_seed
+
+    return bq_seed.create_copies_table(emu.client, emu.project, base, k, merchant_id=1, to_merchant_id=2)
+
+
 def main_gaps(ks: list[int]) -> None:
     from tests import bq_seed
     from tests.bigquery_emulator import BqEmulator
@@ -85,16 +92,7 @@ def main_gaps(ks: list[int]) -> None:
         env = {**{k: v for k, v in os.environ.items()}, **emu.env}
         common = {**emu.env, "BIGQUERY_MAXIMUM_BYTES_BILLED": str(1 << 45)}
         for k in ks:
-            ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2)
-            names = [f.name for f in bq_seed.products_schema()]
-            select = ", ".join(
-                f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}"
-                for n in names
-            )
-            emu.client.query(
-                f"INSERT INTO `{ds}.Products_2` ({', '.join(names)}) SELECT {select} "
-                f"FROM `{base}.Products_1` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k"
-            ).result()
+            ds = copies_table(emu, base, k)
             for mode, line in (("pushdown", "0"), ("in-memory", str(1 << 40))):
                 print(f"uptime: {os.getloadavg()}", flush=True)
                 out = subprocess.run(
@@ -140,17 +138,8 @@ def main(ks: list[int]) -> None:
         settings = {**emu.env, "BIGQUERY_IN_MEMORY_BYTES": str(1 << 40), "BIGQUERY_MAXIMUM_BYTES_BILLED": str(1 << 45)}
         print(f"uptime: {os.getloadavg()}")
         for k in ks:
-            ds = bq_seed.create_products_table(emu.client, emu.project, rows=[], merchant_id=2)
             t = time.perf_counter()
-            names = [f.name for f in bq_seed.products_schema()]
-            select = ", ".join(
-                f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}"
-                for n in names
-            )
-            emu.client.query(
-                f"INSERT INTO `{ds}.Products_2` ({', '.join(names)}) SELECT {select} "
-                f"FROM `{base}.Products_1` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {k})) AS k"
-            ).result()
+            ds = copies_table(emu, base, k)
             seed = time.perf_counter() - t
             out = subprocess.run(
                 [sys.executable, "-c", CHILD, f"bq://{ds}.Products_2", json.dumps(settings)],

@@ -198,3 +198,21 @@ def create_products_table(
         errors = client.insert_rows_json(table, rows[start : start + 500])
         assert not errors, errors[:3]
     return f"{project}.{dataset}"
+
+
+def create_copies_table(
+    client, project: str, base: str, copies: int, *, merchant_id: int = 123456, to_merchant_id: int | None = None
+) -> str:
+    """A fresh dataset whose Products table holds `copies` copies of `base`'s Products_<merchant_id> (offer
+    and item group ids suffixed -1…-copies), made in BigQuery by one INSERT … SELECT; returns its name."""
+    target = to_merchant_id if to_merchant_id is not None else merchant_id
+    dataset = create_products_table(client, project, rows=[], merchant_id=target)
+    names = [f.name for f in products_schema()]
+    select = ", ".join(
+        f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}" for n in names
+    )
+    client.query(
+        f"INSERT INTO `{dataset}.Products_{target}` ({', '.join(names)}) SELECT {select} "
+        f"FROM `{base}.Products_{merchant_id}` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, {copies})) AS k"
+    ).result()
+    return dataset

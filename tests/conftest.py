@@ -6,16 +6,13 @@ Every front-door test talks HTTP to a real server process, exactly as a client w
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
-import httpx
 import pytest
+
+from tests.agent_process import AgentProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 # Everything the tests read is in the repository (copied from the project's reference folder with its
@@ -25,68 +22,13 @@ A2A_SCHEMA = REFERENCE / "a2a-v0.3.0" / "a2a.json"
 CATALOGS = ROOT / "tests" / "corpus" / "seed"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-AGENT_SETTINGS = (
-    "CATALOG_",
-    "A2UI_",
-    "STATE_",
-    "REFERENCE_",
-    "ALLOWED_",
-    "CONTEXT_",
-    "MAX_BODY_BYTES",
-    "LOG_LEVEL",
-    "GOOGLE_CLOUD_PROJECT",
-    "STORAGE_EMULATOR_HOST",
-    "TEST_STEP_GATE",
-    "CALLER_",
-    "MEMORY_",
-    "BODY_READ_SECONDS",
-    "TURN_STORAGE_SECONDS",
-)
-
-# the card's provider, and what Cloud Run sets (it switches the logs to JSON): never from the developer's shell
-AGENT_SETTINGS += ("PROVIDER_", "K_SERVICE")
-AGENT_SETTINGS += ("PREVIEW",)  # `make run` sets it; a test that wants the preview page says so
-AGENT_SETTINGS += ("BIGQUERY_", "MERCHANT_CENTER_ID")  # bq:// sources (issue 15)
-
-
-class Server:
-    """A running `functions-framework --target=a2a` process and what it printed."""
+class Server(AgentProcess):
+    """A running `functions-framework --target=a2a` process and what it printed (tests/agent_process.py)."""
 
     def __init__(self, env: dict[str, str] | None = None) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"cga-server-{self.port}.log"
-        # the agent's own settings (agent/config.py) never leak in from the developer's shell
-        full_env = {k: v for k, v in os.environ.items() if not k.startswith(AGENT_SETTINGS)}
-        full_env.update({"PUBLIC_URL": self.url, "THREADS": "8", "PYTHONUNBUFFERED": "1"})
-        full_env.update(env or {})
-        self._log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "functions_framework", "--target=a2a", "--host=127.0.0.1", f"--port={self.port}"],
-            cwd=ROOT,
-            env=full_env,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-        )
-        self._wait_ready()
-
-    def _wait_ready(self, timeout: float = 30.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError("server exited at start:\n" + self.output())
-            try:
-                if httpx.get(self.url, timeout=1.0).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        raise RuntimeError("server did not start:\n" + self.output())
+        self._log = tempfile.NamedTemporaryFile(prefix="cga-server-", suffix=".log", delete=False)
+        self.log_path = Path(self._log.name)
+        super().__init__(env, output=self._log)
 
     def output(self) -> str:
         self._log.flush()
@@ -104,12 +46,7 @@ class Server:
         return records
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        super().stop()
         self._log.close()
 
 
@@ -189,6 +126,7 @@ MODULE_MARKS = {
     "test_store_faults": "emulator",
     "test_slow_storage": "emulator",
     "test_readme": "server",
+    "test_make": "server",
     "test_preview_page": "server",
     "test_config": "server",
     "test_deploy_run": "slow",

@@ -6,12 +6,25 @@ as a plugin by conftest's `pytest_plugins`, so no test module imports a fixture)
 
 from __future__ import annotations
 
+import asyncio
+import csv
+import datetime as dt
+import io
 import json
+import os
 import re
+import shlex
+import subprocess
 import time
 import uuid
+from decimal import Decimal
 
 import httpx
+import pyarrow as pa
+
+from agent.analysis.common import build_table
+from agent.analysis.result import Finding, Scope, SkillResult
+from tests.conftest import ROOT
 
 # --- the wire ---------------------------------------------------------------------------------------
 
@@ -106,3 +119,252 @@ def assert_prose_numbers_in_table(markdown: str) -> None:
     missing = prose_numbers_missing_from_table(markdown)
     assert not missing, f"numbers in bullets but not in the table: {sorted(missing)}\n{markdown}"
     assert len(bullets(markdown)) <= 7
+
+
+# --- deploy.sh --dry-run --------------------------------------------------------------------------
+
+
+def dry_run(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """`bash deploy.sh --dry-run ARGS` with only PATH and `env` set."""
+    full = {"PATH": os.environ["PATH"], **env}
+    return subprocess.run(
+        ["bash", "deploy.sh", "--dry-run", *args], cwd=ROOT, env=full, capture_output=True, text=True, timeout=60
+    )
+
+
+def commands(out: str) -> list[list[str]]:
+    """The printed commands, split the way the shell would split them."""
+    return [shlex.split(line) for line in out.splitlines() if line.startswith(("gcloud ", "curl "))]
+
+
+def flags(argv: list[str]) -> dict[str, str]:
+    """--name=value flags of one command (a bare --flag maps to '')."""
+    out = {}
+    for arg in argv:
+        if arg.startswith("--"):
+            name, _, value = arg.partition("=")
+            out[name] = value
+    return out
+
+
+def deploy_env(argv: list[str]) -> dict[str, str]:
+    """The function's environment as the deploy command sets it (--set-env-vars with the ^|^ separator)."""
+    raw = flags(argv)["--set-env-vars"]
+    assert raw.startswith("^|^")
+    return dict(item.split("=", 1) for item in raw[3:].split("|"))
+
+
+def the(cmds: list[list[str]], *prefix: str) -> list[str]:
+    """The one printed command that starts with `prefix` (fails when there are none or several)."""
+    found = [c for c in cmds if c[: len(prefix)] == list(prefix)]
+    assert len(found) == 1, (prefix, found)
+    return found[0]
+
+
+# --- shared catalogs and evidence lines ----------------------------------------------------------
+
+# 240 outdoor chairs in three colours, every fifth out of stock (several instances, stores and faults)
+CHAIRS_CSV = b"id,title,price,brand,category,availability,color\n" + b"".join(
+    f"P{i},Garden chair {i},{20 + i * 7 % 300}.00,Brand{i % 4},"
+    f"Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs,"
+    f"{'in stock' if i % 5 else 'out of stock'},{['red', 'blue', 'teak'][i % 3]}\n".encode()
+    for i in range(240)
+)
+FOOTER_LINE = re.compile(r"^- (?P<name>[^\n(]+) \((?P<kind>[^,)]+)[^)]*\): (?P<rows>[\d,]+) rows read", re.M)
+
+
+def footer(task: dict) -> list[tuple[str, str, str]]:
+    """(name, kind, rows) of each evidence line of a finished task's answer."""
+    text = task["artifacts"][0]["parts"][0]["text"]
+    return [(m["name"], m["kind"], m["rows"]) for m in FOOTER_LINE.finditer(text)]
+
+
+# catalog_context signing (tests/test_trust.py, reliability/test_parties.py)
+TRUST_SECRET = "s3cret-for-tests"
+MERCHANT_CSV = (
+    b"id,title,price,brand,category,availability\n"
+    b"P1,Teak garden chair,129.00,Oakline,Furniture > Outdoor Furniture > Outdoor Seating,in stock\n"
+    b"P2,Bistro table,89.50,Oakline,Furniture > Outdoor Furniture > Outdoor Tables,out of stock\n"
+    b"P3,Sun lounger,199.00,Sunny,Furniture > Outdoor Furniture > Outdoor Seating,in stock\n"
+)
+
+
+# --- small Shopify exports read through the catalog layer, planned and answered --------------------
+
+SHOPIFY_COLUMNS = [
+    "Handle",
+    "Title",
+    "Body (HTML)",
+    "Vendor",
+    "Product Category",
+    "Type",
+    "Published",
+    "Option1 Name",
+    "Option1 Value",
+    "Variant SKU",
+    "Variant Inventory Tracker",
+    "Variant Inventory Qty",
+    "Variant Inventory Policy",
+    "Variant Price",
+    "Status",
+]
+
+
+def csv_bytes(header: list[str], rows: list[list]) -> bytes:
+    """A CSV file's bytes: the header row, then the rows."""
+    out = io.StringIO()
+    w = csv.writer(out)
+    w.writerow(header)
+    w.writerows(rows)
+    return out.getvalue().encode()
+
+
+def shopify(products: list[tuple[str, str, str]], qty=lambda i: 3) -> pa.Table:
+    """A Shopify product export read through the catalog layer: (title, Product Category, Type) per product, one variant each, active, tracked stock."""
+    rows = []
+    for i, (title, category, typ) in enumerate(products):
+        rows.append(
+            [
+                f"p{i}",
+                title,
+                "",
+                "Acme",
+                category,
+                typ,
+                "TRUE",
+                "Title",
+                "Default Title",
+                f"SKU{i}",
+                "shopify",
+                qty(i),
+                "deny",
+                10 + i,
+                "active",
+            ]
+        )
+    from agent.catalog.ingest import read_table_bytes
+
+    table, _ = read_table_bytes(csv_bytes(SHOPIFY_COLUMNS, rows), "products_export.csv", "attached file")
+    return table
+
+
+def plan_and_answer(question: str, table, memory=None, skill: str | None = None):
+    """Plan the question on `table`, run its first skill (or `skill`) and render it: (plan, result, Markdown)."""
+    from agent.analysis.inputs import SkillInput
+    from agent.analysis.planner import plan
+    from agent.analysis.registry import SKILLS
+    from agent.catalog.taxonomy import load
+    from agent.render.text import render_skill
+
+    taxonomy = load()
+    p = plan(question, table, taxonomy, memory)
+    sid = skill or p.skills[0]
+    result = SKILLS[sid].run(SkillInput(own=table, reference=None, scope=p.scope, taxonomy=taxonomy))
+    return p, result, render_skill(result, p.notes)
+
+
+# --- the official client ---------------------------------------------------------------------------
+
+
+def run(coro):
+    """Run one coroutine of the official client to its end."""
+    return asyncio.run(coro)
+
+
+def user_message(text: str, parts: list | None = None, context_id: str | None = None):
+    """An a2a-sdk Message with one text part (and any further parts)."""
+    from a2a.types import Message, Part, Role, TextPart
+
+    all_parts = [Part(root=TextPart(text=text))] + (parts or [])
+    return Message(role=Role.user, parts=all_parts, message_id=str(uuid.uuid4()), context_id=context_id)
+
+
+async def collect_events(url: str, text: str, streaming: bool, **kw):
+    """Every event the official client yields for one message (kw: parts, context_id)."""
+    client, http = await official_client(url, streaming)
+    events = []
+    try:
+        async for event in client.send_message(user_message(text, **kw)):
+            events.append(event)
+    finally:
+        await http.aclose()
+    return events
+
+
+# --- A2UI results in several shapes -------------------------------------------------------------
+
+# An evidence footer as the text answer ends (tests/test_a2ui.py, test_a2ui_renderer.py)
+A2UI_FOOTER = (
+    "---\nEvidence\n"
+    "- catalog.csv (attached file, Shopify product export): 354 rows read, 12 skipped; snapshot date not stated in the data\n"
+    "- Google product taxonomy 2021-09-21 (bundled): 10 subcategories under Furniture > Outdoor Furniture\n"
+    "Freshness: not stated — no snapshot date in the data."
+)
+GAP_COLS = (
+    ("Subcategory", "text", pa.string()),
+    ("Products", "count", pa.int64()),
+    ("In stock", "percent", pa.float64()),
+    ("Median price", "money", pa.float64()),
+    ("Gap", "text", pa.string()),
+)
+
+
+def gaps_result(n: int = 57, currency: str | None = "USD", chart: bool = True) -> SkillResult:
+    rows = [(f"Sub {i}", (i * 7) % 23, 100.0 * (i % 5) / 4, 99.5 + i, "thin" if i % 3 else None) for i in range(n)]
+    findings = [Finding("gaps.missing", {"name": "Sub 0", "products_n": 0}, cells=((0, "Products"),), severity=5)]
+    return SkillResult(
+        skill="assortment_gaps",
+        scope=Scope(label="Outdoor Furniture", taxonomy_id=4299, taxonomy_path="Furniture > Outdoor Furniture"),
+        table=build_table(GAP_COLS, rows),
+        findings=findings,
+        currency=currency,
+        chart=("Subcategory", "Products") if chart else None,
+        notes=["Stock is unknown for 3 products."],
+    )
+
+
+def wide_result() -> SkillResult:
+    cols = tuple((f"col_{i}", "count", pa.int64()) for i in range(12))
+    rows = [tuple(r * 100 + c for c in range(12)) for r in range(57)]
+    return SkillResult(skill="content_quality", scope=Scope(), table=build_table(cols, rows), chart=("col_0", "col_1"))
+
+
+def empty_result() -> SkillResult:
+    return SkillResult(
+        skill="availability",
+        scope=Scope(label="Lighting"),
+        table=build_table(GAP_COLS, []),
+        findings=[Finding("overview.empty", {}, severity=10)],
+        chart=("Subcategory", "Products"),
+    )
+
+
+def odd_types_result() -> SkillResult:
+    table = pa.table(
+        {
+            "Item": pa.array(["a", None, ""]),
+            "Amount": pa.array([Decimal("1234.5"), None, Decimal("-2")], type=pa.decimal128(10, 2)),
+            "Flag": pa.array([True, False, None]),
+            "When": pa.array([dt.date(2026, 11, 28), None, dt.date(2020, 1, 1)]),
+            "Tags": pa.array([["x", "y"], [], None], type=pa.list_(pa.string())),
+            "Ratio": pa.array([float("inf"), float("nan"), -0.5]),
+        }
+    )
+    return SkillResult(skill="catalog_overview", scope=Scope(), table=table)
+
+
+# Results in several shapes: chart or not, money with and without currency, 57 rows, wide, empty, odd types
+SHAPES = {
+    "gaps_57_rows_chart_usd": lambda: gaps_result(),
+    "gaps_no_currency": lambda: gaps_result(currency=None),
+    "gaps_no_chart_3_rows": lambda: gaps_result(n=3, chart=False),
+    "one_row": lambda: gaps_result(n=1),
+    "wide_12_columns": wide_result,
+    "empty_table": empty_result,
+    "odd_types": odd_types_result,
+}
+
+
+def literal(comp: dict) -> str:
+    """The literal text of an A2UI Text component."""
+    return comp["component"]["Text"]["text"]["literalString"]

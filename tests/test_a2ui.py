@@ -8,88 +8,18 @@ exercised in test_a2ui_renderer.py.
 from __future__ import annotations
 
 import copy
-import datetime as dt
 import json
-from decimal import Decimal
 
-import pyarrow as pa
 import pytest
 
 from agent.analysis.common import build_table
-from agent.analysis.result import Finding, Scope, SkillResult
+from agent.analysis.result import SkillResult
 from agent.render import a2ui, numbers, text
 from agent.render.a2ui_structure import validate_structure
 from agent.render.markdown import clean_text, continues_grapheme, cut, escape_markdown, unescape_markdown
 from tests.a2ui_check import assert_parts, components_of, schema_errors
-
-FOOTER = (
-    "---\nEvidence\n"
-    "- catalog.csv (attached file, Shopify product export): 354 rows read, 12 skipped; snapshot date not stated in the data\n"
-    "- Google product taxonomy 2021-09-21 (bundled): 10 subcategories under Furniture > Outdoor Furniture\n"
-    "Freshness: not stated — no snapshot date in the data."
-)
-GAP_COLS = (
-    ("Subcategory", "text", pa.string()),
-    ("Products", "count", pa.int64()),
-    ("In stock", "percent", pa.float64()),
-    ("Median price", "money", pa.float64()),
-    ("Gap", "text", pa.string()),
-)
-
-
-def gaps_result(n: int = 57, currency: str | None = "USD", chart: bool = True) -> SkillResult:
-    rows = [(f"Sub {i}", (i * 7) % 23, 100.0 * (i % 5) / 4, 99.5 + i, "thin" if i % 3 else None) for i in range(n)]
-    findings = [Finding("gaps.missing", {"name": "Sub 0", "products_n": 0}, cells=((0, "Products"),), severity=5)]
-    return SkillResult(
-        skill="assortment_gaps",
-        scope=Scope(label="Outdoor Furniture", taxonomy_id=4299, taxonomy_path="Furniture > Outdoor Furniture"),
-        table=build_table(GAP_COLS, rows),
-        findings=findings,
-        currency=currency,
-        chart=("Subcategory", "Products") if chart else None,
-        notes=["Stock is unknown for 3 products."],
-    )
-
-
-def wide_result() -> SkillResult:
-    cols = tuple((f"col_{i}", "count", pa.int64()) for i in range(12))
-    rows = [tuple(r * 100 + c for c in range(12)) for r in range(57)]
-    return SkillResult(skill="content_quality", scope=Scope(), table=build_table(cols, rows), chart=("col_0", "col_1"))
-
-
-def empty_result() -> SkillResult:
-    return SkillResult(
-        skill="availability",
-        scope=Scope(label="Lighting"),
-        table=build_table(GAP_COLS, []),
-        findings=[Finding("overview.empty", {}, severity=10)],
-        chart=("Subcategory", "Products"),
-    )
-
-
-def odd_types_result() -> SkillResult:
-    table = pa.table(
-        {
-            "Item": pa.array(["a", None, ""]),
-            "Amount": pa.array([Decimal("1234.5"), None, Decimal("-2")], type=pa.decimal128(10, 2)),
-            "Flag": pa.array([True, False, None]),
-            "When": pa.array([dt.date(2026, 11, 28), None, dt.date(2020, 1, 1)]),
-            "Tags": pa.array([["x", "y"], [], None], type=pa.list_(pa.string())),
-            "Ratio": pa.array([float("inf"), float("nan"), -0.5]),
-        }
-    )
-    return SkillResult(skill="catalog_overview", scope=Scope(), table=table)
-
-
-SHAPES = {
-    "gaps_57_rows_chart_usd": lambda: gaps_result(),
-    "gaps_no_currency": lambda: gaps_result(currency=None),
-    "gaps_no_chart_3_rows": lambda: gaps_result(n=3, chart=False),
-    "one_row": lambda: gaps_result(n=1),
-    "wide_12_columns": wide_result,
-    "empty_table": empty_result,
-    "odd_types": odd_types_result,
-}
+from tests.helpers import A2UI_FOOTER as FOOTER
+from tests.helpers import GAP_COLS, SHAPES, empty_result, gaps_result, literal, odd_types_result, wide_result
 
 
 def build(result: SkillResult, sid: str = "task1-assortment_gaps", footer: str = FOOTER) -> list[dict]:
@@ -98,10 +28,6 @@ def build(result: SkillResult, sid: str = "task1-assortment_gaps", footer: str =
 
 def by_id(messages: list[dict]) -> dict[str, dict]:
     return {c["id"]: c for c in components_of(messages)}
-
-
-def literal(comp: dict) -> str:
-    return comp["component"]["Text"]["text"]["literalString"]
 
 
 def kids(comp: dict) -> list[str]:

@@ -193,7 +193,7 @@ A2UI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
 def _sdk_send(url: str, parts: list, context_id: str | None = None):
     """One message/send through a2a-sdk's client with the A2UI extension declared; the final Task."""
     from tests.helpers import official_client as _client
-    from tests.test_front_door import run
+    from tests.helpers import run
 
     async def go():
         from a2a.types import Message, Role

@@ -24,7 +24,8 @@ from agent.catalog.taxonomy import load
 from agent.render import a2ui, numbers
 from agent.render.markdown import clean_text, cut, unescape_markdown
 from tests.a2ui_check import check_surfaces, components_of, run_renderer
-from tests.test_a2ui import FOOTER, SHAPES, literal
+from tests.helpers import A2UI_FOOTER as FOOTER
+from tests.helpers import SHAPES, literal
 
 HOSTILE = [
     "**SALE** _now_ `code` ~~gone~~",

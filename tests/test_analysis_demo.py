@@ -296,7 +296,7 @@ def test_every_skill_on_real_exports(path):
 
 def test_every_planner_question_answers_with_numbers_from_the_table(demo, competitor):
     """All questions of the planner table, with and without the competitor: each answer well formed."""
-    from tests.test_planner import QUESTIONS
+    from tests.planner_questions import QUESTIONS
 
     table, ev = demo
     ref, _ = competitor

@@ -491,16 +491,18 @@ def test_largest_price_step_matches_brute_force_on_random_ladders():
             assert got[c][0] == a and got[c][1] == b and got[c][2] == pytest.approx(r)
 
 
-def test_group_quantiles_match_pandas_on_random_groups():
+def test_quantiles_by_code_match_pandas_on_random_groups_with_gaps():
     import numpy as np
 
-    from agent.analysis.common import group_quantiles
+    from agent.analysis.common import quantiles_by_code
 
     rng = np.random.default_rng(5)
-    keys = rng.integers(0, 300, 5000) * 7919  # sparse, large ids
+    keys = rng.integers(0, 300, 5000) * 7919  # sparse, large ids, dense codes per distinct key
     values = np.round(rng.random(5000) * 3000, 2)
     values[rng.random(5000) < 0.05] = np.nan
-    got = group_quantiles(keys, values, (0.1, 0.5, 0.9))
+    ids, codes = np.unique(keys, return_inverse=True)
+    table = quantiles_by_code(codes, len(ids), values, (0.1, 0.5, 0.9))
+    got = {int(key): list(table[i]) for i, key in enumerate(ids) if not np.isnan(table[i, 0])}
     df = pd.DataFrame({"k": keys, "v": values}).dropna()
     for k, grp in df.groupby("k")["v"]:
         assert got[k] == pytest.approx([grp.quantile(0.1), grp.quantile(0.5), grp.quantile(0.9)], abs=1e-6)

@@ -163,15 +163,7 @@ def test_any_other_table_maps_through_the_generic_header_aliases(bq_emulator, se
 def test_a_partition_larger_than_a_grpc_message_is_read_whole(bq_emulator, settings):  # noqa: F811
     """Read streams arrive in messages of 65,536 rows; wide transfer rows make them pass 4 MB."""
     base = bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=bq_seed.demo_products_rows())
-    big = bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=[])
-    names = [f.name for f in bq_seed.products_schema()]
-    select = ", ".join(
-        f"CONCAT(p.{n}, '-', CAST(k AS STRING))" if n in ("offer_id", "item_group_id") else f"p.{n}" for n in names
-    )
-    bq_emulator.client.query(
-        f"INSERT INTO `{big}.Products_{MERCHANT}` ({', '.join(names)}) SELECT {select} "
-        f"FROM `{base}.Products_{MERCHANT}` AS p CROSS JOIN UNNEST(GENERATE_ARRAY(1, 12)) AS k"
-    ).result()
+    big = bq_seed.create_copies_table(bq_emulator.client, bq_emulator.project, base, 12, merchant_id=MERCHANT)
     inputs = load_catalog_inputs([], catalog_uri=f"bq://{big}", merchant_id=str(MERCHANT))
     assert inputs.problems == []
     n = len(bq_seed.demo_products_rows())

@@ -278,3 +278,46 @@ def test_repeated_skus_and_parent_sku_links():
     assert pc.count_distinct(table["product_key"]).as_py() == 2
     assert {r["sku"]: r["product_id"] for r in table.to_pylist()} == {"C-1": "CONF", "C-2": "CONF", "LONE": "LONE"}
     assert ev.snapshot_date == dt.date(2022, 7, 21)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("order", ["month/day", "day/month"])
+def test_an_unsettled_column_takes_the_order_its_sibling_columns_settle(seed, order):
+    """A file writes every date in one locale: an `updated` column whose every value is ambiguous
+    (`8/8/2026` on every row, a listing exported in one day) is read in the order the file's
+    `created` column settles, and the evidence says where the order came from. Generic and Magento
+    headers alike; a file whose columns disagree settles nothing."""
+    rnd = random.Random(seed)
+    day = rnd.randint(1, 12)
+    month = rnd.randint(1, 12)
+    newest = dt.date(2026, month, day)
+    created = [newest - dt.timedelta(days=rnd.randint(13, 400)) for _ in range(20)]
+    created.append(dt.date(2025, 7, 28))  # day 28 settles the order whichever way it is written
+
+    def write(d: dt.date) -> str:
+        return f"{d.month}/{d.day}/{d.year}" if order == "month/day" else f"{d.day}/{d.month}/{d.year}"
+
+    header, rows = (
+        (
+            "sku,store_view_code,product_type,name,price,product_websites,created_at,updated_at",
+            "{i},,simple,N,1,base,{c},{u}",
+        )
+        if seed % 2
+        else ("Product ID,Title,Price,Created,Updated", "{i},N,1,{c},{u}")
+    )
+    text = header + "\n" + "".join(rows.format(i=i, c=write(c), u=write(newest)) + "\n" for i, c in enumerate(created))
+    _, ev = read_table_bytes(text.encode(), "f.csv", KIND_ATTACHED)
+    assert ev.snapshot_date == newest, (order, text[:200])
+    assert ev.snapshot_origin.lower().startswith("column updated") and "other date columns" in ev.snapshot_origin
+    if seed % 2 == 0:
+        # the columns disagree: created settles one order, a third column the other -> not read
+        clash = dt.date(2025, 7, 28)
+        other = (
+            f"{clash.day}/{clash.month}/{clash.year}"
+            if order == "month/day"
+            else f"{clash.month}/{clash.day}/{clash.year}"
+        )
+        lines = text.splitlines()
+        lines = [lines[0] + ",Last Modified"] + [ln + "," + other for ln in lines[1:]]
+        _, ev = read_table_bytes(("\n".join(lines) + "\n").encode(), "f.csv", KIND_ATTACHED)
+        assert ev.snapshot_origin is None or "other date columns" not in ev.snapshot_origin

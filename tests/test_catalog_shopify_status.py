@@ -127,3 +127,71 @@ def test_all_published_says_nothing_about_the_online_store():
     table, ev = read_table_bytes(export(LEGACY, products), "s.csv", KIND_ATTACHED)
     assert table["online_store"].to_pylist() == [True] * 10
     assert "online store" not in overview_text(table, ev)
+
+
+@pytest.mark.parametrize("generation", ["legacy", "modern"])
+def test_unlisted_products_are_active_whatever_published_says(generation):
+    """Shopify's `Unlisted` status (2025): sold and reachable by its link, only left out of search and
+    collections — an active product, also when `Published` is false; never a draft."""
+    rng = random.Random(len(generation))
+    pubs = PUBLISHED[generation]
+    products = [
+        {
+            "handle": f"p{i}",
+            "status": rng.choice(("unlisted", "Unlisted", "active", "draft")),
+            "published": rng.choice(pubs),
+            "variants": rng.randint(1, 3),
+        }
+        for i in range(24)
+    ]
+    names = LEGACY if generation == "legacy" else MODERN
+    table, _ = read_table_bytes(export(names, products), "products_export.csv", KIND_ATTACHED)
+    for st, want in (
+        ("active", sum(p["variants"] for p in products if p["status"].lower() in ("unlisted", "active"))),
+        ("draft", sum(p["variants"] for p in products if p["status"] == "draft")),
+    ):
+        assert (pc.sum(pc.equal(table["status"].cast("string"), st)).as_py() or 0) == want, st
+
+
+@pytest.mark.parametrize("column", ["Standard Product Type", "Standardized Product Type"])
+def test_the_2021_header_reads_its_standard_product_type_as_the_category(column):
+    """The 2021–2023 header generation (`Standard Product Type`, `Custom Product Type`, before `Product
+    Category` and `Type`): the standard type is Shopify's taxonomy path — the product's category —
+    and the custom type its own type; both were left unused ("Columns not used: Standard Product Type")."""
+    tax = taxonomy.load()
+    rng = random.Random(column)
+    paths = [
+        "Apparel & Accessories > Clothing > Dresses",
+        "Home & Garden > Kitchen & Dining > Cookware & Bakeware > Cookware",
+        "Food, Beverages & Tobacco > Food Items > Snack Foods",
+    ]
+    rows = []
+    want: dict[str, int] = {}
+    for i in range(18):
+        path = rng.choice(paths)
+        want[path] = want.get(path, 0) + 1
+        rows.append([f"h{i}", f"Thing {i}", "Acme", path, f"Own {i % 3}", "true", f"S{i}", "10.00", "active"])
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(
+        [
+            "Handle",
+            "Title",
+            "Vendor",
+            column,
+            "Custom Product Type",
+            "Published",
+            "Variant SKU",
+            "Variant Price",
+            "Status",
+        ]
+    )
+    w.writerows(rows)
+    table, ev = read_table_bytes(buf.getvalue().encode(), "products_export_1.csv", KIND_ATTACHED)
+    assert column not in ev.unmapped_columns
+    by_id = {p: next(n.id for n in tax.nodes.values() if n.path == p) for p in paths}
+    ids = table["google_category_id"].to_pylist()
+    for path, n in want.items():
+        assert ids.count(by_id[path]) == n, path
+    own = table["own_categories"].to_pylist()
+    assert all(any(path in (o or "") for path in paths) and "Own " in (o or "") for o in own)

@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from agent import config
-from tests.conftest import ROOT, free_port
+from tests.agent_process import free_port
+from tests.conftest import ROOT
 
 
 def test_defaults_serve_the_demo_locally():

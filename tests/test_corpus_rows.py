@@ -49,6 +49,7 @@ FORMAT_NAMES = {
     "woocommerce": "WooCommerce product export",
     "magento": "Adobe Commerce (Magento) export",
     "bigcommerce": "BigCommerce product export",
+    "generic": "generic table",
 }
 SEED_KINDS = {
     "shopify-": "shopify",
@@ -126,7 +127,7 @@ def independent(path: Path) -> Independent:
         except UnicodeDecodeError:
             continue
     first = next((line for line in text.split("\n") if line.strip()), "")  # a leading blank line is no header
-    delim = max(("\t", ";", ","), key=first.count) if any(d in first for d in "\t;,") else ","
+    delim = max(("\t", ";", ",", "|"), key=first.count) if any(d in first for d in "\t;,|") else ","
     csv.field_size_limit(1 << 30)
     table = list(csv.reader(io.StringIO(text, newline=""), delimiter=delim))
     # A blank line, or a line of bare delimiters (a spreadsheet's empty row), is not a data row.
@@ -205,7 +206,7 @@ def active_products(ind: Independent) -> int:
 
         def active(r: list[str]) -> bool:
             if status is not None and cell(r, status):
-                return cell(r, status).lower() == "active"
+                return cell(r, status).lower() in {"active", "unlisted"}  # unlisted: sold, not listed
             if pub is not None and cell(r, pub):
                 return cell(r, pub).lower() in {"true", "1", "yes"}
             return True
@@ -264,10 +265,20 @@ def active_products(ind: Independent) -> int:
             for r in r_
             if cell(r, t).lower() == "product" and cell(r, visible).upper() not in ("N", "NO", "0", "FALSE")
         )  # Y/N or Yes/No
+    if ind.kind == "generic":
+        # our own copy of the id columns a store's own table names: a product id, else a variant id
+        # or SKU, else each row is its own product; a status column that says draft etc. excludes
+        key = col(ind, "product_id", "product id", "parent_id", "item_group_id", "handle", "parent id")
+        key = key if key is not None else col(ind, "variant_id", "variant id", "id", "item id", "offer id")
+        key = key if key is not None else col(ind, "sku", "item code", "product code", "code")
+        status = col(ind, "status", "state", "product status")
+        off = {"draft", "archived", "private", "pending", "trash", "inactive", "disabled", "0", "false", "no"}
+        live = [(i, r) for i, r in enumerate(r_) if cell(r, status).lower() not in off]
+        return len({cell(r, key) or f"row:{i}" for i, r in live})
     raise AssertionError(ind.kind)
 
 
-_LOCALE = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{2}|\d{4}),?\s+(\d{1,2}):(\d{2})(?::\d{2})?\s*([AP]M)?$", re.I)
+_LOCALE = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})(?:,?\s+(\d{1,2}):(\d{2})(?::\d{2})?\s*([AP]M)?)?$", re.I)
 _ISO = re.compile(r"^(\d{4})[-/](\d{2})[-/](\d{2})(?:[T ].*)?$")
 _COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
 

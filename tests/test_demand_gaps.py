@@ -26,7 +26,7 @@ from agent.catalog.taxonomy import load
 from agent.render import a2ui
 from agent.render.footer import render_footer
 from agent.render.text import MISSING, render_skill
-from tests.test_analysis_helpers import assert_prose_numbers_in_table, bullets
+from tests.helpers import assert_prose_numbers_in_table, bullets
 
 HERE = Path(__file__).resolve().parent
 REPORTS = HERE / "bestsellers"
@@ -352,10 +352,10 @@ def _file_part(path: Path):
 
 
 def test_demand_question_through_the_official_client(server):
-    from tests.test_front_door import _collect
+    from tests.helpers import collect_events
 
     events = asyncio.run(
-        _collect(server.url, OUTDOOR_Q, streaming=False, parts=[_file_part(PRODUCTS), _file_part(BRANDS)])
+        collect_events(server.url, OUTDOOR_Q, streaming=False, parts=[_file_part(PRODUCTS), _file_part(BRANDS)])
     )
     task = events[-1][0]
     assert task.status.state.value == "completed"
@@ -370,9 +370,9 @@ def test_demand_question_through_the_official_client(server):
 
 
 def test_demand_question_without_data_through_the_official_client(server):
-    from tests.test_front_door import _collect
+    from tests.helpers import collect_events
 
-    events = asyncio.run(_collect(server.url, "Which popular brands am I missing?", streaming=True))
+    events = asyncio.run(collect_events(server.url, "Which popular brands am I missing?", streaming=True))
     task = events[-1][0]
     text = task.artifacts[0].parts[0].root.text
     assert task.artifacts[0].name == "demand_gaps"
@@ -409,12 +409,16 @@ def test_report_beside_any_catalog_answers_with_numbers_from_the_table(path):
 def test_a_report_attached_in_a_follow_up_keeps_the_earlier_catalog(server):
     """Turn 1 attaches the merchant's catalog; turn 2 attaches only a Best sellers report: the answer is
     about the catalog attached earlier (never the demo), with the report beside it."""
-    from tests.test_front_door import _collect
+    from tests.helpers import collect_events
 
     seed = HERE / "corpus" / "seed" / "shopify-garden-solutions.csv"
-    first = asyncio.run(_collect(server.url, "What is in this file?", streaming=False, parts=[_file_part(seed)]))[-1][0]
+    first = asyncio.run(collect_events(server.url, "What is in this file?", streaming=False, parts=[_file_part(seed)]))[
+        -1
+    ][0]
     second = asyncio.run(
-        _collect(server.url, OUTDOOR_Q, streaming=False, parts=[_file_part(PRODUCTS)], context_id=first.context_id)
+        collect_events(
+            server.url, OUTDOOR_Q, streaming=False, parts=[_file_part(PRODUCTS)], context_id=first.context_id
+        )
     )[-1][0]
     text = second.artifacts[0].parts[0].root.text
     assert second.artifacts[0].name == "demand_gaps"

@@ -4,48 +4,13 @@ commands, each once, in the order a fresh project needs them."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import shlex
-import subprocess
+import sys
 
 from tests.conftest import ROOT
+from tests.helpers import commands, deploy_env, dry_run, flags, the
 
 CARD_URL_TAIL = ".well-known/agent-card.json"
-
-
-def dry_run(*args: str, **env: str) -> subprocess.CompletedProcess:
-    full = {"PATH": os.environ["PATH"], **env}
-    return subprocess.run(
-        ["bash", "deploy.sh", "--dry-run", *args], cwd=ROOT, env=full, capture_output=True, text=True, timeout=60
-    )
-
-
-def commands(out: str) -> list[list[str]]:
-    """The printed commands, split the way the shell would split them."""
-    return [shlex.split(line) for line in out.splitlines() if line.startswith(("gcloud ", "curl "))]
-
-
-def flags(argv: list[str]) -> dict[str, str]:
-    """--name=value flags of one command (a bare --flag maps to '')."""
-    out = {}
-    for arg in argv:
-        if arg.startswith("--"):
-            name, _, value = arg.partition("=")
-            out[name] = value
-    return out
-
-
-def deploy_env(argv: list[str]) -> dict[str, str]:
-    raw = flags(argv)["--set-env-vars"]
-    assert raw.startswith("^|^")
-    return dict(item.split("=", 1) for item in raw[3:].split("|"))
-
-
-def the(cmds: list[list[str]], *prefix: str) -> list[str]:
-    found = [c for c in cmds if c[: len(prefix)] == list(prefix)]
-    assert len(found) == 1, (prefix, found)
-    return found[0]
 
 
 def test_fresh_project_order_apis_account_deploy_invoker():
@@ -83,7 +48,8 @@ def test_one_build_with_its_public_url_project_and_sizes():
     assert deploy[3] == "catalog-gap-analyst"
     for flag in ("--gen2", "--trigger-http", "--no-allow-unauthenticated"):
         assert flag in f, flag
-    assert f["--runtime"] == "python311"  # the Python the tests run on
+    assert f["--runtime"] == "python311"
+    assert f["--runtime"] == f"python{sys.version_info.major}{sys.version_info.minor}"  # the Python running this test
     locked_for = re.search(r"pip-compile with Python (\d+)\.(\d+)", (ROOT / "requirements.txt").read_text()).groups()
     assert f["--runtime"] == "python" + "".join(locked_for)  # and the one the lock was resolved for
     assert f["--entry-point"] == "a2a" and f["--source"] == "."

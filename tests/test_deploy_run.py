@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import ROOT
-from tests.test_deploy import deploy_env, flags
+from tests.helpers import deploy_env, flags
 
 CARD = {
     "name": "Catalog Gap Analyst",

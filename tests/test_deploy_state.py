@@ -7,7 +7,7 @@ import json
 import re
 
 from agent import config
-from tests.test_deploy import commands, deploy_env, dry_run, flags, the
+from tests.helpers import commands, deploy_env, dry_run, flags, the
 
 
 def test_new_bucket_is_created_private_with_the_lifecycle_rule_the_agent_shares():

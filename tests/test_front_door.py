@@ -3,7 +3,6 @@ plus raw SSE reads that check the wire framing and order the client would hide."
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import re
 import uuid
@@ -12,32 +11,9 @@ import httpx
 import pytest
 
 from tests.conftest import CATALOGS
-from tests.helpers import official_client as _client
-from tests.helpers import raw_stream, stream_body  # noqa: F401 - used here, and by branches that import them from here
+from tests.helpers import collect_events, raw_stream, run, stream_body, user_message  # noqa: F401 - used here, and by branches that import them from here
 
 FOOTER = re.compile(r"\n---\nEvidence\n(?P<lines>(?:- .+\n)+)(?P<fresh>Freshness: .+)$")
-
-
-def run(coro):
-    return asyncio.run(coro)
-
-
-def user_message(text: str, parts: list | None = None, context_id: str | None = None):
-    from a2a.types import Message, Part, Role, TextPart
-
-    all_parts = [Part(root=TextPart(text=text))] + (parts or [])
-    return Message(role=Role.user, parts=all_parts, message_id=str(uuid.uuid4()), context_id=context_id)
-
-
-async def _collect(url: str, text: str, streaming: bool, **kw):
-    client, http = await _client(url, streaming)
-    events = []
-    try:
-        async for event in client.send_message(user_message(text, **kw)):
-            events.append(event)
-    finally:
-        await http.aclose()
-    return events
 
 
 def answer_text(task: dict) -> str:
@@ -65,7 +41,7 @@ def test_card_through_resolver(server, a2a_validate):
 
 
 def test_send_with_official_client(server):
-    events = run(_collect(server.url, "What is in this file?", streaming=False))
+    events = run(collect_events(server.url, "What is in this file?", streaming=False))
     assert len(events) == 1
     task, update = events[0]
     assert task.status.state.value == "completed"
@@ -78,7 +54,7 @@ def test_send_with_official_client(server):
 
 
 def test_stream_with_official_client(server):
-    events = run(_collect(server.url, "What is in this catalog?", streaming=True))
+    events = run(collect_events(server.url, "What is in this catalog?", streaming=True))
     tasks = [t for t, _ in events]
     updates = [u for _, u in events if u is not None]
     assert tasks[-1].status.state.value == "completed"
@@ -151,7 +127,7 @@ def test_send_with_attached_csv_through_client(server):
             file=FileWithBytes(bytes=base64.b64encode(data).decode(), mime_type="text/csv", name="catalog.csv")
         )
     )
-    events = run(_collect(server.url, "What is in this file?", streaming=False, parts=[part]))
+    events = run(collect_events(server.url, "What is in this file?", streaming=False, parts=[part]))
     task = events[-1][0]
     text = task.artifacts[0].parts[0].root.text
     assert "- catalog.csv (attached file, Shopify product export" in text
@@ -168,7 +144,7 @@ QUESTIONS = [
 @pytest.mark.parametrize("question,skills", QUESTIONS, ids=[q for q, _ in QUESTIONS])
 def test_questions_through_official_client(server, question, skills):
     for streaming in (False, True):
-        events = run(_collect(server.url, question, streaming=streaming))
+        events = run(collect_events(server.url, question, streaming=streaming))
         task = events[-1][0]
         assert task.status.state.value == "completed"
         assert [a.name for a in task.artifacts] == skills

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import functools
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -61,20 +62,25 @@ def module_name(path: Path) -> str:
 
 def agent_imports(source: str, module: str, is_package: bool) -> set[str]:
     """Every agent module that `source` imports, at the top or inside a function, relative ones resolved."""
-    package = module.split(".") if is_package else module.split(".")[:-1]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - (node.level - 1)] if node.level else []
-            stem = ".".join(base + ([node.module] if node.module else []))
+    for stem, names in imports(source, module, is_package):
+        if stem is not None:
             # `from agent import budget` imports the module agent.budget; `from .x import y` the module .x
-            names = [f"{stem}.{alias.name}" if _is_module(f"{stem}.{alias.name}") else stem for alias in node.names]
-        else:
-            continue
+            names = [f"{stem}.{name}" if _is_module(f"{stem}.{name}") else stem for name in names]
         found |= {name for name in names if name == "agent" or name.startswith("agent.")}
     return found
+
+
+def imports(source: str, module: str, is_package: bool) -> Iterator[tuple[str | None, list[str]]]:
+    """Every import of `source`, at the top or inside a function: (None, modules) for `import a, b`,
+    (the resolved module, imported names) for `from … import …` (relative ones resolved against `module`)."""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            yield None, [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - (node.level - 1)] if node.level else []
+            yield ".".join(base + ([node.module] if node.module else [])), [alias.name for alias in node.names]
 
 
 @functools.cache
@@ -173,3 +179,43 @@ def test_the_environment_checker_sees_every_spelling():
     assert environment_reads("import os\nx = os.environ.get('A')\ny = os.getenv('B')") == [2, 3]
     assert environment_reads("from os import environ") == [1]
     assert environment_reads("import os\nos.path.join('a')") == []
+
+
+# --- tests: shared helpers live in helper modules, never in another test module ---------------------------
+
+
+def imported_test_modules(source: str, module: str, is_package: bool = False) -> list[str]:
+    """The test_* modules that `source` (the test-side module `module`) imports, relative ones resolved.
+
+    Helpers and tables two test modules share belong in tests/helpers.py (or a non-test module such as
+    tests/planner_questions.py), and fixtures in conftest / its `pytest_plugins`: a test module that
+    imports another runs or collects the other's module-level work and ties the two together."""
+    found: set[str] = set()
+    for stem, names in imports(source, module, is_package):
+        candidates = names if stem is None else [stem] + [f"{stem}.{name}" for name in names]
+        found |= {n for n in candidates if n.startswith("tests.") and n.rsplit(".", 1)[-1].startswith("test_")}
+    return sorted(found)
+
+
+def test_no_test_module_imports_another_test_module():
+    broken = {}
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        found = imported_test_modules(path.read_text(encoding="utf-8"), module_name(path), path.name == "__init__.py")
+        if found:
+            broken[module_name(path)] = found
+    assert not broken, f"move what they share into tests/helpers.py: {broken}"
+
+
+@pytest.mark.parametrize(
+    "source, module, expected",
+    [
+        ("from tests.test_trust import SECRET", "tests.test_parties", ["tests.test_trust"]),
+        ("def f():\n    from tests.test_front_door import run", "tests.test_x", ["tests.test_front_door"]),
+        ("from tests import test_planner", "tests.test_x", ["tests.test_planner"]),
+        ("from ..test_state_instances import CSV", "tests.reliability.test_y", ["tests.test_state_instances"]),
+        ("import tests.test_deploy", "tests.test_x", ["tests.test_deploy"]),
+        ("from tests.helpers import footer\nfrom tests import bq_seed", "tests.test_x", []),
+    ],
+)
+def test_the_test_import_checker_sees_every_spelling(source, module, expected):
+    assert imported_test_modules(source, module) == expected

@@ -20,7 +20,7 @@ from agent.analysis.planner import PlanMemory, plan, raw_tokens
 from agent.analysis.planner import stem as en_stem
 from agent.analysis.registry import SKILLS
 from agent.catalog.taxonomy import load, load_locale
-from tests.test_planner import QUESTIONS as ENGLISH_QUESTIONS
+from tests.planner_questions import QUESTIONS as ENGLISH_QUESTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo" / "catalog.csv"

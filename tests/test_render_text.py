@@ -132,3 +132,12 @@ def test_a_lone_carriage_return_cannot_start_a_markdown_line():
     from agent.render.text import md_escape
 
     assert md_escape("Chairs\r# OWNED\r\nx\ny") == "Chairs # OWNED x y"
+
+
+def test_every_sentence_template_is_named_for_its_finding_code():
+    """A traceback or a profile names the template ("_gaps_thin" for gaps.thin), never an anonymous `_`."""
+    from agent.render.text import TEMPLATES
+
+    assert len(TEMPLATES) >= 70
+    misnamed = {code: fn.__name__ for code, fn in TEMPLATES.items() if fn.__name__ != "_" + code.replace(".", "_")}
+    assert not misnamed, misnamed

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from agent.analysis import common, lexicon, planner
+from agent.analysis import common, lexicon, scope_resolution, vocabulary
 from agent.analysis.planner import plan, raw_tokens, stem
 from agent.catalog.readers.own_categories import PLACEHOLDERS, is_placeholder
-from tests.test_scope_rules import TAX, ask, shopify
+from agent.catalog.taxonomy import load
+from tests.helpers import plan_and_answer as ask
+from tests.helpers import shopify
+
+TAX = load()
 
 
 def _node(name: str) -> int:
@@ -103,10 +107,10 @@ def test_a_word_that_leads_no_single_family_picks_no_node(word):
 def test_every_family_head_holds_all_names_its_word_leads():
     """The rule's property over the whole taxonomy: whatever a lone noun resolves to holds every node
     whose name starts with that noun, and its name starts with the noun as written."""
-    idx = planner._taxonomy_index(TAX)
+    idx = vocabulary.taxonomy_index(TAX)
     heads = 0
     for word in sorted({toks[0] for toks in idx.names.values() if toks}):
-        m = planner._leading((word,), TAX, idx)
+        m = scope_resolution.leading((word,), TAX, idx)
         if m is None:
             continue
         heads += 1
@@ -124,9 +128,9 @@ def test_nearest_categories_prefer_names_that_share_a_word():
             ("Zzq Two", "Dog Beds Extra Large Orthopaedic", "Dog Beds Extra Large Orthopaedic"),
         ]
     )
-    idx = planner._own_index(t, TAX)
-    assert planner._nearest_own("dog", idx)[0] == "Dog Beds Extra Large Orthopaedic"
-    assert planner._nearest("dog", idx, TAX)[0] == "Dog Beds Extra Large Orthopaedic"
+    idx = scope_resolution.own_index(t, TAX)
+    assert scope_resolution.nearest_own("dog", idx)[0] == "Dog Beds Extra Large Orthopaedic"
+    assert scope_resolution.nearest("dog", idx, TAX)[0] == "Dog Beds Extra Large Orthopaedic"
 
 
 # --- 4. the languages' "for" ---------------------------------------------------------------------------------------

@@ -7,8 +7,6 @@ the mapping and the planner are exercised together.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 
 import pytest
@@ -21,67 +19,10 @@ from agent.catalog.ingest import read_table_bytes
 from agent.catalog.readers import own_categories as oc
 from agent.catalog.taxonomy import load
 from agent.render.text import render_skill
+from tests.helpers import csv_bytes, shopify
+from tests.helpers import plan_and_answer as ask
 
 TAX = load()
-SHOPIFY = [
-    "Handle",
-    "Title",
-    "Body (HTML)",
-    "Vendor",
-    "Product Category",
-    "Type",
-    "Published",
-    "Option1 Name",
-    "Option1 Value",
-    "Variant SKU",
-    "Variant Inventory Tracker",
-    "Variant Inventory Qty",
-    "Variant Inventory Policy",
-    "Variant Price",
-    "Status",
-]
-
-
-def _csv(header: list[str], rows: list[list]) -> bytes:
-    out = io.StringIO()
-    w = csv.writer(out)
-    w.writerow(header)
-    w.writerows(rows)
-    return out.getvalue().encode()
-
-
-def shopify(products: list[tuple[str, str, str]], qty=lambda i: 3) -> "pa.Table":  # noqa: F821
-    """(title, Product Category, Type) per product, one variant each, active, tracked stock."""
-    rows = []
-    for i, (title, category, typ) in enumerate(products):
-        rows.append(
-            [
-                f"p{i}",
-                title,
-                "",
-                "Acme",
-                category,
-                typ,
-                "TRUE",
-                "Title",
-                "Default Title",
-                f"SKU{i}",
-                "shopify",
-                qty(i),
-                "deny",
-                10 + i,
-                "active",
-            ]
-        )
-    table, _ = read_table_bytes(_csv(SHOPIFY, rows), "products_export.csv", "attached file")
-    return table
-
-
-def ask(question: str, table, memory=None, skill: str | None = None):
-    p = plan(question, table, TAX, memory)
-    sid = skill or p.skills[0]
-    result = SKILLS[sid].run(SkillInput(own=table, reference=None, scope=p.scope, taxonomy=TAX))
-    return p, result, render_skill(result, p.notes)
 
 
 # --- 1. own categories are read as a hierarchy, several per product ------------------------------------
@@ -115,7 +56,7 @@ def test_woocommerce_products_keep_all_their_categories_and_variations_inherit_t
         [3, "variation", "B-R", "Hoodie - Red", 1, "", 30, 1, 2, "B"],
         [4, "simple", "C", "Single", 1, "Music", 3, 1, 9, ""],
     ]
-    table, ev = read_table_bytes(_csv(header, rows), "wc-product-export.csv", "attached file")
+    table, ev = read_table_bytes(csv_bytes(header, rows), "wc-product-export.csv", "attached file")
     assert ev.format.startswith("WooCommerce")
     assert sorted(table["own_categories"].to_pylist()) == ["Clothing > Hoodies", "Clothing > Tshirts\nMusic", "Music"]
     assert table["category_path"].to_pylist()[0] == "Clothing > Tshirts"  # the primary path stays the first
@@ -429,7 +370,7 @@ def test_population_and_scope_mask_agree_with_the_scope_counts():
     ],
 )
 def test_each_format_reads_all_own_category_paths(name, header, rows, expected):
-    table, _ = read_table_bytes(_csv(header, rows), name, "attached file")
+    table, _ = read_table_bytes(csv_bytes(header, rows), name, "attached file")
     assert table["own_categories"].to_pylist() == expected
     first = expected[0].split("\n")[0]
     assert table["category_path"].to_pylist() == [first]  # the primary path is the first

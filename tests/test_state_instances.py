@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 import threading
 import time
 import uuid
@@ -18,15 +17,8 @@ import pytest
 
 from agent.store.gcs import object_key
 from tests.emulators import shared_emulator
-from tests.helpers import ALL_SKILLS_QUESTION, big_csv, raw_stream, stream_body, wait_for  # noqa: F401 - wait_for: as before
-
-CSV = b"id,title,price,brand,category,availability,color\n" + b"".join(
-    f"P{i},Garden chair {i},{20 + i * 7 % 300}.00,Brand{i % 4},"
-    f"Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Chairs,"
-    f"{'in stock' if i % 5 else 'out of stock'},{['red', 'blue', 'teak'][i % 3]}\n".encode()
-    for i in range(240)
-)
-FOOTER_LINE = re.compile(r"^- (?P<name>[^\n(]+) \((?P<kind>[^,)]+)[^)]*\): (?P<rows>[\d,]+) rows read", re.M)
+from tests.helpers import ALL_SKILLS_QUESTION, big_csv, footer, raw_stream, stream_body, wait_for  # noqa: F401 - wait_for: as before
+from tests.helpers import CHAIRS_CSV as CSV
 
 
 @pytest.fixture(scope="module")
@@ -55,11 +47,6 @@ def send(url: str, text: str, context_id: str | None = None, csv: bytes | None =
     if context_id:
         params["contextId"] = context_id
     return rpc(url, "message/send", params)
-
-
-def footer(task: dict) -> list[tuple[str, str, str]]:
-    text = task["artifacts"][0]["parts"][0]["text"]
-    return [(m["name"], m["kind"], m["rows"]) for m in FOOTER_LINE.finditer(text)]
 
 
 def stored_context(fake, bucket: str, context_id: str) -> dict:

@@ -20,14 +20,8 @@ from agent.protocol.errors import RpcError
 from agent.service import trust
 from tests.conftest import ROOT
 from tests.emulators import GcsEmulator
-
-SECRET = "s3cret-for-tests"
-CSV = (
-    b"id,title,price,brand,category,availability\n"
-    b"P1,Teak garden chair,129.00,Oakline,Furniture > Outdoor Furniture > Outdoor Seating,in stock\n"
-    b"P2,Bistro table,89.50,Oakline,Furniture > Outdoor Furniture > Outdoor Tables,out of stock\n"
-    b"P3,Sun lounger,199.00,Sunny,Furniture > Outdoor Furniture > Outdoor Seating,in stock\n"
-)
+from tests.helpers import MERCHANT_CSV as CSV
+from tests.helpers import TRUST_SECRET as SECRET
 
 
 def signed(**fields) -> dict:

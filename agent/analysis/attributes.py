@@ -149,11 +149,11 @@ def _name_mask(arr, names: set[str]) -> np.ndarray:
     return ok[pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)]
 
 
-def attribute_values(t: pa.Table) -> dict[str, Values]:
+def attribute_values(table: pa.Table) -> dict[str, Values]:
     """Attribute display name -> its values per row, from the column first, then matching options."""
     out: dict[str, Values] = {}
-    n = t.num_rows
-    opt_names = [t[f"option{i}_name"] for i in (1, 2, 3)]
+    n = table.num_rows
+    opt_names = [table[f"option{i}_name"] for i in (1, 2, 3)]
     written_names: Counter = Counter()
     present = []
     for a in opt_names:
@@ -166,11 +166,11 @@ def attribute_values(t: pa.Table) -> dict[str, Values]:
     claimed = set(IGNORED_OPTIONS)
     for label, column, aliases in ATTRIBUTES:
         vocab = _Vocab()
-        codes, respelled = _source(t[column], vocab)
+        codes, respelled = _source(table[column], vocab)
         for i, name in enumerate(opt_names):
             if not present[i] & set(aliases):
                 continue
-            c, r = _source(t[f"option{i + 1}_value"], vocab)
+            c, r = _source(table[f"option{i + 1}_value"], vocab)
             take = (codes < 0) & _name_mask(name, set(aliases)) & (c >= 0)
             codes = np.where(take, c, codes)
             respelled = np.where(take, r, respelled)
@@ -184,7 +184,7 @@ def attribute_values(t: pa.Table) -> dict[str, Values]:
         for i, name in enumerate(opt_names):
             if other not in present[i]:
                 continue
-            c, r = _source(t[f"option{i + 1}_value"], vocab)
+            c, r = _source(table[f"option{i + 1}_value"], vocab)
             take = (codes < 0) & _name_mask(name, {other}) & (c >= 0)
             codes = np.where(take, c, codes)
             respelled = np.where(take, r, respelled)
@@ -208,39 +208,10 @@ def _distribution(values: Values) -> tuple[list[tuple[str, str, int]], int, int]
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     pop = common.population(inp.own, scope, tax, COLUMNS_READ)
-    t = pop.table
-    ref_vals: dict[str, tuple[dict[str, str], float | None]] = {}
+    scoped = pop.table
     with_ref = inp.reference is not None
-    if with_ref:
-        rt = common.population(inp.reference, scope, tax, COLUMNS_READ).table
-        if rt.num_rows:
-            for label, vals in attribute_values(rt).items():
-                triples, _, filled = _distribution(vals)
-                ref_vals[label] = ({v: s for v, s, _ in triples}, common.pct(filled, rt.num_rows))
-    rows: list[dict] = []
-    if t.num_rows:
-        for label, vals in attribute_values(t).items():
-            triples, merged, filled = _distribution(vals)
-            row = {
-                "Attribute": label,
-                "Filled rows": filled,
-                "Fill rate": common.pct(filled, t.num_rows),
-                "Distinct values": len(triples),
-                "Top values (rows)": ", ".join(f"{s} ({n:,})" for _, s, n in triples[:TOP_VALUES]) or None,
-                "Spelling variants merged (rows)": merged,
-            }
-            if with_ref:
-                ref_set, ref_fill = ref_vals.get(label, ({}, None))
-                only = sorted(set(ref_set) - {v for v, _, _ in triples})
-                row.update(
-                    {
-                        "Reference fill rate": ref_fill,
-                        "Values only in reference": len(only),
-                        "Examples only in reference": ", ".join(ref_set[v] for v in only[:LIST_LIMIT]) or None,
-                    }
-                )
-            rows.append(row)
-        rows.insert(0, {"Attribute": "Variant rows analysed", "Filled rows": t.num_rows})
+    reference = _reference_values(inp) if with_ref else {}
+    rows = _rows(scoped, reference, with_ref) if scoped.num_rows else []
     table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID,
@@ -258,15 +229,58 @@ def run(inp: SkillInput) -> SkillResult:
     )
 
 
+# per attribute label: the reference's values ({normalised: as written}) and its fill rate
+ReferenceValues = dict[str, tuple[dict[str, str], float | None]]
+
+
+def _reference_values(inp: SkillInput) -> ReferenceValues:
+    """The reference catalog's values and fill rate per attribute, in the same scope."""
+    reference = common.population(inp.reference, inp.scope, inp.taxonomy, COLUMNS_READ).table
+    found: ReferenceValues = {}
+    if reference.num_rows:
+        for label, values in attribute_values(reference).items():
+            triples, _, filled = _distribution(values)
+            found[label] = ({value: shown for value, shown, _ in triples}, common.pct(filled, reference.num_rows))
+    return found
+
+
+def _rows(scoped: pa.Table, reference: ReferenceValues, with_ref: bool) -> list[dict]:
+    """The table step: the rows analysed, then one row per attribute (fill rate, distinct and top values,
+    merged spellings; with a reference, its fill rate and the values only it has)."""
+    rows: list[dict] = [{"Attribute": "Variant rows analysed", "Filled rows": scoped.num_rows}]
+    for label, values in attribute_values(scoped).items():
+        triples, merged, filled = _distribution(values)
+        row = {
+            "Attribute": label,
+            "Filled rows": filled,
+            "Fill rate": common.pct(filled, scoped.num_rows),
+            "Distinct values": len(triples),
+            "Top values (rows)": ", ".join(f"{shown} ({n:,})" for _, shown, n in triples[:TOP_VALUES]) or None,
+            "Spelling variants merged (rows)": merged,
+        }
+        if with_ref:
+            ref_set, ref_fill = reference.get(label, ({}, None))
+            only = sorted(set(ref_set) - {value for value, _, _ in triples})
+            row.update(
+                {
+                    "Reference fill rate": ref_fill,
+                    "Values only in reference": len(only),
+                    "Examples only in reference": ", ".join(ref_set[value] for value in only[:LIST_LIMIT]) or None,
+                }
+            )
+        rows.append(row)
+    return rows
+
+
 def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> list[Finding]:
     if not rows:
         return [Finding("attributes.empty", {}, severity=10)]
-    f: list[Finding] = []
+    found: list[Finding] = []
     visible = list(enumerate(rows))[1:20]
     core = [(i, r) for i, r in visible if not r["Attribute"].startswith("Option:")]
     low = sorted([(i, r) for i, r in core], key=lambda x: x[1]["Fill rate"] or 0)
     items = [{"name": r["Attribute"].lower(), "fill_pct": r["Fill rate"], "rows_n": r["Filled rows"]} for _, r in low]
-    f.append(
+    found.append(
         Finding(
             "attributes.fill",
             {"items": items, "total_n": rows[0]["Filled rows"]},
@@ -276,7 +290,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
     )
     for i, r in core:
         if r["Top values (rows)"] and r["Attribute"] in ("Colour", "Material"):
-            f.append(
+            found.append(
                 Finding(
                     "attributes.top",
                     {
@@ -291,7 +305,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
     if with_ref:
         gaps = [(i, r) for i, r in visible if r.get("Values only in reference")][:3]
         for i, r in gaps:
-            f.append(
+            found.append(
                 Finding(
                     "attributes.reference_only",
                     {
@@ -306,7 +320,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
     merged = [(i, r) for i, r in visible if r["Spelling variants merged (rows)"]]
     if merged:
         items = [{"name": r["Attribute"].lower(), "rows_n": r["Spelling variants merged (rows)"]} for _, r in merged]
-        f.append(
+        found.append(
             Finding(
                 "attributes.spelling",
                 {"items": items},
@@ -316,7 +330,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
         )
     options = [(i, r) for i, r in visible if r["Attribute"].startswith("Option:")]
     if options:
-        f.append(
+        found.append(
             Finding(
                 "attributes.options",
                 {"names": [r["Attribute"].removeprefix("Option: ") for _, r in options[:LIST_LIMIT]]},
@@ -325,6 +339,6 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
         )
     ex = common.excluded_finding(excluded, rows)
     if ex:
-        f.append(ex)
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(ex)
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]

@@ -14,7 +14,8 @@ import pyarrow.compute as pc
 
 from agent.analysis import common
 from agent.analysis.inputs import SkillInput
-from agent.analysis.result import Finding, SkillResult
+from agent.analysis.result import Finding, Scope, SkillResult
+from agent.catalog.taxonomy import Taxonomy
 
 SKILL_ID = "availability"
 # The canonical columns this skill reads (population() carries only these through its filter).
@@ -22,6 +23,7 @@ READ = (
     "product_key",
     "google_category_id",
     "category_path",
+    "product_type",
     "availability",
     "inventory_qty",
     "inventory_policy",
@@ -46,83 +48,14 @@ COLUMNS = (
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     pop = common.population(inp.own, scope, tax, READ)
-    t = pop.table
-    has_stock = common.has_stock_information(t)
-    rows: list[dict] = []
-    if t.num_rows:
-        labels = common.category_labels(t, scope, tax)
-        state = common.stock_codes(t)
-        code = common.STOCK_STATES.index
-        ci = labels.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        n_cat = len(labels.dictionary)
-        pk_np = common.numpy_of(t["product_key"])
-        oos = (state == code("out_of_stock")).astype(np.int64)
-        counts = {
-            "pk_count_distinct": common.distinct_per_code(ci, pk_np, n_cat),
-            "pk_count": np.bincount(ci, minlength=n_cat),
-            "oos_sum": np.bincount(ci, weights=oos, minlength=n_cat).astype(np.int64),
-            "bo_sum": np.bincount(ci, weights=(state == code("backorder")), minlength=n_cat).astype(np.int64),
-            "pre_sum": np.bincount(ci, weights=(state == code("preorder")), minlength=n_cat).astype(np.int64),
-            "unk_sum": np.bincount(ci, weights=(state == code("unknown")), minlength=n_cat).astype(np.int64),
-        }
-        names = labels.dictionary.to_pylist()
-        g = pa.Table.from_pylist(
-            [
-                {"c": names[i], **{k: int(v[i]) for k, v in counts.items()}}
-                for i in range(n_cat)
-                if counts["pk_count"][i]
-            ]
-        )
-        # Products with every variant out of stock (label: the product's first category).
-        per_product = common.per_product(
-            t["product_key"], [("oos", pa.array(oos), "sum"), ("ci", labels.indices, "min")]
-        )
-        fully = per_product.filter(
-            pc.and_(pc.equal(per_product["oos_sum"], per_product["pk_count"]), pc.greater(per_product["oos_sum"], 0))
-        )
-        fully = fully.append_column("c_min", pc.take(labels.dictionary, fully["ci_min"]))
-        fully_by_cat: dict[str, int] = {}
-        if fully.num_rows:
-            for d in fully.group_by("c_min").aggregate([("pk", "count")]).to_pylist():
-                fully_by_cat[d["c_min"]] = d["pk_count"]
-        examples = _out_of_stock_examples(t, per_product, names)
-        for d in g.to_pylist():
-            c = d["c"]
-            rows.append(
-                {
-                    "Category": c,
-                    "Products": d["pk_count_distinct"],
-                    "Variants": d["pk_count"],
-                    "Out-of-stock variants": d["oos_sum"] if has_stock else None,
-                    "Out-of-stock rate": common.pct(d["oos_sum"], d["pk_count"] - d["unk_sum"]) if has_stock else None,
-                    "Products fully out": fully_by_cat.get(c, 0) if has_stock else None,
-                    "Backorder variants": d["bo_sum"] if has_stock else None,
-                    "Preorder variants": d["pre_sum"] if has_stock else None,
-                    "Stock unknown variants": d["unk_sum"],
-                    "Out-of-stock products (examples)": "; ".join(examples.get(c, [])) or None,
-                }
-            )
-        rows.sort(key=lambda r: (-(r["Out-of-stock rate"] or 0), -(r["Out-of-stock variants"] or 0), r["Category"]))
-        total_unknown = sum(r["Stock unknown variants"] for r in rows)
-        total_oos = sum(r["Out-of-stock variants"] or 0 for r in rows)
-        total = {
-            "Category": common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"),
-            "Products": common.count_products(t),
-            "Variants": t.num_rows,
-            "Out-of-stock variants": total_oos if has_stock else None,
-            "Out-of-stock rate": common.pct(total_oos, t.num_rows - total_unknown) if has_stock else None,
-            "Products fully out": fully.num_rows if has_stock else None,
-            "Backorder variants": sum(r["Backorder variants"] or 0 for r in rows) if has_stock else None,
-            "Preorder variants": sum(r["Preorder variants"] or 0 for r in rows) if has_stock else None,
-            "Stock unknown variants": total_unknown,
-            "Out-of-stock products (examples)": None,
-        }
-        rows.insert(0, total)
+    scoped = pop.table
+    has_stock = common.has_stock_information(scoped)
+    rows = _rows(scoped, scope, tax, has_stock) if scoped.num_rows else []
     table = common.records_table(COLUMNS, rows, pop.excluded)
     findings = _findings(rows, has_stock, pop.excluded)
     notes = (
         []
-        if has_stock or not t.num_rows
+        if has_stock or not scoped.num_rows
         else [
             "Stock is unknown: the data states neither availability nor quantities, so nothing is reported as out of stock."
         ]
@@ -139,7 +72,84 @@ def run(inp: SkillInput) -> SkillResult:
     )
 
 
-def _out_of_stock_examples(t: pa.Table, per_product: pa.Table, names: list[str]) -> dict[str, list[str]]:
+def _rows(scoped: pa.Table, scope: Scope, tax: Taxonomy, has_stock: bool) -> list[dict]:
+    """The table step: the scope's total row, then one row per category, highest out-of-stock rate first."""
+    labels = common.category_labels(scoped, scope, tax)
+    state = common.stock_codes(scoped)
+    code = common.STOCK_STATES.index
+    category_codes = labels.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    n_categories = len(labels.dictionary)
+    product_keys = common.numpy_of(scoped["product_key"])
+    out_of_stock = (state == code("out_of_stock")).astype(np.int64)
+
+    def per_category(flags) -> np.ndarray:
+        return np.bincount(category_codes, weights=flags, minlength=n_categories).astype(np.int64)
+
+    counts = {
+        "pk_count_distinct": common.distinct_per_code(category_codes, product_keys, n_categories),
+        "pk_count": np.bincount(category_codes, minlength=n_categories),
+        "oos_sum": per_category(out_of_stock),
+        "bo_sum": per_category(state == code("backorder")),
+        "pre_sum": per_category(state == code("preorder")),
+        "unk_sum": per_category(state == code("unknown")),
+    }
+    names = labels.dictionary.to_pylist()
+    by_category = [
+        {"c": names[i], **{k: int(v[i]) for k, v in counts.items()}}
+        for i in range(n_categories)
+        if counts["pk_count"][i]
+    ]
+    # Products with every variant out of stock (label: the product's first category).
+    per_product = common.per_product(
+        scoped["product_key"], [("oos", pa.array(out_of_stock), "sum"), ("ci", labels.indices, "min")]
+    )
+    fully = per_product.filter(
+        pc.and_(pc.equal(per_product["oos_sum"], per_product["pk_count"]), pc.greater(per_product["oos_sum"], 0))
+    )
+    fully = fully.append_column("c_min", pc.take(labels.dictionary, fully["ci_min"]))
+    fully_by_cat: dict[str, int] = {}
+    if fully.num_rows:
+        for counted in fully.group_by("c_min").aggregate([("pk", "count")]).to_pylist():
+            fully_by_cat[counted["c_min"]] = counted["pk_count"]
+    examples = _out_of_stock_examples(scoped, per_product, names)
+    rows = []
+    for entry in by_category:
+        category = entry["c"]
+        rows.append(
+            {
+                "Category": category,
+                "Products": entry["pk_count_distinct"],
+                "Variants": entry["pk_count"],
+                "Out-of-stock variants": entry["oos_sum"] if has_stock else None,
+                "Out-of-stock rate": common.pct(entry["oos_sum"], entry["pk_count"] - entry["unk_sum"])
+                if has_stock
+                else None,
+                "Products fully out": fully_by_cat.get(category, 0) if has_stock else None,
+                "Backorder variants": entry["bo_sum"] if has_stock else None,
+                "Preorder variants": entry["pre_sum"] if has_stock else None,
+                "Stock unknown variants": entry["unk_sum"],
+                "Out-of-stock products (examples)": "; ".join(examples.get(category, [])) or None,
+            }
+        )
+    rows.sort(key=lambda r: (-(r["Out-of-stock rate"] or 0), -(r["Out-of-stock variants"] or 0), r["Category"]))
+    total_unknown = sum(r["Stock unknown variants"] for r in rows)
+    total_oos = sum(r["Out-of-stock variants"] or 0 for r in rows)
+    total = {
+        "Category": common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"),
+        "Products": common.count_products(scoped),
+        "Variants": scoped.num_rows,
+        "Out-of-stock variants": total_oos if has_stock else None,
+        "Out-of-stock rate": common.pct(total_oos, scoped.num_rows - total_unknown) if has_stock else None,
+        "Products fully out": fully.num_rows if has_stock else None,
+        "Backorder variants": sum(r["Backorder variants"] or 0 for r in rows) if has_stock else None,
+        "Preorder variants": sum(r["Preorder variants"] or 0 for r in rows) if has_stock else None,
+        "Stock unknown variants": total_unknown,
+        "Out-of-stock products (examples)": None,
+    }
+    return [total, *rows]
+
+
+def _out_of_stock_examples(scoped: pa.Table, per_product: pa.Table, names: list[str]) -> dict[str, list[str]]:
     """Per category label, up to EXAMPLES titles of products with variants out of stock: products fully
     out first, then by out-of-stock variants (product_key breaks ties)."""
     examples: dict[str, list[str]] = {}
@@ -150,37 +160,37 @@ def _out_of_stock_examples(t: pa.Table, per_product: pa.Table, names: list[str])
         some = some.sort_by(
             [("ci_min", "ascending"), ("all_out", "descending"), ("oos_sum", "descending"), ("pk", "ascending")]
         )
-        ci = some["ci_min"].to_numpy()
-        first = np.ones(len(ci), dtype=bool)
-        first[1:] = ci[1:] != ci[:-1]
-        rank = np.arange(len(ci)) - np.maximum.accumulate(np.where(first, np.arange(len(ci)), 0))
+        codes = some["ci_min"].to_numpy()
+        first = np.ones(len(codes), dtype=bool)
+        first[1:] = codes[1:] != codes[:-1]
+        rank = np.arange(len(codes)) - np.maximum.accumulate(np.where(first, np.arange(len(codes)), 0))
         some = some.filter(pa.array(rank < EXAMPLES * 2))
         # titles only for the few products named (a string aggregate over every row is costly)
-        chosen = t.select(["product_key", "title"]).filter(pc.is_in(t["product_key"], value_set=some["pk"]))
+        chosen = scoped.select(["product_key", "title"]).filter(pc.is_in(scoped["product_key"], value_set=some["pk"]))
         chosen = chosen.set_column(1, "title", common.as_str(chosen["title"]))  # min() needs plain text
         titles = {
-            d["product_key"]: d["title_min"]
-            for d in chosen.group_by("product_key").aggregate([("title", "min")]).to_pylist()
+            record["product_key"]: record["title_min"]
+            for record in chosen.group_by("product_key").aggregate([("title", "min")]).to_pylist()
         }
-        for c, pk in zip(some["ci_min"].to_pylist(), some["pk"].to_pylist()):
+        for code, pk in zip(some["ci_min"].to_pylist(), some["pk"].to_pylist()):
             title = titles.get(pk)
-            lst = examples.setdefault(names[c], [])
-            if len(lst) < EXAMPLES and title and title not in lst:
-                lst.append(title)
+            named = examples.setdefault(names[code], [])
+            if len(named) < EXAMPLES and title and title not in named:
+                named.append(title)
     return examples
 
 
 def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> list[Finding]:
-    f: list[Finding] = []
+    found: list[Finding] = []
     if not rows:
         return [Finding("availability.empty", {}, severity=10)]
     total = rows[0]
     if not has_stock:
-        f.append(
+        found.append(
             Finding("availability.unknown", {"variants_n": total["Variants"]}, cells=((0, "Variants"),), severity=9)
         )
-        return f
-    f.append(
+        return found
+    found.append(
         Finding(
             "availability.summary",
             {
@@ -196,7 +206,7 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
     fully = [(i, r) for i, r in visible if r["Products fully out"]]
     if total["Products fully out"]:
         items = [{"name": r["Category"], "products_n": r["Products fully out"]} for _, r in fully[:3]]
-        f.append(
+        found.append(
             Finding(
                 "availability.fully_out",
                 {"products_n": total["Products fully out"], "items": items},
@@ -207,7 +217,7 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
     named = [(i, r) for i, r in visible if r["Out-of-stock products (examples)"]][:2]
     if named:
         items = [{"name": r["Category"], "titles": r["Out-of-stock products (examples)"]} for _, r in named]
-        f.append(
+        found.append(
             Finding(
                 "availability.examples",
                 {"items": items},
@@ -221,7 +231,7 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
             {"name": r["Category"], "rate_pct": r["Out-of-stock rate"], "oos_n": r["Out-of-stock variants"]}
             for _, r in worst
         ]
-        f.append(
+        found.append(
             Finding(
                 "availability.worst",
                 {"items": items},
@@ -230,9 +240,9 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
             )
         )
     elif total["Out-of-stock variants"] == 0:
-        f.append(Finding("availability.none_out", {}, severity=7))
+        found.append(Finding("availability.none_out", {}, severity=7))
     if total["Backorder variants"]:
-        f.append(
+        found.append(
             Finding(
                 "availability.backorder",
                 {"backorder_n": total["Backorder variants"]},
@@ -241,7 +251,7 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
             )
         )
     if total["Preorder variants"]:
-        f.append(
+        found.append(
             Finding(
                 "availability.preorder",
                 {"preorder_n": total["Preorder variants"]},
@@ -250,7 +260,7 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
             )
         )
     if total["Stock unknown variants"]:
-        f.append(
+        found.append(
             Finding(
                 "availability.partly_unknown",
                 {"unknown_n": total["Stock unknown variants"]},
@@ -260,6 +270,6 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
         )
     ex = common.excluded_finding(excluded, rows)
     if ex:
-        f.append(ex)
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(ex)
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]

@@ -22,7 +22,7 @@ from agent.analysis.result import Finding, SkillResult
 
 SKILL_ID = "brand_coverage"
 # The canonical columns this skill reads (population() carries only these through its filter).
-READ = ("product_key", "google_category_id", "category_path", "brand")
+READ = ("product_key", "google_category_id", "category_path", "product_type", "brand")
 SINGLE_VENDOR_SHARE = 90.0
 DOMINANT_SHARE = 80.0
 MIN_DOMINANT_PRODUCTS = 5
@@ -43,23 +43,23 @@ REF_COLUMNS = (
 )
 
 
-def _brand_codes(t: pa.Table) -> tuple[np.ndarray, list[str]]:
+def _brand_codes(table: pa.Table) -> tuple[np.ndarray, list[str]]:
     """Brand code per row (-1 = no brand) and the brand names; trimming and blank-checking per distinct value."""
-    d = common.encoded(t["brand"])
+    encoded = common.encoded(table["brand"])
     names: list[str] = []
     index: dict[str, int] = {}
     per_entry = []
-    for v in common.as_str(d.dictionary).to_pylist():
-        v = (v or "").strip()
-        if not v:
+    for brand in common.as_str(encoded.dictionary).to_pylist():
+        brand = (brand or "").strip()
+        if not brand:
             per_entry.append(-1)
             continue
-        if v not in index:
-            index[v] = len(names)
-            names.append(v)
-        per_entry.append(index[v])
+        if brand not in index:
+            index[brand] = len(names)
+            names.append(brand)
+        per_entry.append(index[brand])
     lookup = np.array(per_entry + [-1], dtype=np.int64)
-    return lookup[pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)], names
+    return lookup[pc.fill_null(encoded.indices, len(encoded.dictionary)).to_numpy(zero_copy_only=False)], names
 
 
 @dataclass
@@ -82,10 +82,10 @@ class _Counts:
         rank = (
             np.argsort(np.argsort(np.array(self.brands, dtype=object))) if self.brands else np.zeros(0, dtype=np.int64)
         )
-        c, b, n = self.pair_cat[has], self.pair_brand[has], self.pair_products[has]
-        order = np.lexsort((rank[b] if len(b) else b, -n, c))
-        first = order[np.concatenate(([True], c[order][1:] != c[order][:-1]))] if len(order) else order
-        top = {int(c[i]): (self.brands[int(b[i])], int(n[i])) for i in first}
+        category, brand, n = self.pair_cat[has], self.pair_brand[has], self.pair_products[has]
+        order = np.lexsort((rank[brand] if len(brand) else brand, -n, category))
+        first = order[np.concatenate(([True], category[order][1:] != category[order][:-1]))] if len(order) else order
+        top = {int(category[i]): (self.brands[int(brand[i])], int(n[i])) for i in first}
         for i, name in enumerate(self.cats):
             if self.totals[i] or n_brands[i] or none[i]:
                 t_name, t_n = top.get(i, (None, 0))
@@ -94,19 +94,19 @@ class _Counts:
 
     def per_category(self) -> dict[str, dict[str, int]]:
         per: dict[str, dict[str, int]] = defaultdict(dict)
-        for c, b, n in zip(self.pair_cat.tolist(), self.pair_brand.tolist(), self.pair_products.tolist()):
-            if b >= 0:
-                per[self.cats[c]][self.brands[b]] = n
+        for category, brand, n in zip(self.pair_cat.tolist(), self.pair_brand.tolist(), self.pair_products.tolist()):
+            if brand >= 0:
+                per[self.cats[category]][self.brands[brand]] = n
         return per
 
 
-def _brand_counts(t: pa.Table, labels: pa.DictionaryArray) -> _Counts:
+def _brand_counts(scoped: pa.Table, labels: pa.DictionaryArray) -> _Counts:
     """Distinct products per (category, brand) and per category with common.distinct_per_code: one
     ordered pass on the catalog layer's layout (hash fallback otherwise), dense pair codes when they fit."""
-    codes, names = _brand_codes(t)
+    codes, names = _brand_codes(scoped)
     cats = labels.dictionary.to_pylist()
     ci = common.numpy_of(labels.indices).astype(np.int64)
-    pk = common.numpy_of(t["product_key"])
+    pk = common.numpy_of(scoped["product_key"])
     width = len(names) + 1
     combined = ci * width + (codes + 1)
     if len(cats) * width <= 5_000_000:
@@ -121,10 +121,10 @@ def _brand_counts(t: pa.Table, labels: pa.DictionaryArray) -> _Counts:
     return _Counts(cats, names, totals, keys // width, keys % width - 1, products)
 
 
-def _scope_brands(t: pa.Table) -> dict[str, int]:
-    codes, names = _brand_codes(t)
+def _scope_brands(table: pa.Table) -> dict[str, int]:
+    codes, names = _brand_codes(table)
     keep = codes >= 0
-    per = common.distinct_per_code(codes[keep], common.numpy_of(t["product_key"])[keep], len(names))
+    per = common.distinct_per_code(codes[keep], common.numpy_of(table["product_key"])[keep], len(names))
     return {names[i]: int(n) for i, n in enumerate(per.tolist()) if n}
 
 
@@ -153,65 +153,9 @@ def _ref_only(own: dict[str, int], ref: dict[str, int]) -> tuple[int, str | None
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     pop = common.population(inp.own, scope, tax, READ)
-    t = pop.table
+    scoped = pop.table
     with_ref = inp.reference is not None
-    rows: list[dict] = []
-    if t.num_rows:
-        labels = common.category_labels(t, scope, tax)
-        counts = _brand_counts(t, labels)
-        summary = counts.summary()
-        totals = {c: int(n) for c, n in zip(counts.cats, counts.totals.tolist()) if n}
-        per: dict[str, dict[str, int]] = {}
-        ref_per: dict[str, dict[str, int]] = {}
-        ref_all: dict[str, int] = {}
-        if with_ref:
-            per = counts.per_category()  # brand sets per category: only needed to compare with the reference
-            rt = common.population(inp.reference, scope, tax, READ).table
-            if rt.num_rows:
-                ref_per = _brand_counts(rt, common.category_labels(rt, scope, tax)).per_category()
-                ref_all = _scope_brands(rt)
-        own_all = _scope_brands(t)
-        n_products = common.count_products(t)
-        total = _row(
-            common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"),
-            n_products,
-            own_all,
-            common.count_products(t.filter(pa.array(_brand_codes(t)[0] < 0))),
-        )
-        if with_ref:
-            n_only, text = _ref_only(own_all, ref_all)
-            total.update(
-                {
-                    "Reference brands": len(ref_all),
-                    "Brands only in reference": n_only,
-                    "Reference-only brands (products)": text,
-                }
-            )
-        cats = []
-        for c in ref_per:
-            totals.setdefault(c, 0)  # categories only the reference sells still show its brands
-        for c, n in totals.items():
-            n_brands, top, top_n, without = summary.get(c, (0, None, 0, 0))
-            row = _summary_row(c, n, n_brands, top, top_n, without)
-            if with_ref:
-                n_only, text = _ref_only(per.get(c, {}), ref_per.get(c, {}))
-                row.update(
-                    {
-                        "Reference brands": len(ref_per.get(c, {})),
-                        "Brands only in reference": n_only,
-                        "Reference-only brands (products)": text,
-                    }
-                )
-            cats.append(row)
-        cats.sort(
-            key=lambda r: (
-                -(r.get("Brands only in reference") or 0),
-                -(r["Top brand share"] or 0),
-                -r["Products"],
-                r["Category"],
-            )
-        )
-        rows = [total] + cats
+    rows = _rows(inp, scoped) if scoped.num_rows else []
     table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID,
@@ -230,13 +174,66 @@ def run(inp: SkillInput) -> SkillResult:
     )
 
 
+def _reference_columns(own: dict[str, int], ref: dict[str, int]) -> dict:
+    """The reference's brand count and the brands only it carries, for one row."""
+    n_only, text = _ref_only(own, ref)
+    return {"Reference brands": len(ref), "Brands only in reference": n_only, "Reference-only brands (products)": text}
+
+
+def _rows(inp: SkillInput, scoped: pa.Table) -> list[dict]:
+    """The table step: the scope's total row, then one row per category (own and, with a reference, the
+    categories only it sells), those with most reference-only brands and the most dominant brand first."""
+    scope, tax = inp.scope, inp.taxonomy
+    with_ref = inp.reference is not None
+    labels = common.category_labels(scoped, scope, tax)
+    counts = _brand_counts(scoped, labels)
+    summary = counts.summary()
+    totals = {category: int(n) for category, n in zip(counts.cats, counts.totals.tolist()) if n}
+    per: dict[str, dict[str, int]] = {}
+    ref_per: dict[str, dict[str, int]] = {}
+    ref_all: dict[str, int] = {}
+    if with_ref:
+        per = counts.per_category()  # brand sets per category: only needed to compare with the reference
+        reference = common.population(inp.reference, scope, tax, READ).table
+        if reference.num_rows:
+            ref_per = _brand_counts(reference, common.category_labels(reference, scope, tax)).per_category()
+            ref_all = _scope_brands(reference)
+    own_all = _scope_brands(scoped)
+    total = _row(
+        common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"),
+        common.count_products(scoped),
+        own_all,
+        common.count_products(scoped.filter(pa.array(_brand_codes(scoped)[0] < 0))),
+    )
+    if with_ref:
+        total.update(_reference_columns(own_all, ref_all))
+    for category in ref_per:
+        totals.setdefault(category, 0)  # categories only the reference sells still show its brands
+    by_category = []
+    for category, n in totals.items():
+        n_brands, top, top_n, without = summary.get(category, (0, None, 0, 0))
+        row = _summary_row(category, n, n_brands, top, top_n, without)
+        if with_ref:
+            row.update(_reference_columns(per.get(category, {}), ref_per.get(category, {})))
+        by_category.append(row)
+    by_category.sort(
+        key=lambda r: (
+            -(r.get("Brands only in reference") or 0),
+            -(r["Top brand share"] or 0),
+            -r["Products"],
+            r["Category"],
+        )
+    )
+    return [total, *by_category]
+
+
 def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> list[Finding]:
     if not rows:
         return [Finding("brands.empty", {}, severity=10)]
-    f: list[Finding] = []
+    found: list[Finding] = []
     total = rows[0]
     if total["Top brand"] and total["Top brand share"] is not None and total["Top brand share"] >= SINGLE_VENDOR_SHARE:
-        f.append(
+        found.append(
             Finding(
                 "brands.single_vendor",
                 {"brand": total["Top brand"], "share_pct": total["Top brand share"]},
@@ -245,7 +242,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
             )
         )
     else:
-        f.append(
+        found.append(
             Finding(
                 "brands.summary",
                 {
@@ -260,7 +257,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
         )
     if with_ref:
         if total.get("Brands only in reference"):
-            f.append(
+            found.append(
                 Finding(
                     "brands.reference_only",
                     {
@@ -277,7 +274,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
                 )
             )
         else:
-            f.append(Finding("brands.reference_none", {}, severity=6))
+            found.append(Finding("brands.reference_none", {}, severity=6))
     visible = list(enumerate(rows))[1:20]
     dominated = [
         (i, r)
@@ -287,11 +284,11 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
         and r["Products"] >= MIN_DOMINANT_PRODUCTS
         and r["Brands"] >= 1
     ][:3]
-    if dominated and not f[0].code == "brands.single_vendor":
+    if dominated and not found[0].code == "brands.single_vendor":
         items = [
             {"name": r["Category"], "brand": r["Top brand"], "share_pct": r["Top brand share"]} for _, r in dominated
         ]
-        f.append(
+        found.append(
             Finding(
                 "brands.dominated",
                 {"items": items},
@@ -300,7 +297,7 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
             )
         )
     if total["Products without brand"]:
-        f.append(
+        found.append(
             Finding(
                 "brands.no_brand",
                 {"products_n": total["Products without brand"]},
@@ -308,8 +305,8 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
                 severity=4,
             )
         )
-    ex = common.excluded_finding(excluded, rows)
-    if ex:
-        f.append(ex)
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+    example = common.excluded_finding(excluded, rows)
+    if example:
+        found.append(example)
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]

@@ -211,13 +211,40 @@ WHOLE_CATALOG_DEPTH = (
 )
 
 
+def _merchant_categories(table: pa.Table) -> tuple[Any, list[str | None]]:
+    """Per row, an index into the merchant's own category names (-1 none), and the names: the
+    category path, or — where the row has none, or only the platform's "Uncategorized" — its product
+    type. A Shopify shop that files everything by `Type` (a grocery's "Cans & Jars", "Sweets &
+    Snacks") then shows those names for its unmapped rows, not one "Unmapped" holding 93% of it.
+    Worked out on the two dictionaries and integer indices (no strings per row)."""
+    import numpy as np
+
+    from agent.catalog.readers.own_categories import is_placeholder
+
+    path = encoded(table["category_path"])
+    p_idx = pc.fill_null(path.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    names = as_str(path.dictionary).to_pylist()
+    if "product_type" not in table.column_names or table["product_type"].null_count == table.num_rows:
+        return p_idx, names
+    bad = np.array([not n or is_placeholder(n) for n in names] + [True], dtype=bool)  # [-1] -> True
+    no_path = bad[np.where(p_idx >= 0, p_idx, len(names))]
+    if not no_path.any():
+        return p_idx, names
+    typ = encoded(table["product_type"])
+    t_idx = pc.fill_null(typ.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    t_names = as_str(typ.dictionary).to_pylist()
+    t_bad = np.array([not n or is_placeholder(n) for n in t_names] + [True], dtype=bool)
+    use_type = no_path & ~t_bad[np.where(t_idx >= 0, t_idx, len(t_names))]
+    return np.where(use_type, len(names) + t_idx, p_idx), names + t_names
+
+
 def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.DictionaryArray:
     """One display category per row, for per-category tables, as a DictionaryArray (no strings per row).
 
     Inside a taxonomy scope: the row's own node, named relative to the scope ("Outdoor Seating >
     Sunloungers"); for the whole catalog: the taxonomy path cut at WHOLE_CATALOG_DEPTH levels. Unmapped
-    rows carry their merchant category with "(unmapped)", or "Unmapped" (also when that category is the
-    platform's "Uncategorized" placeholder). Labels are computed once per
+    rows carry their merchant category (else their product type) with "(unmapped)", or "Unmapped" (also
+    when that category is the platform's "Uncategorized" placeholder). Labels are computed once per
     distinct (taxonomy id or merchant category) key, then spread to rows by integer index.
     """
     import numpy as np
@@ -233,12 +260,10 @@ def category_labels(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> pa.Dic
         if isinstance(ids, pa.Array)
         else pc.fill_null(ids, -1).combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64)
     )
-    merchant = encoded(table["category_path"])
-    m_idx = pc.fill_null(merchant.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    m_idx, merchant_names = _merchant_categories(table)
     key = np.where(ids_np >= 0, ids_np, -(m_idx + 2))
     enc = pc.dictionary_encode(pa.array(key))
     uniq = enc.dictionary.to_pylist()
-    merchant_names = as_str(merchant.dictionary).to_pylist()
     base = taxonomy.node(scope.taxonomy_id) if scope.taxonomy_id is not None else None
     labels: list[str] = []
     for k in uniq:
@@ -284,9 +309,11 @@ def stock_codes(table: pa.Table):
 
     n = table.num_rows
     unknown = STOCK_STATES.index("unknown")
-    d = encoded(table["availability"])
-    per_value = [STOCK_STATES.index(v) if v in STOCK_STATES else unknown for v in as_str(d.dictionary).to_pylist()]
-    stated = entry_codes(d, np.array(per_value, dtype=np.int8), missing=unknown)
+    availability = encoded(table["availability"])
+    per_value = [
+        STOCK_STATES.index(v) if v in STOCK_STATES else unknown for v in as_str(availability.dictionary).to_pylist()
+    ]
+    stated = entry_codes(availability, np.array(per_value, dtype=np.int8), missing=unknown)
     if n == 0 or not (stated == unknown).any():
         return stated
     qty_col = table["inventory_qty"]
@@ -297,9 +324,9 @@ def stock_codes(table: pa.Table):
     )
     qty = pc.fill_null(qty_col, 0)
     qty = (qty.combine_chunks() if isinstance(qty, pa.ChunkedArray) else qty).to_numpy(zero_copy_only=False)
-    p = encoded(table["inventory_policy"])
+    policy = encoded(table["inventory_policy"])
     cont = entry_codes(
-        p, np.array([v == "continue" for v in as_str(p.dictionary).to_pylist()], dtype=bool), missing=False
+        policy, np.array([v == "continue" for v in as_str(policy.dictionary).to_pylist()], dtype=bool), missing=False
     )
     from_qty = np.where(
         ~qty_known,
@@ -322,24 +349,6 @@ def has_stock_information(table: pa.Table) -> bool:
 
 
 # --- exact per-group quantiles ------------------------------------------------------------------------------
-def group_quantiles(keys, values, qs: Sequence[float]) -> dict[int, list[float]]:
-    """Exact quantiles of `values` per integer key, linear interpolation (as pandas' default).
-
-    NaN/null values are ignored; keys without any value are absent. See quantiles_by_code.
-    """
-    import numpy as np
-
-    k = np.asarray(keys.to_numpy(zero_copy_only=False) if hasattr(keys, "to_numpy") else keys)
-    v = np.asarray(values.to_numpy(zero_copy_only=False) if hasattr(values, "to_numpy") else values, dtype=np.float64)
-    if len(k) == 0:
-        return {}
-    enc = pc.dictionary_encode(pa.array(k.astype(np.int64)))
-    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    uniq = enc.dictionary.to_numpy(zero_copy_only=False)
-    table = quantiles_by_code(codes, len(uniq), v, qs)
-    return {key: [float(x) for x in table[i]] for i, key in enumerate(uniq.tolist()) if not np.isnan(table[i, 0])}
-
-
 def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     """(n_groups × len(qs)) exact quantiles per dense group code (NaN rows ignored; NaN where a group
     has no value), linear interpolation as pandas.

@@ -15,7 +15,8 @@ import pyarrow.compute as pc
 
 from agent.analysis import common
 from agent.analysis.inputs import SkillInput
-from agent.analysis.result import Finding, SkillResult
+from agent.analysis.result import Finding, Scope, SkillResult
+from agent.catalog.taxonomy import Taxonomy
 
 SKILL_ID = "content_quality"
 # The canonical columns this skill reads (population() carries only these through its filter).
@@ -29,6 +30,7 @@ READ = (
     "brand",
     "google_category_id",
     "category_path",
+    "product_type",
     "price",
     "compare_at_price",
     "sale_price",
@@ -178,43 +180,43 @@ def _char_lengths_over(values, limit: int) -> pa.Array:
     return pa.array(out)
 
 
-def failures(t: pa.Table) -> dict[str, pa.ChunkedArray]:
+def failures(table: pa.Table) -> dict[str, pa.ChunkedArray]:
     """Boolean per row per check (True = the row fails it)."""
-    price = t["price"]
-    gv = gtin_valid(t["gtin"])
-    title_len = _char_lengths_over(t["title"], MAX_TITLE)
-    if "_desc_len" in t.column_names:  # precomputed before the population filter (see run)
-        desc_len, desc_blank = t["_desc_len"], t["_desc_blank"]
+    price = table["price"]
+    gtin_ok = gtin_valid(table["gtin"])
+    title_len = _char_lengths_over(table["title"], MAX_TITLE)
+    if "_desc_len" in table.column_names:  # precomputed before the population filter (see _slim)
+        desc_len, desc_blank = table["_desc_len"], table["_desc_blank"]
     else:
-        desc_len = pc.fill_null(pc.utf8_length(common.as_str(t["description"])), 0)
-        desc_blank = common.blank(t["description"])
-    sale = t["sale_price"]
-    cap = t["compare_at_price"]
+        desc_len = pc.fill_null(pc.utf8_length(common.as_str(table["description"])), 0)
+        desc_blank = common.blank(table["description"])
+    sale = table["sale_price"]
+    compare_at = table["compare_at_price"]
     sale_bad = pc.or_(
-        pc.fill_null(pc.greater_equal(sale, price), False), pc.fill_null(pc.less_equal(cap, price), False)
+        pc.fill_null(pc.greater_equal(sale, price), False), pc.fill_null(pc.less_equal(compare_at, price), False)
     )
     return {
-        "missing_title": common.blank(t["title"]),
-        "missing_image": common.blank(t["image_url"]),
+        "missing_title": common.blank(table["title"]),
+        "missing_image": common.blank(table["image_url"]),
         "zero_price": pc.fill_null(pc.less_equal(price, 0), True),
-        "invalid_gtin": pc.fill_null(pc.invert(gv), False),
-        "duplicate_sku": _duplicates(t["sku"]),
-        "duplicate_variant_id": _duplicates(t["variant_id"]),
+        "invalid_gtin": pc.fill_null(pc.invert(gtin_ok), False),
+        "duplicate_sku": _duplicates(table["sku"]),
+        "duplicate_variant_id": _duplicates(table["variant_id"]),
         "missing_description": desc_blank,
-        "missing_brand": common.blank(t["brand"]),
-        "missing_gtin": pc.is_null(gv),
-        "missing_category": pc.is_null(t["google_category_id"]),
+        "missing_brand": common.blank(table["brand"]),
+        "missing_gtin": pc.is_null(gtin_ok),
+        "missing_category": pc.is_null(table["google_category_id"]),
         "long_title": pc.greater(title_len, MAX_TITLE),
         "sale_not_below_regular": sale_bad,
         "long_description": pc.greater(desc_len, MAX_DESCRIPTION),
     }
 
 
-def _example_ids(t: pa.Table, mask) -> str | None:
+def _example_ids(table: pa.Table, mask) -> str | None:
     first = np.flatnonzero(np.asarray(mask.to_numpy(zero_copy_only=False) if hasattr(mask, "to_numpy") else mask))[
         : EXAMPLES * 4
     ]
-    sub = t.select(["sku", "variant_id", "product_id"]).take(pa.array(first, pa.int64()))
+    sub = table.select(["sku", "variant_id", "product_id"]).take(pa.array(first, pa.int64()))
     ids: list[str] = []
     for sku, vid, pid in zip(sub["sku"].to_pylist(), sub["variant_id"].to_pylist(), sub["product_id"].to_pylist()):
         ident = sku or vid or pid
@@ -225,73 +227,9 @@ def _example_ids(t: pa.Table, mask) -> str | None:
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    # Descriptions are the bulkiest column: reduce them to the two facts the checks need before the
-    # population filter copies rows (saves copying ~100 MB of text on a million rows).
-    slim = inp.own.select(list(READ) + ["status"])
-    desc = slim["description"]
-    slim = (
-        slim.drop_columns(["description"])
-        .append_column("_desc_blank", common.blank(desc))
-        .append_column("_desc_len", _char_lengths_over(desc, MAX_DESCRIPTION))
-    )
-    pop = common.population(slim, scope, tax)
-    t = pop.table
-    rows: list[dict] = []
-    if t.num_rows:
-        fails = failures(t)
-        incomplete = fails[REQUIRED[0]]
-        for key in REQUIRED[1:]:
-            incomplete = pc.or_(incomplete, fails[key])
-        complete_n = t.num_rows - int(pc.sum(incomplete).as_py() or 0)
-        rows.append(
-            {
-                "Section": "Completeness",
-                "Item": "Rows complete for Google Shopping",
-                "Affected rows": t.num_rows - complete_n,
-                "Affected products": None,
-                "Share of rows": None,
-                "Complete": common.pct(complete_n, t.num_rows),
-            }
-        )
-        checks: list[dict[str, Any]] = []
-        for cid, label, sev in CHECKS:
-            mask = fails[cid]
-            n = int(pc.sum(mask).as_py() or 0)
-            if not n:
-                continue
-            products = int(pc.count_distinct(pc.filter(t["product_key"], mask)).as_py())
-            checks.append(
-                {
-                    "Section": "Check",
-                    "Item": label,
-                    "Severity": sev,
-                    "Affected rows": n,
-                    "Affected products": products,
-                    "Share of rows": common.pct(n, t.num_rows),
-                    "Examples": _example_ids(t, mask),
-                    "_id": cid,
-                }
-            )
-        checks.sort(key=lambda r: (-SEVERITY_RANK[r["Severity"]], -r["Affected rows"]))
-        rows.extend(checks)
-        labels = common.category_labels(t, scope, tax)
-        g = (
-            pa.table({"c": labels, "bad": pc.cast(incomplete, pa.int64()), "pk": t["product_key"]})
-            .group_by("c")
-            .aggregate([("bad", "sum"), ("pk", "count")])
-        )
-        cats = []
-        for d in g.to_pylist():
-            cats.append(
-                {
-                    "Section": "Completeness by category",
-                    "Item": d["c"],
-                    "Affected rows": d["bad_sum"],
-                    "Complete": common.pct(d["pk_count"] - d["bad_sum"], d["pk_count"]),
-                }
-            )
-        cats.sort(key=lambda r: (r["Complete"], r["Item"]))
-        rows.extend(cats)
+    pop = common.population(_slim(inp.own), scope, tax)
+    scoped = pop.table
+    rows = _rows(scoped, scope, tax) if scoped.num_rows else []
     table = common.records_table(COLUMNS, rows, pop.excluded)
     return SkillResult(
         skill=SKILL_ID,
@@ -303,16 +241,94 @@ def run(inp: SkillInput) -> SkillResult:
             "max_description_chars": MAX_DESCRIPTION,
             "required_for_complete": list(REQUIRED),
         },
-        currency=common.single_currency(t),
+        currency=common.single_currency(scoped),
         chart=None,
         taxonomy_note=common.taxonomy_note(scope, tax),
     )
 
 
+def _slim(own: pa.Table) -> pa.Table:
+    """The columns the checks read, descriptions reduced to the two facts the checks need (blank, too
+    long) before the population filter copies rows: descriptions are the bulkiest column (saves copying
+    ~100 MB of text on a million rows)."""
+    slim = own.select(list(READ) + ["status"])
+    desc = slim["description"]
+    return (
+        slim.drop_columns(["description"])
+        .append_column("_desc_blank", common.blank(desc))
+        .append_column("_desc_len", _char_lengths_over(desc, MAX_DESCRIPTION))
+    )
+
+
+def _rows(scoped: pa.Table, scope: Scope, tax: Taxonomy) -> list[dict]:
+    """The table step: the completeness row, the failing checks (most severe, then most rows first), and
+    completeness per category (least complete first)."""
+    fails = failures(scoped)
+    incomplete = fails[REQUIRED[0]]
+    for key in REQUIRED[1:]:
+        incomplete = pc.or_(incomplete, fails[key])
+    complete_n = scoped.num_rows - int(pc.sum(incomplete).as_py() or 0)
+    completeness = {
+        "Section": "Completeness",
+        "Item": "Rows complete for Google Shopping",
+        "Affected rows": scoped.num_rows - complete_n,
+        "Affected products": None,
+        "Share of rows": None,
+        "Complete": common.pct(complete_n, scoped.num_rows),
+    }
+    return [completeness, *_check_rows(scoped, fails), *_category_rows(scoped, scope, tax, incomplete)]
+
+
+def _check_rows(scoped: pa.Table, fails: dict[str, pa.ChunkedArray]) -> list[dict[str, Any]]:
+    """One row per check that fails somewhere: rows and products affected, a few example ids."""
+    checks: list[dict[str, Any]] = []
+    for check_id, label, severity in CHECKS:
+        mask = fails[check_id]
+        n = int(pc.sum(mask).as_py() or 0)
+        if not n:
+            continue
+        products = int(pc.count_distinct(pc.filter(scoped["product_key"], mask)).as_py())
+        checks.append(
+            {
+                "Section": "Check",
+                "Item": label,
+                "Severity": severity,
+                "Affected rows": n,
+                "Affected products": products,
+                "Share of rows": common.pct(n, scoped.num_rows),
+                "Examples": _example_ids(scoped, mask),
+                "_id": check_id,
+            }
+        )
+    checks.sort(key=lambda r: (-SEVERITY_RANK[r["Severity"]], -r["Affected rows"]))
+    return checks
+
+
+def _category_rows(scoped: pa.Table, scope: Scope, tax: Taxonomy, incomplete: pa.ChunkedArray) -> list[dict]:
+    """Completeness per category label, least complete first."""
+    labels = common.category_labels(scoped, scope, tax)
+    by_category = (
+        pa.table({"c": labels, "bad": pc.cast(incomplete, pa.int64()), "pk": scoped["product_key"]})
+        .group_by("c")
+        .aggregate([("bad", "sum"), ("pk", "count")])
+    )
+    rows = [
+        {
+            "Section": "Completeness by category",
+            "Item": counted["c"],
+            "Affected rows": counted["bad_sum"],
+            "Complete": common.pct(counted["pk_count"] - counted["bad_sum"], counted["pk_count"]),
+        }
+        for counted in by_category.to_pylist()
+    ]
+    rows.sort(key=lambda r: (r["Complete"], r["Item"]))
+    return rows
+
+
 def _findings(rows: list[dict], excluded: dict[str, int]) -> list[Finding]:
     if not rows:
         return [Finding("quality.empty", {}, severity=10)]
-    f: list[Finding] = [
+    found: list[Finding] = [
         Finding(
             "quality.complete",
             {"complete_pct": rows[0]["Complete"], "incomplete_n": rows[0]["Affected rows"]},
@@ -324,7 +340,7 @@ def _findings(rows: list[dict], excluded: dict[str, int]) -> list[Finding]:
     checks = [(i, r) for i, r in visible if r["Section"] == "Check"]
     high = [(i, r) for i, r in checks if r["Severity"] == "high"]
     for i, r in high[:3]:
-        f.append(
+        found.append(
             Finding(
                 "quality.check",
                 {
@@ -341,13 +357,13 @@ def _findings(rows: list[dict], excluded: dict[str, int]) -> list[Finding]:
     rest = [(i, r) for i, r in checks if r["Severity"] != "high"][:4]
     if rest:
         items = [{"label": r["Item"].lower(), "rows_n": r["Affected rows"]} for _, r in rest]
-        f.append(
+        found.append(
             Finding(
                 "quality.other_checks", {"items": items}, cells=tuple((i, "Affected rows") for i, _ in rest), severity=5
             )
         )
     if not checks:
-        f.append(Finding("quality.all_pass", {}, severity=7))
+        found.append(Finding("quality.all_pass", {}, severity=7))
     cats = [
         (i, r)
         for i, r in visible
@@ -355,13 +371,13 @@ def _findings(rows: list[dict], excluded: dict[str, int]) -> list[Finding]:
     ][:3]
     if cats:
         items = [{"name": r["Item"], "complete_pct": r["Complete"]} for _, r in cats]
-        f.append(
+        found.append(
             Finding(
                 "quality.worst_categories", {"items": items}, cells=tuple((i, "Complete") for i, _ in cats), severity=4
             )
         )
     ex = common.excluded_finding(excluded, rows)
     if ex:
-        f.append(ex)
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(ex)
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]

@@ -83,21 +83,21 @@ def _gtin_key(g: str | None) -> str | None:
 
 def _own_index(own: pa.Table) -> tuple[dict[str, str], dict[str, int]]:
     """GTIN -> "in stock" / "out of stock" (in stock if any matching variant is), and brand -> products."""
-    t = own.select(list(READ))
-    state = [common.STOCK_STATES[c] for c in common.stock_codes(t).tolist()] if t.num_rows else []
+    table = own.select(list(READ))
+    state = [common.STOCK_STATES[c] for c in common.stock_codes(table).tolist()] if table.num_rows else []
     by_gtin: dict[str, str] = {}
-    for g, s in zip(t["gtin"].to_pylist(), state):
-        k = _gtin_key(g)
+    for gtin, stock in zip(table["gtin"].to_pylist(), state):
+        k = _gtin_key(gtin)
         if k is None:
             continue
-        now = "in stock" if s == "in_stock" else ("out of stock" if s == "out_of_stock" else "stock unknown")
+        now = "in stock" if stock == "in_stock" else ("out of stock" if stock == "out_of_stock" else "stock unknown")
         if by_gtin.get(k) != "in stock":
             by_gtin[k] = now if by_gtin.get(k) is None or now == "in stock" else by_gtin[k]
     brands: dict[str, set] = defaultdict(set)
-    for b, pk in zip(common.as_str(t["brand"]).to_pylist(), t["product_key"].to_pylist()):
-        if b and b.strip():
-            brands[b.strip().lower()].add(pk)
-    return by_gtin, {b: len(s) for b, s in brands.items()}
+    for brand, pk in zip(common.as_str(table["brand"]).to_pylist(), table["product_key"].to_pylist()):
+        if brand and brand.strip():
+            brands[brand.strip().lower()].add(pk)
+    return by_gtin, {brand: len(products) for brand, products in brands.items()}
 
 
 def _in_scope(demand: pa.Table, ids: list[int] | None) -> pa.Table:
@@ -130,10 +130,10 @@ def _subcategory(cat: int | None, scope, tax) -> str | None:
     if node is None:
         return None
     levels = node.path.split(" > ")
-    roots = [r for r in (scope.taxonomy_id, *scope.extra_taxonomy_ids) if r is not None]
-    for r in roots:
-        base = tax.node(r)
-        if base is not None and tax.is_within(cat, r):
+    roots = [root for root in (scope.taxonomy_id, *scope.extra_taxonomy_ids) if root is not None]
+    for root in roots:
+        base = tax.node(root)
+        if base is not None and tax.is_within(cat, root):
             return levels[base.depth] if len(levels) > base.depth else f"{base.name} (general)"
     return " > ".join(levels[:2])
 
@@ -170,21 +170,28 @@ def _ranked(rows: list[dict], ids: set[int] | None, tax) -> list[dict]:
     when the report has it; for the whole catalog, the top-level categories'), then the strongest demand.
     """
 
-    def order(r: dict) -> tuple:
-        return (-bucket_score(r["demand_bucket"]), -(r["demand_max"] or 0), -(r["demand_min"] or 0), r["rank"])
+    def order(entry: dict) -> tuple:
+        return (
+            -bucket_score(entry["demand_bucket"]),
+            -(entry["demand_max"] or 0),
+            -(entry["demand_min"] or 0),
+            entry["rank"],
+        )
 
-    def breadth(r: dict) -> tuple:
-        rc = r["report_category_id"]
-        node = tax.node(rc) if rc is not None else None
-        inside = ids is None or rc in ids
+    def breadth(entry: dict) -> tuple:
+        report_category = entry["report_category_id"]
+        node = tax.node(report_category) if report_category is not None else None
+        inside = ids is None or report_category in ids
         return (not inside, node.depth if node is not None else 99)
 
     best: dict[tuple, dict] = {}
-    for r in rows:
-        key = (r["entity"], r["entity_id"] or ((r["title"] or "").lower(), (r["brand"] or "").lower()))
-        if key not in best or (breadth(r), order(r)) < (breadth(best[key]), order(best[key])):
-            best[key] = r
-    return sorted(best.values(), key=lambda r: (*order(r), r["entity"], r["title"] or r["brand"] or ""))
+    for entry in rows:
+        key = (entry["entity"], entry["entity_id"] or ((entry["title"] or "").lower(), (entry["brand"] or "").lower()))
+        if key not in best or (breadth(entry), order(entry)) < (breadth(best[key]), order(best[key])):
+            best[key] = entry
+    return sorted(
+        best.values(), key=lambda entry: (*order(entry), entry["entity"], entry["title"] or entry["brand"] or "")
+    )
 
 
 def run(inp: SkillInput) -> SkillResult:
@@ -203,34 +210,11 @@ def run(inp: SkillInput) -> SkillResult:
         )
     ids = None if scope.taxonomy_id is None and not scope.extra_taxonomy_ids else common.scope_ids(scope, tax)
     demand = _in_scope(_newest(inp.demand), ids)
-    countries = Counter(c for c in demand["country_code"].to_pylist() if c)
+    countries = Counter(code for code in demand["country_code"].to_pylist() if code)
     country = min(countries.items(), key=lambda kv: (-kv[1], kv[0]))[0] if countries else None
-    rows = [r for r in demand.to_pylist() if country is None or r["country_code"] in (country, None)]
-    ranked = _ranked(rows, set(ids) if ids is not None else None, tax)
-    by_gtin, brands = _own_index(common.population(inp.own, Scope(), tax, READ).table)
-    n_products = sum(1 for r in ranked if r["entity"] == "product")
-    n_brands = len(ranked) - n_products
-    top_n = {"product": math.ceil(n_products * TOP_SHARE), "brand": math.ceil(n_brands * TOP_SHARE)}
-    seen: Counter = Counter()
-    listed: list[dict] = []
-    for r in ranked:
-        seen[r["entity"]] += 1
-        status, basis = _status(r, by_gtin, brands)
-        listed.append(
-            {
-                "Demand rank": seen[r["entity"]],
-                "Kind": "Product" if r["entity"] == "product" else "Brand",
-                "Name": r["title"] if r["entity"] == "product" else r["brand"],
-                "Brand": r["brand"],
-                "Subcategory": _subcategory(r["category_id"], scope, tax) if r["entity"] == "product" else None,
-                "Relative demand": bucket_label(r["demand_bucket"]),
-                "Report rank": r["rank"],
-                "Previous rank": r["previous_rank"],
-                "Your status": status,
-                "Status from": basis,
-                "Top 10% of demand": "yes" if seen[r["entity"]] <= top_n[r["entity"]] else "no",
-            }
-        )
+    entries = [r for r in demand.to_pylist() if country is None or r["country_code"] in (country, None)]
+    ranked = _ranked(entries, set(ids) if ids is not None else None, tax)
+    listed = _listed(inp, ranked)
     own_per, own_total = _own_per_subcategory(inp, scope, tax)
     out = _arrange(listed, _where(listed, own_per), own_total, common.scope_name(scope))
     table = common.records_table(COLUMNS, out, {})
@@ -244,6 +228,38 @@ def run(inp: SkillInput) -> SkillResult:
         taxonomy_note=taxonomy_note,
         chart=None,
     )
+
+
+def _listed(inp: SkillInput, ranked: list[dict]) -> list[dict]:
+    """The table step's list: each ranked product and brand with its demand rank within its kind, what
+    the merchant has of it (status and what that is read from), and whether it is in the top share."""
+    scope, tax = inp.scope, inp.taxonomy
+    by_gtin, brands = _own_index(common.population(inp.own, Scope(), tax, READ).table)
+    n_products = sum(1 for r in ranked if r["entity"] == "product")
+    n_brands = len(ranked) - n_products
+    top_n = {"product": math.ceil(n_products * TOP_SHARE), "brand": math.ceil(n_brands * TOP_SHARE)}
+    seen: Counter = Counter()
+    listed: list[dict] = []
+    for entry in ranked:
+        kind = entry["entity"]
+        seen[kind] += 1
+        status, basis = _status(entry, by_gtin, brands)
+        listed.append(
+            {
+                "Demand rank": seen[kind],
+                "Kind": "Product" if kind == "product" else "Brand",
+                "Name": entry["title"] if kind == "product" else entry["brand"],
+                "Brand": entry["brand"],
+                "Subcategory": _subcategory(entry["category_id"], scope, tax) if kind == "product" else None,
+                "Relative demand": bucket_label(entry["demand_bucket"]),
+                "Report rank": entry["rank"],
+                "Previous rank": entry["previous_rank"],
+                "Your status": status,
+                "Status from": basis,
+                "Top 10% of demand": "yes" if seen[kind] <= top_n[kind] else "no",
+            }
+        )
+    return listed
 
 
 def _summary(kind: str, name: str, rows: list[dict], own: int | None) -> dict:
@@ -277,45 +293,45 @@ def _own_per_subcategory(inp: SkillInput, scope, tax) -> tuple[Counter, int]:
     """Your active products per subcategory of the scope (by Google category), and in the scope."""
     pop = common.population(inp.own, scope, tax, ("product_key", "google_category_id"))
     own_per: Counter = Counter()
-    t = pop.table
+    scoped = pop.table
     seen: set = set()
-    for cat, pk in zip(t["google_category_id"].to_pylist(), t["product_key"].to_pylist()):
+    for cat, pk in zip(scoped["google_category_id"].to_pylist(), scoped["product_key"].to_pylist()):
         sub = _subcategory(cat, scope, tax)
         if sub is not None and (sub, pk) not in seen:
             seen.add((sub, pk))
             own_per[sub] += 1
-    return own_per, common.count_products(t) if t.num_rows else 0
+    return own_per, common.count_products(scoped) if scoped.num_rows else 0
 
 
 def _where(listed: list[dict], own_per: Counter) -> list[dict]:
     """ "Subcategory" rows: per subcategory of the scope, the products ranked there, of them not carried
     and out of stock, and your own active products there; most ranked first."""
     per: dict[str, list[dict]] = defaultdict(list)
-    for r in listed:
-        if r["Kind"] == "Product" and r["Subcategory"]:
-            per[r["Subcategory"]].append(r)
+    for row in listed:
+        if row["Kind"] == "Product" and row["Subcategory"]:
+            per[row["Subcategory"]].append(row)
     rows = [_summary("Subcategory", name, rs, own_per.get(name, 0)) for name, rs in per.items()]
     for name, n in own_per.items():
         if name not in per:  # where you sell and shoppers' best sellers do not rank
             rows.append(_summary("Subcategory", name, [], n))
-    rows.sort(key=lambda r: (-r["Ranked"], -r["Not carried"], r["Name"]))
+    rows.sort(key=lambda row: (-row["Ranked"], -row["Not carried"], row["Name"]))
     return rows
 
 
 def _findings(out: list[dict], countries: Counter, country: str | None) -> list[Finding]:
-    f: list[Finding] = []
+    found: list[Finding] = []
     visible = list(enumerate(out))[:20]
     for kind, code in (("All products", "demand.missing_products"), ("All brands", "demand.missing_brands")):
-        at = next((i for i, r in visible if r["Kind"] == kind), None)
-        if at is None:
+        summary_row = next((i for i, r in visible if r["Kind"] == kind), None)
+        if summary_row is None:
             continue
         entity = "Product" if kind == "All products" else "Brand"
-        total = out[at]
+        total = out[summary_row]
         if not total["Ranked"]:
             continue
         names = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "not carried"][:LIST_LIMIT]
         more = total["Not carried"] > len(names)
-        f.append(
+        found.append(
             Finding(
                 code,
                 {
@@ -326,7 +342,7 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
                     if names
                     else None,
                 },
-                cells=((at, "Not carried"), (at, "Ranked"), (at, "Top 10% not carried"))
+                cells=((summary_row, "Not carried"), (summary_row, "Ranked"), (summary_row, "Top 10% not carried"))
                 + tuple((i, "Name") for i, _ in names),
                 severity=9 if total["Top 10% not carried"] else 7,
             )
@@ -334,7 +350,7 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
         oos = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "out of stock"][:LIST_LIMIT]
         if total["Out of stock"]:
             more = total["Out of stock"] > len(oos)
-            f.append(
+            found.append(
                 Finding(
                     "demand.out_of_stock",
                     {
@@ -344,13 +360,13 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
                         if oos
                         else "not among the rows shown",
                     },
-                    cells=((at, "Out of stock"),),
+                    cells=((summary_row, "Out of stock"),),
                     severity=8,
                 )
             )
     subs = [(i, r) for i, r in visible if r["Kind"] == "Subcategory" and r["Ranked"]]
     if subs:
-        f.append(
+        found.append(
             Finding(
                 "demand.where",
                 {
@@ -370,7 +386,7 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
         )
         empty = [(i, r) for i, r in subs if r["Your products"] == 0 and r["Ranked"]]
         if empty:
-            f.append(
+            found.append(
                 Finding(
                     "demand.uncovered",
                     {"items": [{"name": r["Name"]} for _, r in empty]},
@@ -379,14 +395,14 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
                 )
             )
     if not any(r["Kind"] in ("Product", "Brand") for r in out):
-        f.insert(0, Finding("demand.empty", {}, severity=10))
+        found.insert(0, Finding("demand.empty", {}, severity=10))
     if len(countries) > 1 and country:
         others = sorted(c for c in countries if c != country)
-        f.append(Finding("demand.country", {"country": country, "others": ", ".join(others)}, severity=3))
+        found.append(Finding("demand.country", {"country": country, "others": ", ".join(others)}, severity=3))
     elif country:
-        f.append(Finding("demand.country_one", {"country": country}, severity=2))
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(Finding("demand.country_one", {"country": country}, severity=2))
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]
 
 
 def top_missing(demand: pa.Table | None, own: pa.Table, scope, tax) -> list[dict]:

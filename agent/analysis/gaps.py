@@ -102,9 +102,9 @@ def _aggregate(table: pa.Table, scope: Scope, taxonomy: Taxonomy, price: pa.Arra
     in_stock = by_state[:, common.STOCK_STATES.index("in_stock")].tolist()
     oos = by_state[:, common.STOCK_STATES.index("out_of_stock")].tolist()
     products = common.distinct_per_code(codes, pk_np, n).tolist()
-    q = common.quantiles_by_code(codes, n, np.asarray(price_np, dtype=np.float64), (0.0, 0.25, 0.5, 0.75, 1.0))
-    boxed = q.astype(object)
-    boxed[np.isnan(q)] = None  # one conversion for every group: NaN → None
+    quantiles = common.quantiles_by_code(codes, n, np.asarray(price_np, dtype=np.float64), (0.0, 0.25, 0.5, 0.75, 1.0))
+    boxed = quantiles.astype(object)
+    boxed[np.isnan(quantiles)] = None  # one conversion for every group: NaN → None
     stats = boxed.tolist()
     return {
         key: {
@@ -147,7 +147,7 @@ def _excluded_products(scoped: pa.Table, scope: Scope, taxonomy: Taxonomy) -> di
     rows of every status — population()'s own filtered table, so the scope mask is applied once a turn."""
     if not set(common.value_counts(scoped["status"])) & set(common.EXCLUDED_STATUSES):
         return {}
-    ex = scoped.filter(
+    excluded = scoped.filter(
         pc.fill_null(
             common.map_values(
                 scoped["status"],
@@ -156,12 +156,12 @@ def _excluded_products(scoped: pa.Table, scope: Scope, taxonomy: Taxonomy) -> di
             False,
         )
     )
-    if ex.num_rows == 0:
+    if excluded.num_rows == 0:
         return {}
-    work = pa.table({"key": _keys(ex, scope, taxonomy), "pk": ex["product_key"]})
-    g = work.group_by("key").aggregate([("pk", "count_distinct")])
-    total = common.count_products(ex)
-    res = {d["key"]: d["pk_count_distinct"] for d in g.to_pylist()}
+    work = pa.table({"key": _keys(excluded, scope, taxonomy), "pk": excluded["product_key"]})
+    grouped = work.group_by("key").aggregate([("pk", "count_distinct")])
+    total = common.count_products(excluded)
+    res = {d["key"]: d["pk_count_distinct"] for d in grouped.to_pylist()}
     res["total"] = total
     return res
 
@@ -496,9 +496,9 @@ def _findings(
 ) -> list[Finding]:
     """Structured findings from the ordered display rows (index 0 is the totals row); `unmapped_by`
     says how the products not mapped to a subcategory came into the scope (own category / title)."""
-    f: list[Finding] = []
+    found: list[Finding] = []
     total = rows[0]
-    f.append(
+    found.append(
         Finding(
             "gaps.summary",
             {
@@ -513,110 +513,26 @@ def _findings(
         )
     )
     visible = list(enumerate(rows))[1:20]
-
-    def with_gap(g: str) -> list[tuple[int, dict]]:
-        return [(i, r) for i, r in visible if r["Gap"] and g in r["Gap"].split(", ")]
-
-    missing = with_gap("missing")
-    if missing:
-        items = [
-            {"name": r["Subcategory"], "ref_products_n": r.get("Reference products") or None}
-            for _, r in missing[:LIST_LIMIT]
-        ]
-        f.append(
-            Finding(
-                "gaps.missing",
-                {"items": items, "more": len(missing) > LIST_LIMIT},
-                cells=tuple((i, "Products") for i, _ in missing[:LIST_LIMIT]),
-                severity=9,
-            )
-        )
-    oos = with_gap("out of stock only")
-    if oos:
-        items = [
-            {"name": r["Subcategory"], "products_n": r["Products"], "variants_n": r["Variants"]}
-            for _, r in oos[:LIST_LIMIT]
-        ]
-        f.append(
-            Finding(
-                "gaps.out_of_stock_only",
-                {"items": items},
-                cells=tuple((i, c) for i, _ in oos[:LIST_LIMIT] for c in ("Products", "Variants")),
-                severity=8,
-            )
-        )
-    thin = with_gap("thin")
-    if thin:
-        items = [{"name": r["Subcategory"], "products_n": r["Products"]} for _, r in thin[:LIST_LIMIT]]
-        f.append(
-            Finding(
-                "gaps.thin",
-                {"items": items, "threshold": THIN_PRODUCTS},
-                cells=tuple((i, "Products") for i, _ in thin[:LIST_LIMIT]),
-                severity=7,
-            )
-        )
+    found += _own_gap_findings(visible)
     if with_ref:
-        under = with_gap("under-indexed")
-        if under:
-            items = [
-                {
-                    "name": r["Subcategory"],
-                    "own_pct": r["Own share"],
-                    "ref_pct": r["Reference share"],
-                    "index_num": r["Share index"],
-                }
-                for _, r in under[:3]
-            ]
-            f.append(
-                Finding(
-                    "gaps.under_indexed",
-                    {"items": items},
-                    cells=tuple((i, c) for i, _ in under[:3] for c in ("Own share", "Reference share", "Share index")),
-                    severity=6,
-                )
-            )
-        floor = with_gap("price floor")
-        if floor:
-            items = [
-                {"name": r["Subcategory"], "min_price": r["Min price"], "ref_p25_price": r["Reference P25"]}
-                for _, r in floor[:3]
-            ]
-            f.append(
-                Finding(
-                    "gaps.price_floor",
-                    {"items": items},
-                    cells=tuple((i, c) for i, _ in floor[:3] for c in ("Min price", "Reference P25")),
-                    severity=4,
-                )
-            )
-        ceiling = with_gap("price ceiling")
-        if ceiling:
-            items = [
-                {"name": r["Subcategory"], "max_price": r["Max price"], "ref_p75_price": r["Reference P75"]}
-                for _, r in ceiling[:3]
-            ]
-            f.append(
-                Finding(
-                    "gaps.price_ceiling",
-                    {"items": items},
-                    cells=tuple((i, c) for i, _ in ceiling[:3] for c in ("Max price", "Reference P75")),
-                    severity=3,
-                )
-            )
-    other = [(i, r) for i, r in visible if r["Subcategory"] == "Not mapped to a subcategory" and r["Products"]]
+        found += _reference_gap_findings(visible)
+    other = [(i, row) for i, row in visible if row["Subcategory"] == "Not mapped to a subcategory" and row["Products"]]
     if other:
-        i, r = other[0]
-        f.append(
+        i, row = other[0]
+        found.append(
             Finding(
                 "gaps.unmapped",
-                {"products_n": r["Products"], "whole": total["Subcategory"] == "All categories", **(unmapped_by or {})},
+                {
+                    "products_n": row["Products"],
+                    "whole": total["Subcategory"] == "All categories",
+                    **(unmapped_by or {}),
+                },
                 cells=((i, "Products"),),
                 severity=5,
             )
         )
     if total["Left out (draft/archived products)"]:
-        f.append(
+        found.append(
             Finding(
                 "gaps.excluded",
                 {"excluded_n": total["Left out (draft/archived products)"]},
@@ -624,12 +540,115 @@ def _findings(
                 severity=2,
             )
         )
-    if not any(r["Gap"] for _, r in visible) and analysed_rows:
-        f.append(Finding("gaps.none", {"threshold": THIN_PRODUCTS}, severity=6))
+    if not any(row["Gap"] for _, row in visible) and analysed_rows:
+        found.append(Finding("gaps.none", {"threshold": THIN_PRODUCTS}, severity=6))
     if not analysed_rows:
-        f.append(Finding("gaps.empty", {}, severity=10))
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(Finding("gaps.empty", {}, severity=10))
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]
+
+
+def _with_gap(visible: list[tuple[int, dict]], gap: str) -> list[tuple[int, dict]]:
+    """The shown subcategory rows whose Gap column names `gap`."""
+    return [(i, row) for i, row in visible if row["Gap"] and gap in row["Gap"].split(", ")]
+
+
+def _own_gap_findings(visible: list[tuple[int, dict]]) -> list[Finding]:
+    """Subcategories missing, out of stock throughout, or thin, among the rows shown."""
+    found: list[Finding] = []
+    missing = _with_gap(visible, "missing")
+    if missing:
+        items = [
+            {"name": row["Subcategory"], "ref_products_n": row.get("Reference products") or None}
+            for _, row in missing[:LIST_LIMIT]
+        ]
+        found.append(
+            Finding(
+                "gaps.missing",
+                {"items": items, "more": len(missing) > LIST_LIMIT},
+                cells=tuple((i, "Products") for i, _ in missing[:LIST_LIMIT]),
+                severity=9,
+            )
+        )
+    oos = _with_gap(visible, "out of stock only")
+    if oos:
+        items = [
+            {"name": row["Subcategory"], "products_n": row["Products"], "variants_n": row["Variants"]}
+            for _, row in oos[:LIST_LIMIT]
+        ]
+        found.append(
+            Finding(
+                "gaps.out_of_stock_only",
+                {"items": items},
+                cells=tuple((i, c) for i, _ in oos[:LIST_LIMIT] for c in ("Products", "Variants")),
+                severity=8,
+            )
+        )
+    thin = _with_gap(visible, "thin")
+    if thin:
+        items = [{"name": row["Subcategory"], "products_n": row["Products"]} for _, row in thin[:LIST_LIMIT]]
+        found.append(
+            Finding(
+                "gaps.thin",
+                {"items": items, "threshold": THIN_PRODUCTS},
+                cells=tuple((i, "Products") for i, _ in thin[:LIST_LIMIT]),
+                severity=7,
+            )
+        )
+    return found
+
+
+def _reference_gap_findings(visible: list[tuple[int, dict]]) -> list[Finding]:
+    """Against the reference: under-indexed subcategories, and no entry-level or premium price point."""
+    found: list[Finding] = []
+    under = _with_gap(visible, "under-indexed")
+    if under:
+        items = [
+            {
+                "name": row["Subcategory"],
+                "own_pct": row["Own share"],
+                "ref_pct": row["Reference share"],
+                "index_num": row["Share index"],
+            }
+            for _, row in under[:3]
+        ]
+        found.append(
+            Finding(
+                "gaps.under_indexed",
+                {"items": items},
+                cells=tuple((i, c) for i, _ in under[:3] for c in ("Own share", "Reference share", "Share index")),
+                severity=6,
+            )
+        )
+    floor = _with_gap(visible, "price floor")
+    if floor:
+        items = [
+            {"name": row["Subcategory"], "min_price": row["Min price"], "ref_p25_price": row["Reference P25"]}
+            for _, row in floor[:3]
+        ]
+        found.append(
+            Finding(
+                "gaps.price_floor",
+                {"items": items},
+                cells=tuple((i, c) for i, _ in floor[:3] for c in ("Min price", "Reference P25")),
+                severity=4,
+            )
+        )
+    ceiling = _with_gap(visible, "price ceiling")
+    if ceiling:
+        items = [
+            {"name": row["Subcategory"], "max_price": row["Max price"], "ref_p75_price": row["Reference P75"]}
+            for _, row in ceiling[:3]
+        ]
+        found.append(
+            Finding(
+                "gaps.price_ceiling",
+                {"items": items},
+                cells=tuple((i, c) for i, _ in ceiling[:3] for c in ("Max price", "Reference P75")),
+                severity=3,
+            )
+        )
+    return found
 
 
 def _demand_missing(inp: SkillInput) -> Finding | None:

@@ -12,8 +12,9 @@ in it; each keeps its own id as its subcategory key, exactly as the in-memory pa
 Offers with no Google category cannot be placed in a scope in SQL (the in-memory path can still place
 them by the merchant's category or the title noun, agent.analysis.scoping): on the whole catalog they
 are the "Not mapped to a subcategory" row as in memory; on a scoped question they are left out and a
-note says how many. So on a table whose offers all carry a Google category, and whose titles place no
-offer of another category in the scope, both paths give identical answers (tests/test_bigquery_pushdown.py).
+note says how many. A title never moves an offer the merchant filed in another Google category into a
+scope (scoping._filed_elsewhere_mask), so on a table whose offers all carry a Google category both paths
+give identical answers (tests/test_bigquery_pushdown.py).
 
 Exactness: every figure is the in-memory one, not an approximation — COUNT(DISTINCT) for products,
 COUNTIF for stock states, MIN/MAX, and PERCENTILE_CONT for the P25/median/P75, which is linear

@@ -617,7 +617,7 @@ def _suffix_tables(lang: str) -> tuple[tuple[int, dict[str, str]], ...]:
 
 
 def _words(text: str) -> list[str]:
-    from agent.analysis.planner import raw_tokens
+    from agent.analysis.vocabulary import raw_tokens
 
     return raw_tokens(text)
 
@@ -694,10 +694,10 @@ def _markers(code: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=1)
 def _english_markers() -> frozenset[str]:
-    from agent.analysis import planner
+    from agent.analysis import vocabulary
 
-    words = set(planner.STOPWORDS)
-    for phrases in list(planner.INTENTS.values()) + list(planner.WEAK_INTENTS.values()):
+    words = set(vocabulary.STOPWORDS)
+    for phrases in list(vocabulary.INTENTS.values()) + list(vocabulary.WEAK_INTENTS.values()):
         for p in phrases:
             words.update(_WORD.findall(p.casefold()))
     return frozenset(fold(w) for w in words)
@@ -869,7 +869,7 @@ def _partial(
 
 def _english(text: str) -> tuple[list[str], list[str]]:
     """Words and planner tokens for an English phrase or name ("and" dropped, as category names are indexed)."""
-    from agent.analysis.planner import stem as en_stem
+    from agent.analysis.vocabulary import stem as en_stem
 
     words = [w for w in _words(text) if en_stem(w) != "and"]
     return words, [en_stem(w) for w in words]
@@ -954,12 +954,12 @@ def _english_vocab(taxonomy) -> frozenset[str]:
     hit = _ENGLISH_VOCAB.get(id(taxonomy))
     if hit is not None and hit[0] is taxonomy:
         return hit[1]
-    from agent.analysis import planner
+    from agent.analysis import vocabulary
 
-    raw = set(planner.STOPWORDS)
-    raw |= {w for phrases in planner.INTENTS.values() for p in phrases for w in _WORD.findall(p.casefold())}
+    raw = set(vocabulary.STOPWORDS)
+    raw |= {w for phrases in vocabulary.INTENTS.values() for p in phrases for w in _WORD.findall(p.casefold())}
     raw |= {w for node in taxonomy.nodes.values() for w in _WORD.findall(node.name.casefold())}
-    words = {planner.stem(w) for w in raw}  # a membership test only: the plain word split is enough
+    words = {vocabulary.stem(w) for w in raw}  # a membership test only: the plain word split is enough
     _ENGLISH_VOCAB.clear()
     _ENGLISH_VOCAB[id(taxonomy)] = (taxonomy, frozenset(words))
     return _ENGLISH_VOCAB[id(taxonomy)][1]
@@ -1105,7 +1105,7 @@ class _Question:
 
 @functools.lru_cache(maxsize=256)
 def _english_phrase_cached(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    from agent.analysis.planner import stem as en_stem
+    from agent.analysis.vocabulary import stem as en_stem
 
     words = _words(text)
     return tuple(words), tuple(en_stem(w) for w in words)

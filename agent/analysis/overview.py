@@ -28,7 +28,16 @@ MAPPING_LABELS = {
     "own_category": "like the rest of its own category",
     "unmapped": "not mapped",
 }
-READ = ("product_key", "google_category_id", "category_path", "category_mapping", "brand", "price", "currency")
+READ = (
+    "product_key",
+    "google_category_id",
+    "category_path",
+    "product_type",
+    "category_mapping",
+    "brand",
+    "price",
+    "currency",
+)
 TOP_CATEGORIES = 5
 TOP_BRANDS = 3
 # Price figures and bands are over priced variants (price above zero), one set per currency; bands are
@@ -72,7 +81,7 @@ def run(inp: SkillInput) -> SkillResult:
     """The overview table, section by section in the order shown, and its findings (most severe first)."""
     own, scope, tax = inp.own, inp.scope, inp.taxonomy
     pop = common.population(own, scope, tax, READ)
-    t = pop.table
+    analysed = pop.table
     # (a catalog kept in a conversation before `online_store` existed lacks the column)
     slim = own.select(
         [
@@ -84,24 +93,24 @@ def run(inp: SkillInput) -> SkillResult:
     mask = common.scope_mask(own, scope, tax)  # on the whole table: the turn's cached mask (same rows as slim)
     scoped = slim if mask is None else slim.filter(mask)
     sheet = _Sheet()
-    labels = common.category_labels(t, scope, tax) if t.num_rows else pa.array([], pa.string())
-    brands = common.as_str(t["brand"])
-    n_brands = len(pc.unique(brands.drop_null())) if t.num_rows else 0
+    labels = common.category_labels(analysed, scope, tax) if analysed.num_rows else pa.array([], pa.string())
+    brands = common.as_str(analysed["brand"])
+    n_brands = len(pc.unique(brands.drop_null())) if analysed.num_rows else 0
 
-    _summary(sheet, scoped, labels, n_brands, whole=scope.is_whole_catalog, analysed=t.num_rows)
+    _summary(sheet, scoped, labels, n_brands, whole=scope.is_whole_catalog, analysed=analysed.num_rows)
     _sources(sheet, [s for s in inp.sources if s.role == "catalog"])
     _statuses(sheet, scoped, pop)
-    _mapping(sheet, t)
-    groups = common.price_groups(t)
+    _mapping(sheet, analysed)
+    groups = common.price_groups(analysed)
     mixed = len(groups) > 1
-    price_np = common.numpy_of(t["price"]).astype(float) if t.num_rows else None
-    _prices(sheet, t, groups, price_np)
+    price_np = common.numpy_of(analysed["price"]).astype(float) if analysed.num_rows else None
+    _prices(sheet, analysed, groups, price_np)
     band_names: list[str] = []
-    if t.num_rows:
-        n_products = common.count_products(t)
-        _top_categories(sheet, t, labels, n_products)
+    if analysed.num_rows:
+        n_products = common.count_products(analysed)
+        _top_categories(sheet, analysed, labels, n_products)
         band_names = _price_bands(sheet, groups, price_np)
-        _brands(sheet, t, brands, n_brands, n_products)
+        _brands(sheet, analysed, brands, n_brands, n_products)
     else:
         sheet.findings.append(Finding("overview.empty", {}, severity=10))
 
@@ -191,29 +200,32 @@ def _sources(sheet: _Sheet, catalog_sources: list[Any]) -> None:
 
 def _statuses(sheet: _Sheet, scoped: pa.Table, pop: common.Population) -> None:
     """Rows per status, and which of them the analysis leaves out."""
-    t = pop.table
+    analysed = pop.table
     status_counts = common.value_counts(scoped["status"]) if scoped.num_rows else {}
     status_counts["unknown"] = status_counts.get("unknown", 0) + (scoped["status"].null_count if scoped.num_rows else 0)
     status_rows: dict[str, int] = {}
-    for st in ("active", "unknown", "draft", "archived"):
-        if status_counts.get(st):
-            label = st if st != "unknown" else "status not stated"
-            status_rows[st] = sheet.add(
-                "Status (rows)", label, status_counts[st], common.pct(status_counts[st], scoped.num_rows)
+    for status in ("active", "unknown", "draft", "archived"):
+        if status_counts.get(status):
+            label = status if status != "unknown" else "status not stated"
+            status_rows[status] = sheet.add(
+                "Status (rows)", label, status_counts[status], common.pct(status_counts[status], scoped.num_rows)
             )
-        if st == "active" and st in status_rows and "online_store" in scoped.column_names:
+        if status == "active" and status in status_rows and "online_store" in scoped.column_names:
             _off_store(sheet, scoped)
     if pop.excluded:
         vals = {f"{k}_n": v for k, v in pop.excluded.items()}
-        vals["analysed_n"] = t.num_rows
-        r_an = sheet.add(
-            "Status (rows)", "analysed (active or not stated)", t.num_rows, common.pct(t.num_rows, scoped.num_rows)
+        vals["analysed_n"] = analysed.num_rows
+        analysed_row = sheet.add(
+            "Status (rows)",
+            "analysed (active or not stated)",
+            analysed.num_rows,
+            common.pct(analysed.num_rows, scoped.num_rows),
         )
         sheet.findings.append(
             Finding(
                 "overview.excluded",
                 vals,
-                cells=tuple((status_rows[k], "Count") for k in pop.excluded) + ((r_an, "Count"),),
+                cells=tuple((status_rows[k], "Count") for k in pop.excluded) + ((analysed_row, "Count"),),
                 severity=6,
             )
         )
@@ -226,27 +238,32 @@ def _off_store(sheet: _Sheet, scoped: pa.Table) -> None:
     n = pc.sum(pc.fill_null(off, False).cast(pa.int64())).as_py() or 0
     if not n:
         return
-    r = sheet.add("Status (rows)", "active, of which not on the online store", n, common.pct(n, scoped.num_rows))
-    sheet.findings.append(Finding("overview.off_store", {"rows_n": n}, cells=((r, "Count"),), severity=6))
+    record = sheet.add("Status (rows)", "active, of which not on the online store", n, common.pct(n, scoped.num_rows))
+    sheet.findings.append(Finding("overview.off_store", {"rows_n": n}, cells=((record, "Count"),), severity=6))
 
 
-def _mapping(sheet: _Sheet, t: pa.Table) -> None:
+def _mapping(sheet: _Sheet, analysed: pa.Table) -> None:
     """How the analysed rows got their Google category (canonical.MAPPING_METHODS), and how many did not."""
-    if not t.num_rows:
+    if not analysed.num_rows:
         return
-    mcounts = common.value_counts(t["category_mapping"])
-    mcounts["unmapped"] = mcounts.get("unmapped", 0) + t["category_mapping"].null_count
-    mrows = {}
-    for m, label in MAPPING_LABELS.items():
-        if mcounts.get(m):
-            mrows[m] = sheet.add("Category mapping (rows)", label, mcounts[m], common.pct(mcounts[m], t.num_rows))
-    unm = mcounts.get("unmapped", 0)
-    if unm:
+    method_counts = common.value_counts(analysed["category_mapping"])
+    method_counts["unmapped"] = method_counts.get("unmapped", 0) + analysed["category_mapping"].null_count
+    method_rows = {}
+    for method, label in MAPPING_LABELS.items():
+        if method_counts.get(method):
+            method_rows[method] = sheet.add(
+                "Category mapping (rows)",
+                label,
+                method_counts[method],
+                common.pct(method_counts[method], analysed.num_rows),
+            )
+    unmapped = method_counts.get("unmapped", 0)
+    if unmapped:
         sheet.findings.append(
             Finding(
                 "overview.unmapped",
-                {"unmapped_n": unm, "unmapped_pct": sheet.cell(mrows["unmapped"], "Share")},
-                cells=((mrows["unmapped"], "Count"), (mrows["unmapped"], "Share")),
+                {"unmapped_n": unmapped, "unmapped_pct": sheet.cell(method_rows["unmapped"], "Share")},
+                cells=((method_rows["unmapped"], "Count"), (method_rows["unmapped"], "Share")),
                 severity=5,
             )
         )
@@ -254,23 +271,29 @@ def _mapping(sheet: _Sheet, t: pa.Table) -> None:
         sheet.findings.append(Finding("overview.all_mapped", {}, severity=2))
 
 
-def _prices(sheet: _Sheet, t: pa.Table, groups: list[Any], price_np: Any) -> None:
+def _prices(sheet: _Sheet, analysed: pa.Table, groups: list[Any], price_np: Any) -> None:
     """Price figures over priced variants, one set per currency; zero and missing prices counted apart."""
     mixed = len(groups) > 1
-    counts = common.price_counts(t)
+    counts = common.price_counts(analysed)
     group_rows: list[int] = []
-    for g in groups[:MAX_CURRENCIES]:
-        vals = price_np[g.rows]
-        section = "Price (priced variants" + (f", {g.currency or 'no currency'})" if mixed else ")")
-        lo, med, hi = (common.money(float(x)) for x in (vals.min(), _median(vals), vals.max()))
-        r_n = sheet.add(section, "Priced variants", g.variants, common.pct(g.variants, t.num_rows), cur=g.currency)
-        r_lo = sheet.add(section, "Lowest price", price=lo, cur=g.currency)
-        r_med = sheet.add(section, "Median price", price=med, cur=g.currency)
-        r_hi = sheet.add(section, "Highest price", price=hi, cur=g.currency)
+    for group in groups[:MAX_CURRENCIES]:
+        vals = price_np[group.rows]
+        section = "Price (priced variants" + (f", {group.currency or 'no currency'})" if mixed else ")")
+        low, med, high = (common.money(float(x)) for x in (vals.min(), _median(vals), vals.max()))
+        r_n = sheet.add(
+            section,
+            "Priced variants",
+            group.variants,
+            common.pct(group.variants, analysed.num_rows),
+            cur=group.currency,
+        )
+        r_lo = sheet.add(section, "Lowest price", price=low, cur=group.currency)
+        r_med = sheet.add(section, "Median price", price=med, cur=group.currency)
+        r_hi = sheet.add(section, "Highest price", price=high, cur=group.currency)
         group_rows.append(r_n)
-        values = {"priced_n": g.variants, "low_price": lo, "median_price": med, "high_price": hi}
+        values = {"priced_n": group.variants, "low_price": low, "median_price": med, "high_price": high}
         if mixed:
-            values["currency"] = g.currency
+            values["currency"] = group.currency
         sheet.findings.append(
             Finding(
                 "overview.price",
@@ -280,7 +303,10 @@ def _prices(sheet: _Sheet, t: pa.Table, groups: list[Any], price_np: Any) -> Non
             )
         )
     if mixed:
-        items = [{"currency": g.currency or "no currency", "variants_n": g.variants} for g in groups[:MAX_CURRENCIES]]
+        items = [
+            {"currency": group.currency or "no currency", "variants_n": group.variants}
+            for group in groups[:MAX_CURRENCIES]
+        ]
         sheet.findings.append(
             Finding(
                 "overview.mixed_currency",
@@ -294,7 +320,7 @@ def _prices(sheet: _Sheet, t: pa.Table, groups: list[Any], price_np: Any) -> Non
             "Price",
             "Priced 0.00 or below (left out of price figures)",
             counts["zero_n"] + counts["negative_n"],
-            common.pct(counts["zero_n"] + counts["negative_n"], t.num_rows),
+            common.pct(counts["zero_n"] + counts["negative_n"], analysed.num_rows),
         )
         sheet.findings.append(
             Finding(
@@ -304,26 +330,28 @@ def _prices(sheet: _Sheet, t: pa.Table, groups: list[Any], price_np: Any) -> Non
                 severity=5,
             )
         )
-    if counts["unpriced_n"] and t.num_rows:
-        sheet.add("Price", "No price", counts["unpriced_n"], common.pct(counts["unpriced_n"], t.num_rows))
+    if counts["unpriced_n"] and analysed.num_rows:
+        sheet.add("Price", "No price", counts["unpriced_n"], common.pct(counts["unpriced_n"], analysed.num_rows))
 
 
-def _top_categories(sheet: _Sheet, t: pa.Table, labels: pa.DictionaryArray, n_products: int) -> None:
+def _top_categories(sheet: _Sheet, analysed: pa.Table, labels: pa.DictionaryArray, n_products: int) -> None:
     """The categories with the most products."""
     per_cat = common.distinct_per_code(
-        common.numpy_of(labels.indices), common.numpy_of(t["product_key"]), len(labels.dictionary)
+        common.numpy_of(labels.indices), common.numpy_of(analysed["product_key"]), len(labels.dictionary)
     )
-    g = pa.table({"c": labels.dictionary.cast(pa.string()), "k_count_distinct": pa.array(per_cat)})
-    g = g.filter(pc.greater(g["k_count_distinct"], 0)).sort_by([("k_count_distinct", "descending"), ("c", "ascending")])
-    top = g.slice(0, TOP_CATEGORIES).to_pylist()
+    grouped = pa.table({"c": labels.dictionary.cast(pa.string()), "k_count_distinct": pa.array(per_cat)})
+    grouped = grouped.filter(pc.greater(grouped["k_count_distinct"], 0)).sort_by(
+        [("k_count_distinct", "descending"), ("c", "ascending")]
+    )
+    top = grouped.slice(0, TOP_CATEGORIES).to_pylist()
     crow = []
-    for d in top:
+    for counted in top:
         crow.append(
             sheet.add(
                 "Top categories (products)",
-                d["c"],
-                d["k_count_distinct"],
-                common.pct(d["k_count_distinct"], n_products),
+                counted["c"],
+                counted["k_count_distinct"],
+                common.pct(counted["k_count_distinct"], n_products),
             )
         )
     if top:
@@ -337,25 +365,25 @@ def _price_bands(sheet: _Sheet, groups: list[Any], price_np: Any) -> list[str]:
     """Price bands of priced variants, cut at round numbers near the catalog's own quartiles; their labels."""
     mixed = len(groups) > 1
     band_names: list[str] = []
-    for g in groups[:MAX_CURRENCIES]:
-        vals = price_np[g.rows]
-        section = "Price bands (priced variants" + (f", {g.currency or 'no currency'})" if mixed else ")")
+    for group in groups[:MAX_CURRENCIES]:
+        vals = price_np[group.rows]
+        section = "Price bands (priced variants" + (f", {group.currency or 'no currency'})" if mixed else ")")
         best = None
-        bands = common.band_labels(common.price_band_cuts(vals), g.currency)
+        bands = common.band_labels(common.price_band_cuts(vals), group.currency)
         for label, lo_b, hi_b in bands:
             n = int(((vals >= lo_b) & (vals < hi_b)).sum())
-            r = sheet.add(section, label, n, common.pct(n, g.variants), cur=g.currency)
+            band = sheet.add(section, label, n, common.pct(n, group.variants), cur=group.currency)
             band_names.append(label)
             if best is None or n > sheet.cell(best, "Count"):
-                best = r
-        if best is not None and g is groups[0] and len(bands) > 1:
+                best = band
+        if best is not None and group is groups[0] and len(bands) > 1:
             sheet.findings.append(
                 Finding(
                     "overview.top_band",
                     {
                         "band": sheet.cell(best, "Item"),
                         "variants_n": sheet.cell(best, "Count"),
-                        "priced_n": g.variants,
+                        "priced_n": group.variants,
                         "variants_pct": sheet.cell(best, "Share"),
                     },
                     cells=((best, "Count"), (best, "Share")),
@@ -365,20 +393,20 @@ def _price_bands(sheet: _Sheet, groups: list[Any], price_np: Any) -> list[str]:
     return band_names
 
 
-def _brands(sheet: _Sheet, t: pa.Table, brands: pa.Array, n_brands: int, n_products: int) -> None:
+def _brands(sheet: _Sheet, analysed: pa.Table, brands: pa.Array, n_brands: int, n_products: int) -> None:
     """The brands with the most products, or that there is one brand, or none."""
-    bt = pa.table({"b": brands, "k": t["product_key"]}).filter(pc.is_valid(brands))
-    if not bt.num_rows:
+    by_top = pa.table({"b": brands, "k": analysed["product_key"]}).filter(pc.is_valid(brands))
+    if not by_top.num_rows:
         sheet.findings.append(Finding("overview.no_brands", {}, severity=3))
         return
-    bg = (
-        bt.group_by("b")
+    by_group = (
+        by_top.group_by("b")
         .aggregate([("k", "count_distinct")])
         .sort_by([("k_count_distinct", "descending"), ("b", "ascending")])
     )
     brow = [
         sheet.add("Top brands (products)", d["b"], d["k_count_distinct"], common.pct(d["k_count_distinct"], n_products))
-        for d in bg.slice(0, TOP_BRANDS).to_pylist()
+        for d in by_group.slice(0, TOP_BRANDS).to_pylist()
     ]
     if n_brands == 1:
         sheet.findings.append(

@@ -17,6 +17,8 @@ Prices in several currencies are never pooled: each currency gets its own totals
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 import pyarrow as pa
 
@@ -30,6 +32,7 @@ READ = (
     "product_key",
     "google_category_id",
     "category_path",
+    "product_type",
     "price",
     "compare_at_price",
     "sale_price",
@@ -67,39 +70,39 @@ ZERO_COLUMN = ("Priced 0.00 or below (left out)", "count", pa.int64())
 UNCHECKED_COLUMN = ("Scheduled sales not checked", "count", pa.int64())
 
 
-def _largest_steps(ci: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, float, float]]:
+def _largest_steps(codes: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, float, float]]:
     """Per category: (from, to, ratio) of the largest step between adjacent price points.
 
     Sorted by category then price (price argsort, then a stable radix sort on the small category
     index), ratios of neighbours, and the first largest ratio per category by reduceat: no Python loop
     over products.
     """
-    ok = ~np.isnan(price)
-    ci, price = ci[ok], price[ok]
-    if len(ci) < 2:
+    priced = ~np.isnan(price)
+    codes, price = codes[priced], price[priced]
+    if len(codes) < 2:
         return {}
     cents = np.rint(price * 100.0)
     span = int(cents.max() - cents.min()) + 1 if len(cents) else 1
-    if np.array_equal(cents / 100.0, price) and span * (int(ci.max()) + 1) < 2**62:
+    if np.array_equal(cents / 100.0, price) and span * (int(codes.max()) + 1) < 2**62:
         # prices in whole cents (the usual case): the distinct (category, price) points from one integer
         # sort, since a step is between adjacent distinct price points and repeats only add ratios of 1
         lo_c = int(cents.min())
-        composite = ci.astype(np.int64) * span + (cents.astype(np.int64) - lo_c)
+        composite = codes.astype(np.int64) * span + (cents.astype(np.int64) - lo_c)
         composite.sort()
         keep = np.concatenate(([True], composite[1:] != composite[:-1]))
         composite = composite[keep]
-        ci, price = composite // span, (composite % span + lo_c) / 100.0
+        codes, price = composite // span, (composite % span + lo_c) / 100.0
     else:
         by_price = np.argsort(price, kind="stable")
-        cat = ci[by_price]
+        cat = codes[by_price]
         cat_key = cat.astype(np.int16) if cat.max() < 32767 and cat.min() >= 0 else cat
         order = by_price[np.argsort(cat_key, kind="stable")]
-        ci, price = ci[order], price[order]
-    if len(ci) < 2:
+        codes, price = codes[order], price[order]
+    if len(codes) < 2:
         return {}
-    same = ci[1:] == ci[:-1]
+    same = codes[1:] == codes[:-1]
     ratio = np.where(same & (price[:-1] > 0), price[1:] / np.where(price[:-1] > 0, price[:-1], 1), 0.0)
-    pair_cat = ci[:-1]
+    pair_cat = codes[:-1]
     starts = np.flatnonzero(np.concatenate(([True], pair_cat[1:] != pair_cat[:-1])))
     best = np.maximum.reduceat(ratio, starts)
     group = np.repeat(np.arange(len(starts)), np.diff(np.concatenate((starts, [len(ratio)]))))
@@ -108,24 +111,24 @@ def _largest_steps(ci: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, 
     out: dict[int, tuple[float, float, float]] = {}
     for idx in first.tolist():
         if same[idx] and ratio[idx] > 0:
-            out[int(ci[idx])] = (float(price[idx]), float(price[idx + 1]), float(ratio[idx]))
+            out[int(codes[idx])] = (float(price[idx]), float(price[idx + 1]), float(ratio[idx]))
     return out
 
 
 def _tier_counts(
-    ci: np.ndarray, price: np.ndarray, cuts: dict[int, tuple[float, float]]
+    codes: np.ndarray, price: np.ndarray, cuts: dict[int, tuple[float, float]]
 ) -> dict[int, tuple[int, int, int]]:
     """Good/better/best counts per category, vectorised: each product looks up its category's cuts."""
     if not cuts:
         return {}
-    size = int(max(int(ci.max()) if len(ci) else 0, max(cuts)) + 1)
-    t1 = np.full(size, np.nan)
-    t2 = np.full(size, np.nan)
+    size = int(max(int(codes.max()) if len(codes) else 0, max(cuts)) + 1)
+    low_cut = np.full(size, np.nan)
+    high_cut = np.full(size, np.nan)
     for c, (a, b) in cuts.items():
-        t1[c], t2[c] = a, b
-    ok = ~np.isnan(price) & ~np.isnan(t1[ci])
-    c_ok, p_ok = ci[ok], price[ok]
-    tier = np.where(p_ok < t1[c_ok], 0, np.where(p_ok < t2[c_ok], 1, 2))
+        low_cut[c], high_cut[c] = a, b
+    valid = ~np.isnan(price) & ~np.isnan(low_cut[codes])
+    c_ok, p_ok = codes[valid], price[valid]
+    tier = np.where(p_ok < low_cut[c_ok], 0, np.where(p_ok < high_cut[c_ok], 1, 2))
     counts = np.zeros((size, 3), dtype=np.int64)
     np.add.at(counts, (c_ok, tier), 1)
     return {c: (int(counts[c][0]), int(counts[c][1]), int(counts[c][2])) for c in cuts}
@@ -137,14 +140,14 @@ def _readable(table: pa.Table) -> list[str]:
     return [c for c in READ if c in table.column_names]
 
 
-def _partition(t: pa.Table, labels: pa.DictionaryArray, rows: np.ndarray, when) -> dict:
+def _partition(scoped: pa.Table, labels: pa.DictionaryArray, rows: np.ndarray, when) -> dict:
     """The priced variants of one currency as numpy arrays: category code, product key, price, sale."""
-    ci = common.numpy_of(labels.indices).astype(np.int64)
-    pk = common.numpy_of(t["product_key"]).astype(np.int64)
-    price = common.numpy_of(t["price"]).astype(np.float64)
-    sale = common.sales(t, when)
+    codes = common.numpy_of(labels.indices).astype(np.int64)
+    pk = common.numpy_of(scoped["product_key"]).astype(np.int64)
+    price = common.numpy_of(scoped["price"]).astype(np.float64)
+    sale = common.sales(scoped, when)
     return {
-        "ci": ci[rows],
+        "ci": codes[rows],
         "pk": pk[rows],
         "price": price[rows],
         "on_sale": sale.on_sale[rows],
@@ -156,17 +159,17 @@ def _partition(t: pa.Table, labels: pa.DictionaryArray, rows: np.ndarray, when) 
 def _reference_quantiles(inp: SkillInput, currency: str | None) -> dict[str, list[float]]:
     """Per category name: P25, tertiles and P75 of the reference's priced variants in `currency`."""
     scope, tax = inp.scope, inp.taxonomy
-    rp = common.population(inp.reference, scope, tax, _readable(inp.reference)).table
-    if rp.num_rows == 0:
+    reference = common.population(inp.reference, scope, tax, _readable(inp.reference)).table
+    if reference.num_rows == 0:
         return {}
-    group = next((g for g in common.price_groups(rp) if g.currency == currency), None)
+    group = next((g for g in common.price_groups(reference) if g.currency == currency), None)
     if group is None:
         return {}
-    rl = common.category_labels(rp, scope, tax)
-    part = _partition(rp, rl, group.rows, common.as_of(rp))
-    names = rl.dictionary.to_pylist()
-    q = common.quantiles_by_code(part["ci"], len(names), part["price"], (0.25, TERTILES[0], TERTILES[1], 0.75))
-    return {names[k]: [float(x) for x in q[k]] for k in range(len(names)) if not np.isnan(q[k, 0])}
+    labels = common.category_labels(reference, scope, tax)
+    part = _partition(reference, labels, group.rows, common.as_of(reference))
+    names = labels.dictionary.to_pylist()
+    cuts = common.quantiles_by_code(part["ci"], len(names), part["price"], (0.25, TERTILES[0], TERTILES[1], 0.75))
+    return {names[k]: [float(x) for x in cuts[k]] for k in range(len(names)) if not np.isnan(cuts[k, 0])}
 
 
 def _rows_for(
@@ -178,65 +181,65 @@ def _rows_for(
     total_label: str,
 ) -> tuple[dict, list[dict]]:
     """The totals row and the category rows of one currency's priced variants."""
-    ci, pk, price = part["ci"], part["pk"], part["price"]
+    codes, pk, price = part["ci"], part["pk"], part["price"]
     n = len(names)
-    quant = common.quantiles_by_code(ci, n, price, QUANTILES + TERTILES + (0.0,))
-    steps = _largest_steps(ci, price)
-    variants = np.bincount(ci, minlength=n)
-    products = np.asarray(common.distinct_per_code(ci, pk, n)) if len(ci) else np.zeros(n, np.int64)
-    on_sale = np.bincount(ci, weights=part["on_sale"].astype(np.float64), minlength=n)
+    quantiles = common.quantiles_by_code(codes, n, price, QUANTILES + TERTILES + (0.0,))
+    steps = _largest_steps(codes, price)
+    variants = np.bincount(codes, minlength=n)
+    products = np.asarray(common.distinct_per_code(codes, pk, n)) if len(codes) else np.zeros(n, np.int64)
+    on_sale = np.bincount(codes, weights=part["on_sale"].astype(np.float64), minlength=n)
     depth_ok = part["on_sale"] & ~np.isnan(part["depth"])
-    depth_sum = np.bincount(ci[depth_ok], weights=part["depth"][depth_ok], minlength=n)
-    depth_n = np.bincount(ci[depth_ok], minlength=n)
+    depth_sum = np.bincount(codes[depth_ok], weights=part["depth"][depth_ok], minlength=n)
+    depth_n = np.bincount(codes[depth_ok], minlength=n)
     cuts = {}
-    for c in np.flatnonzero(variants >= MIN_TIER_PRODUCTS).tolist():
-        rq = ref_q.get(names[c]) if ref_q else None
-        cuts[c] = (rq[1], rq[2]) if rq else tuple(quant[c][5:7])
-    tiers = _tier_counts(ci, price, cuts)
+    for code in np.flatnonzero(variants >= MIN_TIER_PRODUCTS).tolist():
+        ref = ref_q.get(names[code]) if ref_q else None
+        cuts[code] = (ref[1], ref[2]) if ref else tuple(quantiles[code][5:7])
+    tiers = _tier_counts(codes, price, cuts)
     rows = []
-    for c in np.flatnonzero(variants > 0).tolist():
-        q = [None if np.isnan(x) else float(x) for x in quant[c]]
-        st = steps.get(c)
-        tr = tiers.get(c)
+    for code in np.flatnonzero(variants > 0).tolist():
+        qs = [None if np.isnan(x) else float(x) for x in quantiles[code]]
+        step = steps.get(code)
+        tier = tiers.get(code)
         row = {
-            "Category": names[c],
-            "Products": int(products[c]),
-            "Priced variants": int(variants[c]),
-            "P10": common.money(q[0]),
-            "P25": common.money(q[1]),
-            "Median": common.money(q[2]),
-            "P75": common.money(q[3]),
-            "P90": common.money(q[4]),
-            "Good": tr[0] if tr else None,
-            "Better": tr[1] if tr else None,
-            "Best": tr[2] if tr else None,
-            "Largest step from": common.money(st[0]) if st else None,
-            "Largest step to": common.money(st[1]) if st else None,
-            "Step": round(st[2], 1) if st else None,
-            "On sale": common.pct(on_sale[c], variants[c]),
-            "Average discount": round(depth_sum[c] / depth_n[c], 1) if depth_n[c] else None,
-            "_min": q[7],
+            "Category": names[code],
+            "Products": int(products[code]),
+            "Priced variants": int(variants[code]),
+            "P10": common.money(qs[0]),
+            "P25": common.money(qs[1]),
+            "Median": common.money(qs[2]),
+            "P75": common.money(qs[3]),
+            "P90": common.money(qs[4]),
+            "Good": tier[0] if tier else None,
+            "Better": tier[1] if tier else None,
+            "Best": tier[2] if tier else None,
+            "Largest step from": common.money(step[0]) if step else None,
+            "Largest step to": common.money(step[1]) if step else None,
+            "Step": round(step[2], 1) if step else None,
+            "On sale": common.pct(on_sale[code], variants[code]),
+            "Average discount": round(depth_sum[code] / depth_n[code], 1) if depth_n[code] else None,
+            "_min": qs[7],
             "_currency": currency,
         }
         if ref_q is not None:
-            rq = ref_q.get(names[c])
-            row["Reference P25"] = common.money(rq[0]) if rq else None
-            row["Reference P75"] = common.money(rq[3]) if rq else None
+            ref = ref_q.get(names[code])
+            row["Reference P25"] = common.money(ref[0]) if ref else None
+            row["Reference P75"] = common.money(ref[3]) if ref else None
         if mixed:
             row["Currency"] = currency
         rows.append(row)
-    tq = [float(x) for x in np.quantile(price, list(QUANTILES))] if len(price) else [None] * 5
+    total_q = [float(x) for x in np.quantile(price, list(QUANTILES))] if len(price) else [None] * 5
     ordered = len(pk) < 2 or bool(np.all(pk[1:] >= pk[:-1]))  # the catalog layer's layout: one pass
     n_products = (int(np.count_nonzero(pk[1:] != pk[:-1])) + 1 if len(pk) else 0) if ordered else len(np.unique(pk))
     total = {
         "Category": total_label,
         "Products": n_products,
         "Priced variants": len(price),
-        "P10": common.money(tq[0]),
-        "P25": common.money(tq[1]),
-        "Median": common.money(tq[2]),
-        "P75": common.money(tq[3]),
-        "P90": common.money(tq[4]),
+        "P10": common.money(total_q[0]),
+        "P25": common.money(total_q[1]),
+        "Median": common.money(total_q[2]),
+        "P75": common.money(total_q[3]),
+        "P90": common.money(total_q[4]),
         "On sale": common.pct(int(part["on_sale"].sum()), len(price)),
         "Average discount": round(float(part["depth"][depth_ok].mean()), 1) if depth_ok.any() else None,
         "_currency": currency,
@@ -247,75 +250,44 @@ def _rows_for(
     return total, rows
 
 
+@dataclass
+class _Ladder:
+    """The table step's output: per currency a totals row, the category rows (most in need first), and
+    what the notes and findings need to know about how they were built."""
+
+    totals: list[dict] = field(default_factory=list)
+    rows: list[dict] = field(default_factory=list)
+    unchecked: int = 0  # variants whose sale dates are not stated (UNCHECKED_COLUMN)
+    ref_currency_missing: list[str] = field(default_factory=list)  # currencies the reference has no prices in
+
+
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     pop = common.population(inp.own, scope, tax, _readable(inp.own))
-    t = pop.table
+    scoped = pop.table
     with_ref = inp.reference is not None
-    totals: list[dict] = []
-    rows: list[dict] = []
-    groups = common.price_groups(t)
+    groups = common.price_groups(scoped)
     mixed = len(groups) > 1
-    counts = common.price_counts(t)
-    unchecked = 0
-    ref_currency_missing: list[str] = []
-    if groups:
-        labels = common.category_labels(t, scope, tax)
-        names = labels.dictionary.to_pylist()
-        when = common.as_of(t, inp.sources)
-        label = common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)")
-        for g in groups:
-            part = _partition(t, labels, g.rows, when)
-            unchecked += part["unchecked"]
-            ref_q = _reference_quantiles(inp, g.currency) if with_ref else None
-            if with_ref and not ref_q:
-                ref_currency_missing.append(g.currency or "no currency")
-            total, cat_rows = _rows_for(part, names, ref_q, g.currency, mixed, label)
-            totals.append(total)
-            rows.extend(cat_rows)
-
-        def flags(r: dict) -> int:
-            s = 0
-            if r["Step"] is not None and r["Step"] > STEP_RATIO:
-                s += 4
-            if r["Good"] is not None and 0 in (r["Good"], r["Better"], r["Best"]):
-                s += 2
-            if (
-                with_ref
-                and r.get("Reference P25") is not None
-                and r["_min"] is not None
-                and r["_min"] > r["Reference P25"]
-            ):
-                s += 3
-            return s
-
-        rows.sort(key=lambda r: (-flags(r), -r["Priced variants"], r["Category"], r.get("Currency") or ""))
-    ordered = totals + rows
-    columns = COLUMNS + (REF_COLUMNS if with_ref else ())
+    ladder = _ladder(inp, scoped, groups) if groups else _Ladder()
+    ordered = ladder.totals + ladder.rows
+    counts = common.price_counts(scoped)
     extra_zero = counts["zero_n"] + counts["negative_n"]
-    if ordered and extra_zero:
-        columns += (ZERO_COLUMN,)
-        ordered[0][ZERO_COLUMN[0]] = extra_zero
-    if ordered and unchecked:
-        columns += (UNCHECKED_COLUMN,)
-        ordered[0][UNCHECKED_COLUMN[0]] = unchecked
-    if mixed:
-        columns += (CURRENCY_COLUMN,)
-    table = common.records_table(columns, ordered, pop.excluded)
+    table = _table(ordered, with_ref, mixed, extra_zero, ladder.unchecked, pop.excluded)
     notes = []
-    if with_ref and ref_currency_missing and ordered:
+    if with_ref and ladder.ref_currency_missing and ordered:
         notes.append(
             "The reference has no priced products in "
-            + ", ".join(ref_currency_missing)
+            + ", ".join(ladder.ref_currency_missing)
             + ", so those prices are not compared with it (currencies are never converted)."
         )
-    if groups and all(g.currency is None for g in groups):
+    if groups and all(group.currency is None for group in groups):
         notes.append(common.NO_PRICE_NOTE)
+    findings = _findings(ordered, len(ladder.totals), with_ref, pop.excluded, mixed, extra_zero, ladder.unchecked)
     return SkillResult(
         skill=SKILL_ID,
         scope=scope,
         table=table,
-        findings=_findings(ordered, len(totals), with_ref, pop.excluded, mixed, extra_zero, unchecked),
+        findings=findings,
         missing="reference" if scope.wants_reference and not with_ref else None,  # "compared with competitors"
         thresholds={
             "step_ratio": STEP_RATIO,
@@ -336,6 +308,64 @@ def run(inp: SkillInput) -> SkillResult:
     )
 
 
+def _ladder(inp: SkillInput, scoped: pa.Table, groups: list) -> _Ladder:
+    """The table step: per currency group, the totals row and the category rows, against the reference's
+    quantiles in that currency when there is a reference; category rows sorted by what needs attention."""
+    scope, tax = inp.scope, inp.taxonomy
+    with_ref = inp.reference is not None
+    mixed = len(groups) > 1
+    ladder = _Ladder()
+    labels = common.category_labels(scoped, scope, tax)
+    names = labels.dictionary.to_pylist()
+    when = common.as_of(scoped, inp.sources)
+    label = common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)")
+    for group in groups:
+        part = _partition(scoped, labels, group.rows, when)
+        ladder.unchecked += part["unchecked"]
+        ref_quantiles = _reference_quantiles(inp, group.currency) if with_ref else None
+        if with_ref and not ref_quantiles:
+            ladder.ref_currency_missing.append(group.currency or "no currency")
+        total, category_rows = _rows_for(part, names, ref_quantiles, group.currency, mixed, label)
+        ladder.totals.append(total)
+        ladder.rows.extend(category_rows)
+
+    def attention(row: dict) -> int:
+        """A big price step, an empty tier, an entry price above the reference's lower quartile."""
+        score = 0
+        if row["Step"] is not None and row["Step"] > STEP_RATIO:
+            score += 4
+        if row["Good"] is not None and 0 in (row["Good"], row["Better"], row["Best"]):
+            score += 2
+        if (
+            with_ref
+            and row.get("Reference P25") is not None
+            and row["_min"] is not None
+            and row["_min"] > row["Reference P25"]
+        ):
+            score += 3
+        return score
+
+    ladder.rows.sort(key=lambda r: (-attention(r), -r["Priced variants"], r["Category"], r.get("Currency") or ""))
+    return ladder
+
+
+def _table(
+    ordered: list[dict], with_ref: bool, mixed: bool, extra_zero: int, unchecked: int, excluded: dict[str, int]
+) -> pa.Table:
+    """The rows as the answer's table: the reference, zero-price, unchecked-sale and currency columns only
+    when they hold something (the first row carries the zero and unchecked counts)."""
+    columns = COLUMNS + (REF_COLUMNS if with_ref else ())
+    if ordered and extra_zero:
+        columns += (ZERO_COLUMN,)
+        ordered[0][ZERO_COLUMN[0]] = extra_zero
+    if ordered and unchecked:
+        columns += (UNCHECKED_COLUMN,)
+        ordered[0][UNCHECKED_COLUMN[0]] = unchecked
+    if mixed:
+        columns += (CURRENCY_COLUMN,)
+    return common.records_table(columns, ordered, excluded)
+
+
 def _findings(
     rows: list[dict],
     n_totals: int,
@@ -345,16 +375,40 @@ def _findings(
     zero_n: int,
     unchecked_n: int,
 ) -> list[Finding]:
+    """What the table says, most severe first (seven at most): the totals' findings, zero prices and
+    unchecked sales, then what the first twenty category rows show."""
     if not rows:
         return [Finding("ladder.empty", {}, severity=10)]
-    f: list[Finding] = []
+    found = _total_findings(rows, n_totals, mixed)
+    if zero_n:
+        found.append(Finding("ladder.zero_prices", {"zero_n": zero_n}, cells=((0, ZERO_COLUMN[0]),), severity=5))
+    if unchecked_n:
+        found.append(
+            Finding(
+                "ladder.sale_unchecked", {"unchecked_n": unchecked_n}, cells=((0, UNCHECKED_COLUMN[0]),), severity=5
+            )
+        )
+    visible = [(i, r) for i, r in enumerate(rows) if not r.get("_total")][:20]
+    visible = [(i, r) for i, r in visible if i < 20]
+    found += _category_findings(visible, with_ref, mixed)
+    example = common.excluded_finding(excluded, rows)
+    if example:
+        found.append(example)
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]
 
-    def cur(r: dict) -> dict:
-        return {"currency": r["_currency"]} if mixed else {}
 
+def _in_currency(row: dict, mixed: bool) -> dict:
+    """The row's currency for a finding's values, when prices come in several."""
+    return {"currency": row["_currency"]} if mixed else {}
+
+
+def _total_findings(rows: list[dict], n_totals: int, mixed: bool) -> list[Finding]:
+    """The price summary and sales of the first two totals rows, and the currencies when there are several."""
+    found: list[Finding] = []
     for i, total in enumerate(rows[:n_totals][:2]):
         if total["Median"] is not None:
-            f.append(
+            found.append(
                 Finding(
                     "ladder.summary",
                     {
@@ -363,14 +417,14 @@ def _findings(
                         "p90_price": total["P90"],
                         "variants_n": total["Priced variants"],
                         "products_n": total["Products"],
-                        **cur(total),
+                        **_in_currency(total, mixed),
                     },
                     cells=((i, "P10"), (i, "Median"), (i, "P90"), (i, "Priced variants"), (i, "Products")),
                     severity=3,
                 )
             )
         if total.get("On sale"):
-            f.append(
+            found.append(
                 Finding(
                     "ladder.discount",
                     {
@@ -386,7 +440,7 @@ def _findings(
         items = [
             {"currency": r["_currency"] or "no currency", "variants_n": r["Priced variants"]} for r in rows[:n_totals]
         ]
-        f.append(
+        found.append(
             Finding(
                 "ladder.mixed_currency",
                 {"items": items},
@@ -394,16 +448,13 @@ def _findings(
                 severity=9,
             )
         )
-    if zero_n:
-        f.append(Finding("ladder.zero_prices", {"zero_n": zero_n}, cells=((0, ZERO_COLUMN[0]),), severity=5))
-    if unchecked_n:
-        f.append(
-            Finding(
-                "ladder.sale_unchecked", {"unchecked_n": unchecked_n}, cells=((0, UNCHECKED_COLUMN[0]),), severity=5
-            )
-        )
-    visible = [(i, r) for i, r in enumerate(rows) if not r.get("_total")][:20]
-    visible = [(i, r) for i, r in visible if i < 20]
+    return found
+
+
+def _category_findings(visible: list[tuple[int, dict]], with_ref: bool, mixed: bool) -> list[Finding]:
+    """Big steps, empty tiers, no entry-level price against the reference, and untiered categories, among
+    the category rows shown."""
+    found: list[Finding] = []
     steps = [(i, r) for i, r in visible if r["Step"] is not None and r["Step"] > STEP_RATIO][:3]
     if steps:
         items = [
@@ -412,11 +463,11 @@ def _findings(
                 "from_price": r["Largest step from"],
                 "to_price": r["Largest step to"],
                 "step_x": r["Step"],
-                **cur(r),
+                **_in_currency(r, mixed),
             }
             for _, r in steps
         ]
-        f.append(
+        found.append(
             Finding(
                 "ladder.steps",
                 {"items": items, "ratio": STEP_RATIO},
@@ -430,7 +481,7 @@ def _findings(
             {"name": r["Category"], "tiers": ", ".join(t.lower() for t in ("Good", "Better", "Best") if r[t] == 0)}
             for _, r in empty
         ]
-        f.append(
+        found.append(
             Finding(
                 "ladder.empty_tiers",
                 {"items": items},
@@ -449,10 +500,15 @@ def _findings(
         ][:3]
         if no_entry:
             items = [
-                {"name": r["Category"], "p10_price": r["P10"], "ref_p25_price": r["Reference P25"], **cur(r)}
+                {
+                    "name": r["Category"],
+                    "p10_price": r["P10"],
+                    "ref_p25_price": r["Reference P25"],
+                    **_in_currency(r, mixed),
+                }
                 for _, r in no_entry
             ]
-            f.append(
+            found.append(
                 Finding(
                     "ladder.no_entry",
                     {"items": items},
@@ -462,9 +518,5 @@ def _findings(
             )
     untiered = list(dict.fromkeys(r["Category"] for _, r in visible if r.get("Good") is None))[:5]
     if untiered:
-        f.append(Finding("ladder.untiered", {"names": untiered, "min": MIN_TIER_PRODUCTS}, severity=2))
-    ex = common.excluded_finding(excluded, rows)
-    if ex:
-        f.append(ex)
-    f.sort(key=lambda x: -x.severity)
-    return f[:7]
+        found.append(Finding("ladder.untiered", {"names": untiered, "min": MIN_TIER_PRODUCTS}, severity=2))
+    return found

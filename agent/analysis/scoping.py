@@ -30,12 +30,12 @@ import pyarrow.compute as pc
 
 from agent.analysis.common import ANALYSED_STATUSES
 from agent.analysis.result import Scope
+from agent.analysis.vocabulary import EQUIVALENT  # outdoor/patio/garden… stand for each other
 from agent.catalog.cache import Cache
 from agent.catalog.taxonomy import Taxonomy
 from agent.catalog.values import as_dictionary, entry_codes
 
 PLACES = ("own", "taxonomy", "title")
-EQUIVALENT = ("outdoor", "patio", "garden", "yard", "backyard", "exterior")
 # Words that make a title a part for the thing it names ("Vertical Replacement Blind Slat", "Pump
 # Spare Parts"): such a title is not found by title for that thing, as "covers for sofas" is no sofa.
 PART_WORDS = ("replacement", "replacements", "spare", "spares", "part", "parts")
@@ -82,11 +82,11 @@ def _union(r: ScopeRows) -> np.ndarray:
     return r.own | r.taxonomy | r.title
 
 
-def _first_place(r: ScopeRows) -> np.ndarray:
-    place = np.full(len(r.own), 3, dtype=np.int8)
-    place[r.title] = 2
-    place[r.taxonomy] = 1
-    place[r.own] = 0
+def _first_place(scope_rows: ScopeRows) -> np.ndarray:
+    place = np.full(len(scope_rows.own), 3, dtype=np.int8)
+    place[scope_rows.title] = 2
+    place[scope_rows.taxonomy] = 1
+    place[scope_rows.own] = 0
     return place
 
 
@@ -139,19 +139,55 @@ def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
     title = title_mask(table, terms, taxonomy) if terms else none
     if title.any() and not any(w in _PART_STEMS for t in terms for w in t):
         title &= ~_part_category_mask(table)
+    if title.any():
+        title &= ~_filed_elsewhere_mask(table, scope, taxonomy, ids)
     return ScopeRows(own, tax, title)
+
+
+# How a row got a Google category that the merchant chose (canonical.MAPPING_METHODS), not we.
+MERCHANT_SET = ("google_category", "shopify_category", "merchant_path")
+
+
+def _filed_elsewhere_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[int]) -> np.ndarray:
+    """Rows the merchant filed in a Google category outside the scope: a title never moves them in.
+
+    "Skin-Tac Adhesive Barrier Wipes", filed by the merchant under Health Care > First Aid, was counted
+    in "personal care" because its title names wipes. The merchant's own filing is first-class: a
+    title only places products the merchant left unfiled, filed more broadly (an ancestor of the
+    scope: a product filed under Apparel whose title says dress is in Dresses), or that we mapped
+    ourselves. Decided per distinct Google id, spread by index."""
+    if "category_mapping" not in table.column_names or "google_category_id" not in table.column_names:
+        return np.zeros(table.num_rows, dtype=bool)
+    method = as_dictionary(table["category_mapping"])
+    names = method.dictionary.cast(pa.string()).to_pylist()
+    set_by_merchant = np.array([n in MERCHANT_SET for n in names], dtype=bool)
+    if not set_by_merchant.any():
+        return np.zeros(table.num_rows, dtype=bool)
+    roots = [r for r in [scope.taxonomy_id, *scope.extra_taxonomy_ids] if r is not None]
+    if not roots:  # a scope of titles or own names only has no Google node to be outside of
+        return np.zeros(table.num_rows, dtype=bool)
+    merchant_rows = entry_codes(method, set_by_merchant, missing=False)
+    gid = _np(pc.fill_null(table["google_category_id"], -1)).astype(np.int64)
+    inside = set(ids)
+    distinct = np.unique(gid[merchant_rows])
+    elsewhere = [
+        g for g in distinct.tolist() if g >= 0 and g not in inside and not any(taxonomy.is_within(r, g) for r in roots)
+    ]
+    if not elsewhere:
+        return np.zeros(table.num_rows, dtype=bool)
+    return merchant_rows & np.isin(gid, np.array(elsewhere, dtype=np.int64))
 
 
 def _part_category_mask(table: pa.Table) -> np.ndarray:
     """Rows the merchant filed under a parts category ("Replacement Blind Slat", "Spare Parts"): they
     are not found by title for the thing they fit, however the title names it (per distinct value)."""
-    d = own_column(table)
-    values = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
+    encoded = own_column(table)
+    values = encoded.dictionary if pa.types.is_string(encoded.dictionary.type) else encoded.dictionary.cast(pa.string())
     if not len(values):
         return np.zeros(table.num_rows, dtype=bool)
     pattern = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(PART_WORDS) + r")(?:$|[^\pL\pN])"
     flags = _np(pc.fill_null(pc.match_substring_regex(values, pattern), False))
-    return entry_codes(d, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
+    return entry_codes(encoded, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
 
 
 def subtree_ids(scope: Scope, taxonomy: Taxonomy) -> list[int]:
@@ -207,22 +243,22 @@ def own_mask(table: pa.Table, own_paths: tuple[str, ...], merchant_categories: t
     mask = np.zeros(table.num_rows, dtype=bool)
     if own_paths:
         wanted = {p.lower() for p in own_paths}
-        d = own_column(table)
+        encoded = own_column(table)
         flags = np.array(
             [
                 any(pre.lower() in wanted for p in paths_of(v) for pre in path_prefixes(p))
-                for v in d.dictionary.to_pylist()
+                for v in encoded.dictionary.to_pylist()
             ],
             dtype=bool,
         )
         if flags.any():
-            mask |= entry_codes(d, flags, missing=False)
+            mask |= entry_codes(encoded, flags, missing=False)
     if merchant_categories and "category_path" in table.column_names:
-        d = as_dictionary(table["category_path"])
+        encoded = as_dictionary(table["category_path"])
         wanted_c = set(merchant_categories)
-        flags = np.array([v in wanted_c for v in d.dictionary.to_pylist()], dtype=bool)
+        flags = np.array([v in wanted_c for v in encoded.dictionary.to_pylist()], dtype=bool)
         if flags.any():
-            mask |= entry_codes(d, flags, missing=False)
+            mask |= entry_codes(encoded, flags, missing=False)
     return mask
 
 
@@ -231,20 +267,14 @@ def _product_word(taxonomy: Taxonomy | None):
     """Is a title word a product word — one of the taxonomy's category-name words (stemmed)?"""
     if taxonomy is None:
         return None
-    from agent.analysis.planner import _taxonomy_index, stem
+    from agent.analysis.vocabulary import stem, taxonomy_index
 
-    vocab = _taxonomy_index(taxonomy).vocab
+    vocab = taxonomy_index(taxonomy).vocab
     return lambda w: stem(w.lower()) in vocab
 
 
-def title_matches(title: str | None, noun: str, modifiers: tuple[str, ...], known=None) -> bool:
-    """The title's product noun is `noun` (stemmed) and every modifier is a word of the title
-    (outdoor/patio/garden… stand for each other). `known` tells product words from model names."""
-    return _matches(title, _noun_of(title, known), [(noun, *modifiers)])
-
-
 def _noun_of(title: str | None, known) -> str:
-    from agent.analysis.planner import tokens
+    from agent.analysis.vocabulary import tokens
     from agent.catalog.nouns import head_noun
 
     word = head_noun(title, known)
@@ -253,17 +283,17 @@ def _noun_of(title: str | None, known) -> str:
 
 
 def _matches(title: str | None, noun: str, terms: list[tuple[str, ...]]) -> bool:
-    from agent.analysis.planner import tokens
+    from agent.analysis.vocabulary import tokens
 
     words = None
-    for t in terms:
-        if t[0] != noun:
+    for term in terms:
+        if term[0] != noun:
             continue
-        if len(t) == 1:
+        if len(term) == 1:
             return True
         if words is None:
             words = set(tokens(title or ""))
-        if all(m in words or (m in EQUIVALENT and words & set(EQUIVALENT)) for m in t[1:]):
+        if all(m in words or (m in EQUIVALENT and words & set(EQUIVALENT)) for m in term[1:]):
             return True
     return False
 
@@ -288,10 +318,10 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
     if "title" not in table.column_names or table.num_rows == 0 or not terms:
         return np.zeros(table.num_rows, dtype=bool)
     by_noun: dict[str, list[tuple[str, ...]]] = {}
-    for t in terms:
-        by_noun.setdefault(t[0], []).append(t)
-    d = as_dictionary(table["title"])
-    values = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
+    for term in terms:
+        by_noun.setdefault(term[0], []).append(term)
+    encoded = as_dictionary(table["title"])
+    values = encoded.dictionary if pa.types.is_string(encoded.dictionary.type) else encoded.dictionary.cast(pa.string())
     nouns = sorted(by_noun)
     flags = np.zeros(len(values), dtype=bool)
     # candidates: titles holding one of the nouns as a whole word (one regex over the distinct titles);
@@ -323,20 +353,20 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
             noun = _noun_of(title, known)
             if noun in by_noun:
                 flags[cand[i]] = _matches(title, noun, by_noun[noun])
-    if flags.any() and not any(w in _PART_STEMS for t in terms for w in t):
+    if flags.any() and not any(w in _PART_STEMS for term in terms for w in term):
         # accessories stay accessories: a replacement part names the thing it is for, it is not one
         part = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(PART_WORDS) + r")(?:$|[^\pL\pN])"
         hit = np.flatnonzero(flags)
         is_part = _np(pc.fill_null(pc.match_substring_regex(values.take(pa.array(hit)), part), False))
         flags[hit[is_part]] = False
-    return entry_codes(d, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
+    return entry_codes(encoded, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
 
 
 _PART_STEMS = frozenset({"replacement", "spare", "part"})  # PART_WORDS as the planner's tokens stem them
 
 
 def _stem_word(word: str) -> str:
-    from agent.analysis.planner import tokens
+    from agent.analysis.vocabulary import tokens
 
     toks = tokens(word)
     return toks[-1] if toks else ""
@@ -357,13 +387,13 @@ def _noun_codes(last: pa.Array, nouns: list[str], vocab) -> tuple[np.ndarray, np
 
 def _modifiers_hold(titles: pa.Array, terms: list[tuple[str, ...]]) -> np.ndarray:
     """Per title, whether some term set's modifiers are all words of it (any term without modifiers: all)."""
-    if any(len(t) == 1 for t in terms):
+    if any(len(term) == 1 for term in terms):
         return np.ones(len(titles), dtype=bool)
     out = np.zeros(len(titles), dtype=bool)
-    for t in terms:
+    for term in terms:
         ok = np.ones(len(titles), dtype=bool)
-        for m in t[1:]:
-            words = EQUIVALENT if m in EQUIVALENT else (m,)
+        for modifier in term[1:]:
+            words = EQUIVALENT if modifier in EQUIVALENT else (modifier,)
             pattern = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(_word_forms(w) for w in words) + r")(?:$|[^\pL\pN])"
             ok &= _np(pc.fill_null(pc.match_substring_regex(titles, pattern), False))
             if not ok.any():
@@ -375,22 +405,22 @@ def _modifiers_hold(titles: pa.Array, terms: list[tuple[str, ...]]) -> np.ndarra
 # --- counts ---------------------------------------------------------------------------------------------
 def analysed(table: pa.Table) -> np.ndarray:
     """Rows with an analysed status (active or no status stated)."""
-    d = as_dictionary(table["status"])
-    flags = np.array([v in ANALYSED_STATUSES for v in d.dictionary.cast(pa.string()).to_pylist()], dtype=bool)
-    return entry_codes(d, flags, missing=True)
+    encoded = as_dictionary(table["status"])
+    flags = np.array([v in ANALYSED_STATUSES for v in encoded.dictionary.cast(pa.string()).to_pylist()], dtype=bool)
+    return entry_codes(encoded, flags, missing=True)
 
 
 def _products_per_place(table: pa.Table, place: np.ndarray, keep: np.ndarray) -> list[int]:
     """Distinct products per place (each product in the first place any of its rows has)."""
     pk = table["product_key"]
     pk = (pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk).to_numpy(zero_copy_only=False)
-    pk, pl = pk[keep], place[keep]
+    pk, places = pk[keep], place[keep]
     if len(pk) == 0:
         return [0] * len(PLACES)
-    order = np.lexsort((pl, pk))
-    pk_s, pl_s = pk[order], pl[order]
-    first = np.concatenate(([True], pk_s[1:] != pk_s[:-1]))
-    per = np.bincount(pl_s[first], minlength=len(PLACES) + 1)
+    order = np.lexsort((places, pk))
+    sorted_pk, sorted_places = pk[order], places[order]
+    first = np.concatenate(([True], sorted_pk[1:] != sorted_pk[:-1]))
+    per = np.bincount(sorted_places[first], minlength=len(PLACES) + 1)
     return [int(x) for x in per[: len(PLACES)]]
 
 
@@ -401,17 +431,17 @@ def found(
 
     `within` (a bool per row of `table`) narrows the count to some of the scope's rows — gaps asks it
     for the rows not mapped to a subcategory, so its sentence says how those came into the scope."""
-    r = rows(table, scope, taxonomy)
-    if r is None or table.num_rows == 0:
+    scope_rows = rows(table, scope, taxonomy)
+    if scope_rows is None or table.num_rows == 0:
         return tuple((p, 0) for p in PLACES)
-    if within is None and "all" in r._found:
-        return r._found["all"]
-    keep = analysed(table) & r.any
+    if within is None and "all" in scope_rows._found:
+        return scope_rows._found["all"]
+    keep = analysed(table) & scope_rows.any
     if within is not None:
         keep &= within
-    out = tuple(zip(PLACES, _products_per_place(table, r.place(), keep)))
+    out = tuple(zip(PLACES, _products_per_place(table, scope_rows.place(), keep)))
     if within is None:
-        r._found["all"] = out
+        scope_rows._found["all"] = out
     return out
 
 
@@ -419,8 +449,10 @@ def unplaced(table: pa.Table) -> int:
     """Active products with no own category and no Google category."""
     if table.num_rows == 0:
         return 0
-    d = own_column(table)
-    has_own = entry_codes(d, np.array([bool(v) for v in d.dictionary.to_pylist()], dtype=bool), missing=False)
+    encoded = own_column(table)
+    has_own = entry_codes(
+        encoded, np.array([bool(v) for v in encoded.dictionary.to_pylist()], dtype=bool), missing=False
+    )
     has_google = _np(pc.is_valid(table["google_category_id"]))
     keep = analysed(table) & ~has_own & ~has_google
     pk = table["product_key"]

@@ -12,8 +12,10 @@ values at most) in the forms shop systems write in their admin locale:
 **Day/month order** of the slashed forms is never guessed silently. The file's own evidence decides
 for the whole column: a value whose first number is over 12 (`20/02/2025`) makes the column
 day-first, one whose second number is over 12 (`2/20/25`) month-first; a column showing both is
-inconsistent and is not read. When no value settles it (every number ≤ 12), a Magento export is
-read month-first — Magento's admin writes dates in its locale, `en_US` by default (`M/D/YY, h:mm
+inconsistent and is not read. A file writes all its dates in one locale, so a column no value of
+which settles the order (an `Updated` column that is `8/8/2026` on every row) takes the order its
+sibling date columns settle (`Created` showing `7/28/2026`), and the evidence says so. When nothing
+in the file settles it (every number ≤ 12 in every column), a Magento export is read month-first — Magento's admin writes dates in its locale, `en_US` by default (`M/D/YY, h:mm
 AM`) — and the evidence says that this order was assumed; any other file's ambiguous dates are not
 read, and the evidence says why.
 """
@@ -47,6 +49,8 @@ class DateColumn:
     order: str | None = None  # MONTH_FIRST / DAY_FIRST when slashed dates were read
     assumed: bool = False  # the order came from the format's convention, not from the file
     note: str | None = None  # why dates that look like dates were not read
+    sibling: bool = False  # the order came from the file's other date columns, not this one
+    settles: str | None = None  # the order this column's own values settle (None: they do not)
 
 
 def _year(text: str) -> int:
@@ -75,8 +79,9 @@ def _named(v: str) -> dt.date | None:
     return None
 
 
-def parse_date_column(arr, month_first_default: bool = False) -> DateColumn:
-    """A column of dates as written -> date32 (module docstring for the rules)."""
+def parse_date_column(arr, month_first_default: bool = False, file_order: str | None = None) -> DateColumn:
+    """A column of dates as written -> date32 (module docstring for the rules). `file_order` is the
+    day/month order the file's other date columns settle, used when this column's values do not."""
     arr = chunked(arr)
     iso = parse_dates(arr)
     t = arr.type
@@ -89,14 +94,16 @@ def parse_date_column(arr, month_first_default: bool = False) -> DateColumn:
     numeric = [(i, m) for i, v in enumerate(entries) if v and (m := _NUMERIC.match(v))]
     first_big = any(int(m.group(1)) > 12 for _, m in numeric)
     second_big = any(int(m.group(3)) > 12 for _, m in numeric)
-    order, assumed, note = None, False, None
+    order, assumed, note, sibling, settles = None, False, None, False, None
     if numeric:
         if first_big and second_big:
             note = "mixes day/month and month/day dates"
         elif first_big:
-            order = DAY_FIRST
+            order = settles = DAY_FIRST
         elif second_big:
-            order = MONTH_FIRST
+            order = settles = MONTH_FIRST
+        elif file_order is not None:
+            order, sibling = file_order, True
         elif month_first_default:
             order, assumed = MONTH_FIRST, True
         else:
@@ -114,7 +121,23 @@ def parse_date_column(arr, month_first_default: bool = False) -> DateColumn:
         parsed[i] = _make(_year(m.group(3)), int(m.group(2)), int(m.group(1))) if m else _named(v)
     per_entry = pa.array(parsed, pa.date32())
     local = pa.chunked_array([pc.take(per_entry, d.indices)], pa.date32())
-    return DateColumn(pc.coalesce(iso, local) if iso.null_count < len(iso) else local, order, assumed, note)
+    dates = pc.coalesce(iso, local) if iso.null_count < len(iso) else local
+    return DateColumn(dates, order, assumed, note, sibling, settles)
+
+
+def file_order(table: pa.Table, names: list[str]) -> str | None:
+    """The day/month order the file's own date columns settle: one order shown by some column and
+    contradicted by none (a column mixing both, or two columns disagreeing, settle nothing)."""
+    seen: set[str] = set()
+    for name in names:
+        if name not in table.column_names:
+            continue
+        col = parse_date_column(table[name])
+        if col.note and col.note.startswith("mixes"):
+            return None
+        if col.settles:
+            seen.add(col.settles)
+    return seen.pop() if len(seen) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -128,14 +151,23 @@ class Snapshot:
 def snapshot_from(table: pa.Table, candidates: list[str], month_first_default: bool = False) -> Snapshot:
     """The first candidate column with readable dates: its per-row dates and newest date."""
     notes = []
+    siblings: list[str] | None = None  # the file's day/month order, worked out only when needed
     for name in candidates:
         if name not in table.column_names:
             continue
         col = parse_date_column(table[name], month_first_default)
+        unsettled = col.assumed or bool(col.note and col.note.startswith("day/month order not settled"))
+        if unsettled:  # the file's other columns come before the format's convention
+            siblings = [c for c in candidates if c != name] if siblings is None else siblings
+            order = file_order(table, [c for c in siblings if c != name])
+            if order is not None:
+                col = parse_date_column(table[name], month_first_default, file_order=order)
         newest = pc.max(col.dates).as_py()
         if newest is not None:
             origin = f"column {name}"
-            if col.assumed:
+            if col.sibling:
+                origin += f", read {col.order} as the file's other date columns show"
+            elif col.assumed:
                 origin += ", read month/day: Magento's en_US admin format, no date in the file settles the order"
             elif col.order is not None:
                 origin += f", read {col.order} as its dates show"

@@ -24,6 +24,7 @@ from agent import budget
 from agent.catalog.cache import DEFAULT_RESOLVE_TTL_S, Cache, SingleFlight
 from agent.catalog.errors import CatalogError
 from agent.config import storage_emulator_host
+from agent.gsuri import is_gs
 from agent.gsuri import split as parse_gs_uri  # the one gs:// parser
 
 if TYPE_CHECKING:
@@ -35,7 +36,8 @@ SNAPSHOT_EXTENSIONS = (".csv", ".tsv", ".parquet")
 POINTER_NAME = "latest.json"
 MAX_POINTER_BYTES = 64 * 1024
 
-# Per HTTP request: (connect, read) seconds; the read timeout is per socket read, not per download.
+# Per HTTP request: (connect, read) seconds; the read timeout is per socket read, not per download. The
+# state store uses the same (agent/store/gcs.py).
 TIMEOUT: tuple[float, float] = (3.05, 30.0)
 # Total time the retry of one call may take (transient 5xx, 429, connection resets).
 RETRY_DEADLINE_S = 4.0
@@ -150,11 +152,15 @@ def _widen_http_pool(made: Any) -> None:
         log.debug("could not widen the storage HTTP pool", exc_info=True)
 
 
-def _retry():
+def retry(deadline_s: float | None = None):
+    """The one retry policy of every Cloud Storage call, catalog and state store alike: the library's
+    transient errors (5xx, 429, resets) retried with backoff from 0.1 s to 1 s, for at most `deadline_s`
+    (RETRY_DEADLINE_S here; the store passes its own) and never past the turn's storage budget."""
     from google.cloud.storage.retry import DEFAULT_RETRY
 
+    deadline = RETRY_DEADLINE_S if deadline_s is None else deadline_s
     return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(
-        budget.retry_deadline(RETRY_DEADLINE_S)
+        budget.retry_deadline(deadline)
     )
 
 
@@ -253,7 +259,7 @@ def _ref_from_blob(blob: Any) -> ObjectRef:
 def _lookup(bucket: str, name: str) -> ObjectRef | None:
     """One metadata GET; None when the object (or the bucket) does not exist."""
     with budget.call(TIMEOUT) as timeout:
-        blob = client().bucket(bucket).get_blob(name, timeout=timeout, retry=_retry())
+        blob = client().bucket(bucket).get_blob(name, timeout=timeout, retry=retry())
     return _ref_from_blob(blob) if blob is not None else None
 
 
@@ -268,7 +274,7 @@ def _resolve_prefix(bucket: str, path: str) -> ObjectRef:
             bucket,
             prefix=prefix,
             timeout=timeout,
-            retry=_retry(),
+            retry=retry(),
             fields="items(name,generation,size),nextPageToken",
         )
         for blob in listing:
@@ -297,7 +303,7 @@ def _read_pointer(bucket: str, prefix: str) -> str | None:
     blob = client().bucket(bucket).blob(prefix + POINTER_NAME)
     try:
         with budget.call(TIMEOUT) as timeout:
-            raw = blob.download_as_bytes(timeout=timeout, retry=_retry())
+            raw = blob.download_as_bytes(timeout=timeout, retry=retry())
     except api.NotFound:
         return None
     if len(raw) > MAX_POINTER_BYTES:
@@ -315,7 +321,7 @@ def _read_pointer(bucket: str, prefix: str) -> str | None:
 
 def _follow_pointer(bucket: str, prefix: str, snapshot: str) -> ObjectRef:
     """Resolve latest.json's name: a gs:// URI in the same bucket, an absolute name, or relative."""
-    if snapshot.startswith("gs://"):
+    if is_gs(snapshot):
         try:
             other_bucket, name = parse_gs_uri(snapshot)
         except ValueError as exc:
@@ -359,7 +365,7 @@ def download(ref: ObjectRef) -> bytes:
     try:
         blob = client().bucket(ref.bucket).blob(ref.name)
         with budget.call(TIMEOUT) as timeout:
-            data = blob.download_as_bytes(if_generation_match=ref.generation, timeout=timeout, retry=_retry())
+            data = blob.download_as_bytes(if_generation_match=ref.generation, timeout=timeout, retry=retry())
     except Exception as exc:
         err = _fail("download", ref.uri, exc)
         if isinstance(err, SnapshotChanged):

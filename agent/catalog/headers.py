@@ -115,6 +115,7 @@ SHOPIFY = Profile(
         "Cost per item",
         "Status",
         "Standardized Product Type",
+        "Standard Product Type",  # the 2021–2023 header writes it so (a real export in tests/corpus)
         "Custom Product Type",
         "Collection",
         "Unit Price Total Measure",
@@ -162,7 +163,8 @@ SHOPIFY = Profile(
         title="Title",
         description=("Body (HTML)", "Description"),
         brand="Vendor",
-        category_path="Product Category",
+        # 2021–2023 exports: Shopify's standard type (a taxonomy path) before `Product Category` existed
+        category_path=("Product Category", "Standard Product Type", "Standardized Product Type"),
         product_type=("Type", "Custom Product Type"),
         published=("Published", "Published on online store"),
         status="Status",

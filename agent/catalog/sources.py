@@ -52,6 +52,7 @@ from agent.catalog.evidence import (
     Unreadable,
 )
 from agent.catalog.ingest import read_table_bytes
+from agent.gsuri import is_gs
 
 log = logging.getLogger(__name__)
 
@@ -325,7 +326,7 @@ def combine_loaded(catalogs: Sequence[LoadedCatalog]) -> LoadedCatalog:
 def load_location(uri: str, local_root: str | None, merchant_id: str | None = None) -> tuple[pa.Table, SourceEvidence]:
     """A configured location (gs:// file or prefix, bq:// table or transfer dataset, local file or
     folder) -> table + evidence copy."""
-    if uri.startswith("gs://"):
+    if is_gs(uri):
         return _load_gcs(uri)
     if is_bq(uri):
         return _load_bigquery(uri, merchant_id)

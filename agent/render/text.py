@@ -99,6 +99,11 @@ def _names(items: Sequence[str], limit: int = 5) -> str:
     return ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
+def _listed(v: Values, each: Callable[[Values], str]) -> str:
+    """The finding's items, each written by `each`, as one list: "A (3 products), B (1 product) and C (2)"."""
+    return _names([each(item) for item in v.items("items")])
+
+
 # --- sentence templates per finding code -------------------------------------------------------------
 Template = Callable[[Values], str]
 TEMPLATES: dict[str, Template] = {}
@@ -177,12 +182,10 @@ def _overview_price(v: Values) -> str:
 
 @template("overview.mixed_currency")
 def _overview_mixed_currency(v: Values) -> str:
-    parts = [
-        f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")
-    ]
+    listed = _listed(v, lambda i: f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})")
     more = " and others" if v.raw("more") else ""
     return (
-        f"Prices come in several currencies — {_names(parts)}{more}; each currency gets its own figures, "
+        f"Prices come in several currencies — {listed}{more}; each currency gets its own figures, "
         f"never summed or compared across currencies."
     )
 
@@ -257,44 +260,46 @@ def _gaps_missing(v: Values) -> str:
 
 @template("gaps.thin")
 def _gaps_thin(v: Values) -> str:
-    parts = [f"{i['name']} ({i.count('products_n', 'product', 'products')})" for i in v.items("items")]
-    return f"Thin — fewer than {numbers.in_words(int(v.raw('threshold')))} products: {_names(parts)}."
+    listed = _listed(v, lambda i: f"{i['name']} ({i.count('products_n', 'product', 'products')})")
+    return f"Thin — fewer than {numbers.in_words(int(v.raw('threshold')))} products: {listed}."
 
 
 @template("gaps.out_of_stock_only")
 def _gaps_out_of_stock_only(v: Values) -> str:
-    parts = [
-        f"{i['name']} ({i.count('products_n', 'product', 'products')}, {i.count('variants_n', 'variant', 'variants')})"
-        for i in v.items("items")
-    ]
-    return f"Out of stock throughout — every variant is out of stock in {_names(parts)}."
+    listed = _listed(
+        v,
+        lambda i: (
+            f"{i['name']} ({i.count('products_n', 'product', 'products')}, {i.count('variants_n', 'variant', 'variants')})"
+        ),
+    )
+    return f"Out of stock throughout — every variant is out of stock in {listed}."
 
 
 @template("gaps.under_indexed")
 def _gaps_under_indexed(v: Values) -> str:
-    parts = [
-        f"{i['name']} ({i['own_pct']} of your range against {i['ref_pct']} of the reference's, index {i['index_num']})"
-        for i in v.items("items")
-    ]
-    return f"Under-indexed against the reference: {_names(parts)}."
+    listed = _listed(
+        v,
+        lambda i: (
+            f"{i['name']} ({i['own_pct']} of your range against {i['ref_pct']} of the reference's, index {i['index_num']})"
+        ),
+    )
+    return f"Under-indexed against the reference: {listed}."
 
 
 @template("gaps.price_floor")
 def _gaps_price_floor(v: Values) -> str:
-    parts = [
-        f"{i['name']} (your cheapest {i['min_price']}, reference lower quartile {i['ref_p25_price']})"
-        for i in v.items("items")
-    ]
-    return f"No entry-level price point: {_names(parts)}."
+    listed = _listed(
+        v, lambda i: f"{i['name']} (your cheapest {i['min_price']}, reference lower quartile {i['ref_p25_price']})"
+    )
+    return f"No entry-level price point: {listed}."
 
 
 @template("gaps.price_ceiling")
 def _gaps_price_ceiling(v: Values) -> str:
-    parts = [
-        f"{i['name']} (your dearest {i['max_price']}, reference upper quartile {i['ref_p75_price']})"
-        for i in v.items("items")
-    ]
-    return f"No premium option: {_names(parts)}."
+    listed = _listed(
+        v, lambda i: f"{i['name']} (your dearest {i['max_price']}, reference upper quartile {i['ref_p75_price']})"
+    )
+    return f"No premium option: {listed}."
 
 
 @template("gaps.unmapped")
@@ -375,8 +380,8 @@ def _availability_examples(v: Values) -> str:
 
 @template("availability.worst")
 def _availability_worst(v: Values) -> str:
-    parts = [f"{i['name']} ({i['rate_pct']}, {i.count('oos_n', 'variant', 'variants')})" for i in v.items("items")]
-    return f"Highest out-of-stock rates: {_names(parts)}."
+    listed = _listed(v, lambda i: f"{i['name']} ({i['rate_pct']}, {i.count('oos_n', 'variant', 'variants')})")
+    return f"Highest out-of-stock rates: {listed}."
 
 
 @template("availability.none_out")
@@ -415,10 +420,8 @@ def _ladder_summary(v: Values) -> str:
 
 @template("ladder.mixed_currency")
 def _ladder_mixed_currency(v: Values) -> str:
-    parts = [
-        f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})" for i in v.items("items")
-    ]
-    return f"Prices come in several currencies — {_names(parts)}; each currency has its own ladder, never pooled."
+    listed = _listed(v, lambda i: f"{i.raw('currency')} ({i.count('variants_n', 'priced variant', 'priced variants')})")
+    return f"Prices come in several currencies — {listed}; each currency has its own ladder, never pooled."
 
 
 @template("ladder.zero_prices")
@@ -442,14 +445,14 @@ def _ladder_steps(v: Values) -> str:
 
 @template("ladder.empty_tiers")
 def _ladder_empty_tiers(v: Values) -> str:
-    parts = [f"{i.raw('name')} (no {i.raw('tiers')})" for i in v.items("items")]
-    return f"Empty price tiers: {_names(parts)}."
+    listed = _listed(v, lambda i: f"{i.raw('name')} (no {i.raw('tiers')})")
+    return f"Empty price tiers: {listed}."
 
 
 @template("ladder.no_entry")
 def _ladder_no_entry(v: Values) -> str:
-    parts = [f"{i['name']} (your P10 {i['p10_price']}, reference P25 {i['ref_p25_price']})" for i in v.items("items")]
-    return f"No entry-level price point against the reference: {_names(parts)}."
+    listed = _listed(v, lambda i: f"{i['name']} (your P10 {i['p10_price']}, reference P25 {i['ref_p25_price']})")
+    return f"No entry-level price point against the reference: {listed}."
 
 
 @template("ladder.untiered")
@@ -490,8 +493,8 @@ def _quality_check(v: Values) -> str:
 
 @template("quality.other_checks")
 def _quality_other_checks(v: Values) -> str:
-    parts = [f"{i.raw('label')} ({i.count('rows_n', 'row', 'rows')})" for i in v.items("items")]
-    return f"Also to fix: {_names(parts)}."
+    listed = _listed(v, lambda i: f"{i.raw('label')} ({i.count('rows_n', 'row', 'rows')})")
+    return f"Also to fix: {listed}."
 
 
 @template("quality.all_pass")
@@ -501,8 +504,8 @@ def _quality_all_pass(v: Values) -> str:
 
 @template("quality.worst_categories")
 def _quality_worst_categories(v: Values) -> str:
-    parts = [f"{i['name']} ({i['complete_pct']} complete)" for i in v.items("items")]
-    return f"Least complete categories: {_names(parts)}."
+    listed = _listed(v, lambda i: f"{i['name']} ({i['complete_pct']} complete)")
+    return f"Least complete categories: {listed}."
 
 
 @template("quality.empty")
@@ -512,8 +515,8 @@ def _quality_empty(v: Values) -> str:
 
 @template("attributes.fill")
 def _attributes_fill(v: Values) -> str:
-    parts = [f"{i.raw('name')} {i['fill_pct']}" for i in v.items("items")]
-    return f"Fill rates across {v.count('total_n', 'variant row', 'variant rows')}: {_names(parts)}."
+    listed = _listed(v, lambda i: f"{i.raw('name')} {i['fill_pct']}")
+    return f"Fill rates across {v.count('total_n', 'variant row', 'variant rows')}: {listed}."
 
 
 @template("attributes.top")
@@ -531,10 +534,8 @@ def _attributes_reference_only(v: Values) -> str:
 
 @template("attributes.spelling")
 def _attributes_spelling(v: Values) -> str:
-    parts = [f"{i.raw('name')} ({i.count('rows_n', 'row', 'rows')})" for i in v.items("items")]
-    return (
-        f"Spelling variants (such as “gray” for “grey”) were merged: {_names(parts)} — worth standardising in the feed."
-    )
+    listed = _listed(v, lambda i: f"{i.raw('name')} ({i.count('rows_n', 'row', 'rows')})")
+    return f"Spelling variants (such as “gray” for “grey”) were merged: {listed} — worth standardising in the feed."
 
 
 @template("attributes.options")
@@ -573,8 +574,8 @@ def _brands_reference_none(v: Values) -> str:
 
 @template("brands.dominated")
 def _brands_dominated(v: Values) -> str:
-    parts = [f"{i.raw('name')} ({i.raw('brand')}, {i['share_pct']})" for i in v.items("items")]
-    return f"Categories dominated by one brand: {_names(parts)}."
+    listed = _listed(v, lambda i: f"{i.raw('name')} ({i.raw('brand')}, {i['share_pct']})")
+    return f"Categories dominated by one brand: {listed}."
 
 
 @template("brands.no_brand")
@@ -588,17 +589,17 @@ def _brands_empty(v: Values) -> str:
 
 
 @template("demand.none")
-def _(v: Values) -> str:
+def _demand_none(v: Values) -> str:
     return "No Best sellers data was read, so demand cannot be ranked; the table shows where your own range sits."
 
 
 @template("demand.empty")
-def _(v: Values) -> str:
+def _demand_empty(v: Values) -> str:
     return "The Best sellers report ranks nothing in this scope's Google categories."
 
 
 @template("demand.missing_products")
-def _(v: Values) -> str:
+def _demand_missing_products(v: Values) -> str:
     names = f": {v.raw('names')}" if v.has("names") else ""
     top = f" ({v['top_n']} of them in the top 10% of demand)" if v.raw("top_n") else ""
     return (
@@ -608,20 +609,20 @@ def _(v: Values) -> str:
 
 
 @template("demand.missing_brands")
-def _(v: Values) -> str:
+def _demand_missing_brands(v: Values) -> str:
     names = f": {v.raw('names')}" if v.has("names") else ""
     top = f" ({v['top_n']} of them in the top 10% of demand)" if v.raw("top_n") else ""
     return f"You do not carry {v['missing_n']} of the {v.count('total_n', 'popular brand', 'popular brands')} ranked here{top}{names}."
 
 
 @template("demand.out_of_stock")
-def _(v: Values) -> str:
+def _demand_out_of_stock(v: Values) -> str:
     noun = "best-selling product" if v.raw("kind") == "product" else "popular brand"
     return f"{v.count('n', noun + ' you carry is', noun + 's you carry are')} out of stock: {v.raw('names')}."
 
 
 @template("demand.where")
-def _(v: Values) -> str:
+def _demand_where(v: Values) -> str:
     parts = [
         f"{i.raw('name')} ({i.count('clusters_n', 'product', 'products')}, {i['missing_n']} not carried; "
         f"yours: {i['own_n']})"
@@ -631,23 +632,23 @@ def _(v: Values) -> str:
 
 
 @template("demand.uncovered")
-def _(v: Values) -> str:
-    parts = [i.raw("name") for i in v.items("items")]
-    return f"Shoppers buy best sellers in subcategories where you have no products: {_names(parts)}."
+def _demand_uncovered(v: Values) -> str:
+    listed = _listed(v, lambda i: i.raw("name"))
+    return f"Shoppers buy best sellers in subcategories where you have no products: {listed}."
 
 
 @template("demand.country")
-def _(v: Values) -> str:
+def _demand_country(v: Values) -> str:
     return f"Ranks are for {v.raw('country')}; the report's other countries ({v.raw('others')}) are not mixed in."
 
 
 @template("demand.country_one")
-def _(v: Values) -> str:
+def _demand_country_one(v: Values) -> str:
     return f"Ranks are for {v.raw('country')}."
 
 
 @template("gaps.demand_missing")
-def _(v: Values) -> str:
+def _gaps_demand_missing(v: Values) -> str:
     return f"Missing, and in the top 10% of demand (Best sellers), products you do not carry: {v.raw('names')}."
 
 

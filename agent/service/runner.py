@@ -121,6 +121,10 @@ class Turn:
     summary: dict[str, Any] = field(default_factory=dict)  # filled for the request log line
     attached_sizes: dict[str, int] = field(default_factory=dict)  # name -> bytes, kept once the bytes are gone
     final_task: dict[str, Any] | None = None  # what the store holds once the turn ended
+    # what the turn has sent: every artifact (the final task holds them) and the A2UI data parts the
+    # final status message may copy (A2UI_STATUS_COPY)
+    artifacts: list[dict[str, Any]] = field(default_factory=list)
+    status_parts: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -229,8 +233,6 @@ class Runner:
         # store (a Cloud Storage write of a message with an attached CSV can take a while).
         yield objects.task(tid, cid, objects.status("submitted"), history=history)
 
-        artifacts: list[dict[str, Any]] = []
-        status_parts: list[dict[str, Any]] = []
         state, final_text = "completed", ""
         context = turn.context if turn.context is not None else self.deps.contexts.load(cid)
         context = context or ContextState(context_id=cid)
@@ -253,7 +255,7 @@ class Runner:
             )
             self._check_cancel(tid)
 
-            produced = yield from self._analyse(turn, context, change, inputs, artifacts, status_parts)
+            produced = yield from self._analyse(turn, context, change, inputs)
             final_text = produced
         except Canceled:
             state, final_text = "canceled", CANCELED_TEXT
@@ -265,10 +267,10 @@ class Runner:
 
         parts = [objects.text_part(final_text)]
         if state == "completed" and self.deps.a2ui_status_copy:
-            parts.extend(status_parts)
+            parts.extend(turn.status_parts)
         final_message = objects.agent_message(parts, task_id=tid, context_id=cid)
         final_task = objects.task(
-            tid, cid, objects.status(state, final_message), artifacts=artifacts, history=history + [final_message]
+            tid, cid, objects.status(state, final_message), artifacts=turn.artifacts, history=history + [final_message]
         )
         # The final state is written before the final frame: a client is never told an outcome the
         # store does not hold (a cancel that won, or `failed` when the write itself failed).
@@ -348,8 +350,6 @@ class Runner:
         context: ContextState,
         change: ContextChange,
         inputs: CatalogInputs,
-        artifacts: list[dict[str, Any]],
-        status_parts: list[dict[str, Any]],
     ) -> Generator[dict[str, Any], None, str]:
         from agent.analysis import planner
         from agent.analysis.inputs import SkillInput
@@ -365,9 +365,7 @@ class Runner:
 
         if inputs.own is None:
             text = "\n\n".join([NO_CATALOG_TEXT, *preface, render_footer(inputs, None, now)])
-            art = objects.artifact("catalog_overview", [objects.text_part(text)])
-            artifacts.append(art)
-            yield objects.artifact_update(tid, cid, art)
+            yield from self._send_text(turn, "catalog_overview", text)
             return "I could not read a catalog; the answer says what to send."
 
         if any(s.kind == KIND_ATTACHED for s in inputs.own.sources):
@@ -396,9 +394,7 @@ class Runner:
             if in_bigquery and skill_id not in IN_BIGQUERY:
                 # above the size line nothing was downloaded: a skill without a SQL form says so
                 text = "\n\n".join([*preface, OVER_LINE_TEXT.format(skill=spec.name), render_footer(inputs, None, now)])
-                art = objects.artifact(spec.id, [objects.text_part(text)], description=spec.name)
-                artifacts.append(art)
-                yield objects.artifact_update(tid, cid, art)
+                yield from self._send_text(turn, spec.id, text, description=spec.name)
                 continue
             note = f"Running {spec.name.lower()} on {plan.scope.label}…"
             if position:
@@ -431,15 +427,10 @@ class Runner:
                         render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
                     )
             if refusal is not None:  # the aggregation query was refused by the cap, or BigQuery failed
-                art = objects.artifact(
-                    spec.id,
-                    [objects.text_part("\n\n".join([*preface, refusal, render_footer(inputs, None, now)]))],
-                    description=spec.name,
-                )
-                artifacts.append(art)
-                yield objects.artifact_update(tid, cid, art)
+                text = "\n\n".join([*preface, refusal, render_footer(inputs, None, now)])
+                yield from self._send_text(turn, spec.id, text, description=spec.name)
                 continue
-            yield from self._emit_artifact(turn, spec, result, text, plain_footer, artifacts, status_parts)
+            yield from self._emit_artifact(turn, spec, result, text, plain_footer)
         names = ", ".join(SKILLS[s].name for s in plan.skills)
         return f"Answered on {plan.scope.label}: {names}."
 
@@ -450,15 +441,12 @@ class Runner:
         result: Any,
         text: str,
         footer: str,
-        artifacts: list[dict[str, Any]],
-        status_parts: list[dict[str, Any]],
     ) -> Iterator[dict[str, Any]]:
+        if not turn.a2ui:
+            yield from self._send_text(turn, spec.id, text, description=spec.name)
+            return
         tid, cid = turn.task_id, turn.context_id
         art = objects.artifact(spec.id, [objects.text_part(text)], description=spec.name)
-        if not turn.a2ui:
-            artifacts.append(art)
-            yield objects.artifact_update(tid, cid, art)
-            return
         from agent.render import a2ui
 
         art["extensions"] = [a2ui.EXTENSION_URI]
@@ -466,10 +454,17 @@ class Runner:
         surface_id = f"{spec.id}-{tid}"
         data_parts = a2ui.to_parts(a2ui.build_messages(result, footer, surface_id))
         art["parts"] = art["parts"] + data_parts
-        artifacts.append(art)
-        status_parts.extend(data_parts)
+        turn.artifacts.append(art)
+        turn.status_parts.extend(data_parts)
         chunk = dict(art, parts=data_parts)
         yield objects.artifact_update(tid, cid, chunk, append=True, last_chunk=True)
+
+    @staticmethod
+    def _send_text(turn: Turn, artifact_id: str, text: str, description: str | None = None) -> Iterator[dict[str, Any]]:
+        """One text artifact, kept for the final task and sent whole in one update."""
+        art = objects.artifact(artifact_id, [objects.text_part(text)], description=description)
+        turn.artifacts.append(art)
+        yield objects.artifact_update(turn.task_id, turn.context_id, art)
 
     # -- helpers ----------------------------------------------------------------------------------
 

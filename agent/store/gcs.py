@@ -38,6 +38,7 @@ from typing import Any, Callable
 from agent import budget
 from agent.catalog.cache import TABLE_CACHE
 from agent.catalog.evidence import LoadedCatalog
+from agent.catalog.gcs import TIMEOUT, retry
 
 from . import catalogs as codec
 from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable, StoreError, StoreUnavailable, utc_now
@@ -46,7 +47,8 @@ log = logging.getLogger(__name__)
 
 CANCEL_POLL_S = 0.5
 MAX_ATTEMPTS = 16  # read-modify-write rounds before giving up on a contended object (2 writers is the norm)
-TIMEOUT: tuple[float, float] = (3.05, 30.0)
+# A lost state write loses a turn, so a store call may retry twice as long as a catalog read; the
+# policy and the per-request timeout are the catalog's (agent/catalog/gcs.py: one for both).
 RETRY_DEADLINE_S = 8.0
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")
 
@@ -63,11 +65,8 @@ def object_key(raw_id: str) -> str:
 
 
 def _retry():
-    from google.cloud.storage.retry import DEFAULT_RETRY
-
-    return DEFAULT_RETRY.with_delay(initial=0.1, maximum=1.0, multiplier=2.0).with_timeout(
-        budget.retry_deadline(RETRY_DEADLINE_S)
-    )
+    """The catalog's retry policy (`agent.catalog.gcs.retry`), with the store's longer deadline."""
+    return retry(RETRY_DEADLINE_S)
 
 
 def _precondition_failed() -> type[BaseException]:

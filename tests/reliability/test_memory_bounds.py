@@ -11,8 +11,8 @@ import httpx
 
 from agent import config
 from agent.service.live import LiveRegistry
+from tests.helpers import CHAIRS_CSV as CSV
 from tests.helpers import raw_stream
-from tests.test_state_instances import CSV
 
 
 def _send(url: str, method: str = "message/send") -> dict:

@@ -16,8 +16,8 @@ import pytest
 
 from agent.service import trust
 from tests.emulators import GcsEmulator
-from tests.test_trust import CSV as MERCHANT_CSV
-from tests.test_trust import SECRET
+from tests.helpers import MERCHANT_CSV
+from tests.helpers import TRUST_SECRET as SECRET
 
 ATTACKER_CSV = b"id,title,price,brand\nX1,Attacker special,1.00,EvilCorp\nX2,Attacker deluxe,2.00,EvilCorp\n"
 HEADER = "X-Test-Caller"

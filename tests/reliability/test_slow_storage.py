@@ -12,7 +12,7 @@ import pytest
 
 from tests.emulators import shared_emulator
 from tests.faultproxy import FaultProxy
-from tests.test_state_instances import CSV
+from tests.helpers import CHAIRS_CSV as CSV
 
 BUDGET_S = 3
 

@@ -16,7 +16,8 @@ import pytest
 from agent.store.gcs import object_key
 from tests.emulators import shared_emulator
 from tests.faultproxy import FaultProxy
-from tests.test_state_instances import CSV, footer
+from tests.helpers import CHAIRS_CSV as CSV
+from tests.helpers import footer
 
 COMPLETED_WRITE = b'"state": "completed"'
 INTERNALS = ("Traceback", "injected fault", "127.0.0.1", "googleapis", "/home/", "/work/", ".py")

@@ -9,7 +9,7 @@ import uuid
 
 import httpx
 
-from tests.test_state_instances import CSV
+from tests.helpers import CHAIRS_CSV as CSV
 
 A2UI = "https://a2ui.org/a2a-extension/a2ui/v0.8"
 BEACON = "![t](https://evil.example/beacon.png)"

@@ -137,11 +137,6 @@ def _first_per_key(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: 
     return first
 
 
-def first_valid_row(values: pa.ChunkedArray | pa.Array, keys: np.ndarray, nkeys: int) -> np.ndarray:
-    """For each row, the index of the first row of the same key holding a value (or -1)."""
-    return np.take(_first_per_key(values, keys, nkeys), np.where(keys >= 0, keys, nkeys))
-
-
 def first_row_per_key(keys: np.ndarray, nkeys: int) -> np.ndarray:
     """Index of each key's first row (-1 if none), plus the extra "no key" slot.
 

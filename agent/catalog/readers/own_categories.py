@@ -218,10 +218,6 @@ def paths_of(value: str | None) -> list[str]:
     return [p for p in (value or "").split(SEPARATOR) if p]
 
 
-def levels_of(path: str) -> list[str]:
-    return path.split(" > ")
-
-
 def is_placeholder(name: str | None) -> bool:
     """Is a category value the platform's "no category" ("Uncategorized", "Sem categoria")? Such a value
     is never shown as a category: its products count as having no own category."""

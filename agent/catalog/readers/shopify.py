@@ -14,7 +14,8 @@ carry only an image. So:
   active and is marked `online_store = false` (the overview counts it as "not on the online
   store"), never called a draft. Legacy exports without a Status column (before 2021): `Published`
   is the only status there is, so unpublished = draft and published = active; a blank Status is
-  decided the same way;
+  decided the same way. `Unlisted` (Shopify's 2025 status: on sale and reachable by its link, left out
+  of search, collections and recommendations) is an active product, whatever `Published` says;
 * an inventory tracker column that is blank for a variant means Shopify does not track its stock:
   it is sellable (in stock) whatever the quantity column says;
 * metafield columns such as `Color (product.metafields.shopify.color-pattern)` feed color, size or
@@ -84,6 +85,11 @@ def _metafield_attr(label: str, key: str) -> str | None:
     return attribute_for(label) or attribute_for(key.rsplit(".", 1)[-1].replace("-pattern", ""))
 
 
+def _shopify_status(value: object) -> str:
+    """Shopify's own Status words: `unlisted` is sold (module docstring), the rest as everywhere."""
+    return "active" if str(value).strip().lower() == "unlisted" else status_value(value)
+
+
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     n = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
@@ -131,7 +137,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     # status: Status column, overridden to draft when explicitly unpublished — decided once per
     # product on integer codes (from the handle's first row), then spread to its rows
     labels = ("active", "draft", "archived", "unknown")
-    status = codes_of(first.per_key(raw["status"]), status_value, labels) if "status" in raw else None
+    status = codes_of(first.per_key(raw["status"]), _shopify_status, labels) if "status" in raw else None
     if "published" in raw:
         published = codes_of(first.per_key(raw["published"]), flag_value, (True, False))  # 0 yes, 1 no, -1 unknown
         from_published = np.where(published == 0, 0, np.where(published == 1, 1, 3)).astype(np.int8)

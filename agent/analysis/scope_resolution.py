@@ -1,0 +1,790 @@
+"""Scope resolution: the words of a question matched to a category, and the scope that answers them.
+
+Split out of `planner.py` (issue 13): the planner reads intents and decides; this module turns the
+question's remaining words into a `Scope` (points 3–5 of the planner's docstring). `own_index` is the
+catalog as the matcher needs it (rows per taxonomy node, the merchant's own category levels), cached
+per table object; `resolve` tries the passes, most specific first; `placed` adds accessories, title
+terms and how each product was found (`agent.analysis.scoping`); `nearest`/`nearest_own` name the
+closest categories when nothing matches.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import weakref
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from agent.analysis.result import Scope
+from agent.analysis.vocabulary import (
+    EQUIVALENT,
+    PREPOSITION_TOKENS,
+    STOPWORDS,
+    TaxonomyIndex,
+    name_tokens,
+)
+from agent.catalog.cache import Cache
+from agent.catalog.taxonomy import Taxonomy
+
+# Share of a merchant category's rows that must map inside a taxonomy scope for the category to be included.
+MERCHANT_INCLUDE_SHARE = 0.5
+# Share of a taxonomy node's rows an own category must hold for the node to stand for it: "Hoodies"
+# is not all of Shirts & Tops when the merchant's Tshirts are there too (that would widen the scope).
+OWN_NODE_SHARE = 0.8
+# ...and when the node is named otherwise ("Deck Box" for Outdoor Storage Boxes), nearly all of them.
+OWN_NODE_ALONE_SHARE = 0.95
+
+
+@dataclass
+class OwnIndex:
+    """The merchant's data as the planner needs it: rows per taxonomy node (with ancestors) and categories."""
+
+    node_rows: Counter  # taxonomy id -> rows in its subtree
+    categories: dict[str, Counter]  # merchant category -> Counter of google ids (None for unmapped)
+    level_names: dict[tuple[str, ...], set[str]]  # tokens of a category level name -> category values ending there
+    # own categories (every path of every product, product types included; see readers/own_categories.py)
+    own_levels: dict[tuple[str, ...], set[str]] = field(
+        default_factory=dict
+    )  # tokens of a level name -> own path prefixes ending there
+    own_prefix_ids: dict[str, Counter] = field(
+        default_factory=dict
+    )  # own path prefix -> Counter of google ids of its rows
+    own_joined: dict[str, list[tuple[str, ...]]] = field(
+        default_factory=dict
+    )  # a level's words written together -> its own_levels keys
+    # every own name the lexicon reads a foreign question against: category values and own paths
+    # (product types included: a Shopify export's French "Plante d'intérieur" is a Type, not a category)
+    lexicon_names: tuple[str, ...] = ()
+    # _merchant_inside per (node, taxonomy object): a pure function of this index, asked several times a
+    # turn and again every turn (on a 1M-row Shopify export it was most of the planner's time)
+    inside_memo: dict = field(default_factory=dict)
+
+
+# Per table object (its identity checked through a weak reference): the package's one cache type.
+_OWN_CACHE: Cache[tuple[Any, int, OwnIndex]] = Cache(max_entries=8)
+
+
+def own_index(own: pa.Table | None, taxonomy: Taxonomy) -> OwnIndex:
+    """The catalog's index, cached per table object (tables are immutable; the catalog layer caches
+    them across turns), so a follow-up on a million rows does not rebuild it."""
+    if own is None:
+        return _build_own_index(None, taxonomy)
+    hit = _OWN_CACHE.get(id(own))
+    if hit is not None and hit[0]() is own and hit[1] == id(taxonomy):
+        return hit[2]
+    index = _build_own_index(own, taxonomy)
+    _OWN_CACHE.put(id(own), (weakref.ref(own), id(taxonomy), index))
+    return index
+
+
+def _build_own_index(own: pa.Table | None, taxonomy: Taxonomy) -> OwnIndex:
+    node_rows: Counter = Counter()
+    categories: dict[str, Counter] = {}
+    level_names: dict[tuple[str, ...], set[str]] = {}
+    if own is None or own.num_rows == 0:
+        return OwnIndex(node_rows, categories, level_names, {}, {}, {})
+    ids = own["google_category_id"]
+    for d in pc.value_counts(ids).to_pylist():
+        cid, n = d["values"], d["counts"]
+        if cid is None:
+            continue
+        node = taxonomy.node(cid)
+        while node is not None:
+            node_rows[node.id] += n
+            node = taxonomy.node(node.parent_id) if node.parent_id is not None else None
+    from agent.analysis.common import encoded
+    from agent.catalog.readers.own_categories import PLACEHOLDERS
+
+    cat = encoded(own["category_path"])
+    names = cat.dictionary.cast(pa.string()).to_pylist() if pa.types.is_dictionary(cat.type) else []
+    pairs = (
+        pa.table({"c": cat.indices, "g": ids, "one": pa.nulls(own.num_rows, pa.int8()).fill_null(1)})
+        .group_by(["c", "g"])
+        .aggregate([("one", "sum")])
+    )
+    for c, g, n in zip(pairs["c"].to_pylist(), pairs["g"].to_pylist(), pairs["one_sum"].to_pylist()):
+        if c is None or not names[c] or names[c].strip().casefold() in PLACEHOLDERS:  # "Uncategorized" names none
+            continue
+        categories.setdefault(names[c], Counter())[g] += n
+    for c in categories:
+        for level in re.split(r"\s*(?:>|/|\|)\s*", c):
+            if level.strip():
+                level_names.setdefault(name_tokens(level), set()).add(c)
+    own_levels: dict[tuple[str, ...], set[str]] = {}
+    own_prefix_ids: dict[str, Counter] = {}
+    from agent.analysis.scoping import own_column, path_prefixes
+    from agent.catalog.readers.own_categories import paths_of
+
+    oc = own_column(own)
+    oc_names = oc.dictionary.cast(pa.string()).to_pylist()
+    pairs = (
+        pa.table({"c": oc.indices, "g": ids, "one": pa.nulls(own.num_rows, pa.int8()).fill_null(1)})
+        .group_by(["c", "g"])
+        .aggregate([("one", "sum")])
+    )
+    for c, g, n in zip(pairs["c"].to_pylist(), pairs["g"].to_pylist(), pairs["one_sum"].to_pylist()):
+        if c is None or not oc_names[c]:
+            continue
+        for path in paths_of(oc_names[c]):
+            for prefix in path_prefixes(path):
+                own_prefix_ids.setdefault(prefix, Counter())[g] += n
+    for prefix in own_prefix_ids:
+        toks = name_tokens(prefix.rsplit(" > ", 1)[-1])
+        if toks and not all(t in STOPWORDS for t in toks):  # "Products", "All" are no scope
+            own_levels.setdefault(toks, set()).add(prefix)
+    own_joined: dict[str, list[tuple[str, ...]]] = {}
+    for toks in own_levels:
+        own_joined.setdefault("".join(toks), []).append(toks)
+    names = tuple(sorted(set(categories) | set(own_prefix_ids)))
+    return OwnIndex(node_rows, categories, level_names, own_levels, own_prefix_ids, own_joined, names)
+
+
+def _variants(phrase: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The phrase and its patio/garden/outdoor equivalents (original first)."""
+    out = [phrase]
+    for i, tok in enumerate(phrase):
+        if tok in EQUIVALENT:
+            for alt in EQUIVALENT:
+                if alt != tok:
+                    v = phrase[:i] + (alt,) + phrase[i + 1 :]
+                    if v not in out:
+                        out.append(v)
+    if phrase and phrase[0] in EQUIVALENT and len(phrase) > 1:
+        out.append(phrase[1:])  # "patio chairs" may be just "chairs" in a merchant's words (tried last)
+    return out
+
+
+@dataclass
+class Match:
+    taxonomy_id: int | None
+    merchant: tuple[str, ...]
+    phrase: str
+    label: str
+    own_paths: tuple[str, ...] = ()  # own category path prefixes the phrase names
+    own_label: str | None = None  # the own level name as the merchant wrote it
+    shortened: bool = False  # found without one of the phrase's words ("garden lighting" as "Lighting")
+    note: str | None = None  # the sentence that says the match is a broader reading of the words
+
+
+def _best_node(ids: Iterable[int], own: OwnIndex, taxonomy: Taxonomy) -> int | None:
+    ids = list(ids)
+    if not ids:
+        return None
+    # prefer nodes with products, then more products, then shallower (the broader reading of a name)
+    return sorted(
+        ids, key=lambda i: (-(own.node_rows.get(i, 0) > 0), -own.node_rows.get(i, 0), taxonomy.nodes[i].depth, i)
+    )[0]
+
+
+def _merchant_inside(node_id: int, own: OwnIndex, taxonomy: Taxonomy) -> tuple[str, ...]:
+    """Merchant categories whose rows mostly map inside the node's subtree (memoised on the index)."""
+    key = (node_id, id(taxonomy))
+    found = own.inside_memo.get(key)
+    if found is None:
+        found = own.inside_memo[key] = _merchant_inside_now(node_id, own, taxonomy)
+    return found
+
+
+def _merchant_inside_now(node_id: int, own: OwnIndex, taxonomy: Taxonomy) -> tuple[str, ...]:
+    inside = []
+    for c, counter in own.categories.items():
+        total = sum(counter.values())
+        n_in = sum(n for g, n in counter.items() if g is not None and taxonomy.is_within(g, node_id))
+        if total and n_in / total >= MERCHANT_INCLUDE_SHARE:
+            inside.append(c)
+    return tuple(sorted(inside))
+
+
+def match_phrase(
+    phrase: tuple[str, ...], own: OwnIndex, taxonomy: Taxonomy, tax_idx: TaxonomyIndex, with_data: bool = True
+) -> Match | None:
+    """Exact matches (merchant level names, taxonomy names, joined spellings), equivalents tried in order.
+
+    with_data=True accepts only names the catalog has rows in; False accepts any taxonomy name as written.
+    """
+    text = " ".join(phrase)
+    # a lone "outdoor"/"patio"/"garden" matches only a category of that very name, never an equivalent
+    variants = [phrase] if len(phrase) == 1 and phrase[0] in EQUIVALENT else _variants(phrase)
+    for variant in variants:
+        joined = "".join(variant)
+        if with_data:
+            prefixes = set(own.own_levels.get(variant, ()))
+            for toks in own.own_joined.get(joined, ()):  # "Sunloungers" and a type "Sun Lounger" alike
+                prefixes |= own.own_levels[toks]
+            if (
+                prefixes
+                and len(variant) < len(phrase)
+                and any(
+                    tax_idx.by_tokens.get(v) or tax_idx.by_joined.get("".join(v))
+                    for v in variants
+                    if len(v) == len(phrase)
+                )
+            ):
+                prefixes = set()  # "outdoor furniture" is a taxonomy name: never the merchant's whole "Furniture"
+            if prefixes:
+                m = _from_own(tuple(sorted(prefixes)), variant, text, own, taxonomy)
+                m.shortened = len(variant) < len(phrase)
+                return m
+        if len(variant) < len(phrase):
+            continue  # "patio chairs" may be the merchant's "Chairs", never the taxonomy's: that would widen it
+        exact = tax_idx.by_tokens.get(variant, [])
+        ids = list(exact) + [i for i in tax_idx.by_joined.get(joined, []) if i not in exact]
+        if with_data:  # a range's accessories are the range's data too: a covers shop has outdoor furniture
+            ids = [
+                i
+                for i in ids
+                if own.node_rows.get(i, 0) or any(own.node_rows.get(a, 0) for a in _accessories_of(i, taxonomy))
+            ]
+        if ids:
+            node = _best_node(ids, own, taxonomy)
+            assert node is not None  # ids is not empty
+            return Match(node, _merchant_inside(node, own, taxonomy), text, taxonomy.nodes[node].name)
+    return None
+
+
+def _own_kinds(phrase: tuple[str, ...], own: OwnIndex) -> Match | None:
+    """Own categories that are kinds of the phrase when no category has its very name: "bikes" holds
+    "Road Bikes" and "Track Bikes" (the level ends with the phrase's words)."""
+    if len(phrase) == 1 and phrase[0] in EQUIVALENT:
+        return None
+    prefixes: set[str] = set()
+    n = len(phrase)  # the words as asked: "garden beds" are no "outdoor beds"
+    for toks, found in own.own_levels.items():
+        if len(toks) > n and toks[-n:] == phrase:
+            prefixes |= found
+    if not prefixes:
+        return None
+    text = " ".join(phrase)
+    levels = sorted({p.rsplit(" > ", 1)[-1] for p in prefixes})
+    return Match(
+        None, (), text, text, own_paths=tuple(sorted(prefixes)), own_label=levels[0] if len(levels) == 1 else None
+    )
+
+
+def _from_own(
+    prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, own: OwnIndex, taxonomy: Taxonomy
+) -> Match:
+    """A scope from the merchant's own categories (any level of any path, product types too).
+
+    The primary paths holding that level stay `merchant` (as before); the taxonomy node is the one
+    most of the level's rows map to, unless other own categories share it (then the scope stays the
+    merchant's own: "Teak Loungers" is not all of Sunloungers) or it is a top-level node (a level
+    mapped across Furniture is no reason to call all of Furniture the scope)."""
+    cats = tuple(sorted(own.level_names.get(variant, ())))
+    counter: Counter = Counter()
+    for p in prefixes:
+        counter.update(own.own_prefix_ids.get(p, Counter()))
+    level = prefixes[0].rsplit(" > ", 1)[-1]
+    m = _from_merchant(cats, text, own, taxonomy, counter)
+    named = list(dict.fromkeys(i for i in (taxonomy.id_for_path(p) for p in prefixes) if i is not None))
+    if len(named) == 1 and (m.taxonomy_id is None or taxonomy.is_within(m.taxonomy_id, named[0])):
+        # the merchant's path is a taxonomy path ("Furniture > Chairs", as Shopify writes categories):
+        # that node is the scope, not the narrower one its few products happen to sit in
+        node = named[0]
+        m = Match(
+            node, tuple(sorted(set(cats) | set(_merchant_inside(node, own, taxonomy)))), text, taxonomy.nodes[node].name
+        )
+    if m.taxonomy_id is not None and not (len(named) == 1 and m.taxonomy_id == named[0]):
+        held = sum(n for g, n in counter.items() if g is not None and taxonomy.is_within(g, m.taxonomy_id))
+        node_words = {w for v in _variants(name_tokens(taxonomy.nodes[m.taxonomy_id].name)) for w in v}
+        node_rows = own.node_rows.get(m.taxonomy_id, 0)
+        related = set(variant) <= node_words
+        if not related and held >= OWN_NODE_ALONE_SHARE * node_rows:
+            m.label = level  # "Deck Box" is all of Outdoor Storage Boxes: the node, under the merchant's name
+        elif held < OWN_NODE_SHARE * node_rows or not related:
+            # the level is finer than the taxonomy node ("Teak Loungers" under Sunloungers), or the
+            # node is named otherwise ("Clothing Tops" whose products sit across Clothing, "DIY
+            # Blueprint" mapped to Craft Paint): the scope stays the merchant's own category rather
+            # than being widened to, or renamed as, the node
+            m = Match(None, cats, text, level)
+    if m.taxonomy_id is None:
+        m.label = level
+    m.own_paths, m.own_label = prefixes, level
+    return m
+
+
+def _from_merchant(cats: tuple[str, ...], text: str, own: OwnIndex, taxonomy: Taxonomy, counter: Counter) -> Match:
+    """The taxonomy node of merchant categories: the deepest node holding most of their rows (`counter`:
+    rows per Google id), never a top-level one; `_from_own` decides whether it may stand for them."""
+    mapped = {g: n for g, n in counter.items() if g is not None}
+    node_id = None
+    if mapped:
+        total = sum(counter.values())
+        # lowest common ancestor of the mapped ids carrying most rows
+        paths = [taxonomy.nodes[g].path.split(" > ") for g in mapped if g in taxonomy.nodes]
+        common_levels = []
+        for levels in zip(*paths):
+            if len(set(levels)) == 1:
+                common_levels.append(levels[0])
+            else:
+                break
+        if len(common_levels) >= 2 and sum(mapped.values()) / total >= MERCHANT_INCLUDE_SHARE:
+            node_id = taxonomy.id_for_path(" > ".join(common_levels))
+    last_level = _shared_level(cats, text) if cats else text
+    if node_id is not None:
+        inside = set(_merchant_inside(node_id, own, taxonomy))
+        return Match(node_id, tuple(sorted(set(cats) | inside)), text, taxonomy.nodes[node_id].name)
+    return Match(None, cats, text, last_level)
+
+
+def _shared_level(cats: tuple[str, ...], text: str) -> str:
+    """The level name (original spelling) that the matched categories share, for the answer's title."""
+    want = tuple(text.split())
+    for level in re.split(r"\s*(?:>|/|\|)\s*", cats[0]):
+        if name_tokens(level) in _variants(want) or "".join(name_tokens(level)) == "".join(want):
+            return level.strip()
+    return cats[0].split(">")[-1].strip() if len(cats) == 1 else text
+
+
+def _partial(
+    phrase: tuple[str, ...], own: OwnIndex, taxonomy: Taxonomy, tax_idx: TaxonomyIndex, with_data: bool = True
+) -> Match | None:
+    """Nodes whose name contains every word of the phrase (fewest extra words wins); with_data limits
+    the search to nodes the catalog has products in."""
+    if len(phrase) == 1 and phrase[0] in EQUIVALENT:
+        return None  # "outdoor" is in too many names to pick one
+    best = None
+    for variant in [v for v in _variants(phrase) if len(v) == len(phrase)]:  # dropping "patio" is for exact names only
+        want = set(variant)
+        posting = set.intersection(*(tax_idx.by_token.get(t, set()) for t in want)) if want else set()
+        candidates = [(i, own.node_rows.get(i, 0)) for i in posting if not with_data or own.node_rows.get(i, 0)]
+        for node_id, n in candidates:
+            name = tax_idx.names.get(node_id, ())
+            if want <= set(name):
+                key = (len(name) - len(want), -n, taxonomy.nodes[node_id].depth)
+                if best is None or key < best[0]:
+                    best = (key, node_id)
+        if best:
+            break
+    if best is None:
+        return None
+    node = best[1]
+    return Match(node, _merchant_inside(node, own, taxonomy), " ".join(phrase), taxonomy.nodes[node].name)
+
+
+MAX_PHRASE_WORDS = 6  # category names are short; longer word runs are tried in windows of this size
+
+
+def word_runs(seq: list[str], used: set[int]) -> list[tuple[int, int]]:
+    """Maximal runs of unused, non-stopword tokens (start, end exclusive).
+
+    An "and" between two content words stays inside the run ("watering and irrigation" is one name);
+    phrase matching ignores it, as category names are indexed without "and"/"&".
+    """
+
+    def content(i: int) -> bool:
+        return 0 <= i < len(seq) and i not in used and seq[i] not in STOPWORDS
+
+    runs, start = [], None
+    for i in range(len(seq) + 1):
+        ok = content(i) or (i < len(seq) and seq[i] == "and" and i not in used and content(i - 1) and content(i + 1))
+        if ok and start is None:
+            start = i
+        elif not ok and start is not None:
+            runs.append((start, i))
+            start = None
+    return runs
+
+
+def phrase_at(seq: list[str], i: int, j: int) -> tuple[str, ...]:
+    return tuple(t for t in seq[i:j] if t != "and")
+
+
+Span = tuple[int, int]
+
+
+def resolve(
+    seq: list[str], used: set[int], own: OwnIndex, taxonomy: Taxonomy, tax_idx: TaxonomyIndex
+) -> tuple[Match | None, Span | None, Span | None]:
+    """(match, its token span, unmatched span).
+
+    Passes, most specific first:
+      A. for each phrase length, longest first: exact names the catalog has products in (merchant
+         category levels, taxonomy nodes), then taxonomy nodes with products whose name holds every word;
+      B. the node with products sharing the most words (two or more) with a whole run of words
+         ("outdoor dining sets" → Outdoor Furniture Sets);
+      C. exact taxonomy names without products (an honest empty scope: a subcategory not sold);
+      D. taxonomy nodes without products whose name holds every word of a phrase of two or more words;
+      E. own categories whose name ends with the phrase ("Road Bikes", "Track Bikes" for "bikes");
+      C, D and E are tried per phrase length, longest first;
+      F. a single noun that leads a family of taxonomy names resolves to the family's head ("dog" →
+         Dog Supplies, which holds Dog Beds, Dog Toys…), with a note that this is a broader reading.
+    Within one length, a phrase after "in/for/of…" and nearer the end of the question goes first: that
+    is where scopes are named ("do I cover all price points in planters"). A phrase always ends where
+    its run of words ends — the product noun is last, so "sofa covers" never becomes Sofas — and an
+    exact taxonomy name of two or more words is taken, even unsold, before a shorter phrase with
+    products ("outdoor furniture" is never all of Furniture); a shorter phrase that drops words is
+    said in a note (see plan).
+    A lone "outdoor"/"patio"/"garden" never picks a node by itself.
+    """
+    runs = word_runs(seq, used)
+    spans = []
+    for start, end in runs:
+        for length in range(min(end - start, MAX_PHRASE_WORDS), 0, -1):
+            for i in range(start, end - length + 1):
+                if i + length != end:  # a phrase keeps its run's last word, the product noun ("sofa covers" is no sofa)
+                    continue
+                phrase = phrase_at(seq, i, i + length)
+                if phrase and phrase[-1] != "and" and seq[i] != "and":
+                    after_prep = i > 0 and (
+                        seq[i - 1] in PREPOSITION_TOKENS
+                        or (i == start and start > 0 and seq[start - 1] in PREPOSITION_TOKENS)
+                    )
+                    spans.append((len(phrase), i, i + length, phrase, after_prep))
+    spans.sort(key=lambda x: (-x[0], not x[4], -x[1]))
+    seen: set[tuple[str, ...]] = set()
+    kept = []
+    for sp in spans:  # a repeated phrase is tried once
+        if sp[3] not in seen:
+            seen.add(sp[3])
+            kept.append(sp)
+    spans = kept
+    by_len: dict[int, list] = {}
+    for sp in spans:
+        by_len.setdefault(sp[0], []).append(sp)
+    for length in sorted(by_len, reverse=True):
+        for _, i, j, phrase, _ in by_len[length]:
+            m = match_phrase(phrase, own, taxonomy, tax_idx, True)
+            if m:
+                return m, (i, j), None
+        if length >= 2:
+            for _, i, j, phrase, _ in by_len[length]:
+                m = _partial(phrase, own, taxonomy, tax_idx)
+                if m:
+                    return m, (i, j), None
+            for _, i, j, phrase, _ in by_len[length]:  # the full name, even unsold, before a shorter one
+                m = match_phrase(phrase, own, taxonomy, tax_idx, False)
+                if m:
+                    return m, (i, j), None
+    for start, end in runs:
+        m = _overlap(phrase_at(seq, start, end), own, taxonomy, tax_idx)
+        if m:
+            return m, (start, end), None
+    for _, i, j, phrase, _ in by_len.get(1, []):
+        m = _partial(phrase, own, taxonomy, tax_idx)
+        if m:
+            return m, (i, j), None
+    for length in sorted(by_len, reverse=True):  # C and D, longest phrase first ("pond pumps" before "pond")
+        for _, i, j, phrase, _ in by_len[length]:
+            m = match_phrase(phrase, own, taxonomy, tax_idx, False)
+            if m:
+                return m, (i, j), None
+        if length >= 2:
+            for _, i, j, phrase, _ in by_len[length]:
+                m = _partial(phrase, own, taxonomy, tax_idx, with_data=False)
+                if m:
+                    return m, (i, j), None
+        for _, i, j, phrase, _ in by_len[length]:  # own categories that are kinds of it ("Road Bikes" for bikes)
+            m = _own_kinds(phrase, own)
+            if m:
+                return m, (i, j), None
+    for _, i, j, phrase, _ in by_len.get(1, []):  # F. "dog" → Dog Supplies: the name its word leads
+        m = leading(phrase, taxonomy, tax_idx)
+        if m:
+            return m, (i, j), None
+    # an unmatched phrase only counts when introduced as a scope ("in spaceships", "for spaceships")
+    for start, end in runs:
+        if start > 0 and seq[start - 1] in PREPOSITION_TOKENS:
+            return None, None, (start, end)
+    return None, None, None
+
+
+def leading(phrase: tuple[str, ...], taxonomy: Taxonomy, tax_idx: TaxonomyIndex) -> Match | None:
+    """The head of the taxonomy names a single noun leads: "dog" → Dog Supplies, "cat" → Cat Supplies.
+
+    Taken only when it is unambiguous: the shallowest node whose name starts with the word is the only
+    one at its depth, its name's first word is the noun as written ("Dog", not "Filling" for "filled"),
+    and it holds every other node whose name starts with it (Dog Beds, Dog Toys…) — so
+    "horse" (Horse Care beside Horse Tack) or "bird" pick nothing, and a lone "outdoor"/"patio"/
+    "garden" never does. Tried last, after every closer reading (exact names, own categories)."""
+    if len(phrase) != 1 or phrase[0] in EQUIVALENT or phrase[0] in STOPWORDS:
+        return None
+    word = phrase[0]
+    family = [i for i in tax_idx.by_token.get(word, ()) if tax_idx.names.get(i, ())[:1] == (word,)]
+    if not family:
+        return None
+    top = min(taxonomy.nodes[i].depth for i in family)
+    heads = [i for i in family if taxonomy.nodes[i].depth == top]
+    if len(heads) != 1 or not all(i == heads[0] or taxonomy.is_within(i, heads[0]) for i in family):
+        return None
+    node = taxonomy.nodes[heads[0]]
+    if (
+        node.name.split()[0].casefold() != word
+    ):  # the noun as written ("Dog"), not a form of it ("Filling" for "filled")
+        return None
+    note = (
+        (
+            f"No category is called “{word}”; the scope is {node.name} ({node.path}), the category whose name "
+            f"starts with it and holds the others that do."
+        )
+        if tax_idx.names.get(node.id) != phrase
+        else None
+    )
+    return Match(node.id, (), word, node.name, note=note)
+
+
+def _overlap(phrase: tuple[str, ...], own: OwnIndex, taxonomy: Taxonomy, tax_idx: TaxonomyIndex) -> Match | None:
+    """The node with products sharing the most words with the phrase (at least two, and at least half)."""
+    if len(phrase) < 2:
+        return None
+    best = None
+    for variant in [v for v in _variants(phrase) if len(v) == len(phrase)]:
+        want = set(variant)
+        for node_id, n in own.node_rows.items():
+            name = set(tax_idx.names.get(node_id, ()))
+            shared = len(want & name)
+            if shared >= 2 and shared * 2 >= len(want):
+                key = (-shared, len(name) - shared, -n, taxonomy.nodes[node_id].depth)
+                if best is None or key < best[0]:
+                    best = (key, node_id)
+    if best is None:
+        return None
+    node = best[1]
+    return Match(node, _merchant_inside(node, own, taxonomy), " ".join(phrase), taxonomy.nodes[node].name)
+
+
+def _nearness(phrase: str, name: str) -> tuple:
+    """Sort key of a category name (tokens joined) as a suggestion for a phrase: names that share a word
+    with it first ("dog" → "Dog Beds" before "Outdoor Seating", which only looks alike), then spelling."""
+    shared = len(set(phrase.split()) & set(name.split()))
+    return (-shared, -difflib.SequenceMatcher(None, phrase, name).ratio(), name)
+
+
+def nearest(phrase: str, own: OwnIndex, taxonomy: Taxonomy, limit: int = 5) -> tuple[str, ...]:
+    """Closest existing categories: merchant level names and taxonomy nodes with products."""
+    names: dict[str, str] = {}
+    for toks, cats in own.level_names.items():
+        for c in cats:
+            last = c.split(">")[-1].strip()
+            names.setdefault(" ".join(toks), last)
+    for node_id in own.node_rows:
+        node = taxonomy.nodes.get(node_id)
+        if node is not None and node.depth >= 2:
+            names.setdefault(" ".join(name_tokens(node.name)), node.name)
+    if not names:
+        for node in taxonomy.nodes.values():
+            if node.depth <= 2:
+                names.setdefault(" ".join(name_tokens(node.name)), node.name)
+    scored = sorted(names, key=lambda k: _nearness(phrase, k))
+    out: list[str] = []
+    for k in scored:
+        if names[k] not in out:
+            out.append(names[k])
+    return tuple(out[:limit])
+
+
+def to_scope(match: Match | None, taxonomy: Taxonomy) -> Scope:
+    if match is None:
+        return Scope()
+    node = taxonomy.node(match.taxonomy_id) if match.taxonomy_id is not None else None
+    return Scope(
+        label=match.label,
+        taxonomy_id=node.id if node else None,
+        taxonomy_path=node.path if node else None,
+        merchant_categories=match.merchant,
+        phrase=match.phrase,
+        own_paths=match.own_paths,
+        own_label=match.own_label,
+        widened=match.note,
+    )
+
+
+def _accessories_of(node_id: int, taxonomy: Taxonomy) -> tuple[int, ...]:
+    """The sibling "<name> Accessories" node ("Outdoor Furniture" → "Outdoor Furniture Accessories"):
+    a merchant asking about a range means its accessories too (covers of outdoor furniture)."""
+    node = taxonomy.node(node_id)
+    if node is None or node.parent_id is None:
+        return ()
+    want = node.name + " Accessories"
+    return tuple(c for c in taxonomy.children_of(node.parent_id) if taxonomy.nodes[c].name == want)
+
+
+def _subcategory_names(node_id: int, taxonomy: Taxonomy, limit: int = 8) -> str:
+    names = sorted(taxonomy.nodes[c].name for c in taxonomy.children_of(node_id))
+    if not names:
+        return "no subcategories"
+    return ", ".join(names[:limit]) + (" and others" if len(names) > limit else "")
+
+
+def _title_terms(phrase: tuple[str, ...]) -> tuple[str, ...]:
+    """(noun, *modifiers) of a scope phrase: its last word names the product."""
+    words = tuple(t for t in phrase if t != "and" and t not in STOPWORDS)
+    if not words or (len(words) == 1 and words[0] in EQUIVALENT) or words[-1].isdigit():
+        return ()
+    return (words[-1],) + words[:-1]
+
+
+MAX_SUBCATEGORY_TERMS = 400  # a broad scope ("Home & Garden") is left to the mapping, not to title words
+
+
+def _name_parts(name: str) -> list[tuple[str, ...]]:
+    """A taxonomy name's product names: "Skillets & Frying Pans" → (skillet,), (frying, pan)."""
+    out = []
+    for part in re.split(r"\s*(?:&|,|\band\b)\s*", name):
+        toks = name_tokens(part)
+        if toks:
+            out.append(toks)
+    return out
+
+
+def _with_subcategories(scope: Scope, own: OwnIndex, taxonomy: Taxonomy) -> Scope:
+    """The scope's taxonomy subcategories named by the merchant's own categories or product titles:
+    a type "frying-pans" or a title "Cast Iron Frying Pan" is in Cookware (Skillets & Frying Pans),
+    whatever the mapping made of it. Both count as found through the taxonomy, not as the category
+    the merchant named. Only for scopes of a few hundred subcategory names."""
+    from agent.analysis.scoping import subtree_ids
+
+    ids = subtree_ids(scope, taxonomy)
+    if not ids:
+        return scope
+    names = [p for i in ids for p in _name_parts(taxonomy.nodes[i].name)]
+    if len(names) > MAX_SUBCATEGORY_TERMS:
+        return scope
+    sub_paths: set[str] = set()
+    for toks in names:
+        sub_paths |= own.own_levels.get(toks, set())
+        for alt in own.own_joined.get("".join(toks), ()):
+            sub_paths |= own.own_levels[alt]
+    sub = tuple(sorted({(t[-1],) + t[:-1] for t in names if not t[-1].isdigit()}))
+    return replace(scope, own_subpaths=tuple(sorted(sub_paths - set(scope.own_paths))), title_subterms=sub)
+
+
+def nearest_own(phrase: str, own: OwnIndex, limit: int = 5) -> tuple[str, ...]:
+    """The merchant's own category names closest to the phrase (any level), most similar first."""
+    names: dict[str, str] = {}
+    for toks, prefixes in own.own_levels.items():
+        names.setdefault(" ".join(toks), sorted(prefixes)[0].rsplit(" > ", 1)[-1])
+    ranked = sorted(names, key=lambda k: _nearness(phrase, k))
+    out: list[str] = []
+    for k in ranked:
+        if names[k] not in out:
+            out.append(names[k])
+    return tuple(out[:limit])
+
+
+def _sentences(*parts: str | None) -> str | None:
+    """Notes on how a scope is wider than the words, one after the other (None when there are none)."""
+    return " ".join(p for p in parts if p) or None
+
+
+def placed(
+    scope: Scope,
+    own: pa.Table | None,
+    own_idx: OwnIndex,
+    taxonomy: Taxonomy,
+    phrase: tuple[str, ...],
+    title_only: bool = False,
+) -> Scope | None:
+    """The scope with its accessories, title terms and counts of how its products were found.
+
+    Title-only (no category named the phrase): None when no title names it either. When nothing
+    holds the strict phrase but titles name its noun, the noun alone is used and the scope says so.
+    An empty scope names the nearest own categories and the catalog's unplaced products."""
+    from agent.analysis import scoping
+
+    extra = _accessories_of(scope.taxonomy_id, taxonomy) if scope.taxonomy_id is not None else ()
+    widened = None
+    if extra and scope.taxonomy_id is not None:  # extra is () when taxonomy_id is None
+        inside = set(scope.merchant_categories)
+        for e in extra:
+            inside |= set(_merchant_inside(e, own_idx, taxonomy))
+        parts = [f"{taxonomy.nodes[i].name} ({_subcategory_names(i, taxonomy)})" for i in (scope.taxonomy_id, *extra)]
+        widened = (
+            f"{taxonomy.nodes[extra[0]].name} is counted with {taxonomy.nodes[scope.taxonomy_id].name}: the "
+            f"accessories belong to the range. Covered: " + "; ".join(parts) + "."
+        )
+        scope = replace(
+            scope,
+            extra_taxonomy_ids=extra,
+            extra_taxonomy_paths=tuple(taxonomy.nodes[e].path for e in extra),
+            merchant_categories=tuple(sorted(inside)),
+            widened=_sentences(scope.widened, widened),
+        )
+    terms = _title_terms(phrase)
+    scope = replace(scope, title_terms=terms)
+    scope = _with_subcategories(scope, own_idx, taxonomy)
+    if own is None or own.num_rows == 0:
+        return None if title_only else scope
+    found = scoping.found(own, scope, taxonomy)
+    total = sum(n for _, n in found)
+    if total == 0 and len(terms) > 1:  # "pond pumps" whose titles only say "pump"
+        loose = replace(scope, title_terms=terms[:1])
+        loose_found = scoping.found(own, loose, taxonomy)
+        if sum(n for _, n in loose_found):
+            words = scope.phrase or " ".join(phrase)  # as the merchant wrote it
+            note = (
+                f"No category and no title names “{words}”; the scope holds the products whose title names "
+                f"a {terms[0]}."
+            )
+            scope, found, total = (
+                replace(loose, widened=_sentences(loose.widened, note)),
+                loose_found,
+                sum(n for _, n in loose_found),
+            )
+    if title_only and total == 0:
+        return None
+    scope = replace(scope, found=found)
+    if total == 0:
+        scope = replace(scope, nearest=nearest_own(" ".join(phrase), own_idx), unplaced=scoping.unplaced(own))
+    return scope
+
+
+_LEADING = {"my", "the", "our", "your", "all", "of"}
+
+
+def own_claim(seq: list[str], own: OwnIndex) -> Span | None:
+    """An own category named whole after a scope preposition, even when its name holds question or
+    intent words ("gaps in Tools for the Garden", "stock in Picture Frames"): its span, longest first."""
+    if not own.own_levels:
+        return None
+    best = None
+    for i in range(1, len(seq)):
+        if seq[i - 1] not in PREPOSITION_TOKENS:
+            continue
+        starts = [i]  # the name as written ("All Disposables"), then without "my/the/all…" before it
+        while starts[-1] < len(seq) and seq[starts[-1]] in _LEADING:
+            starts.append(starts[-1] + 1)
+        for start in starts:
+            for j in range(min(len(seq), start + MAX_PHRASE_WORDS + 2), start, -1):
+                if j < len(seq) and seq[j] not in STOPWORDS:  # "garden" of "garden furniture" is no name
+                    continue
+                phrase = phrase_at(seq, start, j)
+                if phrase and (phrase in own.own_levels or "".join(phrase) in own.own_joined):
+                    if best is None or j - start > best[1] - best[0]:
+                        best = (start, j)
+                    break
+            if best is not None and best[0] == start:
+                break
+    return best
+
+
+def scope_for(
+    toks: tuple[str, ...],
+    display: str,
+    own: pa.Table | None,
+    own_idx: OwnIndex,
+    taxonomy: Taxonomy,
+    tax_idx: TaxonomyIndex,
+) -> Scope | None:
+    """A remembered scope phrase (already corrected) resolved again, by the rules the first turn used:
+    categories first, then titles — and a category found for only part of the phrase ("suits" of
+    "night suits") gives way to titles naming the whole phrase, as it did when the question was asked,
+    so "and pricing?" stays on the 97 night suits instead of moving to every suit."""
+    m, span, _ = resolve(list(toks), set(), own_idx, taxonomy, tax_idx)
+    if m is not None:
+        content = [t for t in toks if t not in STOPWORDS and t != "and"]
+        partial = m.shortened or (
+            span is not None and len([t for t in toks[span[0] : span[1]] if t != "and"]) < len(content)
+        )
+        if partial:
+            by_title = placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
+            if by_title is not None and not by_title.widened:
+                return by_title
+        m.phrase = display
+        return placed(to_scope(m, taxonomy), own, own_idx, taxonomy, toks)
+    return placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
