@@ -320,8 +320,8 @@ def test_unmapped_rows_are_named_by_their_own_type(placeholder):
     from agent.analysis import overview
     from agent.analysis.inputs import SkillInput
     from agent.analysis.planner import Scope
-    from agent.render.text import render_skill
     from agent.catalog.taxonomy import load
+    from agent.render.text import render_skill
 
     TAX = load()
 

@@ -386,7 +386,9 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     if typo_run is not None and own is not None:
         fixed = _correct_to_own_name(seq, typo_run, own_idx)
         if fixed != seq:
-            held = placed(Scope(label="", phrase=""), own, own_idx, taxonomy, phrase_at(seq, *typo_run), title_only=True)
+            held = placed(
+                Scope(label="", phrase=""), own, own_idx, taxonomy, phrase_at(seq, *typo_run), title_only=True
+            )
             again = _read(fixed, own_idx, taxonomy, tax_idx) if held is None else None
             if again is not None and again[4] is not None and not again[4].shortened:
                 seq = fixed
