@@ -75,6 +75,9 @@ class Config:
     provider_url: str | None = None  # ... and its website (both or neither; unset: the card names no provider)
     log_json: bool = False  # JSON log lines for Cloud Logging when on Cloud Run (K_SERVICE set), readable lines locally
     turn_storage_seconds: int = 10  # TURN_STORAGE_SECONDS: storage time one turn's work may take in all
+    # IDLE_RELEASE_SECONDS: cache entries (and in-memory conversations' tables) unused this long are dropped
+    # at the next request and freed memory handed back (agent.service.reclaim.IdleRelease); 0 turns it off
+    idle_release_seconds: int = 300
     body_read_seconds: int = 15  # BODY_READ_SECONDS: the whole request body must arrive within it
     caller_identity_header: str | None = None  # CALLER_IDENTITY_HEADER: set by an authenticating front end
     test_step_gate: str | None = None  # TEST_STEP_GATE: tests only (agent.service.stepgate); never set in production
@@ -284,6 +287,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         caller_identity_header=_header_name(env, "CALLER_IDENTITY_HEADER"),
         body_read_seconds=_int(env, "BODY_READ_SECONDS", 15, 1, 3600),
         turn_storage_seconds=_int(env, "TURN_STORAGE_SECONDS", 10, 1, 3600),
+        idle_release_seconds=_int(env, "IDLE_RELEASE_SECONDS", 300, 0, 7 * 86_400),
         test_step_gate=_gate(env),
         preview=_flag(env, "PREVIEW", False),
         bigquery=_bigquery(env, budget),

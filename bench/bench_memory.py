@@ -3,12 +3,16 @@
 150 sequential `message/send` requests, each a ~24 MiB JSON-RPC body (an ~18 MiB CSV attachment in
 base64), every one in a new conversation (so every attached catalog is a candidate to be kept). The
 server's resident memory (the process and its children: gunicorn's worker) is sampled every 50 ms.
-Printed: the warm baseline (after a few small sends), the peak, and the settled figure 10 s after the
-last send. Never asserted; the figures go to bench/README.md.
+Printed: the warm baseline (after a few small sends), the peak, the settled figure 10 s after the
+last send, and the figure after the instance's idle period (IDLE_RELEASE_SECONDS, here BENCH_IDLE_S,
+default 20 s) plus one small request — the request at which a quiet instance drops idle cache entries
+and hands memory back (agent.service.reclaim) — with the server's own log line saying how much each
+allocator step returned. Never asserted; the figures go to bench/README.md.
 
     .venv/bin/python bench/bench_memory.py            # BENCH_SENDS (150), BENCH_BODY_MIB (24)
     BENCH_KEEP=0 .venv/bin/python bench/bench_memory.py   # with CONTEXT_MAX_ATTACHED_BYTES=0
     BENCH_BUDGET_MIB=256 .venv/bin/python bench/bench_memory.py   # with MEMORY_BUDGET_BYTES = 256 MiB
+    BENCH_IDLE_S=0 .venv/bin/python bench/bench_memory.py   # idle release off (IDLE_RELEASE_SECONDS=0)
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -28,6 +33,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 SENDS = int(os.environ.get("BENCH_SENDS", "150"))
 BODY_MIB = float(os.environ.get("BENCH_BODY_MIB", "24"))
+IDLE_S = int(os.environ.get("BENCH_IDLE_S", "20"))
 
 
 def catalog(target_bytes: int) -> bytes:
@@ -80,17 +86,19 @@ def main() -> None:
         port = s.getsockname()[1]
     url = f"http://127.0.0.1:{port}/"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("STATE_", "CATALOG_", "MEMORY_", "CONTEXT_"))}
-    env.update({"PUBLIC_URL": url, "THREADS": "8", "LOG_LEVEL": "WARNING"})
+    env = {k: v for k, v in env.items() if k != "IDLE_RELEASE_SECONDS"}
+    env.update({"PUBLIC_URL": url, "THREADS": "8", "LOG_LEVEL": "INFO", "IDLE_RELEASE_SECONDS": str(IDLE_S)})
     if os.environ.get("BENCH_BUDGET_MIB"):  # the one memory budget every cache and store is sized from
         env["MEMORY_BUDGET_BYTES"] = str(int(float(os.environ["BENCH_BUDGET_MIB"]) * 2**20))
     if os.environ.get("BENCH_KEEP") == "0":  # conversations keep no attached catalog: what remains is the rest
         env["CONTEXT_MAX_ATTACHED_BYTES"] = "0"
+    server_log = tempfile.TemporaryFile(mode="w+")
     proc = subprocess.Popen(
         [sys.executable, "-m", "functions_framework", "--target=a2a", "--host=127.0.0.1", f"--port={port}"],
         cwd=ROOT,
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=server_log,
+        stderr=server_log,
     )
     try:
         for _ in range(300):
@@ -134,8 +142,24 @@ def main() -> None:
                     f"  {i + 1} sends, RSS now {rss_bytes(proc.pid) / 2**20:,.0f} MiB, peak {sampler.peak / 2**20:,.0f} MiB",
                     flush=True,
                 )
+        last_send = time.monotonic()
         time.sleep(10)
         settled = rss_bytes(proc.pid)
+        after_idle, after_more, idle_request_s, next_request_s = 0, 0, 0.0, 0.0
+        if IDLE_S:
+            time.sleep(max(0.0, last_send + IDLE_S + 1 - time.monotonic()))
+            started = time.perf_counter()
+            send([{"kind": "text", "text": "What is in this catalog?"}])
+            idle_request_s = time.perf_counter() - started
+            time.sleep(2)
+            after_idle = rss_bytes(proc.pid)
+            started = time.perf_counter()
+            send([{"kind": "text", "text": "What is in this catalog?"}])
+            next_request_s = time.perf_counter() - started
+            for _ in range(7):  # each request thread releases its own heap on its first request after a sweep
+                send([{"kind": "text", "text": "What is in this catalog?"}])
+            time.sleep(2)
+            after_more = rss_bytes(proc.pid)
         sampler.stop = True
         durations.sort()
         mib = 2**20
@@ -144,13 +168,30 @@ def main() -> None:
             f"baseline (warm) RSS {baseline / mib:,.0f} MiB; peak {sampler.peak / mib:,.0f} MiB; "
             f"settled (10 s after) {settled / mib:,.0f} MiB ({(settled - baseline) / baseline:+.0%} of baseline)"
         )
+        if IDLE_S:
+            print(
+                f"after the idle period ({IDLE_S} s) and one small request ({idle_request_s * 1000:.0f} ms; "
+                f"the next one {next_request_s * 1000:.0f} ms): "
+                f"{after_idle / mib:,.0f} MiB ({(after_idle - baseline) / baseline:+.0%} of baseline)"
+            )
+            print(
+                f"after 8 more small requests: {after_more / mib:,.0f} MiB ({(after_more - baseline) / baseline:+.0%} of baseline)"
+            )
+            server_log.seek(0)
+            for line in server_log:
+                if "idle release" in line:
+                    print("  server:", line.strip()[-220:])
         print(
             f"send p50 {durations[len(durations) // 2]:.2f} s, p95 {durations[int(len(durations) * 0.95)]:.2f} s, "
             f"max {durations[-1]:.2f} s"
         )
     finally:
         proc.terminate()
-        proc.wait(10)
+        try:
+            proc.wait(60)  # gunicorn lets a busy worker finish first
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -106,7 +107,11 @@ class Cache(Generic[T]):
       time without sleeping); `ttl <= 0` stores nothing.
     * `keep_newest`: for a store rather than a cache — the entry just written is always kept, even
       alone over `max_bytes` (everything older is evicted first), since a store may not drop what it
-      was just told to keep (the in-memory task and context stores, agent.store.memory).
+      was just told to keep (the in-memory task and context stores, agent.store.memory). A store is
+      not swept by `drop_idle_entries` either (what it holds is data, not a copy).
+    * `drop_idle(seconds)` / `map_idle(seconds, fn)`: entries not read or written for `seconds` (by
+      `clock`) are dropped, or replaced by a smaller value — how a quiet instance gives memory back
+      (IDLE_RELEASE_SECONDS, agent.service.reclaim).
     * `get_or_load(key, loader)`: a hit returns at once; a miss runs `loader` in the calling thread
       while every other caller of the same key waits for that one result. A loader exception is not
       cached: it propagates to the caller and to all waiters, and the next call loads again.
@@ -133,21 +138,28 @@ class Cache(Generic[T]):
         self._size_of = size_of
         self.keep_newest = keep_newest
         self._lock = threading.Lock()
-        self._entries: OrderedDict[Hashable, tuple[T, int, float]] = OrderedDict()
+        # key -> (value, size, stored at, last used at), by `clock`
+        self._entries: OrderedDict[Hashable, tuple[T, int, float, float]] = OrderedDict()
         self._inflight: dict[Hashable, _Flight] = {}
         self._bytes = 0
         self._hits = self._misses = self._waits = self._evictions = self._oversize = 0
+        if not keep_newest:
+            _CACHES.add(self)
 
     # -- reading ----------------------------------------------------------------------------------
 
-    def _lookup(self, key: Hashable) -> tuple[T, int, float] | None:
-        """The live entry (touched), under the lock; an expired one is dropped."""
+    def _lookup(self, key: Hashable) -> tuple[T, int, float, float] | None:
+        """The live entry (touched: most recently used, its last-use time now), under the lock; an
+        expired one is dropped."""
         entry = self._entries.get(key)
         if entry is None:
             return None
-        if self.ttl is not None and self.clock() - entry[2] >= self.ttl:
+        now = self.clock()
+        if self.ttl is not None and now - entry[2] >= self.ttl:
             self._drop(key)
             return None
+        entry = (entry[0], entry[1], entry[2], now)
+        self._entries[key] = entry
         self._entries.move_to_end(key)
         return entry
 
@@ -206,7 +218,8 @@ class Cache(Generic[T]):
             log.warning("cache value of %d bytes exceeds the %d-byte budget; not kept", size, self._max_bytes)
             return
         self._drop(key)
-        self._entries[key] = (value, size, self.clock())
+        now = self.clock()
+        self._entries[key] = (value, size, now, now)
         self._bytes += size
         self._evict()
 
@@ -221,7 +234,7 @@ class Cache(Generic[T]):
             (self._max_bytes is not None and self._bytes > self._max_bytes)
             or (self.max_entries is not None and len(self._entries) > self.max_entries)
         ):
-            evicted_key, (_, evicted_size, _) = self._entries.popitem(last=False)
+            evicted_key, (_, evicted_size, _, _) = self._entries.popitem(last=False)
             self._bytes -= evicted_size
             self._evictions += 1
             if evicted_size:
@@ -234,8 +247,33 @@ class Cache(Generic[T]):
     def drop_values(self, predicate: Callable[[T], bool]) -> None:
         """Forget every entry whose value matches (e.g. all locations that resolved to one object)."""
         with self._lock:
-            for key in [k for k, (v, _, _) in self._entries.items() if predicate(v)]:
+            for key in [k for k, (v, _, _, _) in self._entries.items() if predicate(v)]:
                 self._drop(key)
+
+    def map_idle(self, seconds: float, fn: Callable[[T], tuple[T, int] | None]) -> int:
+        """Entries unused for `seconds` or more: `fn(value)` gives a (smaller value, its size) that takes
+        the entry's place — keeping its times and position — or None to drop it. Returns the bytes
+        given up (by the sizes the cache counts)."""
+        freed = 0
+        with self._lock:
+            now = self.clock()
+            for key, (value, size, stored, used) in list(self._entries.items()):
+                if now - used < seconds:
+                    continue
+                smaller = fn(value)
+                if smaller is None:
+                    self._drop(key)
+                    freed += size
+                    self._evictions += 1
+                else:
+                    self._entries[key] = (smaller[0], smaller[1], stored, used)
+                    self._bytes += smaller[1] - size
+                    freed += size - smaller[1]
+        return freed
+
+    def drop_idle(self, seconds: float) -> int:
+        """Drop the entries unused for `seconds` or more; the bytes they held."""
+        return self.map_idle(seconds, lambda _value: None)
 
     def clear(self) -> None:
         """Drop every entry and reset the counters (loads in flight still complete for their callers)."""
@@ -288,6 +326,16 @@ class Cache(Generic[T]):
                 evictions=self._evictions,
                 oversize=self._oversize,
             )
+
+
+# Every cache of the process (not the stores built on Cache), for `drop_idle_entries`; weak, so a cache
+# made by a test or a short-lived object leaves with it.
+_CACHES: "weakref.WeakSet[Cache[Any]]" = weakref.WeakSet()
+
+
+def drop_idle_entries(seconds: float) -> int:
+    """Drop, in every cache of the process, the entries unused for `seconds` or more; the bytes held."""
+    return sum(cache.drop_idle(seconds) for cache in list(_CACHES))
 
 
 class SingleFlight:

@@ -258,7 +258,8 @@ def _ref_from_blob(blob: Any) -> ObjectRef:
 
 def _lookup(bucket: str, name: str) -> ObjectRef | None:
     """One metadata GET; None when the object (or the bucket) does not exist."""
-    blob = client().bucket(bucket).get_blob(name, timeout=budget.timeout(TIMEOUT), retry=retry())
+    with budget.call(TIMEOUT) as timeout:
+        blob = client().bucket(bucket).get_blob(name, timeout=timeout, retry=retry())
     return _ref_from_blob(blob) if blob is not None else None
 
 
@@ -268,16 +269,17 @@ def _resolve_prefix(bucket: str, path: str) -> ObjectRef:
     if pointer is not None:
         return _follow_pointer(bucket, prefix, pointer)
     best = None
-    listing = client().list_blobs(
-        bucket,
-        prefix=prefix,
-        timeout=budget.timeout(TIMEOUT),
-        retry=retry(),
-        fields="items(name,generation,size),nextPageToken",
-    )
-    for blob in listing:
-        if blob.name.lower().endswith(SNAPSHOT_EXTENSIONS) and (best is None or blob.name > best.name):
-            best = blob
+    with budget.call(TIMEOUT) as timeout:  # the listing's pages are fetched as it is iterated
+        listing = client().list_blobs(
+            bucket,
+            prefix=prefix,
+            timeout=timeout,
+            retry=retry(),
+            fields="items(name,generation,size),nextPageToken",
+        )
+        for blob in listing:
+            if blob.name.lower().endswith(SNAPSHOT_EXTENSIONS) and (best is None or blob.name > best.name):
+                best = blob
     if best is None:
         raise SourceUnavailable("no_snapshot")
     if best.generation is None:  # a listing without generations (not expected): ask once
@@ -300,7 +302,8 @@ def _read_pointer(bucket: str, prefix: str) -> str | None:
 
     blob = client().bucket(bucket).blob(prefix + POINTER_NAME)
     try:
-        raw = blob.download_as_bytes(timeout=budget.timeout(TIMEOUT), retry=retry())
+        with budget.call(TIMEOUT) as timeout:
+            raw = blob.download_as_bytes(timeout=timeout, retry=retry())
     except api.NotFound:
         return None
     if len(raw) > MAX_POINTER_BYTES:
@@ -361,9 +364,8 @@ def download(ref: ObjectRef) -> bytes:
     """
     try:
         blob = client().bucket(ref.bucket).blob(ref.name)
-        data = blob.download_as_bytes(
-            if_generation_match=ref.generation, timeout=budget.timeout(TIMEOUT), retry=retry()
-        )
+        with budget.call(TIMEOUT) as timeout:
+            data = blob.download_as_bytes(if_generation_match=ref.generation, timeout=timeout, retry=retry())
     except Exception as exc:
         err = _fail("download", ref.uri, exc)
         if isinstance(err, SnapshotChanged):

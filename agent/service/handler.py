@@ -19,7 +19,7 @@ from agent.render.a2ui_ids import card_extension
 from agent.store.base import ContextState, NotCancelable
 from agent.store.factory import build_stores
 
-from . import inputs, references, trust
+from . import inputs, reclaim, references, trust
 from .live import LiveRegistry
 from .runner import Deps, Runner, Turn, drain, wait_until_terminal
 
@@ -42,6 +42,7 @@ class Service:
         cache.configure(table_cache_bytes=config.table_cache_bytes)  # its share of MEMORY_BUDGET_BYTES
         self.tasks, self.contexts = build_stores(config)
         self.live = LiveRegistry(max_bytes=config.live_bytes)
+        self.idle = self._idle_release(config.idle_release_seconds)
         self.runner = Runner(
             Deps(
                 tasks=self.tasks,
@@ -59,9 +60,21 @@ class Service:
                 analysis_slots=config.analysis_slots,
                 demand_uri=config.demand_uri,
                 bigquery=config.bigquery,
+                idle_release_seconds=config.idle_release_seconds,
             )
         )
         self._card: dict[str, Any] | None = None
+
+    def _idle_release(self, seconds: float) -> reclaim.IdleRelease:
+        """What a quiet instance gives back (IDLE_RELEASE_SECONDS): the process's cache entries, finished
+        runs, and — with the in-memory store — the tables of conversations unused that long."""
+        from agent.catalog import cache
+
+        sweepers = [cache.drop_idle_entries, self.live.drop_finished]
+        release_tables = getattr(self.contexts, "release_idle", None)
+        if release_tables is not None:
+            sweepers.insert(0, release_tables)
+        return reclaim.IdleRelease(seconds, sweepers)
 
     # -- card -------------------------------------------------------------------------------------
 
@@ -122,6 +135,7 @@ class Service:
     # -- tasks/* ----------------------------------------------------------------------------------
 
     def get(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
+        self.idle.on_request()
         self._owned(params, call)
         task = self.tasks.get(params["id"])
         if task is None:
@@ -130,10 +144,10 @@ class Service:
         return self._with_history(task, params.get("historyLength"))
 
     def cancel(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
+        self.idle.on_request()
         task_id = params["id"]
         self._owned(params, call)
-        live = self.live.get(task_id)
-        if live is not None and live.done and self.tasks.get(task_id) is not None:
+        if self.live.ended_here(task_id) and self.tasks.get(task_id) is not None:
             # The run ended here and told its client so; whatever the store holds (a final write
             # that failed leaves `working`), a cancel must not write over the outcome the client got.
             raise errors.task_not_cancelable()
@@ -154,9 +168,14 @@ class Service:
                 task, status=objects.status("canceled", message), history=list(task.get("history") or []) + [message]
             )
             task = self.tasks.mark_canceled(task_id, task)
+            if task["status"]["state"] != "canceled":
+                # The run ended first (its final write won the store's generation check): the store and
+                # the run's own client say that outcome, so this cancel is refused, not reported as done.
+                raise errors.task_not_cancelable()
         return task
 
     def resubscribe(self, params: dict[str, Any], call: CallContext) -> Iterator[dict[str, Any]]:
+        self.idle.on_request()
         task_id = params["id"]
         self._owned(params, call)
         task = self.tasks.get(task_id)
@@ -207,6 +226,7 @@ class Service:
             raise errors.task_not_found()
 
     def _turn(self, params: dict[str, Any], call: CallContext) -> Turn:
+        self.idle.on_request()  # a quiet instance gives memory back first (IDLE_RELEASE_SECONDS)
         message = params["message"]
         configuration = params.get("configuration") or {}
         if not card_mod.accepts_output(configuration.get("acceptedOutputModes")):

@@ -7,9 +7,11 @@ instances are not visible here: resubscribe then answers from the store (SPEC §
 from __future__ import annotations
 
 import threading
-from typing import Any, Iterator
+import time
+from typing import Any, Callable, Iterator
 
 _FINISHED_KEEP = 64  # finished runs kept briefly so a late subscriber still sees the end
+_ENDED_KEEP = 10_000  # ids of runs that ended here (ids only: kept far longer than their events)
 DEFAULT_MAX_BYTES = 16 * 1024 * 1024  # and at most this many (approximate) bytes of their events
 
 
@@ -54,9 +56,12 @@ class LiveRegistry:
     """Runs in progress (all of them) and recently finished ones (bounded by count and bytes, oldest
     first out: a late resubscriber then gets the stored task instead)."""
 
-    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, clock: Callable[[], float] = time.monotonic) -> None:
         self._runs: dict[str, LiveRun] = {}
-        self._finished: list[str] = []
+        self._finished: list[str] = []  # oldest first
+        self._finished_at: dict[str, float] = {}  # by `clock`, for drop_finished
+        self.clock = clock
+        self._ended: dict[str, None] = {}  # insertion-ordered set, oldest first, bounded by _ENDED_KEEP
         self._finished_bytes = 0
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
@@ -71,13 +76,40 @@ class LiveRegistry:
         with self._lock:
             return self._runs.get(task_id)
 
+    def ended_here(self, task_id: str) -> bool:
+        """Whether a run of this task ended on this instance (and so told its client how it ended),
+        long after its events are gone: a cancel must not write over that outcome."""
+        with self._lock:
+            return task_id in self._ended
+
+    def drop_finished(self, idle_seconds: float) -> int:
+        """Forget the runs that finished `idle_seconds` ago or more (the instance's idle release: a
+        resubscriber after a quiet spell gets the stored task instead); returns their approximate bytes."""
+        freed = 0
+        with self._lock:
+            now = self.clock()
+            while self._finished and now - self._finished_at.get(self._finished[0], now) >= idle_seconds:
+                task_id = self._finished.pop(0)
+                self._finished_at.pop(task_id, None)
+                gone = self._runs.pop(task_id, None)
+                size = gone.size if gone is not None else 0
+                self._finished_bytes -= size
+                freed += size
+        return freed
+
     def close(self, task_id: str) -> None:
         with self._lock:
             run = self._runs.get(task_id)
             self._finished.append(task_id)
+            self._finished_at[task_id] = self.clock()
+            self._ended[task_id] = None
+            if len(self._ended) > _ENDED_KEEP:
+                del self._ended[next(iter(self._ended))]
             self._finished_bytes += run.size if run is not None else 0
             while self._finished and (len(self._finished) > _FINISHED_KEEP or self._finished_bytes > self.max_bytes):
-                gone = self._runs.pop(self._finished.pop(0), None)
+                oldest = self._finished.pop(0)
+                self._finished_at.pop(oldest, None)
+                gone = self._runs.pop(oldest, None)
                 self._finished_bytes -= gone.size if gone is not None else 0
         if run is not None:
             run.close()

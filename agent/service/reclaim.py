@@ -1,9 +1,19 @@
-"""Give memory back to the system after a turn that parsed a large attachment.
+"""Give memory back to the system: after a turn that parsed a large attachment, and when an instance goes quiet.
 
 Parsing a 24 MiB CSV makes Arrow's allocator (mimalloc) and glibc's malloc grow their heaps; both keep
 freed pages for reuse, so an instance that served a few large files stays hundreds of MiB above its
 warm size although nothing holds that memory (bench/bench_memory.py). Returning it once the turn is
 over keeps the instance's resident size close to what the bounded caches and stores really hold.
+
+What the caches hold is bounded (shares of MEMORY_BUDGET_BYTES) but, left alone, kept for ever: an
+instance that served a burst of large files and then went quiet would sit at its cache bound. So
+entries unused for IDLE_RELEASE_SECONDS are dropped (`IdleRelease`) — parsed catalogs, the analysis
+indexes, finished runs kept for resubscribe, and the tables of conversations kept in memory — and the
+allocators are asked to return the pages. Decision (issue 12 item 1, written in README): this runs at
+the start of the next request, not on a timer. On Cloud Run an instance gets (almost) no CPU between
+requests unless "CPU always allocated" is bought, so a timer thread would not run when it matters;
+and a request after a quiet spell is exactly when the instance is known to have been idle. The sweep
+is rate-limited (at most one per tenth of the setting), so a busy instance pays a few microseconds.
 """
 
 from __future__ import annotations
@@ -11,7 +21,13 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
-from typing import Any
+import logging
+import os
+import threading
+import time
+from typing import Any, Callable
+
+log = logging.getLogger(__name__)
 
 LARGE_TURN_BYTES = 1024 * 1024  # below this, what a turn allocated is not worth a trim
 
@@ -26,16 +42,118 @@ def _libc() -> Any:
     return libc if libc is not None and hasattr(libc, "malloc_trim") else None
 
 
-def after_turn(attached_bytes: int) -> None:
-    """Return unused allocator memory after a large turn (cheap no-op after a small one)."""
-    if attached_bytes < LARGE_TURN_BYTES:
-        return
+def _rss() -> int:
+    """This process's resident bytes (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _release_arrow_pool() -> None:
     try:
         import pyarrow as pa
 
         pa.default_memory_pool().release_unused()
     except Exception:  # noqa: BLE001 - best effort; memory stays bounded without it, just less tight
         pass
+
+
+def _malloc_trim() -> None:
     libc = _libc()
     if libc is not None:
         libc.malloc_trim(0)
+
+
+def release_allocators() -> dict[str, int]:
+    """Ask Arrow's pool and glibc's malloc to return freed pages; the resident bytes before and after
+    each step (so the log says which one matters: bench/README.md quotes it). No cycle collection: after
+    150 large sends it returned nothing measurable (bench/README.md, "Idle release")."""
+    steps = {"before": _rss()}
+    _release_arrow_pool()
+    steps["after_arrow_pool"] = _rss()
+    _malloc_trim()
+    steps["after_malloc_trim"] = _rss()
+    return steps
+
+
+def after_turn(attached_bytes: int) -> None:
+    """Return unused allocator memory after a large turn (cheap no-op after a small one)."""
+    if attached_bytes < LARGE_TURN_BYTES:
+        return
+    _release_arrow_pool()
+    _malloc_trim()
+
+
+class IdleRelease:
+    """Drops what the instance keeps once it has not been used for `idle_seconds`, at the next request.
+
+    `sweepers` are called with the idle period and return the bytes they let go of (the process's
+    caches: `agent.catalog.cache.drop_idle_entries`; the in-memory context store's tables; finished
+    runs). When anything was let go, or the instance was quiet for the whole period (the last request's
+    garbage is then freed too), the allocators return their free pages. `clock` is injectable, so tests
+    move time without sleeping; `idle_seconds <= 0` turns it off.
+    """
+
+    def __init__(
+        self,
+        idle_seconds: float,
+        sweepers: list[Callable[[float], int]],
+        clock: Callable[[], float] = time.monotonic,
+        release: Callable[[], dict[str, int]] = release_allocators,
+        release_thread: Callable[[], None] = _release_arrow_pool,
+    ) -> None:
+        self.idle_seconds = idle_seconds
+        self.sweepers = sweepers
+        self.clock = clock
+        self.release = release
+        self.release_thread = release_thread
+        self._lock = threading.Lock()
+        self._last_request = clock()
+        self._last_sweep = self._last_request
+        self.sweeps = 0  # for tests and the log
+        self._releases = 0  # allocator releases so far; each request thread catches up with it once
+        self._seen = threading.local()
+
+    def on_request(self) -> int:
+        """Called as a request starts; returns the bytes let go of (0 when no sweep was due)."""
+        if self.idle_seconds <= 0:
+            return 0
+        self._catch_up()
+        with self._lock:
+            now = self.clock()
+            quiet = now - self._last_request >= self.idle_seconds
+            self._last_request = now
+            if not quiet and now - self._last_sweep < self.idle_seconds / 10:
+                return 0
+            self._last_sweep = now
+            self.sweeps += 1
+        freed = 0
+        for sweep in self.sweepers:
+            try:
+                freed += sweep(self.idle_seconds)
+            except Exception:  # noqa: BLE001 - a sweep that fails keeps its entries; the request goes on
+                log.exception("idle release: a sweep failed")
+        if freed or quiet:
+            steps = self.release()
+            with self._lock:
+                self._releases += 1
+                self._seen.releases = self._releases
+            log.info(
+                "idle release: %d bytes of entries unused for %.0f s dropped; resident %s",
+                freed,
+                self.idle_seconds,
+                " → ".join(f"{k} {v / 2**20:.0f} MiB" for k, v in steps.items()),
+            )
+        return freed
+
+    def _catch_up(self) -> None:
+        """Arrow's pool (mimalloc) keeps freed pages per thread: a release on the sweeping thread does
+        not return the pages of tables another request thread built, while that thread sits idle in
+        the server's pool (measured: ~40 of ~500 MiB stay). So each request thread, on its first
+        request after a release, releases its own heap once (a sub-millisecond call)."""
+        seen = getattr(self._seen, "releases", 0)
+        if seen < self._releases:
+            self._seen.releases = self._releases
+            self.release_thread()

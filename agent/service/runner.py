@@ -29,7 +29,14 @@ from agent.catalog.errors import CatalogError
 from agent.catalog.evidence import KIND_ATTACHED, CatalogInputs, Unreadable
 from agent.errors import AgentError
 from agent.protocol import objects
-from agent.store.base import ContextChange, ContextState, ContextStore, TaskStore, as_context_catalog
+from agent.store.base import (
+    ContextChange,
+    ContextState,
+    ContextStore,
+    StoreUnavailable,
+    TaskStore,
+    as_context_catalog,
+)
 
 from . import reclaim, stepgate
 
@@ -59,6 +66,12 @@ NOT_KEPT_TEXT = (
 EXPIRED_TEXT = (
     "The catalog attached earlier in this conversation ({names}) is no longer kept (attachments are kept "
     "for {days} days); attach it again to ask about it."
+)
+
+RELEASED_TEXT = (
+    "The catalog attached earlier in this conversation ({names}) is no longer kept: this agent keeps "
+    "conversations in its own memory and lets go of attached files after {minutes} without questions; "
+    "attach it again to ask about it."
 )
 
 
@@ -133,6 +146,7 @@ class Deps:
     storage_seconds: float = 10.0  # TURN_STORAGE_SECONDS: all storage calls of a turn's work (agent.budget)
     demand_uri: str | None = None  # DEMAND_URI: a configured Best sellers report
     bigquery: "BigQuerySettings | None" = None  # BIGQUERY_*: how bq:// locations are read (cap, size line)
+    idle_release_seconds: int = 300  # IDLE_RELEASE_SECONDS: in-memory conversations let go of tables unused this long
 
     @property
     def reserve_seconds(self) -> float:
@@ -484,6 +498,9 @@ class Runner:
         if context.expired_catalogs and not turn.attachments:
             names = ", ".join(dict.fromkeys(context.expired_catalogs))
             inputs.problems.append(EXPIRED_TEXT.format(names=names, days=self.deps.ttl_days))
+        if context.released_catalogs and not turn.attachments:
+            names = ", ".join(dict.fromkeys(context.released_catalogs))
+            inputs.problems.append(RELEASED_TEXT.format(names=names, minutes=_minutes(self.deps.idle_release_seconds)))
         lost = list(context.lost_catalogs) + self.deps.lost.recall(turn.context_id)
         if lost and not turn.attachments:
             inputs.problems.append(LOST_TEXT.format(names=", ".join(dict.fromkeys(lost))))
@@ -514,13 +531,14 @@ class Runner:
         return objects.agent_message([objects.text_part(text)], task_id=task_id, context_id=context_id)
 
     def _check_cancel(self, task_id: str) -> None:
-        """Stop the turn if a cancel was asked for. The check is advisory: when the store cannot say
-        (its budget spent by a long read on a busy instance, or storage failing), the turn goes on as
-        if no cancel came — its final write then meets the same store under its own reserve and says
-        what happened — rather than failing an answer that is nearly done over a question nobody asked."""
+        """Stop the turn if a cancel was asked for. When the store cannot say (StoreUnavailable: it did
+        not answer within what is left of the turn's storage time, or storage is failing), the turn goes
+        on as if no cancel came — its final write then meets the same store under its own reserve and
+        says what happened — rather than failing an answer that is nearly done over a question nobody
+        may have asked. Any other error is a bug and fails the turn as one."""
         try:
             requested = self.deps.tasks.cancel_requested(task_id)
-        except Exception:  # noqa: BLE001 - any store failure: unknown, so not cancelled
+        except StoreUnavailable:
             logs.incident("could not check for a cancel", logs.new_incident_id(), task=task_id)
             return
         if requested:
@@ -576,6 +594,11 @@ def _bigquery_refusal(skill: str, exc: Exception) -> str:
         )
     logging.getLogger(__name__).warning("BigQuery aggregation failed: %s", exc)
     return f"{skill} could not be run in BigQuery just now; please ask again in a moment."
+
+
+def _minutes(seconds: int) -> str:
+    minutes = max(1, round(seconds / 60))
+    return "1 minute" if minutes == 1 else f"{minutes} minutes"
 
 
 def _mib(size: int) -> str:

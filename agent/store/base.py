@@ -32,6 +32,11 @@ class NotCancelable(StoreError):
     """The task is already in a terminal state."""
 
 
+class StoreUnavailable(StoreError):
+    """The store did not answer (a timeout, the turn's storage budget spent, an outage): the question
+    asked of it has no answer now, which a caller may treat as "unknown" rather than as a failure."""
+
+
 @dataclass
 class ContextState:
     """What a conversation remembers between turns."""
@@ -50,6 +55,9 @@ class ContextState:
     # Names of catalogs attached earlier that could not be saved or read back (a storage fault): the
     # next turn says so instead of silently answering from another catalog.
     lost_catalogs: list[str] = field(default_factory=list)
+    # Names of catalogs an in-memory store let go of after the instance's idle period
+    # (IDLE_RELEASE_SECONDS, agent.service.reclaim): the next turn says so, truthfully.
+    released_catalogs: list[str] = field(default_factory=list)
 
     @property
     def owner(self) -> str:
@@ -92,6 +100,7 @@ class ContextChange:
             state.attached_bytes = self.attached_bytes
             state.expired_catalogs = []
             state.lost_catalogs = []
+            state.released_catalogs = []
         if self.lost_catalogs:
             state.catalogs, state.catalog_refs, state.attached_bytes = [], [], 0
             state.lost_catalogs = list(self.lost_catalogs)
@@ -137,7 +146,8 @@ class TaskStore(Protocol):
         """Flag a running task for cancellation. None if unknown; raises NotCancelable if terminal."""
 
     def cancel_requested(self, task_id: str) -> bool:
-        """Whether the task was flagged, on any instance. Cheap enough to call between steps."""
+        """Whether the task was flagged, on any instance. Cheap enough to call between steps. Raises
+        StoreUnavailable when the store cannot say."""
 
     def mark_canceled(self, task_id: str, task: dict[str, Any]) -> dict[str, Any]:
         """Force a flagged task whose runner went silent into `canceled`; returns what is stored."""

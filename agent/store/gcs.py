@@ -41,7 +41,7 @@ from agent.catalog.evidence import LoadedCatalog
 from agent.catalog.gcs import TIMEOUT, retry
 
 from . import catalogs as codec
-from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable, StoreError, utc_now
+from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable, StoreError, StoreUnavailable, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +81,15 @@ def _not_found() -> type[BaseException]:
     return NotFound
 
 
+def _unavailable() -> tuple[type[BaseException], ...]:
+    """What a storage call raises when the bucket does not answer: a timeout or spent budget (OSError:
+    TimeoutError, requests' connection errors), an API error after retries, an auth transport error."""
+    from google.api_core.exceptions import GoogleAPIError
+    from google.auth.exceptions import GoogleAuthError
+
+    return (OSError, GoogleAPIError, GoogleAuthError)
+
+
 def _backoff(attempt: int) -> None:
     time.sleep(min(0.5, 0.02 * (2**attempt)) * (0.5 + random.random()))
 
@@ -117,12 +126,14 @@ class Bucket:
         """(document or None when missing/expired, generation to write against: 0 = absent)."""
         blob = self.blob(name)
         try:
-            data = blob.download_as_bytes(timeout=budget.timeout(TIMEOUT), retry=_retry())
+            with budget.call(TIMEOUT) as timeout:
+                data = blob.download_as_bytes(timeout=timeout, retry=_retry())
         except _not_found():
             return None, 0
         generation = blob.generation
         if generation is None:  # an emulator that sends no generation header: ask for it
-            blob.reload(timeout=budget.timeout(TIMEOUT), retry=_retry())
+            with budget.call(TIMEOUT) as timeout:
+                blob.reload(timeout=timeout, retry=_retry())
             generation = blob.generation
         doc = json.loads(data)
         if self.expired(doc.get("written_at")):
@@ -131,7 +142,8 @@ class Bucket:
 
     def meta(self, name: str) -> Any | None:
         """The object's metadata (generation, custom metadata) without its content; None if missing."""
-        return self._bucket().get_blob(name, timeout=budget.timeout(TIMEOUT), retry=_retry())
+        with budget.call(TIMEOUT) as timeout:
+            return self._bucket().get_blob(name, timeout=timeout, retry=_retry())
 
     def write_json(
         self, name: str, doc: dict[str, Any], generation: int, metadata: dict[str, str] | None = None
@@ -141,40 +153,45 @@ class Bucket:
         doc["written_at"] = stamp
         blob = self.blob(name)
         blob.metadata = dict(metadata or {}, written_at=stamp)
-        blob.upload_from_string(
-            json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8"),
-            content_type="application/json",
-            if_generation_match=generation,
-            timeout=budget.timeout(TIMEOUT),
-            retry=_retry(),
-        )
+        payload = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        with budget.call(TIMEOUT) as timeout:
+            blob.upload_from_string(
+                payload,
+                content_type="application/json",
+                if_generation_match=generation,
+                timeout=timeout,
+                retry=_retry(),
+            )
         return int(blob.generation or 0)
 
     def write_new(self, name: str, data: bytes, content_type: str) -> int:
         """Create an object that must not exist yet. Raises PreconditionFailed if it does."""
         blob = self.blob(name)
-        blob.upload_from_string(
-            data, content_type=content_type, if_generation_match=0, timeout=budget.timeout(TIMEOUT), retry=_retry()
-        )
+        with budget.call(TIMEOUT) as timeout:
+            blob.upload_from_string(
+                data, content_type=content_type, if_generation_match=0, timeout=timeout, retry=_retry()
+            )
         if blob.generation is None:
-            blob.reload(timeout=budget.timeout(TIMEOUT), retry=_retry())
+            with budget.call(TIMEOUT) as timeout:
+                blob.reload(timeout=timeout, retry=_retry())
         return int(blob.generation)
 
     def read_bytes(self, name: str, generation: int | None) -> bytes | None:
         blob = self.blob(name)
         try:
-            return blob.download_as_bytes(
-                if_generation_match=generation, timeout=budget.timeout(TIMEOUT), retry=_retry()
-            )
+            with budget.call(TIMEOUT) as timeout:
+                return blob.download_as_bytes(if_generation_match=generation, timeout=timeout, retry=_retry())
         except _not_found():
             return None
 
     def exists(self, name: str) -> bool:
-        return bool(self.blob(name).exists(timeout=budget.timeout(TIMEOUT), retry=_retry()))
+        with budget.call(TIMEOUT) as timeout:
+            return bool(self.blob(name).exists(timeout=timeout, retry=_retry()))
 
     def delete_quietly(self, name: str) -> None:
         try:
-            self.blob(name).delete(timeout=budget.timeout(TIMEOUT), retry=_retry())
+            with budget.call(TIMEOUT) as timeout:
+                self.blob(name).delete(timeout=timeout, retry=_retry())
         except Exception:  # noqa: BLE001 - best effort: the lifecycle rule removes it anyway
             log.info("could not delete gs://%s/%s; the lifecycle rule will", self.name, name)
 
@@ -285,7 +302,10 @@ class GcsTaskStore:
             last = self._polled.get(task_id)
             if last is not None and now - last[0] < CANCEL_POLL_S:
                 return last[1]
-        flagged = self.bucket.exists(self._marker(task_id))
+        try:
+            flagged = self.bucket.exists(self._marker(task_id))
+        except _unavailable() as exc:
+            raise StoreUnavailable(task_id) from exc
         with self._lock:
             if len(self._polled) > 10_000:
                 self._polled.clear()

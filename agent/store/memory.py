@@ -131,6 +131,7 @@ def _copy(state: ContextState) -> ContextState:
         catalog_refs=list(state.catalog_refs),
         expired_catalogs=list(state.expired_catalogs),
         lost_catalogs=list(state.lost_catalogs),
+        released_catalogs=list(state.released_catalogs),
         plan_memory=copy.deepcopy(state.plan_memory),
     )
 
@@ -159,6 +160,24 @@ class MemoryContextStore:
 
     def load_catalogs(self, state: ContextState) -> list[Any]:
         return list(state.catalogs)
+
+    def release_idle(self, seconds: float) -> int:
+        """Let go of the attached catalogs of conversations unused for `seconds` (the instance's idle
+        release, agent.service.reclaim). The conversation itself stays — its party, plan memory and
+        turns — and names what it let go of, so a follow-up says the file must be attached again
+        instead of answering from another catalog. Returns the table bytes no longer held here."""
+
+        def without_catalogs(state: ContextState) -> tuple[ContextState, int] | None:
+            if not state.catalogs:
+                return (state, _context_size(state))
+            names = [s.name for c in state.catalogs for s in c.sources]
+            smaller = dataclasses.replace(
+                _copy(state), catalogs=[], attached_bytes=0, released_catalogs=list(dict.fromkeys(names))
+            )
+            return (smaller, _context_size(smaller))
+
+        with self._lock:
+            return self._contexts.map_idle(seconds, without_catalogs)
 
     def record_turn(self, context_id: str, change: ContextChange) -> ContextState:
         with self._lock:
