@@ -368,3 +368,14 @@ SHAPES = {
 def literal(comp: dict) -> str:
     """The literal text of an A2UI Text component."""
     return comp["component"]["Text"]["text"]["literalString"]
+
+
+class FakeClock:
+    """An injected monotonic clock a test moves by hand (`clock.now += 5`): caches, budgets and the
+    idle release take one, so no test sleeps or races the real clock."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now

@@ -7,18 +7,11 @@ from __future__ import annotations
 import pytest
 
 from agent import budget
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.helpers import FakeClock
 
 
 def test_time_outside_storage_calls_is_not_charged():
-    clock = Clock()
+    clock = FakeClock()
     with budget.within(3, clock):
         with budget.call((10.0, 10.0)) as timeout:
             assert timeout == (3, 3)
@@ -30,7 +23,7 @@ def test_time_outside_storage_calls_is_not_charged():
 
 
 def test_a_hung_call_is_cut_to_what_is_left_and_the_next_call_fails_at_once():
-    clock = Clock()
+    clock = FakeClock()
     with budget.within(3, clock):
         with pytest.raises(TimeoutError):
             with budget.call((30.0, 30.0)) as timeout:

@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 from agent.catalog.cache import Cache, arrow_size
+from tests.helpers import FakeClock
 
 
 def size_len(value: bytes) -> int:
@@ -164,14 +165,6 @@ def test_size_of_error_is_not_cached():
 def test_arrow_size_counts_buffers():
     table = pa.table({"x": pa.array(range(1000), pa.int64())})
     assert arrow_size(table) == table.nbytes >= 8000
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_ttl_memo_expires():

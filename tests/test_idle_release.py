@@ -16,20 +16,13 @@ from agent.service.reclaim import IdleRelease
 from agent.service.runner import RELEASED_TEXT, Deps, Runner, Turn, drain
 from agent.store.base import ContextChange
 from agent.store.memory import MemoryContextStore, MemoryTaskStore
+from tests.helpers import FakeClock
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo" / "catalog.csv"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_entries_unused_for_the_idle_period_are_dropped_and_a_read_keeps_one_alive():
-    clock = Clock()
+    clock = FakeClock(1_000.0)
     cache: Cache[str] = Cache(1000, clock=clock)
     cache.put("a", "A", 100)
     cache.put("b", "B", 200)
@@ -43,7 +36,7 @@ def test_entries_unused_for_the_idle_period_are_dropped_and_a_read_keeps_one_ali
 
 
 def test_map_idle_replaces_a_value_in_place_and_counts_the_bytes_given_up():
-    clock = Clock()
+    clock = FakeClock(1_000.0)
     cache: Cache[str] = Cache(1000, clock=clock)
     cache.put("old", "big", 600)
     cache.put("new", "fresh", 100)
@@ -54,7 +47,7 @@ def test_map_idle_replaces_a_value_in_place_and_counts_the_bytes_given_up():
 
 
 def test_the_process_sweep_covers_caches_but_never_a_store():
-    clock = Clock()
+    clock = FakeClock(1_000.0)
     cache: Cache[str] = Cache(1000, clock=clock)
     store: Cache[str] = Cache(1000, clock=clock, keep_newest=True)
     cache.put("k", "v", 10)
@@ -73,7 +66,7 @@ def _table_catalog(name: str):
 
 
 def test_an_idle_conversation_lets_go_of_its_table_and_keeps_the_rest():
-    clock = Clock()
+    clock = FakeClock(1_000.0)
     store = MemoryContextStore(clock=clock)
     store.record_turn("quiet", ContextChange(task_id="t1", party="p1", catalogs=[_table_catalog("mine.csv")]))
     clock.now += 400
@@ -90,7 +83,7 @@ def test_an_idle_conversation_lets_go_of_its_table_and_keeps_the_rest():
 
 
 def test_finished_runs_are_dropped_once_idle_and_a_running_one_never():
-    clock = Clock()
+    clock = FakeClock(1_000.0)
     live = LiveRegistry(clock=clock)
     live.open("done").publish({"kind": "task", "id": "done"})
     live.close("done")
@@ -115,7 +108,7 @@ class Recorder:
 
 
 def test_the_sweep_runs_at_the_next_request_after_a_quiet_spell_and_is_rate_limited_when_busy():
-    clock = Clock()
+    clock = FakeClock(1_000.0)
     sweep, releases = Recorder(freed=1234), []
     idle = IdleRelease(300, [sweep], clock=clock, release=lambda: releases.append(1) or {})
     assert idle.on_request() == 0 and sweep.calls == []  # just started: nothing due
@@ -130,7 +123,7 @@ def test_the_sweep_runs_at_the_next_request_after_a_quiet_spell_and_is_rate_limi
 
 
 def test_a_failing_sweep_keeps_the_request_going_and_zero_turns_it_off():
-    clock = Clock()
+    clock = FakeClock(1_000.0)
 
     def broken(_seconds: float) -> int:
         raise RuntimeError("boom")
@@ -151,7 +144,7 @@ def test_release_allocators_reports_each_step():
 
 
 def test_a_follow_up_after_the_release_says_the_file_must_be_attached_again():
-    clock = Clock()
+    clock = FakeClock(1_000.0)
     contexts = MemoryContextStore(clock=clock)
     runner = Runner(
         Deps(
@@ -217,7 +210,7 @@ def test_the_setting_is_read_in_config_and_the_service_sweeps_every_holder():
 def test_every_request_thread_releases_its_own_heap_once_after_a_release():
     import threading
 
-    clock = Clock()
+    clock = FakeClock(1_000.0)
     per_thread: list[str] = []
     idle = IdleRelease(
         60,
