@@ -455,10 +455,13 @@ def _vehicle_step(ids: np.ndarray, method: np.ndarray, sure: np.ndarray, vehicle
     bcode, bvals = _codes(chunked(brand) if brand is not None else None, todo)
     pairs, pair_of_row = _unique_rows(np.stack([xcode, bcode], axis=1))
     got = np.full(len(pairs), CARS_TRUCKS_VANS, dtype=np.int32)
-    for k, (t, b) in enumerate(pairs.tolist()):
-        if t >= 0 and xvals[t]:
+    for k, (title_code, brand_code) in enumerate(pairs.tolist()):
+        if title_code >= 0 and xvals[title_code]:
             read = _name_match(
-                None, None, nouns.title_phrase(xvals[t], bvals[b] if b >= 0 else None), (MOTOR_VEHICLES,)
+                None,
+                None,
+                nouns.title_phrase(xvals[title_code], bvals[brand_code] if brand_code >= 0 else None),
+                (MOTOR_VEHICLES,),
             )
             if read is not None:
                 got[k] = read[0]
@@ -539,8 +542,8 @@ def _group_step(ids: np.ndarray, method: np.ndarray, col: pa.ChunkedArray) -> No
     last = order[np.r_[pair_code[order][1:] != pair_code[order][:-1], True]]
     best[pair_code[last]], best_n[pair_code[last]] = pair_id[last], counts[last]
     size = np.bincount(code[code >= 0], minlength=len(combined.dictionary))
-    ok = (total >= _GROUP_MIN_MAPPED) & (best_n >= _GROUP_SHARE * total) & (total >= _GROUP_PLACED_SHARE * size)
-    follow = np.where(ok, best, -1)
+    follows = (total >= _GROUP_MIN_MAPPED) & (best_n >= _GROUP_SHARE * total) & (total >= _GROUP_PLACED_SHARE * size)
+    follow = np.where(follows, best, -1)
     todo = np.flatnonzero((ids < 0) & (code >= 0))
     got = follow[code[todo]]
     rows = todo[got >= 0]

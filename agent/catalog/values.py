@@ -133,7 +133,7 @@ def _strip_array(strings: pa.Array, trim: bool, marker: bool = False) -> pa.Arra
 def _strip(arr: pa.ChunkedArray, trim: bool = True, marker: bool = False) -> pa.ChunkedArray:
     """Trim whitespace (if asked) and turn empty strings into nulls, chunk by chunk."""
     if pa.types.is_large_string(arr.type) or pa.types.is_string(arr.type):
-        return pa.chunked_array([_strip_array(c, trim, marker) for c in arr.chunks], type=arr.type)
+        return pa.chunked_array([_strip_array(chunk, trim, marker) for chunk in arr.chunks], type=arr.type)
     if marker:
         return strip_excel_text_marker(_strip(arr, trim))
     trimmed = pc.utf8_trim_whitespace(arr) if trim else arr
@@ -317,7 +317,7 @@ def strip_excel_text_marker(arr: pa.ChunkedArray) -> pa.ChunkedArray:
             combined,
             _blank_to_null(pc.if_else(starts, pc.utf8_slice_codeunits(combined.dictionary, 1), combined.dictionary)),
         )
-    if not any(_first_byte_is(c, 0x27) for c in arr.chunks):  # a byte test, no per-row kernel
+    if not any(_first_byte_is(chunk, 0x27) for chunk in arr.chunks):  # a byte test, no per-row kernel
         return arr
     starts = pc.starts_with(arr, "'")
     return _blank_to_null(pc.if_else(starts, pc.utf8_slice_codeunits(arr, 1), arr))
@@ -613,8 +613,8 @@ def flag_value(v: Any) -> bool | None:
         return None
     if isinstance(v, bool):
         return v
-    s = str(v).strip().lower()
-    return True if s in _TRUE else False if s in _FALSE else None
+    normalised = str(v).strip().lower()
+    return True if normalised in _TRUE else False if normalised in _FALSE else None
 
 
 # ---------------------------------------------------------------- status, availability, policy
@@ -719,9 +719,9 @@ def availability_value(v: Any) -> str | None:
         return None
     if isinstance(v, bool):
         return "in_stock" if v else "out_of_stock"
-    s = re.sub(r"[\s_\-]+", " ", str(v).strip().lower())
-    s = s.removeprefix("http://schema.org/").removeprefix("https://schema.org/")
-    return AVAILABILITY_WORDS.get(s, AVAILABILITY_WORDS.get(s.replace(" ", ""), "unknown"))
+    normalised = re.sub(r"[\s_\-]+", " ", str(v).strip().lower())
+    normalised = normalised.removeprefix("http://schema.org/").removeprefix("https://schema.org/")
+    return AVAILABILITY_WORDS.get(normalised, AVAILABILITY_WORDS.get(normalised.replace(" ", ""), "unknown"))
 
 
 def policy_value(v: Any) -> str | None:
@@ -729,10 +729,10 @@ def policy_value(v: Any) -> str | None:
         return None
     if isinstance(v, bool):
         return "continue" if v else "deny"
-    s = str(v).strip().lower()
-    if s in ("continue", "true", "yes", "1", "notify", "allow", "allowed", "y"):
+    normalised = str(v).strip().lower()
+    if normalised in ("continue", "true", "yes", "1", "notify", "allow", "allowed", "y"):
         return "continue"
-    if s in ("deny", "false", "no", "0", "n", "disallow", "not allowed"):
+    if normalised in ("deny", "false", "no", "0", "n", "disallow", "not allowed"):
         return "deny"
     return None
 
@@ -754,14 +754,14 @@ def parse_dates(arr: Arrayish) -> pa.ChunkedArray:
     """ISO-like dates and timestamps -> date32; anything else -> null (day-first/month-first
     ambiguity is not guessed)."""
     arr = chunked(arr)
-    t = arr.type
-    if pa.types.is_date32(t):
+    arrow_type = arr.type
+    if pa.types.is_date32(arrow_type):
         return arr
-    if pa.types.is_date(t) or pa.types.is_timestamp(t):
+    if pa.types.is_date(arrow_type) or pa.types.is_timestamp(arrow_type):
         return arr.cast(pa.date32())
-    if pa.types.is_integer(t):  # 20261128
+    if pa.types.is_integer(arrow_type):  # 20261128
         arr = arr.cast(pa.string())
-    if pa.types.is_dictionary(t):
+    if pa.types.is_dictionary(arrow_type):
         return map_distinct(arr, _date_scalar, pa.date32())
     head = pc.utf8_slice_codeunits(pc.utf8_trim_whitespace(arr.cast(pa.string())), 0, 10)
     out: Any = None
@@ -782,10 +782,10 @@ def _date_scalar(v: str | None):
 
     if v is None:
         return None
-    s = v.strip()[:10]
+    day_text = v.strip()[:10]
     for fmt in _DATE_FORMATS:
         try:
-            return dt.datetime.strptime(s if fmt != "%Y%m%d" else s[:8], fmt).date()
+            return dt.datetime.strptime(day_text if fmt != "%Y%m%d" else day_text[:8], fmt).date()
         except ValueError:
             continue
     return None
@@ -806,11 +806,11 @@ def _window_part(v: str | None, part: int):
     halves = v.split("/") if "/" in v and _ISO_DAY.search(v) else [v]
     if len(halves) != 2:
         return None
-    m = _ISO_DAY.search(halves[part])
-    if not m:
+    match = _ISO_DAY.search(halves[part])
+    if not match:
         return None
     try:
-        return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
     except ValueError:
         return None
 
@@ -834,11 +834,11 @@ def header_currency(header: str | None) -> str | None:
     like any `$` (the marker is resolved with the rest of the file)."""
     if not header:
         return None
-    for m in _BRACKETED.finditer(header):
-        found = currency_code(m.group(1))
+    for match in _BRACKETED.finditer(header):
+        found = currency_code(match.group(1))
         if found:
             return found
-    for m in _UPPER_CODE.finditer(header):
-        if m.group(1) in iso_codes():
-            return m.group(1)
+    for match in _UPPER_CODE.finditer(header):
+        if match.group(1) in iso_codes():
+            return match.group(1)
     return None
