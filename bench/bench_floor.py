@@ -22,7 +22,8 @@ from pathlib import Path
 
 from bench_protocol import FIXED, RawClient, _body, wait_ready
 
-from tests.conftest import Server, free_port
+from tests.agent_process import free_port
+from tests.conftest import Server
 
 STREAM_FIXED = """
 import functions_framework

@@ -25,7 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import AGENT_SETTINGS, Server, free_port  # noqa: E402
+from tests.agent_process import AGENT_SETTINGS, free_port  # noqa: E402
+from tests.conftest import Server  # noqa: E402
 
 FIXED = """import functions_framework
 from flask import Response
