@@ -40,7 +40,7 @@ def _text_sample(data: bytes) -> str | None:
 
 
 def _mostly_text(head: bytes) -> bool:
-    controls = sum(1 for b in head[:4096] if b < 9 or 13 < b < 32)
+    controls = sum(1 for byte in head[:4096] if byte < 9 or 13 < byte < 32)
     return controls <= len(head[:4096]) // 100
 
 
@@ -51,7 +51,7 @@ def looks_delimited(data: bytes) -> bool:
     text = _text_sample(data)
     if not text:
         return False
-    lines = [ln for ln in text.splitlines() if ln.strip()]
+    lines = [line for line in text.splitlines() if line.strip()]
     if len(data) > _SNIFF_BYTES and len(lines) > 1:
         lines = lines[:-1]  # the sample may cut the last line
     lines = lines[:50]
@@ -62,15 +62,15 @@ def looks_delimited(data: bytes) -> bool:
             rows = list(csv.reader(io.StringIO("\n".join(lines), newline=""), delimiter=delim))
         except csv.Error:
             continue
-        rows = [r for r in rows if r]
+        rows = [row for row in rows if row]
         for start in range(min(3, len(rows))):  # preamble lines above the header
             header = rows[start]
-            if len(header) < 2 or not any(any(ch.isalpha() for ch in cell) for cell in header):
+            if len(header) < 2 or not any(any(char.isalpha() for char in cell) for cell in header):
                 continue
             body = rows[start + 1 :]
             if not body:
                 continue  # a header alone is no table to read
-            near = sum(1 for r in body if len(r) >= 2 and abs(len(r) - len(header)) <= max(2, len(header) // 2))
+            near = sum(1 for row in body if len(row) >= 2 and abs(len(row) - len(header)) <= max(2, len(header) // 2))
             if near >= max(1, (len(body) * 8) // 10):
                 return True
     return False

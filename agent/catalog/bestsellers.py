@@ -176,8 +176,8 @@ def _schema() -> pa.Schema:
 def _text(v: Any) -> str | None:
     if v is None:
         return None
-    s = str(v).strip()
-    return s or None
+    text = str(v).strip()
+    return text or None
 
 
 def _int(v: Any) -> int | None:
@@ -185,34 +185,34 @@ def _int(v: Any) -> int | None:
         return None
     if isinstance(v, (int, float)):
         return int(v)
-    s = str(v).strip().replace(",", "")
+    text = str(v).strip().replace(",", "")
     try:
-        return int(float(s)) if s else None
+        return int(float(text)) if text else None
     except ValueError:
         return None
 
 
 def _bucket(v: Any) -> str | None:
-    s = _text(v)
-    if s is None:
+    text = _text(v)
+    if text is None:
         return None
-    s = re.sub(r"[\s-]+", "_", s.upper())
-    return s if s in BUCKETS else None
+    text = re.sub(r"[\s-]+", "_", text.upper())
+    return text if text in BUCKETS else None
 
 
 def _inventory(v: Any) -> str | None:
-    s = _text(v)
-    if s is None:
+    text = _text(v)
+    if text is None:
         return None
-    s = re.sub(r"[\s-]+", "_", s.upper())
-    return s if s in INVENTORY else None
+    text = re.sub(r"[\s-]+", "_", text.upper())
+    return text if text in INVENTORY else None
 
 
 def _gtins(v: Any) -> list[str]:
     if v is None:
         return []
     items = v if isinstance(v, (list, tuple)) else re.split(r"[,;\s|]+", str(v))
-    return [g for g in (re.sub(r"\D", "", str(x)) for x in items) if g]
+    return [gtin for gtin in (re.sub(r"\D", "", str(x)) for x in items) if gtin]
 
 
 def _date(v: Any) -> dt.date | None:
@@ -220,11 +220,11 @@ def _date(v: Any) -> dt.date | None:
         return v.date()
     if isinstance(v, dt.date):
         return v
-    s = _text(v)
-    if s is None:
+    text = _text(v)
+    if text is None:
         return None
     try:
-        return dt.date.fromisoformat(s[:10])
+        return dt.date.fromisoformat(text[:10])
     except ValueError:
         return None
 
@@ -233,12 +233,12 @@ _MONEY = re.compile(r"(\d[\d,]*(?:\.\d+)?)")
 _CURRENCY = re.compile(r"\b([A-Z]{3})\b")
 
 
-def _price_text(s: str | None) -> tuple[float | None, float | None, str | None]:
+def _price_text(price: str | None) -> tuple[float | None, float | None, str | None]:
     """ "120.00 – 180.00 USD" / "USD 120-180" -> (120.0, 180.0, "USD")."""
-    if not s:
+    if not price:
         return None, None, None
-    nums = [float(x.replace(",", "")) for x in _MONEY.findall(s)]
-    cur = _CURRENCY.search(s.upper())
+    nums = [float(x.replace(",", "")) for x in _MONEY.findall(price)]
+    cur = _CURRENCY.search(price.upper())
     if not nums:
         return None, None, cur.group(1) if cur else None
     return min(nums), max(nums), cur.group(1) if cur else None
@@ -273,11 +273,14 @@ def normalise_rows(rows: list[dict[str, Any]], kind: str, taxonomy) -> pa.Table:
     """Rows keyed by transfer column names (structs as dicts or flattened `a_b`) -> the SCHEMA table."""
     import pyarrow as pa
 
-    cols: dict[str, list] = {f.name: [] for f in _schema()}
+    cols: dict[str, list] = {field.name: [] for field in _schema()}
     for row in rows:
         report, own = _category(row, taxonomy)
         bucket = _bucket(_field(row, "relative_demand", "bucket"))
-        lo, hi = _int(_field(row, "relative_demand", "min")), _int(_field(row, "relative_demand", "max"))
+        demand_low, demand_high = (
+            _int(_field(row, "relative_demand", "min")),
+            _int(_field(row, "relative_demand", "max")),
+        )
         p_lo = _int(_field(row, "price_range", "min_amount_micros"))
         p_hi = _int(_field(row, "price_range", "max_amount_micros"))
         cur = _text(_field(row, "price_range", "currency_code"))
@@ -290,7 +293,9 @@ def normalise_rows(rows: list[dict[str, Any]], kind: str, taxonomy) -> pa.Table:
         brand_status = _inventory(row.get("brand_inventory_status"))
         generic = _inventory(row.get("inventory_status"))
         own_status = (product_status or generic) if kind == "products" else (brand_status or generic)
-        date = next((d for d in (_date(row.get(c)) for c in _DATE_COLUMNS) if d), None)
+        date = next(
+            (candidate for candidate in (_date(row.get(column)) for column in _DATE_COLUMNS) if candidate), None
+        )
         rank = _int(row.get("rank"))
         if rank is None:
             continue  # a row without a rank is no ranking (a footer line, a blank)
@@ -303,8 +308,8 @@ def normalise_rows(rows: list[dict[str, Any]], kind: str, taxonomy) -> pa.Table:
         cols["title"].append(_text(row.get("title")) if kind == "products" else None)
         cols["brand"].append(_text(row.get("brand")))
         cols["demand_bucket"].append(bucket)
-        cols["demand_min"].append(lo)
-        cols["demand_max"].append(hi)
+        cols["demand_min"].append(demand_low)
+        cols["demand_max"].append(demand_high)
         cols["previous_demand_bucket"].append(_bucket(_field(row, "previous_relative_demand", "bucket")))
         cols["inventory_status"].append(own_status)
         cols["brand_inventory_status"].append(brand_status)
@@ -364,7 +369,7 @@ _TRANSFER_FLAT = {
 
 def transfer_columns() -> list[str]:
     """The top-level transfer columns the reader uses (a BigQuery read selects these, nothing else)."""
-    return sorted(c for c in _TRANSFER_FLAT if "_" != c[0] and c not in _FLATTENED)
+    return sorted(column for column in _TRANSFER_FLAT if "_" != column[0] and column not in _FLATTENED)
 
 
 # Flattened spellings of nested fields (a CSV export's), not columns of the transfer table itself.
@@ -391,11 +396,11 @@ def from_transfer(table: pa.Table, name: str, kind: str, taxonomy=None) -> tuple
     which = sniff(list(renamed.values())) or sniff(table.column_names)
     if which is None:
         raise UnreadableCatalog("not a Best sellers report: no rank and relative demand columns")
-    rows = [{renamed[k]: v for k, v in r.items()} for r in table.to_pylist()]
+    rows = [{renamed[k]: v for k, v in record.items()} for record in table.to_pylist()]
     demand = normalise_rows(rows, which, taxonomy)
-    dates = [d for d in demand["report_date"].to_pylist() if d]
-    origin = next((c for c in _DATE_COLUMNS if c in renamed.values()), None)
-    ev = SourceEvidence(
+    dates = [day for day in demand["report_date"].to_pylist() if day]
+    origin = next((column for column in _DATE_COLUMNS if column in renamed.values()), None)
+    evidence = SourceEvidence(
         name=name,
         kind=kind,
         format=FORMAT_PRODUCTS if which == "products" else FORMAT_BRANDS,
@@ -409,7 +414,7 @@ def from_transfer(table: pa.Table, name: str, kind: str, taxonomy=None) -> tuple
         if table.num_rows > demand.num_rows
         else {},
     )
-    return demand, ev
+    return demand, evidence
 
 
 def read_csv_bytes(data: bytes, name: str, kind: str, taxonomy=None) -> tuple[pa.Table, SourceEvidence]:
@@ -425,7 +430,7 @@ def read_csv_bytes(data: bytes, name: str, kind: str, taxonomy=None) -> tuple[pa
         table = pacsv.read_csv(
             io.BytesIO(text.encode("utf-8")),
             parse_options=pacsv.ParseOptions(delimiter=delim, newlines_in_values=True),
-            convert_options=pacsv.ConvertOptions(column_types={c: pa.string() for c in header}),
+            convert_options=pacsv.ConvertOptions(column_types={column: pa.string() for column in header}),
         )
     except (pa.ArrowInvalid, StopIteration) as exc:
         raise UnreadableCatalog("not a readable CSV: the Best sellers report could not be parsed") from exc

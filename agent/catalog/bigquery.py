@@ -201,32 +201,38 @@ def plan_read(client: Any, ref: BqRef, settings: Any, columns: list[str] | None 
     `columns` overrides the choice (a caller reading a table that is not a catalog, such as a Best
     sellers table, names the columns it needs; names the table lacks are dropped)."""
     table = client.get_table(ref.table_id)
-    fields = {f.name: f for f in table.schema}
+    fields = {field.name: field for field in table.schema}
     products = columns is None and PRODUCTS_DISTINCTIVE <= set(fields)
     if columns is not None:
-        wanted = [c for c in columns if c in fields]
+        wanted = [column for column in columns if column in fields]
         if not wanted:
             raise UnreadableCatalog("none of the needed columns is in the table")
     elif products:
-        wanted = [c for c in (*PRODUCTS_FLAT, *PRODUCTS_RECORDS) if c in fields]
+        wanted = [column for column in (*PRODUCTS_FLAT, *PRODUCTS_RECORDS) if column in fields]
     else:
-        scalar = [n for n, f in fields.items() if f.field_type not in ("RECORD", "STRUCT") and f.mode != "REPEATED"]
+        scalar = [
+            name
+            for name, field in fields.items()
+            if field.field_type not in ("RECORD", "STRUCT") and field.mode != "REPEATED"
+        ]
         det = headers.detect(scalar)
         if not det.roles:
             raise UnreadableCatalog("no product columns recognised (such as title, SKU or price)")
         used = set(det.roles.values()) | set(headers.snapshot_columns(scalar))
-        wanted = [c for c in scalar if c in used]
-    tp = table.time_partitioning
+        wanted = [column for column in scalar if column in used]
+    partitioning = table.time_partitioning
     expr = None
-    if tp is not None:
-        expr = f"DATE(`{tp.field}`)" if tp.field else PARTITION_PSEUDO
+    if partitioning is not None:
+        expr = f"DATE(`{partitioning.field}`)" if partitioning.field else PARTITION_PSEUDO
     partition = None
     if expr is not None:
         rows, _ = run_query(client, f"SELECT MAX({expr}) AS d FROM {ref.sql_name}", settings)
         partition = rows[0][0] if rows else None
         if isinstance(partition, dt.datetime):
             partition = partition.date()
-    field_type = fields[tp.field].field_type if tp is not None and tp.field in fields else None
+    field_type = (
+        fields[partitioning.field].field_type if partitioning is not None and partitioning.field in fields else None
+    )
     plan = ReadPlan(ref, wanted, products, expr, partition, None, 0, False, field_type, table.modified)
     count_rows, _ = run_query(
         client, f"SELECT COUNT(*) FROM {ref.sql_name}" + (f" WHERE {plan.where}" if plan.where else ""), settings
@@ -244,19 +250,19 @@ def plan_read(client: Any, ref: BqRef, settings: Any, columns: list[str] | None 
 def _estimate(client: Any, plan: ReadPlan, fields: dict[str, Any]) -> tuple[int, bool]:
     from google.cloud import bigquery
 
-    cols = ", ".join(f"`{c}`" for c in plan.columns)
+    cols = ", ".join(f"`{column}`" for column in plan.columns)
     sql = f"SELECT {cols} FROM {plan.ref.sql_name}" + (f" WHERE {plan.where}" if plan.where else "")
     dry = client.query(sql, job_config=bigquery.QueryJobConfig(dry_run=True, use_query_cache=False))
     reported = int(dry.total_bytes_processed or 0)
     if reported or not plan.rows:
         return reported, True
-    width = sum(_min_width(fields[c]) for c in plan.columns)
+    width = sum(_min_width(fields[column]) for column in plan.columns)
     return width * int(plan.rows), False
 
 
 def _min_width(field: Any) -> int:
     if field.field_type in ("RECORD", "STRUCT"):
-        inner = sum(_min_width(f) for f in field.fields)
+        inner = sum(_min_width(subfield) for subfield in field.fields)
     else:
         inner = _MIN_WIDTH.get(field.field_type, 2)
     return 0 if field.mode == "REPEATED" else inner  # an empty repeated field takes nothing
@@ -280,10 +286,10 @@ def read_arrow(settings: Any, plan: ReadPlan) -> pa.Table:
         ),
         max_stream_count=4,
     )
-    parts = [read.read_rows(s.name).to_arrow(session) for s in session.streams]
-    parts = [p for p in parts if p.num_rows]
+    parts = [read.read_rows(stream.name).to_arrow(session) for stream in session.streams]
+    parts = [part for part in parts if part.num_rows]
     if not parts:
-        return pa.table({c: pa.nulls(0, pa.string()) for c in plan.columns})
+        return pa.table({column: pa.nulls(0, pa.string()) for column in plan.columns})
     return pa.concat_tables(parts, promote_options="default")
 
 
@@ -330,16 +336,16 @@ def load_table(ref: BqRef, settings: Any, name: str, kind: str = KIND_BIGQUERY):
             read.append(True)
             return _normalised(read_arrow(settings, plan), plan, name, kind)
 
-        table, ev = TABLE_CACHE.get_or_load(_cache_key("catalog", plan), load, lambda v: int(v[0].nbytes))
+        table, evidence = TABLE_CACHE.get_or_load(_cache_key("catalog", plan), load, lambda v: int(v[0].nbytes))
         if not read:  # kept from an earlier turn: this one's Storage Read scanned nothing
-            return table, dataclasses.replace(ev, bytes_scanned=0, bytes_exact=True)
+            return table, dataclasses.replace(evidence, bytes_scanned=0, bytes_exact=True)
     except (BytesCapExceeded, OverSizeLine, UnreadableCatalog):
         raise
     except gexc.GoogleAPIError as exc:
         raise BigQueryUnavailable(f"{ref.uri}: {type(exc).__name__}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - transport errors (grpc, auth) must not fail the turn
         raise BigQueryUnavailable(f"{ref.uri}: {type(exc).__name__}: {exc}") from None
-    return table, dataclasses.replace(ev)
+    return table, dataclasses.replace(evidence)
 
 
 def _nbytes(table: pa.Table) -> int:
@@ -362,15 +368,17 @@ def _normalised(raw: pa.Table, plan: ReadPlan, name: str, kind: str):
     det = headers.detect(columns)
     if not det.roles:
         raise UnreadableCatalog("no product columns recognised (such as title, SKU or price)")
-    table, ev = normalise(flat, columns, det, name, kind, meta_snapshot=plan.partition)
+    table, evidence = normalise(flat, columns, det, name, kind, meta_snapshot=plan.partition)
     if plan.partition is not None:
-        ev.snapshot_date = plan.partition
-        ev.snapshot_origin = f"newest partition, {plan.partition_expr}"
-    ev.format = "Merchant Center Products transfer table" if plan.products_schema else f"{det.name} (BigQuery table)"
-    ev.columns = list(plan.columns)
-    ev.bytes_scanned = plan.estimate_bytes
-    ev.bytes_exact = plan.estimate_exact
-    return table, ev
+        evidence.snapshot_date = plan.partition
+        evidence.snapshot_origin = f"newest partition, {plan.partition_expr}"
+    evidence.format = (
+        "Merchant Center Products transfer table" if plan.products_schema else f"{det.name} (BigQuery table)"
+    )
+    evidence.columns = list(plan.columns)
+    evidence.bytes_scanned = plan.estimate_bytes
+    evidence.bytes_exact = plan.estimate_exact
+    return table, evidence
 
 
 def read_newest_partition(ref: BqRef, settings: Any, columns: list[str]) -> tuple[pa.Table, ReadPlan]:
@@ -415,22 +423,22 @@ def load_bestsellers(ref: BqRef, settings: Any, name: str):
             raw = read_arrow(settings, plan)
             if plan.partition is not None and PARTITION_PSEUDO not in raw.column_names:
                 raw = raw.append_column(PARTITION_PSEUDO, pa.array([plan.partition] * raw.num_rows, pa.date32()))
-            demand, ev = bestsellers.from_transfer(raw, name, KIND_BIGQUERY)
+            demand, evidence = bestsellers.from_transfer(raw, name, KIND_BIGQUERY)
             if plan.partition is not None:
-                ev.snapshot_date = plan.partition
-                ev.snapshot_origin = f"newest partition, {plan.partition_expr}"
-            ev.columns = list(plan.columns)
-            ev.bytes_scanned, ev.bytes_exact = plan.estimate_bytes, plan.estimate_exact
-            return demand, ev
+                evidence.snapshot_date = plan.partition
+                evidence.snapshot_origin = f"newest partition, {plan.partition_expr}"
+            evidence.columns = list(plan.columns)
+            evidence.bytes_scanned, evidence.bytes_exact = plan.estimate_bytes, plan.estimate_exact
+            return demand, evidence
 
-        demand, ev = TABLE_CACHE.get_or_load(_cache_key("bestsellers", plan), load, lambda v: int(v[0].nbytes))
+        demand, evidence = TABLE_CACHE.get_or_load(_cache_key("bestsellers", plan), load, lambda v: int(v[0].nbytes))
     except (BytesCapExceeded, OverSizeLine, UnreadableCatalog):
         raise
     except (gexc.GoogleAPIError, Exception) as exc:  # noqa: BLE001 - transport errors must not fail the turn
         raise BigQueryUnavailable(f"{ref.uri}: {type(exc).__name__}: {exc}") from None
     if not read:  # kept from an earlier turn: nothing scanned now
-        return demand, dataclasses.replace(ev, bytes_scanned=0, bytes_exact=True)
-    return demand, dataclasses.replace(ev)
+        return demand, dataclasses.replace(evidence, bytes_scanned=0, bytes_exact=True)
+    return demand, dataclasses.replace(evidence)
 
 
 # ------------------------------------------------------------------ pushdown (above the size line)
@@ -455,8 +463,8 @@ class Pushdown:
     def __init__(self, client: Any, settings: Any, plan: ReadPlan, evidence: Any) -> None:
         self.client, self.settings, self.plan, self.evidence = client, settings, plan, evidence
         table = client.get_table(plan.ref.table_id)
-        fields = {f.name: f for f in table.schema}
-        self.columns = [c for c in PUSHDOWN_COLUMNS if c in fields]
+        fields = {field.name: field for field in table.schema}
+        self.columns = [column for column in PUSHDOWN_COLUMNS if column in fields]
         self.estimate, self.estimate_exact = _estimate(client, dataclasses.replace(plan, columns=self.columns), fields)
         if self.estimate > settings.maximum_bytes_billed:
             raise BytesCapExceeded(self.estimate, settings.maximum_bytes_billed)
@@ -481,7 +489,7 @@ class Pushdown:
                 text,
                 job_config=bigquery.QueryJobConfig(maximum_bytes_billed=max(cap, 1), query_parameters=list(params)),
             )
-            rows = [dict(r.items()) for r in job.result()]
+            rows = [dict(record.items()) for record in job.result()]
         except BytesCapExceeded:
             raise
         except (gexc.GoogleAPIError, Exception) as exc:  # noqa: BLE001 - transport errors must not fail the turn
@@ -499,7 +507,7 @@ def pushdown_source(ref: BqRef, settings: Any, name: str, plan: ReadPlan):
     from agent.catalog.evidence import SourceEvidence
 
     client, _ = clients(settings, ref)
-    ev = SourceEvidence(
+    evidence = SourceEvidence(
         name=name,
         kind=KIND_BIGQUERY,
         format="Merchant Center Products transfer table",  # the footer says it was aggregated in BigQuery
@@ -509,6 +517,6 @@ def pushdown_source(ref: BqRef, settings: Any, name: str, plan: ReadPlan):
         bytes_scanned=0,
         bytes_exact=True,
     )
-    ev.pushdown = Pushdown(client, settings, plan, ev)
-    ev.columns = list(plan.columns)  # the table's columns the skills use, as a read would list them
-    return canonical.empty_table(), ev
+    evidence.pushdown = Pushdown(client, settings, plan, evidence)
+    evidence.columns = list(plan.columns)  # the table's columns the skills use, as a read would list them
+    return canonical.empty_table(), evidence

@@ -107,11 +107,11 @@ def from_columns(columns: dict[str, list | pa.Array]) -> pa.Table:
 
     Used by format readers and by tests that construct small catalogs by hand.
     """
-    n = None
+    row_count = None
     for value in columns.values():
-        n = len(value)
+        row_count = len(value)
         break
-    n = n or 0
+    row_count = row_count or 0
     unknown = set(columns) - set(COLUMNS)
     if unknown:
         raise ValueError(f"not canonical columns: {sorted(unknown)}")
@@ -119,7 +119,7 @@ def from_columns(columns: dict[str, list | pa.Array]) -> pa.Table:
     for field in SCHEMA:
         value = columns.get(field.name)
         if value is None:
-            arrays.append(pa.nulls(n, type=field.type))
+            arrays.append(pa.nulls(row_count, type=field.type))
         elif isinstance(value, (pa.Array, pa.ChunkedArray)):
             arrays.append(value.cast(field.type) if value.type != field.type else value)
         else:

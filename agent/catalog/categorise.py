@@ -67,8 +67,8 @@ ALL_GRADES = frozenset(range(SURE_NONE))
 ANSWERED = ALL_GRADES
 
 
-def _int_id(tax: taxonomy.Taxonomy, s: str) -> int | None:
-    head = s.split(" - ", 1)[0].strip() if " - " in s else s  # "212 - Apparel & Accessories > …"
+def _int_id(tax: taxonomy.Taxonomy, text: str) -> int | None:
+    head = text.split(" - ", 1)[0].strip() if " - " in text else text  # "212 - Apparel & Accessories > …"
     try:
         cid = int(float(head))
     except (ValueError, OverflowError):  # OverflowError: "inf", "1e999"
@@ -76,24 +76,24 @@ def _int_id(tax: taxonomy.Taxonomy, s: str) -> int | None:
     return cid if tax.node(cid) is not None else -1
 
 
-def _exact_google(s: str) -> int | None:
+def _exact_google(path: str) -> int | None:
     tax = taxonomy.load()
-    return tax.id_for_path(s) or taxonomy.localised_paths().get(taxonomy.normalise_path(s).lower())
+    return tax.id_for_path(path) or taxonomy.localised_paths().get(taxonomy.normalise_path(path).lower())
 
 
-def _prefix(s: str) -> tuple[int, int] | None:
-    """(id, levels matched) of the deepest Google (en-US or localised) or Shopify path prefixing `s`."""
+def _prefix(path: str) -> tuple[int, int] | None:
+    """(id, levels matched) of the deepest Google (en-US or localised) or Shopify path prefixing `path`."""
     tax = taxonomy.load()
     local = taxonomy.localised_paths()
-    levels = [lvl for lvl in taxonomy.normalise_path(s).split(taxonomy.SEPARATOR) if lvl]
+    levels = [lvl for lvl in taxonomy.normalise_path(path).split(taxonomy.SEPARATOR) if lvl]
     best = None
-    for n in range(len(levels), 0, -1):
-        key = taxonomy.SEPARATOR.join(levels[:n]).lower()
+    for depth in range(len(levels), 0, -1):
+        key = taxonomy.SEPARATOR.join(levels[:depth]).lower()
         found = tax.by_path.get(key) or local.get(key)
         if found is not None:
-            best = (found, n)
+            best = (found, depth)
             break
-    shop = taxonomy.shopify_mapping().longest_prefix(s)
+    shop = taxonomy.shopify_mapping().longest_prefix(path)
     if shop is not None and (best is None or shop[1] > best[1]):
         return shop
     return best
@@ -103,18 +103,18 @@ def _prefix(s: str) -> tuple[int, int] | None:
 def resolve_google(value: str) -> tuple[int, int] | None:
     """(id, method) for a `google_product_category` value, or None: id, `id - path`, English or
     localised path, a Shopify path written there, else the longest prefix."""
-    s = str(value).strip()
-    if not s:
+    text = str(value).strip()
+    if not text:
         return None
     tax = taxonomy.load()
-    cid = _int_id(tax, s)
+    cid = _int_id(tax, text)
     if cid is not None:
         if cid >= 0:
             return cid, GOOGLE
-        if " - " not in s:
+        if " - " not in text:
             return None  # an unknown bare id says nothing more
-        s = s.split(" - ", 1)[1]
-    return _resolve_text(s, GOOGLE)
+        text = text.split(" - ", 1)[1]
+    return _resolve_text(text, GOOGLE)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -122,20 +122,20 @@ def resolve_path(value: str) -> tuple[int, int] | None:
     """(id, method) for the merchant's own category path: an exact Google path (en-US or localised)
     is the merchant's; an exact Shopify taxonomy path goes through Shopify's mapping; else the
     longest prefix."""
-    s = str(value).strip()
-    return _resolve_text(s, MERCHANT) if s else None
+    text = str(value).strip()
+    return _resolve_text(text, MERCHANT) if text else None
 
 
-def _resolve_text(s: str, method: int) -> tuple[int, int] | None:
+def _resolve_text(text: str, method: int) -> tuple[int, int] | None:
     """A category path in words: an exact Google path (en-US or localised) or its longest prefix is
     `method` (where the path was written); an exact Shopify taxonomy path goes through Shopify's mapping."""
-    found = _exact_google(s)
+    found = _exact_google(text)
     if found is not None:
         return found, method
-    shop = taxonomy.shopify_mapping().lookup(s)
+    shop = taxonomy.shopify_mapping().lookup(text)
     if shop is not None:
         return shop, SHOPIFY
-    pre = _prefix(s)
+    pre = _prefix(text)
     return (pre[0], method) if pre is not None else None
 
 
@@ -166,35 +166,35 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool, in
     chosen: tuple[int, bool, bool] | None = None  # (id, weak, read from the title alone)
     tops: set[str] = set()  # top levels the merchant's own type and category point at, even unsurely
     for phrase, strict in ((product_type, False), (leaf, False), (head, True)):
-        m = namematch.match(phrase, ctx, strict, within) if phrase else None
-        if m is not None and strict and tops and _top(tax, m.google_id) not in tops:
+        matched = namematch.match(phrase, ctx, strict, within) if phrase else None
+        if matched is not None and strict and tops and _top(tax, matched.google_id) not in tops:
             return None  # a title noun outside every branch the type and category point at: unsure
         if (
-            m is not None
+            matched is not None
             and strict
-            and m.other_kind
+            and matched.other_kind
             and not (
                 chosen is not None
                 and (
-                    chosen[0] == m.google_id
-                    or tax.is_within(chosen[0], m.google_id)
-                    or tax.is_within(m.google_id, chosen[0])
+                    chosen[0] == matched.google_id
+                    or tax.is_within(chosen[0], matched.google_id)
+                    or tax.is_within(matched.google_id, chosen[0])
                 )
             )
         ):
             # "Pajama Suit": the title's noun is another product than its bare place; only a type
             # that already stands in that place ("Truffle cake" for "Chocolate Cake") settles it
             return None
-        if m is not None and not strict:
-            tops.add(_top(tax, m.google_id))
-        if m is None or not m.confident:
+        if matched is not None and not strict:
+            tops.add(_top(tax, matched.google_id))
+        if matched is None or not matched.confident:
             continue
-        weak = m.specificity == 0
+        weak = matched.specificity == 0
         if chosen is None:
-            chosen = (m.google_id, weak, strict)
-        elif m.google_id != chosen[0] and tax.is_within(m.google_id, chosen[0]):
-            chosen = (m.google_id, chosen[1] and weak, chosen[2] and strict)
-        elif not tax.is_within(chosen[0], m.google_id):
+            chosen = (matched.google_id, weak, strict)
+        elif matched.google_id != chosen[0] and tax.is_within(matched.google_id, chosen[0]):
+            chosen = (matched.google_id, chosen[1] and weak, chosen[2] and strict)
+        elif not tax.is_within(chosen[0], matched.google_id):
             return None  # two confident readings in different branches: unsure, so not guessed
     if chosen is None:
         return None
@@ -223,23 +223,23 @@ _PRIOR_STRAY_SHARE = 0.10
 def _branches(ids: np.ndarray, weights: np.ndarray) -> tuple[tuple[int, ...], dict[int, float]]:
     """(dominant branch ids, share of each level-1 id) of placed rows."""
     tax = taxonomy.load()
-    ok = ids >= 0
-    total = float(weights[ok].sum())
+    placed = ids >= 0
+    total = float(weights[placed].sum())
     if total < _PRIOR_MIN_ROWS:
         return (), {}
     lvl1: dict[int, float] = {}
     lvl2: dict[int, float] = {}
-    uniq, inv = np.unique(ids[ok], return_inverse=True)
-    per = np.bincount(inv, weights=weights[ok])
-    for cid, w in zip(uniq.tolist(), per.tolist()):
+    uniq, inv = np.unique(ids[placed], return_inverse=True)
+    per = np.bincount(inv, weights=weights[placed])
+    for cid, weight in zip(uniq.tolist(), per.tolist()):
         levels = tax.nodes[cid].path.split(taxonomy.SEPARATOR)
-        a1 = tax.id_for_path(levels[0])
-        assert a1 is not None  # every ancestor of a taxonomy node is a node
-        lvl1[a1] = lvl1.get(a1, 0.0) + w / total
+        level1_id = tax.id_for_path(levels[0])
+        assert level1_id is not None  # every ancestor of a taxonomy node is a node
+        lvl1[level1_id] = lvl1.get(level1_id, 0.0) + weight / total
         if len(levels) > 1:
-            a2 = tax.id_for_path(taxonomy.SEPARATOR.join(levels[:2]))
-            assert a2 is not None
-            lvl2[a2] = lvl2.get(a2, 0.0) + w / total
+            level2_id = tax.id_for_path(taxonomy.SEPARATOR.join(levels[:2]))
+            assert level2_id is not None
+            lvl2[level2_id] = lvl2.get(level2_id, 0.0) + weight / total
     roots = tuple(k for k, v in sorted(lvl2.items(), key=lambda kv: -kv[1]) if v >= _PRIOR_LEVEL2_SHARE)[:3]
     if not roots:
         roots = tuple(k for k, v in lvl1.items() if v >= _PRIOR_LEVEL1_SHARE)
@@ -250,21 +250,21 @@ def _codes(col: pa.ChunkedArray | None, rows: np.ndarray) -> tuple[np.ndarray, l
     """Dictionary codes (-1 for null) of `rows` and the distinct values."""
     if col is None:
         return np.full(len(rows), -1, dtype=np.int64), []
-    d = as_dictionary(col)
-    idx = pc.fill_null(d.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    return idx[rows], d.dictionary.to_pylist()
+    combined = as_dictionary(col)
+    idx = pc.fill_null(combined.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return idx[rows], combined.dictionary.to_pylist()
 
 
-def _per_value(col: pa.ChunkedArray, fn) -> tuple[np.ndarray, np.ndarray]:
+def _per_value(col: pa.ChunkedArray, resolve) -> tuple[np.ndarray, np.ndarray]:
     """(ids, methods) per row from one column, decided once per distinct value; -1 = no match."""
-    d = as_dictionary(col)
-    got = [fn(v) if v is not None else None for v in d.dictionary.to_pylist()]
-    ids = np.array([g[0] if g else -1 for g in got] + [-1], dtype=np.int32)
-    meth = np.array([g[1] if g else UNMAPPED for g in got] + [UNMAPPED], dtype=np.int8)
+    combined = as_dictionary(col)
+    got = [resolve(v) if v is not None else None for v in combined.dictionary.to_pylist()]
+    ids = np.array([hit[0] if hit else -1 for hit in got] + [-1], dtype=np.int32)
+    meth = np.array([hit[1] if hit else UNMAPPED for hit in got] + [UNMAPPED], dtype=np.int8)
     idx = (
-        d.indices.to_numpy(zero_copy_only=False)
-        if d.null_count == 0
-        else pc.fill_null(d.indices, len(ids) - 1).to_numpy(zero_copy_only=False)
+        combined.indices.to_numpy(zero_copy_only=False)
+        if combined.null_count == 0
+        else pc.fill_null(combined.indices, len(ids) - 1).to_numpy(zero_copy_only=False)
     )
     return np.take(ids, idx), np.take(meth, idx)
 
@@ -273,7 +273,7 @@ def _unique_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of small non-negative-or--1 integer codes and each row's index into them: one
     integer key per row when the code ranges allow (a 1-D unique is several times faster than axis=0)."""
     dims = [int(codes[:, k].max(initial=-1)) + 2 for k in range(codes.shape[1])]
-    if float(np.prod([float(d) for d in dims])) < 2.0**62:
+    if float(np.prod([float(dim) for dim in dims])) < 2.0**62:
         flat = np.ravel_multi_index(tuple(codes[:, k] + 1 for k in range(codes.shape[1])), dims)
         uniq, inverse = np.unique(flat, return_inverse=True)
         rows = np.stack(np.unravel_index(uniq, dims), axis=1) - 1
@@ -310,9 +310,9 @@ def _name_step(
     pairs, pair_of_row = _unique_rows(np.stack([xcode, bcode], axis=1))
     pcode_of: dict[str, int] = {}
     per_pair = np.full(len(pairs), -1, dtype=np.int64)
-    for k, (t, b) in enumerate(pairs.tolist()):
+    for k, (t, brand_code) in enumerate(pairs.tolist()):
         if t >= 0 and xvals[t]:
-            phrase = nouns.title_phrase(xvals[t], bvals[b] if b >= 0 else None)
+            phrase = nouns.title_phrase(xvals[t], bvals[brand_code] if brand_code >= 0 else None)
             per_pair[k] = pcode_of.setdefault(phrase, len(pcode_of))
     pcode = per_pair[np.asarray(pair_of_row).reshape(-1)]
     phrase_list = list(pcode_of)
@@ -322,11 +322,15 @@ def _name_step(
     weak = np.zeros(len(combos), dtype=bool)
     grade = np.full(len(combos), SURE_NONE, dtype=np.int8)
     args = [
-        (tvals[t] if t >= 0 else None, cvals[c] if c >= 0 else None, phrase_list[p] if p >= 0 else None)
-        for t, c, p in combos.tolist()
+        (
+            tvals[t] if t >= 0 else None,
+            cvals[category_code] if category_code >= 0 else None,
+            phrase_list[p] if p >= 0 else None,
+        )
+        for t, category_code, p in combos.tolist()
     ]
-    for k, a in enumerate(args):
-        got1 = _name_match(*a)
+    for k, reading in enumerate(args):
+        got1 = _name_match(*reading)
         if got1 is not None:
             found[k], weak[k], grade[k] = got1
     inverse = np.asarray(inverse).reshape(-1)
@@ -347,23 +351,27 @@ def _name_step(
                 found[k] = -1
                 unread[k] = True
         for k in np.flatnonzero(unread).tolist():
-            t, c, p = args[k]
-            got2 = _name_match(t, c, p, within=roots)
+            t, category_code, p = args[k]
+            got2 = _name_match(t, category_code, p, within=roots)
             if got2 is not None:
                 found[k], grade[k] = got2[0], SURE_BRANCH
     got = found[inverse]
     prev = ids[todo]
-    ok = got >= 0
-    refine = ok & (prev >= 0)
+    accepted = got >= 0
+    refine = accepted & (prev >= 0)
     if refine.any():  # a shallow merchant-path id is only refined inside its own branch
         inside = np.array(
-            [tax.is_within(int(g), int(p)) and g != p for g, p in zip(got[refine], prev[refine])], dtype=bool
+            [
+                tax.is_within(int(placed_id), int(p)) and placed_id != p
+                for placed_id, p in zip(got[refine], prev[refine])
+            ],
+            dtype=bool,
         )
-        ok[np.flatnonzero(refine)[~inside]] = False
-    rows = todo[ok]
-    ids[rows] = got[ok]
+        accepted[np.flatnonzero(refine)[~inside]] = False
+    rows = todo[accepted]
+    ids[rows] = got[accepted]
     method[rows] = NAME
-    sure[rows] = grade[inverse][ok]
+    sure[rows] = grade[inverse][accepted]
 
 
 def map_rows(
@@ -410,7 +418,7 @@ def placements(
     sure = np.where(ids >= 0, SURE_LABEL, SURE_NONE).astype(np.int8)
     if vehicle is not None and (ids < 0).any():
         _vehicle_step(ids, method, sure, vehicle, title, brand)
-    if any(c is not None for c in (product_type, category_path, title)):
+    if any(column is not None for column in (product_type, category_path, title)):
         _name_step(
             ids,
             method,
@@ -447,10 +455,13 @@ def _vehicle_step(ids: np.ndarray, method: np.ndarray, sure: np.ndarray, vehicle
     bcode, bvals = _codes(chunked(brand) if brand is not None else None, todo)
     pairs, pair_of_row = _unique_rows(np.stack([xcode, bcode], axis=1))
     got = np.full(len(pairs), CARS_TRUCKS_VANS, dtype=np.int32)
-    for k, (t, b) in enumerate(pairs.tolist()):
-        if t >= 0 and xvals[t]:
+    for k, (title_code, brand_code) in enumerate(pairs.tolist()):
+        if title_code >= 0 and xvals[title_code]:
             read = _name_match(
-                None, None, nouns.title_phrase(xvals[t], bvals[b] if b >= 0 else None), (MOTOR_VEHICLES,)
+                None,
+                None,
+                nouns.title_phrase(xvals[title_code], bvals[brand_code] if brand_code >= 0 else None),
+                (MOTOR_VEHICLES,),
             )
             if read is not None:
                 got[k] = read[0]
@@ -468,12 +479,12 @@ def _without_placeholders(col: pa.ChunkedArray | None) -> pa.ChunkedArray | None
         return None
     from agent.catalog.readers.own_categories import PLACEHOLDERS
 
-    d = as_dictionary(chunked(col))
+    combined = as_dictionary(chunked(col))
     # Only a few values can be placeholders: an ASCII value must hold an ASCII placeholder (any case),
     # and a value without any letter or digit has no level at all (so it counts as one); non-ASCII
     # values are all looked at. The rest are cleared by kernels over the dictionary, not a call each.
-    text = d.dictionary.cast(pa.string())
-    ascii_words = "|".join(re.escape(p) for p in sorted(PLACEHOLDERS) if p.isascii())
+    text = combined.dictionary.cast(pa.string())
+    ascii_words = "|".join(re.escape(placeholder) for placeholder in sorted(PLACEHOLDERS) if placeholder.isascii())
     maybe = pc.or_(
         pc.or_(pc.invert(pc.string_is_ascii(text)), pc.match_substring_regex(text, ascii_words, ignore_case=True)),
         pc.invert(pc.match_substring_regex(text, "[A-Za-z0-9]")),
@@ -481,21 +492,25 @@ def _without_placeholders(col: pa.ChunkedArray | None) -> pa.ChunkedArray | None
     candidates = np.flatnonzero(np.asarray(pc.fill_null(maybe, False).to_numpy(zero_copy_only=False), dtype=bool))
     if not len(candidates):
         return col
-    names = d.dictionary.to_pylist()
+    names = combined.dictionary.to_pylist()
     bad = np.zeros(len(names) + 1, dtype=bool)
     for i in candidates.tolist():
         v = names[i]
         bad[i] = v is not None and all(
-            lv.strip().casefold() in PLACEHOLDERS
-            for lv in taxonomy.normalise_path(v).split(taxonomy.SEPARATOR)
-            if lv.strip()
+            level.strip().casefold() in PLACEHOLDERS
+            for level in taxonomy.normalise_path(v).split(taxonomy.SEPARATOR)
+            if level.strip()
         )
     if not bad[:-1].any():
         return col
-    idx = pc.fill_null(d.indices, len(names)).to_numpy(zero_copy_only=False).astype(np.int64)
+    idx = pc.fill_null(combined.indices, len(names)).to_numpy(zero_copy_only=False).astype(np.int64)
     keep = ~np.take(bad, idx) & (idx < len(names))
     return pa.chunked_array(
-        [pa.DictionaryArray.from_arrays(pa.array(np.where(keep, idx, 0).astype(np.int32), mask=~keep), d.dictionary)]
+        [
+            pa.DictionaryArray.from_arrays(
+                pa.array(np.where(keep, idx, 0).astype(np.int32), mask=~keep), combined.dictionary
+            )
+        ]
     )
 
 
@@ -510,25 +525,25 @@ _GROUP_PLACED_SHARE = 0.5
 
 def _group_step(ids: np.ndarray, method: np.ndarray, col: pa.ChunkedArray) -> None:
     """Step (f), in place: unplaced rows take the id most placed rows of their own value agree on."""
-    d = as_dictionary(col)
-    if len(d.dictionary) == 0:
+    combined = as_dictionary(col)
+    if len(combined.dictionary) == 0:
         return
-    code = pc.fill_null(d.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    code = pc.fill_null(combined.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     placed = (ids >= 0) & (code >= 0)
     if not placed.any():
         return
     width = int(ids.max()) + 1  # one integer key per (value, id): a 1-D unique
     keys, counts = np.unique(code[placed] * width + ids[placed].astype(np.int64), return_counts=True)
     pair_code, pair_id = keys // width, keys % width
-    total = np.bincount(pair_code, weights=counts, minlength=len(d.dictionary))
-    best = np.full(len(d.dictionary), -1, dtype=np.int64)
-    best_n = np.zeros(len(d.dictionary))
+    total = np.bincount(pair_code, weights=counts, minlength=len(combined.dictionary))
+    best = np.full(len(combined.dictionary), -1, dtype=np.int64)
+    best_n = np.zeros(len(combined.dictionary))
     order = np.lexsort((counts, pair_code))  # per value, its most frequent id last
     last = order[np.r_[pair_code[order][1:] != pair_code[order][:-1], True]]
     best[pair_code[last]], best_n[pair_code[last]] = pair_id[last], counts[last]
-    size = np.bincount(code[code >= 0], minlength=len(d.dictionary))
-    ok = (total >= _GROUP_MIN_MAPPED) & (best_n >= _GROUP_SHARE * total) & (total >= _GROUP_PLACED_SHARE * size)
-    follow = np.where(ok, best, -1)
+    size = np.bincount(code[code >= 0], minlength=len(combined.dictionary))
+    follows = (total >= _GROUP_MIN_MAPPED) & (best_n >= _GROUP_SHARE * total) & (total >= _GROUP_PLACED_SHARE * size)
+    follow = np.where(follows, best, -1)
     todo = np.flatnonzero((ids < 0) & (code >= 0))
     got = follow[code[todo]]
     rows = todo[got >= 0]

@@ -90,10 +90,10 @@ def _transcode_8bit(data: bytes) -> tuple[bytes, str]:
 
 def _skip_blank_lines(data: bytes) -> bytes:
     i = 0
-    n = len(data)
-    while i < n:
+    size = len(data)
+    while i < size:
         j = data.find(b"\n", i)
-        line = data[i : (n if j < 0 else j)]
+        line = data[i : (size if j < 0 else j)]
         if line.strip(b" \t\r"):
             break
         if j < 0:
@@ -119,21 +119,23 @@ def _sniff(text: str, forced: str | None = None) -> tuple[str, list[str], int]:
     for delim in (forced,) if forced else DELIMITERS:
         try:
             rows = [
-                r for r in csv.reader(io.StringIO(head, newline=""), delimiter=delim) if r and any(c.strip() for c in r)
+                record
+                for record in csv.reader(io.StringIO(head, newline=""), delimiter=delim)
+                if record and any(cell.strip() for cell in record)
             ]
         except csv.Error:
             continue
         rows = rows[:30]
         if not rows:
             continue
-        widths = [len(r) for r in rows]
+        widths = [len(record) for record in rows]
         modal = max(set(widths), key=lambda w: (widths.count(w), w))
         start = 0
         while start < len(rows) - 1 and len(rows[start]) <= 2 < modal and len(rows[start]) < modal:
             start += 1
         width = len(rows[start])
         body = rows[start + 1 :]
-        consistent = sum(1 for r in body if len(r) == width) / len(body) if body else 1.0
+        consistent = sum(1 for record in body if len(record) == width) / len(body) if body else 1.0
         key = (width > 1, round(consistent, 1), width)
         if best is None or key > best[0]:
             best = (key, delim, rows[: start + 1])
@@ -167,7 +169,7 @@ def _has_quoted_newlines(sample: str, delimiter: str) -> bool:
         records = sum(1 for _ in csv.reader(io.StringIO("\n".join(lines), newline=""), delimiter=delimiter))
     except csv.Error:
         return True
-    return records < len([ln for ln in lines if ln.strip()]) - 1
+    return records < len([line for line in lines if line.strip()]) - 1
 
 
 def dedupe(header: list[str]) -> list[str]:
@@ -197,15 +199,15 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
         raise UnreadableCatalog("not a readable CSV: the file is empty")
     forced = None
     first_end = data.find(b"\n")
-    m = _SEP_DIRECTIVE.match(data[: first_end if first_end >= 0 else len(data)])
-    if m:  # Excel's "sep=;" directive line
-        forced = m.group(1).decode("latin-1")
+    directive = _SEP_DIRECTIVE.match(data[: first_end if first_end >= 0 else len(data)])
+    if directive:  # Excel's "sep=;" directive line
+        forced = directive.group(1).decode("latin-1")
         data = _skip_blank_lines(data[first_end + 1 :]) if first_end >= 0 else b""
     text = data[:_SAMPLE].decode("utf-8", errors="ignore")
     delimiter, header, preamble = _sniff(text, forced)
     if preamble:
         data = _skip_blank_lines(_skip_lines(data, preamble))
-    if not any(any(ch.isalpha() for ch in cell) for cell in header):
+    if not any(any(char.isalpha() for char in cell) for cell in header):
         raise UnreadableCatalog("not a readable CSV: no header row found")
     columns = dedupe(header)
     wanted = _numbers_as_sampled(choose(columns), columns, text, delimiter, preamble)
@@ -258,8 +260,8 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
 
 def _bare_delimiter_lines(data: bytes, delimiter: str) -> int:
     """Lines holding nothing but delimiters and spaces (only counted when blank rows were dropped)."""
-    d = re.escape(delimiter.encode())
-    return len(re.findall(rb"(?m)^[ \t\r]*(?:" + d + rb"[ \t\r]*)+$", data))
+    escaped = re.escape(delimiter.encode())
+    return len(re.findall(rb"(?m)^[ \t\r]*(?:" + escaped + rb"[ \t\r]*)+$", data))
 
 
 @dataclass
@@ -276,7 +278,10 @@ _PLAIN_NUMBER = {"float": re.compile(r"-?\d+(\.\d+)?"), "int": re.compile(r"-?\d
 
 def _as_text(wanted: dict[str, pa.DataType]) -> dict[str, pa.DataType]:
     """Number columns back to text (parsed later, value by value, with every notation we accept)."""
-    return {c: (pa.string() if pa.types.is_floating(t) or pa.types.is_integer(t) else t) for c, t in wanted.items()}
+    return {
+        column: (pa.string() if pa.types.is_floating(arrow_type) or pa.types.is_integer(arrow_type) else arrow_type)
+        for column, arrow_type in wanted.items()
+    }
 
 
 def _numbers_as_sampled(
@@ -286,7 +291,11 @@ def _numbers_as_sampled(
     "-3", blank): the reader then converts them directly, with no text column and no cast. Anything
     else in the sample ("$1,299", "12,50", "No old price") reads as text; text turning up after
     the sample makes the read fail and repeat as text (read_csv)."""
-    numeric = {c: t for c, t in wanted.items() if pa.types.is_floating(t) or pa.types.is_integer(t)}
+    numeric = {
+        column: arrow_type
+        for column, arrow_type in wanted.items()
+        if pa.types.is_floating(arrow_type) or pa.types.is_integer(arrow_type)
+    }
     if not numeric:
         return wanted
     lines = text.splitlines(keepends=True)
@@ -294,18 +303,20 @@ def _numbers_as_sampled(
         lines = lines[:-1]  # the sample may cut the last row
     try:
         rows = [
-            r
-            for r in csv.reader(io.StringIO("".join(lines[:500]), newline=""), delimiter=delimiter)
-            if r and any(cell.strip() for cell in r)
+            record
+            for record in csv.reader(io.StringIO("".join(lines[:500]), newline=""), delimiter=delimiter)
+            if record and any(cell.strip() for cell in record)
         ][preamble + 1 :]
     except csv.Error:
         return _as_text(wanted)
-    index = {c: i for i, c in enumerate(columns)}
+    index = {column: i for i, column in enumerate(columns)}
     out = dict(wanted)
     for col, typ in numeric.items():
         pattern = _PLAIN_NUMBER["float" if pa.types.is_floating(typ) else "int"]
         i = index[col]
-        if not rows or any(len(r) != len(columns) or (r[i] != "" and not pattern.fullmatch(r[i])) for r in rows):
+        if not rows or any(
+            len(record) != len(columns) or (record[i] != "" and not pattern.fullmatch(record[i])) for record in rows
+        ):
             out[col] = pa.string()
     return out
 
@@ -357,7 +368,11 @@ def _arrow_read(
                 raise UnicodeError("not utf-8") from None
             log.info("arrow csv read failed (newlines_in_values=%s): %s", newlines, exc)
             continue
-        if skipped[0] and not newlines and (invalid is None or any(t.count('"') % 2 for _, _, t in invalid)):
+        if (
+            skipped[0]
+            and not newlines
+            and (invalid is None or any(line_text.count('"') % 2 for _, _, line_text in invalid))
+        ):
             continue  # perhaps quoted newlines split a row (an odd quote shows it): re-read quote-aware
         return table, skipped[0]
     return None, 0
@@ -425,7 +440,7 @@ def _split_read(data: bytes, columns: list[str], wanted: dict[str, pa.DataType],
 
     parts = run_parallel({i: functools.partial(read, i) for i in range(len(cuts) - 1)}, _PARALLEL_ROWS)
     tables = [parts[i] for i in range(len(cuts) - 1)]
-    if flags[0] or any(t is None for t in tables):
+    if flags[0] or any(table is None for table in tables):
         return None
     return pa.concat_tables(tables)
 
@@ -495,8 +510,8 @@ def _python_read(
     ragged = ragged if ragged is not None else Ragged()
     text = data.decode("utf-8", errors="replace")
     width = len(columns)
-    index = {c: i for i, c in enumerate(columns)}
-    picks = [(c, index[c]) for c in wanted] if wanted else [(columns[0], 0)]
+    index = {column: i for i, column in enumerate(columns)}
+    picks = [(column, index[column]) for column in wanted] if wanted else [(columns[0], 0)]
     values: list[list[str | None]] = [[] for _ in picks]
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
@@ -523,7 +538,7 @@ def _python_read(
         arr = pa.array(slot, type=pa.string())
         typ = wanted.get(name, pa.string())
         arrays.append(arr.cast(typ) if typ != pa.string() else arr)
-    return pa.Table.from_arrays(arrays, names=[c for c, _ in picks]), skipped
+    return pa.Table.from_arrays(arrays, names=[column for column, _ in picks]), skipped
 
 
 def _unify(table: pa.Table) -> pa.Table:

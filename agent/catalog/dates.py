@@ -54,13 +54,13 @@ class DateColumn:
 
 
 def _year(text: str) -> int:
-    y = int(text)
-    return y if len(text) == 4 else (2000 + y if y < 70 else 1900 + y)
+    year = int(text)
+    return year if len(text) == 4 else (2000 + year if year < 70 else 1900 + year)
 
 
-def _make(y: int, m: int, d: int) -> dt.date | None:
+def _make(year: int, month: int, day: int) -> dt.date | None:
     try:
-        return dt.date(y, m, d)
+        return dt.date(year, month, day)
     except ValueError:
         return None
 
@@ -70,12 +70,12 @@ _WEEKDAY = re.compile(r"^(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?,?\s+", re.I)
 
 def _named(v: str) -> dt.date | None:
     v = _WEEKDAY.sub("", v)
-    m = _MONTH_FIRST.match(v)
-    if m and m.group(1)[:3].lower() in _MONTHS:
-        return _make(int(m.group(3)), _MONTHS[m.group(1)[:3].lower()], int(m.group(2)))
-    m = _DAY_FIRST.match(v)
-    if m and m.group(2)[:3].lower() in _MONTHS:
-        return _make(int(m.group(3)), _MONTHS[m.group(2)[:3].lower()], int(m.group(1)))
+    match = _MONTH_FIRST.match(v)
+    if match and match.group(1)[:3].lower() in _MONTHS:
+        return _make(int(match.group(3)), _MONTHS[match.group(1)[:3].lower()], int(match.group(2)))
+    match = _DAY_FIRST.match(v)
+    if match and match.group(2)[:3].lower() in _MONTHS:
+        return _make(int(match.group(3)), _MONTHS[match.group(2)[:3].lower()], int(match.group(1)))
     return None
 
 
@@ -84,16 +84,18 @@ def parse_date_column(arr, month_first_default: bool = False, file_order: str | 
     day/month order the file's other date columns settle, used when this column's values do not."""
     arr = chunked(arr)
     iso = parse_dates(arr)
-    t = arr.type
-    if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_dictionary(t)):
+    arrow_type = arr.type
+    if not (
+        pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type) or pa.types.is_dictionary(arrow_type)
+    ):
         return DateColumn(iso)
     if iso.null_count == arr.null_count:
         return DateColumn(iso)
-    d = as_dictionary(arr)
-    entries = [None if v is None else v.strip() for v in d.dictionary.to_pylist()]
-    numeric = [(i, m) for i, v in enumerate(entries) if v and (m := _NUMERIC.match(v))]
-    first_big = any(int(m.group(1)) > 12 for _, m in numeric)
-    second_big = any(int(m.group(3)) > 12 for _, m in numeric)
+    combined = as_dictionary(arr)
+    entries = [None if v is None else v.strip() for v in combined.dictionary.to_pylist()]
+    numeric = [(i, match) for i, v in enumerate(entries) if v and (match := _NUMERIC.match(v))]
+    first_big = any(int(match.group(1)) > 12 for _, match in numeric)
+    second_big = any(int(match.group(3)) > 12 for _, match in numeric)
     order, assumed, note, sibling, settles = None, False, None, False, None
     if numeric:
         if first_big and second_big:
@@ -109,18 +111,18 @@ def parse_date_column(arr, month_first_default: bool = False, file_order: str | 
         else:
             note = f"day/month order not settled by any value (e.g. {entries[numeric[0][0]]})"
     parsed: list[dt.date | None] = [None] * len(entries)
-    for i, m in numeric:
+    for i, match in numeric:
         if order is not None:
-            a, b = int(m.group(1)), int(m.group(3))
-            month, day = (a, b) if order == MONTH_FIRST else (b, a)
-            parsed[i] = _make(_year(m.group(4)), month, day)
+            first, second = int(match.group(1)), int(match.group(3))
+            month, day = (first, second) if order == MONTH_FIRST else (second, first)
+            parsed[i] = _make(_year(match.group(4)), month, day)
     for i, v in enumerate(entries):
         if not v or parsed[i] is not None or _NUMERIC.match(v):
             continue
-        m = _DOTTED.match(v)
-        parsed[i] = _make(_year(m.group(3)), int(m.group(2)), int(m.group(1))) if m else _named(v)
+        match = _DOTTED.match(v)
+        parsed[i] = _make(_year(match.group(3)), int(match.group(2)), int(match.group(1))) if match else _named(v)
     per_entry = pa.array(parsed, pa.date32())
-    local = pa.chunked_array([pc.take(per_entry, d.indices)], pa.date32())
+    local = pa.chunked_array([pc.take(per_entry, combined.indices)], pa.date32())
     dates = pc.coalesce(iso, local) if iso.null_count < len(iso) else local
     return DateColumn(dates, order, assumed, note, sibling, settles)
 
@@ -158,8 +160,8 @@ def snapshot_from(table: pa.Table, candidates: list[str], month_first_default: b
         col = parse_date_column(table[name], month_first_default)
         unsettled = col.assumed or bool(col.note and col.note.startswith("day/month order not settled"))
         if unsettled:  # the file's other columns come before the format's convention
-            siblings = [c for c in candidates if c != name] if siblings is None else siblings
-            order = file_order(table, [c for c in siblings if c != name])
+            siblings = [column for column in candidates if column != name] if siblings is None else siblings
+            order = file_order(table, [column for column in siblings if column != name])
             if order is not None:
                 col = parse_date_column(table[name], month_first_default, file_order=order)
         newest = pc.max(col.dates).as_py()

@@ -71,7 +71,7 @@ class LoadedCatalog:
 
     @property
     def snapshot_date(self) -> dt.date | None:
-        dates = [s.snapshot_date for s in self.sources if s.snapshot_date]
+        dates = [source.snapshot_date for source in self.sources if source.snapshot_date]
         return max(dates) if dates else None
 
 

@@ -340,7 +340,7 @@ def _follow_pointer(bucket: str, prefix: str, snapshot: str) -> ObjectRef:
             candidates = [prefix + name, name] if prefix else [name]
     # latest.json names a snapshot inside its own folder, never elsewhere in the bucket: a location that
     # passed the allowed-prefix check (a trusted catalog_context) must not be steered out of it.
-    candidates = [c for c in candidates if c.startswith(prefix)]
+    candidates = [object_name for object_name in candidates if object_name.startswith(prefix)]
     if not candidates:
         log.warning("latest.json under gs://%s/%s points outside its folder", bucket, prefix)
         raise SourceUnavailable("bad_pointer")

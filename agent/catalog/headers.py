@@ -25,16 +25,16 @@ _METAFIELD = re.compile(r"^(?P<label>.*?)\s*\((?P<owner>product|variant)\.metafi
 def norm(header: str) -> str:
     """Lower-case, punctuation to spaces: "Variant Compare At Price" ~ "Compare-at price" rules.
     Letters of every script stay (a Russian WooCommerce export's "Базовая цена" is a header, not blank)."""
-    h = header.replace("\ufeff", "").strip().lower()
-    if h.startswith("g:"):  # Merchant Center headers copied from XML feeds
-        h = h[2:]
-    return _NON_ALNUM.sub(" ", h).strip()
+    normalised = header.replace("\ufeff", "").strip().lower()
+    if normalised.startswith("g:"):  # Merchant Center headers copied from XML feeds
+        normalised = normalised[2:]
+    return _NON_ALNUM.sub(" ", normalised).strip()
 
 
 def metafield(header: str) -> tuple[str, str] | None:
     """`Color (product.metafields.shopify.color-pattern)` -> ("Color", "shopify.color-pattern")."""
-    m = _METAFIELD.match(header)
-    return (m.group("label").strip(), m.group("key")) if m else None
+    match = _METAFIELD.match(header)
+    return (match.group("label").strip(), match.group("key")) if match else None
 
 
 @dataclass(frozen=True)
@@ -56,25 +56,25 @@ class Profile:
         """Share of the required column groups present, and the first name of each missing one."""
         if not self.required:
             return 1.0, ()
-        normed = {norm(c) for c in columns}
-        missing = tuple(group[0] for group in self.required if not any(norm(a) in normed for a in group))
+        normed = {norm(column) for column in columns}
+        missing = tuple(group[0] for group in self.required if not any(norm(alias) in normed for alias in group))
         return round(1 - len(missing) / len(self.required), 3), missing
 
     def knows(self, raw: str) -> bool:
-        n = norm(raw)
-        if n in self.vocabulary or any(n.startswith(p) for p in self.prefixes):
+        normalised = norm(raw)
+        if normalised in self.vocabulary or any(normalised.startswith(p) for p in self.prefixes):
             return True
-        if any(p.fullmatch(n) for p in self.patterns):
+        if any(p.fullmatch(normalised) for p in self.patterns):
             return True
         return self.metafields and metafield(raw) is not None
 
 
 def _v(*names: str) -> frozenset[str]:
-    return frozenset(norm(n) for n in names)
+    return frozenset(norm(name) for name in names)
 
 
 def _r(**roles: str | tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    return {k: tuple(norm(a) for a in ((v,) if isinstance(v, str) else v)) for k, v in roles.items()}
+    return {k: tuple(norm(alias) for alias in ((v,) if isinstance(v, str) else v)) for k, v in roles.items()}
 
 
 _OPTIONS = {f"option{i}_{part}": (f"option{i} {part}",) for i in (1, 2, 3) for part in ("name", "value")}
@@ -1175,18 +1175,18 @@ class Detection:
 def resolve_roles(columns: list[str], roles: dict[str, tuple[str, ...]]) -> dict[str, str]:
     """Map each role to the first column whose normalised header is one of its aliases."""
     by_norm: dict[str, str] = {}
-    for c in columns:
-        by_norm.setdefault(norm(c), c)
-    for c in columns:  # second chance without units and marks: "Active (0/1)", "Name *", "Weight (kg)"
-        bare = norm(_PAREN.sub(" ", c).replace("*", " "))
+    for column in columns:
+        by_norm.setdefault(norm(column), column)
+    for column in columns:  # second chance without units and marks: "Active (0/1)", "Name *", "Weight (kg)"
+        bare = norm(_PAREN.sub(" ", column).replace("*", " "))
         if bare:
-            by_norm.setdefault(bare, c)
+            by_norm.setdefault(bare, column)
     from agent.catalog.values import header_currency  # (values imports pyarrow: only when headers are read)
 
-    for c in columns:  # third chance without a currency code: "Price KZT", "Sale price USD"
-        words = c.split()
+    for column in columns:  # third chance without a currency code: "Price KZT", "Sale price USD"
+        words = column.split()
         if len(words) > 1 and header_currency(words[-1]):
-            by_norm.setdefault(norm(" ".join(words[:-1])), c)
+            by_norm.setdefault(norm(" ".join(words[:-1])), column)
     out: dict[str, str] = {}
     taken: set[str] = set()
     for role, aliases in roles.items():
@@ -1201,14 +1201,14 @@ def resolve_roles(columns: list[str], roles: dict[str, tuple[str, ...]]) -> dict
 
 def detect(columns: list[str]) -> Detection:
     """Score the header against every profile and the generic alias map; the best one wins."""
-    usable = [c for c in columns if norm(c)]
+    usable = [column for column in columns if norm(column)]
     n = max(len(usable), 1)
     best: tuple[float, Profile | None] = (0.0, None)
-    normed = {norm(c) for c in usable}
+    normed = {norm(column) for column in usable}
     for profile in PROFILES:
         if not normed & profile.distinctive:
             continue
-        score = sum(1 for c in usable if profile.knows(c)) / n
+        score = sum(1 for column in usable if profile.knows(column)) / n
         if score > best[0]:
             best = (score, profile)
     generic_roles = resolve_roles(usable, GENERIC_ROLES)
@@ -1225,11 +1225,11 @@ def detect(columns: list[str]) -> Detection:
 def snapshot_columns(columns: list[str]) -> list[str]:
     """Columns that may hold the snapshot date, most preferred first."""
     rank = {name: i for i, name in enumerate(SNAPSHOT_COLUMNS)}
-    found = [(rank[norm(c)], c) for c in columns if norm(c) in rank]
-    return [c for _, c in sorted(found)]
+    found = [(rank[norm(column)], column) for column in columns if norm(column) in rank]
+    return [column for _, column in sorted(found)]
 
 
 def date_like_columns(columns: list[str]) -> list[str]:
     """Every column whose name says it holds a date (listed in the overview's "date columns found")."""
     snap = set(snapshot_columns(columns))
-    return [c for c in columns if c in snap or _DATEISH.search(norm(c))]
+    return [column for column in columns if column in snap or _DATEISH.search(norm(column))]

@@ -109,15 +109,19 @@ def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, Sourc
 
     raw: RawCsv = read_csv(data, choose)
     det = found["det"]
-    table, ev = normalise(raw.table, raw.columns, det, name, kind)
-    ev.rows_read = raw.rows_read
-    ev.rows_skipped += raw.rows_skipped
+    table, evidence = normalise(raw.table, raw.columns, det, name, kind)
+    evidence.rows_read = raw.rows_read
+    evidence.rows_skipped += raw.rows_skipped
     for reason, k in raw.skipped_reasons.items():
-        ev.skipped_reasons[reason] = ev.skipped_reasons.get(reason, 0) + k
-    ev.delimiter = raw.delimiter
-    ev.encoding = raw.encoding
-    ev.rows_padded, ev.rows_overlong, ev.extra_cells = raw.rows_padded, raw.rows_overlong, raw.extra_cells
-    return table, ev
+        evidence.skipped_reasons[reason] = evidence.skipped_reasons.get(reason, 0) + k
+    evidence.delimiter = raw.delimiter
+    evidence.encoding = raw.encoding
+    evidence.rows_padded, evidence.rows_overlong, evidence.extra_cells = (
+        raw.rows_padded,
+        raw.rows_overlong,
+        raw.extra_cells,
+    )
+    return table, evidence
 
 
 def normalise(
@@ -152,7 +156,7 @@ def normalise(
     used = set(draft.used) | (
         {origin[len("column ") :].split(", ")[0]} if origin and origin.startswith("column ") else set()
     )
-    ev = SourceEvidence(
+    evidence = SourceEvidence(
         name=name,
         kind=kind,
         format=det.name,
@@ -162,21 +166,21 @@ def normalise(
         snapshot_date=newest,
         snapshot_origin=origin,
         columns=list(columns),
-        unmapped_columns=[c for c in columns if c not in used],
+        unmapped_columns=[column for column in columns if column not in used],
         date_columns=headers.date_like_columns(columns),
         snapshot_note=None if newest else snap.note,
         format_missing=list(det.missing),
         skipped_reasons={draft.skip_reason: draft.skipped} if draft.skipped else {},
     )
-    return canonical_table, ev
+    return canonical_table, evidence
 
 
 def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:
     import pyarrow.parquet as pq
 
     try:
-        pf = pq.ParquetFile(pa.BufferReader(data))
-        schema = pf.schema_arrow
+        parquet_file = pq.ParquetFile(pa.BufferReader(data))
+        schema = parquet_file.schema_arrow
         meta = schema.metadata or {}
         columns = list(schema.names)
     except Exception as exc:  # noqa: BLE001 - any decoding failure means "not usable"
@@ -194,21 +198,21 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
     for role, col in det.roles.items():
         if role in PARQUET_DICT_ROLES:
             wanted_types[col] = STR_DICT
-    wanted = [c for c in columns if c in wanted_types]
+    wanted = [column for column in columns if column in wanted_types]
     as_dict = [
-        c
-        for c in wanted
-        if wanted_types[c] == STR_DICT
-        and (pa.types.is_string(schema.field(c).type) or pa.types.is_large_string(schema.field(c).type))
+        column
+        for column in wanted
+        if wanted_types[column] == STR_DICT
+        and (pa.types.is_string(schema.field(column).type) or pa.types.is_large_string(schema.field(column).type))
     ]
     try:
         table, unified = _read_overlapped(data, wanted, as_dict, det)
     except Exception as exc:  # noqa: BLE001
         log.info("parquet read failed for %s: %s", name, exc)
         raise UnreadableCatalog("not a readable Parquet file") from None
-    canonical_table, ev = normalise(table, columns, det, name, kind, meta_snapshot, unified)
-    ev.format = "Parquet" if det.profile is None else f"{det.name} (Parquet)"
-    return canonical_table, ev
+    canonical_table, evidence = normalise(table, columns, det, name, kind, meta_snapshot, unified)
+    evidence.format = "Parquet" if det.profile is None else f"{det.name} (Parquet)"
+    return canonical_table, evidence
 
 
 def _read_overlapped(
@@ -230,39 +234,44 @@ def _read_overlapped(
 
     from agent.catalog.parallel import PARALLEL_MIN_ROWS, submit
 
-    pf = pq.ParquetFile(pa.BufferReader(data), read_dictionary=as_dict)
-    rows = pf.metadata.num_rows
+    parquet_file = pq.ParquetFile(pa.BufferReader(data), read_dictionary=as_dict)
+    rows = parquet_file.metadata.num_rows
     by_col = {col: role for role, col in det.roles.items()}
-    first = [c for c in as_dict if by_col.get(c) == "product_id"]
-    second = [c for c in as_dict if by_col.get(c) in ("title", "description")]
-    rest = [c for c in wanted if c not in first and c not in second]
-    groups = [g for g in (first, second, rest) if g]
-    if det.profile is not None or rows < PARALLEL_MIN_ROWS or pf.metadata.num_row_groups < 2 or len(groups) < 2:
-        return pf.read(columns=wanted), frozenset()
+    first = [column for column in as_dict if by_col.get(column) == "product_id"]
+    second = [column for column in as_dict if by_col.get(column) in ("title", "description")]
+    rest = [column for column in wanted if column not in first and column not in second]
+    groups = [group_columns for group_columns in (first, second, rest) if group_columns]
+    if (
+        det.profile is not None
+        or rows < PARALLEL_MIN_ROWS
+        or parquet_file.metadata.num_row_groups < 2
+        or len(groups) < 2
+    ):
+        return parquet_file.read(columns=wanted), frozenset()
     read: dict[str, pa.ChunkedArray] = {}
     pending: dict[str, Future] = {}
     for group in groups:
-        part = pf.read(columns=group)
+        part = parquet_file.read(columns=group)
         for col in group:
             read[col] = part.column(col)
             if col in first or col in second:  # combined on the pool while Arrow reads the next group
                 pending[col] = submit(functools.partial(combine_for_cleaning, read[col], col in first), rows)
-    read.update({c: chunked(f.result()) for c, f in pending.items()})
-    return pa.table({c: read[c] for c in wanted}), frozenset(first)
+    read.update({column: chunked(future.result()) for column, future in pending.items()})
+    return pa.table({column: read[column] for column in wanted}), frozenset(first)
 
 
-def _same_column(a: pa.ChunkedArray | pa.Array | None, b: pa.ChunkedArray) -> bool:
-    """Whether a reader passed column `b` on as it was (the same one-chunk buffers), not derived
+def _same_column(candidate: pa.ChunkedArray | pa.Array | None, raw_column: pa.ChunkedArray) -> bool:
+    """Whether a reader passed column `raw_column` on as it was (the same one-chunk buffers), not derived
     something from it."""
-    if not isinstance(a, pa.ChunkedArray) or a.num_chunks != 1 or b.num_chunks != 1:
+    if not isinstance(candidate, pa.ChunkedArray) or candidate.num_chunks != 1 or raw_column.num_chunks != 1:
         return False
-    x, y = a.chunk(0), b.chunk(0)
+    candidate_chunk, raw_chunk = candidate.chunk(0), raw_column.chunk(0)
 
     def addresses(arr: pa.Array) -> list[int]:
         parts = [arr, arr.dictionary] if pa.types.is_dictionary(arr.type) else [arr]
         return [buf.address if buf else 0 for part in parts for buf in part.buffers()] + [arr.offset, len(arr)]
 
-    return x.type == y.type and addresses(x) == addresses(y)
+    return candidate_chunk.type == raw_chunk.type and addresses(candidate_chunk) == addresses(raw_chunk)
 
 
 def _read_canonical(
@@ -281,7 +290,7 @@ def _read_canonical(
     column_newest = pc.max(table["snapshot_date"]).as_py() if table.num_rows else None
     if column_newest is not None and (newest is None or column_newest > newest):
         newest, origin = column_newest, "column snapshot_date"
-    ev = SourceEvidence(
+    evidence = SourceEvidence(
         name=name,
         kind=kind,
         format="canonical table (Parquet)",
@@ -290,10 +299,10 @@ def _read_canonical(
         snapshot_date=newest,
         snapshot_origin=origin,
         columns=columns,
-        unmapped_columns=[c for c in columns if c not in canonical.COLUMNS],
+        unmapped_columns=[column for column in columns if column not in canonical.COLUMNS],
         date_columns=["snapshot_date"],
     )
-    return table, ev
+    return table, evidence
 
 
 def _meta_date(value: bytes | None) -> dt.date | None:

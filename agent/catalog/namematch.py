@@ -74,24 +74,24 @@ def stem(word: str) -> str:
     counts, not linguistics): hoodies/hoodie -> hoodi, boxes/box -> box, accessories/accessory -> accessori,
     vases/vase -> vase, scarves/scarf -> scarve, knives/knife -> knive (an -f or -ife singular meets its
     -ves plural)."""
-    w = word
-    if not w.isascii() or not w.isalpha() or len(w) <= 3:
-        return w
-    if w.endswith("ies"):
-        w = w[:-3] + "i"
-    elif w.endswith(("sses", "xes", "zes", "ches", "shes")):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        w = w[:-1]
-    if len(w) > 3 and w.endswith("ie"):
-        w = w[:-1]
-    elif len(w) > 3 and w.endswith("y"):
-        w = w[:-1] + "i"
-    elif len(w) > 3 and w.endswith("f") and not w.endswith("ff"):  # scarf/scarves, shelf/shelves
-        w = w[:-1] + "ve"
-    elif len(w) > 4 and w.endswith("ife"):  # knife/knives
-        w = w[:-2] + "ve"
-    return w  # a final -e stays: "plans" is no "planes", "houses" is "house"
+    stemmed = word
+    if not stemmed.isascii() or not stemmed.isalpha() or len(stemmed) <= 3:
+        return stemmed
+    if stemmed.endswith("ies"):
+        stemmed = stemmed[:-3] + "i"
+    elif stemmed.endswith(("sses", "xes", "zes", "ches", "shes")):
+        stemmed = stemmed[:-2]
+    elif stemmed.endswith("s") and not stemmed.endswith(("ss", "us", "is")):
+        stemmed = stemmed[:-1]
+    if len(stemmed) > 3 and stemmed.endswith("ie"):
+        stemmed = stemmed[:-1]
+    elif len(stemmed) > 3 and stemmed.endswith("y"):
+        stemmed = stemmed[:-1] + "i"
+    elif len(stemmed) > 3 and stemmed.endswith("f") and not stemmed.endswith("ff"):  # scarf/scarves, shelf/shelves
+        stemmed = stemmed[:-1] + "ve"
+    elif len(stemmed) > 4 and stemmed.endswith("ife"):  # knife/knives
+        stemmed = stemmed[:-2] + "ve"
+    return stemmed  # a final -e stays: "plans" is no "planes", "houses" is "house"
 
 
 def words(text: str | None) -> list[str]:
@@ -101,9 +101,9 @@ def words(text: str | None) -> list[str]:
 
 @functools.lru_cache(maxsize=1 << 17)
 def _words(text: str) -> tuple[str, ...]:
-    t = unicodedata.normalize("NFKC", text).casefold().replace("&", " ")
-    t = _HYPHEN.sub("", t).replace("'", "").replace("’", "")
-    return tuple(stem(w) for w in _WORD.findall(t) if w not in _STOP)
+    normalised = unicodedata.normalize("NFKC", text).casefold().replace("&", " ")
+    normalised = _HYPHEN.sub("", normalised).replace("'", "").replace("’", "")
+    return tuple(stem(word) for word in _WORD.findall(normalised) if word not in _STOP)
 
 
 def _key(text: str) -> str:
@@ -176,7 +176,7 @@ def _shared_noun_parts(name: str, locale: str) -> tuple[str, ...]:
     if not conj:
         return ()
     parts = _split_parts(re.sub(rf"\s+(?:{conj})\s+", " & ", name))
-    return tuple(p for p in parts if p.casefold() not in name.casefold() and len(p.split()) > 1)
+    return tuple(part for part in parts if part.casefold() not in name.casefold() and len(part.split()) > 1)
 
 
 @functools.lru_cache(maxsize=1)
@@ -184,7 +184,7 @@ def _combining_marks() -> dict[int, None]:
     """Every combining mark of the Basic Multilingual Plane, for str.translate: one C-level pass per
     text instead of a Python test per character (the index folds ~165,000 localised names on a cold
     start, and this was most of its time)."""
-    return {c: None for c in range(0x10000) if unicodedata.combining(chr(c))}
+    return {codepoint: None for codepoint in range(0x10000) if unicodedata.combining(chr(codepoint))}
 
 
 def _fold_accents(text: str) -> str:
@@ -192,7 +192,7 @@ def _fold_accents(text: str) -> str:
     if text.isascii():
         return text
     if max(text) > "\uffff":
-        return "".join(ch for ch in text if not unicodedata.combining(ch))
+        return "".join(char for char in text if not unicodedata.combining(char))
     return text.translate(_combining_marks())
 
 
@@ -201,18 +201,18 @@ def local_words(text: str | None) -> list[str]:
     -e, for Latin script; a final vowel for Cyrillic), linking words dropped."""
     if not text:
         return []
-    t = _fold_accents(unicodedata.normalize("NFKD", str(text).casefold())).replace("&", " ")
+    folded = _fold_accents(unicodedata.normalize("NFKD", str(text).casefold())).replace("&", " ")
     out = []
-    for w in _WORD.findall(t):
-        w = _ELIDED.sub("", w)  # "d'intérieur" is "intérieur", "l'eau" is "eau"
-        if w in _LOCAL_STOP or w in _STOP or w.isdigit():
+    for word in _WORD.findall(folded):
+        word = _ELIDED.sub("", word)  # "d'intérieur" is "intérieur", "l'eau" is "eau"
+        if word in _LOCAL_STOP or word in _STOP or word.isdigit():
             continue
-        if len(w) > 4 and w.isascii():
-            w = w[:-1] if w.endswith("s") else w
-            w = w[:-1] if w.endswith("e") and len(w) > 4 else w
-        elif len(w) > 4 and w[-1] in "ыиаяеоуь":
-            w = w[:-1]
-        out.append(w)
+        if len(word) > 4 and word.isascii():
+            word = word[:-1] if word.endswith("s") else word
+            word = word[:-1] if word.endswith("e") and len(word) > 4 else word
+        elif len(word) > 4 and word[-1] in "ыиаяеоуь":
+            word = word[:-1]
+        out.append(word)
     return out
 
 
@@ -221,17 +221,17 @@ def _split_parts(name: str) -> tuple[str, ...]:
     """The things a joined name names. A shared noun or modifier distributes: "Pot & Pan Handles" is
     "Pot Handles" and "Pan Handles"; "Wall Plates & Covers" is "Wall Plates" and "Wall Covers";
     "Pots & Planters" is "Pots" and "Planters"."""
-    parts = [p.strip() for p in re.split(r"\s*&\s*|\s*,\s*|\s+and\s+", name) if p.strip()]
+    parts = [part.strip() for part in re.split(r"\s*&\s*|\s*,\s*|\s+and\s+", name) if part.strip()]
     if len(parts) < 2:
         return ()
     first, last = parts[0].split(), parts[-1].split()
-    singles = all(len(p.split()) == 1 for p in parts[:-1])
+    singles = all(len(part.split()) == 1 for part in parts[:-1])
     if singles and len(last) > 1:  # "Pot & Pan Handles"
         tail = " ".join(last[1:])
-        return tuple(f"{p} {tail}" for p in parts[:-1]) + (parts[-1],)
-    if len(first) > 1 and all(len(p.split()) == 1 for p in parts[1:]):  # "Wall Plates & Covers"
+        return tuple(f"{part} {tail}" for part in parts[:-1]) + (parts[-1],)
+    if len(first) > 1 and all(len(part.split()) == 1 for part in parts[1:]):  # "Wall Plates & Covers"
         lead = " ".join(first[:-1])
-        return (parts[0],) + tuple(f"{lead} {p}" for p in parts[1:])
+        return (parts[0],) + tuple(f"{lead} {part}" for part in parts[1:])
     return tuple(parts)
 
 
@@ -274,8 +274,8 @@ def _build_index() -> Index:
     # implied words: the level-1/2 words shared by most of the places a noun stands
     # (the top level most of its places share, at least a third of them; level-2 words most share)
     implied: dict[str, frozenset[str]] = {}
-    for head, es in by_head.items():
-        ids = {e.google_id for e in es}
+    for head, head_entries in by_head.items():
+        ids = {e.google_id for e in head_entries}
         tops: Counter[str] = Counter()
         seconds: Counter[str] = Counter()
         for cid in ids:
@@ -283,9 +283,9 @@ def _build_index() -> Index:
             tops[levels[0]] += 1
             if len(levels) > 1:
                 seconds.update(set(words(levels[1])))
-        top, n = tops.most_common(1)[0]
-        got = set(words(top)) if n * 3 >= len(ids) else set()
-        got.update(w for w, c in seconds.items() if c * 2 > len(ids))
+        top, top_count = tops.most_common(1)[0]
+        got = set(words(top)) if top_count * 3 >= len(ids) else set()
+        got.update(word for word, second_count in seconds.items() if second_count * 2 > len(ids))
         got.discard(head)
         implied[head] = frozenset(got)
     localised: dict[str, set[int]] = defaultdict(set)
@@ -303,8 +303,8 @@ def _build_index() -> Index:
                     continue
                 tier = _TIER_SHARED if k >= len(names) else _TIER_PART if k else _TIER_NAME
                 e = Entry(toks, cid, tier, tax.nodes[cid].depth, path_words)
-                for w in set(toks):
-                    local_by_word[w].append(e)
+                for word in set(toks):
+                    local_by_word[word].append(e)
     return Index(
         by_head=dict(by_head),
         localised={k: next(iter(v)) for k, v in localised.items() if len(v) == 1},
@@ -373,8 +373,8 @@ def context_words(*texts: str | None) -> set[str]:
 @functools.lru_cache(maxsize=1 << 17)
 def _context_of(text: str) -> frozenset[str]:
     out = set(_words(text))
-    for w in list(out):
-        out.update(_SYNONYMS.get(w, ()))
+    for word in list(out):
+        out.update(_SYNONYMS.get(word, ()))
     return frozenset(out)
 
 
@@ -397,15 +397,17 @@ def match(
     idx = index()
     parts = _split_parts(phrase)
     if parts:  # a joined phrase ("Food & Beverage"): what its parts share
-        read = [match(p, context, strict, within) for p in parts]
-        got = [m for m in read if m is not None]
+        read = [match(part, context, strict, within) for part in parts]
+        got = [part_match for part_match in read if part_match is not None]
         if len(got) < len(read):
             return None
         tax = taxonomy.load()
-        common = _common_ancestor(tax, [m.google_id for m in got])
+        common = _common_ancestor(tax, [part_match.google_id for part_match in got])
         if common is None:
             return Match(got[0].google_id, False, 0)
-        return Match(common, all(m.confident for m in got), min(m.specificity for m in got))
+        return Match(
+            common, all(part_match.confident for part_match in got), min(part_match.specificity for part_match in got)
+        )
     found = _match_english(idx, phrase, context, strict, within)
     if found is None and "-" in phrase:  # a slug ("frying-pans"), not a compound ("t-shirt")
         found = _match_english(idx, phrase.replace("-", " "), context, strict, within)
@@ -422,10 +424,10 @@ def _inside(cid: int, root: int) -> bool:
 
 def _common_ancestor(tax: taxonomy.Taxonomy, ids: list[int]) -> int | None:
     paths = [tax.nodes[i].path.split(taxonomy.SEPARATOR) for i in ids]
-    n = 0
-    while all(len(p) > n for p in paths) and len({p[n] for p in paths}) == 1:
-        n += 1
-    return tax.id_for_path(taxonomy.SEPARATOR.join(paths[0][:n])) if n else None
+    depth = 0
+    while all(len(path) > depth for path in paths) and len({path[depth] for path in paths}) == 1:
+        depth += 1
+    return tax.id_for_path(taxonomy.SEPARATOR.join(paths[0][:depth])) if depth else None
 
 
 _CACHE: dict[tuple, Match | None] = {}
@@ -447,7 +449,7 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
     """Prepare the phrase's words, then decide on only the words that can matter for its noun — so
     "Classic Teak Lounger" and "Modern Oak Lounger" are one decision (cached per process)."""
     toks = words(phrase)
-    while toks and any(ch.isdigit() for ch in toks[-1]):  # "Concrete Pot 30cm": sizes trail the noun
+    while toks and any(char.isdigit() for char in toks[-1]):  # "Concrete Pot 30cm": sizes trail the noun
         toks.pop()
     if len(toks) > 1 and stem(toks[-2] + toks[-1]) in idx.by_head:  # "Key Chain" is a keychain
         toks[-2:] = [stem(toks[-2] + toks[-1])]
@@ -457,17 +459,17 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
         return None
     head, mods = toks[-1], toks[:-1]
     ctx = set(toks) | set(context)
-    for w in toks:
-        ctx.update(_SYNONYMS.get(w, ()))
+    for word in toks:
+        ctx.update(_SYNONYMS.get(word, ()))
     plain = frozenset(ctx & _vocabulary(head))  # what the merchant wrote (and its synonyms)
-    for m in mods:
-        ctx.update(idx.implied.get(m, ()))
+    for modifier in mods:
+        ctx.update(idx.implied.get(modifier, ()))
     # the word right before the noun, when it is itself a product noun of the taxonomies (it may change the kind)
     before = mods[-1] if mods and _closed_compounds(mods[-1]) else None
     key = (
         head,
         frozenset(ctx & _vocabulary(head)),
-        tuple(sorted({m for m in mods if idx.implied.get(m)})),
+        tuple(sorted({modifier for modifier in mods if idx.implied.get(modifier)})),
         bool(mods),
         strict,
         within,
@@ -494,24 +496,24 @@ def _compound_within(idx: Index, mods: list[str], within: tuple[int, ...]) -> Ma
     in a jewellery shop: hoops and studs stand elsewhere) names the one noun of the branch that a
     modifier is or begins as a closed compound ("ear" begins "earring" — and inside Jewelry nothing
     else). The last such modifier decides; two places, or none, inside the branches leave it unsure."""
-    for m in reversed(mods):
-        if len(m) < _COMPOUND_MIN_WORD or not m.isalpha():
+    for modifier in reversed(mods):
+        if len(modifier) < _COMPOUND_MIN_WORD or not modifier.isalpha():
             continue
         keys = _sorted_heads()
         import bisect
 
-        if m in idx.by_head:  # a noun itself says what the thing is for ("Woodworking Plans"), not its kind
+        if modifier in idx.by_head:  # a noun itself says what the thing is for ("Woodworking Plans"), not its kind
             continue
         heads = []
-        for k in keys[bisect.bisect_left(keys, m) :]:
-            if not k.startswith(m):
+        for k in keys[bisect.bisect_left(keys, modifier) :]:
+            if not k.startswith(modifier):
                 break
-            if len(k) - len(m) >= 3:
+            if len(k) - len(modifier) >= 3:
                 heads.append(k)
         ids = {
             e.google_id
-            for h in heads
-            for e in idx.by_head[h]
+            for head in heads
+            for e in idx.by_head[head]
             if e.tier != _TIER_PART and len(e.tokens) == 1 and any(_inside(e.google_id, root) for root in within)
         }
         if len(ids) == 1:
@@ -569,8 +571,8 @@ def _changes_kind(idx: Index, cands: list[Entry], winner: Entry, before: str) ->
     parent = _parent_of(winner.google_id)
     own = {
         e.google_id
-        for h in _closed_compounds(before)
-        for e in idx.by_head[h]
+        for head in _closed_compounds(before)
+        for e in idx.by_head[head]
         if e.tier != _TIER_PART and len(e.tokens) == 1
     }
     return (
@@ -614,7 +616,7 @@ def _decide(
     votes = _votes(head) if not within else Counter((e.tokens, e.google_id) for e in cands)
     for e in cands:
         need = e.tokens[:-1]
-        if any(t not in ctx for t in need):
+        if any(needed_word not in ctx for needed_word in need):
             continue
         # ties between names go to the path sharing most words the merchant wrote — not words a
         # modifier merely implies ("Old Rose Hoodie": roses are mostly gifts, the hoodie is no fan article)
@@ -655,7 +657,13 @@ def _decide(
             winner.google_id, False, 0
         )  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
     foreign = (
-        [] if within else [m for m in mods if m not in winner.path_words and not (idx.implied[m] & winner.path_words)]
+        []
+        if within
+        else [
+            modifier
+            for modifier in mods
+            if modifier not in winner.path_words and not (idx.implied[modifier] & winner.path_words)
+        ]
     )  # inside the shop's branch it vouches
     # a noun all of whose places lie inside the winner is that place whatever plain words stand
     # beside it; a noun with places elsewhere ("Table": Tables, but also Outdoor Tables; "Clock":

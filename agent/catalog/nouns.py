@@ -22,10 +22,10 @@ def without_brand(title: str, brand: str | None) -> str:
     Streetwear Hoodie" by LUMINIX is a hoodie; a brand never decides. A title that is only the brand
     stays as it is."""
     text = " ".join(str(title).split())
-    b = " ".join(str(brand).split()) if brand else ""
-    if not b or not text.casefold().startswith(b.casefold()):
+    brand_text = " ".join(str(brand).split()) if brand else ""
+    if not brand_text or not text.casefold().startswith(brand_text.casefold()):
         return text
-    rest = text[len(b) :]
+    rest = text[len(brand_text) :]
     if rest[:2] in ("'s", "’s"):
         rest = rest[2:]
     if rest and rest[0].isalnum():  # "Nikon" in "Nikonos": not the brand
@@ -81,14 +81,14 @@ def head_noun(title: str | None, known: Callable[[str], bool] | None = None) -> 
     With `known` (is this word a product word, e.g. of the taxonomy's names?), trailing model and
     brand words are passed over: "Oase Pond Pump Eco 6000" → "Pump"; a head with no known word
     keeps its last word."""
-    words = [w.strip(".,;:!?\"'()[]") for w in re.split(r"[\s/]+", title_head(title))]
-    words = [w for w in words if w and not _HAS_DIGIT.search(w)]
+    words = [word.strip(".,;:!?\"'()[]") for word in re.split(r"[\s/]+", title_head(title))]
+    words = [word for word in words if word and not _HAS_DIGIT.search(word)]
     while len(words) > 1 and words[-1].lower() in _NEVER_NOUN:
         words.pop()
     if known is not None:
-        for w in reversed(words):
-            if known(w):
-                return w
+        for word in reversed(words):
+            if known(word):
+                return word
     return words[-1] if words else ""
 
 
@@ -107,7 +107,10 @@ def last_words(heads):
     for _ in range(4):
         enc = pc.dictionary_encode(out)
         bad_word = np.array(
-            [bool(w) and (w in _NEVER_NOUN or bool(_HAS_DIGIT.search(w))) for w in enc.dictionary.to_pylist()],
+            [
+                bool(word) and (word in _NEVER_NOUN or bool(_HAS_DIGIT.search(word)))
+                for word in enc.dictionary.to_pylist()
+            ],
             dtype=bool,
         )
         idx = enc.indices.to_numpy(zero_copy_only=False)

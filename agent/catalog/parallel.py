@@ -46,22 +46,22 @@ def submit_all(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, F
     job — no deadlock, however many ingests share the pool."""
     if rows < PARALLEL_MIN_ROWS or len(tasks) < 2:
         done: dict[str, Future] = {}
-        for k, f in tasks.items():
+        for k, job in tasks.items():
             fut: Future = Future()
             try:
-                fut.set_result(f())
+                fut.set_result(job())
             except BaseException as exc:  # noqa: BLE001 - re-raised by .result(), as from the pool
                 fut.set_exception(exc)
             done[k] = fut
         return done
     pool = _pool()
-    return {k: pool.submit(f) for k, f in tasks.items()}
+    return {k: pool.submit(job) for k, job in tasks.items()}
 
 
 def run_parallel(tasks: Mapping[K, Callable[[], Any]], rows: int) -> dict[K, Any]:
     """Run independent jobs (name -> callable) and return name -> result, in parallel when `rows` is
     large enough to be worth it."""
     if rows < PARALLEL_MIN_ROWS or len(tasks) < 2:
-        return {k: f() for k, f in tasks.items()}
-    futures = {k: _pool().submit(f) for k, f in tasks.items()}
+        return {k: job() for k, job in tasks.items()}
+    futures = {k: _pool().submit(job) for k, job in tasks.items()}
     return {k: fut.result() for k, fut in futures.items()}

@@ -88,7 +88,7 @@ def load_catalog_inputs(
     reference_uri: str | None = None,
     local_root: str | None = None,
     earlier: Sequence[LoadedCatalog] = (),
-    progress: Callable[[str], None] = lambda m: None,
+    progress: Callable[[str], None] = lambda message: None,
     refused: Sequence[Unreadable] = (),
     merchant_id: str | None = None,
     demand_uri: str | None = None,
@@ -119,18 +119,18 @@ def load_catalog_inputs(
                 unreadable.append(Unreadable(att.name, exc.reason))
             continue
         try:
-            table, ev = read_attached(att)
+            table, evidence = read_attached(att)
         except UnreadableCatalog as exc:
             unreadable.append(Unreadable(att.name, exc.reason))
             continue
         if i == ref_index:
-            ev.role = "reference"
-            reference = combine([(table, ev)])
+            evidence.role = "reference"
+            reference = combine([(table, evidence)])
         else:
-            own_parts.append((table, ev))
+            own_parts.append((table, evidence))
 
     own: LoadedCatalog | None = combine(own_parts) if own_parts else None
-    own_refused = [u for u in refused if not _names_reference(u.name, question)]
+    own_refused = [refused_file for refused_file in refused if not _names_reference(refused_file.name, question)]
     own_attached = bool(own_refused) or any(i != ref_index and i not in demand_indexes for i in range(len(attachments)))
     if own is None and earlier and not own_attached:
         own = combine_loaded(earlier)
@@ -159,8 +159,8 @@ def load_catalog_inputs(
     if reference is None and reference_uri:
         progress("Reading the reference catalog…")
         try:
-            table, ev = load_location(reference_uri, local_root, merchant_id, bigquery)
-            if ev.pushdown is not None:  # a reference is compared in memory: above the line it is not read
+            table, evidence = load_location(reference_uri, local_root, merchant_id, bigquery)
+            if evidence.pushdown is not None:  # a reference is compared in memory: above the line it is not read
                 raise SourceFailed(
                     f"{reference_uri}: above the in-memory line",
                     problem=(
@@ -168,10 +168,10 @@ def load_catalog_inputs(
                         "(BIGQUERY_IN_MEMORY_BYTES), and a reference is only compared in memory."
                     ),
                 )
-            if ev.role == bestsellers.ROLE:  # a Best sellers report at the reference location is demand data
-                demand_parts.append((table, ev))
+            if evidence.role == bestsellers.ROLE:  # a Best sellers report at the reference location is demand data
+                demand_parts.append((table, evidence))
             else:
-                reference = combine([(table, dataclasses.replace(ev, role="reference"))])
+                reference = combine([(table, dataclasses.replace(evidence, role="reference"))])
         except SourceFailed as exc:
             log.warning("reference catalog unreadable: %s", exc)
             problems.append(_reference_problem(exc.problem) if exc.problem else REFERENCE_PROBLEM)
@@ -180,15 +180,15 @@ def load_catalog_inputs(
         failed: list[SourceFailed] = []
         for location in demand_locations(demand_uri, merchant_id, bigquery):
             try:
-                table, ev = load_location(location, local_root, merchant_id, bigquery)
-                if ev.role != bestsellers.ROLE:
+                table, evidence = load_location(location, local_root, merchant_id, bigquery)
+                if evidence.role != bestsellers.ROLE:
                     raise SourceFailed(f"{location}: not a Best sellers report")
-                demand_parts.append((table, ev))
+                demand_parts.append((table, evidence))
             except SourceFailed as exc:
                 log.warning("Best sellers report unreadable: %s", exc)
                 failed.append(exc)
         if failed and not demand_parts:  # one of a dataset's two reports missing is not a problem
-            problems.append(next((f.problem for f in failed if f.problem), None) or DEMAND_PROBLEM)
+            problems.append(next((failure.problem for failure in failed if failure.problem), None) or DEMAND_PROBLEM)
     demand = _combine_demand(demand_parts) if demand_parts else None
     return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems, demand=demand)
 
@@ -233,8 +233,8 @@ def _read_demand(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvi
 
 def _combine_demand(parts: Sequence[tuple[pa.Table, SourceEvidence]]) -> LoadedCatalog:
     """Product-cluster and brand reports side by side: one demand table (rows keep their `entity`)."""
-    table = pa.concat_tables([t for t, _ in parts]) if len(parts) > 1 else parts[0][0]
-    return LoadedCatalog(table=table, sources=[ev for _, ev in parts])
+    table = pa.concat_tables([part_table for part_table, _ in parts]) if len(parts) > 1 else parts[0][0]
+    return LoadedCatalog(table=table, sources=[evidence for _, evidence in parts])
 
 
 def read_attached(att: Attachment) -> tuple[pa.Table, SourceEvidence]:
@@ -250,10 +250,10 @@ def read_attached(att: Attachment) -> tuple[pa.Table, SourceEvidence]:
     from agent.catalog.cache import TABLE_CACHE
 
     key = ("attached", hashlib.sha256(att.data).hexdigest(), att.name)
-    table, ev = TABLE_CACHE.get_or_load(
+    table, evidence = TABLE_CACHE.get_or_load(
         key, lambda: safe_read(att.data, att.name, KIND_ATTACHED), lambda v: int(v[0].nbytes)
     )
-    return table, dataclasses.replace(ev)
+    return table, dataclasses.replace(evidence)
 
 
 def safe_read(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:
@@ -289,17 +289,21 @@ def pick_reference(attachments: Sequence[Attachment], question: str) -> int | No
     """
     if len(attachments) < 2 or not _REFERENCE_WORDS.search(question or ""):
         return None
-    q = question.lower()
+    lowered = question.lower()
     for i, att in enumerate(attachments):
         for token in {att.name.lower(), Path(att.name).stem.lower()}:
             if len(token) < 3:
                 continue
-            pos = q.find(token)
+            pos = lowered.find(token)
             if pos >= 0:
-                window = q[max(0, pos - 60) : pos + len(token) + 60]
+                window = lowered[max(0, pos - 60) : pos + len(token) + 60]
                 if _REFERENCE_WORDS.search(window):
                     return i
-    named_own = {i for i, a in enumerate(attachments) if Path(a.name).stem.lower() in q and len(Path(a.name).stem) >= 3}
+    named_own = {
+        i
+        for i, attachment in enumerate(attachments)
+        if Path(attachment.name).stem.lower() in lowered and len(Path(attachment.name).stem) >= 3
+    }
     for i, att in enumerate(attachments):
         if _REFERENCE_WORDS.search(Path(att.name).stem.replace("_", " ").replace("-", " ")):
             return i
@@ -315,9 +319,9 @@ def _names_reference(name: str, question: str) -> bool:
     stem = Path(name).stem
     if _REFERENCE_WORDS.search(stem.replace("_", " ").replace("-", " ")):
         return True
-    q = question.lower()
-    pos = q.find(name.lower()) if len(name) >= 3 else -1
-    return pos >= 0 and bool(_REFERENCE_WORDS.search(q[max(0, pos - 60) : pos + len(name) + 60]))
+    lowered = question.lower()
+    pos = lowered.find(name.lower()) if len(name) >= 3 else -1
+    return pos >= 0 and bool(_REFERENCE_WORDS.search(lowered[max(0, pos - 60) : pos + len(name) + 60]))
 
 
 # ------------------------------------------------------------------ combining
@@ -326,14 +330,14 @@ def _names_reference(name: str, question: str) -> bool:
 def combine(parts: Sequence[tuple[pa.Table, SourceEvidence]]) -> LoadedCatalog:
     """Several canonical tables -> one catalog; product keys are offset so they stay unique."""
     tables, sources, offset = [], [], 0
-    for table, ev in parts:
+    for table, evidence in parts:
         if offset and table.num_rows:
             idx = table.schema.get_field_index("product_key")
             table = table.set_column(idx, "product_key", pc.add(table["product_key"], offset))
         if table.num_rows:
             offset = int(pc.max(table["product_key"]).as_py()) + 1
         tables.append(table)
-        sources.append(ev)
+        sources.append(evidence)
     if len(tables) == 1:
         return LoadedCatalog(table=tables[0], sources=sources)
     return LoadedCatalog(table=pa.concat_tables(tables).unify_dictionaries(), sources=sources)
@@ -343,8 +347,8 @@ def combine_loaded(catalogs: Sequence[LoadedCatalog]) -> LoadedCatalog:
     """Catalogs attached earlier in the context, as one catalog (their evidence kept as given)."""
     if len(catalogs) == 1:
         return catalogs[0]
-    merged = combine([(c.table, None) for c in catalogs])  # type: ignore[misc]
-    return LoadedCatalog(table=merged.table, sources=[ev for c in catalogs for ev in c.sources])
+    merged = combine([(catalog.table, None) for catalog in catalogs])  # type: ignore[misc]
+    return LoadedCatalog(table=merged.table, sources=[evidence for catalog in catalogs for evidence in catalog.sources])
 
 
 # ------------------------------------------------------------------ locations
@@ -366,19 +370,19 @@ def _load_gcs(uri: str) -> tuple[pa.Table, SourceEvidence]:
     from agent.catalog import cache, gcs
 
     def parse(data: bytes, ref) -> tuple[pa.Table, SourceEvidence]:
-        table, ev = _read_any(data, ref.uri, KIND_GCS)
-        ev.generation = ref.generation
-        return table, ev
+        table, evidence = _read_any(data, ref.uri, KIND_GCS)
+        evidence.generation = ref.generation
+        return table, evidence
 
     try:
-        _, (table, ev) = cache.load_gcs(uri, parse, size_of=lambda v: int(v[0].nbytes))
+        _, (table, evidence) = cache.load_gcs(uri, parse, size_of=lambda v: int(v[0].nbytes))
     except gcs.SourceUnavailable as exc:
         raise SourceFailed(f"{uri}: {exc.reason}") from None
     except UnreadableCatalog as exc:
         raise SourceFailed(f"{uri}: {exc.reason}") from None
     except ValueError as exc:
         raise SourceFailed(f"{uri}: {exc}") from None
-    return table, dataclasses.replace(ev)
+    return table, dataclasses.replace(evidence)
 
 
 def _load_bigquery(
@@ -395,9 +399,9 @@ def _load_bigquery(
         ref = parse_bq_uri(uri).for_merchant(merchant_id or settings.merchant_center_id)
         if ref.table is not None and bestsellers.TRANSFER_TABLE.fullmatch(ref.table):
             what = "Best sellers report"  # demand data: the Best sellers reader, not a catalog's
-            table, ev = bq.load_bestsellers(ref, settings, ref.uri)
+            table, evidence = bq.load_bestsellers(ref, settings, ref.uri)
         else:
-            table, ev = bq.load_table(ref, settings, ref.uri)
+            table, evidence = bq.load_table(ref, settings, ref.uri)
     except BadBqUri as exc:
         raise SourceFailed(str(exc)) from None
     except bq.BytesCapExceeded as exc:
@@ -421,7 +425,7 @@ def _load_bigquery(
         raise SourceFailed(str(exc)) from None
     except UnreadableCatalog as exc:
         raise SourceFailed(f"{uri}: {exc.reason}") from None
-    out = dataclasses.replace(ev)
+    out = dataclasses.replace(evidence)
     if out.pushdown is not None:
         out.pushdown.evidence = out  # the bytes its queries scan go to the evidence the footer states
     return table, out
@@ -461,9 +465,9 @@ def resolve_local(uri: str, local_root: str | None) -> Path:
                 raise SourceFailed(f"{pointer}: snapshot {name!r} not found in the folder")
             return target
         files = sorted(
-            p.name
-            for p in path.iterdir()
-            if p.is_file() and p.suffix.lower() in LOCAL_SUFFIXES and not p.name.startswith(".")
+            entry.name
+            for entry in path.iterdir()
+            if entry.is_file() and entry.suffix.lower() in LOCAL_SUFFIXES and not entry.name.startswith(".")
         )
         if not files:
             raise SourceFailed(f"{uri}: no catalog file in the folder")
@@ -478,25 +482,25 @@ def _load_local(uri: str, local_root: str | None) -> tuple[pa.Table, SourceEvide
 
     try:
         path = resolve_local(uri, local_root)  # listing a folder or reading latest.json may fail too
-        st = path.stat()
-        key = ("local", str(path), st.st_mtime_ns, st.st_size)
-        table, ev = TABLE_CACHE.get_or_load(
+        stat = path.stat()
+        key = ("local", str(path), stat.st_mtime_ns, stat.st_size)
+        table, evidence = TABLE_CACHE.get_or_load(
             key, lambda: _read_any(path.read_bytes(), path.name, KIND_LOCAL), lambda v: int(v[0].nbytes)
         )
     except OSError as exc:
         raise SourceFailed(f"{uri}: {exc.strerror}") from None
     except UnreadableCatalog as exc:
         raise SourceFailed(f"{uri}: {exc.reason}") from None
-    return table, dataclasses.replace(ev)
+    return table, dataclasses.replace(evidence)
 
 
 def load_demo() -> tuple[pa.Table, SourceEvidence]:
     """The bundled demo catalog, parsed once per process (and again only if the file changes)."""
     from agent.catalog.cache import TABLE_CACHE
 
-    st = DEMO_PATH.stat()
-    key = ("demo", str(DEMO_PATH), st.st_mtime_ns, st.st_size)
-    table, ev = TABLE_CACHE.get_or_load(
+    stat = DEMO_PATH.stat()
+    key = ("demo", str(DEMO_PATH), stat.st_mtime_ns, stat.st_size)
+    table, evidence = TABLE_CACHE.get_or_load(
         key, lambda: read_table_bytes(DEMO_PATH.read_bytes(), DEMO_NAME, KIND_DEMO), lambda v: int(v[0].nbytes)
     )
-    return table, dataclasses.replace(ev)
+    return table, dataclasses.replace(evidence)

@@ -47,8 +47,8 @@ class Taxonomy:
         longest matching prefix is the best honest mapping.
         """
         levels = [lvl for lvl in normalise_path(path).split(SEPARATOR) if lvl]
-        for n in range(len(levels), 0, -1):
-            found = self.by_path.get(SEPARATOR.join(levels[:n]).lower())
+        for depth in range(len(levels), 0, -1):
+            found = self.by_path.get(SEPARATOR.join(levels[:depth]).lower())
             if found is not None:
                 return found
         return None
@@ -80,7 +80,7 @@ class Taxonomy:
 
 
 def normalise_path(path: str) -> str:
-    parts = [p.strip() for p in re.split(r"\s*>\s*", path.replace("\u00a0", " ")) if p.strip()]
+    parts = [part.strip() for part in re.split(r"\s*>\s*", path.replace("\u00a0", " ")) if part.strip()]
     return SEPARATOR.join(parts)
 
 
@@ -94,10 +94,10 @@ def parse(text: str) -> Taxonomy:
             if "Version:" in line:
                 version = line.split("Version:", 1)[1].strip()
             continue
-        m = _LINE.match(line)
-        if not m:
+        match = _LINE.match(line)
+        if not match:
             continue
-        cid, path = int(m.group(1)), normalise_path(m.group(2))
+        cid, path = int(match.group(1)), normalise_path(match.group(2))
         levels = path.split(SEPARATOR)
         parent = by_path.get(SEPARATOR.join(levels[:-1]).lower()) if len(levels) > 1 else None
         nodes[cid] = Node(cid, path, levels[-1], parent, len(levels))
@@ -121,9 +121,9 @@ def available_locales() -> tuple[str, ...]:
     """Locales bundled besides en-US ("de-DE", "ru-RU", …), from the file names in data/taxonomy/."""
     found = []
     for path in sorted(TAXONOMY_DIR.glob("google-product-taxonomy-with-ids.*.txt")):
-        m = _LOCALE_FILE.match(path.name)
-        if m and m.group(1) != "en-US":
-            found.append(m.group(1))
+        match = _LOCALE_FILE.match(path.name)
+        if match and match.group(1) != "en-US":
+            found.append(match.group(1))
     return tuple(dict.fromkeys(found))
 
 
@@ -136,14 +136,14 @@ def load_locale(locale: str) -> dict[int, str]:
     """
     current = load().nodes
     for path in TAXONOMY_DIR.glob(f"google-product-taxonomy-with-ids.{locale}*.txt"):
-        m = _LOCALE_FILE.match(path.name)
-        if not m or m.group(1) != locale:
+        match = _LOCALE_FILE.match(path.name)
+        if not match or match.group(1) != locale:
             continue
         out: dict[int, str] = {}
         for line in path.read_text(encoding="utf-8").splitlines():
-            lm = _LINE.match(line)
-            if lm and int(lm.group(1)) in current:
-                out[int(lm.group(1))] = normalise_path(lm.group(2))
+            line_match = _LINE.match(line)
+            if line_match and int(line_match.group(1)) in current:
+                out[int(line_match.group(1))] = normalise_path(line_match.group(2))
         return out
     return {}
 
@@ -170,17 +170,17 @@ class ShopifyMapping:
     paths: tuple[tuple[str, int], ...]  # (Shopify path as written, Google id), file order
 
     def lookup(self, value: str) -> int | None:
-        s = value.strip()
-        hit = self.by_gid.get(s) if "/" in s or "-" in s and " " not in s else None
-        return hit if hit is not None else self.by_path.get(normalise_path(s).lower())
+        stripped = value.strip()
+        hit = self.by_gid.get(stripped) if "/" in stripped or "-" in stripped and " " not in stripped else None
+        return hit if hit is not None else self.by_path.get(normalise_path(stripped).lower())
 
     def longest_prefix(self, path: str) -> tuple[int, int] | None:
         """(Google id, levels matched) of the deepest Shopify path that prefixes `path`, or None."""
         levels = [lvl for lvl in normalise_path(path).split(SEPARATOR) if lvl]
-        for n in range(len(levels), 0, -1):
-            found = self.by_path.get(SEPARATOR.join(levels[:n]).lower())
+        for depth in range(len(levels), 0, -1):
+            found = self.by_path.get(SEPARATOR.join(levels[:depth]).lower())
             if found is not None:
-                return found, n
+                return found, depth
         return None
 
 

@@ -41,10 +41,10 @@ def entry_codes(d: pa.DictionaryArray, per_entry: np.ndarray, missing=-1) -> np.
     Read straight off the index and validity buffers with numpy: a million rows cost ~1 ms this
     way, against ~7 ms for Arrow's fill_null + take (the null-filled copy is the costly part). Index
     slots under nulls hold unspecified values, hence the clip before the validity mask."""
-    n, ind = len(d), d.indices
-    if n == 0 or len(per_entry) == 0:
-        return np.full(n, missing, dtype=per_entry.dtype)
-    raw = np.frombuffer(ind.buffers()[1], dtype=np.dtype(ind.type.to_pandas_dtype()), count=ind.offset + n)[
+    row_count, ind = len(d), d.indices
+    if row_count == 0 or len(per_entry) == 0:
+        return np.full(row_count, missing, dtype=per_entry.dtype)
+    raw = np.frombuffer(ind.buffers()[1], dtype=np.dtype(ind.type.to_pandas_dtype()), count=ind.offset + row_count)[
         ind.offset :
     ]
     out = np.take(per_entry, raw, mode="clip")
@@ -53,25 +53,27 @@ def entry_codes(d: pa.DictionaryArray, per_entry: np.ndarray, missing=-1) -> np.
     return out
 
 
-def _string_parts(a: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def _string_parts(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of this (possibly sliced) string array's slots and its data bytes, without copying."""
-    bufs = a.buffers()
-    off_type = np.int64 if pa.types.is_large_string(a.type) else np.int32
-    offsets = np.frombuffer(bufs[1], dtype=off_type, count=a.offset + len(a) + 1)[a.offset :]
+    bufs = strings.buffers()
+    off_type = np.int64 if pa.types.is_large_string(strings.type) else np.int32
+    offsets = np.frombuffer(bufs[1], dtype=off_type, count=strings.offset + len(strings) + 1)[strings.offset :]
     data = bufs[2]
     return offsets, (np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else np.zeros(0, np.uint8))
 
 
-def _with_validity(a: pa.Array, valid: np.ndarray) -> pa.Array:
+def _with_validity(strings: pa.Array, valid: np.ndarray) -> pa.Array:
     """The same string buffers under a new validity bitmap (nulling values without copying text)."""
-    bufs = a.buffers()
-    width = 8 if pa.types.is_large_string(a.type) else 4
-    offsets = bufs[1].slice(a.offset * width, (len(a) + 1) * width) if a.offset else bufs[1]
+    bufs = strings.buffers()
+    width = 8 if pa.types.is_large_string(strings.type) else 4
+    offsets = bufs[1].slice(strings.offset * width, (len(strings) + 1) * width) if strings.offset else bufs[1]
     bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
-    return pa.Array.from_buffers(a.type, len(a), [bitmap, offsets, bufs[2]], null_count=int(len(a) - valid.sum()))
+    return pa.Array.from_buffers(
+        strings.type, len(strings), [bitmap, offsets, bufs[2]], null_count=int(len(strings) - valid.sum())
+    )
 
 
-def _strip_array(a: pa.Array, trim: bool, marker: bool = False) -> pa.Array:
+def _strip_array(strings: pa.Array, trim: bool, marker: bool = False) -> pa.Array:
     """Trim and null the empties of one string array, touching only the values that need it.
 
     A first/last-byte test on the raw buffers finds the few values trimming could change (those
@@ -82,14 +84,14 @@ def _strip_array(a: pa.Array, trim: bool, marker: bool = False) -> pa.Array:
     `marker`, Excel's leading text apostrophe is dropped too (`'00123` -> `00123`), found by the
     same first-byte test.
     """
-    n = len(a)
-    if n == 0 or a.null_count == n:
-        return a
-    offsets, data = _string_parts(a)
+    row_count = len(strings)
+    if row_count == 0 or strings.null_count == row_count:
+        return strings
+    offsets, data = _string_parts(strings)
     length = np.diff(offsets)
     empty = length == 0
-    if a.null_count:
-        valid = valid_rows(a)
+    if strings.null_count:
+        valid = valid_rows(strings)
         empty &= valid
     else:
         valid = None
@@ -97,7 +99,7 @@ def _strip_array(a: pa.Array, trim: bool, marker: bool = False) -> pa.Array:
         # first and last byte of every slot; a byte outside 33..127 (space, control, non-ASCII)
         # makes the value a suspect. Empty and null slots give harmless false alarms, dropped below.
         first = np.take(data, np.minimum(offsets[:-1], len(data) - 1)) - np.uint8(33)  # np.take: ~2x a fancy index
-        odd = np.zeros(n, dtype=bool)
+        odd = np.zeros(row_count, dtype=bool)
         if trim:
             odd |= first >= 95
             odd |= (np.take(data, offsets[1:] - 1) - np.uint8(33)) >= 95
@@ -108,7 +110,7 @@ def _strip_array(a: pa.Array, trim: bool, marker: bool = False) -> pa.Array:
         if valid is not None:
             suspect = suspect[valid[suspect]]
         if len(suspect):
-            trimmed = a.take(pa.array(suspect))
+            trimmed = strings.take(pa.array(suspect))
             if trim:
                 trimmed = pc.utf8_trim_whitespace(trimmed)
             if marker:
@@ -120,18 +122,18 @@ def _strip_array(a: pa.Array, trim: bool, marker: bool = False) -> pa.Array:
                 rows = suspect[changed]
                 repl = trimmed.filter(pa.array(changed))
                 repl = pc.if_else(pc.equal(pc.binary_length(repl), 0), pa.scalar(None, repl.type), repl)
-                mask = np.zeros(n, dtype=bool)
+                mask = np.zeros(row_count, dtype=bool)
                 mask[rows] = True
-                a = pc.replace_with_mask(a, pa.array(mask), repl)
+                strings = pc.replace_with_mask(strings, pa.array(mask), repl)
     if empty.any():
-        a = _with_validity(a, ~empty & valid_rows(a))
-    return a
+        strings = _with_validity(strings, ~empty & valid_rows(strings))
+    return strings
 
 
 def _strip(arr: pa.ChunkedArray, trim: bool = True, marker: bool = False) -> pa.ChunkedArray:
     """Trim whitespace (if asked) and turn empty strings into nulls, chunk by chunk."""
     if pa.types.is_large_string(arr.type) or pa.types.is_string(arr.type):
-        return pa.chunked_array([_strip_array(c, trim, marker) for c in arr.chunks], type=arr.type)
+        return pa.chunked_array([_strip_array(chunk, trim, marker) for chunk in arr.chunks], type=arr.type)
     if marker:
         return strip_excel_text_marker(_strip(arr, trim))
     trimmed = pc.utf8_trim_whitespace(arr) if trim else arr
@@ -174,17 +176,21 @@ def clean_text(
         # (categorical values are unified in any case: that hash pass also proves them distinct,
         # so an unchanged result needs no second one)
         unique = (unique and arr.num_chunks == 1) or (categorical and _unified_on_combine(arr))
-        d = _one_dictionary(arr, categorical)
-        original = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
+        combined = _one_dictionary(arr, categorical)
+        original = (
+            combined.dictionary
+            if pa.types.is_string(combined.dictionary.type)
+            else combined.dictionary.cast(pa.string())
+        )
         values = _strip_array(original, trim)
         if not categorical:
-            out = pa.chunked_array([dict_from(d.indices, values)], type=STR_DICT)
+            out = pa.chunked_array([dict_from(combined.indices, values)], type=STR_DICT)
             return strip_excel_text_marker(out) if marker else out
         values = _collapse_spaces(values)
         if unique and values is original and values.null_count == 0:
-            out = pa.chunked_array([d], type=STR_DICT)
+            out = pa.chunked_array([combined], type=STR_DICT)
         else:
-            out = reindex(d, values)
+            out = reindex(combined, values)
         return strip_excel_text_marker(out) if marker else out
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         arr = arr.cast(pa.string())
@@ -194,7 +200,7 @@ def clean_text(
 def _one_dictionary(arr: pa.ChunkedArray, categorical: bool) -> pa.DictionaryArray:
     """The one dictionary chunk `clean_text` cleans: unified when the values are categorical or
     few, else the chunks' dictionaries concatenated (no hash pass; cleaning tolerates repeats)."""
-    small = sum(len(c.dictionary) for c in arr.chunks) <= _SMALL_DICTIONARY
+    small = sum(len(chunk.dictionary) for chunk in arr.chunks) <= _SMALL_DICTIONARY
     return as_dictionary(arr) if small or categorical else concat_dictionary(arr)
 
 
@@ -209,8 +215,8 @@ def dict_from(indices: pa.Array, values: pa.Array) -> pa.DictionaryArray:
     """A DictionaryArray over `values` whose null entries are moved into the indices (and blanked in
     the dictionary): a null dictionary entry would look valid to `is_valid` and `null_count`."""
     if values.null_count:
-        ok = pc.take(pc.is_valid(values), indices)
-        indices = pc.if_else(ok, indices, pa.scalar(None, indices.type))
+        valid_entry = pc.take(pc.is_valid(values), indices)
+        indices = pc.if_else(valid_entry, indices, pa.scalar(None, indices.type))
         values = pc.fill_null(values, "")
     return pa.DictionaryArray.from_arrays(indices, values, safe=False)
 
@@ -249,14 +255,14 @@ def concat_dictionary(arr: Arrayish) -> pa.DictionaryArray:
         return as_dictionary(arr)
     chunks = arr.chunks
     first = chunks[0].dictionary
-    if all(c.dictionary is first or _same_buffers(c.dictionary, first) for c in chunks[1:]):
-        return pa.DictionaryArray.from_arrays(pa.concat_arrays([c.indices for c in chunks]), first, safe=False)
+    if all(chunk.dictionary is first or _same_buffers(chunk.dictionary, first) for chunk in chunks[1:]):
+        return pa.DictionaryArray.from_arrays(pa.concat_arrays([chunk.indices for chunk in chunks]), first, safe=False)
     indices, offset = [], 0
-    for c in chunks:
-        idx = c.indices.cast(pa.int32())
+    for chunk in chunks:
+        idx = chunk.indices.cast(pa.int32())
         indices.append(pc.add(idx, pa.scalar(offset, pa.int32())) if offset else idx)
-        offset += len(c.dictionary)
-    dictionary = pa.concat_arrays([c.dictionary.cast(pa.string()) for c in chunks])
+        offset += len(chunk.dictionary)
+    dictionary = pa.concat_arrays([chunk.dictionary.cast(pa.string()) for chunk in chunks])
     return pa.DictionaryArray.from_arrays(pa.concat_arrays(indices), dictionary, safe=False)
 
 
@@ -264,15 +270,16 @@ def _unified_on_combine(arr: pa.ChunkedArray) -> bool:
     """Whether combining the chunks unifies their dictionaries (they differ), which leaves each
     value once; chunks sharing one dictionary are only concatenated, keeping it as it was."""
     chunks = arr.chunks
-    return len(chunks) > 1 and any(not _same_buffers(c.dictionary, chunks[0].dictionary) for c in chunks[1:])
+    return len(chunks) > 1 and any(not _same_buffers(chunk.dictionary, chunks[0].dictionary) for chunk in chunks[1:])
 
 
-def _same_buffers(a: pa.Array, b: pa.Array) -> bool:
-    if len(a) != len(b) or a.offset != b.offset:
+def _same_buffers(left: pa.Array, right: pa.Array) -> bool:
+    if len(left) != len(right) or left.offset != right.offset:
         return False
     return all(
-        (x is None and y is None) or (x is not None and y is not None and x.address == y.address)
-        for x, y in zip(a.buffers(), b.buffers())
+        (left_buffer is None and right_buffer is None)
+        or (left_buffer is not None and right_buffer is not None and left_buffer.address == right_buffer.address)
+        for left_buffer, right_buffer in zip(left.buffers(), right.buffers())
     )
 
 
@@ -284,17 +291,17 @@ def map_distinct(
     Nulls stay null (callers fill them). With `keep_dict` the result stays dictionary-encoded
     (string output only); values the function merges or blanks are re-encoded.
     """
-    d = as_dictionary(arr)
-    mapped = [fn(v) for v in d.dictionary.to_pylist()]
+    distinct = as_dictionary(arr)
+    mapped = [fn(v) for v in distinct.dictionary.to_pylist()]
     if keep_dict:
         if None not in mapped and len(set(mapped)) == len(mapped):  # one-to-one: reuse the indices
-            out = pa.DictionaryArray.from_arrays(d.indices, pa.array(mapped, type=pa.string()), safe=False)
+            out = pa.DictionaryArray.from_arrays(distinct.indices, pa.array(mapped, type=pa.string()), safe=False)
             return pa.chunked_array([out], type=STR_DICT)
         encoded = pc.dictionary_encode(pa.array(mapped, type=pa.string()))
-        indices = pc.take(encoded.indices, d.indices)
+        indices = pc.take(encoded.indices, distinct.indices)
         out = pa.DictionaryArray.from_arrays(indices, encoded.dictionary, safe=False)
         return pa.chunked_array([out], type=STR_DICT)
-    return pa.chunked_array([pc.take(pa.array(mapped, type=out_type), d.indices)], type=out_type)
+    return pa.chunked_array([pc.take(pa.array(mapped, type=out_type), distinct.indices)], type=out_type)
 
 
 def strip_excel_text_marker(arr: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -302,12 +309,15 @@ def strip_excel_text_marker(arr: pa.ChunkedArray) -> pa.ChunkedArray:
     if arr.num_chunks == 0:
         return arr
     if pa.types.is_dictionary(arr.type):
-        d = as_dictionary(arr)
-        starts = pc.starts_with(d.dictionary, "'")
+        combined = as_dictionary(arr)
+        starts = pc.starts_with(combined.dictionary, "'")
         if not pc.any(starts).as_py():
             return arr
-        return reindex(d, _blank_to_null(pc.if_else(starts, pc.utf8_slice_codeunits(d.dictionary, 1), d.dictionary)))
-    if not any(_first_byte_is(c, 0x27) for c in arr.chunks):  # a byte test, no per-row kernel
+        return reindex(
+            combined,
+            _blank_to_null(pc.if_else(starts, pc.utf8_slice_codeunits(combined.dictionary, 1), combined.dictionary)),
+        )
+    if not any(_first_byte_is(chunk, 0x27) for chunk in arr.chunks):  # a byte test, no per-row kernel
         return arr
     starts = pc.starts_with(arr, "'")
     return _blank_to_null(pc.if_else(starts, pc.utf8_slice_codeunits(arr, 1), arr))
@@ -318,11 +328,15 @@ def _blank_to_null(arr):
     return pc.if_else(pc.equal(arr, ""), pa.scalar(None, arr.type), arr)
 
 
-def _first_byte_is(a: pa.Array, byte: int) -> bool:
+def _first_byte_is(strings: pa.Array, byte: int) -> bool:
     """Whether any non-empty value of a string array starts with `byte` (null slots may alarm falsely)."""
-    if len(a) == 0 or a.null_count == len(a) or not (pa.types.is_string(a.type) or pa.types.is_large_string(a.type)):
-        return len(a) > 0 and a.null_count < len(a)
-    offsets, data = _string_parts(a)
+    if (
+        len(strings) == 0
+        or strings.null_count == len(strings)
+        or not (pa.types.is_string(strings.type) or pa.types.is_large_string(strings.type))
+    ):
+        return len(strings) > 0 and strings.null_count < len(strings)
+    offsets, data = _string_parts(strings)
     if not len(data):
         return False
     # an empty slot reads the next value's first byte (or the last byte): a harmless false alarm
@@ -341,9 +355,9 @@ def _iso_table() -> tuple[frozenset[str], dict[str, str]]:
     Read on first use, not at import: cold start stays cheap."""
     import csv
 
-    with open(_ISO_FILE, encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f))
-    return frozenset(r["code"] for r in rows), {r["name"].casefold(): r["code"] for r in rows}
+    with open(_ISO_FILE, encoding="utf-8", newline="") as iso_file:
+        rows = list(csv.DictReader(iso_file))
+    return frozenset(row["code"] for row in rows), {row["name"].casefold(): row["code"] for row in rows}
 
 
 def iso_codes() -> frozenset[str]:
@@ -433,25 +447,25 @@ def currency_of(text: str) -> str | None:
     An upper-case code counts anywhere in the cell; a lower-case one only when it is the cell's only
     word (`15.00 usd`), so that words in text ("try", "all", "top") are not taken for codes."""
     codes = iso_codes()
-    for m in _UPPER_CODE.finditer(text):
-        if m.group(1) in codes:
-            return m.group(1)
+    for match in _UPPER_CODE.finditer(text):
+        if match.group(1) in codes:
+            return match.group(1)
     words = _WORD.findall(text)
     if len(words) == 1 and words[0].upper() in codes:
         return words[0].upper()
     for sym, code in _SYMBOLS:
         if sym in text:
             return code
-    for w in words:
-        lw = w.lower()
-        if lw in _WORD_SYMBOLS:
-            return _WORD_SYMBOLS[lw]
+    for word in words:
+        lowered = word.lower()
+        if lowered in _WORD_SYMBOLS:
+            return _WORD_SYMBOLS[lowered]
     for sym, marker in _AMBIGUOUS_SYMBOLS:
         if sym in text:
             return marker
-    for w in words:
-        if w.lower() in _AMBIGUOUS_WORDS:
-            return _AMBIGUOUS_WORDS[w.lower()]
+    for word in words:
+        if word.lower() in _AMBIGUOUS_WORDS:
+            return _AMBIGUOUS_WORDS[word.lower()]
     return None
 
 
@@ -460,11 +474,11 @@ def currency_code(text: str | None) -> str | None:
     None otherwise. (Names are the standard's English names, read in a currency column only.)"""
     if text is None:
         return None
-    s = text.strip()
-    if s.upper() in iso_codes():
-        return s.upper()
-    named = _iso_table()[1].get(" ".join(s.split()).casefold())
-    return named or currency_of(s)
+    stripped = text.strip()
+    if stripped.upper() in iso_codes():
+        return stripped.upper()
+    named = _iso_table()[1].get(" ".join(stripped.split()).casefold())
+    return named or currency_of(stripped)
 
 
 def resolve_currency(currency: pa.ChunkedArray | None, also: tuple[str, ...] = ()) -> pa.ChunkedArray | None:
@@ -475,30 +489,30 @@ def resolve_currency(currency: pa.ChunkedArray | None, also: tuple[str, ...] = (
     lists codes the file states outside the cells (a price header's `(USD)`)."""
     if currency is None:
         return None
-    d = as_dictionary(currency)
-    values = d.dictionary.to_pylist()
+    distinct = as_dictionary(currency)
+    values = distinct.dictionary.to_pylist()
     if not any(v in AMBIGUOUS for v in values if v is not None):
         return currency
     present = np.zeros(len(values), dtype=bool)
-    idx = d.indices.drop_null().to_numpy(zero_copy_only=False)
+    idx = distinct.indices.drop_null().to_numpy(zero_copy_only=False)
     present[np.unique(idx)] = True
-    stated = {v for v, p in zip(values, present) if p and v is not None and v not in AMBIGUOUS}
-    stated |= {c for c in also if c and c not in AMBIGUOUS}
+    stated = {v for v, is_present in zip(values, present) if is_present and v is not None and v not in AMBIGUOUS}
+    stated |= {code for code in also if code and code not in AMBIGUOUS}
     picked = {}
     for marker, family in AMBIGUOUS.items():
         hits = stated & family
         picked[marker] = next(iter(hits)) if len(hits) == 1 else None
-    return map_distinct(d, lambda v: picked.get(v, v) if v in AMBIGUOUS else v, pa.string(), keep_dict=True)
+    return map_distinct(distinct, lambda v: picked.get(v, v) if v in AMBIGUOUS else v, pa.string(), keep_dict=True)
 
 
 def money_value(text: str | None, decimal_comma: bool) -> float | None:
     """ "$1,299.00" -> 1299.0, "1.299,00 €" -> 1299.0, "No old price" -> None (never 0)."""
     if text is None:
         return None
-    m = _NUMBER.search(text.replace("\u2212", "-"))
-    if not m:
+    match = _NUMBER.search(text.replace("\u2212", "-"))
+    if not match:
         return None
-    num = re.sub(r"[\s\u00a0\u202f']", "", m.group(0)).rstrip(".,")
+    num = re.sub(r"[\s\u00a0\u202f']", "", match.group(0)).rstrip(".,")
     if not num or num == "-":
         return None
     if "," in num and "." in num:
@@ -533,22 +547,26 @@ def parse_money(arr: Arrayish) -> tuple[pa.ChunkedArray, pa.ChunkedArray | None]
             return pc.cast(arr, pa.float64()), None
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             pass
-    d = as_dictionary(arr)
-    distinct = [v for v in d.dictionary.to_pylist() if v is not None]
+    combined = as_dictionary(arr)
+    distinct = [v for v in combined.dictionary.to_pylist() if v is not None]
     decimal_comma = any(_DECIMAL_COMMA.match(v.strip()) for v in distinct[:5000])
-    amounts = map_distinct(d, lambda v: money_value(v, decimal_comma), pa.float64())
+    amounts = map_distinct(combined, lambda v: money_value(v, decimal_comma), pa.float64())
     # every distinct value is looked at (a feed may name its currency only on its later rows), but
     # only those holding something besides digits and separators go through Python
-    dictionary = d.dictionary if pa.types.is_string(d.dictionary.type) else d.dictionary.cast(pa.string())
+    dictionary = (
+        combined.dictionary if pa.types.is_string(combined.dictionary.type) else combined.dictionary.cast(pa.string())
+    )
     worded = pc.fill_null(pc.match_substring_regex(dictionary, r"[^0-9.,'\s\-]"), False)
     if not pc.any(worded).as_py():
         return amounts, None
     flags = worded.to_numpy(zero_copy_only=False)
-    stated = [currency_of(v) if f else None for v, f in zip(dictionary.to_pylist(), flags)]
+    stated = [currency_of(v) if is_worded else None for v, is_worded in zip(dictionary.to_pylist(), flags)]
     if not any(stated):
         return amounts, None
     encoded = pc.dictionary_encode(pa.array(stated, type=pa.string()))
-    currency = pa.DictionaryArray.from_arrays(pc.take(encoded.indices, d.indices), encoded.dictionary, safe=False)
+    currency = pa.DictionaryArray.from_arrays(
+        pc.take(encoded.indices, combined.indices), encoded.dictionary, safe=False
+    )
     return amounts, pa.chunked_array([currency], type=STR_DICT)
 
 
@@ -558,14 +576,14 @@ def parse_money(arr: Arrayish) -> tuple[pa.ChunkedArray, pa.ChunkedArray | None]
 def _int_value(v: str | None) -> int | None:
     if v is None:
         return None
-    s = v.strip().replace("\u00a0", "").replace(" ", "").replace(",", "")
+    digits = v.strip().replace("\u00a0", "").replace(" ", "").replace(",", "")
     try:
-        f = float(s)
+        number = float(digits)
     except ValueError:
         return None
-    if f != f or abs(f) > 2**62:
+    if number != number or abs(number) > 2**62:
         return None
-    return int(f)
+    return int(number)
 
 
 def parse_int(arr: Arrayish) -> pa.ChunkedArray:
@@ -595,8 +613,8 @@ def flag_value(v: Any) -> bool | None:
         return None
     if isinstance(v, bool):
         return v
-    s = str(v).strip().lower()
-    return True if s in _TRUE else False if s in _FALSE else None
+    normalised = str(v).strip().lower()
+    return True if normalised in _TRUE else False if normalised in _FALSE else None
 
 
 # ---------------------------------------------------------------- status, availability, policy
@@ -701,9 +719,9 @@ def availability_value(v: Any) -> str | None:
         return None
     if isinstance(v, bool):
         return "in_stock" if v else "out_of_stock"
-    s = re.sub(r"[\s_\-]+", " ", str(v).strip().lower())
-    s = s.removeprefix("http://schema.org/").removeprefix("https://schema.org/")
-    return AVAILABILITY_WORDS.get(s, AVAILABILITY_WORDS.get(s.replace(" ", ""), "unknown"))
+    normalised = re.sub(r"[\s_\-]+", " ", str(v).strip().lower())
+    normalised = normalised.removeprefix("http://schema.org/").removeprefix("https://schema.org/")
+    return AVAILABILITY_WORDS.get(normalised, AVAILABILITY_WORDS.get(normalised.replace(" ", ""), "unknown"))
 
 
 def policy_value(v: Any) -> str | None:
@@ -711,10 +729,10 @@ def policy_value(v: Any) -> str | None:
         return None
     if isinstance(v, bool):
         return "continue" if v else "deny"
-    s = str(v).strip().lower()
-    if s in ("continue", "true", "yes", "1", "notify", "allow", "allowed", "y"):
+    normalised = str(v).strip().lower()
+    if normalised in ("continue", "true", "yes", "1", "notify", "allow", "allowed", "y"):
         return "continue"
-    if s in ("deny", "false", "no", "0", "n", "disallow", "not allowed"):
+    if normalised in ("deny", "false", "no", "0", "n", "disallow", "not allowed"):
         return "deny"
     return None
 
@@ -736,14 +754,14 @@ def parse_dates(arr: Arrayish) -> pa.ChunkedArray:
     """ISO-like dates and timestamps -> date32; anything else -> null (day-first/month-first
     ambiguity is not guessed)."""
     arr = chunked(arr)
-    t = arr.type
-    if pa.types.is_date32(t):
+    arrow_type = arr.type
+    if pa.types.is_date32(arrow_type):
         return arr
-    if pa.types.is_date(t) or pa.types.is_timestamp(t):
+    if pa.types.is_date(arrow_type) or pa.types.is_timestamp(arrow_type):
         return arr.cast(pa.date32())
-    if pa.types.is_integer(t):  # 20261128
+    if pa.types.is_integer(arrow_type):  # 20261128
         arr = arr.cast(pa.string())
-    if pa.types.is_dictionary(t):
+    if pa.types.is_dictionary(arrow_type):
         return map_distinct(arr, _date_scalar, pa.date32())
     head = pc.utf8_slice_codeunits(pc.utf8_trim_whitespace(arr.cast(pa.string())), 0, 10)
     out: Any = None
@@ -764,10 +782,10 @@ def _date_scalar(v: str | None):
 
     if v is None:
         return None
-    s = v.strip()[:10]
+    day_text = v.strip()[:10]
     for fmt in _DATE_FORMATS:
         try:
-            return dt.datetime.strptime(s if fmt != "%Y%m%d" else s[:8], fmt).date()
+            return dt.datetime.strptime(day_text if fmt != "%Y%m%d" else day_text[:8], fmt).date()
         except ValueError:
             continue
     return None
@@ -788,11 +806,11 @@ def _window_part(v: str | None, part: int):
     halves = v.split("/") if "/" in v and _ISO_DAY.search(v) else [v]
     if len(halves) != 2:
         return None
-    m = _ISO_DAY.search(halves[part])
-    if not m:
+    match = _ISO_DAY.search(halves[part])
+    if not match:
         return None
     try:
-        return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
     except ValueError:
         return None
 
@@ -816,11 +834,11 @@ def header_currency(header: str | None) -> str | None:
     like any `$` (the marker is resolved with the rest of the file)."""
     if not header:
         return None
-    for m in _BRACKETED.finditer(header):
-        found = currency_code(m.group(1))
+    for match in _BRACKETED.finditer(header):
+        found = currency_code(match.group(1))
         if found:
             return found
-    for m in _UPPER_CODE.finditer(header):
-        if m.group(1) in iso_codes():
-            return m.group(1)
+    for match in _UPPER_CODE.finditer(header):
+        if match.group(1) in iso_codes():
+            return match.group(1)
     return None

@@ -141,7 +141,7 @@ def summary_lines(result: SkillResult, shown_rows: int = MAX_ROWS) -> list[str]:
         nearest = ", ".join(scope.nearest[:5])
         line = f"Nothing in the catalog matched “{scope.unmatched}”"
         lines.append(line + (f"; nearest categories: {nearest}." if nearest else "."))
-    lines.extend(text.sentence(f, result.currency) for f in text.visible_findings(result, limit=shown_rows))
+    lines.extend(text.sentence(finding, result.currency) for finding in text.visible_findings(result, limit=shown_rows))
     lines.extend(result.notes)
     lines.append(text.scope_line(scope))
     cleaned = [clean_text(line) for line in lines]
@@ -229,14 +229,14 @@ def _table_and_chart(card: _Card, result: SkillResult, n_rows: int, n_bars: int)
     ]
     rows = [card.box("a2_th", "Row", header)]
     data = table.slice(0, n_rows).to_pylist()
-    all_units = {f.name: numbers.column_unit(f) for f in table.schema}
-    for r, record in enumerate(data):
+    all_units = {field.name: numbers.column_unit(field) for field in table.schema}
+    for row_index, record in enumerate(data):
         cur = numbers.row_currency(record, all_units, result.currency)
         cells = [
-            card.text(f"a2_r{r}_c{i}", _cell(record[name], unit, cur), "body", weights[i])
+            card.text(f"a2_r{row_index}_c{i}", _cell(record[name], unit, cur), "body", weights[i])
             for i, (name, unit) in enumerate(zip(columns, units))
         ]
-        rows.append(card.box(f"a2_r{r}", "Row", cells))
+        rows.append(card.box(f"a2_r{row_index}", "Row", cells))
     noun = text.ROW_NOUNS.get(result.skill, "rows")
     note = _table_note(n_rows, n_total, len(table.column_names) - len(columns), noun)
     if note:
@@ -252,7 +252,7 @@ def card_columns(result: SkillResult) -> list[str]:
     table = result.table
     names = list(table.column_names)
     head = table.slice(0, MAX_ROWS)
-    filled = {n for n in names if head.column(n).null_count < head.num_rows}
+    filled = {column_name for column_name in names if head.column(column_name).null_count < head.num_rows}
     wanted: list[str] = list(CARD_COLUMNS.get(result.skill, ()))
     wanted += names[:1]
     wanted += list(result.chart or ())
@@ -267,7 +267,7 @@ def card_columns(result: SkillResult) -> list[str]:
             break
     if not chosen:  # every column empty in the rows shown: still show the first ones
         chosen = names[:MAX_COLUMNS]
-    return [n for n in names if n in chosen]
+    return [column_name for column_name in names if column_name in chosen]
 
 
 def _table_note(shown: int, total: int, hidden_columns: int, noun: str) -> str:
@@ -311,11 +311,11 @@ def _chart(card: _Card, result: SkillResult, bars: list[tuple[Any, float]], tota
         title += f" (top {len(bars)} of {total})"
     children = [card.text("a2_chart_title", escape_markdown(title, TITLE_CHARS), "h4")]
     peak = max(v for _, v in bars)
-    for b, (label, value) in enumerate(bars):
-        label_id = card.text(f"a2_b{b}_l", escape_markdown(label, LABEL_CHARS), "caption", 2)
+    for bar_index, (label, value) in enumerate(bars):
+        label_id = card.text(f"a2_b{bar_index}_l", escape_markdown(label, LABEL_CHARS), "caption", 2)
         bar_text = f"{_bar(value, peak)} {_cell(value, unit, result.currency)}".strip()
-        bar_id = card.text(f"a2_b{b}_v", bar_text, "body", 3)
-        children.append(card.box(f"a2_b{b}", "Row", [label_id, bar_id]))
+        bar_id = card.text(f"a2_b{bar_index}_v", bar_text, "body", 3)
+        children.append(card.box(f"a2_b{bar_index}", "Row", [label_id, bar_id]))
     return [card.box("a2_chart", "Column", children)]
 
 

@@ -76,8 +76,8 @@ def scope_words(result: SkillResult) -> str:
 
 def button_count(result: SkillResult) -> int:
     """Components the follow-up block costs: a Row, then a Button and its Text per follow-up."""
-    n = len(follow_ups(result))
-    return 1 + 2 * n if n else 0
+    follow_up_count = len(follow_ups(result))
+    return 1 + 2 * follow_up_count if follow_up_count else 0
 
 
 def add_buttons(card, result: SkillResult) -> list[str]:

@@ -40,25 +40,25 @@ def validate_structure(messages: list[dict], max_components: int = MAX_COMPONENT
     surface_ids: set[str] = set()
     roots: list[str] = []
     components: list[dict] = []
-    for n, msg in enumerate(messages):
+    for message_index, msg in enumerate(messages):
         if not isinstance(msg, dict) or len(msg) != 1 or next(iter(msg)) not in ACTIONS:
-            errors.append(f"message {n}: must hold exactly one of {', '.join(ACTIONS)}")
+            errors.append(f"message {message_index}: must hold exactly one of {', '.join(ACTIONS)}")
             continue
         action, body = next(iter(msg.items()))
         if "version" in body:
-            errors.append(f"message {n}: has a 'version' key")
+            errors.append(f"message {message_index}: has a 'version' key")
         if not isinstance(body.get("surfaceId"), str) or not body["surfaceId"]:
-            errors.append(f"message {n}: surfaceId missing")
+            errors.append(f"message {message_index}: surfaceId missing")
         else:
             surface_ids.add(body["surfaceId"])
         if action == "beginRendering":
             if components:
-                errors.append(f"message {n}: beginRendering must come before surfaceUpdate")
+                errors.append(f"message {message_index}: beginRendering must come before surfaceUpdate")
             roots.append(body.get("root"))
         elif action == "surfaceUpdate":
-            components.extend(c for c in body.get("components", []) if isinstance(c, dict))
+            components.extend(component for component in body.get("components", []) if isinstance(component, dict))
         else:
-            errors.append(f"message {n}: unexpected {action} (no data model, no deletion)")
+            errors.append(f"message {message_index}: unexpected {action} (no data model, no deletion)")
     if len(surface_ids) > 1:
         errors.append(f"surfaceId differs across messages: {sorted(surface_ids)}")
     if len(roots) != 1:
@@ -130,7 +130,7 @@ def _check_components(components: list[dict], root: str | None, max_components: 
             continue
         seen.add(cid)
         kind, props = by_id[cid]
-        stack.extend(c for c in child_ids(kind, props) if c in by_id)
+        stack.extend(child_id for child_id in child_ids(kind, props) if child_id in by_id)
     unreachable = sorted(set(by_id) - seen)
     if unreachable:
         errors.append(f"unreachable from root: {unreachable[:10]}")

@@ -25,8 +25,8 @@ NO_DATE = "snapshot date not stated in the data"
 NO_FRESHNESS = "Freshness: not stated — no snapshot date in the data."
 
 
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n:,} {one if n == 1 else many}"
+def _count(amount: int, one: str, many: str) -> str:
+    return f"{amount:,} {one if amount == 1 else many}"
 
 
 def _details(source: SourceEvidence) -> str:
@@ -91,7 +91,7 @@ def source_line(source: SourceEvidence, markdown: bool = True) -> str:
 
 
 def freshness_line(sources: Iterable[SourceEvidence], now: dt.datetime) -> str:
-    dates = [s.snapshot_date for s in sources if s.snapshot_date]
+    dates = [source.snapshot_date for source in sources if source.snapshot_date]
     if not dates:
         return NO_FRESHNESS
     newest = max(dates)
@@ -110,11 +110,14 @@ def render_footer(inputs: CatalogInputs, taxonomy_note: str | None, now: dt.date
         if side is not None:
             sources.extend(side.sources)
     lines = ["---", "Evidence"]
-    lines.extend(source_line(s, markdown) for s in sources)
+    lines.extend(source_line(source, markdown) for source in sources)
     taxonomy = f"- Google product taxonomy {inputs.taxonomy_version} (bundled)"
     lines.append(f"{taxonomy}: {taxonomy_note}" if taxonomy_note else taxonomy)
     if inputs.unreadable:
-        lines.append("- Not read: " + "; ".join(f"{esc(u.name)} ({esc(u.reason)})" for u in inputs.unreadable))
+        lines.append(
+            "- Not read: "
+            + "; ".join(f"{esc(unreadable.name)} ({esc(unreadable.reason)})" for unreadable in inputs.unreadable)
+        )
     lines.extend(f"- {esc(problem)}" for problem in inputs.problems)
     lines.append(freshness_line(sources, now))
     return "\n".join(lines)

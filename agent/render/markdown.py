@@ -56,16 +56,16 @@ def clean_text(value: object) -> str:
     """One line of printable text: controls and bidi overrides dropped, whitespace runs collapsed."""
     text = "" if value is None else str(value)
     out = []
-    for ch in text:
-        if ch in _DROP:
+    for char in text:
+        if char in _DROP:
             continue
-        cat = unicodedata.category(ch)
+        cat = unicodedata.category(char)
         if cat == "Cc" or cat in ("Zl", "Zp"):
             out.append(" ")  # \n, \t, \x00…, U+2028/9 all become a plain space
         elif cat == "Cs":
             out.append("\ufffd")  # a lone surrogate cannot be encoded as UTF-8 JSON
         else:
-            out.append(ch)
+            out.append(char)
     return _SPACE.sub(" ", "".join(out)).strip()
 
 
@@ -104,7 +104,7 @@ def continues_grapheme(ch: str) -> bool:
 
 def escape_text(text: str) -> str:
     """Merchant text made inert in Markdown: a product called "*NEW* [sale](x)" shows as written."""
-    escaped = "".join("\\" + ch if ch in _INLINE else ch for ch in text)
+    escaped = "".join("\\" + char if char in _INLINE else char for char in text)
     return escaped.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")  # a lone CR breaks a line too
 
 
@@ -117,8 +117,8 @@ def escape_markdown(value: object, limit: int) -> str:
     if not text:
         return "—"
     out = []
-    for ch in text:
-        out.append("\\" + ch if ch in _ALWAYS else ch)
+    for char in text:
+        out.append("\\" + char if char in _ALWAYS else char)
     escaped = "".join(out)
     if escaped[0] in _LEADING:
         escaped = "\\" + escaped

@@ -85,7 +85,7 @@ class Values:
         return f"{self[key]} {one if self._values[key] == 1 else many}"
 
     def items(self, key: str) -> list["Values"]:
-        return [Values(d, self._currency, self._md) for d in self._values.get(key) or []]
+        return [Values(item_values, self._currency, self._md) for item_values in self._values.get(key) or []]
 
 
 def _names(items: Sequence[str], limit: int = 5) -> str:
@@ -110,9 +110,9 @@ TEMPLATES: dict[str, Template] = {}
 
 
 def template(code: str) -> Callable[[Template], Template]:
-    def deco(fn: Template) -> Template:
-        TEMPLATES[code] = fn
-        return fn
+    def deco(render: Template) -> Template:
+        TEMPLATES[code] = render
+        return render
 
     return deco
 
@@ -209,7 +209,9 @@ def _overview_top_band(v: Values) -> str:
 
 @template("overview.categories")
 def _overview_categories(v: Values) -> str:
-    parts = [f"{c['name']} ({c.count('products_n', 'product', 'products')})" for c in v.items("top")]
+    parts = [
+        f"{category['name']} ({category.count('products_n', 'product', 'products')})" for category in v.items("top")
+    ]
     return f"Largest categories: {_names(parts)}."
 
 
@@ -485,10 +487,8 @@ def _quality_complete(v: Values) -> str:
 
 @template("quality.check")
 def _quality_check(v: Values) -> str:
-    ex = f" — e.g. {v.raw('examples')}" if v.has("examples") else ""
-    return (
-        f"{v.raw('label')}: {v.count('rows_n', 'row', 'rows')} in {v.count('products_n', 'product', 'products')}{ex}."
-    )
+    examples = f" — e.g. {v.raw('examples')}" if v.has("examples") else ""
+    return f"{v.raw('label')}: {v.count('rows_n', 'row', 'rows')} in {v.count('products_n', 'product', 'products')}{examples}."
 
 
 @template("quality.other_checks")
@@ -654,10 +654,10 @@ def _gaps_demand_missing(v: Values) -> str:
 
 def sentence(finding: Finding, currency: str | None, markdown: bool = False) -> str:
     """The finding in plain merchant language; markdown=True escapes the merchant's own strings."""
-    fn = TEMPLATES.get(finding.code)
-    if fn is None:  # a skill added a code without a template: say it plainly rather than fail
+    render = TEMPLATES.get(finding.code)
+    if render is None:  # a skill added a code without a template: say it plainly rather than fail
         return finding.code.replace(".", ": ").replace("_", " ")
-    return fn(Values(finding.values, currency, markdown))
+    return render(Values(finding.values, currency, markdown))
 
 
 # --- scope, table ---------------------------------------------------------------------------------------
@@ -694,7 +694,7 @@ def scope_line(scope: Scope, markdown: bool = False) -> str:
     elif scope.own_label:
         parts.append(f"your category “{esc(scope.own_label)}”")
     elif scope.own_paths:
-        levels = sorted({p.rsplit(" > ", 1)[-1] for p in scope.own_paths})
+        levels = sorted({own_path.rsplit(" > ", 1)[-1] for own_path in scope.own_paths})
         parts.append("your categories " + _names([f"“{esc(x)}”" for x in levels], limit=6))
     if not parts and scope.title_terms:
         parts.append(f"products whose title names “{esc(scope.phrase or scope.label)}”")
@@ -752,17 +752,23 @@ def table_markdown(result: SkillResult, limit: int = MAX_ROWS) -> str:
     table = result.table
     if table.num_columns == 0 or table.num_rows == 0:
         return ""
-    units = [numbers.column_unit(f) for f in table.schema]
+    units = [numbers.column_unit(field) for field in table.schema]
     shown = table.slice(0, limit).to_pylist()
-    head = "| " + " | ".join(md_escape(n) for n in table.column_names) + " |"
+    head = "| " + " | ".join(md_escape(column_name) for column_name in table.column_names) + " |"
     sep = (
-        "|" + "|".join("---:" if u in ("count", "money", "percent", "ratio", "number") else "---" for u in units) + "|"
+        "|"
+        + "|".join("---:" if unit in ("count", "money", "percent", "ratio", "number") else "---" for unit in units)
+        + "|"
     )
     lines = [head, sep]
     by_name = dict(zip(table.column_names, units))
     for row in shown:
         cur = numbers.row_currency(row, by_name, result.currency)
-        lines.append("| " + " | ".join(_cell(row[n], u, cur) for n, u in zip(table.column_names, units)) + " |")
+        lines.append(
+            "| "
+            + " | ".join(_cell(row[column_name], unit, cur) for column_name, unit in zip(table.column_names, units))
+            + " |"
+        )
     out = "\n".join(lines)
     if table.num_rows > limit:
         noun = ROW_NOUNS.get(result.skill, "rows")
@@ -778,8 +784,12 @@ def title(result: SkillResult) -> str:
 
 def visible_findings(result: SkillResult, limit: int = MAX_ROWS) -> list[Finding]:
     """Findings most severe first, without those citing rows the table does not show."""
-    keep = [f for f in result.findings if all(r < min(limit, result.table.num_rows) for r, _ in f.cells)]
-    return sorted(keep, key=lambda f: -f.severity)[:MAX_FINDINGS]
+    keep = [
+        finding
+        for finding in result.findings
+        if all(row < min(limit, result.table.num_rows) for row, _ in finding.cells)
+    ]
+    return sorted(keep, key=lambda finding: -finding.severity)[:MAX_FINDINGS]
 
 
 # What is missing to answer as asked, said first (issue 10): the skill then shows what it can.
@@ -809,7 +819,7 @@ def render_skill(result: SkillResult, preface: Sequence[str] = ()) -> str:
         blocks.append(missing)
     blocks.extend(line for line in preface if line)
     blocks.append(scope_line(result.scope, markdown=True))
-    bullets = [f"- {sentence(f, result.currency, markdown=True)}" for f in visible_findings(result)]
+    bullets = [f"- {sentence(finding, result.currency, markdown=True)}" for finding in visible_findings(result)]
     if bullets:
         blocks.append("\n".join(bullets))
     blocks.extend(result.notes)

@@ -46,7 +46,7 @@ def _category(v: str | None) -> str | None:
     if not v:
         return None
     first = v.split(";")[0].strip()
-    levels = [p.strip() for p in first.split("/") if p.strip()]
+    levels = [part.strip() for part in first.split("/") if part.strip()]
     return " > ".join(levels) or None
 
 
@@ -58,13 +58,13 @@ def _option(v: str | None, i: int, part: int) -> str | None:
 
 
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
-    n = table.num_rows
+    row_count = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
     used = set(roles.values())
     kind = (
         map_distinct(to_strings(raw["item_type"]), lambda v: (v or "").strip().lower(), pa.string())
         if "item_type" in raw
-        else pa.array(["product"] * n, pa.string())
+        else pa.array(["product"] * row_count, pa.string())
     )
     kind_np = np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
     is_product = kind_np == "product"
@@ -78,7 +78,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     skus_per_group = (
         np.bincount(group[is_sku & ~orphan], minlength=len(product_rows)) if len(product_rows) else np.zeros(0, int)
     )
-    product_has_skus = np.zeros(n, dtype=bool)
+    product_has_skus = np.zeros(row_count, dtype=bool)
     if len(product_rows):
         product_has_skus[product_rows] = skus_per_group > 0
     keep = ~orphan & ((is_product & ~product_has_skus) | is_sku)
@@ -125,7 +125,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             cols[f"option{i + 1}_value"] = map_distinct(sku_names, functools.partial(_option, i=i, part=1), pa.string())
         attributes_from_options(cols)
     return Draft(
-        n=n,
+        n=row_count,
         cols=cols,
         keep=keep,
         used=used,

@@ -199,9 +199,9 @@ class FillDown:
             return pa.nulls(len(self.slot), type=values.type)
         typ = values.type
         if pa.types.is_dictionary(typ):
-            d = as_dictionary(values)
-            per_key = d.indices.take(self.src_rows)
-            return pa.DictionaryArray.from_arrays(per_key.take(self.slot), d.dictionary, safe=False)
+            combined = as_dictionary(values)
+            per_key = combined.indices.take(self.src_rows)
+            return pa.DictionaryArray.from_arrays(per_key.take(self.slot), combined.dictionary, safe=False)
         if not (pa.types.is_string(typ) or pa.types.is_large_string(typ)):
             return take_sorted(values, self.src_rows).take(self.slot)
         entries = take_sorted(values, self.src_rows).cast(pa.string())
@@ -221,13 +221,15 @@ def take_sorted(values: pa.ChunkedArray | pa.Array, rows: pa.Array) -> pa.Array:
         return values.take(rows)
     if values.num_chunks == 1:
         return values.chunk(0).take(rows)
-    r = rows.to_numpy(zero_copy_only=False)
-    if rows.null_count or (len(r) > 1 and (np.diff(r) < 0).any()):
+    row_numbers = rows.to_numpy(zero_copy_only=False)
+    if rows.null_count or (len(row_numbers) > 1 and (np.diff(row_numbers) < 0).any()):
         return values.take(rows).combine_chunks()
-    bounds = np.cumsum([0] + [len(c) for c in values.chunks])
-    cut = np.searchsorted(r, bounds)
+    bounds = np.cumsum([0] + [len(chunk) for chunk in values.chunks])
+    cut = np.searchsorted(row_numbers, bounds)
     parts = [
-        c.take(pa.array(r[cut[i] : cut[i + 1]] - bounds[i])) for i, c in enumerate(values.chunks) if cut[i + 1] > cut[i]
+        chunk.take(pa.array(row_numbers[cut[i] : cut[i + 1]] - bounds[i]))
+        for i, chunk in enumerate(values.chunks)
+        if cut[i + 1] > cut[i]
     ]
     return pa.concat_arrays(parts) if parts else pa.array([], values.type)
 
@@ -251,53 +253,55 @@ def fill_down(
 
 def coalesce(*arrays: pa.ChunkedArray | pa.Array | None) -> pa.ChunkedArray | pa.Array | None:
     """First non-null per row. Dictionary inputs stay dictionary when all are; else text."""
-    present = [a for a in arrays if a is not None and a.null_count < len(a)]  # all-null columns add nothing
+    present = [
+        column for column in arrays if column is not None and column.null_count < len(column)
+    ]  # all-null columns add nothing
     if not present:
-        return next((a for a in arrays if a is not None), None)
+        return next((column for column in arrays if column is not None), None)
     if len(present) == 1:
         return present[0]
-    if all(pa.types.is_dictionary(a.type) for a in present):
+    if all(pa.types.is_dictionary(column.type) for column in present):
         return dict_coalesce(*present)
     typ = present[0].type
     if pa.types.is_dictionary(typ):
         typ = pa.string()
-    present = [a.cast(typ) if a.type != typ else a for a in present]
+    present = [column.cast(typ) if column.type != typ else column for column in present]
     return pc.coalesce(*present)
 
 
 def dict_coalesce(*arrays) -> pa.DictionaryArray:
     """Coalesce dictionary arrays on their indices: dictionaries are concatenated (duplicates are
     fine here; cleaning re-encodes), so no row-level string work happens."""
-    parts = [as_dictionary(a) for a in arrays]
+    parts = [as_dictionary(column) for column in arrays]
     offset = 0
     indices = []
-    for d in parts:
+    for part in parts:
         indices.append(
-            pc.add(d.indices, pa.scalar(offset, d.indices.type)).cast(pa.int32())
+            pc.add(part.indices, pa.scalar(offset, part.indices.type)).cast(pa.int32())
             if offset
-            else d.indices.cast(pa.int32())
+            else part.indices.cast(pa.int32())
         )
-        offset += len(d.dictionary)
-    dictionary = pa.concat_arrays([d.dictionary.cast(pa.string()) for d in parts])
+        offset += len(part.dictionary)
+    dictionary = pa.concat_arrays([part.dictionary.cast(pa.string()) for part in parts])
     return pa.DictionaryArray.from_arrays(pc.coalesce(*indices), dictionary, safe=False)
 
 
 def dict_where(mask, arr) -> pa.DictionaryArray:
     """arr (as dictionary) where mask is true, else null — on the integer indices only."""
-    d = as_dictionary(to_strings(arr))
+    combined = as_dictionary(to_strings(arr))
     mask = mask.combine_chunks() if isinstance(mask, pa.ChunkedArray) else mask
     return pa.DictionaryArray.from_arrays(
-        pc.if_else(mask, d.indices, pa.scalar(None, d.indices.type)), d.dictionary, safe=False
+        pc.if_else(mask, combined.indices, pa.scalar(None, combined.indices.type)), combined.dictionary, safe=False
     )
 
 
 def entry_mask(arr, predicate) -> pa.Array:
     """Row mask from a predicate evaluated once per distinct value (nulls -> False)."""
-    d = as_dictionary(arr)
-    flags = np.array([bool(predicate(v)) for v in d.dictionary.to_pylist()], dtype=bool)
+    combined = as_dictionary(arr)
+    flags = np.array([bool(predicate(v)) for v in combined.dictionary.to_pylist()], dtype=bool)
     if not flags.any():  # the usual answer: no row to look at
-        return pa.repeat(False, len(d))
-    rows = flagged_rows(d, flags)
+        return pa.repeat(False, len(combined))
+    rows = flagged_rows(combined, flags)
     return pa.Array.from_buffers(pa.bool_(), len(rows), [None, pa.py_buffer(np.packbits(rows, bitorder="little"))])
 
 
@@ -330,9 +334,11 @@ def attribute_for(name: str | None) -> str | None:
     """Which canonical attribute an option/attribute/metafield name stands for ("Colour" -> color)."""
     if not name:
         return None
-    n = name.strip().lower().replace("-", " ").replace("_", " ")
+    normalised = name.strip().lower().replace("-", " ").replace("_", " ")
     for attr, words in ATTRIBUTE_WORDS.items():
-        if n in words or any(n.endswith(" " + w) or n.startswith(w + " ") for w in words):
+        if normalised in words or any(
+            normalised.endswith(" " + word) or normalised.startswith(word + " ") for word in words
+        ):
             return attr
     return None
 
@@ -384,10 +390,10 @@ def _text_job(name: str, value, unique: bool = False) -> Callable[[], object]:
     return job
 
 
-def _status(value, default: str, n: int) -> pa.DictionaryArray:
+def _status(value, default: str, row_count: int) -> pa.DictionaryArray:
     labels = canonical.STATUS_VALUES
     if value is None:
-        return from_codes(np.full(n, labels.index(default), dtype=np.int8), labels)
+        return from_codes(np.full(row_count, labels.index(default), dtype=np.int8), labels)
     # one label per distinct value, spread on the indices (nulls: unknown)
     unknown = labels.index("unknown")
     return from_codes(value_codes(value, lambda v: labels.index(status_value(v)), np.int8, unknown), labels)
@@ -404,7 +410,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     row_number = _mask(keep, row_number)
     if snapshot_rows is not None:
         snapshot_rows = _mask(keep, snapshot_rows)
-    n = len(row_number)
+    row_count = len(row_number)
 
     # stage 1: every column on its own
     jobs: dict[str, Callable[[], object]] = {}
@@ -423,7 +429,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         jobs["inventory_policy"] = lambda: map_distinct(
             to_strings(cols["inventory_policy"]), policy_value, pa.string(), keep_dict=True
         )
-    jobs["status"] = lambda: _status(cols.get("status"), draft.default_status, n)
+    jobs["status"] = lambda: _status(cols.get("status"), draft.default_status, row_count)
     for name in ("sale_start", "sale_end"):
         if name in cols:
             # the one date rule of the catalog layer (agent.catalog.dates): Magento's "8/14/24" too
@@ -432,7 +438,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         jobs["sale_window"] = lambda: parse_sale_window(cols["sale_window"])
     # every column job also casts to its canonical type, so nothing waits for a last stage
     jobs = {k: (_typed(k, f) if k in canonical.COLUMNS and k not in MONEY_FIELDS else f) for k, f in jobs.items()}
-    futures = submit_all(jobs, n)
+    futures = submit_all(jobs, row_count)
 
     def got(name: str):
         fut = futures.get(name)
@@ -443,16 +449,16 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         if pid is None or pid.null_count:
             pid = coalesce(pid, got("variant_id"), got("sku"))
             pid = _to_schema("product_id", pid) if pid is not None else None
-        return pid, _product_keys(pid, n)
+        return pid, _product_keys(pid, row_count)
 
     # stage 2: each job starts as soon as the columns it reads are done (they were queued first)
     stage2 = submit_all(
         {
             "availability": lambda: _availability(
-                cols.get("availability"), got("inventory_qty"), got("inventory_policy"), n
+                cols.get("availability"), got("inventory_qty"), got("inventory_policy"), row_count
             ),
             "mapping": lambda: map_rows(
-                n,
+                row_count,
                 cols.get("google_category"),
                 got("category_path"),
                 got("product_type"),
@@ -465,7 +471,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
                 cols.get("own_categories"), got("category_path"), got("product_type")
             ),
         },
-        n,
+        row_count,
     )
     out: dict[str, Any] = {"row_number": row_number, **{k: f.result() for k, f in futures.items()}}
     out.update({name: cols[name] for name in PASSTHROUGH_FIELDS if name in cols})
@@ -481,7 +487,7 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
         stated = map_distinct(out["currency"], currency_code, pa.string(), keep_dict=True)
         currency = stated if currency is None or stated.null_count == 0 else coalesce(stated, currency)
     if draft.header_currency and "price" in out:  # "Price (EUR)": every priced row without its own code
-        named = pa.DictionaryArray.from_arrays(_zero_indices(n), pa.array([draft.header_currency]), safe=False)
+        named = pa.DictionaryArray.from_arrays(_zero_indices(row_count), pa.array([draft.header_currency]), safe=False)
         named = dict_where(pc.is_valid(out["price"]), named)
         currency = named if currency is None else coalesce(currency, named)
     # "$", "kr", "¥" only where the file corroborates one code (in a cell or in the price header)
@@ -497,16 +503,16 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     out["google_category_id"], out["google_category_path"], out["category_mapping"] = stage2["mapping"].result()
     out["product_id"], out["product_key"] = stage2["keys"].result()
     out["own_categories"] = stage2["own_categories"].result()
-    out["source"] = pa.DictionaryArray.from_arrays(_zero_indices(n), pa.array([source]), safe=False)
+    out["source"] = pa.DictionaryArray.from_arrays(_zero_indices(row_count), pa.array([source]), safe=False)
     if snapshot_rows is not None:
         out["snapshot_date"] = snapshot_rows
 
     # what is not yet in its canonical type (currency, numbers, a few others) — usually nothing costly
     final = {k: v for k, v in out.items() if k in canonical.COLUMNS and v is not None}
-    final = _parallel({k: functools.partial(_to_schema, k, v) for k, v in final.items()}, n)
+    final = _parallel({k: functools.partial(_to_schema, k, v) for k, v in final.items()}, row_count)
     for field_ in canonical.SCHEMA:  # columns the data lacks: all-null, over one shared zero buffer
         if field_.name not in final:
-            final[field_.name] = null_column(n, field_.type)
+            final[field_.name] = null_column(row_count, field_.type)
     return canonical.from_columns(final)
 
 
@@ -562,8 +568,8 @@ def _typed(name: str, job: Callable[[], object]) -> Callable[[], object]:
     return lambda: _to_schema(name, job())
 
 
-def _product_keys(product_id, n: int) -> pa.Array:
-    keys, _ = encode_keys(product_id) if product_id is not None else (np.full(n, -1, dtype=np.int64), 0)
+def _product_keys(product_id, row_count: int) -> pa.Array:
+    keys, _ = encode_keys(product_id) if product_id is not None else (np.full(row_count, -1, dtype=np.int64), 0)
     keys = keys.astype(np.int64)  # the canonical width, and a writable copy
     missing = keys < 0
     if missing.any():  # rows with no identity at all are products of their own
@@ -585,7 +591,7 @@ def _clean_dict(values):
 
 def codes_of(arr, fn, labels: tuple[object, ...]) -> np.ndarray:
     """Per-row int8 code (index into labels, -1 for none) from fn evaluated once per distinct value."""
-    return value_codes(arr, lambda v: labels.index(r) if (r := fn(v)) in labels else -1, np.int8)
+    return value_codes(arr, lambda v: labels.index(code) if (code := fn(v)) in labels else -1, np.int8)
 
 
 def value_codes(arr, code: Callable[[object], int], dtype=np.int8, missing: int = -1) -> np.ndarray:
@@ -614,27 +620,31 @@ def from_codes(codes: np.ndarray, labels: tuple[str, ...]) -> pa.DictionaryArray
     return pa.DictionaryArray.from_arrays(indices, pa.array(list(labels), pa.string()), safe=False)
 
 
-def _availability(raw, qty, policy, n: int) -> pa.Array:
+def _availability(raw, qty, policy, row_count: int) -> pa.Array:
     """Stated availability wins; else stock > 0 is in stock, 0 with "continue" is backorder, 0 is out.
 
     Computed on small integer codes, not strings: the result is a dictionary array."""
     labels = canonical.AVAILABILITY_VALUES
     code = codes_of(raw, availability_value, labels) if raw is not None else None
     if qty is not None and (code is None or (code < 0).any()):
-        q = chunked(qty)
-        q = q.chunk(0) if q.num_chunks == 1 else q.combine_chunks()
-        if not pa.types.is_integer(q.type):
-            q = pc.floor(q.cast(pa.float64())).cast(pa.int64(), safe=False)
-        amount = pc.fill_null(q, 0).to_numpy(zero_copy_only=False) if q.null_count else q.to_numpy(zero_copy_only=False)
+        quantity = chunked(qty)
+        quantity = quantity.chunk(0) if quantity.num_chunks == 1 else quantity.combine_chunks()
+        if not pa.types.is_integer(quantity.type):
+            quantity = pc.floor(quantity.cast(pa.float64())).cast(pa.int64(), safe=False)
+        amount = (
+            pc.fill_null(quantity, 0).to_numpy(zero_copy_only=False)
+            if quantity.null_count
+            else quantity.to_numpy(zero_copy_only=False)
+        )
         derived = np.where(amount > 0, labels.index("in_stock"), labels.index("out_of_stock")).astype(np.int8)
         if policy is not None:
             cont = codes_of(policy, lambda v: v, ("continue",)) == 0
             derived[cont & (amount <= 0)] = labels.index("backorder")
-        if q.null_count:
-            derived[~np.asarray(q.is_valid().to_numpy(zero_copy_only=False), dtype=bool)] = -1
+        if quantity.null_count:
+            derived[~np.asarray(quantity.is_valid().to_numpy(zero_copy_only=False), dtype=bool)] = -1
         code = derived if code is None else np.where(code >= 0, code, derived)
     if code is None:
-        code = np.full(n, labels.index("unknown"), dtype=np.int8)
+        code = np.full(row_count, labels.index("unknown"), dtype=np.int8)
     else:
         code[code < 0] = labels.index("unknown")
     return from_codes(code, labels)

@@ -50,7 +50,7 @@ def _category(v: str | None) -> str | None:
     if not v:
         return None
     first = v.split(",")[0].strip()
-    levels = [p.strip() for p in first.split("/") if p.strip()]
+    levels = [part.strip() for part in first.split("/") if part.strip()]
     if len(levels) > 1:
         levels = levels[1:]  # the root category ("Default Category") is not a merchant level
     return " > ".join(levels) or None
@@ -100,14 +100,14 @@ def _not_visible(v: str | None) -> bool:
 
 
 def _policy(v: str | None) -> str | None:
-    s = (v or "").strip().lower()
-    return {"0": "deny", "1": "continue", "2": "continue"}.get(s, policy_value(v))
+    code = (v or "").strip().lower()
+    return {"0": "deny", "1": "continue", "2": "continue"}.get(code, policy_value(v))
 
 
-def _product_rows(store_view: pa.ChunkedArray | None, keys: np.ndarray, nkeys: int, n: int) -> np.ndarray:
+def _product_rows(store_view: pa.ChunkedArray | None, keys: np.ndarray, nkeys: int, row_count: int) -> np.ndarray:
     """Rows that are products rather than store-view overrides (module docstring)."""
     if store_view is None:
-        return np.ones(n, dtype=bool)
+        return np.ones(row_count, dtype=bool)
     code = map_distinct(to_strings(store_view), lambda v: (v or "").strip().lower() not in ("", "admin"), pa.bool_())
     override = np.asarray(pc.fill_null(code, False).to_numpy(zero_copy_only=False), dtype=bool)
     glob = ~override
@@ -116,43 +116,43 @@ def _product_rows(store_view: pa.ChunkedArray | None, keys: np.ndarray, nkeys: i
     has_global[slot[glob]] = True
     has_global[nkeys] = False
     first = first_row_per_key(keys, nkeys)
-    first_of_key = np.take(first, slot) == np.arange(n)
+    first_of_key = np.take(first, slot) == np.arange(row_count)
     return glob | (keys < 0) | (override & ~np.take(has_global, slot) & first_of_key)
 
 
 def _online_status(v: str | None) -> str | None:
-    s = (v or "").strip().lower()
-    return {"1": "active", "2": "draft", "0": "draft", "enabled": "active", "disabled": "draft"}.get(s)
+    code = (v or "").strip().lower()
+    return {"1": "active", "2": "draft", "0": "draft", "enabled": "active", "disabled": "draft"}.get(code)
 
 
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
-    n = table.num_rows
+    row_count = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
     used = set(roles.values())
     kind = (
         map_distinct(to_strings(raw["mg_type"]), lambda v: (v or "").strip().lower(), pa.string())
         if "mg_type" in raw
-        else pa.array([""] * n, pa.string())
+        else pa.array([""] * row_count, pa.string())
     )
     kind_np = np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
     skus = (
         pc.utf8_trim_whitespace(to_strings(raw["sku"]).cast(pa.string()))
         if "sku" in raw
-        else pa.chunked_array([pa.nulls(n, pa.string())])
+        else pa.chunked_array([pa.nulls(row_count, pa.string())])
     )
     keys, nkeys = encode_keys(skus)
-    product = _product_rows(raw.get("store_view"), keys, nkeys, n)
+    product = _product_rows(raw.get("store_view"), keys, nkeys, row_count)
     # a SKU is one product: a later product row with the same SKU repeats it (converted or
     # concatenated exports) and is skipped, with its reason
     first_product = np.full(nkeys + 1, -1, dtype=np.int64)
     rows_p = np.flatnonzero(product & (keys >= 0))
     first_product[keys[rows_p][::-1]] = rows_p[::-1]
-    repeat = product & (keys >= 0) & (np.take(first_product, np.where(keys >= 0, keys, nkeys)) != np.arange(n))
+    repeat = product & (keys >= 0) & (np.take(first_product, np.where(keys >= 0, keys, nkeys)) != np.arange(row_count))
     product &= ~repeat
 
     # child sku -> parent row (Python over parent rows only: a few per thousand)
-    parent_row = np.full(n, -1, dtype=np.int64)
-    has_children = np.zeros(n, dtype=bool)
+    parent_row = np.full(row_count, -1, dtype=np.int64)
+    has_children = np.zeros(row_count, dtype=bool)
     links: list[tuple[str, Callable[[str | None], list[str]] | None]] = [
         (role, parse)
         for role, parse in (("configurable_variations", _children), ("associated_skus", _members))
@@ -168,14 +168,14 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             dtype=bool,
         )
         if "visibility" in raw
-        else np.zeros(n, dtype=bool)
+        else np.zeros(row_count, dtype=bool)
     )
     if links:
         sku_list = skus.to_pylist()
         row_of_sku: dict[str, int] = {}
-        for i, s in enumerate(sku_list):
-            if s and product[i]:
-                row_of_sku.setdefault(s, i)
+        for i, code in enumerate(sku_list):
+            if code and product[i]:
+                row_of_sku.setdefault(code, i)
         for role, parse in links:  # configurable first: its claim on a child wins
             if parse is None:
                 for j, v in enumerate(to_strings(raw[role]).cast(pa.string()).to_pylist()):
@@ -223,7 +223,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     for name in ("sale_start", "sale_end", "currency"):  # the special price's schedule; a currency column
         if name in raw:
             cols[name] = raw[name]
-    product_row = np.where(parent_row >= 0, parent_row, np.arange(n))
+    product_row = np.where(parent_row >= 0, parent_row, np.arange(row_count))
     cols["product_id"] = take_rows(skus, product_row)
     cols["variant_id"] = skus
     if "online" in raw:
@@ -235,7 +235,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if "backorders" in raw:
         cols["inventory_policy"] = map_distinct(to_strings(raw["backorders"]), _policy, pa.string(), keep_dict=True)
     return Draft(
-        n=n,
+        n=row_count,
         cols=cols,
         keep=keep,
         used=used,

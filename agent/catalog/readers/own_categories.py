@@ -63,7 +63,7 @@ def _clean(level: str) -> str:
 
 
 def _levels(path: str, sep: str) -> list[str]:
-    return [lv for lv in (_clean(p) for p in path.split(sep)) if lv]
+    return [level for level in (_clean(piece) for piece in path.split(sep)) if level]
 
 
 def _join(paths: list[list[str]]) -> str | None:
@@ -76,7 +76,7 @@ def _join(paths: list[list[str]]) -> str | None:
         text = " > ".join(levels)
         if text and text not in out:
             out.append(text)
-    kept = [p for p in out if not any(o != p and o.startswith(p + " > ") for o in out)]
+    kept = [path for path in out if not any(other != path and other.startswith(path + " > ") for other in out)]
     return SEPARATOR.join(kept) or None
 
 
@@ -98,14 +98,14 @@ def _join_texts(paths: list[str]) -> str | None:
             out.append(text)
     if len(out) == 1:
         return out[0]
-    kept = [p for p in out if not any(o != p and o.startswith(p + " > ") for o in out)]
+    kept = [path for path in out if not any(other != path and other.startswith(path + " > ") for other in out)]
     return SEPARATOR.join(kept) or None
 
 
 def _several_if_paths(value: str) -> list[str]:
     """Split on commas only when two or more pieces are paths themselves (hold a `>`)."""
-    pieces = [p for p in value.split(",") if p.strip()]
-    if len(pieces) > 1 and sum(">" in p for p in pieces) >= 2:
+    pieces = [piece for piece in value.split(",") if piece.strip()]
+    if len(pieces) > 1 and sum(">" in piece for piece in pieces) >= 2:
         return pieces
     return [value]
 
@@ -113,20 +113,20 @@ def _several_if_paths(value: str) -> list[str]:
 def woocommerce(value: str | None) -> str | None:
     if not value:
         return None
-    return _join([_levels(p, ">") for p in _UNESCAPED_COMMA.split(value)])
+    return _join([_levels(piece, ">") for piece in _UNESCAPED_COMMA.split(value)])
 
 
 def magento(value: str | None) -> str | None:
     if not value:
         return None
     paths = []
-    for p in value.split(","):
-        levels = _levels(p, "/")
+    for piece in value.split(","):
+        levels = _levels(piece, "/")
         # Magento writes every path from the store's root category ("Default Category/Gear/Bags",
         # "Products/New"): the root is no merchant level, and a path of the root alone names nothing
         paths.append(
             levels[1:]
-            if len(levels) > 1 or p.rstrip().endswith("/") or (levels and levels[0].lower() in ROOTS)
+            if len(levels) > 1 or piece.rstrip().endswith("/") or (levels and levels[0].lower() in ROOTS)
             else levels
         )
     return _join(paths)
@@ -135,13 +135,13 @@ def magento(value: str | None) -> str | None:
 def gmc(value: str | None) -> str | None:
     if not value:
         return None
-    return _join([_levels(p, ">") for p in _several_if_paths(value)])
+    return _join([_levels(piece, ">") for piece in _several_if_paths(value)])
 
 
 def bigcommerce(value: str | None) -> str | None:
     if not value:
         return None
-    return _join([_levels(p, "/") for p in value.split(";")])
+    return _join([_levels(piece, "/") for piece in value.split(";")])
 
 
 def generic(value: str | None) -> str | None:
@@ -153,8 +153,8 @@ def generic(value: str | None) -> str | None:
         return _join_one(_levels(value, ">" if ">" in value else "/"))
     paths = []
     for part in value.split(";"):
-        for p in _several_if_paths(part):
-            paths.append(_levels(p, ">") if ">" in p else _levels(p, "/"))
+        for piece in _several_if_paths(part):
+            paths.append(_levels(piece, ">") if ">" in piece else _levels(piece, "/"))
     return _join(paths)
 
 
@@ -184,18 +184,18 @@ def combine(*columns) -> pa.ChunkedArray | None:
     if len(present) == 1:
         return pa.chunked_array([present[0]])
     code = None
-    for d in present:  # one integer per row and combination, built in place (no temporaries per column)
-        idx = entry_codes(d, np.arange(1, len(d.dictionary) + 1, dtype=np.int64), missing=0)
+    for encoded in present:  # one integer per row and combination, built in place (no temporaries per column)
+        idx = entry_codes(encoded, np.arange(1, len(encoded.dictionary) + 1, dtype=np.int64), missing=0)
         if code is None:
             code = idx
         else:
-            code *= len(d.dictionary) + 1
+            code *= len(encoded.dictionary) + 1
             code += idx
     enc = pc.dictionary_encode(pa.array(code))
     uniq = enc.dictionary.to_numpy(zero_copy_only=False)
     # each entry's paths, split once (not once per combination it takes part in)
-    names = [[paths_of(v) for v in d.dictionary.cast(pa.string()).to_pylist()] for d in present]
-    sizes = [len(d.dictionary) + 1 for d in present]
+    names = [[paths_of(v) for v in encoded.dictionary.cast(pa.string()).to_pylist()] for encoded in present]
+    sizes = [len(encoded.dictionary) + 1 for encoded in present]
     joined = []
     for c in uniq.tolist():
         parts = []
@@ -215,7 +215,7 @@ def combine(*columns) -> pa.ChunkedArray | None:
 
 def paths_of(value: str | None) -> list[str]:
     """The paths of one `own_categories` value."""
-    return [p for p in (value or "").split(SEPARATOR) if p]
+    return [part for part in (value or "").split(SEPARATOR) if part]
 
 
 def is_placeholder(name: str | None) -> bool:

@@ -78,7 +78,11 @@ VARIANT_EVIDENCE = (
 
 def extra_columns(columns: list[str]) -> list[str]:
     """Metafield columns that name an attribute we keep."""
-    return [c for c in columns if (m := headers.metafield(c)) and _metafield_attr(*m)]
+    return [
+        column
+        for column in columns
+        if (metafield_parts := headers.metafield(column)) and _metafield_attr(*metafield_parts)
+    ]
 
 
 def _metafield_attr(label: str, key: str) -> str | None:
@@ -91,20 +95,20 @@ def _shopify_status(value: object) -> str:
 
 
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
-    n = table.num_rows
+    row_count = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
     used = set(roles.values())
     handle = raw.get("handle")
     if handle is None:  # a Shopify-like file without handles: every row is a product
-        keys, nkeys = np.arange(n, dtype=np.int64), n
-        handle = pa.nulls(n, pa.string())
+        keys, nkeys = np.arange(row_count, dtype=np.int64), row_count
+        handle = pa.nulls(row_count, pa.string())
     else:
         keys, nkeys = encode_keys(handle)
     cols: dict = {}
     first = FillDown.plan(keys, nkeys, first_row_per_key(keys, nkeys))  # product fields: a handle's first row
     filled = [name for name in PRODUCT_FIELDS if name in raw and name not in ("status", "published")]
     # the fills run on the pool while this thread works out the rows, status and stock below
-    fills = submit_all({name: functools.partial(first.apply, raw[name]) for name in filled}, n)
+    fills = submit_all({name: functools.partial(first.apply, raw[name]) for name in filled}, row_count)
     for name in (
         "sku",
         "price",
@@ -127,7 +131,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if any(col.null_count == 0 for col in present):  # e.g. a SKU on every row: every row is a variant
         keep = has_handle
     else:
-        evidence = np.zeros(n, dtype=bool)
+        evidence = np.zeros(row_count, dtype=bool)
         for col in present:
             if col.null_count < len(col):
                 evidence |= np.asarray(pc.is_valid(col).to_numpy(zero_copy_only=False), dtype=bool)
@@ -159,12 +163,12 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
 
     # options: "Default Title" (a product without variants) is no option
     for i in (1, 2, 3):
-        nm, val = f"option{i}_name", f"option{i}_value"
-        if nm in cols and val in cols:
+        name_column, val = f"option{i}_name", f"option{i}_value"
+        if name_column in cols and val in cols:
             default = entry_mask(cols[val], lambda v: v == "Default Title")
             if pc.any(default).as_py():
                 cols[val] = blank_where(cols[val], default)
-                cols[nm] = blank_where(cols[nm], default)
+                cols[name_column] = blank_where(cols[name_column], default)
     attributes_from_options(cols)
     for col in extra_columns(table.column_names):
         label_key = headers.metafield(col)
@@ -177,7 +181,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     # the handle column as the CSV/Parquet reader (and csvread's unification) built it
     unique = isinstance(handle, pa.ChunkedArray) and handle.num_chunks == 1 and pa.types.is_dictionary(handle.type)
     return Draft(
-        n=n,
+        n=row_count,
         cols=cols,
         keep=keep,
         used=used,

@@ -54,17 +54,17 @@ _INHERIT = ("title", "description", "category_path", "image_url", "brand", "link
 
 def _attribute_columns(columns: list[str]) -> dict[int, dict[str, str]]:
     found: dict[int, dict[str, str]] = {}
-    for c in columns:
-        n = headers.norm(c)
+    for column in columns:
+        normalised = headers.norm(column)
         for pattern, part in _ATTR:
-            if m := pattern.fullmatch(n):
-                found.setdefault(int(m.group(1)), {}).setdefault(part, c)
+            if match := pattern.fullmatch(normalised):
+                found.setdefault(int(match.group(1)), {}).setdefault(part, column)
                 break
     return {k: v for k, v in sorted(found.items()) if len(v) == 2}
 
 
 def extra_columns(columns: list[str]) -> list[str]:
-    return [c for pair in list(_attribute_columns(columns).values())[:3] for c in pair.values()]
+    return [column for pair in list(_attribute_columns(columns).values())[:3] for column in pair.values()]
 
 
 _ESCAPED = frozenset({"published", "inventory_qty", "price", "sale_price", "in_stock", "backorders"})
@@ -84,7 +84,7 @@ def _first_category(v: str | None) -> str | None:
 
 
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
-    n = table.num_rows
+    row_count = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
     for role in _ESCAPED & raw.keys():
         raw[role] = map_distinct(to_strings(raw[role]), _unescape, pa.string())
@@ -92,13 +92,13 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     kind = (
         map_distinct(to_strings(raw["wc_type"]), lambda v: (v or "").lower(), pa.string())
         if "wc_type" in raw
-        else pa.array([""] * n, pa.string())
+        else pa.array([""] * row_count, pa.string())
     )
     is_variable = np.asarray(pc.match_substring(kind, "variable").to_numpy(zero_copy_only=False), dtype=bool)
     is_grouped = np.asarray(pc.match_substring(kind, "grouped").to_numpy(zero_copy_only=False), dtype=bool)
 
     # parent row of each variation: "id:44" against ID, anything else against SKU
-    parent_row = np.full(n, -1, dtype=np.int64)
+    parent_row = np.full(row_count, -1, dtype=np.int64)
     if "parent" in raw:
         # a blank Parent names no parent: it must not match the first row with a blank SKU
         parent = pc.utf8_trim_whitespace(to_strings(raw["parent"]).cast(pa.string()))
@@ -117,7 +117,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
                 parent, value_set=skus.combine_chunks() if isinstance(skus, pa.ChunkedArray) else skus, skip_nulls=True
             )
             parent_row = np.where(parent_row < 0, pc.fill_null(by_sku, -1).to_numpy(zero_copy_only=False), parent_row)
-    has_children = np.zeros(n, dtype=bool)
+    has_children = np.zeros(row_count, dtype=bool)
     has_children[parent_row[parent_row >= 0]] = True
     keep = ~((is_variable & has_children) | is_grouped)
 
@@ -147,8 +147,8 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     sku_ids = to_strings(raw["sku"]).cast(pa.string()) if "sku" in raw else None
     own_ids = coalesce(ids, sku_ids)
     if own_ids is None:
-        own_ids = pa.nulls(n, pa.string())
-    product_row = np.where(parent_row >= 0, parent_row, np.arange(n))
+        own_ids = pa.nulls(row_count, pa.string())
+    product_row = np.where(parent_row >= 0, parent_row, np.arange(row_count))
     cols["product_id"] = take_rows(own_ids, product_row)
     cols["variant_id"] = own_ids
     for name in _INHERIT:
@@ -185,4 +185,4 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         cols[f"option{i}_value"] = table[pair["value"]]
         used.update(pair.values())
     attributes_from_options(cols)
-    return Draft(n=n, cols=cols, keep=keep, used=used, default_status="unknown")
+    return Draft(n=row_count, cols=cols, keep=keep, used=used, default_status="unknown")
