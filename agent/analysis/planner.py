@@ -39,8 +39,8 @@ from __future__ import annotations
 
 import difflib
 import functools
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 
@@ -70,6 +70,7 @@ from agent.analysis.vocabulary import (
     WEAK_GAP_TOKENS,
     WEAK_INTENT_TOKENS,
     WHOLE_CATALOG_TOKENS,
+    TaxonomyIndex,
     raw_tokens,
     stem,
     taxonomy_index,
@@ -264,10 +265,39 @@ def _for_phrase(seq: list[str], words: list[str]) -> tuple[list[str], list[str]]
     return seq, words
 
 
-def _read(seq: list[str], own_idx: OwnIndex, taxonomy: Taxonomy, tax_idx):
+@dataclass(frozen=True)
+class _Indexes:
+    """What one question is read against, built once per `plan` call: the merchant's table and its index,
+    the taxonomy and its index (every step needs some of the four)."""
+
+    own: pa.Table | None
+    own_idx: OwnIndex
+    taxonomy: Taxonomy
+    tax_idx: TaxonomyIndex
+
+    def by_title(self, label: str, phrase: tuple[str, ...]) -> Scope | None:
+        """The scope the products' titles give `phrase` (labelled `label`), or None: the third place."""
+        return placed(Scope(label=label, phrase=label), self.own, self.own_idx, self.taxonomy, phrase, title_only=True)
+
+
+class _Reading(NamedTuple):
+    """What one token sequence says (`_read`): the span of an own category named after "in", the skills and
+    the token positions their words used, whether whole-catalog words are there, and the category match
+    with the span it matched and the span of a phrase that matched nothing."""
+
+    claim: Span | None
+    skills: list[str]
+    used: set[int]
+    whole: bool
+    match: Match | None
+    span: Span | None
+    miss: Span | None
+
+
+def _read(seq: list[str], idx: _Indexes) -> _Reading:
     """The question's claim on an own category, skills, used tokens, whole-catalog words and the
     category match (match, span, miss) for one token sequence."""
-    claim = own_claim(seq, own_idx)
+    claim = own_claim(seq, idx.own_idx)
     skills, used = _intents(seq, set(range(*claim)) if claim else None)
     if claim and not skills:  # the words named the question, not a category ("what's on sale?")
         claim = None
@@ -277,12 +307,13 @@ def _read(seq: list[str], own_idx: OwnIndex, taxonomy: Taxonomy, tax_idx):
     span: Span | None
     miss: Span | None
     if claim:
-        match, span, miss = match_phrase(phrase_at(seq, *claim), own_idx, taxonomy, tax_idx, True), claim, None
+        match = match_phrase(phrase_at(seq, *claim), idx.own_idx, idx.taxonomy, idx.tax_idx, True)
+        span, miss = claim, None
+    elif whole and not word_runs(seq, used):
+        match, span, miss = None, None, None
     else:
-        match, span, miss = (
-            (None, None, None) if whole and not word_runs(seq, used) else resolve(seq, used, own_idx, taxonomy, tax_idx)
-        )
-    return claim, skills, used, whole, match, span, miss
+        match, span, miss = resolve(seq, used, idx.own_idx, idx.taxonomy, idx.tax_idx)
+    return _Reading(claim, skills, used, whole, match, span, miss)
 
 
 def _correct_in_run(seq: list[str], miss: Span, scope_vocab: frozenset[str], own_vocab: frozenset[str]) -> list[str]:
@@ -360,6 +391,24 @@ def _correct_to_own_name(seq: list[str], miss: tuple[int, int], own: OwnIndex) -
     return out
 
 
+@dataclass
+class _Draft:
+    """One question while `plan` decides: its words as written (for labels and notes), the token sequence
+    as finally read and its `_Reading`, and what the steps have settled so far. Mutable on purpose: each
+    step of `plan` reads what the earlier ones set, in the order the module docstring gives."""
+
+    words: list[str]
+    seq: list[str]
+    reading: _Reading
+    skills: list[str]
+    miss: Span | None
+    scope: Scope | None = None
+    resolved: str | None = None  # the scope phrase as resolved: what the memory keeps
+    unmatched: str | None = None
+    near: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list)
+
+
 def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMemory | None = None) -> Plan:
     """Skills, scope and notes for one question; `memory` is the previous turn's PlanMemory in this context.
 
@@ -368,144 +417,197 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     spelled question. A follow-up without a category phrase keeps the previous scope; "across the
     whole catalog", "overall", "everything" reset it."""
     tax_idx = taxonomy_index(taxonomy)
-    own_idx = own_index(own, taxonomy)
+    idx = _Indexes(own=own, own_idx=own_index(own, taxonomy), taxonomy=taxonomy, tax_idx=tax_idx)
+    draft = _read_question(question, idx)
+    _place_scope(draft, idx)
+    follow = _starts_with(draft.seq, FOLLOW_UP_TOKENS) or len([t for t in draft.seq if t not in STOPWORDS]) <= 2
+    if memory and follow:
+        _follow_up(draft, memory, idx)
+    _note_unmatched(draft, idx)
+    _keep_whole_phrase(draft, idx)
+    if draft.scope is not None and draft.scope.widened:
+        draft.notes.append(draft.scope.widened)
+    if not draft.skills:
+        _fall_back(draft, bool(memory and follow))
+    return _finish(draft)
+
+
+def _read_question(question: str, idx: _Indexes) -> _Draft:
+    """Steps 0–3 up to the match: the question's tokens in English, typos corrected, read (`_read`), and
+    read again where a corrected typo makes a phrase name a category."""
     words = raw_tokens(question or "")[:MAX_TOKENS]
     raw = [stem(w) for w in words]
     from agent.analysis import lexicon  # other languages → English tokens; English passes unchanged
 
-    words, raw = lexicon.to_english(words, raw, own_idx.lexicon_names, own_idx.node_rows, taxonomy)
-    own_vocab = own_idx.vocab  # every own path and product type
-    seq = _correct(raw, INTENT_VOCAB, tax_idx.vocab, own_vocab)
+    words, raw = lexicon.to_english(words, raw, idx.own_idx.lexicon_names, idx.own_idx.node_rows, idx.taxonomy)
+    seq = _correct(raw, INTENT_VOCAB, idx.tax_idx.vocab, idx.own_idx.vocab)
     seq, words = _for_phrase(seq, list(words))
-    claim, skills, used, whole, match, span, miss = _read(seq, own_idx, taxonomy, tax_idx)
-    # "sweats & snaks": a whole own name mistyped — matching nothing, or only by one of its words
-    typo_run = miss if match is None else _run_around(seq, used, span)
-    if match is not None and typo_run is not None and tuple(typo_run) == tuple(span) and not match.shortened:
-        typo_run = None  # the whole phrase matched as written
-    if typo_run is not None and own is not None:
-        fixed = _correct_to_own_name(seq, typo_run, own_idx)
-        if fixed != seq:
-            held = placed(
-                Scope(label="", phrase=""), own, own_idx, taxonomy, phrase_at(seq, *typo_run), title_only=True
-            )
-            again = _read(fixed, own_idx, taxonomy, tax_idx) if held is None else None
-            if again is not None and again[4] is not None and not again[4].shortened:
-                seq = fixed
-                claim, skills, used, whole, match, span, miss = again
-    if match is None and miss is not None:  # "pajama suts", "vertcal blnds": short typos inside a name
-        fixed = _correct_in_run(seq, miss, tax_idx.vocab, own_vocab)
-        if fixed != seq:
-            again = _read(fixed, own_idx, taxonomy, tax_idx)
-            if again[4] is not None:
-                seq = fixed
-                claim, skills, used, whole, match, span, miss = again
-    unmatched = " ".join(words[miss[0] : miss[1]]) if miss else None
-    notes: list[str] = []
-    follow = _starts_with(seq, FOLLOW_UP_TOKENS) or len([t for t in seq if t not in STOPWORDS]) <= 2
-    display = " ".join(words[span[0] : span[1]]) if span else None
-    resolved = " ".join(phrase_at(seq, *span)) if span else None  # what the memory keeps
-    scope: Scope | None = None
-    if match is not None:
+    seq, reading = _retyped_own_name(seq, _read(seq, idx), idx)
+    seq, reading = _retyped_short_words(seq, reading, idx)
+    return _Draft(words=words, seq=seq, reading=reading, skills=reading.skills, miss=reading.miss)
+
+
+def _retyped_own_name(seq: list[str], reading: _Reading, idx: _Indexes) -> tuple[list[str], _Reading]:
+    """ "sweats & snaks": a whole own name mistyped — matching nothing, or only by one of its words — is read
+    as that name (`_correct_to_own_name`), unless the titles hold the phrase as written or the corrected
+    phrase still matches only shortened."""
+    match, span = reading.match, reading.span
+    typo_run = reading.miss if match is None else _run_around(seq, reading.used, span)
+    if match is not None and typo_run is not None and span is not None and tuple(typo_run) == tuple(span):
+        if not match.shortened:
+            return seq, reading  # the whole phrase matched as written
+    if typo_run is None or idx.own is None:
+        return seq, reading
+    fixed = _correct_to_own_name(seq, typo_run, idx.own_idx)
+    if fixed == seq or idx.by_title("", phrase_at(seq, *typo_run)) is not None:
+        return seq, reading
+    again = _read(fixed, idx)
+    if again.match is not None and not again.match.shortened:
+        return fixed, again
+    return seq, reading
+
+
+def _retyped_short_words(seq: list[str], reading: _Reading, idx: _Indexes) -> tuple[list[str], _Reading]:
+    """ "pajama suts", "vertcal blnds": short typos inside a phrase that matched nothing, kept only when the
+    corrected phrase then matches (`_correct_in_run`)."""
+    if reading.match is not None or reading.miss is None:
+        return seq, reading
+    fixed = _correct_in_run(seq, reading.miss, idx.tax_idx.vocab, idx.own_idx.vocab)
+    if fixed == seq:
+        return seq, reading
+    again = _read(fixed, idx)
+    return (fixed, again) if again.match is not None else (seq, reading)
+
+
+def _place_scope(draft: _Draft, idx: _Indexes) -> None:
+    """Steps 3–4: the scope from the category match, else from the titles for the phrase that matched
+    nothing ("pond pumps"), else from words left without "in" (`_place_leftover_words`)."""
+    reading, seq, words, miss = draft.reading, draft.seq, draft.words, draft.miss
+    span, match = reading.span, reading.match
+    draft.unmatched = " ".join(words[miss[0] : miss[1]]) if miss else None
+    draft.resolved = " ".join(phrase_at(seq, *span)) if span else None
+    if match is not None and span is not None:
+        display = " ".join(words[span[0] : span[1]])
         match.phrase = display
-        if match.taxonomy_id is None and match.label == resolved:  # named by the question's own words
+        if match.taxonomy_id is None and match.label == draft.resolved:  # named by the question's own words
             match.label = display
-        scope = placed(to_scope(match, taxonomy), own, own_idx, taxonomy, phrase_at(seq, *span))
-    elif unmatched:  # no category has the words: perhaps the titles do ("pond pumps")
-        scope = placed(
-            Scope(label=unmatched, phrase=unmatched), own, own_idx, taxonomy, phrase_at(seq, *miss), title_only=True
-        )
-        if scope is not None:
-            resolved, unmatched = " ".join(phrase_at(seq, *miss)), None
-    elif not whole and own is not None:  # words left without "in": "how are my loungers priced?"
-        for start, end in list(reversed(word_runs(seq, used)))[:MAX_TITLE_TRIES]:
-            written = " ".join(words[start:end])
-            scope = placed(
-                Scope(label=written, phrase=written),
-                own,
-                own_idx,
-                taxonomy,
-                phrase_at(seq, start, end),
-                title_only=True,
-            )
-            if scope is not None:
-                resolved = " ".join(phrase_at(seq, start, end))
-                break
-        if scope is None:  # "which of my sweatshirts…": the merchant named products nothing holds
-            owned = next(
-                (
-                    (a, b)
-                    for a, b in word_runs(seq, used)
-                    if a > 0
-                    and seq[a - 1] in _POSSESSIVE
-                    and (
-                        words[b - 1].lower() != seq[b - 1]  # a plural: "my sweatshirts", not "my top"
-                        or (b < len(seq) and seq[b] in _PRODUCT_WORDS)
-                    )
-                ),
-                None,
-            )  # "my dog products"
-            if owned is not None:
-                written = " ".join(words[owned[0] : owned[1]])
-                phrase = " ".join(phrase_at(seq, *owned))
-                scope = scope_for(tuple(phrase_at(seq, *owned)), phrase, own, own_idx, taxonomy, tax_idx)
-                if scope is not None:  # "my dog products": the category the words name (Dog Supplies)
-                    resolved = phrase
-                else:
-                    miss, unmatched = owned, written
+        draft.scope = placed(to_scope(match, idx.taxonomy), idx.own, idx.own_idx, idx.taxonomy, phrase_at(seq, *span))
+    elif draft.unmatched and miss is not None:  # no category has the words: perhaps the titles do
+        draft.scope = idx.by_title(draft.unmatched, phrase_at(seq, *miss))
+        if draft.scope is not None:
+            draft.resolved, draft.unmatched = " ".join(phrase_at(seq, *miss)), None
+    elif not reading.whole and idx.own is not None:
+        _place_leftover_words(draft, idx)
 
-    if memory and follow and not whole:
-        if skills and scope is None and unmatched is None and memory.scope_phrase:
-            # "and pricing?" — same scope, new skill
-            again = scope_for(tuple(tokens(memory.scope_phrase)), memory.scope_phrase, own, own_idx, taxonomy, tax_idx)
+
+def _place_leftover_words(draft: _Draft, idx: _Indexes) -> None:
+    """Words left without "in" ("how are my loungers priced?"): the last word runs tried against titles
+    (MAX_TITLE_TRIES); failing that, products the merchant named ("my dog products") are the category the
+    words name, or said unmatched — never answered silently for the whole catalog."""
+    seq, words = draft.seq, draft.words
+    for start, end in list(reversed(word_runs(seq, draft.reading.used)))[:MAX_TITLE_TRIES]:
+        draft.scope = idx.by_title(" ".join(words[start:end]), phrase_at(seq, start, end))
+        if draft.scope is not None:
+            draft.resolved = " ".join(phrase_at(seq, start, end))
+            return
+    owned = _possessive_run(draft)
+    if owned is None:
+        return
+    phrase = " ".join(phrase_at(seq, *owned))
+    draft.scope = scope_for(tuple(phrase_at(seq, *owned)), phrase, idx.own, idx.own_idx, idx.taxonomy, idx.tax_idx)
+    if draft.scope is not None:  # "my dog products": the category the words name (Dog Supplies)
+        draft.resolved = phrase
+    else:
+        draft.miss, draft.unmatched = owned, " ".join(words[owned[0] : owned[1]])
+
+
+def _possessive_run(draft: _Draft) -> Span | None:
+    """The word run after "my"/"our" that names the merchant's products: a plural ("my sweatshirts", not
+    "my top") or followed by a product word ("my dog products")."""
+    seq, words = draft.seq, draft.words
+    return next(
+        (
+            (a, b)
+            for a, b in word_runs(seq, draft.reading.used)
+            if a > 0
+            and seq[a - 1] in _POSSESSIVE
+            and (words[b - 1].lower() != seq[b - 1] or (b < len(seq) and seq[b] in _PRODUCT_WORDS))
+        ),
+        None,
+    )
+
+
+def _follow_up(draft: _Draft, memory: PlanMemory, idx: _Indexes) -> None:
+    """Step 6: a follow-up takes from the memory what it does not say — the scope ("and pricing?"), the
+    skills ("what about lighting?", "and across the whole catalog?")."""
+    if not draft.reading.whole:
+        if draft.skills and draft.scope is None and draft.unmatched is None and memory.scope_phrase:
+            phrase = memory.scope_phrase  # "and pricing?" — same scope, new skill
+            again = scope_for(tuple(tokens(phrase)), phrase, idx.own, idx.own_idx, idx.taxonomy, idx.tax_idx)
             if again is not None:
-                scope, resolved = again, memory.scope_phrase
-        if not skills and (scope is not None or unmatched is not None) and memory.skills:
-            # "what about lighting?" — same skills, new scope
-            skills = list(memory.skills)
-    if memory and follow and whole and not skills and scope is None and memory.skills:
-        # "and across the whole catalog?" — same skills, the scope reset
-        skills = list(memory.skills)
+                draft.scope, draft.resolved = again, phrase
+        if not draft.skills and (draft.scope is not None or draft.unmatched is not None) and memory.skills:
+            draft.skills = list(memory.skills)  # "what about lighting?" — same skills, new scope
+    elif not draft.skills and draft.scope is None and memory.skills:
+        draft.skills = list(memory.skills)  # "and across the whole catalog?" — same skills, the scope reset
 
-    near: tuple[str, ...] = ()
-    if unmatched:
-        near = nearest(" ".join(seq[miss[0] : miss[1]]), own_idx, taxonomy)
-        near_text = ", ".join(near) if near else "none"
-        notes.append(f"No category matches “{unmatched}”; nearest: {near_text}. The answer covers the whole catalog.")
-    if scope is not None and span is not None and not claim:
-        run = next(((a, b) for a, b in word_runs(seq, used) if a <= span[0] and span[1] <= b), None)
-        dropped = [w for w in seq[run[0] : span[0]] if w not in STOPWORDS and w != "and"] if run else []
-        if (dropped or (match is not None and match.shortened)) and run:
-            asked = " ".join(words[run[0] : run[1]])
-            by_title = placed(
-                Scope(label=asked, phrase=asked), own, own_idx, taxonomy, phrase_at(seq, *run), title_only=True
-            )
-            if by_title is not None and not by_title.widened:  # titles name the whole phrase: "tote bags"
-                scope, resolved = by_title, " ".join(phrase_at(seq, *run))
-            else:
-                notes.append(
-                    f"No category is called “{asked}”; the scope is {scope.label}, the closest broader category."
-                )
-    if scope is not None and scope.widened:
-        notes.append(scope.widened)
-    if not skills:
-        skills = [FALLBACK]
-        if not (memory and follow and scope is not None):
-            notes.append(
-                CAPABILITIES_NOTE
-                if scope is None
-                else CAPABILITIES_NOTE.replace(
-                    "Here is an overview of the catalog.", "Here is an overview of this category."
-                )
-            )
-    if unmatched:
-        scope = Scope(unmatched=unmatched, nearest=near)
-    scope = scope or Scope()
-    if _has(seq, REFERENCE_TOKENS):
+
+def _note_unmatched(draft: _Draft, idx: _Indexes) -> None:
+    """Step 5: a phrase that matched nothing anywhere is said, with the nearest categories that exist."""
+    if not draft.unmatched or draft.miss is None:
+        return
+    draft.near = nearest(" ".join(draft.seq[draft.miss[0] : draft.miss[1]]), idx.own_idx, idx.taxonomy)
+    near_text = ", ".join(draft.near) if draft.near else "none"
+    draft.notes.append(
+        f"No category matches “{draft.unmatched}”; nearest: {near_text}. The answer covers the whole catalog."
+    )
+
+
+def _keep_whole_phrase(draft: _Draft, idx: _Indexes) -> None:
+    """A scope matched by only part of the phrase written ("tote bags" → Bags): the titles' scope for the
+    whole phrase when they hold it, else a note that the scope is the closest broader category."""
+    reading, seq, scope = draft.reading, draft.seq, draft.scope
+    if scope is None or reading.span is None or reading.claim:
+        return
+    run = _run_around(seq, reading.used, reading.span)
+    if run is None:
+        return
+    dropped = [w for w in seq[run[0] : reading.span[0]] if w not in STOPWORDS and w != "and"]
+    if not (dropped or (reading.match is not None and reading.match.shortened)):
+        return
+    asked = " ".join(draft.words[run[0] : run[1]])
+    by_title = idx.by_title(asked, phrase_at(seq, *run))
+    if by_title is not None and not by_title.widened:  # titles name the whole phrase: "tote bags"
+        draft.scope, draft.resolved = by_title, " ".join(phrase_at(seq, *run))
+    else:
+        draft.notes.append(
+            f"No category is called “{asked}”; the scope is {scope.label}, the closest broader category."
+        )
+
+
+def _fall_back(draft: _Draft, follow_up: bool) -> None:
+    """No intent at all: the catalog overview, with the line listing what the agent answers (not on a
+    follow-up that kept its scope)."""
+    draft.skills = [FALLBACK]
+    if follow_up and draft.scope is not None:
+        return
+    if draft.scope is None:
+        draft.notes.append(CAPABILITIES_NOTE)
+    else:
+        overview = "Here is an overview of this category."
+        draft.notes.append(CAPABILITIES_NOTE.replace("Here is an overview of the catalog.", overview))
+
+
+def _finish(draft: _Draft) -> Plan:
+    """The plan: skills in the registry's order, the scope (or the unmatched phrase with its nearest
+    categories), step 7's reference flag, and the memory the next turn gets."""
+    scope = Scope(unmatched=draft.unmatched, nearest=draft.near) if draft.unmatched else draft.scope or Scope()
+    if _has(draft.seq, REFERENCE_TOKENS):
         scope = replace(scope, wants_reference=True)
-    skills_t = tuple(s for s in SKILL_ORDER if s in skills)
+    skills = tuple(s for s in SKILL_ORDER if s in draft.skills)
     return Plan(
-        skills=skills_t,
+        skills=skills,
         scope=scope,
-        notes=tuple(notes),
-        memory=PlanMemory(skills=skills_t, scope_phrase=resolved if not scope.is_whole_catalog else None),
+        notes=tuple(draft.notes),
+        memory=PlanMemory(skills=skills, scope_phrase=draft.resolved if not scope.is_whole_catalog else None),
     )
