@@ -65,11 +65,11 @@ def value_counts(arr) -> dict:
     return out
 
 
-def map_values(arr, fn) -> pa.Array:
-    """fn applied to each distinct value once, spread back to the rows: string work on 1M rows costs
+def map_values(arr, convert) -> pa.Array:
+    """`convert` applied to each distinct value once, spread back to the rows: string work on 1M rows costs
     as much as on the few hundred distinct values (statuses, colours, categories)."""
     d = encoded(arr)
-    return pc.take(fn(d.dictionary), d.indices)
+    return pc.take(convert(d.dictionary), d.indices)
 
 
 def blank(arr: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -380,8 +380,8 @@ def has_stock_information(table: pa.Table) -> bool:
 
 
 # --- exact per-group quantiles ------------------------------------------------------------------------------
-def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
-    """(n_groups × len(qs)) exact quantiles per dense group code (NaN rows ignored; NaN where a group
+def quantiles_by_code(codes, n_groups: int, values, quantiles: Sequence[float]):
+    """(n_groups × len(quantiles)) exact quantiles per dense group code (NaN rows ignored; NaN where a group
     has no value), linear interpolation as pandas.
 
     Prices in whole cents (the usual case) sort as one integer composite `code × span + (cents − min)`:
@@ -396,7 +396,7 @@ def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     ok = ~np.isnan(v)
     if not ok.all():
         codes, v = codes[ok], v[ok]
-    out = np.full((n_groups, len(qs)), np.nan)
+    out = np.full((n_groups, len(quantiles)), np.nan)
     if len(v) == 0:
         return out
     cents = np.rint(v * 100.0)
@@ -421,7 +421,7 @@ def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
         v = v[order]
     start = np.concatenate(([0], np.cumsum(counts)[:-1]))
     has = counts > 0
-    for j, q in enumerate(qs):
+    for j, q in enumerate(quantiles):
         rel = q * (counts[has] - 1)  # position inside the group: independent of where the group starts
         whole = np.floor(rel)
         lo = start[has] + whole.astype(np.int64)
@@ -430,7 +430,7 @@ def quantiles_by_code(codes, n_groups: int, values, qs: Sequence[float]):
     return out
 
 
-def distinct_per_code(codes, pk, n_groups: int) -> Any:
+def distinct_per_code(codes, product_keys, n_groups: int) -> Any:
     """Distinct product keys per dense group code.
 
     Fast path, exact: when rows come grouped by product with ascending keys and each product's group
@@ -440,16 +440,16 @@ def distinct_per_code(codes, pk, n_groups: int) -> Any:
     import numpy as np
 
     codes = np.asarray(codes, dtype=np.int64)
-    pk = np.asarray(pk)
-    if len(pk) == 0:
+    product_keys = np.asarray(product_keys)
+    if len(product_keys) == 0:
         return np.zeros(n_groups, dtype=np.int64)
-    same_pk = pk[1:] == pk[:-1]
-    ordered = bool(np.all(pk[1:] >= pk[:-1])) and bool(np.all(~same_pk | (codes[1:] >= codes[:-1])))
+    same_pk = product_keys[1:] == product_keys[:-1]
+    ordered = bool(np.all(product_keys[1:] >= product_keys[:-1])) and bool(np.all(~same_pk | (codes[1:] >= codes[:-1])))
     if ordered:
-        new = np.ones(len(pk), dtype=bool)
+        new = np.ones(len(product_keys), dtype=bool)
         new[1:] = ~same_pk | (codes[1:] != codes[:-1])
         return np.bincount(codes[new], minlength=n_groups)
-    g = pa.table({"c": codes, "pk": pk}).group_by("c").aggregate([("pk", "count_distinct")])
+    g = pa.table({"c": codes, "pk": product_keys}).group_by("c").aggregate([("pk", "count_distinct")])
     out = np.zeros(n_groups, dtype=np.int64)
     out[g["c"].to_numpy()] = g["pk_count_distinct"].to_numpy()
     return out
@@ -495,7 +495,7 @@ def scope_name(scope: Scope) -> str:
     return label[:1].upper() + label[1:]
 
 
-def per_product(pk, aggs: Sequence[tuple[str, Any, str]]) -> pa.Table:
+def per_product(product_keys, aggs: Sequence[tuple[str, Any, str]]) -> pa.Table:
     """One row per product: column "pk", "pk_count" (rows) and f"{name}_{op}" for each (name, values, op),
     op in min | max | sum | mean. Nulls are ignored as Arrow's group-by ignores them.
 
@@ -504,7 +504,7 @@ def per_product(pk, aggs: Sequence[tuple[str, Any, str]]) -> pa.Table:
     """
     import numpy as np
 
-    pk_arr = pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk
+    pk_arr = product_keys.combine_chunks() if isinstance(product_keys, pa.ChunkedArray) else product_keys
     arrays = []
     for name, values, op in aggs:
         arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values

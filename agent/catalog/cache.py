@@ -250,8 +250,8 @@ class Cache(Generic[T]):
             for key in [k for k, (v, _, _, _) in self._entries.items() if predicate(v)]:
                 self._drop(key)
 
-    def map_idle(self, seconds: float, fn: Callable[[T], tuple[T, int] | None]) -> int:
-        """Entries unused for `seconds` or more: `fn(value)` gives a (smaller value, its size) that takes
+    def map_idle(self, seconds: float, shrink: Callable[[T], tuple[T, int] | None]) -> int:
+        """Entries unused for `seconds` or more: `shrink(value)` gives a (smaller value, its size) that takes
         the entry's place — keeping its times and position — or None to drop it. Returns the bytes
         given up (by the sizes the cache counts)."""
         freed = 0
@@ -260,7 +260,7 @@ class Cache(Generic[T]):
             for key, (value, size, stored, used) in list(self._entries.items()):
                 if now - used < seconds:
                     continue
-                smaller = fn(value)
+                smaller = shrink(value)
                 if smaller is None:
                     self._drop(key)
                     freed += size
@@ -349,7 +349,7 @@ class SingleFlight:
         self._lock = threading.Lock()
         self._inflight: dict[Hashable, _Flight] = {}
 
-    def do(self, key: Hashable, fn: Callable[[], T]) -> T:
+    def do(self, key: Hashable, compute: Callable[[], T]) -> T:
         with self._lock:
             flight = self._inflight.get(key)
             leader = flight is None
@@ -359,7 +359,7 @@ class SingleFlight:
         assert flight is not None  # the one in flight, or the one just started
         if not leader:
             return flight.result()
-        return flight.lead(fn, self._lock, self._inflight, key)
+        return flight.lead(compute, self._lock, self._inflight, key)
 
 
 def arrow_size(value: Any) -> int:

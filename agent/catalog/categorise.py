@@ -375,7 +375,7 @@ def _name_step(
 
 
 def map_rows(
-    n: int,
+    row_count: int,
     google_category: pa.ChunkedArray | None,
     category_path: pa.ChunkedArray | None,
     product_type: pa.ChunkedArray | None,
@@ -383,15 +383,15 @@ def map_rows(
     brand: pa.ChunkedArray | None = None,
     vehicle: pa.ChunkedArray | pa.Array | None = None,
 ) -> tuple[pa.Array, pa.Array, pa.Array]:
-    """(google_category_id int32, google_category_path dict, category_mapping dict) for n rows;
+    """(google_category_id int32, google_category_path dict, category_mapping dict) for `row_count` rows;
     `brand` only serves to drop a leading brand from titles; `vehicle` (bool per row) marks vehicle
     listings (step v)."""
-    ids, method, _ = placements(n, google_category, category_path, product_type, title, brand, vehicle)
+    ids, method, _ = placements(row_count, google_category, category_path, product_type, title, brand, vehicle)
     return _arrays(taxonomy.load(), ids, method)
 
 
 def placements(
-    n: int,
+    row_count: int,
     google_category: pa.ChunkedArray | None,
     category_path: pa.ChunkedArray | None,
     product_type: pa.ChunkedArray | None,
@@ -406,8 +406,8 @@ def placements(
     category_path = _without_placeholders(category_path)
     product_type = _without_placeholders(product_type)
     has_google = google_category is not None and google_category.null_count < len(google_category)
-    ids = np.full(n, -1, dtype=np.int32)
-    method = np.full(n, UNMAPPED, dtype=np.int8)
+    ids = np.full(row_count, -1, dtype=np.int32)
+    method = np.full(row_count, UNMAPPED, dtype=np.int8)
     if has_google:  # an empty column says nothing
         ids, method = _per_value(chunked(google_category), resolve_google)
     if category_path is not None and (ids < 0).any():

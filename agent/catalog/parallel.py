@@ -32,10 +32,10 @@ def parallel_slots() -> int:
     return max(1, min(8, os.cpu_count() or 1))
 
 
-def submit(fn: Callable[[], object], rows: int) -> Future:
+def submit(job: Callable[[], object], rows: int) -> Future:
     """One job on the pool (inline for small tables, like `submit_all`): for work that should run
     while this thread goes on with something else, such as the next read."""
-    return submit_all({"job": fn}, rows)["job"] if rows < PARALLEL_MIN_ROWS else _pool().submit(fn)
+    return submit_all({"job": job}, rows)["job"] if rows < PARALLEL_MIN_ROWS else _pool().submit(job)
 
 
 def submit_all(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, Future]:

@@ -431,12 +431,12 @@ def _load_bigquery(
     return table, out
 
 
-def bytes_text(n: int) -> str:
+def bytes_text(byte_count: int) -> str:
     """1,288,490,189 -> "1.2 GB" (decimal units, as BigQuery's console states bytes)."""
     for unit, size in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n:,} bytes"
+        if byte_count >= size:
+            return f"{byte_count / size:.1f} {unit}"
+    return f"{byte_count:,} bytes"
 
 
 def _inside(path: Path, root: Path) -> bool:

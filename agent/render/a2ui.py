@@ -201,8 +201,8 @@ def plan(result: SkillResult, budget: int) -> tuple[int, int]:
     per_row = 1 + n_cols
     table_fixed = 1 + per_row + 1  # Column, header row, note
 
-    def rows_for(k: int) -> int:
-        chart_cost = 2 + 3 * k if k else 0  # Column, title; Row, label, bar per bar
+    def rows_for(bars: int) -> int:
+        chart_cost = 2 + 3 * bars if bars else 0  # Column, title; Row, label, bar per bar
         return max(0, min(MAX_ROWS, n_total, (budget - table_fixed - chart_cost) // per_row))
 
     while n_bars and rows_for(n_bars) < min(MIN_ROWS, n_total):

@@ -90,13 +90,13 @@ def cut(text: str, limit: int) -> str:
     return text[:end].rstrip() + ELLIPSIS
 
 
-def continues_grapheme(ch: str) -> bool:
+def continues_grapheme(char: str) -> bool:
     """True for a character that belongs to the grapheme before it."""
-    code = ord(ch)
+    code = ord(char)
     return (
-        ch in _GLUE
-        or unicodedata.combining(ch) != 0
-        or unicodedata.category(ch) in ("Mn", "Me", "Mc")
+        char in _GLUE
+        or unicodedata.combining(char) != 0
+        or unicodedata.category(char) in ("Mn", "Me", "Mc")
         or 0x1F3FB <= code <= 0x1F3FF  # skin tones
         or 0xE0020 <= code <= 0xE007F  # emoji tag sequences
     )

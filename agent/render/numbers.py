@@ -99,9 +99,9 @@ def fmt_number(value: float | int) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def in_words(n: int) -> str:
+def in_words(number: int) -> str:
     """Small thresholds in prose ("fewer than three products") so they are not mistaken for results."""
-    return _WORDS[n] if 0 <= n < len(_WORDS) else f"{n:,}"
+    return _WORDS[number] if 0 <= number < len(_WORDS) else f"{number:,}"
 
 
 def fmt_value(value: Any, unit: str | None, currency: str | None = None) -> str:

@@ -160,7 +160,7 @@ class Deps:
 
 
 class AnalysisSlots:
-    """At most `n` turns of this process compute at once (plan a question, run a skill, render it).
+    """At most `slots` turns of this process compute at once (plan a question, run a skill, render it).
 
     Why (issue 16 item 4): with as many request threads as concurrent streams, 32 turns computing
     together share one interpreter lock, so every turn — and every new connection's first frame —
@@ -171,8 +171,8 @@ class AnalysisSlots:
     read (a slow client or a hung bucket cannot hold it). `wait_count` counts turns that had to wait
     (for tests)."""
 
-    def __init__(self, n: int) -> None:
-        self._sem = threading.BoundedSemaphore(max(1, n))
+    def __init__(self, slots: int) -> None:
+        self._sem = threading.BoundedSemaphore(max(1, slots))
         self.wait_count = 0
 
     @contextlib.contextmanager

@@ -125,7 +125,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             cols[f"option{i + 1}_value"] = map_distinct(sku_names, functools.partial(_option, i=i, part=1), pa.string())
         attributes_from_options(cols)
     return Draft(
-        n=row_count,
+        row_count=row_count,
         cols=cols,
         keep=keep,
         used=used,

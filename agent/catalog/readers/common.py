@@ -104,7 +104,7 @@ ATTRIBUTE_WORDS = {
 class Draft:
     """A format reader's output, before the shared normalisation."""
 
-    n: int  # parsed rows
+    row_count: int  # parsed rows
     # canonical field name (or "google_category", or "vehicle_listing": bool, step (v) of categorise) -> values
     cols: dict[str, pa.ChunkedArray | pa.Array]
     keep: np.ndarray | None = None  # rows that become canonical rows (None = all)
@@ -305,9 +305,9 @@ def entry_mask(arr, predicate) -> pa.Array:
     return pa.Array.from_buffers(pa.bool_(), len(rows), [None, pa.py_buffer(np.packbits(rows, bitorder="little"))])
 
 
-def flagged_rows(d: pa.DictionaryArray, flags: np.ndarray) -> np.ndarray:
+def flagged_rows(column: pa.DictionaryArray, flags: np.ndarray) -> np.ndarray:
     """Per row, whether its dictionary entry is flagged (null rows: False)."""
-    return entry_codes(d, flags, missing=False)
+    return entry_codes(column, flags, missing=False)
 
 
 def blank_where(arr, mask) -> pa.DictionaryArray:
@@ -402,7 +402,7 @@ def _status(value, default: str, row_count: int) -> pa.DictionaryArray:
 def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = None) -> pa.Table:
     """Draft -> canonical table (all statuses; the analysis chooses its population)."""
     cols = dict(draft.cols)
-    row_number = pa.array(np.arange(1, draft.n + 1, dtype=np.int64))
+    row_number = pa.array(np.arange(1, draft.row_count + 1, dtype=np.int64))
     keep = draft.keep
     if keep is not None and keep.all():
         keep = None
@@ -546,22 +546,29 @@ def _zero_indices(n: int) -> pa.Array:
     return pa.Array.from_buffers(pa.int32(), n, [None, _zero_buffer((n + 1) * 8).slice(0, n * 4)], null_count=0)
 
 
-def null_column(n: int, typ: pa.DataType) -> pa.Array:
-    """An all-null column of `n` rows whose buffers are views of one zeroed block shared by every
+def null_column(row_count: int, typ: pa.DataType) -> pa.Array:
+    """An all-null column of `row_count` rows whose buffers are views of one zeroed block shared by every
     such column: a format without sale prices, materials or option columns adds no memory for them
     (the block is allocated once, and its untouched pages are never even mapped)."""
-    zero = _zero_buffer((n + 1) * 8)
-    bitmap = zero.slice(0, (n + 7) // 8)
+    zero = _zero_buffer((row_count + 1) * 8)
+    bitmap = zero.slice(0, (row_count + 7) // 8)
     if pa.types.is_dictionary(typ):
         indices = pa.Array.from_buffers(
-            typ.index_type, n, [bitmap, zero.slice(0, n * typ.index_type.bit_width // 8)], null_count=n
+            typ.index_type,
+            row_count,
+            [bitmap, zero.slice(0, row_count * typ.index_type.bit_width // 8)],
+            null_count=row_count,
         )
         return pa.DictionaryArray.from_arrays(indices, pa.array([], typ.value_type), safe=False)
     if pa.types.is_string(typ):
-        return pa.Array.from_buffers(typ, n, [bitmap, zero.slice(0, (n + 1) * 4), pa.py_buffer(b"")], null_count=n)
+        return pa.Array.from_buffers(
+            typ, row_count, [bitmap, zero.slice(0, (row_count + 1) * 4), pa.py_buffer(b"")], null_count=row_count
+        )
     if (pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_date(typ)) and typ.bit_width % 8 == 0:
-        return pa.Array.from_buffers(typ, n, [bitmap, zero.slice(0, n * typ.bit_width // 8)], null_count=n)
-    return pa.nulls(n, typ)
+        return pa.Array.from_buffers(
+            typ, row_count, [bitmap, zero.slice(0, row_count * typ.bit_width // 8)], null_count=row_count
+        )
+    return pa.nulls(row_count, typ)
 
 
 def _typed(name: str, job: Callable[[], object]) -> Callable[[], object]:
@@ -589,9 +596,9 @@ def _clean_dict(values):
     return clean_text(as_dict(values))
 
 
-def codes_of(arr, fn, labels: tuple[object, ...]) -> np.ndarray:
-    """Per-row int8 code (index into labels, -1 for none) from fn evaluated once per distinct value."""
-    return value_codes(arr, lambda v: labels.index(code) if (code := fn(v)) in labels else -1, np.int8)
+def codes_of(arr, classify, labels: tuple[object, ...]) -> np.ndarray:
+    """Per-row int8 code (index into labels, -1 for none) from `classify` evaluated once per distinct value."""
+    return value_codes(arr, lambda v: labels.index(code) if (code := classify(v)) in labels else -1, np.int8)
 
 
 def value_codes(arr, code: Callable[[object], int], dtype=np.int8, missing: int = -1) -> np.ndarray:

@@ -30,4 +30,4 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if "image_url" in cols:
         cols["image_url"] = first_url(cols["image_url"])
     attributes_from_options(cols)
-    return Draft(n=table.num_rows, cols=cols, used=set(roles.values()), currency_column="currency" in cols)
+    return Draft(row_count=table.num_rows, cols=cols, used=set(roles.values()), currency_column="currency" in cols)

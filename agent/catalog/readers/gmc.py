@@ -31,7 +31,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if "category_path" in cols:  # product_type may list several paths: the first is the main one
         cols["own_categories"] = own_categories.column(cols["category_path"], own_categories.gmc)
         cols["category_path"] = _first_path(cols["category_path"])
-    return Draft(n=table.num_rows, cols=cols, used=used, default_status="active")
+    return Draft(row_count=table.num_rows, cols=cols, used=used, default_status="active")
 
 
 # Google's vehicle ads attributes that only a vehicle carries together: its odometer and model year.

@@ -235,7 +235,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if "backorders" in raw:
         cols["inventory_policy"] = map_distinct(to_strings(raw["backorders"]), _policy, pa.string(), keep_dict=True)
     return Draft(
-        n=row_count,
+        row_count=row_count,
         cols=cols,
         keep=keep,
         used=used,

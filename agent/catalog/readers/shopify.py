@@ -181,7 +181,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     # the handle column as the CSV/Parquet reader (and csvread's unification) built it
     unique = isinstance(handle, pa.ChunkedArray) and handle.num_chunks == 1 and pa.types.is_dictionary(handle.type)
     return Draft(
-        n=row_count,
+        row_count=row_count,
         cols=cols,
         keep=keep,
         used=used,

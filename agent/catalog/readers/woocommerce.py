@@ -185,4 +185,4 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         cols[f"option{i}_value"] = table[pair["value"]]
         used.update(pair.values())
     attributes_from_options(cols)
-    return Draft(n=row_count, cols=cols, keep=keep, used=used, default_status="unknown")
+    return Draft(row_count=row_count, cols=cols, keep=keep, used=used, default_status="unknown")
