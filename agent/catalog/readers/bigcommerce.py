@@ -58,17 +58,48 @@ def _option(v: str | None, i: int, part: int) -> str | None:
 
 
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
+    """BigCommerce rows as a Draft: each row's Product row block (`_owners`), product fields spread from it,
+    prices blank on a SKU row taken from the product, options read from the SKU rows' names."""
     row_count = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
-    used = set(roles.values())
     kind = (
         map_distinct(to_strings(raw["item_type"]), lambda v: (v or "").strip().lower(), pa.string())
         if "item_type" in raw
         else pa.array(["product"] * row_count, pa.string())
     )
     kind_np = np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
-    is_product = kind_np == "product"
-    is_sku = kind_np == "sku"
+    is_product, is_sku = kind_np == "product", kind_np == "sku"
+    owner, keep, skipped = _owners(is_product, is_sku)
+    if "category_path" in raw:
+        raw["own_categories"] = own_categories.column(raw["category_path"], own_categories.bigcommerce)
+        raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _category, pa.string(), keep_dict=True)
+    if "visible" in raw:
+        raw["status"] = raw["visible"]
+    if "product_id" not in raw and (fallback := coalesce(raw.get("sku"), raw.get("title"))) is not None:
+        raw["product_id"] = fallback
+    cols = _columns(raw, owner)
+    if "title" in raw:
+        names = to_strings(raw["title"]).cast(pa.string())
+        sku_names = pc.if_else(pa.array(is_sku), names, pa.scalar(None, pa.string()))
+        for i in range(3):
+            cols[f"option{i + 1}_name"] = map_distinct(sku_names, functools.partial(_option, i=i, part=0), pa.string())
+            cols[f"option{i + 1}_value"] = map_distinct(sku_names, functools.partial(_option, i=i, part=1), pa.string())
+        attributes_from_options(cols)
+    return Draft(
+        row_count=row_count,
+        cols=cols,
+        keep=keep,
+        used=set(roles.values()),
+        skipped=skipped,
+        default_status="unknown",
+        skip_reason="before any Product row",
+    )
+
+
+def _owners(is_product: np.ndarray, is_sku: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """(each row's Product row, -1 before any; rows kept: SKU rows, and Product rows without SKU rows;
+    rows skipped: those before any Product row)."""
+    row_count = len(is_product)
     group = np.cumsum(is_product) - 1  # index of the Product row block each row belongs to
     product_rows = np.flatnonzero(is_product)
     owner = np.where(
@@ -82,15 +113,12 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if len(product_rows):
         product_has_skus[product_rows] = skus_per_group > 0
     keep = ~orphan & ((is_product & ~product_has_skus) | is_sku)
-    skipped = int((orphan & ~is_product).sum())
+    return owner, keep, int((orphan & ~is_product).sum())
 
-    if "category_path" in raw:
-        raw["own_categories"] = own_categories.column(raw["category_path"], own_categories.bigcommerce)
-        raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _category, pa.string(), keep_dict=True)
-    if "visible" in raw:
-        raw["status"] = raw["visible"]
-    if "product_id" not in raw and (fallback := coalesce(raw.get("sku"), raw.get("title"))) is not None:
-        raw["product_id"] = fallback
+
+def _columns(raw: dict[str, pa.ChunkedArray], owner: np.ndarray) -> dict:
+    """Product fields from the owning Product row, variant fields as they are, prices (0 meaning none
+    but for the price itself) falling back to the product's, untracked inventory as no quantity."""
     cols: dict = {}
     for name in _PRODUCT_FIELDS:
         if name in raw:
@@ -117,19 +145,4 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         cols["inventory_qty"] = pc.if_else(
             untracked, pa.scalar(None, pa.string()), to_strings(cols["inventory_qty"]).cast(pa.string())
         )
-    if "title" in raw:
-        names = to_strings(raw["title"]).cast(pa.string())
-        sku_names = pc.if_else(pa.array(is_sku), names, pa.scalar(None, pa.string()))
-        for i in range(3):
-            cols[f"option{i + 1}_name"] = map_distinct(sku_names, functools.partial(_option, i=i, part=0), pa.string())
-            cols[f"option{i + 1}_value"] = map_distinct(sku_names, functools.partial(_option, i=i, part=1), pa.string())
-        attributes_from_options(cols)
-    return Draft(
-        row_count=row_count,
-        cols=cols,
-        keep=keep,
-        used=used,
-        skipped=skipped,
-        default_status="unknown",
-        skip_reason="before any Product row",
-    )
+    return cols

@@ -251,6 +251,21 @@ def fill_down(
     return FillDown.plan(keys, nkeys, first).apply(values)
 
 
+def inherited(
+    raw: dict[str, pa.ChunkedArray], names: tuple[str, ...], parent_row: np.ndarray
+) -> dict[str, pa.ChunkedArray | pa.Array | None]:
+    """For formats whose child rows name a parent (Magento, WooCommerce): each field in `names` the row's
+    own value, else its parent's (`parent_row`, -1 for none) — except the title, which is the parent's
+    name first, as the product's title is the parent's."""
+    out: dict[str, pa.ChunkedArray | pa.Array | None] = {}
+    for name in names:
+        if name in raw:
+            values = raw[name].cast(pa.string()) if pa.types.is_dictionary(raw[name].type) else raw[name]
+            parent_val = take_rows(values, parent_row)
+            out[name] = coalesce(parent_val, values) if name == "title" else coalesce(values, parent_val)
+    return out
+
+
 def coalesce(*arrays: pa.ChunkedArray | pa.Array | None) -> pa.ChunkedArray | pa.Array | None:
     """First non-null per row. Dictionary inputs stay dictionary when all are; else text."""
     present = [

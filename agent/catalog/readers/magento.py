@@ -40,7 +40,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.catalog.readers import own_categories
-from agent.catalog.readers.common import Draft, attribute_for, coalesce, encode_keys, first_row_per_key, take_rows
+from agent.catalog.readers.common import (
+    Draft,
+    attribute_for,
+    coalesce,
+    encode_keys,
+    first_row_per_key,
+    inherited,
+    take_rows,
+)
 from agent.catalog.values import map_distinct, policy_value, to_strings
 
 _INHERIT = ("title", "description", "category_path", "image_url", "brand", "own_categories")
@@ -126,15 +134,11 @@ def _online_status(v: str | None) -> str | None:
 
 
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
+    """Magento rows as a Draft: which rows are products (store views, repeated SKUs), which parent each
+    child belongs to, then the columns with what children inherit (module docstring)."""
     row_count = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
-    used = set(roles.values())
-    kind = (
-        map_distinct(to_strings(raw["mg_type"]), lambda v: (v or "").strip().lower(), pa.string())
-        if "mg_type" in raw
-        else pa.array([""] * row_count, pa.string())
-    )
-    kind_np = np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
+    kind = _kinds(raw, row_count)
     skus = (
         pc.utf8_trim_whitespace(to_strings(raw["sku"]).cast(pa.string()))
         if "sku" in raw
@@ -142,15 +146,55 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     )
     keys, nkeys = encode_keys(skus)
     product = _product_rows(raw.get("store_view"), keys, nkeys, row_count)
-    # a SKU is one product: a later product row with the same SKU repeats it (converted or
-    # concatenated exports) and is skipped, with its reason
+    repeat = _repeated_skus(product, keys, nkeys)
+    product &= ~repeat
+    parent_row, has_children = _link_children(raw, skus, product, row_count)
+    keep = product & ~has_children & (kind != "grouped")
+    return Draft(
+        row_count=row_count,
+        cols=_columns(raw, skus, parent_row),
+        keep=keep,
+        used=set(roles.values()),
+        default_status="unknown",
+        skipped=int(repeat.sum()),
+        skip_reason="repeating a SKU already read",
+    )
+
+
+def _kinds(raw: dict[str, pa.ChunkedArray], row_count: int) -> np.ndarray:
+    """Each row's `product_type` ("simple", "configurable", "grouped" …), lower case; "" without the column."""
+    kind = (
+        map_distinct(to_strings(raw["mg_type"]), lambda v: (v or "").strip().lower(), pa.string())
+        if "mg_type" in raw
+        else pa.array([""] * row_count, pa.string())
+    )
+    return np.asarray(kind.to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _repeated_skus(product: np.ndarray, keys: np.ndarray, nkeys: int) -> np.ndarray:
+    """Product rows whose SKU an earlier product row already has: a SKU is one product, and a later row
+    with it (converted or concatenated exports) is skipped, with its reason."""
+    row_count = len(product)
     first_product = np.full(nkeys + 1, -1, dtype=np.int64)
     rows_p = np.flatnonzero(product & (keys >= 0))
     first_product[keys[rows_p][::-1]] = rows_p[::-1]
-    repeat = product & (keys >= 0) & (np.take(first_product, np.where(keys >= 0, keys, nkeys)) != np.arange(row_count))
-    product &= ~repeat
+    return product & (keys >= 0) & (np.take(first_product, np.where(keys >= 0, keys, nkeys)) != np.arange(row_count))
 
-    # child sku -> parent row (Python over parent rows only: a few per thousand)
+
+def _hidden(raw: dict[str, pa.ChunkedArray], row_count: int) -> np.ndarray:
+    """Rows "Not Visible Individually": a group member so marked is one of the group's variants."""
+    if "visibility" not in raw:
+        return np.zeros(row_count, dtype=bool)
+    hidden = pc.fill_null(map_distinct(to_strings(raw["visibility"]), _not_visible, pa.bool_()), False)
+    return np.asarray(hidden.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _link_children(
+    raw: dict[str, pa.ChunkedArray], skus: pa.ChunkedArray, product: np.ndarray, row_count: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(parent row of each row or -1, whether a row has linked children): configurable first, so its claim
+    on a child wins, then groups' hidden members, then a `parent_sku` column. Python over parent rows only
+    (a few per thousand)."""
     parent_row = np.full(row_count, -1, dtype=np.int64)
     has_children = np.zeros(row_count, dtype=bool)
     links: list[tuple[str, Callable[[str | None], list[str]] | None]] = [
@@ -160,43 +204,51 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     ]
     if "parent_sku" in raw:  # the child names its parent (a column some export tools add)
         links.append(("parent_sku", None))
-    hidden = (
-        np.asarray(
-            pc.fill_null(map_distinct(to_strings(raw["visibility"]), _not_visible, pa.bool_()), False).to_numpy(
-                zero_copy_only=False
-            ),
-            dtype=bool,
-        )
-        if "visibility" in raw
-        else np.zeros(row_count, dtype=bool)
-    )
-    if links:
-        sku_list = skus.to_pylist()
-        row_of_sku: dict[str, int] = {}
-        for i, code in enumerate(sku_list):
-            if code and product[i]:
-                row_of_sku.setdefault(code, i)
-        for role, parse in links:  # configurable first: its claim on a child wins
-            if parse is None:
-                for j, v in enumerate(to_strings(raw[role]).cast(pa.string()).to_pylist()):
-                    parent = row_of_sku.get(v.strip()) if v and product[j] else None
-                    if parent is not None and parent != j and parent_row[j] < 0 and not has_children[j]:
-                        parent_row[j] = parent
-                        has_children[parent] = True
+    hidden = _hidden(raw, row_count)
+    if not links:
+        return parent_row, has_children
+    row_of_sku: dict[str, int] = {}
+    for i, code in enumerate(skus.to_pylist()):
+        if code and product[i]:
+            row_of_sku.setdefault(code, i)
+    for role, parse in links:
+        if parse is None:
+            _link_named_parents(raw[role], row_of_sku, product, parent_row, has_children)
+            continue
+        for i, v in enumerate(raw[role].to_pylist()):
+            if not v or not product[i]:
                 continue
-            for i, v in enumerate(raw[role].to_pylist()):
-                if not v or not product[i]:
+            for child in parse(v):
+                row = row_of_sku.get(child)
+                if row is None or row == i or parent_row[row] >= 0 or has_children[row]:
                     continue
-                for child in parse(v):
-                    row = row_of_sku.get(child)
-                    if row is None or row == i or parent_row[row] >= 0 or has_children[row]:
-                        continue
-                    if role == "associated_skus" and not hidden[row]:
-                        continue  # a visible group member is a product of its own
-                    parent_row[row] = i
-                    has_children[i] = True
-    keep = product & ~has_children & (kind_np != "grouped")
+                if role == "associated_skus" and not hidden[row]:
+                    continue  # a visible group member is a product of its own
+                parent_row[row] = i
+                has_children[i] = True
+    return parent_row, has_children
 
+
+def _link_named_parents(
+    parent_sku: pa.ChunkedArray,
+    row_of_sku: dict[str, int],
+    product: np.ndarray,
+    parent_row: np.ndarray,
+    has_children: np.ndarray,
+) -> None:
+    """A `parent_sku` column: each child row names its parent, unless it is linked already or a parent
+    itself (updates `parent_row` and `has_children` in place)."""
+    for j, v in enumerate(to_strings(parent_sku).cast(pa.string()).to_pylist()):
+        parent = row_of_sku.get(v.strip()) if v and product[j] else None
+        if parent is not None and parent != j and parent_row[j] < 0 and not has_children[j]:
+            parent_row[j] = parent
+            has_children[parent] = True
+
+
+def _columns(raw: dict[str, pa.ChunkedArray], skus: pa.ChunkedArray, parent_row: np.ndarray) -> dict:
+    """The canonical columns: categories and `additional_attributes` read, what children inherit from their
+    parent filled in, ids (a child's product is its parent), status (a disabled parent's children are
+    drafts), availability and the backorder policy."""
     cols: dict = {}
     for name in ("price", "sale_price", "inventory_qty", "color", "size"):
         if name in raw:
@@ -206,24 +258,14 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         raw["own_categories"] = own_categories.column(raw["category_path"], own_categories.magento)
         raw["category_path"] = map_distinct(to_strings(raw["category_path"]), _category, pa.string(), keep_dict=True)
     if "additional_attributes" in raw:
-        extra = raw["additional_attributes"]
-        for attr in ("color", "size", "material", "brand"):
-            got = map_distinct(to_strings(extra), functools.partial(_attr_value, attr), pa.string())
-            if attr == "brand":
-                raw["brand"] = coalesce(raw.get("brand"), got)
-            else:
-                cols[attr] = coalesce(cols.get(attr), got)
-    for name in _INHERIT:
-        if name in raw:
-            values = raw[name].cast(pa.string()) if pa.types.is_dictionary(raw[name].type) else raw[name]
-            parent_val = take_rows(values, parent_row)
-            cols[name] = coalesce(parent_val, values) if name == "title" else coalesce(values, parent_val)
+        _read_additional_attributes(raw, cols)
+    cols.update(inherited(raw, _INHERIT, parent_row))
     if "material" in cols:  # a product-level attribute on configurables
         cols["material"] = coalesce(cols["material"], take_rows(cols["material"], parent_row))
     for name in ("sale_start", "sale_end", "currency"):  # the special price's schedule; a currency column
         if name in raw:
             cols[name] = raw[name]
-    product_row = np.where(parent_row >= 0, parent_row, np.arange(row_count))
+    product_row = np.where(parent_row >= 0, parent_row, np.arange(len(parent_row)))
     cols["product_id"] = take_rows(skus, product_row)
     cols["variant_id"] = skus
     if "online" in raw:
@@ -234,12 +276,16 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         cols["availability"] = raw["in_stock"]
     if "backorders" in raw:
         cols["inventory_policy"] = map_distinct(to_strings(raw["backorders"]), _policy, pa.string(), keep_dict=True)
-    return Draft(
-        row_count=row_count,
-        cols=cols,
-        keep=keep,
-        used=used,
-        default_status="unknown",
-        skipped=int(repeat.sum()),
-        skip_reason="repeating a SKU already read",
-    )
+    return cols
+
+
+def _read_additional_attributes(raw: dict[str, pa.ChunkedArray], cols: dict) -> None:
+    """`additional_attributes` cells ("color=Red,size=M,manufacturer=Acme"): color, size and material where
+    their own columns are empty, the brand into `raw` (children inherit it)."""
+    extra = raw["additional_attributes"]
+    for attr in ("color", "size", "material", "brand"):
+        got = map_distinct(to_strings(extra), functools.partial(_attr_value, attr), pa.string())
+        if attr == "brand":
+            raw["brand"] = coalesce(raw.get("brand"), got)
+        else:
+            cols[attr] = coalesce(cols.get(attr), got)

@@ -95,6 +95,8 @@ def _shopify_status(value: object) -> str:
 
 
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
+    """Shopify rows as a Draft: a handle's rows are one product (its fields from the handle's first row,
+    filled down on the pool meanwhile); variant rows kept, image-only rows and rows without a handle not."""
     row_count = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
     used = set(roles.values())
@@ -104,42 +106,74 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         handle = pa.nulls(row_count, pa.string())
     else:
         keys, nkeys = encode_keys(handle)
-    cols: dict = {}
     first = FillDown.plan(keys, nkeys, first_row_per_key(keys, nkeys))  # product fields: a handle's first row
     filled = [name for name in PRODUCT_FIELDS if name in raw and name not in ("status", "published")]
     # the fills run on the pool while this thread works out the rows, status and stock below
     fills = submit_all({name: functools.partial(first.apply, raw[name]) for name in filled}, row_count)
-    for name in (
-        "sku",
-        "price",
-        "compare_at_price",
-        "currency",
-        "gtin",
-        "inventory_qty",
-        "inventory_policy",
-        "option1_value",
-        "option2_value",
-        "option3_value",
-    ):
-        if name in raw:
-            cols[name] = raw[name]
+    cols: dict = {name: raw[name] for name in _PASSED if name in raw}
     cols["product_id"] = handle
-
-    # rows: variant rows vs image-only rows vs rows without handle
-    present = [raw[name] for name in ("title",) + VARIANT_EVIDENCE if name in raw]
     has_handle = keys >= 0
-    if any(col.null_count == 0 for col in present):  # e.g. a SKU on every row: every row is a variant
-        keep = has_handle
-    else:
-        evidence = np.zeros(row_count, dtype=bool)
-        for col in present:
-            if col.null_count < len(col):
-                evidence |= np.asarray(pc.is_valid(col).to_numpy(zero_copy_only=False), dtype=bool)
-        keep = evidence & has_handle
-    skipped = int((~has_handle).sum())
+    keep = _variant_rows(raw, has_handle)
+    cols.update(_status(raw, first))
+    # stock: untracked variants are always sellable
+    if "inventory_tracker" in raw:
+        untracked = np.asarray(pc.is_null(raw["inventory_tracker"]).to_numpy(zero_copy_only=False), dtype=bool)
+        cols["availability"] = from_codes(np.where(untracked, 0, -1).astype(np.int8), ("in_stock",))
+    cols.update({name: fill.result() for name, fill in fills.items()})
+    _drop_default_title(cols)
+    attributes_from_options(cols)
+    for col in extra_columns(table.column_names):
+        label_key = headers.metafield(col)
+        assert label_key is not None  # extra_columns() lists metafield headers only
+        attr = _metafield_attr(*label_key)
+        cols[attr] = coalesce(cols.get(attr), fill_down(table[col], keys, nkeys, first))
+        used.add(col)
+    cols["image_url"] = coalesce(raw.get("variant_image"), cols.pop("image_src", None))
+    # the handle column as the CSV/Parquet reader (and csvread's unification) built it
+    unique = isinstance(handle, pa.ChunkedArray) and handle.num_chunks == 1 and pa.types.is_dictionary(handle.type)
+    return Draft(
+        row_count=row_count,
+        cols=cols,
+        keep=keep,
+        used=used,
+        skipped=int((~has_handle).sum()),
+        default_status="unknown",
+        unique_product_ids=unique,
+        skip_reason="without a handle",
+    )
 
-    # status: Status column, overridden to draft when explicitly unpublished — decided once per
-    # product on integer codes (from the handle's first row), then spread to its rows
+
+# variant columns taken as they are (the readers' shared normalisation reads them)
+_PASSED = (
+    "sku",
+    "price",
+    "compare_at_price",
+    "currency",
+    "gtin",
+    "inventory_qty",
+    "inventory_policy",
+    "option1_value",
+    "option2_value",
+    "option3_value",
+)
+
+
+def _variant_rows(raw: dict[str, pa.ChunkedArray], has_handle: np.ndarray) -> np.ndarray:
+    """Variant rows, not image-only rows (a row with a title or any variant field) nor rows without a handle."""
+    present = [raw[name] for name in ("title",) + VARIANT_EVIDENCE if name in raw]
+    if any(col.null_count == 0 for col in present):  # e.g. a SKU on every row: every row is a variant
+        return has_handle
+    evidence = np.zeros(len(has_handle), dtype=bool)
+    for col in present:
+        if col.null_count < len(col):
+            evidence |= np.asarray(pc.is_valid(col).to_numpy(zero_copy_only=False), dtype=bool)
+    return evidence & has_handle
+
+
+def _status(raw: dict[str, pa.ChunkedArray], first: FillDown) -> dict[str, pa.Array]:
+    """`status` (and `online_store`): the Status column, overridden to draft when explicitly unpublished —
+    decided once per product on integer codes (from the handle's first row), then spread to its rows."""
+    cols: dict[str, pa.Array] = {}
     labels = ("active", "draft", "archived", "unknown")
     status = codes_of(first.per_key(raw["status"]), _shopify_status, labels) if "status" in raw else None
     if "published" in raw:
@@ -153,15 +187,11 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         cols["online_store"] = pa.array(on_store == 0, mask=on_store < 0)
     if status is not None:
         cols["status"] = from_codes(first.spread(status), labels)
+    return cols
 
-    # stock: untracked variants are always sellable
-    if "inventory_tracker" in raw:
-        untracked = np.asarray(pc.is_null(raw["inventory_tracker"]).to_numpy(zero_copy_only=False), dtype=bool)
-        cols["availability"] = from_codes(np.where(untracked, 0, -1).astype(np.int8), ("in_stock",))
 
-    cols.update({name: fill.result() for name, fill in fills.items()})
-
-    # options: "Default Title" (a product without variants) is no option
+def _drop_default_title(cols: dict) -> None:
+    """Options: "Default Title" (a product without variants) is no option; blanked in place."""
     for i in (1, 2, 3):
         name_column, val = f"option{i}_name", f"option{i}_value"
         if name_column in cols and val in cols:
@@ -169,24 +199,3 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             if pc.any(default).as_py():
                 cols[val] = blank_where(cols[val], default)
                 cols[name_column] = blank_where(cols[name_column], default)
-    attributes_from_options(cols)
-    for col in extra_columns(table.column_names):
-        label_key = headers.metafield(col)
-        assert label_key is not None  # extra_columns() lists metafield headers only
-        attr = _metafield_attr(*label_key)
-        cols[attr] = coalesce(cols.get(attr), fill_down(table[col], keys, nkeys, first))
-        used.add(col)
-
-    cols["image_url"] = coalesce(raw.get("variant_image"), cols.pop("image_src", None))
-    # the handle column as the CSV/Parquet reader (and csvread's unification) built it
-    unique = isinstance(handle, pa.ChunkedArray) and handle.num_chunks == 1 and pa.types.is_dictionary(handle.type)
-    return Draft(
-        row_count=row_count,
-        cols=cols,
-        keep=keep,
-        used=used,
-        skipped=skipped,
-        default_status="unknown",
-        unique_product_ids=unique,
-        skip_reason="without a handle",
-    )

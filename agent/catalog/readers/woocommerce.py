@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from agent.catalog import headers
 from agent.catalog.readers import own_categories
-from agent.catalog.readers.common import Draft, attributes_from_options, coalesce, take_rows
+from agent.catalog.readers.common import Draft, attributes_from_options, coalesce, inherited, take_rows
 from agent.catalog.values import map_distinct, to_strings
 
 # Attribute name/value columns in each export language (normalised headers; headers.WOO_LABELS)
@@ -84,6 +84,8 @@ def _first_category(v: str | None) -> str | None:
 
 
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
+    """WooCommerce rows as a Draft: each variation linked to its parent, a variable parent with variations
+    and a grouped row dropped (containers), then the columns with what variations inherit."""
     row_count = table.num_rows
     raw = {role: table[col] for role, col in roles.items() if col in table.column_names}
     for role in _ESCAPED & raw.keys():
@@ -96,45 +98,49 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     )
     is_variable = np.asarray(pc.match_substring(kind, "variable").to_numpy(zero_copy_only=False), dtype=bool)
     is_grouped = np.asarray(pc.match_substring(kind, "grouped").to_numpy(zero_copy_only=False), dtype=bool)
-
-    # parent row of each variation: "id:44" against ID, anything else against SKU
-    parent_row = np.full(row_count, -1, dtype=np.int64)
-    if "parent" in raw:
-        # a blank Parent names no parent: it must not match the first row with a blank SKU
-        parent = pc.utf8_trim_whitespace(to_strings(raw["parent"]).cast(pa.string()))
-        parent = pc.if_else(pc.equal(parent, ""), pa.scalar(None, pa.string()), parent)
-        if "product_id" in raw:
-            ids = pc.binary_join_element_wise(
-                "id:", pc.utf8_trim_whitespace(to_strings(raw["product_id"]).cast(pa.string())), ""
-            )
-            by_id = pc.index_in(
-                parent, value_set=ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids, skip_nulls=True
-            )
-            parent_row = np.where(parent_row < 0, pc.fill_null(by_id, -1).to_numpy(zero_copy_only=False), parent_row)
-        if "sku" in raw:
-            skus = pc.utf8_trim_whitespace(to_strings(raw["sku"]).cast(pa.string()))
-            by_sku = pc.index_in(
-                parent, value_set=skus.combine_chunks() if isinstance(skus, pa.ChunkedArray) else skus, skip_nulls=True
-            )
-            parent_row = np.where(parent_row < 0, pc.fill_null(by_sku, -1).to_numpy(zero_copy_only=False), parent_row)
+    parent_row = _parent_rows(raw, row_count)
     has_children = np.zeros(row_count, dtype=bool)
     has_children[parent_row[parent_row >= 0]] = True
     keep = ~((is_variable & has_children) | is_grouped)
+    cols = _columns(raw, parent_row)
+    # attributes -> options (at most three) -> color/size/material
+    for i, pair in enumerate(list(_attribute_columns(table.column_names).values())[:3], start=1):
+        cols[f"option{i}_name"] = table[pair["name"]]
+        cols[f"option{i}_value"] = table[pair["value"]]
+        used.update(pair.values())
+    attributes_from_options(cols)
+    return Draft(row_count=row_count, cols=cols, keep=keep, used=used, default_status="unknown")
 
-    cols: dict = {}
-    for name in (
-        "sku",
-        "gtin",
-        "inventory_qty",
-        "price",
-        "sale_price",
-        "sale_start",
-        "sale_end",
-        "currency",
-        "published",
-    ):
-        if name in raw:
-            cols[name] = raw[name]
+
+def _parent_rows(raw: dict[str, pa.ChunkedArray], row_count: int) -> np.ndarray:
+    """The parent row of each variation (-1 for none): "id:44" against ID, anything else against SKU."""
+    parent_row = np.full(row_count, -1, dtype=np.int64)
+    if "parent" not in raw:
+        return parent_row
+    # a blank Parent names no parent: it must not match the first row with a blank SKU
+    parent = pc.utf8_trim_whitespace(to_strings(raw["parent"]).cast(pa.string()))
+    parent = pc.if_else(pc.equal(parent, ""), pa.scalar(None, pa.string()), parent)
+    if "product_id" in raw:
+        ids = pc.binary_join_element_wise(
+            "id:", pc.utf8_trim_whitespace(to_strings(raw["product_id"]).cast(pa.string())), ""
+        )
+        parent_row = np.where(parent_row < 0, _row_in(parent, ids), parent_row)
+    if "sku" in raw:
+        skus = pc.utf8_trim_whitespace(to_strings(raw["sku"]).cast(pa.string()))
+        parent_row = np.where(parent_row < 0, _row_in(parent, skus), parent_row)
+    return parent_row
+
+
+def _row_in(parent: pa.ChunkedArray | pa.Array, names: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Per row, the first row whose `names` value its `parent` is (-1 for none or a null parent)."""
+    value_set = names.combine_chunks() if isinstance(names, pa.ChunkedArray) else names
+    return pc.fill_null(pc.index_in(parent, value_set=value_set, skip_nulls=True), -1).to_numpy(zero_copy_only=False)
+
+
+def _columns(raw: dict[str, pa.ChunkedArray], parent_row: np.ndarray) -> dict:
+    """The canonical columns but the options: first category and first image, ids (a variation's product is
+    its parent), what variations inherit, status and stock."""
+    cols: dict = {name: raw[name] for name in _PASSED if name in raw}
     if "category_path" in raw:
         raw["own_categories"] = own_categories.column(raw["category_path"], own_categories.woocommerce)
         raw["category_path"] = map_distinct(
@@ -147,42 +153,34 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     sku_ids = to_strings(raw["sku"]).cast(pa.string()) if "sku" in raw else None
     own_ids = coalesce(ids, sku_ids)
     if own_ids is None:
-        own_ids = pa.nulls(row_count, pa.string())
-    product_row = np.where(parent_row >= 0, parent_row, np.arange(row_count))
+        own_ids = pa.nulls(len(parent_row), pa.string())
+    product_row = np.where(parent_row >= 0, parent_row, np.arange(len(parent_row)))
     cols["product_id"] = take_rows(own_ids, product_row)
     cols["variant_id"] = own_ids
-    for name in _INHERIT:
-        if name in raw:
-            values = raw[name].cast(pa.string()) if pa.types.is_dictionary(raw[name].type) else raw[name]
-            parent_val = take_rows(values, parent_row)
-            # the product title is the parent's name; other fields: own value, else the parent's
-            cols[name] = coalesce(parent_val, values) if name == "title" else coalesce(values, parent_val)
-
+    cols.update(inherited(raw, _INHERIT, parent_row))
     # status: own Published, but a variation of an unpublished parent is not on sale either
     if "published" in cols:
         pub = to_strings(cols.pop("published")).cast(pa.string())
         parent_pub = take_rows(pub, parent_row)
         parent_off = pc.fill_null(pc.is_in(parent_pub, value_set=pa.array(["0", "-1"])), False)
         cols["status"] = pc.if_else(parent_off, parent_pub, pub)
-
-    # stock
     if "in_stock" in raw:
-        stated = to_strings(raw["in_stock"]).cast(pa.string())
-        if "backorders" in raw:
-            allowed = pc.is_in(
-                to_strings(raw["backorders"]).cast(pa.string()), value_set=pa.array(["1", "notify", "yes"])
-            )
-            stated = pc.if_else(
-                pc.and_(pc.fill_null(pc.equal(stated, "0"), False), pc.fill_null(allowed, False)), "backorder", stated
-            )
-        cols["availability"] = stated
+        cols["availability"] = _availability(raw)
     if "backorders" in raw:
         cols["inventory_policy"] = raw["backorders"]
+    return cols
 
-    # attributes -> options (at most three) -> color/size/material
-    for i, pair in enumerate(list(_attribute_columns(table.column_names).values())[:3], start=1):
-        cols[f"option{i}_name"] = table[pair["name"]]
-        cols[f"option{i}_value"] = table[pair["value"]]
-        used.update(pair.values())
-    attributes_from_options(cols)
-    return Draft(row_count=row_count, cols=cols, keep=keep, used=used, default_status="unknown")
+
+def _availability(raw: dict[str, pa.ChunkedArray]) -> pa.ChunkedArray | pa.Array:
+    """ "In stock?" as stated; out of stock with backorders allowed is "backorder"."""
+    stated = to_strings(raw["in_stock"]).cast(pa.string())
+    if "backorders" in raw:
+        allowed = pc.is_in(to_strings(raw["backorders"]).cast(pa.string()), value_set=pa.array(["1", "notify", "yes"]))
+        stated = pc.if_else(
+            pc.and_(pc.fill_null(pc.equal(stated, "0"), False), pc.fill_null(allowed, False)), "backorder", stated
+        )
+    return stated
+
+
+# columns taken as they are (the readers' shared normalisation reads them)
+_PASSED = ("sku", "gtin", "inventory_qty", "price", "sale_price", "sale_start", "sale_end", "currency", "published")
