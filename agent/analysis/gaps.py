@@ -245,35 +245,86 @@ def run(inp: SkillInput) -> SkillResult:
 def answer(inp: SkillInput, agg: OwnAggregates) -> SkillResult:
     """The table, findings and notes from the own aggregates (and the reference, aggregated in memory)."""
     scope, tax = inp.scope, inp.taxonomy
-    own, currency, other_currencies, excluded = agg.by_key, agg.currency, agg.other_currencies, agg.excluded
-    ref = None
-    ref_total = 0
-    notes = []
-    if inp.reference is not None:
-        ref_pop = common.population(inp.reference, scope, tax, READ)
-        ref_price, ref_currency, _ = common.main_currency_price(ref_pop.table)
-        if ref_currency != currency and ref_pop.table.num_rows and agg.rows:
-            # never compared across currencies: the reference's quartiles are left blank
-            ref_price = pa.nulls(ref_pop.table.num_rows, pa.float64())
-            notes.append(
-                f"The reference is priced in {ref_currency or 'no stated currency'} and this catalog in "
-                f"{currency or 'no stated currency'}, so prices are not compared (currencies are never converted)."
-            )
-        ref = _aggregate(ref_pop.table, scope, tax, ref_price)
-        ref_total = common.count_products(ref_pop.table)
-    has_stock = agg.has_stock
-    own_total = agg.total["products"]
-
-    keys: set[int] = set(own)
-    leaves: list[int] = []
-    if scope.taxonomy_id is not None:
-        leaves = tax.leaves_under(scope.taxonomy_id)
-        for extra in scope.extra_taxonomy_ids:  # "Outdoor Furniture Accessories" beside "Outdoor Furniture"
-            leaves += [leaf for leaf in tax.leaves_under(extra) if leaf not in leaves]
-        keys |= set(leaves)
+    ref, ref_total, notes = _reference(inp, agg)
+    leaves = _scope_leaves(scope, tax)
+    keys: set[int] = set(agg.by_key)
+    keys |= set(leaves)
     if ref:
         keys |= {k for k in ref if k != OTHER_KEY}
+    ordered = _ordered_rows(agg, keys, ref, ref_total, scope, tax)
+    table = common.records_table(BASE_COLUMNS + (REF_COLUMNS if ref is not None else ()), ordered)
+    findings = _findings(ordered, ref is not None, agg.rows, agg.unmapped_by)
+    demand_finding = _demand_missing(inp) if not agg.in_bigquery else None
+    if agg.in_bigquery and inp.demand is not None:
+        notes.append(
+            "Best sellers demand is not joined here: the catalog was aggregated in BigQuery, and the "
+            "join needs its offers in memory (ask demand_gaps about demand)."
+        )
+    if demand_finding is not None:
+        findings = [demand_finding] + findings[:6]
+    notes += _price_and_stock_notes(agg.prices, agg.rows, agg.currency, agg.other_currencies, agg.has_stock)
+    notes += agg.notes
+    n_sub = len(leaves) if leaves else len([k for k in keys if k != OTHER_KEY])
+    return SkillResult(
+        skill=SKILL_ID,
+        scope=scope,
+        table=table,
+        findings=findings,
+        thresholds=dict(THRESHOLDS),
+        currency=agg.currency,
+        chart=("Subcategory", "Products"),
+        taxonomy_note=common.taxonomy_note(scope, tax, n_sub),
+        notes=notes,
+        missing="reference" if scope.wants_reference and ref is None else None,  # shares need a reference
+    )
 
+
+# the thresholds the answer states (SkillResult.thresholds)
+THRESHOLDS = {
+    "thin_products": THIN_PRODUCTS,
+    "under_index_min_reference_share_pct": UNDER_INDEX_MIN_REF_SHARE,
+    "under_index_max": UNDER_INDEX_MAX,
+    "price_floor": "own min > reference P25",
+    "price_ceiling": "own max < reference P75",
+    "price": "priced variants (price above zero) in the main currency",
+}
+
+
+def _reference(inp: SkillInput, agg: OwnAggregates) -> tuple[dict | None, int, list[str]]:
+    """The reference catalog aggregated in memory like the own one, its product count, and the note when
+    its currency differs (its quartiles then left blank: never compared across currencies)."""
+    notes: list[str] = []
+    if inp.reference is None:
+        return None, 0, notes
+    ref_pop = common.population(inp.reference, inp.scope, inp.taxonomy, READ)
+    ref_price, ref_currency, _ = common.main_currency_price(ref_pop.table)
+    if ref_currency != agg.currency and ref_pop.table.num_rows and agg.rows:
+        ref_price = pa.nulls(ref_pop.table.num_rows, pa.float64())
+        notes.append(
+            f"The reference is priced in {ref_currency or 'no stated currency'} and this catalog in "
+            f"{agg.currency or 'no stated currency'}, so prices are not compared (currencies are never converted)."
+        )
+    ref = _aggregate(ref_pop.table, inp.scope, inp.taxonomy, ref_price)
+    return ref, common.count_products(ref_pop.table), notes
+
+
+def _scope_leaves(scope: Scope, tax: Taxonomy) -> list[int]:
+    """The taxonomy leaves under the scope's node and its extra nodes ("Outdoor Furniture Accessories"
+    beside "Outdoor Furniture"), each once: the subcategories a row is shown for even when empty."""
+    if scope.taxonomy_id is None:
+        return []
+    leaves = tax.leaves_under(scope.taxonomy_id)
+    for extra in scope.extra_taxonomy_ids:
+        leaves += [leaf for leaf in tax.leaves_under(extra) if leaf not in leaves]
+    return leaves
+
+
+def _ordered_rows(
+    agg: OwnAggregates, keys: set[int], ref: dict | None, ref_total: int, scope: Scope, tax: Taxonomy
+) -> list[dict]:
+    """Totals first (the row every summary number comes from), then one row per subcategory key, the most
+    severe gap first."""
+    own, excluded, own_total = agg.by_key, agg.excluded, agg.total["products"]
     rows = []
     for key in keys:
         group, name = _names(key, scope, tax)
@@ -284,50 +335,15 @@ def answer(inp: SkillInput, agg: OwnAggregates) -> SkillResult:
             own.get(key, {}),
             None if ref is None else ref.get(key, {}),
             excluded.get(key, 0),
-            has_stock,
+            agg.has_stock,
             own_total,
             ref_total,
         )
         rows.append((sev_key, row, key))
-
     rows.sort(key=lambda x: (-x[0][0], -x[0][1], x[1]["Products"], x[1]["Group"] or "", x[1]["Subcategory"]))
-
-    # Totals first: the row every summary number comes from.
     label = common.scope_name(scope)
-    total_row = _total_row(agg.total, label, excluded.get("total", 0), has_stock, ref is not None, ref_total)
-    ordered = [total_row] + [r for _, r, _ in rows]
-    table = common.records_table(BASE_COLUMNS + (REF_COLUMNS if ref is not None else ()), ordered)
-
-    findings = _findings(ordered, ref is not None, agg.rows, agg.unmapped_by)
-    demand_finding = _demand_missing(inp) if not agg.in_bigquery else None
-    if agg.in_bigquery and inp.demand is not None:
-        notes.append(
-            "Best sellers demand is not joined here: the catalog was aggregated in BigQuery, and the "
-            "join needs its offers in memory (ask demand_gaps about demand)."
-        )
-    if demand_finding is not None:
-        findings = [demand_finding] + findings[:6]
-    notes += _price_and_stock_notes(agg.prices, agg.rows, currency, other_currencies, has_stock) + agg.notes
-    n_sub = len(leaves) if leaves else len([k for k in keys if k != OTHER_KEY])
-    return SkillResult(
-        skill=SKILL_ID,
-        scope=scope,
-        table=table,
-        findings=findings,
-        thresholds={
-            "thin_products": THIN_PRODUCTS,
-            "under_index_min_reference_share_pct": UNDER_INDEX_MIN_REF_SHARE,
-            "under_index_max": UNDER_INDEX_MAX,
-            "price_floor": "own min > reference P25",
-            "price_ceiling": "own max < reference P75",
-            "price": "priced variants (price above zero) in the main currency",
-        },
-        currency=currency,
-        chart=("Subcategory", "Products"),
-        taxonomy_note=common.taxonomy_note(scope, tax, n_sub),
-        notes=notes,
-        missing="reference" if scope.wants_reference and ref is None else None,  # shares need a reference
-    )
+    total_row = _total_row(agg.total, label, excluded.get("total", 0), agg.has_stock, ref is not None, ref_total)
+    return [total_row] + [r for _, r, _ in rows]
 
 
 def _subcategory_row(

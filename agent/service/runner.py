@@ -41,6 +41,9 @@ from agent.store.base import (
 from . import reclaim, stepgate
 
 if TYPE_CHECKING:
+    from agent.analysis.planner import Plan
+    from agent.analysis.registry import SkillSpec
+    from agent.catalog.taxonomy import Taxonomy
     from agent.config import BigQuerySettings
 from .live import LiveRegistry
 
@@ -184,6 +187,27 @@ class AnalysisSlots:
             yield
         finally:
             self._sem.release()
+
+
+@dataclass(frozen=True)
+class _SkillTurn:
+    """One skill of a turn's plan, with what all the turn's skills share: the plan, the taxonomy, the
+    clock reading every footer states."""
+
+    spec: SkillSpec
+    position: int  # in the plan: the progress line counts "(2 of 3)"
+    plan: Plan
+    taxonomy: Taxonomy
+    now: dt.datetime
+
+
+def _preface(turn: Turn, inputs: CatalogInputs) -> list[str]:
+    """What the answer says before the analysis: files that could not be read, their problems (these
+    name files: escaped), and the turn's notices."""
+    from agent.render.text import md_escape
+
+    preface = [f"I could not read {md_escape(u.name)}: {md_escape(u.reason)}." for u in inputs.unreadable]
+    return preface + [md_escape(p) for p in inputs.problems] + turn.notices
 
 
 class Runner:
@@ -355,34 +379,21 @@ class Runner:
         change: ContextChange,
         inputs: CatalogInputs,
     ) -> Generator[dict[str, Any], None, str]:
+        """The turn's analysis: the question planned, then one artifact per skill (`_run_skill`); what
+        could not be read is said first. Returns the line the final status says."""
         from agent.analysis import planner
-        from agent.analysis.inputs import SkillInput
-        from agent.analysis.registry import IN_BIGQUERY, SKILLS
+        from agent.analysis.registry import SKILLS
         from agent.catalog import taxonomy as taxonomy_mod
         from agent.render.footer import render_footer
-        from agent.render.text import md_escape, render_skill
 
-        tid, cid = turn.task_id, turn.context_id
         now = self.deps.clock()
-        preface = [f"I could not read {md_escape(u.name)}: {md_escape(u.reason)}." for u in inputs.unreadable]
-        preface += [md_escape(p) for p in inputs.problems] + turn.notices  # problems name files: escaped
-
+        preface = _preface(turn, inputs)
         if inputs.own is None:
             text = "\n\n".join([NO_CATALOG_TEXT, *preface, render_footer(inputs, None, now)])
             yield from self._send_text(turn, "catalog_overview", text)
             return "I could not read a catalog; the answer says what to send."
-
         if any(s.kind == KIND_ATTACHED for s in inputs.own.sources):
-            # Follow-ups in this context reuse it without re-upload — within the per-context limit, which
-            # counts the files that make up the kept catalog (not a reference file or an unreadable one).
-            kept = {s.name for s in inputs.own.sources if s.kind == KIND_ATTACHED}
-            size = sum(n for name, n in turn.attached_sizes.items() if name in kept)
-            if size > self.deps.max_attached_bytes:
-                names = ", ".join(md_escape(s.name) for s in inputs.own.sources)
-                preface.append(NOT_KEPT_TEXT.format(names=names, limit=_mib(self.deps.max_attached_bytes)))
-            else:
-                change.catalogs, change.attached_bytes = [as_context_catalog(inputs.own)], size
-
+            self._keep_attached(turn, change, inputs, preface)
         taxonomy = taxonomy_mod.load()
         memory = planner.PlanMemory.from_dict(context.plan_memory) if context.plan_memory else None
         with self.slots.held():
@@ -390,59 +401,79 @@ class Runner:
         change.plan_memory = plan.memory.to_dict()
         turn.summary["skills"] = list(plan.skills)
         preface = list(plan.notes) + preface
-
-        reference = inputs.reference.table if inputs.reference is not None else None
-        in_bigquery = any(getattr(src, "pushdown", None) is not None for src in inputs.own.sources)
         for position, skill_id in enumerate(plan.skills):
-            spec = SKILLS[skill_id]
-            if in_bigquery and skill_id not in IN_BIGQUERY:
-                # above the size line nothing was downloaded: a skill without a SQL form says so
-                text = "\n\n".join(
-                    [
-                        *preface,
-                        OVER_LINE_TEXT.format(skill=spec.name, pushed=_in_bigquery_names()),
-                        render_footer(inputs, None, now),
-                    ]
-                )
-                yield from self._send_text(turn, spec.id, text, description=spec.name)
-                continue
-            note = f"Running {spec.name.lower()} on {plan.scope.label}…"
-            if position:
-                note = f"{note} ({position + 1} of {len(plan.skills)})"
-            yield objects.status_update(
-                tid, cid, objects.status("working", self._progress(tid, cid, note)), final=False
+            yield from self._run_skill(
+                turn, _SkillTurn(SKILLS[skill_id], position, plan, taxonomy, now), inputs, preface
             )
-            self._check_cancel(tid)
-            refusal = None
-            with self.slots.held():
-                try:
-                    result = spec.run(
-                        SkillInput(
-                            own=inputs.own.table,
-                            reference=reference,
-                            scope=plan.scope,
-                            taxonomy=taxonomy,
-                            sources=tuple(inputs.own.sources),
-                            demand=inputs.demand.table if inputs.demand is not None else None,
-                        )
-                    )
-                except CatalogError as exc:
-                    if not in_bigquery:
-                        raise
-                    refusal = _bigquery_refusal(spec.name, exc)
-                if refusal is None:
-                    footer = render_footer(inputs, result.taxonomy_note, now)
-                    text = render_skill(result, preface) + "\n\n" + footer
-                    plain_footer = (
-                        render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
-                    )
-            if refusal is not None:  # the aggregation query was refused by the cap, or BigQuery failed
-                text = "\n\n".join([*preface, refusal, render_footer(inputs, None, now)])
-                yield from self._send_text(turn, spec.id, text, description=spec.name)
-                continue
-            yield from self._emit_artifact(turn, spec, result, text, plain_footer)
         names = ", ".join(SKILLS[s].name for s in plan.skills)
         return f"Answered on {plan.scope.label}: {names}."
+
+    def _keep_attached(self, turn: Turn, change: ContextChange, inputs: CatalogInputs, preface: list[str]) -> None:
+        """Follow-ups in this context reuse an attached catalog without re-upload — within the per-context
+        limit, which counts the files that make up the kept catalog (not a reference file or an unreadable
+        one); over it, the answer says the catalog is not kept."""
+        from agent.render.text import md_escape
+
+        assert inputs.own is not None  # the caller checked
+        kept = {s.name for s in inputs.own.sources if s.kind == KIND_ATTACHED}
+        size = sum(n for name, n in turn.attached_sizes.items() if name in kept)
+        if size > self.deps.max_attached_bytes:
+            names = ", ".join(md_escape(s.name) for s in inputs.own.sources)
+            preface.append(NOT_KEPT_TEXT.format(names=names, limit=_mib(self.deps.max_attached_bytes)))
+        else:
+            change.catalogs, change.attached_bytes = [as_context_catalog(inputs.own)], size
+
+    def _run_skill(
+        self, turn: Turn, step: _SkillTurn, inputs: CatalogInputs, preface: list[str]
+    ) -> Iterator[dict[str, Any]]:
+        """One skill of the plan: a `working` progress line, the skill run in a slot and rendered, its
+        artifact; above the BigQuery size line a skill without a SQL form, or a refused query, is said."""
+        from agent.analysis.inputs import SkillInput
+        from agent.analysis.registry import IN_BIGQUERY
+        from agent.render.footer import render_footer
+        from agent.render.text import render_skill
+
+        assert inputs.own is not None  # `_analyse` answered without a catalog already
+        tid, cid = turn.task_id, turn.context_id
+        spec, plan, now = step.spec, step.plan, step.now
+        in_bigquery = any(getattr(src, "pushdown", None) is not None for src in inputs.own.sources)
+        if in_bigquery and spec.id not in IN_BIGQUERY:
+            # above the size line nothing was downloaded: a skill without a SQL form says so
+            over_line = OVER_LINE_TEXT.format(skill=spec.name, pushed=_in_bigquery_names())
+            text = "\n\n".join([*preface, over_line, render_footer(inputs, None, now)])
+            yield from self._send_text(turn, spec.id, text, description=spec.name)
+            return
+        note = f"Running {spec.name.lower()} on {plan.scope.label}…"
+        if step.position:
+            note = f"{note} ({step.position + 1} of {len(plan.skills)})"
+        yield objects.status_update(tid, cid, objects.status("working", self._progress(tid, cid, note)), final=False)
+        self._check_cancel(tid)
+        refusal = None
+        with self.slots.held():
+            try:
+                result = spec.run(
+                    SkillInput(
+                        own=inputs.own.table,
+                        reference=inputs.reference.table if inputs.reference is not None else None,
+                        scope=plan.scope,
+                        taxonomy=step.taxonomy,
+                        sources=tuple(inputs.own.sources),
+                        demand=inputs.demand.table if inputs.demand is not None else None,
+                    )
+                )
+            except CatalogError as exc:
+                if not in_bigquery:
+                    raise
+                refusal = _bigquery_refusal(spec.name, exc)
+            if refusal is None:
+                footer = render_footer(inputs, result.taxonomy_note, now)
+                text = render_skill(result, preface) + "\n\n" + footer
+                plain_footer = render_footer(inputs, result.taxonomy_note, now, markdown=False) if turn.a2ui else footer
+        if refusal is not None:  # the aggregation query was refused by the cap, or BigQuery failed
+            text = "\n\n".join([*preface, refusal, render_footer(inputs, None, now)])
+            yield from self._send_text(turn, spec.id, text, description=spec.name)
+            return
+        yield from self._emit_artifact(turn, spec, result, text, plain_footer)
 
     def _emit_artifact(
         self,
