@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from eval_mapping import DEV, HELD_OUT, corpus_files, evaluate_file, same_level2, split_of  # noqa: E402
+from eval_mapping import DEV, HELD_OUT, corpus_files, evaluate_file, same_level2, split_of, wilson  # noqa: E402
 
 from agent.catalog import namematch, nouns, taxonomy  # noqa: E402
 
@@ -143,16 +143,6 @@ def _sample_key(seed: int, row) -> str:
 
 
 BOOTSTRAP = 2000
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95 % Wilson interval of a share k/n."""
-    if not n:
-        return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _ceiling(share: Counter, size: int, n: int, pop: int) -> tuple[float, float, float]:

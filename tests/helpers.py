@@ -24,6 +24,8 @@ import pyarrow as pa
 
 from agent.analysis.common import build_table
 from agent.analysis.result import Finding, Scope, SkillResult
+from agent.protocol import objects
+from agent.store import gcs as gcs_store
 from tests.conftest import ROOT
 
 # --- the wire ---------------------------------------------------------------------------------------
@@ -379,3 +381,59 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
+
+
+# --- one turn straight through a Runner (no HTTP) ----------------------------------------------------
+
+
+def demo_head(rows: int = 40) -> bytes:
+    """The demo catalog's header and first `rows` rows: a small attachment that is still a real export."""
+    demo = ROOT / "data" / "demo" / "catalog.csv"
+    return b"".join(demo.read_bytes().splitlines(keepends=True)[: rows + 1])
+
+
+def ask_runner(runner, question: str, attachments=(), context=None, context_id: str = "conv") -> str:
+    """One text message through `runner` as the service would hand it over (a Turn: validated, decoded,
+    `context` as the handler loaded it), run to its end; the first artifact's text."""
+    from agent.service.runner import Turn, drain
+
+    turn = Turn(
+        task_id=objects.new_id(),
+        context_id=context_id,
+        user_message={
+            "kind": "message",
+            "role": "user",
+            "messageId": objects.new_id(),
+            "parts": [{"kind": "text", "text": question}],
+        },
+        question=question,
+        attachments=list(attachments),
+        unreadable=[],
+        notices=[],
+        context=context,
+    )
+    drain(runner.events(turn))
+    return turn.final_task["artifacts"][0]["parts"][0]["text"]
+
+
+# --- Cloud Storage races, forced rather than timed ---------------------------------------------------
+
+
+class InterveningBucket(gcs_store.Bucket):
+    """A bucket whose first JSON write is preceded by `intervene()` — another instance's write of the same
+    object — so the generation precondition decides between the two: `refused` counts the writes the
+    store turned down (412), `writes` all attempts."""
+
+    def __init__(self, *args, intervene, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.intervene, self.writes, self.refused = intervene, 0, 0
+
+    def write_json(self, name, doc, generation, metadata=None):
+        self.writes += 1
+        if self.writes == 1:
+            self.intervene()
+        try:
+            return super().write_json(name, doc, generation, metadata)
+        except Exception:
+            self.refused += 1
+            raise

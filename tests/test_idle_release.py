@@ -9,14 +9,13 @@ from pathlib import Path
 from agent.catalog import cache as cache_mod
 from agent.catalog.attachments import Attachment
 from agent.catalog.cache import Cache
-from agent.protocol import objects
 from agent.service import reclaim
 from agent.service.live import LiveRegistry
 from agent.service.reclaim import IdleRelease
-from agent.service.runner import RELEASED_TEXT, Deps, Runner, Turn, drain
+from agent.service.runner import RELEASED_TEXT, Deps, Runner
 from agent.store.base import ContextChange
 from agent.store.memory import MemoryContextStore, MemoryTaskStore
-from tests.helpers import FakeClock
+from tests.helpers import FakeClock, ask_runner, demo_head
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo" / "catalog.csv"
 
@@ -159,27 +158,11 @@ def test_a_follow_up_after_the_release_says_the_file_must_be_attached_again():
         )
     )
     idle = IdleRelease(300, [contexts.release_idle], clock=clock, release=lambda: {})
-    data = b"".join(DEMO.read_bytes().splitlines(keepends=True)[:41])
+    data = demo_head()
 
     def ask(question: str, attachments=()) -> str:
         idle.on_request()
-        turn = Turn(
-            task_id=objects.new_id(),
-            context_id="conv",
-            user_message={
-                "kind": "message",
-                "role": "user",
-                "messageId": objects.new_id(),
-                "parts": [{"kind": "text", "text": question}],
-            },
-            question=question,
-            attachments=list(attachments),
-            unreadable=[],
-            notices=[],
-            context=contexts.load("conv"),
-        )
-        drain(runner.events(turn))
-        return turn.final_task["artifacts"][0]["parts"][0]["text"]
+        return ask_runner(runner, question, attachments, context=contexts.load("conv"))
 
     first = ask("What is in this file?", [Attachment(name="mine.csv", data=data, mime_type="text/csv")])
     assert "- mine.csv (attached file" in first

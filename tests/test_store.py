@@ -20,6 +20,7 @@ from agent.protocol import objects
 from agent.store import gcs as gcs_store
 from agent.store.base import ContextChange, NotCancelable, as_context_catalog
 from agent.store.memory import MemoryContextStore, MemoryTaskStore
+from tests.helpers import InterveningBucket, ask_runner, demo_head
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo" / "catalog.csv"
 
@@ -277,24 +278,6 @@ def test_memory_bounds_by_entries_and_bytes():
 # --- Cloud Storage only: generation preconditions (fake-gcs-server answers 412) ----------------------
 
 
-class InterleavingBucket(gcs_store.Bucket):
-    """A bucket whose first context write is preceded by another instance's write of the same object."""
-
-    def __init__(self, *args, intervene, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.intervene, self.writes, self.conflicts = intervene, 0, 0
-
-    def write_json(self, name, doc, generation, metadata=None):
-        self.writes += 1
-        if self.writes == 1:
-            self.intervene()
-        try:
-            return super().write_json(name, doc, generation, metadata)
-        except Exception:
-            self.conflicts += 1
-            raise
-
-
 def test_stale_write_gets_412_and_the_change_is_reapplied(fake_gcs):
     bucket_name = fake_gcs.create_bucket()
     plain = gcs_store.Bucket(bucket_name, 7)
@@ -307,9 +290,9 @@ def test_stale_write_gets_412_and_the_change_is_reapplied(fake_gcs):
     with pytest.raises(PreconditionFailed):  # the emulator refuses a blind overwrite
         plain.write_json("contexts/c/context.json", doc, generation)
 
-    racing = InterleavingBucket(bucket_name, 7, intervene=lambda: other.record_turn("c", ContextChange(task_id="t2")))
+    racing = InterveningBucket(bucket_name, 7, intervene=lambda: other.record_turn("c", ContextChange(task_id="t2")))
     state = gcs_store.GcsContextStore(racing).record_turn("c", ContextChange(task_id="t3"))
-    assert racing.conflicts == 1 and racing.writes == 2
+    assert racing.refused == 1 and racing.writes == 2
     assert state.task_ids == ["t0", "t1", "t2", "t3"]
     assert other.load("c").task_ids == ["t0", "t1", "t2", "t3"]
 
@@ -318,7 +301,7 @@ def test_stale_write_gets_412_and_the_change_is_reapplied(fake_gcs):
     task = _task("working")
     tasks_a.create(task)
     tasks_b = gcs_store.GcsTaskStore(
-        InterleavingBucket(bucket_name, 7, intervene=lambda: tasks_a.finish(_final(task, "canceled")))
+        InterveningBucket(bucket_name, 7, intervene=lambda: tasks_a.finish(_final(task, "canceled")))
     )
     assert tasks_b.finish(_final(task, "completed"))["status"]["state"] == "canceled"
 
@@ -421,7 +404,7 @@ def test_store_settings_are_parsed_and_checked():
 def test_follow_up_after_the_catalog_expired_says_so(gcs_emulator):
     from agent.catalog.attachments import Attachment
     from agent.service.live import LiveRegistry
-    from agent.service.runner import Deps, Runner, Turn, drain
+    from agent.service.runner import Deps, Runner
 
     clock = Clock()
     bucket = gcs_store.Bucket(gcs_emulator.create_bucket(), 7, clock=clock.utc)
@@ -437,25 +420,10 @@ def test_follow_up_after_the_catalog_expired_says_so(gcs_emulator):
             ttl_days=7,
         )
     )
-    data = b"".join(DEMO.read_bytes().splitlines(keepends=True)[:41])
+    data = demo_head()
 
     def ask(question: str, attachments=()) -> str:
-        turn = Turn(
-            task_id=objects.new_id(),
-            context_id="conv",
-            user_message={
-                "kind": "message",
-                "role": "user",
-                "messageId": objects.new_id(),
-                "parts": [{"kind": "text", "text": question}],
-            },
-            question=question,
-            attachments=list(attachments),
-            unreadable=[],
-            notices=[],
-        )
-        drain(runner.events(turn))
-        return turn.final_task["artifacts"][0]["parts"][0]["text"]
+        return ask_runner(runner, question, attachments)
 
     first = ask("What is in this file?", [Attachment(name="mine.csv", data=data, mime_type="text/csv")])
     assert "- mine.csv (attached file" in first

@@ -21,7 +21,7 @@ from agent.protocol import errors
 from agent.protocol.context import CallContext
 from agent.service import handler
 from agent.service.handler import Service
-from agent.store import gcs as gcs_store
+from tests.helpers import InterveningBucket
 
 QUESTION = {"message": {"role": "user", "parts": [{"kind": "text", "text": "What is in this catalog?"}]}}
 
@@ -57,31 +57,13 @@ def test_a_cancel_written_while_the_run_is_held_is_what_the_runs_client_is_told(
     assert stored["status"]["state"] == "canceled" == a.tasks.state(task_id)
 
 
-class FinishFirst(gcs_store.Bucket):
-    """A bucket whose first JSON write is preceded by `intervene()` (the other instance's final write)."""
-
-    def __init__(self, *args, intervene, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.intervene, self.writes, self.refused = intervene, 0, 0
-
-    def write_json(self, name, doc, generation, metadata=None):
-        self.writes += 1
-        if self.writes == 1:
-            self.intervene()
-        try:
-            return super().write_json(name, doc, generation, metadata)
-        except Exception:
-            self.refused += 1
-            raise
-
-
 def test_a_run_that_finishes_inside_the_cancels_write_keeps_completed_and_the_cancel_is_refused(two_instances):
     a, b, bucket = two_instances
     events, seen = held_after_last_artifact(a)
     task_id = seen[0]["id"]
     rest: list[dict] = []
     # B reads `working`, then — before B's write lands — A ends the run and stores `completed`.
-    b.tasks.bucket = FinishFirst(bucket, 7, intervene=lambda: rest.extend(events))
+    b.tasks.bucket = InterveningBucket(bucket, 7, intervene=lambda: rest.extend(events))
     with pytest.raises(errors.RpcError) as refused:
         b.cancel({"id": task_id}, CallContext())
     assert refused.value.code == errors.TASK_NOT_CANCELABLE
