@@ -102,33 +102,11 @@ def load_catalog_inputs(
     when None), passed with the call like every other setting here."""
     unreadable: list[Unreadable] = list(refused)
     problems: list[str] = []
-    ref_index = pick_reference(attachments, question)
-
-    own_parts: list[tuple[pa.Table, SourceEvidence]] = []
-    reference: LoadedCatalog | None = None
-    demand_parts: list[tuple[pa.Table, SourceEvidence]] = []
     demand_indexes = {i for i, att in enumerate(attachments) if _is_bestsellers(att.data, att.name)}
+    ref_index = pick_reference(attachments, question)
     if ref_index in demand_indexes:
         ref_index = None
-    for i, att in enumerate(attachments):
-        progress(f"Reading {att.name}…")
-        if i in demand_indexes:
-            try:
-                demand_parts.append(_read_demand(att.data, att.name, KIND_ATTACHED))
-            except UnreadableCatalog as exc:
-                unreadable.append(Unreadable(att.name, exc.reason))
-            continue
-        try:
-            table, evidence = read_attached(att)
-        except UnreadableCatalog as exc:
-            unreadable.append(Unreadable(att.name, exc.reason))
-            continue
-        if i == ref_index:
-            evidence.role = "reference"
-            reference = combine([(table, evidence)])
-        else:
-            own_parts.append((table, evidence))
-
+    own_parts, reference, demand_parts = _read_attachments(attachments, ref_index, demand_indexes, unreadable, progress)
     own: LoadedCatalog | None = combine(own_parts) if own_parts else None
     own_refused = [refused_file for refused_file in refused if not _names_reference(refused_file.name, question)]
     own_attached = bool(own_refused) or any(i != ref_index and i not in demand_indexes for i in range(len(attachments)))
@@ -139,15 +117,7 @@ def load_catalog_inputs(
     elif own is None and (refused or len(attachments) > len(demand_indexes)) and not catalog_uri:
         pass  # only a reference was sent, and it failed: the demo is not the merchant's catalog
     elif own is None and catalog_uri:
-        progress("Reading the configured catalog…")
-        try:
-            located = load_location(catalog_uri, local_root, merchant_id, bigquery)
-            if located[1].role == bestsellers.ROLE:
-                raise SourceFailed(f"{catalog_uri}: a Best sellers report, not a catalog")
-            own = combine([located])
-        except SourceFailed as exc:
-            log.warning("configured catalog unreadable: %s", exc)
-            problems.append(exc.problem or CATALOG_PROBLEM)
+        own = _configured_catalog(catalog_uri, local_root, merchant_id, bigquery, problems, progress)
     elif own is None:
         progress("Reading the demo catalog…")
         try:
@@ -155,42 +125,122 @@ def load_catalog_inputs(
         except Exception:  # noqa: BLE001
             log.exception("demo catalog unreadable")
             problems.append(DEMO_PROBLEM)
-
     if reference is None and reference_uri:
         progress("Reading the reference catalog…")
-        try:
-            table, evidence = load_location(reference_uri, local_root, merchant_id, bigquery)
-            if evidence.pushdown is not None:  # a reference is compared in memory: above the line it is not read
-                raise SourceFailed(
-                    f"{reference_uri}: above the in-memory line",
-                    problem=(
-                        "The reference catalog was not read: its newest partition is above the in-memory line "
-                        "(BIGQUERY_IN_MEMORY_BYTES), and a reference is only compared in memory."
-                    ),
-                )
-            if evidence.role == bestsellers.ROLE:  # a Best sellers report at the reference location is demand data
-                demand_parts.append((table, evidence))
-            else:
-                reference = combine([(table, dataclasses.replace(evidence, role="reference"))])
-        except SourceFailed as exc:
-            log.warning("reference catalog unreadable: %s", exc)
-            problems.append(_reference_problem(exc.problem) if exc.problem else REFERENCE_PROBLEM)
+        reference = _configured_reference(reference_uri, local_root, merchant_id, bigquery, demand_parts, problems)
     if not demand_parts and demand_uri:
         progress("Reading the Best sellers report…")
-        failed: list[SourceFailed] = []
-        for location in demand_locations(demand_uri, merchant_id, bigquery):
-            try:
-                table, evidence = load_location(location, local_root, merchant_id, bigquery)
-                if evidence.role != bestsellers.ROLE:
-                    raise SourceFailed(f"{location}: not a Best sellers report")
-                demand_parts.append((table, evidence))
-            except SourceFailed as exc:
-                log.warning("Best sellers report unreadable: %s", exc)
-                failed.append(exc)
-        if failed and not demand_parts:  # one of a dataset's two reports missing is not a problem
-            problems.append(next((failure.problem for failure in failed if failure.problem), None) or DEMAND_PROBLEM)
+        demand_parts = _configured_demand(demand_uri, local_root, merchant_id, bigquery, problems)
     demand = _combine_demand(demand_parts) if demand_parts else None
     return CatalogInputs(own=own, reference=reference, unreadable=unreadable, problems=problems, demand=demand)
+
+
+def _read_attachments(
+    attachments: Sequence[Attachment],
+    ref_index: int | None,
+    demand_indexes: set[int],
+    unreadable: list[Unreadable],
+    progress: Callable[[str], None],
+) -> tuple[list[tuple[pa.Table, SourceEvidence]], LoadedCatalog | None, list[tuple[pa.Table, SourceEvidence]]]:
+    """This message's files read: (own catalog parts, the reference, Best sellers parts); a file that
+    cannot be read is added to `unreadable` with its reason."""
+    own_parts: list[tuple[pa.Table, SourceEvidence]] = []
+    reference: LoadedCatalog | None = None
+    demand_parts: list[tuple[pa.Table, SourceEvidence]] = []
+    for i, att in enumerate(attachments):
+        progress(f"Reading {att.name}…")
+        try:
+            if i in demand_indexes:
+                demand_parts.append(_read_demand(att.data, att.name, KIND_ATTACHED))
+                continue
+            table, evidence = read_attached(att)
+        except UnreadableCatalog as exc:
+            unreadable.append(Unreadable(att.name, exc.reason))
+            continue
+        if i == ref_index:
+            evidence.role = "reference"
+            reference = combine([(table, evidence)])
+        else:
+            own_parts.append((table, evidence))
+    return own_parts, reference, demand_parts
+
+
+def _configured_catalog(
+    uri: str,
+    local_root: str | None,
+    merchant_id: str | None,
+    bigquery: "BigQuerySettings | None",
+    problems: list[str],
+    progress: Callable[[str], None],
+) -> LoadedCatalog | None:
+    """CATALOG_URI read as the own catalog, or None with the problem said (a Best sellers report there
+    is no catalog)."""
+    progress("Reading the configured catalog…")
+    try:
+        located = load_location(uri, local_root, merchant_id, bigquery)
+        if located[1].role == bestsellers.ROLE:
+            raise SourceFailed(f"{uri}: a Best sellers report, not a catalog")
+        return combine([located])
+    except SourceFailed as exc:
+        log.warning("configured catalog unreadable: %s", exc)
+        problems.append(exc.problem or CATALOG_PROBLEM)
+        return None
+
+
+def _configured_reference(
+    uri: str,
+    local_root: str | None,
+    merchant_id: str | None,
+    bigquery: "BigQuerySettings | None",
+    demand_parts: list[tuple[pa.Table, SourceEvidence]],
+    problems: list[str],
+) -> LoadedCatalog | None:
+    """REFERENCE_URI read as the reference, or None with the problem said. A reference is compared in
+    memory, so one above the in-memory line is not read; a Best sellers report there is demand data
+    (added to `demand_parts`)."""
+    try:
+        table, evidence = load_location(uri, local_root, merchant_id, bigquery)
+        if evidence.pushdown is not None:
+            raise SourceFailed(
+                f"{uri}: above the in-memory line",
+                problem=(
+                    "The reference catalog was not read: its newest partition is above the in-memory line "
+                    "(BIGQUERY_IN_MEMORY_BYTES), and a reference is only compared in memory."
+                ),
+            )
+        if evidence.role == bestsellers.ROLE:
+            demand_parts.append((table, evidence))
+            return None
+        return combine([(table, dataclasses.replace(evidence, role="reference"))])
+    except SourceFailed as exc:
+        log.warning("reference catalog unreadable: %s", exc)
+        problems.append(_reference_problem(exc.problem) if exc.problem else REFERENCE_PROBLEM)
+        return None
+
+
+def _configured_demand(
+    uri: str,
+    local_root: str | None,
+    merchant_id: str | None,
+    bigquery: "BigQuerySettings | None",
+    problems: list[str],
+) -> list[tuple[pa.Table, SourceEvidence]]:
+    """DEMAND_URI's Best sellers reports (`demand_locations`); a problem is said only when none could be
+    read (one of a dataset's two reports missing is not a problem)."""
+    parts: list[tuple[pa.Table, SourceEvidence]] = []
+    failed: list[SourceFailed] = []
+    for location in demand_locations(uri, merchant_id, bigquery):
+        try:
+            table, evidence = load_location(location, local_root, merchant_id, bigquery)
+            if evidence.role != bestsellers.ROLE:
+                raise SourceFailed(f"{location}: not a Best sellers report")
+            parts.append((table, evidence))
+        except SourceFailed as exc:
+            log.warning("Best sellers report unreadable: %s", exc)
+            failed.append(exc)
+    if failed and not parts:
+        problems.append(next((failure.problem for failure in failed if failure.problem), None) or DEMAND_PROBLEM)
+    return parts
 
 
 def demand_locations(uri: str, merchant_id: str | None, bigquery: "BigQuerySettings | None") -> list[str]:

@@ -415,19 +415,55 @@ def _status(value, default: str, row_count: int) -> pa.DictionaryArray:
 
 
 def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = None) -> pa.Table:
-    """Draft -> canonical table (all statuses; the analysis chooses its population)."""
-    cols = dict(draft.cols)
-    row_number = pa.array(np.arange(1, draft.row_count + 1, dtype=np.int64))
+    """Draft -> canonical table (all statuses; the analysis chooses its population).
+
+    Two stages on the pool: every column on its own (`_column_jobs`), then the jobs that read several
+    columns (`_joined_jobs`), each starting as soon as the columns it reads are done; meanwhile this
+    thread settles the currency and the sale window."""
     keep = draft.keep
     if keep is not None and keep.all():
         keep = None
-    cols = {k: _mask(keep, v) for k, v in cols.items() if v is not None}
-    row_number = _mask(keep, row_number)
+    cols = {k: _mask(keep, v) for k, v in dict(draft.cols).items() if v is not None}
+    row_number = _mask(keep, pa.array(np.arange(1, draft.row_count + 1, dtype=np.int64)))
     if snapshot_rows is not None:
         snapshot_rows = _mask(keep, snapshot_rows)
     row_count = len(row_number)
+    futures = submit_all(_column_jobs(cols, draft, row_count), row_count)
 
-    # stage 1: every column on its own
+    def got(name: str):
+        fut = futures.get(name)
+        return fut.result() if fut is not None else None
+
+    stage2 = submit_all(_joined_jobs(cols, got, row_count), row_count)
+    out: dict[str, Any] = {"row_number": row_number, **{k: f.result() for k, f in futures.items()}}
+    out.update({name: cols[name] for name in PASSTHROUGH_FIELDS if name in cols})
+    currency = _currency(out, draft.header_currency, row_count)
+    if currency is not None:
+        out["currency"] = currency
+    if "sale_window" in out:  # Merchant Center: one interval column; explicit start/end columns win
+        start, end = out.pop("sale_window")
+        out["sale_start"] = coalesce(out.get("sale_start"), start)
+        out["sale_end"] = coalesce(out.get("sale_end"), end)
+    out["availability"] = stage2["availability"].result()
+    out["google_category_id"], out["google_category_path"], out["category_mapping"] = stage2["mapping"].result()
+    out["product_id"], out["product_key"] = stage2["keys"].result()
+    out["own_categories"] = stage2["own_categories"].result()
+    out["source"] = pa.DictionaryArray.from_arrays(_zero_indices(row_count), pa.array([source]), safe=False)
+    if snapshot_rows is not None:
+        out["snapshot_date"] = snapshot_rows
+    # what is not yet in its canonical type (currency, numbers, a few others) — usually nothing costly
+    final = {k: v for k, v in out.items() if k in canonical.COLUMNS and v is not None}
+    final = _parallel({k: functools.partial(_to_schema, k, v) for k, v in final.items()}, row_count)
+    for field_ in canonical.SCHEMA:  # columns the data lacks: all-null, over one shared zero buffer
+        if field_.name not in final:
+            final[field_.name] = null_column(row_count, field_.type)
+    return canonical.from_columns(final)
+
+
+def _column_jobs(cols: dict[str, Any], draft: Draft, row_count: int) -> dict[str, Callable[[], object]]:
+    """Stage 1 of `finish`: one job per column, each on that column alone — text cleaned, dictionaries
+    cleaned, money and quantities parsed, status and policy read, sale dates by the one date rule — and
+    each also casting to its canonical type, so nothing waits for a last stage."""
     jobs: dict[str, Callable[[], object]] = {}
     for name in TEXT_FIELDS:
         if name in cols:
@@ -451,13 +487,12 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
             jobs[name] = functools.partial(_sale_dates, cols[name], draft.month_first_dates)
     if "sale_window" in cols:
         jobs["sale_window"] = lambda: parse_sale_window(cols["sale_window"])
-    # every column job also casts to its canonical type, so nothing waits for a last stage
-    jobs = {k: (_typed(k, f) if k in canonical.COLUMNS and k not in MONEY_FIELDS else f) for k, f in jobs.items()}
-    futures = submit_all(jobs, row_count)
+    return {k: (_typed(k, f) if k in canonical.COLUMNS and k not in MONEY_FIELDS else f) for k, f in jobs.items()}
 
-    def got(name: str):
-        fut = futures.get(name)
-        return fut.result() if fut is not None else None
+
+def _joined_jobs(cols: dict[str, Any], got: Callable[[str], Any], row_count: int) -> dict[str, Callable[[], object]]:
+    """Stage 2 of `finish`: the jobs that read several stage-1 columns (`got` waits for one): availability,
+    the taxonomy mapping, product ids and keys, the own category paths."""
 
     def ids_and_keys():
         pid = got("product_id")
@@ -466,31 +501,30 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
             pid = _to_schema("product_id", pid) if pid is not None else None
         return pid, _product_keys(pid, row_count)
 
-    # stage 2: each job starts as soon as the columns it reads are done (they were queued first)
-    stage2 = submit_all(
-        {
-            "availability": lambda: _availability(
-                cols.get("availability"), got("inventory_qty"), got("inventory_policy"), row_count
-            ),
-            "mapping": lambda: map_rows(
-                row_count,
-                cols.get("google_category"),
-                got("category_path"),
-                got("product_type"),
-                got("title"),
-                brand=got("brand"),
-                vehicle=cols.get("vehicle_listing"),
-            ),
-            "keys": ids_and_keys,
-            "own_categories": lambda: _own_categories(
-                cols.get("own_categories"), got("category_path"), got("product_type")
-            ),
-        },
-        row_count,
-    )
-    out: dict[str, Any] = {"row_number": row_number, **{k: f.result() for k, f in futures.items()}}
-    out.update({name: cols[name] for name in PASSTHROUGH_FIELDS if name in cols})
+    return {
+        "availability": lambda: _availability(
+            cols.get("availability"), got("inventory_qty"), got("inventory_policy"), row_count
+        ),
+        "mapping": lambda: map_rows(
+            row_count,
+            cols.get("google_category"),
+            got("category_path"),
+            got("product_type"),
+            got("title"),
+            brand=got("brand"),
+            vehicle=cols.get("vehicle_listing"),
+        ),
+        "keys": ids_and_keys,
+        "own_categories": lambda: _own_categories(
+            cols.get("own_categories"), got("category_path"), got("product_type")
+        ),
+    }
 
+
+def _currency(out: dict[str, Any], header_currency: str | None, row_count: int) -> pa.Array | None:
+    """Each row's currency: the code the price text gave, a currency column where it says one, the code
+    the price header names ("Price (EUR)") for every priced row without its own; "$", "kr", "¥" only where
+    the file corroborates one code. Takes the parsed money columns in `out` apart (amount stays)."""
     currency = None
     for name in MONEY_FIELDS:
         if name in out:
@@ -501,34 +535,11 @@ def finish(draft: Draft, source: str, snapshot_rows: pa.ChunkedArray | None = No
     if "currency" in out:  # a currency column; where it is blank, the price text may still say
         stated = map_distinct(out["currency"], currency_code, pa.string(), keep_dict=True)
         currency = stated if currency is None or stated.null_count == 0 else coalesce(stated, currency)
-    if draft.header_currency and "price" in out:  # "Price (EUR)": every priced row without its own code
-        named = pa.DictionaryArray.from_arrays(_zero_indices(row_count), pa.array([draft.header_currency]), safe=False)
+    if header_currency and "price" in out:  # every priced row without its own code
+        named = pa.DictionaryArray.from_arrays(_zero_indices(row_count), pa.array([header_currency]), safe=False)
         named = dict_where(pc.is_valid(out["price"]), named)
         currency = named if currency is None else coalesce(currency, named)
-    # "$", "kr", "¥" only where the file corroborates one code (in a cell or in the price header)
-    currency = resolve_currency(currency, (draft.header_currency,) if draft.header_currency else ())
-    if currency is not None:
-        out["currency"] = currency
-    if "sale_window" in out:  # Merchant Center: one interval column; explicit start/end columns win
-        start, end = out.pop("sale_window")
-        out["sale_start"] = coalesce(out.get("sale_start"), start)
-        out["sale_end"] = coalesce(out.get("sale_end"), end)
-
-    out["availability"] = stage2["availability"].result()
-    out["google_category_id"], out["google_category_path"], out["category_mapping"] = stage2["mapping"].result()
-    out["product_id"], out["product_key"] = stage2["keys"].result()
-    out["own_categories"] = stage2["own_categories"].result()
-    out["source"] = pa.DictionaryArray.from_arrays(_zero_indices(row_count), pa.array([source]), safe=False)
-    if snapshot_rows is not None:
-        out["snapshot_date"] = snapshot_rows
-
-    # what is not yet in its canonical type (currency, numbers, a few others) — usually nothing costly
-    final = {k: v for k, v in out.items() if k in canonical.COLUMNS and v is not None}
-    final = _parallel({k: functools.partial(_to_schema, k, v) for k, v in final.items()}, row_count)
-    for field_ in canonical.SCHEMA:  # columns the data lacks: all-null, over one shared zero buffer
-        if field_.name not in final:
-            final[field_.name] = null_column(row_count, field_.type)
-    return canonical.from_columns(final)
+    return resolve_currency(currency, (header_currency,) if header_currency else ())
 
 
 def _own_categories(from_reader, category_path, product_type):
