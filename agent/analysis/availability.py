@@ -181,16 +181,16 @@ def _out_of_stock_examples(scoped: pa.Table, per_product: pa.Table, names: list[
 
 
 def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> list[Finding]:
-    found: list[Finding] = []
+    """The availability findings, most severe first (at most seven): the summary, the categories worst
+    off (`_category_findings`), the stock states beside in/out (`_state_findings`), rows excluded."""
     if not rows:
         return [Finding("availability.empty", {}, severity=10)]
     total = rows[0]
     if not has_stock:
-        found.append(
+        return [
             Finding("availability.unknown", {"variants_n": total["Variants"]}, cells=((0, "Variants"),), severity=9)
-        )
-        return found
-    found.append(
+        ]
+    found = [
         Finding(
             "availability.summary",
             {
@@ -201,7 +201,20 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
             cells=((0, "Out-of-stock variants"), (0, "Variants"), (0, "Out-of-stock rate")),
             severity=9,
         )
-    )
+    ]
+    found += _category_findings(rows)
+    found += _state_findings(total)
+    ex = common.excluded_finding(excluded, rows)
+    if ex:
+        found.append(ex)
+    found.sort(key=lambda x: -x.severity)
+    return found[:7]
+
+
+def _category_findings(rows: list[dict]) -> list[Finding]:
+    """Among the first categories shown: where products are fully out, which out-of-stock products they
+    name, and the worst out-of-stock rates (or that nothing is out)."""
+    total, found = rows[0], []
     visible = list(enumerate(rows))[1:20]
     fully = [(i, r) for i, r in visible if r["Products fully out"]]
     if total["Products fully out"]:
@@ -241,35 +254,21 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
         )
     elif total["Out-of-stock variants"] == 0:
         found.append(Finding("availability.none_out", {}, severity=7))
-    if total["Backorder variants"]:
-        found.append(
-            Finding(
-                "availability.backorder",
-                {"backorder_n": total["Backorder variants"]},
-                cells=((0, "Backorder variants"),),
-                severity=4,
-            )
-        )
-    if total["Preorder variants"]:
-        found.append(
-            Finding(
-                "availability.preorder",
-                {"preorder_n": total["Preorder variants"]},
-                cells=((0, "Preorder variants"),),
-                severity=3,
-            )
-        )
-    if total["Stock unknown variants"]:
-        found.append(
-            Finding(
-                "availability.partly_unknown",
-                {"unknown_n": total["Stock unknown variants"]},
-                cells=((0, "Stock unknown variants"),),
-                severity=5,
-            )
-        )
-    ex = common.excluded_finding(excluded, rows)
-    if ex:
-        found.append(ex)
-    found.sort(key=lambda x: -x.severity)
-    return found[:7]
+    return found
+
+
+# (total row column, finding, its count parameter, severity): the stock states beside in and out
+_STATES = (
+    ("Backorder variants", "availability.backorder", "backorder_n", 4),
+    ("Preorder variants", "availability.preorder", "preorder_n", 3),
+    ("Stock unknown variants", "availability.partly_unknown", "unknown_n", 5),
+)
+
+
+def _state_findings(total: dict) -> list[Finding]:
+    """One finding per stock state the total row counts variants in (backorder, preorder, unknown)."""
+    return [
+        Finding(kind, {param: total[column]}, cells=((0, column),), severity=severity)
+        for column, kind, param, severity in _STATES
+        if total[column]
+    ]

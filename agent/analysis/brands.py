@@ -228,74 +228,18 @@ def _rows(inp: SkillInput, scoped: pa.Table) -> list[dict]:
 
 
 def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> list[Finding]:
+    """The brand findings, most severe first (at most seven): one vendor or the summary, the reference's
+    brands this catalog lacks, categories one brand dominates (not when one vendor has it all anyway),
+    products without a brand, rows excluded."""
     if not rows:
         return [Finding("brands.empty", {}, severity=10)]
-    found: list[Finding] = []
     total = rows[0]
-    if total["Top brand"] and total["Top brand share"] is not None and total["Top brand share"] >= SINGLE_VENDOR_SHARE:
-        found.append(
-            Finding(
-                "brands.single_vendor",
-                {"brand": total["Top brand"], "share_pct": total["Top brand share"]},
-                cells=((0, "Top brand"), (0, "Top brand share")),
-                severity=8,
-            )
-        )
-    else:
-        found.append(
-            Finding(
-                "brands.summary",
-                {
-                    "brands_n": total["Brands"],
-                    "products_n": total["Products"],
-                    "top": total["Top brand"],
-                    "share_pct": total["Top brand share"],
-                },
-                cells=((0, "Brands"), (0, "Products"), (0, "Top brand share")),
-                severity=5,
-            )
-        )
+    found = [_headline(total)]
     if with_ref:
-        if total.get("Brands only in reference"):
-            found.append(
-                Finding(
-                    "brands.reference_only",
-                    {
-                        "only_n": total["Brands only in reference"],
-                        "ref_n": total["Reference brands"],
-                        "brands": total["Reference-only brands (products)"],
-                    },
-                    cells=(
-                        (0, "Brands only in reference"),
-                        (0, "Reference brands"),
-                        (0, "Reference-only brands (products)"),
-                    ),
-                    severity=9,
-                )
-            )
-        else:
-            found.append(Finding("brands.reference_none", {}, severity=6))
-    visible = list(enumerate(rows))[1:20]
-    dominated = [
-        (i, r)
-        for i, r in visible
-        if r["Top brand share"] is not None
-        and r["Top brand share"] >= DOMINANT_SHARE
-        and r["Products"] >= MIN_DOMINANT_PRODUCTS
-        and r["Brands"] >= 1
-    ][:3]
-    if dominated and not found[0].code == "brands.single_vendor":
-        items = [
-            {"name": r["Category"], "brand": r["Top brand"], "share_pct": r["Top brand share"]} for _, r in dominated
-        ]
-        found.append(
-            Finding(
-                "brands.dominated",
-                {"items": items},
-                cells=tuple((i, "Top brand share") for i, _ in dominated),
-                severity=7,
-            )
-        )
+        found.append(_reference_finding(total))
+    dominated = _dominated(rows) if found[0].code != "brands.single_vendor" else None
+    if dominated is not None:
+        found.append(dominated)
     if total["Products without brand"]:
         found.append(
             Finding(
@@ -310,3 +254,60 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
         found.append(example)
     found.sort(key=lambda x: -x.severity)
     return found[:7]
+
+
+def _headline(total: dict) -> Finding:
+    """One vendor holding SINGLE_VENDOR_SHARE or more of the products, else the brand summary."""
+    if total["Top brand"] and total["Top brand share"] is not None and total["Top brand share"] >= SINGLE_VENDOR_SHARE:
+        return Finding(
+            "brands.single_vendor",
+            {"brand": total["Top brand"], "share_pct": total["Top brand share"]},
+            cells=((0, "Top brand"), (0, "Top brand share")),
+            severity=8,
+        )
+    return Finding(
+        "brands.summary",
+        {
+            "brands_n": total["Brands"],
+            "products_n": total["Products"],
+            "top": total["Top brand"],
+            "share_pct": total["Top brand share"],
+        },
+        cells=((0, "Brands"), (0, "Products"), (0, "Top brand share")),
+        severity=5,
+    )
+
+
+def _reference_finding(total: dict) -> Finding:
+    """The brands only the reference carries (with their products), or that there are none."""
+    if not total.get("Brands only in reference"):
+        return Finding("brands.reference_none", {}, severity=6)
+    return Finding(
+        "brands.reference_only",
+        {
+            "only_n": total["Brands only in reference"],
+            "ref_n": total["Reference brands"],
+            "brands": total["Reference-only brands (products)"],
+        },
+        cells=((0, "Brands only in reference"), (0, "Reference brands"), (0, "Reference-only brands (products)")),
+        severity=9,
+    )
+
+
+def _dominated(rows: list[dict]) -> Finding | None:
+    """Up to three of the first categories shown where one brand holds DOMINANT_SHARE of at least
+    MIN_DOMINANT_PRODUCTS products."""
+    dominated = [
+        (i, r)
+        for i, r in list(enumerate(rows))[1:20]
+        if r["Top brand share"] is not None
+        and r["Top brand share"] >= DOMINANT_SHARE
+        and r["Products"] >= MIN_DOMINANT_PRODUCTS
+        and r["Brands"] >= 1
+    ][:3]
+    if not dominated:
+        return None
+    items = [{"name": r["Category"], "brand": r["Top brand"], "share_pct": r["Top brand share"]} for _, r in dominated]
+    return Finding(
+        "brands.dominated", {"items": items}, cells=tuple((i, "Top brand share") for i, _ in dominated), severity=7
+    )

@@ -343,81 +343,13 @@ def _where(listed: list[dict], own_per: Counter) -> list[dict]:
 
 
 def _findings(out: list[dict], countries: Counter, country: str | None) -> list[Finding]:
+    """The demand findings, most severe first (at most seven): per products and brands what shoppers rank
+    that you do not carry or have out of stock, where in the taxonomy, and which country's report."""
     found: list[Finding] = []
     visible = list(enumerate(out))[:20]
     for kind, code in (("All products", "demand.missing_products"), ("All brands", "demand.missing_brands")):
-        summary_row = next((i for i, r in visible if r["Kind"] == kind), None)
-        if summary_row is None:
-            continue
-        entity = "Product" if kind == "All products" else "Brand"
-        total = out[summary_row]
-        if not total["Ranked"]:
-            continue
-        names = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "not carried"][:LIST_LIMIT]
-        more = total["Not carried"] > len(names)
-        found.append(
-            Finding(
-                code,
-                {
-                    "missing_n": total["Not carried"],
-                    "total_n": total["Ranked"],
-                    "top_n": total["Top 10% not carried"],
-                    "names": (", ".join(r["Name"] or "?" for _, r in names) + (" and others" if more else ""))
-                    if names
-                    else None,
-                },
-                cells=((summary_row, "Not carried"), (summary_row, "Ranked"), (summary_row, "Top 10% not carried"))
-                + tuple((i, "Name") for i, _ in names),
-                severity=9 if total["Top 10% not carried"] else 7,
-            )
-        )
-        oos = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "out of stock"][:LIST_LIMIT]
-        if total["Out of stock"]:
-            more = total["Out of stock"] > len(oos)
-            found.append(
-                Finding(
-                    "demand.out_of_stock",
-                    {
-                        "kind": entity.lower(),
-                        "n": total["Out of stock"],
-                        "names": (", ".join(r["Name"] or "?" for _, r in oos) + (" and others" if more else ""))
-                        if oos
-                        else "not among the rows shown",
-                    },
-                    cells=((summary_row, "Out of stock"),),
-                    severity=8,
-                )
-            )
-    subs = [(i, r) for i, r in visible if r["Kind"] == "Subcategory" and r["Ranked"]]
-    if subs:
-        found.append(
-            Finding(
-                "demand.where",
-                {
-                    "items": [
-                        {
-                            "name": r["Name"],
-                            "clusters_n": r["Ranked"],
-                            "missing_n": r["Not carried"],
-                            "own_n": r["Your products"],
-                        }
-                        for _, r in subs
-                    ]
-                },
-                cells=tuple((i, "Ranked") for i, _ in subs),
-                severity=6,
-            )
-        )
-        empty = [(i, r) for i, r in subs if r["Your products"] == 0 and r["Ranked"]]
-        if empty:
-            found.append(
-                Finding(
-                    "demand.uncovered",
-                    {"items": [{"name": r["Name"]} for _, r in empty]},
-                    cells=tuple((i, "Your products") for i, _ in empty),
-                    severity=8,
-                )
-            )
+        found += _entity_findings(visible, kind, code)
+    found += _subcategory_findings(visible)
     if not any(r["Kind"] in ("Product", "Brand") for r in out):
         found.insert(0, Finding("demand.empty", {}, severity=10))
     if len(countries) > 1 and country:
@@ -427,6 +359,78 @@ def _findings(out: list[dict], countries: Counter, country: str | None) -> list[
         found.append(Finding("demand.country_one", {"country": country}, severity=2))
     found.sort(key=lambda x: -x.severity)
     return found[:7]
+
+
+def _named(rows: list[tuple[int, dict]], count: int) -> str | None:
+    """The rows' names as a list, "and others" when `count` is more than the rows shown."""
+    if not rows:
+        return None
+    return ", ".join(r["Name"] or "?" for _, r in rows) + (" and others" if count > len(rows) else "")
+
+
+def _entity_findings(visible: list[tuple[int, dict]], kind: str, code: str) -> list[Finding]:
+    """For one summary row ("All products" or "All brands"): the ranked ones not carried, and those
+    carried but out of stock, named from the rows shown."""
+    summary_row = next((i for i, r in visible if r["Kind"] == kind), None)
+    if summary_row is None:
+        return []
+    entity = "Product" if kind == "All products" else "Brand"
+    total = visible[summary_row][1]
+    if not total["Ranked"]:
+        return []
+    names = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "not carried"][:LIST_LIMIT]
+    found = [
+        Finding(
+            code,
+            {
+                "missing_n": total["Not carried"],
+                "total_n": total["Ranked"],
+                "top_n": total["Top 10% not carried"],
+                "names": _named(names, total["Not carried"]),
+            },
+            cells=((summary_row, "Not carried"), (summary_row, "Ranked"), (summary_row, "Top 10% not carried"))
+            + tuple((i, "Name") for i, _ in names),
+            severity=9 if total["Top 10% not carried"] else 7,
+        )
+    ]
+    oos = [(i, r) for i, r in visible if r["Kind"] == entity and r["Your status"] == "out of stock"][:LIST_LIMIT]
+    if total["Out of stock"]:
+        found.append(
+            Finding(
+                "demand.out_of_stock",
+                {
+                    "kind": entity.lower(),
+                    "n": total["Out of stock"],
+                    "names": _named(oos, total["Out of stock"]) or "not among the rows shown",
+                },
+                cells=((summary_row, "Out of stock"),),
+                severity=8,
+            )
+        )
+    return found
+
+
+def _subcategory_findings(visible: list[tuple[int, dict]]) -> list[Finding]:
+    """Where the ranked clusters are (subcategory rows), and the subcategories where you sell nothing."""
+    subs = [(i, r) for i, r in visible if r["Kind"] == "Subcategory" and r["Ranked"]]
+    if not subs:
+        return []
+    items = [
+        {"name": r["Name"], "clusters_n": r["Ranked"], "missing_n": r["Not carried"], "own_n": r["Your products"]}
+        for _, r in subs
+    ]
+    found = [Finding("demand.where", {"items": items}, cells=tuple((i, "Ranked") for i, _ in subs), severity=6)]
+    empty = [(i, r) for i, r in subs if r["Your products"] == 0 and r["Ranked"]]
+    if empty:
+        found.append(
+            Finding(
+                "demand.uncovered",
+                {"items": [{"name": r["Name"]} for _, r in empty]},
+                cells=tuple((i, "Your products") for i, _ in empty),
+                severity=8,
+            )
+        )
+    return found
 
 
 def top_missing(demand: pa.Table | None, own: pa.Table, scope, tax) -> list[dict]:
