@@ -15,6 +15,7 @@ import functools
 import re
 import weakref
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
@@ -433,75 +434,96 @@ def resolve(
     A lone "outdoor"/"patio"/"garden" never picks a node by itself.
     """
     runs = word_runs(seq, used)
-    spans = []
-    for start, end in runs:
-        for length in range(min(end - start, MAX_PHRASE_WORDS), 0, -1):
-            for i in range(start, end - length + 1):
-                if i + length != end:  # a phrase keeps its run's last word, the product noun ("sofa covers" is no sofa)
-                    continue
-                phrase = phrase_at(seq, i, i + length)
-                if phrase and phrase[-1] != "and" and seq[i] != "and":
-                    after_prep = i > 0 and (
-                        seq[i - 1] in PREPOSITION_TOKENS
-                        or (i == start and start > 0 and seq[start - 1] in PREPOSITION_TOKENS)
-                    )
-                    spans.append((len(phrase), i, i + length, phrase, after_prep))
-    spans.sort(key=lambda x: (-x[0], not x[4], -x[1]))
-    seen: set[tuple[str, ...]] = set()
-    kept = []
-    for sp in spans:  # a repeated phrase is tried once
-        if sp[3] not in seen:
-            seen.add(sp[3])
-            kept.append(sp)
-    spans = kept
-    by_len: dict[int, list] = {}
-    for sp in spans:
-        by_len.setdefault(sp[0], []).append(sp)
-    for length in sorted(by_len, reverse=True):
-        for _, i, j, phrase, _ in by_len[length]:
-            m = match_phrase(phrase, own, taxonomy, tax_idx, True)
+    by_len = _phrases_by_length(seq, runs)
+    lengths = sorted(by_len, reverse=True)
+
+    def sold(phrase: tuple[str, ...]) -> Match | None:
+        return match_phrase(phrase, own, taxonomy, tax_idx, True)
+
+    def named(phrase: tuple[str, ...]) -> Match | None:
+        return match_phrase(phrase, own, taxonomy, tax_idx, False)
+
+    def partly_sold(phrase: tuple[str, ...]) -> Match | None:
+        return _partial(phrase, own, taxonomy, tax_idx)
+
+    def partly_named(phrase: tuple[str, ...]) -> Match | None:
+        return _partial(phrase, own, taxonomy, tax_idx, with_data=False)
+
+    def own_kinds(phrase: tuple[str, ...]) -> Match | None:
+        return _own_kinds(phrase, own)
+
+    def leads(phrase: tuple[str, ...]) -> Match | None:
+        return leading(phrase, taxonomy, tax_idx)
+
+    # A, per length: the full name, even unsold, before a shorter one
+    passes: list[tuple[list[int], tuple[Callable[[tuple[str, ...]], Match | None], ...]]] = [
+        ([length], (sold, partly_sold, named) if length >= 2 else (sold,)) for length in lengths
+    ]
+    hit = _first_of_passes(by_len, passes)
+    if hit is None:
+        for start, end in runs:  # B
+            m = _overlap(phrase_at(seq, start, end), own, taxonomy, tax_idx)
             if m:
-                return m, (i, j), None
-        if length >= 2:
-            for _, i, j, phrase, _ in by_len[length]:
-                m = _partial(phrase, own, taxonomy, tax_idx)
-                if m:
-                    return m, (i, j), None
-            for _, i, j, phrase, _ in by_len[length]:  # the full name, even unsold, before a shorter one
-                m = match_phrase(phrase, own, taxonomy, tax_idx, False)
-                if m:
-                    return m, (i, j), None
-    for start, end in runs:
-        m = _overlap(phrase_at(seq, start, end), own, taxonomy, tax_idx)
-        if m:
-            return m, (start, end), None
-    for _, i, j, phrase, _ in by_len.get(1, []):
-        m = _partial(phrase, own, taxonomy, tax_idx)
-        if m:
-            return m, (i, j), None
-    for length in sorted(by_len, reverse=True):  # C and D, longest phrase first ("pond pumps" before "pond")
-        for _, i, j, phrase, _ in by_len[length]:
-            m = match_phrase(phrase, own, taxonomy, tax_idx, False)
-            if m:
-                return m, (i, j), None
-        if length >= 2:
-            for _, i, j, phrase, _ in by_len[length]:
-                m = _partial(phrase, own, taxonomy, tax_idx, with_data=False)
-                if m:
-                    return m, (i, j), None
-        for _, i, j, phrase, _ in by_len[length]:  # own categories that are kinds of it ("Road Bikes" for bikes)
-            m = _own_kinds(phrase, own)
-            if m:
-                return m, (i, j), None
-    for _, i, j, phrase, _ in by_len.get(1, []):  # F. "dog" → Dog Supplies: the name its word leads
-        m = leading(phrase, taxonomy, tax_idx)
-        if m:
-            return m, (i, j), None
+                return m, (start, end), None
+        # A's partial names for single words; C, D and E longest phrase first ("pond pumps" before "pond"); F
+        passes = [([1], (partly_sold,))]
+        passes += [
+            ([length], (named, partly_named, own_kinds) if length >= 2 else (named, own_kinds)) for length in lengths
+        ]
+        passes += [([1], (leads,))]  # F. "dog" → Dog Supplies: the name its word leads
+        hit = _first_of_passes(by_len, passes)
+    if hit is not None:
+        return hit[0], hit[1], None
     # an unmatched phrase only counts when introduced as a scope ("in spaceships", "for spaceships")
     for start, end in runs:
         if start > 0 and seq[start - 1] in PREPOSITION_TOKENS:
             return None, None, (start, end)
     return None, None, None
+
+
+# one candidate phrase of `resolve`: (its length without "and", start, end, the phrase, after a preposition)
+_Candidate = tuple[int, int, int, tuple[str, ...], bool]
+
+
+def _phrases_by_length(seq: list[str], runs: list[tuple[int, int]]) -> dict[int, list[_Candidate]]:
+    """The phrases `resolve` tries, grouped by length: each ends where its run of words ends (the product
+    noun is last), within a length those after "in/for/of…" and nearer the question's end first, and a
+    repeated phrase once."""
+    spans: list[_Candidate] = []
+    for start, end in runs:
+        for length in range(min(end - start, MAX_PHRASE_WORDS), 0, -1):
+            i = end - length  # a phrase keeps its run's last word, the product noun ("sofa covers" is no sofa)
+            phrase = phrase_at(seq, i, i + length)
+            if phrase and phrase[-1] != "and" and seq[i] != "and":
+                after_prep = i > 0 and (
+                    seq[i - 1] in PREPOSITION_TOKENS
+                    or (i == start and start > 0 and seq[start - 1] in PREPOSITION_TOKENS)
+                )
+                spans.append((len(phrase), i, i + length, phrase, after_prep))
+    spans.sort(key=lambda x: (-x[0], not x[4], -x[1]))
+    seen: set[tuple[str, ...]] = set()
+    by_len: dict[int, list[_Candidate]] = {}
+    for sp in spans:  # a repeated phrase is tried once
+        if sp[3] not in seen:
+            seen.add(sp[3])
+            by_len.setdefault(sp[0], []).append(sp)
+    return by_len
+
+
+def _first_of_passes(
+    by_len: dict[int, list[_Candidate]],
+    passes: list[tuple[list[int], tuple[Callable[[tuple[str, ...]], Match | None], ...]]],
+) -> tuple[Match, Span] | None:
+    """The first match in pass order: for each (lengths, attempts), each attempt over every phrase of
+    those lengths in `resolve`'s order."""
+    for lengths, attempts in passes:
+        for length in lengths:
+            for attempt in attempts:
+                for _, i, j, phrase, _ in by_len.get(length, []):
+                    m = attempt(phrase)
+                    if m:
+                        return m, (i, j)
+    return None
 
 
 def leading(phrase: tuple[str, ...], taxonomy: Taxonomy, tax_idx: TaxonomyIndex) -> Match | None:
