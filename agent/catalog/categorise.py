@@ -288,36 +288,14 @@ def _name_step(
     """Step (d), in place: on unmapped rows and shallow merchant-path rows, once per distinct
     (type, category, title phrase)."""
     tax = taxonomy.load()
-    merchant = method == MERCHANT
-    if method.size and merchant.any():
-        depth = np.zeros(int(ids.max(initial=0)) + 1, dtype=np.int8)
-        seen = np.zeros(len(depth), dtype=bool)  # the distinct ids: taxonomy ids are small, no hash needed
-        seen[ids[merchant]] = True
-        for cid in np.flatnonzero(seen).tolist():  # only places that have places inside
-            depth[cid] = tax.nodes[cid].depth if tax.children_of(cid) else _REFINE_BELOW
-        shallow = merchant & (np.take(depth, np.maximum(ids, 0)) < _REFINE_BELOW)
-    else:
-        shallow = np.zeros(len(ids), dtype=bool)
+    shallow = _shallow_merchant(ids, method, tax)
     todo = np.flatnonzero((ids < 0) | shallow)
     if not len(todo):
         return
     tcode, tvals = _codes(product_type, todo)
     ccode, cvals = _codes(category_path, todo)
-    xcode, xvals = _codes(title, todo)
-    bcode, bvals = _codes(brand, todo)
-    # titles collapse to their product phrase first (leading brand dropped): "Hoodie | Album A" and
-    # "Hoodie | Album B" are one; only the (title, brand) pairs of the rows at hand are read
-    pairs, pair_of_row = _unique_rows(np.stack([xcode, bcode], axis=1))
-    pcode_of: dict[str, int] = {}
-    per_pair = np.full(len(pairs), -1, dtype=np.int64)
-    for k, (t, brand_code) in enumerate(pairs.tolist()):
-        if t >= 0 and xvals[t]:
-            phrase = nouns.title_phrase(xvals[t], bvals[brand_code] if brand_code >= 0 else None)
-            per_pair[k] = pcode_of.setdefault(phrase, len(pcode_of))
-    pcode = per_pair[np.asarray(pair_of_row).reshape(-1)]
-    phrase_list = list(pcode_of)
-    key = np.stack([tcode, ccode, pcode], axis=1)
-    combos, inverse = _unique_rows(key)
+    pcode, phrase_list = _title_phrase_codes(title, brand, todo)
+    combos, inverse = _unique_rows(np.stack([tcode, ccode, pcode], axis=1))
     found = np.full(len(combos), -1, dtype=np.int32)
     weak = np.zeros(len(combos), dtype=bool)
     grade = np.full(len(combos), SURE_NONE, dtype=np.int8)
@@ -341,25 +319,76 @@ def _name_step(
         np.concatenate([ids[placed], found]), np.concatenate([np.ones(len(placed)), rows_per_combo])
     )
     if roots:
-        unread = found < 0  # only rows no reading placed are read again inside the branches
-        for k in np.flatnonzero(weak & (found >= 0)).tolist():
-            top = taxonomy.load().id_for_path(taxonomy.load().nodes[int(found[k])].path.split(taxonomy.SEPARATOR)[0])
-            assert top is not None  # a taxonomy node's top level is a node
-            if share1.get(top, 0.0) < _PRIOR_STRAY_SHARE:
-                # a stray bare noun: doubted, and read again only inside the branches (never moved
-                # elsewhere): "Ear Cuff" typed in an earring shop is no handcuff but an earring
-                found[k] = -1
-                unread[k] = True
-        for k in np.flatnonzero(unread).tolist():
-            t, category_code, p = args[k]
-            got2 = _name_match(t, category_code, p, within=roots)
-            if got2 is not None:
-                found[k], grade[k] = got2[0], SURE_BRANCH
+        _read_in_branches(args, found, weak, grade, roots, share1)
     got = found[inverse]
-    prev = ids[todo]
+    accepted = _accepted(got, ids[todo], tax)
+    rows = todo[accepted]
+    ids[rows] = got[accepted]
+    method[rows] = NAME
+    sure[rows] = grade[inverse][accepted]
+
+
+def _shallow_merchant(ids: np.ndarray, method: np.ndarray, tax: taxonomy.Taxonomy) -> np.ndarray:
+    """Rows placed by the merchant's path on a node shallower than _REFINE_BELOW that has nodes inside:
+    the names may place them deeper."""
+    merchant = method == MERCHANT
+    if not (method.size and merchant.any()):
+        return np.zeros(len(ids), dtype=bool)
+    depth = np.zeros(int(ids.max(initial=0)) + 1, dtype=np.int8)
+    seen = np.zeros(len(depth), dtype=bool)  # the distinct ids: taxonomy ids are small, no hash needed
+    seen[ids[merchant]] = True
+    for cid in np.flatnonzero(seen).tolist():  # only places that have places inside
+        depth[cid] = tax.nodes[cid].depth if tax.children_of(cid) else _REFINE_BELOW
+    return merchant & (np.take(depth, np.maximum(ids, 0)) < _REFINE_BELOW)
+
+
+def _title_phrase_codes(title, brand, todo: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Per row of `todo`, a code of its title's product phrase (-1 for none), and the phrases. Titles
+    collapse to their product phrase first (leading brand dropped): "Hoodie | Album A" and "Hoodie |
+    Album B" are one; only the (title, brand) pairs of the rows at hand are read."""
+    xcode, xvals = _codes(title, todo)
+    bcode, bvals = _codes(brand, todo)
+    pairs, pair_of_row = _unique_rows(np.stack([xcode, bcode], axis=1))
+    pcode_of: dict[str, int] = {}
+    per_pair = np.full(len(pairs), -1, dtype=np.int64)
+    for k, (t, brand_code) in enumerate(pairs.tolist()):
+        if t >= 0 and xvals[t]:
+            phrase = nouns.title_phrase(xvals[t], bvals[brand_code] if brand_code >= 0 else None)
+            per_pair[k] = pcode_of.setdefault(phrase, len(pcode_of))
+    return per_pair[np.asarray(pair_of_row).reshape(-1)], list(pcode_of)
+
+
+def _read_in_branches(
+    args: list[tuple],
+    found: np.ndarray,
+    weak: np.ndarray,
+    grade: np.ndarray,
+    roots,
+    share1: dict[int, float],
+) -> None:
+    """Readings no name placed, and stray bare nouns (a weak reading outside the catalog's branches,
+    doubted), read again inside the branches only (never moved elsewhere); in place."""
+    unread = found < 0  # only rows no reading placed are read again inside the branches
+    for k in np.flatnonzero(weak & (found >= 0)).tolist():
+        top = taxonomy.load().id_for_path(taxonomy.load().nodes[int(found[k])].path.split(taxonomy.SEPARATOR)[0])
+        assert top is not None  # a taxonomy node's top level is a node
+        if share1.get(top, 0.0) < _PRIOR_STRAY_SHARE:
+            # a stray bare noun: "Ear Cuff" typed in an earring shop is no handcuff but an earring
+            found[k] = -1
+            unread[k] = True
+    for k in np.flatnonzero(unread).tolist():
+        t, category_code, p = args[k]
+        got2 = _name_match(t, category_code, p, within=roots)
+        if got2 is not None:
+            found[k], grade[k] = got2[0], SURE_BRANCH
+
+
+def _accepted(got: np.ndarray, prev: np.ndarray, tax: taxonomy.Taxonomy) -> np.ndarray:
+    """The readings taken: any for an unmapped row; for a shallow merchant-path row only one inside its
+    own branch (and deeper)."""
     accepted = got >= 0
     refine = accepted & (prev >= 0)
-    if refine.any():  # a shallow merchant-path id is only refined inside its own branch
+    if refine.any():
         inside = np.array(
             [
                 tax.is_within(int(placed_id), int(p)) and placed_id != p
@@ -368,10 +397,7 @@ def _name_step(
             dtype=bool,
         )
         accepted[np.flatnonzero(refine)[~inside]] = False
-    rows = todo[accepted]
-    ids[rows] = got[accepted]
-    method[rows] = NAME
-    sure[rows] = grade[inverse][accepted]
+    return accepted
 
 
 def map_rows(
