@@ -228,6 +228,13 @@ def _rows_for(
         if mixed:
             row["Currency"] = currency
         rows.append(row)
+    return _total_row(part, depth_ok, currency, mixed, total_label), rows
+
+
+def _total_row(part: dict, depth_ok: np.ndarray, currency: str | None, mixed: bool, total_label: str) -> dict:
+    """The totals row of one currency's priced variants: quantiles over all of them, products counted
+    once (one pass when rows come ordered by product, as the catalog layer lays them out)."""
+    pk, price = part["pk"], part["price"]
     total_q = [float(x) for x in np.quantile(price, list(QUANTILES))] if len(price) else [None] * 5
     ordered = len(pk) < 2 or bool(np.all(pk[1:] >= pk[:-1]))  # the catalog layer's layout: one pass
     n_products = (int(np.count_nonzero(pk[1:] != pk[:-1])) + 1 if len(pk) else 0) if ordered else len(np.unique(pk))
@@ -247,7 +254,7 @@ def _rows_for(
     }
     if mixed:
         total["Currency"] = currency
-    return total, rows
+    return total
 
 
 @dataclass

@@ -226,47 +226,14 @@ class Service:
             raise errors.task_not_found()
 
     def _turn(self, params: dict[str, Any], call: CallContext) -> Turn:
+        """One message/send or message/stream as the runner's Turn: the request checked, its conversation
+        loaded and its party checked (`_conversation`), the message's files decoded."""
         self.idle.on_request()  # a quiet instance gives memory back first (IDLE_RELEASE_SECONDS)
         message = params["message"]
-        configuration = params.get("configuration") or {}
-        if not card_mod.accepts_output(configuration.get("acceptedOutputModes")):
-            raise errors.RpcError(
-                errors.CONTENT_TYPE_NOT_SUPPORTED,
-                "None of the acceptedOutputModes is produced by this agent; accept text/plain.",
-            )
-        outer, inner = params.get("contextId"), message.get("contextId")
-        if outer and inner and outer != inner:
-            raise errors.RpcError(
-                errors.INVALID_PARAMS,
-                "params.contextId and params.message.contextId differ; send one, or the same value in both.",
-            )
-        if message.get("taskId"):
-            if (
-                self.tasks.get(message["taskId"]) is None
-                or self.tasks.party(message["taskId"]) != self._party(params, call)[0]
-            ):
-                raise errors.task_not_found()
-            raise errors.RpcError(
-                errors.INVALID_PARAMS,
-                "params.message.taskId names a task that cannot take more messages; send the question without taskId, with the same contextId, to ask a follow-up.",
-            )
-        context_id = outer or inner or objects.new_id()
-        # A server-made id is new by construction: no store read. A client's id may name a conversation
-        # we have (on any instance) or be new, which starts a conversation with that id.
-        with budget.within(self.config.turn_storage_seconds):
-            context = self.contexts.load(context_id) if (outer or inner) else None
-        if context is not None and len(context.task_ids) >= self.config.context_max_turns:
-            raise errors.RpcError(errors.INVALID_PARAMS, TURN_LIMIT.format(n=self.config.context_max_turns))
-        bound = context.merchant_id if context else None
-        if bound is not None and "catalog_context" not in params:
-            # A context bound to a merchant keeps serving that merchant's catalog only: without the
-            # catalog_context we would fall back to the default catalog, which is not theirs.
-            raise errors.RpcError(errors.INVALID_PARAMS, trust.REQUIRED)
-        party, trusted = self._party(params, call, bound)
-        if context is not None and context.owner != party:
-            # Another party's conversation (an unsigned one a signed turn would adopt, another caller's,
-            # a guessed id): refused, never answered from its files.
-            raise errors.RpcError(errors.INVALID_PARAMS, trust.NOT_YOURS)
+        self._refuse_unanswerable(params, message, call)
+        given = params.get("contextId") or message.get("contextId")
+        context_id = given or objects.new_id()
+        context, party, trusted = self._conversation(params, call, context_id, bool(given))
         a2ui_how = self._a2ui_declared(call, message)
         if a2ui_how:
             call.activated_extensions = [A2UI_URI]
@@ -302,6 +269,56 @@ class Service:
                 trusted.merchant_id,
             )
         return turn
+
+    def _refuse_unanswerable(self, params: dict[str, Any], message: dict[str, Any], call: CallContext) -> None:
+        """Requests no answer can serve, refused before anything is read: output modes this agent does not
+        produce, two different context ids, a message naming a task (ended tasks take no more messages)."""
+        configuration = params.get("configuration") or {}
+        if not card_mod.accepts_output(configuration.get("acceptedOutputModes")):
+            raise errors.RpcError(
+                errors.CONTENT_TYPE_NOT_SUPPORTED,
+                "None of the acceptedOutputModes is produced by this agent; accept text/plain.",
+            )
+        outer, inner = params.get("contextId"), message.get("contextId")
+        if outer and inner and outer != inner:
+            raise errors.RpcError(
+                errors.INVALID_PARAMS,
+                "params.contextId and params.message.contextId differ; send one, or the same value in both.",
+            )
+        if message.get("taskId"):
+            if (
+                self.tasks.get(message["taskId"]) is None
+                or self.tasks.party(message["taskId"]) != self._party(params, call)[0]
+            ):
+                raise errors.task_not_found()
+            raise errors.RpcError(
+                errors.INVALID_PARAMS,
+                "params.message.taskId names a task that cannot take more messages; send the question without taskId, with the same contextId, to ask a follow-up.",
+            )
+
+    def _conversation(
+        self, params: dict[str, Any], call: CallContext, context_id: str, client_id: bool
+    ) -> tuple[ContextState | None, str, Any]:
+        """(the conversation as stored or None, the party the turn acts for, its trusted catalog context or
+        None). Refused: a conversation at its turn limit, a merchant-bound one without catalog_context, and
+        another party's."""
+        # A server-made id is new by construction: no store read. A client's id may name a conversation
+        # we have (on any instance) or be new, which starts a conversation with that id.
+        with budget.within(self.config.turn_storage_seconds):
+            context = self.contexts.load(context_id) if client_id else None
+        if context is not None and len(context.task_ids) >= self.config.context_max_turns:
+            raise errors.RpcError(errors.INVALID_PARAMS, TURN_LIMIT.format(n=self.config.context_max_turns))
+        bound = context.merchant_id if context else None
+        if bound is not None and "catalog_context" not in params:
+            # A context bound to a merchant keeps serving that merchant's catalog only: without the
+            # catalog_context we would fall back to the default catalog, which is not theirs.
+            raise errors.RpcError(errors.INVALID_PARAMS, trust.REQUIRED)
+        party, trusted = self._party(params, call, bound)
+        if context is not None and context.owner != party:
+            # Another party's conversation (an unsigned one a signed turn would adopt, another caller's,
+            # a guessed id): refused, never answered from its files.
+            raise errors.RpcError(errors.INVALID_PARAMS, trust.NOT_YOURS)
+        return context, party, trusted
 
     def _a2ui_declared(self, call: CallContext, message: dict[str, Any]) -> str | None:
         """How the client asked for A2UI, if it did (logged: Gemini Enterprise's way is undocumented)."""
