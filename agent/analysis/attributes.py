@@ -273,50 +273,27 @@ def _rows(scoped: pa.Table, reference: ReferenceValues, with_ref: bool) -> list[
 
 
 def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> list[Finding]:
+    """The attribute findings, most severe first (at most seven): fill rates and top values
+    (`_coverage_findings`), values only the reference has, spelling variants merged, option names, rows
+    excluded."""
     if not rows:
         return [Finding("attributes.empty", {}, severity=10)]
-    found: list[Finding] = []
     visible = list(enumerate(rows))[1:20]
-    core = [(i, r) for i, r in visible if not r["Attribute"].startswith("Option:")]
-    low = sorted([(i, r) for i, r in core], key=lambda x: x[1]["Fill rate"] or 0)
-    items = [{"name": r["Attribute"].lower(), "fill_pct": r["Fill rate"], "rows_n": r["Filled rows"]} for _, r in low]
-    found.append(
-        Finding(
-            "attributes.fill",
-            {"items": items, "total_n": rows[0]["Filled rows"]},
-            cells=((0, "Filled rows"),) + tuple((i, c) for i, _ in low for c in ("Fill rate", "Filled rows")),
-            severity=8,
-        )
-    )
-    for i, r in core:
-        if r["Top values (rows)"] and r["Attribute"] in ("Colour", "Material"):
-            found.append(
-                Finding(
-                    "attributes.top",
-                    {
-                        "name": r["Attribute"].lower(),
-                        "values": r["Top values (rows)"].split(", ")[:3],
-                        "distinct_n": r["Distinct values"],
-                    },
-                    cells=((i, "Top values (rows)"), (i, "Distinct values")),
-                    severity=4,
-                )
-            )
+    found = _coverage_findings(rows, visible)
     if with_ref:
-        gaps = [(i, r) for i, r in visible if r.get("Values only in reference")][:3]
-        for i, r in gaps:
-            found.append(
-                Finding(
-                    "attributes.reference_only",
-                    {
-                        "name": r["Attribute"].lower(),
-                        "only_n": r["Values only in reference"],
-                        "examples": r["Examples only in reference"],
-                    },
-                    cells=((i, "Values only in reference"), (i, "Examples only in reference")),
-                    severity=7,
-                )
+        found += [
+            Finding(
+                "attributes.reference_only",
+                {
+                    "name": r["Attribute"].lower(),
+                    "only_n": r["Values only in reference"],
+                    "examples": r["Examples only in reference"],
+                },
+                cells=((i, "Values only in reference"), (i, "Examples only in reference")),
+                severity=7,
             )
+            for i, r in [(i, r) for i, r in visible if r.get("Values only in reference")][:3]
+        ]
     merged = [(i, r) for i, r in visible if r["Spelling variants merged (rows)"]]
     if merged:
         items = [{"name": r["Attribute"].lower(), "rows_n": r["Spelling variants merged (rows)"]} for _, r in merged]
@@ -342,3 +319,33 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
         found.append(ex)
     found.sort(key=lambda x: -x.severity)
     return found[:7]
+
+
+def _coverage_findings(rows: list[dict], visible: list[tuple[int, dict]]) -> list[Finding]:
+    """The core attributes (not options) by fill rate, lowest first, and the top colours and materials."""
+    core = [(i, r) for i, r in visible if not r["Attribute"].startswith("Option:")]
+    low = sorted([(i, r) for i, r in core], key=lambda x: x[1]["Fill rate"] or 0)
+    items = [{"name": r["Attribute"].lower(), "fill_pct": r["Fill rate"], "rows_n": r["Filled rows"]} for _, r in low]
+    found = [
+        Finding(
+            "attributes.fill",
+            {"items": items, "total_n": rows[0]["Filled rows"]},
+            cells=((0, "Filled rows"),) + tuple((i, c) for i, _ in low for c in ("Fill rate", "Filled rows")),
+            severity=8,
+        )
+    ]
+    for i, r in core:
+        if r["Top values (rows)"] and r["Attribute"] in ("Colour", "Material"):
+            found.append(
+                Finding(
+                    "attributes.top",
+                    {
+                        "name": r["Attribute"].lower(),
+                        "values": r["Top values (rows)"].split(", ")[:3],
+                        "distinct_n": r["Distinct values"],
+                    },
+                    cells=((i, "Top values (rows)"), (i, "Distinct values")),
+                    severity=4,
+                )
+            )
+    return found

@@ -103,14 +103,7 @@ def _rows(scoped: pa.Table, scope: Scope, tax: Taxonomy, has_stock: bool) -> lis
     per_product = common.per_product(
         scoped["product_key"], [("oos", pa.array(out_of_stock), "sum"), ("ci", labels.indices, "min")]
     )
-    fully = per_product.filter(
-        pc.and_(pc.equal(per_product["oos_sum"], per_product["pk_count"]), pc.greater(per_product["oos_sum"], 0))
-    )
-    fully = fully.append_column("c_min", pc.take(labels.dictionary, fully["ci_min"]))
-    fully_by_cat: dict[str, int] = {}
-    if fully.num_rows:
-        for counted in fully.group_by("c_min").aggregate([("pk", "count")]).to_pylist():
-            fully_by_cat[counted["c_min"]] = counted["pk_count"]
+    fully_n, fully_by_cat = _fully_out(per_product, labels.dictionary)
     examples = _out_of_stock_examples(scoped, per_product, names)
     rows = []
     for entry in by_category:
@@ -132,6 +125,25 @@ def _rows(scoped: pa.Table, scope: Scope, tax: Taxonomy, has_stock: bool) -> lis
             }
         )
     rows.sort(key=lambda r: (-(r["Out-of-stock rate"] or 0), -(r["Out-of-stock variants"] or 0), r["Category"]))
+    return [_total_row(scoped, scope, rows, fully_n, has_stock), *rows]
+
+
+def _fully_out(per_product: pa.Table, categories: pa.Array) -> tuple[int, dict[str, int]]:
+    """Products with every variant out of stock: how many, and per category (a product's first one)."""
+    fully = per_product.filter(
+        pc.and_(pc.equal(per_product["oos_sum"], per_product["pk_count"]), pc.greater(per_product["oos_sum"], 0))
+    )
+    fully = fully.append_column("c_min", pc.take(categories, fully["ci_min"]))
+    fully_by_cat: dict[str, int] = {}
+    if fully.num_rows:
+        for counted in fully.group_by("c_min").aggregate([("pk", "count")]).to_pylist():
+            fully_by_cat[counted["c_min"]] = counted["pk_count"]
+    return fully.num_rows, fully_by_cat
+
+
+def _total_row(scoped: pa.Table, scope: Scope, rows: list[dict], fully_n: int, has_stock: bool) -> dict:
+    """The scope's total row: the category rows summed, products counted once, the rate over variants
+    whose stock is known."""
     total_unknown = sum(r["Stock unknown variants"] for r in rows)
     total_oos = sum(r["Out-of-stock variants"] or 0 for r in rows)
     total = {
@@ -140,13 +152,13 @@ def _rows(scoped: pa.Table, scope: Scope, tax: Taxonomy, has_stock: bool) -> lis
         "Variants": scoped.num_rows,
         "Out-of-stock variants": total_oos if has_stock else None,
         "Out-of-stock rate": common.pct(total_oos, scoped.num_rows - total_unknown) if has_stock else None,
-        "Products fully out": fully.num_rows if has_stock else None,
+        "Products fully out": fully_n if has_stock else None,
         "Backorder variants": sum(r["Backorder variants"] or 0 for r in rows) if has_stock else None,
         "Preorder variants": sum(r["Preorder variants"] or 0 for r in rows) if has_stock else None,
         "Stock unknown variants": total_unknown,
         "Out-of-stock products (examples)": None,
     }
-    return [total, *rows]
+    return total
 
 
 def _out_of_stock_examples(scoped: pa.Table, per_product: pa.Table, names: list[str]) -> dict[str, list[str]]:
