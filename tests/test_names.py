@@ -67,3 +67,14 @@ def test_the_scan_sees_short_names_on_public_functions_only(tmp_path):
         "class _D:\n    def m(self, d): pass\n"
     )
     assert short_public_parameters(tmp_path) == ["agent/m.py:f(d)", "agent/m.py:C.__init__(n)", "agent/m.py:C.m(fn)"]
+
+
+def test_no_function_is_named_underscore():
+    """The templates once were ~45 functions all called `_`: each has a name that says what it renders."""
+    unnamed = [
+        f"{path.relative_to(ROOT).as_posix()}:{node.lineno}"
+        for path in sorted((ROOT / "agent").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "_"
+    ]
+    assert not unnamed, "functions named _: " + ", ".join(unnamed)
