@@ -381,31 +381,9 @@ def _subcategory_row(
         "Left out (draft/archived products)": excluded,
     }
     if r is not None:
-        own_share = common.pct(products, own_total)
-        ref_share = common.pct(r.get("products", 0), ref_total)
-        index = round(own_share / ref_share * 100.0, 0) if own_share is not None and ref_share else None
-        row.update(
-            {
-                "Reference products": r.get("products", 0),
-                "Own share": own_share,
-                "Reference share": ref_share,
-                "Share index": index,
-                "Reference P25": common.money(r.get("p25")),
-                "Reference P75": common.money(r.get("p75")),
-            }
-        )
-        if key != OTHER_KEY and products:
-            if (
-                ref_share is not None
-                and ref_share >= UNDER_INDEX_MIN_REF_SHARE
-                and index is not None
-                and index < UNDER_INDEX_MAX
-            ):
-                gaps.append("under-indexed")
-            if r.get("p25") is not None and o.get("min") is not None and o["min"] > r["p25"]:
-                gaps.append("price floor")
-            if r.get("p75") is not None and o.get("max") is not None and o["max"] < r["p75"]:
-                gaps.append("price ceiling")
+        columns, ref_gaps = _against_reference(key, o, r, own_total, ref_total)
+        row.update(columns)
+        gaps += ref_gaps
     r = r or {}
     row["Gap"] = ", ".join(gaps) or None
     sev = max((SEVERITY[g] for g in gaps), default=0)
@@ -414,6 +392,38 @@ def _subcategory_row(
     if key == OTHER_KEY and products:
         sev_key = (0.5, 0)  # unmapped products: after the gaps, before the healthy subcategories
     return row, sev_key
+
+
+def _against_reference(key: int, o: dict, r: dict, own_total: int, ref_total: int) -> tuple[dict, list[str]]:
+    """A subcategory row's reference columns (shares, share index, the reference's quartiles) and the gaps
+    they show: under-indexed against the reference, own prices starting above its P25 or ending below its
+    P75. `o` and `r` are the own and reference aggregates of the subcategory."""
+    products = o.get("products", 0)
+    own_share = common.pct(products, own_total)
+    ref_share = common.pct(r.get("products", 0), ref_total)
+    index = round(own_share / ref_share * 100.0, 0) if own_share is not None and ref_share else None
+    columns = {
+        "Reference products": r.get("products", 0),
+        "Own share": own_share,
+        "Reference share": ref_share,
+        "Share index": index,
+        "Reference P25": common.money(r.get("p25")),
+        "Reference P75": common.money(r.get("p75")),
+    }
+    gaps: list[str] = []
+    if key != OTHER_KEY and products:
+        if (
+            ref_share is not None
+            and ref_share >= UNDER_INDEX_MIN_REF_SHARE
+            and index is not None
+            and index < UNDER_INDEX_MAX
+        ):
+            gaps.append("under-indexed")
+        if r.get("p25") is not None and o.get("min") is not None and o["min"] > r["p25"]:
+            gaps.append("price floor")
+        if r.get("p75") is not None and o.get("max") is not None and o["max"] < r["p75"]:
+            gaps.append("price ceiling")
+    return columns, gaps
 
 
 def _price_and_stock_notes(
