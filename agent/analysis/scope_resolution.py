@@ -588,10 +588,14 @@ def _nearness(phrase: str, name: str) -> tuple:
 
 
 def nearest(phrase: str, own: OwnIndex, taxonomy: Taxonomy, limit: int = 5) -> tuple[str, ...]:
-    """Closest existing categories: merchant level names and taxonomy nodes with products."""
+    """Closest existing categories: merchant level names and taxonomy nodes with products.
+
+    Deterministic: a level name written several ways ("Chairs", "chairs") is shown as written in the
+    first of its category values in sorted order, never in a set's order (which changes with
+    PYTHONHASHSEED from one process to the next), and ties in nearness keep that order."""
     names: dict[str, str] = {}
     for toks, cats in own.level_names.items():
-        for c in cats:
+        for c in sorted(cats):
             last = c.split(">")[-1].strip()
             names.setdefault(" ".join(toks), last)
     for node_id in own.node_rows:
