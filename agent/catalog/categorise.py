@@ -78,18 +78,17 @@ def _int_id(tax: taxonomy.Taxonomy, text: str) -> int | None:
 
 def _exact_google(path: str) -> int | None:
     tax = taxonomy.load()
-    return tax.id_for_path(path) or taxonomy.localised_paths().get(taxonomy.normalise_path(path).lower())
+    return tax.id_for_path(path) or taxonomy.localised_path_id(taxonomy.normalise_path(path).lower())
 
 
 def _prefix(path: str) -> tuple[int, int] | None:
     """(id, levels matched) of the deepest Google (en-US or localised) or Shopify path prefixing `path`."""
     tax = taxonomy.load()
-    local = taxonomy.localised_paths()
     levels = [lvl for lvl in taxonomy.normalise_path(path).split(taxonomy.SEPARATOR) if lvl]
     best = None
     for depth in range(len(levels), 0, -1):
         key = taxonomy.SEPARATOR.join(levels[:depth]).lower()
-        found = tax.by_path.get(key) or local.get(key)
+        found = tax.by_path.get(key) or taxonomy.localised_path_id(key)
         if found is not None:
             best = (found, depth)
             break

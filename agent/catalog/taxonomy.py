@@ -10,6 +10,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 TAXONOMY_FILE = Path(__file__).resolve().parents[2] / "data" / "taxonomy" / "google-product-taxonomy-with-ids.en-US.txt"
 SEPARATOR = " > "
@@ -134,29 +135,175 @@ def load_locale(locale: str) -> dict[int, str]:
     Only ids that also exist in the bundled en-US version are kept: the 2015-02-19 files carry a few
     retired ids, which must never become a scope or a mapping target. Unknown locale -> {}.
     """
-    current = load().nodes
+    return {cid: path for cid, (_, path) in locale_rows(locale).items()}
+
+
+def locale_rows(locale: str) -> dict[int, tuple[int, str]]:
+    """{Google id: (line number, localised path)}: `load_locale` with the line each path was read
+    from (a later line of the same id wins, at the id's first place), so a derived table can point
+    at lines instead of holding their names (`derived`)."""
+    out: dict[int, tuple[int, str]] = {}
+    for line_no, line in enumerate(_locale_lines(locale)):
+        row = _locale_row(line)
+        if row is not None:
+            out[row[0]] = (line_no, row[1])
+    return out
+
+
+def locale_line(locale: str, line_no: int) -> tuple[int, str] | None:
+    """(Google id, localised path) of one line of a locale's file, as `locale_rows` reads it."""
+    lines = _locale_lines(locale)
+    return _locale_row(lines[line_no]) if 0 <= line_no < len(lines) else None
+
+
+def _locale_row(line: str) -> tuple[int, str] | None:
+    line_match = _LINE.match(line)
+    if line_match and int(line_match.group(1)) in load().nodes:
+        return int(line_match.group(1)), normalise_path(line_match.group(2))
+    return None
+
+
+@functools.lru_cache(maxsize=32)
+def _locale_lines(locale: str) -> list[str]:
     for path in TAXONOMY_DIR.glob(f"google-product-taxonomy-with-ids.{locale}*.txt"):
         match = _LOCALE_FILE.match(path.name)
-        if not match or match.group(1) != locale:
-            continue
-        out: dict[int, str] = {}
-        for line in path.read_text(encoding="utf-8").splitlines():
-            line_match = _LINE.match(line)
-            if line_match and int(line_match.group(1)) in current:
-                out[int(line_match.group(1))] = normalise_path(line_match.group(2))
-        return out
-    return {}
+        if match and match.group(1) == locale:
+            return path.read_text(encoding="utf-8").splitlines()
+    return []
+
+
+def localised_path_id(path: str) -> int | None:
+    """The Google id of a localised path (lower-cased, normalised) in any bundled locale (a Russian
+    feed's `мебель > мебель для сада`); a path spelled the same in two locales names the id of the
+    first locale. Read through the derived table when it is current (no locale file is parsed on a
+    cold start: the table points at the lines whose path has the key's hash, and each is checked),
+    else from every locale file once."""
+    if not derived_table_current():
+        return localised_paths().get(path)
+    locales = available_locales()
+    for ref in cast("tuple[int, ...]", derived(hashed_key("p:", path)) or ()):
+        row = locale_line(locales[ref // LOCALE_REF], ref % LOCALE_REF)
+        if row is not None and row[1].lower() == path:
+            return row[0]
+    return None
+
+
+def hashed_key(prefix: str, text: str) -> str:
+    """A derived-table key that stands for a long text by its crc32 (its values are checked against
+    the lines they point at, so two texts sharing a hash only share a list)."""
+    import zlib
+
+    return f"{prefix}{zlib.crc32(text.encode('utf-8')):08x}"
+
+
+LOCALE_REF = 1_000_000  # a localised line's pointer in the derived table: locale number × 1,000,000 + line number
 
 
 @functools.lru_cache(maxsize=1)
 def localised_paths() -> dict[str, int]:
-    """{lower-cased localised path: Google id} over every bundled locale (a Russian feed's
-    `Мебель > Мебель для сада`). A path spelled the same in two locales names the same id."""
+    """{lower-cased localised path: Google id} over every bundled locale, every file parsed: what
+    the derived table holds under "p:" keys, and the fallback without one."""
     out: dict[str, int] = {}
     for locale in available_locales():
         for cid, path in load_locale(locale).items():
             out.setdefault(path.lower(), cid)
     return out
+
+
+# --- the derived table: what the taxonomy files imply, precomputed -----------------------------------------------
+# `data/taxonomy/derived.marshal` is generated from the files above by `make data` (namematch.write_table) and
+# checked current by tests/test_namematch_lazy.py. It is split into shards by a stable hash of the key, so a
+# lookup loads one small shard, not the table. Its header names the sources (file names and sizes), the
+# Unicode version the words were folded with and the format: when any differ (a taxonomy file replaced, another
+# Python), it is not used and everything is derived from the files instead, as without it.
+DERIVED_FILE = TAXONOMY_DIR / "derived.marshal"
+DERIVED_FORMAT = 1
+DERIVED_SHARDS = 512
+
+
+def derived_sources() -> dict[str, int]:
+    """{file name: size} of every file the derived table is built from."""
+    files = [*sorted(TAXONOMY_DIR.glob("google-product-taxonomy-with-ids.*.txt")), SHOPIFY_MAPPING_FILE]
+    return {path.name: path.stat().st_size for path in files}
+
+
+def derived_stamp() -> dict[str, object]:
+    """What a derived table must have been built against to be used here."""
+    import marshal
+    import unicodedata
+
+    return {
+        "format": DERIVED_FORMAT,
+        "marshal": marshal.version,
+        "unicode": unicodedata.unidata_version,
+        "sources": derived_sources(),
+    }
+
+
+def shard_of(key: str) -> int:
+    """The shard a key lives in (crc32: the same in every process, unlike hash())."""
+    import zlib
+
+    return zlib.crc32(key.encode("utf-8")) % DERIVED_SHARDS
+
+
+@functools.lru_cache(maxsize=1)
+def _derived_file() -> tuple[dict, memoryview] | None:
+    """The table's header and its shards, mapped (not read: a lookup pages in its shard only)."""
+    import marshal
+    import mmap
+
+    try:
+        with DERIVED_FILE.open("rb") as file:
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        size = int.from_bytes(mapped[:8], "little")
+        header = marshal.loads(mapped[8 : 8 + size])
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if not isinstance(header, dict) or header.get("stamp") != derived_stamp():
+        return None
+    return header, memoryview(mapped)[8 + size :]
+
+
+def derived_table_current() -> bool:
+    """Whether the bundled derived table matches the files and this interpreter."""
+    return _derived_file() is not None
+
+
+def derived_header() -> dict:
+    """The table's header: its stamp, shard offsets and whatever the builder put beside them."""
+    found = _derived_file()
+    return found[0] if found is not None else {}
+
+
+def derived(key: str) -> object | None:
+    """The table's value for a key, or None (no such key, or no current table)."""
+    shard = _derived_shard(shard_of(key))
+    return shard.get(key) if shard is not None else None
+
+
+@functools.lru_cache(maxsize=DERIVED_SHARDS)
+def _derived_shard(number: int) -> dict | None:
+    import marshal
+
+    found = _derived_file()
+    if found is None:
+        return None
+    header, shards = found
+    start, end = header["offsets"][number], header["offsets"][number + 1]
+    return marshal.loads(shards[start:end])
+
+
+def pack_derived(header: dict, shards: list[dict]) -> bytes:
+    """The derived table's bytes: header length, header (with the stamp and the shard offsets), shards."""
+    import marshal
+
+    blobs = [marshal.dumps(shard) for shard in shards]
+    offsets = [0]
+    for blob in blobs:
+        offsets.append(offsets[-1] + len(blob))
+    head = marshal.dumps({**header, "stamp": derived_stamp(), "offsets": tuple(offsets)})
+    return len(head).to_bytes(8, "little") + head + b"".join(blobs)
 
 
 # --- Shopify Standard Product Taxonomy -> Google (Shopify's own published mapping) -----------------------------
@@ -188,17 +335,42 @@ class ShopifyMapping:
 def shopify_mapping() -> ShopifyMapping:
     """Shopify's mapping of its 14,528 mapped categories to Google ids, read once per process.
     Targets that are not in the bundled Google file are dropped (there are none in release 2026-08)."""
-    current = load().nodes
     by_path: dict[str, int] = {}
     by_gid: dict[str, int] = {}
     paths: list[tuple[str, int]] = []
-    for line in SHOPIFY_MAPPING_FILE.read_text(encoding="utf-8").splitlines()[1:]:
-        parts = line.split("\t")
-        if len(parts) < 3 or not parts[2].strip().isdigit() or int(parts[2]) not in current:
+    for line in _shopify_lines():
+        row = _shopify_row(line)
+        if row is None:
             continue
-        gid, path, cid = parts[0].strip(), normalise_path(parts[1]), int(parts[2])
+        gid, path, cid = row
         by_path[path.lower()] = cid
         by_gid[gid] = cid
         by_gid[gid.rsplit("/", 1)[-1]] = cid
         paths.append((path, cid))
     return ShopifyMapping(by_path=by_path, by_gid=by_gid, paths=tuple(paths))
+
+
+def shopify_line(line_no: int) -> tuple[str, int] | None:
+    """(Shopify path, Google id) of one line of the mapping file, as `shopify_mapping` reads it."""
+    lines = _shopify_lines()
+    row = _shopify_row(lines[line_no]) if 0 <= line_no < len(lines) else None
+    return (row[1], row[2]) if row is not None else None
+
+
+def shopify_rows() -> list[tuple[int, str, int]]:
+    """(line number, Shopify path, Google id) of every mapped line, in file order."""
+    rows = ((line_no, _shopify_row(line)) for line_no, line in enumerate(_shopify_lines()))
+    return [(line_no, row[1], row[2]) for line_no, row in rows if row is not None]
+
+
+@functools.lru_cache(maxsize=1)
+def _shopify_lines() -> list[str]:
+    lines = SHOPIFY_MAPPING_FILE.read_text(encoding="utf-8").splitlines()
+    return [""] + lines[1:]  # the header is no mapping
+
+
+def _shopify_row(line: str) -> tuple[str, str, int] | None:
+    parts = line.split("\t")
+    if len(parts) < 3 or not parts[2].strip().isdigit() or int(parts[2]) not in load().nodes:
+        return None
+    return parts[0].strip(), normalise_path(parts[1]), int(parts[2])
