@@ -111,6 +111,22 @@ def test_a_path_of_two_locales_names_the_first_locales_id():
     assert all(taxonomy.localised_path_id(path) == taxonomy.localised_paths()[path] for path in twice[:300])
 
 
+def test_the_taxonomy_read_from_the_table_is_the_files():
+    assert taxonomy.load() == taxonomy.parse(taxonomy.TAXONOMY_FILE.read_text(encoding="utf-8"))
+    assert taxonomy.load().version == "2021-09-21"
+
+
+def test_shopify_lookups_through_the_table_are_the_files():
+    """Every Shopify path (as written, lower-cased, with a prefix beyond it), gid and gid tail."""
+    table, files = taxonomy.shopify_lookups(), taxonomy.shopify_mapping()
+    assert not table.paths and files.paths  # one through the table, one from the file
+    asks = [value for _, gid, path, _ in taxonomy.shopify_rows() for value in (path, path.upper(), gid, gid[-12:])]
+    asks += ["", "  ", "nope", "Furniture > Nope", "gid://shopify/TaxonomyCategory/zz-1"]
+    assert [table.lookup(value) for value in asks] == [files.lookup(value) for value in asks]
+    prefixes = [path + " > Teak Sets" for _, _, path, _ in taxonomy.shopify_rows()[::13]] + ["Nope > Nope"]
+    assert [table.longest_prefix(value) for value in prefixes] == [files.longest_prefix(value) for value in prefixes]
+
+
 def test_a_stale_table_is_not_used(monkeypatch):
     sources = taxonomy.derived_sources()
     name = next(iter(sources))

@@ -92,7 +92,7 @@ def _prefix(path: str) -> tuple[int, int] | None:
         if found is not None:
             best = (found, depth)
             break
-    shop = taxonomy.shopify_mapping().longest_prefix(path)
+    shop = taxonomy.shopify_lookups().longest_prefix(path)
     if shop is not None and (best is None or shop[1] > best[1]):
         return shop
     return best
@@ -131,7 +131,7 @@ def _resolve_text(text: str, method: int) -> tuple[int, int] | None:
     found = _exact_google(text)
     if found is not None:
         return found, method
-    shop = taxonomy.shopify_mapping().lookup(text)
+    shop = taxonomy.shopify_lookups().lookup(text)
     if shop is not None:
         return shop, SHOPIFY
     pre = _prefix(text)

@@ -478,11 +478,14 @@ def build_table() -> bytes:
         for k, e in enumerate(_google_entries(cid)):
             assert k < _GOOGLE_REF
             heads[e.tokens[-1]].append(cid * _GOOGLE_REF + k)
-    for line_no, path, cid in taxonomy.shopify_rows():
+    lines: dict[str, list[int]] = defaultdict(list)  # "w:" word, "k:" / "p:" hashed name or path -> lines
+    for line_no, gid, path, cid in taxonomy.shopify_rows():
         shop = _shopify_entry(path, cid)
         if shop is not None:
             heads[shop.tokens[-1]].append(-line_no - 1)
-    lines: dict[str, list[int]] = defaultdict(list)  # "w:" word, "k:" / "p:" hashed name or path -> lines
+        for prefix, keys in (("s:", (path.lower(),)), ("g:", (gid, gid.rsplit("/", 1)[-1]))):
+            for key in dict.fromkeys(taxonomy.hashed_key(prefix, key) for key in keys):
+                lines[key].append(line_no)
     for locale_no, locale in enumerate(taxonomy.available_locales()):
         for cid, (line_no, path) in taxonomy.locale_rows(locale).items():
             key, entries = _local_entries(locale, cid, path)
@@ -496,7 +499,9 @@ def build_table() -> bytes:
     shards: list[dict] = [{} for _ in range(taxonomy.DERIVED_SHARDS)]
     for key in sorted(table):
         shards[taxonomy.shard_of(key)][key] = table[key]
-    return taxonomy.pack_derived({"heads": tuple(sorted(heads))}, shards)
+    version, id_paths = taxonomy.rows(taxonomy.TAXONOMY_FILE.read_text(encoding="utf-8"))
+    header = {"heads": tuple(sorted(heads)), "taxonomy": (version, tuple(id_paths))}
+    return taxonomy.pack_derived(header, shards)
 
 
 def write_table() -> None:

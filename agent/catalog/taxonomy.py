@@ -10,7 +10,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Protocol, cast
 
 TAXONOMY_FILE = Path(__file__).resolve().parents[2] / "data" / "taxonomy" / "google-product-taxonomy-with-ids.en-US.txt"
 SEPARATOR = " > "
@@ -86,19 +86,30 @@ def normalise_path(path: str) -> str:
 
 
 def parse(text: str) -> Taxonomy:
+    return assemble(*rows(text))
+
+
+def rows(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """(version, [(id, normalised path)] in file order) of a taxonomy file's text."""
     version = "unknown"
-    nodes: dict[int, Node] = {}
-    by_path: dict[str, int] = {}
-    children: dict[int | None, list[int]] = {}
+    found: list[tuple[int, str]] = []
     for line in text.splitlines():
         if line.startswith("#"):
             if "Version:" in line:
                 version = line.split("Version:", 1)[1].strip()
             continue
         match = _LINE.match(line)
-        if not match:
-            continue
-        cid, path = int(match.group(1)), normalise_path(match.group(2))
+        if match:
+            found.append((int(match.group(1)), normalise_path(match.group(2))))
+    return version, found
+
+
+def assemble(version: str, id_paths: list[tuple[int, str]] | tuple[tuple[int, str], ...]) -> Taxonomy:
+    """The taxonomy of (id, normalised path) rows in file order (a parent before its children)."""
+    nodes: dict[int, Node] = {}
+    by_path: dict[str, int] = {}
+    children: dict[int | None, list[int]] = {}
+    for cid, path in id_paths:
         levels = path.split(SEPARATOR)
         parent = by_path.get(SEPARATOR.join(levels[:-1]).lower()) if len(levels) > 1 else None
         nodes[cid] = Node(cid, path, levels[-1], parent, len(levels))
@@ -109,7 +120,11 @@ def parse(text: str) -> Taxonomy:
 
 @functools.lru_cache(maxsize=1)
 def load() -> Taxonomy:
-    """The bundled taxonomy, parsed once per process."""
+    """The bundled taxonomy, once per process: its rows from the derived table when that is current
+    (no regex per line on a cold start), else parsed from the file."""
+    bundled = derived_header().get("taxonomy")
+    if bundled is not None:
+        return assemble(*bundled)
     return parse(TAXONOMY_FILE.read_text(encoding="utf-8"))
 
 
@@ -310,11 +325,15 @@ def pack_derived(header: dict, shards: list[dict]) -> bytes:
 SHOPIFY_MAPPING_FILE = TAXONOMY_DIR.parent / "shopify-taxonomy" / "shopify_to_google_2021-09-21.ids.tsv"
 
 
+class _Lookup(Protocol):
+    def get(self, key: str, /) -> int | None: ...
+
+
 @dataclass(frozen=True)
 class ShopifyMapping:
-    by_path: dict[str, int]  # lower-cased Shopify path -> Google id
-    by_gid: dict[str, int]  # "gid://shopify/TaxonomyCategory/fr-15-4-2" and "fr-15-4-2" -> Google id
-    paths: tuple[tuple[str, int], ...]  # (Shopify path as written, Google id), file order
+    by_path: _Lookup  # lower-cased Shopify path -> Google id
+    by_gid: _Lookup  # "gid://shopify/TaxonomyCategory/fr-15-4-2" and "fr-15-4-2" -> Google id
+    paths: tuple[tuple[str, int], ...]  # (Shopify path as written, Google id), file order; () when table-backed
 
     def lookup(self, value: str) -> int | None:
         stripped = value.strip()
@@ -342,11 +361,10 @@ def shopify_mapping() -> ShopifyMapping:
         row = _shopify_row(line)
         if row is None:
             continue
-        gid, path, cid = row
-        by_path[path.lower()] = cid
-        by_gid[gid] = cid
-        by_gid[gid.rsplit("/", 1)[-1]] = cid
-        paths.append((path, cid))
+        by_path[_shopify_keys(row, 1)[0]] = row[2]
+        for key in _shopify_keys(row, 0):
+            by_gid[key] = row[2]
+        paths.append((row[1], row[2]))
     return ShopifyMapping(by_path=by_path, by_gid=by_gid, paths=tuple(paths))
 
 
@@ -357,10 +375,42 @@ def shopify_line(line_no: int) -> tuple[str, int] | None:
     return (row[1], row[2]) if row is not None else None
 
 
-def shopify_rows() -> list[tuple[int, str, int]]:
-    """(line number, Shopify path, Google id) of every mapped line, in file order."""
+def shopify_rows() -> list[tuple[int, str, str, int]]:
+    """(line number, gid, Shopify path, Google id) of every mapped line, in file order."""
     rows = ((line_no, _shopify_row(line)) for line_no, line in enumerate(_shopify_lines()))
-    return [(line_no, row[1], row[2]) for line_no, row in rows if row is not None]
+    return [(line_no, *row) for line_no, row in rows if row is not None]
+
+
+@functools.lru_cache(maxsize=1)
+def shopify_lookups() -> ShopifyMapping:
+    """Shopify's mapping for lookups (`lookup`, `longest_prefix`): through the derived table when it
+    is current, so a cold instance parses the lines its paths hash to, not the 14,528 of the file."""
+    if not derived_table_current():
+        return shopify_mapping()
+    return ShopifyMapping(by_path=_TableShopify("s:", 1), by_gid=_TableShopify("g:", 0), paths=())
+
+
+class _TableShopify:
+    """{key: Google id} over the derived table's "s:" (lower-cased path) or "g:" (gid and its tail)
+    keys: the lines of the key's hash, checked, the last that matches winning (as in the dict
+    `shopify_mapping` builds in file order)."""
+
+    def __init__(self, prefix: str, field: int) -> None:
+        self._prefix, self._field = prefix, field
+
+    def get(self, key: str, /) -> int | None:
+        found = None
+        lines = _shopify_lines()
+        for ref in cast("tuple[int, ...]", derived(hashed_key(self._prefix, key)) or ()):
+            row = _shopify_row(lines[ref])
+            if row is not None and key in _shopify_keys(row, self._field):
+                found = row[2]
+        return found
+
+
+def _shopify_keys(row: tuple[str, str, int], field: int) -> tuple[str, ...]:
+    """The keys a mapped line stands under: its lower-cased path (field 1), or its gid and the gid's tail (0)."""
+    return (row[1].lower(),) if field else (row[0], row[0].rsplit("/", 1)[-1])
 
 
 @functools.lru_cache(maxsize=1)
