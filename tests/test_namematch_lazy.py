@@ -269,3 +269,14 @@ def _clear_caches() -> None:
 def _reload_table() -> None:
     taxonomy._derived_file.cache_clear()
     taxonomy._derived_shard.cache_clear()
+
+
+def test_accents_fold_alike_with_the_marks_met_as_they_come():
+    """`_fold_accents` fills its table of combining marks as characters are met: the same text as a
+    test of every character, over every bundled locale (and a character beyond the plane)."""
+    import unicodedata
+
+    for locale in taxonomy.available_locales():
+        text = unicodedata.normalize("NFKD", "\n".join(taxonomy.load_locale(locale).values()).casefold())
+        assert namematch._fold_accents(text) == "".join(ch for ch in text if not unicodedata.combining(ch)), locale
+    assert namematch._fold_accents("e\u0301\U0001d400") == "e\U0001d400"

@@ -305,12 +305,19 @@ def _shared_noun_parts(name: str, locale: str) -> tuple[str, ...]:
     return tuple(part for part in parts if part.casefold() not in name.casefold() and len(part.split()) > 1)
 
 
-@functools.lru_cache(maxsize=1)
-def _combining_marks() -> dict[int, None]:
-    """Every combining mark of the Basic Multilingual Plane, for str.translate: one C-level pass per
-    text instead of a Python test per character (the index folds ~165,000 localised names on a cold
-    start, and this was most of its time)."""
-    return {codepoint: None for codepoint in range(0x10000) if unicodedata.combining(chr(codepoint))}
+class _CombiningMarks(dict):
+    """{code point: None} for every combining mark, for str.translate: one C-level pass per text
+    instead of a Python test per character (the full index folds ~165,000 localised names). Filled
+    as characters are met (a code point that is no mark maps to itself), not for the whole plane up
+    front: a cold instance folds a few names and would otherwise test 65,536 code points first."""
+
+    def __missing__(self, codepoint: int) -> int | None:
+        found = None if unicodedata.combining(chr(codepoint)) else codepoint
+        self[codepoint] = found
+        return found
+
+
+_MARKS = _CombiningMarks()
 
 
 def _fold_accents(text: str) -> str:
@@ -319,7 +326,7 @@ def _fold_accents(text: str) -> str:
         return text
     if max(text) > "\uffff":
         return "".join(char for char in text if not unicodedata.combining(char))
-    return text.translate(_combining_marks())
+    return text.translate(_MARKS)
 
 
 def local_words(text: str | None) -> list[str]:

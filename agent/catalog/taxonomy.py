@@ -133,6 +133,7 @@ TAXONOMY_DIR = TAXONOMY_FILE.parent
 _LOCALE_FILE = re.compile(r"^google-product-taxonomy-with-ids\.([a-z]{2}-[A-Z]{2})(?:\.(\d{4}-\d{2}-\d{2}))?\.txt$")
 
 
+@functools.lru_cache(maxsize=1)
 def available_locales() -> tuple[str, ...]:
     """Locales bundled besides en-US ("de-DE", "ru-RU", …), from the file names in data/taxonomy/."""
     found = []
