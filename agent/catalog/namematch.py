@@ -187,8 +187,8 @@ class FullIndex(Index):
 
 class LazyIndex(Index):
     """Entries built per noun and per word from the derived table's pointers: "h:<noun>" lists
-    Google names (id × 32 + the entry's place among the node's own) and Shopify lines (-(line + 1)),
-    "w:<word>" the localised lines holding the word (locale number × 1,000,000 + line number),
+    Google names (id × 32 + the entry's place among the node's own) and Shopify lines (-(byte offset + 1)),
+    "w:<word>" the localised lines holding the word (locale number × 10⁸ + the line's byte offset),
     "k:<hash>" the lines whose leaf is a whole localised name of that hash (checked against the name). The dicts only grow, and each value is what `FullIndex` holds
     for the key, so two threads building one key at once store equal values."""
 
@@ -256,8 +256,8 @@ def _word_entries(word: str) -> list[Entry]:
     locales = taxonomy.available_locales()
     out: list[Entry] = []
     for ref in cast("tuple", refs):
-        locale_no, line_no = divmod(ref, _LOCALE_REF)
-        row = taxonomy.locale_line(locales[locale_no], line_no)
+        locale_no, offset = divmod(ref, _LOCALE_REF)
+        row = taxonomy.locale_line(locales[locale_no], offset)
         assert row is not None  # the table points at lines that hold a path
         out.extend(e for e in _local_entries(locales[locale_no], *row)[1] if word in e.tokens)
     return out
@@ -480,23 +480,24 @@ def _build_index() -> FullIndex:
 def build_table() -> bytes:
     """The derived table's bytes, from the files: what `make data` writes to taxonomy.DERIVED_FILE."""
     tax = taxonomy.load()
-    heads: dict[str, list[int]] = defaultdict(list)  # Google: id × 32 + entry; Shopify: -(line + 1)
+    heads: dict[str, list[int]] = defaultdict(list)  # Google: id × 32 + entry; Shopify: -(byte offset + 1)
     for cid in tax.nodes:
         for k, e in enumerate(_google_entries(cid)):
             assert k < _GOOGLE_REF
             heads[e.tokens[-1]].append(cid * _GOOGLE_REF + k)
     lines: dict[str, list[int]] = defaultdict(list)  # "w:" word, "k:" / "p:" hashed name or path -> lines
-    for line_no, gid, path, cid in taxonomy.shopify_rows():
+    for offset, gid, path, cid in taxonomy.shopify_rows():
         shop = _shopify_entry(path, cid)
         if shop is not None:
-            heads[shop.tokens[-1]].append(-line_no - 1)
+            heads[shop.tokens[-1]].append(-offset - 1)
         for prefix, keys in (("s:", (path.lower(),)), ("g:", (gid, gid.rsplit("/", 1)[-1]))):
             for key in dict.fromkeys(taxonomy.hashed_key(prefix, key) for key in keys):
-                lines[key].append(line_no)
+                lines[key].append(offset)
     for locale_no, locale in enumerate(taxonomy.available_locales()):
-        for cid, (line_no, path) in taxonomy.locale_rows(locale).items():
+        for cid, (offset, path) in taxonomy.locale_rows(locale).items():
+            assert offset < _LOCALE_REF
             key, entries = _local_entries(locale, cid, path)
-            ref = locale_no * _LOCALE_REF + line_no
+            ref = locale_no * _LOCALE_REF + offset
             for word in dict.fromkeys(word for e in entries for word in e.tokens):
                 lines["w:" + word].append(ref)
             lines[taxonomy.hashed_key("k:", key)].append(ref)

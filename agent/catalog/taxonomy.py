@@ -7,6 +7,7 @@ for the life of the instance. Lookups are by id, by full path (case-insensitive)
 from __future__ import annotations
 
 import functools
+import mmap
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,21 +156,26 @@ def load_locale(locale: str) -> dict[int, str]:
 
 
 def locale_rows(locale: str) -> dict[int, tuple[int, str]]:
-    """{Google id: (line number, localised path)}: `load_locale` with the line each path was read
-    from (a later line of the same id wins, at the id's first place), so a derived table can point
-    at lines instead of holding their names (`derived`)."""
+    """{Google id: (byte offset of its line, localised path)}: `load_locale` with where each path
+    was read (a later line of the same id wins, at the id's first place), so the derived table can
+    point at lines instead of holding their names (`derived`). Lines end at "\n" only (a test holds
+    the files to that)."""
     out: dict[int, tuple[int, str]] = {}
-    for line_no, line in enumerate(_locale_lines(locale)):
-        row = _locale_row(line)
+    offset = 0
+    for line in _locale_file(locale)[:].split(b"\n"):
+        row = _locale_row(line.decode("utf-8"))
         if row is not None:
-            out[row[0]] = (line_no, row[1])
+            out[row[0]] = (offset, row[1])
+        offset += len(line) + 1
     return out
 
 
-def locale_line(locale: str, line_no: int) -> tuple[int, str] | None:
-    """(Google id, localised path) of one line of a locale's file, as `locale_rows` reads it."""
-    lines = _locale_lines(locale)
-    return _locale_row(lines[line_no]) if 0 <= line_no < len(lines) else None
+def locale_line(locale: str, offset: int) -> tuple[int, str] | None:
+    """(Google id, localised path) of the line at a byte offset of a locale's file, as
+    `locale_rows` reads it: the file is mapped, and only that line is decoded."""
+    data = _locale_file(locale)
+    end = data.find(b"\n", offset)
+    return _locale_row(data[offset : end if end >= 0 else len(data)].decode("utf-8"))
 
 
 def _locale_row(line: str) -> tuple[int, str] | None:
@@ -180,12 +186,14 @@ def _locale_row(line: str) -> tuple[int, str] | None:
 
 
 @functools.lru_cache(maxsize=32)
-def _locale_lines(locale: str) -> list[str]:
+def _locale_file(locale: str) -> bytes | mmap.mmap:
+    """A locale's file, mapped (pages are read as lines are), or b"" for an unknown locale."""
     for path in TAXONOMY_DIR.glob(f"google-product-taxonomy-with-ids.{locale}*.txt"):
         match = _LOCALE_FILE.match(path.name)
         if match and match.group(1) == locale:
-            return path.read_text(encoding="utf-8").splitlines()
-    return []
+            with path.open("rb") as file:
+                return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    return b""
 
 
 def localised_path_id(path: str) -> int | None:
@@ -212,7 +220,7 @@ def hashed_key(prefix: str, text: str) -> str:
     return f"{prefix}{zlib.crc32(text.encode('utf-8')):08x}"
 
 
-LOCALE_REF = 1_000_000  # a localised line's pointer in the derived table: locale number × 1,000,000 + line number
+LOCALE_REF = 100_000_000  # a localised line's pointer in the derived table: locale number × 10⁸ + byte offset
 
 
 @functools.lru_cache(maxsize=1)
@@ -267,7 +275,6 @@ def shard_of(key: str) -> int:
 def _derived_file() -> tuple[dict, memoryview] | None:
     """The table's header and its shards, mapped (not read: a lookup pages in its shard only)."""
     import marshal
-    import mmap
 
     try:
         with DERIVED_FILE.open("rb") as file:
@@ -358,10 +365,7 @@ def shopify_mapping() -> ShopifyMapping:
     by_path: dict[str, int] = {}
     by_gid: dict[str, int] = {}
     paths: list[tuple[str, int]] = []
-    for line in _shopify_lines():
-        row = _shopify_row(line)
-        if row is None:
-            continue
+    for _, row in _shopify_mapped():
         by_path[_shopify_keys(row, 1)[0]] = row[2]
         for key in _shopify_keys(row, 0):
             by_gid[key] = row[2]
@@ -369,17 +373,30 @@ def shopify_mapping() -> ShopifyMapping:
     return ShopifyMapping(by_path=by_path, by_gid=by_gid, paths=tuple(paths))
 
 
-def shopify_line(line_no: int) -> tuple[str, int] | None:
-    """(Shopify path, Google id) of one line of the mapping file, as `shopify_mapping` reads it."""
-    lines = _shopify_lines()
-    row = _shopify_row(lines[line_no]) if 0 <= line_no < len(lines) else None
+def shopify_line(offset: int) -> tuple[str, int] | None:
+    """(Shopify path, Google id) of the mapping file's line at a byte offset, as `shopify_mapping`
+    reads it (the file is mapped; only that line is decoded)."""
+    data = _shopify_file()
+    end = data.find(b"\n", offset)
+    row = _shopify_row(data[offset : end if end >= 0 else len(data)].decode("utf-8")) if offset > 0 else None
     return (row[1], row[2]) if row is not None else None
 
 
 def shopify_rows() -> list[tuple[int, str, str, int]]:
-    """(line number, gid, Shopify path, Google id) of every mapped line, in file order."""
-    rows = ((line_no, _shopify_row(line)) for line_no, line in enumerate(_shopify_lines()))
-    return [(line_no, *row) for line_no, row in rows if row is not None]
+    """(byte offset, gid, Shopify path, Google id) of every mapped line, in file order."""
+    return [(offset, *row) for offset, row in _shopify_mapped()]
+
+
+def _shopify_mapped() -> list[tuple[int, tuple[str, str, int]]]:
+    """(byte offset, (gid, path, Google id)) of every mapped line after the header, in file order."""
+    out = []
+    offset = 0
+    for line_no, line in enumerate(_shopify_file()[:].split(b"\n")):
+        row = _shopify_row(line.decode("utf-8")) if line_no else None
+        if row is not None:
+            out.append((offset, row))
+        offset += len(line) + 1
+    return out
 
 
 @functools.lru_cache(maxsize=1)
@@ -401,9 +418,10 @@ class _TableShopify:
 
     def get(self, key: str, /) -> int | None:
         found = None
-        lines = _shopify_lines()
+        data = _shopify_file()
         for ref in cast("tuple[int, ...]", derived(hashed_key(self._prefix, key)) or ()):
-            row = _shopify_row(lines[ref])
+            end = data.find(b"\n", ref)
+            row = _shopify_row(data[ref : end if end >= 0 else len(data)].decode("utf-8"))
             if row is not None and key in _shopify_keys(row, self._field):
                 found = row[2]
         return found
@@ -415,9 +433,9 @@ def _shopify_keys(row: tuple[str, str, int], field: int) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=1)
-def _shopify_lines() -> list[str]:
-    lines = SHOPIFY_MAPPING_FILE.read_text(encoding="utf-8").splitlines()
-    return [""] + lines[1:]  # the header is no mapping
+def _shopify_file() -> mmap.mmap:
+    with SHOPIFY_MAPPING_FILE.open("rb") as file:
+        return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
 
 
 def _shopify_row(line: str) -> tuple[str, str, int] | None:
