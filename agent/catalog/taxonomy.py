@@ -242,7 +242,7 @@ def localised_paths() -> dict[str, int]:
 # Python), it is not used and everything is derived from the files instead, as without it.
 DERIVED_FILE = TAXONOMY_DIR / "derived.marshal"
 DERIVED_FORMAT = 1
-DERIVED_SHARDS = 512
+DERIVED_SHARDS = 4096
 
 
 def derived_sources() -> dict[str, int]:
