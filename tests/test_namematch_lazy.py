@@ -24,7 +24,11 @@ from agent.catalog import namematch, taxonomy
 from tests.conftest import ROOT
 from tests.helpers import clean_env
 
-pytestmark = pytest.mark.skipif(not taxonomy.derived_table_current(), reason="the derived table is stale: make data")
+
+@pytest.fixture(autouse=True, scope="module")
+def current_table() -> None:
+    """Every test here reads the bundled table: a stale one fails them all (never skips), with the fix."""
+    assert taxonomy.derived_table_current(), "data/taxonomy/derived.marshal is stale or missing: run `make data`"
 
 
 @pytest.fixture(scope="module")
