@@ -7,7 +7,7 @@ PY      = $(VENV)/bin/python
 HOST   ?= 127.0.0.1
 PORT   ?= 8080
 
-.PHONY: run test test-fast lint fmt bench lock clean
+.PHONY: run test test-fast lint fmt bench lock clean data
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,11 @@ lint: $(VENV)/.dev
 fmt: $(VENV)/.dev
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
+
+# Regenerate data/taxonomy/derived.marshal (the name index's lookups, precomputed) after a taxonomy file or the
+# name matcher's word rules change; tests/test_namematch_lazy.py fails while it is stale.
+data: $(VENV)/.runtime
+	$(PY) -c "from agent.catalog import namematch; namematch.write_table()"
 
 bench: $(VENV)/.dev
 	$(PY) bench/run_all.py

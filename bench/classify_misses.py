@@ -84,20 +84,17 @@ def names_in(words_: list[str], local: list[str], root: int) -> bool:
     first or last word)."""
     idx = namematch.index()
     for w in words_:
-        if any(_inside(e.google_id, root) for e in idx.by_head.get(w, ())):
+        if any(_inside(e.google_id, root) for e in idx.entries(w)):
             return True
     for w in local:
-        if any(
-            (e.tokens[0] == w or e.tokens[-1] == w) and _inside(e.google_id, root)
-            for e in (idx.local_by_word or {}).get(w, ())
-        ):
+        if any((e.tokens[0] == w or e.tokens[-1] == w) and _inside(e.google_id, root) for e in idx.local_entries(w)):
             return True
     return False
 
 
 def any_noun(words_: list[str]) -> bool:
     idx = namematch.index()
-    return any(w in idx.by_head for w in words_)
+    return any(idx.is_head(w) for w in words_)
 
 
 def label_contradicted(o) -> bool:

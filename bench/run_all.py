@@ -24,6 +24,7 @@ def main() -> None:
     if not (OUT / "catalog-1m.csv").exists() or not (OUT / "catalog-1m.parquet").exists():
         run("bench/gen_catalog.py")
     run("bench/bench_protocol.py")
+    run("bench/bench_cold.py", "--rounds", "3")
     run("bench/bench_ingest.py", "--runs", "5")
     run("bench/bench_skills.py", "--runs", "7")
     run("bench/bench_concurrency.py")

@@ -437,3 +437,17 @@ class InterveningBucket(gcs_store.Bucket):
         except Exception:
             self.refused += 1
             raise
+
+
+# --- cold processes -----------------------------------------------------------------------------------
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """A child interpreter's environment for cold-process tests: the shell's without the agent's own
+    settings (tests/agent_process.AGENT_SETTINGS), the repository first on PYTHONPATH, then `extra`."""
+    from tests.agent_process import AGENT_SETTINGS
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(AGENT_SETTINGS) and k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(ROOT)
+    env.update(extra)
+    return env

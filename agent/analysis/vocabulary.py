@@ -75,11 +75,13 @@ _KEEP = {
 }
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """Light, symmetric stemming: applied to the question and to every category name alike.
 
     Accents are folded first ("Gartenmöbel" ~ "gartenmobel"), on both sides; the English endings below
-    touch only words that end like English ones. Other languages' endings: `lexicon.stem`.
+    touch only words that end like English ones. Other languages' endings: `lexicon.stem`. Cached:
+    the taxonomy's 5,595 names hold ~16,000 words but only a few thousand distinct ones.
     """
     w = word if word.isascii() else _fold(word)
     w = _SPELLING.get(w, w)
@@ -104,6 +106,7 @@ def _fold(word: str) -> str:
 
 # Letters of any script (case folded); "d'extérieur", "l'assortimento": the elided article is dropped.
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_HYPHENATED = re.compile(r"(\w)-(\w)")  # compiled once: raw_tokens runs on every taxonomy name on a cold start
 _ELISION = {"l", "d", "j", "m", "n", "s", "t", "c", "qu", "dell", "all", "dall", "nell", "sull", "un"}
 
 
@@ -114,8 +117,8 @@ def tokens(text: str) -> list[str]:
 def raw_tokens(text: str) -> list[str]:
     """Lower-cased words as written (what notes quote back); `tokens` is the same list, stemmed."""
     text = text.casefold().replace("&", " and ").replace("e-commerce", "ecommerce").replace("in-stock", "in stock")
-    text = re.sub(r"out-of-stock", "out of stock", text)
-    text = re.sub(r"(\w)-(\w)", r"\1 \2", text)
+    text = text.replace("out-of-stock", "out of stock")
+    text = _HYPHENATED.sub(r"\1 \2", text) if "-" in text else text
     out = []
     for m in _TOKEN.finditer(text):
         tok = m.group(0).replace("’", "'")

@@ -78,22 +78,21 @@ def _int_id(tax: taxonomy.Taxonomy, text: str) -> int | None:
 
 def _exact_google(path: str) -> int | None:
     tax = taxonomy.load()
-    return tax.id_for_path(path) or taxonomy.localised_paths().get(taxonomy.normalise_path(path).lower())
+    return tax.id_for_path(path) or taxonomy.localised_path_id(taxonomy.normalise_path(path).lower())
 
 
 def _prefix(path: str) -> tuple[int, int] | None:
     """(id, levels matched) of the deepest Google (en-US or localised) or Shopify path prefixing `path`."""
     tax = taxonomy.load()
-    local = taxonomy.localised_paths()
     levels = [lvl for lvl in taxonomy.normalise_path(path).split(taxonomy.SEPARATOR) if lvl]
     best = None
     for depth in range(len(levels), 0, -1):
         key = taxonomy.SEPARATOR.join(levels[:depth]).lower()
-        found = tax.by_path.get(key) or local.get(key)
+        found = tax.by_path.get(key) or taxonomy.localised_path_id(key)
         if found is not None:
             best = (found, depth)
             break
-    shop = taxonomy.shopify_mapping().longest_prefix(path)
+    shop = taxonomy.shopify_lookups().longest_prefix(path)
     if shop is not None and (best is None or shop[1] > best[1]):
         return shop
     return best
@@ -132,7 +131,7 @@ def _resolve_text(text: str, method: int) -> tuple[int, int] | None:
     found = _exact_google(text)
     if found is not None:
         return found, method
-    shop = taxonomy.shopify_mapping().lookup(text)
+    shop = taxonomy.shopify_lookups().lookup(text)
     if shop is not None:
         return shop, SHOPIFY
     pre = _prefix(text)

@@ -127,14 +127,140 @@ class Match:
     other_kind: bool = False  # the word before the noun makes it another product: the row is unsure
 
 
-@dataclass
 class Index:
+    """What the matcher reads of the taxonomies, behind one face with two builds: `FullIndex` (every
+    name of every file at once: ~3.7 s on this machine, and what runs without a current derived
+    table) and `LazyIndex` (a noun's or a word's entries built when first asked, from the lines the
+    derived table points at: a cold instance's first send pays for the few words its catalog uses).
+    Both give the same entries in the same order (tests/test_namematch_lazy.py)."""
+
+    def entries(self, head: str) -> list[Entry]:
+        """The names whose last word (their noun) is `head`: Google's, their parts, Shopify's."""
+        raise NotImplementedError
+
+    def is_head(self, word: str) -> bool:
+        raise NotImplementedError
+
+    def sorted_heads(self) -> list[str]:
+        raise NotImplementedError
+
+    def implied_by(self, word: str) -> frozenset[str]:
+        """The level-1/2 words most places of a noun stand under (nothing for a word that is no noun)."""
+        raise NotImplementedError
+
+    def localised_id(self, key: str) -> int | None:
+        """The one id a whole localised leaf name (`_key`) stands for, else None."""
+        raise NotImplementedError
+
+    def local_entries(self, word: str) -> list[Entry]:
+        """The localised names holding a folded word (`local_words`)."""
+        raise NotImplementedError
+
+
+@dataclass
+class FullIndex(Index):
     by_head: dict[str, list[Entry]]
     localised: dict[str, int]  # casefolded localised leaf name -> id (only names with one id)
     implied: dict[str, frozenset[str]]  # noun stem -> words the taxonomy places it under
     local_by_word: dict[str, list[Entry]] = field(
         default_factory=dict
     )  # folded localised stem -> localised names holding it
+
+    def entries(self, head: str) -> list[Entry]:
+        return self.by_head.get(head, [])
+
+    def is_head(self, word: str) -> bool:
+        return word in self.by_head
+
+    def sorted_heads(self) -> list[str]:
+        return sorted(self.by_head)
+
+    def implied_by(self, word: str) -> frozenset[str]:
+        return self.implied.get(word, frozenset())
+
+    def localised_id(self, key: str) -> int | None:
+        return self.localised.get(key)
+
+    def local_entries(self, word: str) -> list[Entry]:
+        return self.local_by_word.get(word, [])
+
+
+class LazyIndex(Index):
+    """Entries built per noun and per word from the derived table's pointers: "h:<noun>" lists
+    Google names (id × 32 + the entry's place among the node's own) and Shopify lines (-(byte offset + 1)),
+    "w:<word>" the localised lines holding the word (locale number × 10⁸ + the line's byte offset),
+    "k:<hash>" the lines whose leaf is a whole localised name of that hash (checked against the name). The dicts only grow, and each value is what `FullIndex` holds
+    for the key, so two threads building one key at once store equal values."""
+
+    def __init__(self) -> None:
+        self._heads = tuple(taxonomy.derived_header()["heads"])
+        self._head_set = frozenset(self._heads)
+        self._entries: dict[str, list[Entry]] = {}
+        self._implied: dict[str, frozenset[str]] = {}
+        self._local: dict[str, list[Entry]] = {}
+
+    def entries(self, head: str) -> list[Entry]:
+        got = self._entries.get(head)
+        if got is None:
+            got = self._entries[head] = _head_entries(head) if head in self._head_set else []
+        return got
+
+    def is_head(self, word: str) -> bool:
+        return word in self._head_set
+
+    def sorted_heads(self) -> list[str]:
+        return list(self._heads)
+
+    def implied_by(self, word: str) -> frozenset[str]:
+        got = self._implied.get(word)
+        if got is None:
+            got = self._implied[word] = _implied(word, self.entries(word)) if word in self._head_set else frozenset()
+        return got
+
+    def localised_id(self, key: str) -> int | None:
+        locales = taxonomy.available_locales()
+        ids = set()
+        for ref in cast("tuple[int, ...]", taxonomy.derived(taxonomy.hashed_key("k:", key)) or ()):
+            row = taxonomy.locale_line(locales[ref // _LOCALE_REF], ref % _LOCALE_REF)
+            if row is not None and _local_entries(locales[ref // _LOCALE_REF], *row)[0] == key:
+                ids.add(row[0])
+        return next(iter(ids)) if len(ids) == 1 else None
+
+    def local_entries(self, word: str) -> list[Entry]:
+        got = self._local.get(word)
+        if got is None:
+            got = self._local[word] = _word_entries(word)
+        return got
+
+
+_GOOGLE_REF = 32  # a Google name's pointer: id × 32 + its place among the node's entries
+_LOCALE_REF = taxonomy.LOCALE_REF
+
+
+def _head_entries(head: str) -> list[Entry]:
+    refs = taxonomy.derived("h:" + head) or ()
+    out: list[Entry] = []
+    for ref in cast("tuple", refs):
+        if ref >= 0:
+            out.append(_google_entries(ref // _GOOGLE_REF)[ref % _GOOGLE_REF])
+        else:
+            row = taxonomy.shopify_line(-ref - 1)
+            shop = _shopify_entry(*row) if row is not None else None
+            assert shop is not None  # the table lists only lines that make one
+            out.append(shop)
+    return out
+
+
+def _word_entries(word: str) -> list[Entry]:
+    refs = taxonomy.derived("w:" + word) or ()
+    locales = taxonomy.available_locales()
+    out: list[Entry] = []
+    for ref in cast("tuple", refs):
+        locale_no, offset = divmod(ref, _LOCALE_REF)
+        row = taxonomy.locale_line(locales[locale_no], offset)
+        assert row is not None  # the table points at lines that hold a path
+        out.extend(e for e in _local_entries(locales[locale_no], *row)[1] if word in e.tokens)
+    return out
 
 
 # Linking words of the bundled locales: "Camisetas de tirantes", "Housses pour meubles", "Мебель для сада".
@@ -179,12 +305,19 @@ def _shared_noun_parts(name: str, locale: str) -> tuple[str, ...]:
     return tuple(part for part in parts if part.casefold() not in name.casefold() and len(part.split()) > 1)
 
 
-@functools.lru_cache(maxsize=1)
-def _combining_marks() -> dict[int, None]:
-    """Every combining mark of the Basic Multilingual Plane, for str.translate: one C-level pass per
-    text instead of a Python test per character (the index folds ~165,000 localised names on a cold
-    start, and this was most of its time)."""
-    return {codepoint: None for codepoint in range(0x10000) if unicodedata.combining(chr(codepoint))}
+class _CombiningMarks(dict):
+    """{code point: None} for every combining mark, for str.translate: one C-level pass per text
+    instead of a Python test per character (the full index folds ~165,000 localised names). Filled
+    as characters are met (a code point that is no mark maps to itself), not for the whole plane up
+    front: a cold instance folds a few names and would otherwise test 65,536 code points first."""
+
+    def __missing__(self, codepoint: int) -> int | None:
+        found = None if unicodedata.combining(chr(codepoint)) else codepoint
+        self[codepoint] = found
+        return found
+
+
+_MARKS = _CombiningMarks()
 
 
 def _fold_accents(text: str) -> str:
@@ -193,7 +326,7 @@ def _fold_accents(text: str) -> str:
         return text
     if max(text) > "\uffff":
         return "".join(char for char in text if not unicodedata.combining(char))
-    return text.translate(_combining_marks())
+    return text.translate(_MARKS)
 
 
 def local_words(text: str | None) -> list[str]:
@@ -237,11 +370,17 @@ def _split_parts(name: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=1)
 def index() -> Index:
-    """Built once per process, on first use (only catalogs with unplaced rows need it).
+    """The index, once per process: lazy over the derived table when that is current, else built
+    whole from the files (only catalogs with unplaced rows need either)."""
+    return LazyIndex() if taxonomy.derived_table_current() else full_index()
+
+
+def full_index() -> FullIndex:
+    """Every entry of every file, built at once: the fallback, the table's source and the reference
+    the lazy index is held to.
 
     The build makes a few hundred thousand small objects that all live on, so the cyclic collector
-    is paused for it: its passes over them were more than a third of the build (3.5 → 2.2 s here),
-    and the first send of a cold instance waits for this."""
+    is paused for it: its passes over them were more than a third of the build (3.5 → 2.2 s here)."""
     paused = gc.isenabled()
     gc.disable()
     try:
@@ -251,66 +390,131 @@ def index() -> Index:
             gc.enable()
 
 
-def _build_index() -> Index:
+@functools.lru_cache(maxsize=None)
+def _google_words(cid: int) -> frozenset[str]:
+    return frozenset(words(taxonomy.load().nodes[cid].path))
+
+
+@functools.lru_cache(maxsize=None)
+def _google_entries(cid: int) -> tuple[Entry, ...]:
+    """A Google node's entries: its name, then the parts of a joined name."""
+    node = taxonomy.load().nodes[cid]
+    out = []
+    for tier, name in [(_TIER_NAME, node.name), *((_TIER_PART, part) for part in _split_parts(node.name))]:
+        toks = tuple(words(name))
+        if toks:
+            out.append(Entry(toks, cid, tier, node.depth, _google_words(cid)))
+    return tuple(out)
+
+
+def _shopify_entry(path: str, cid: int) -> Entry | None:
+    levels = path.split(taxonomy.SEPARATOR)
+    toks = tuple(words(levels[-1]))
+    return Entry(toks, cid, _TIER_SHOPIFY, len(levels), _google_words(cid) | frozenset(words(path))) if toks else None
+
+
+def _implied(head: str, head_entries: list[Entry]) -> frozenset[str]:
+    """Implied words: the level-1/2 words shared by most of the places a noun stands (the top level
+    most of its places share, at least a third of them; level-2 words most share)."""
     tax = taxonomy.load()
-    google_words = {cid: frozenset(words(node.path)) for cid, node in tax.nodes.items()}
-    entries: list[Entry] = []
-    for cid, node in tax.nodes.items():
-        toks = tuple(words(node.name))
+    ids = {e.google_id for e in head_entries}
+    tops: Counter[str] = Counter()
+    seconds: Counter[str] = Counter()
+    for cid in ids:
+        levels = tax.nodes[cid].path.split(taxonomy.SEPARATOR)
+        tops[levels[0]] += 1
+        if len(levels) > 1:
+            seconds.update(set(words(levels[1])))
+    top, top_count = tops.most_common(1)[0]
+    got = set(words(top)) if top_count * 3 >= len(ids) else set()
+    got.update(word for word, second_count in seconds.items() if second_count * 2 > len(ids))
+    got.discard(head)
+    return frozenset(got)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _local_entries(locale: str, cid: int, path: str) -> tuple[str, tuple[Entry, ...]]:
+    """A localised path's whole-name key and entries: its leaf, the leaf's parts, and the parts a
+    shared noun distributes to (those last match only a whole phrase)."""
+    leaf = path.split(taxonomy.SEPARATOR)[-1]
+    names = [leaf, *_split_parts(leaf)]
+    shared = _shared_noun_parts(leaf, locale)
+    path_words = _path_words(path)
+    depth = taxonomy.load().nodes[cid].depth
+    out = []
+    for k, name in enumerate(names + list(shared)):
+        toks = tuple(local_words(name))
         if toks:
-            entries.append(Entry(toks, cid, _TIER_NAME, node.depth, google_words[cid]))
-        for part in _split_parts(node.name):
-            ptoks = tuple(words(part))
-            if ptoks:
-                entries.append(Entry(ptoks, cid, _TIER_PART, node.depth, google_words[cid]))
-    for path, cid in taxonomy.shopify_mapping().paths:
-        levels = path.split(taxonomy.SEPARATOR)
-        toks = tuple(words(levels[-1]))
-        if toks:
-            entries.append(Entry(toks, cid, _TIER_SHOPIFY, len(levels), google_words[cid] | frozenset(words(path))))
+            tier = _TIER_SHARED if k >= len(names) else _TIER_PART if k else _TIER_NAME
+            out.append(Entry(toks, cid, tier, depth, path_words))
+    return _key(leaf), tuple(out)
+
+
+def _build_index() -> FullIndex:
+    tax = taxonomy.load()
     by_head: dict[str, list[Entry]] = defaultdict(list)
-    for e in entries:
-        by_head[e.tokens[-1]].append(e)
-    # implied words: the level-1/2 words shared by most of the places a noun stands
-    # (the top level most of its places share, at least a third of them; level-2 words most share)
-    implied: dict[str, frozenset[str]] = {}
-    for head, head_entries in by_head.items():
-        ids = {e.google_id for e in head_entries}
-        tops: Counter[str] = Counter()
-        seconds: Counter[str] = Counter()
-        for cid in ids:
-            levels = tax.nodes[cid].path.split(taxonomy.SEPARATOR)
-            tops[levels[0]] += 1
-            if len(levels) > 1:
-                seconds.update(set(words(levels[1])))
-        top, top_count = tops.most_common(1)[0]
-        got = set(words(top)) if top_count * 3 >= len(ids) else set()
-        got.update(word for word, second_count in seconds.items() if second_count * 2 > len(ids))
-        got.discard(head)
-        implied[head] = frozenset(got)
+    for cid in tax.nodes:
+        for e in _google_entries(cid):
+            by_head[e.tokens[-1]].append(e)
+    for path, cid in taxonomy.shopify_mapping().paths:
+        shop = _shopify_entry(path, cid)
+        if shop is not None:
+            by_head[shop.tokens[-1]].append(shop)
     localised: dict[str, set[int]] = defaultdict(set)
     local_by_word: dict[str, list[Entry]] = defaultdict(list)
     for locale in taxonomy.available_locales():
         for cid, path in taxonomy.load_locale(locale).items():
-            leaf = path.split(taxonomy.SEPARATOR)[-1]
-            localised[_key(leaf)].add(cid)
-            names = [leaf, *_split_parts(leaf)]
-            shared = _shared_noun_parts(leaf, locale)
-            path_words = _path_words(path)
-            for k, name in enumerate(names + list(shared)):
-                toks = tuple(local_words(name))
-                if not toks:
-                    continue
-                tier = _TIER_SHARED if k >= len(names) else _TIER_PART if k else _TIER_NAME
-                e = Entry(toks, cid, tier, tax.nodes[cid].depth, path_words)
-                for word in set(toks):
+            key, entries = _local_entries(locale, cid, path)
+            localised[key].add(cid)
+            for e in entries:
+                for word in set(e.tokens):
                     local_by_word[word].append(e)
-    return Index(
+    return FullIndex(
         by_head=dict(by_head),
         localised={k: next(iter(v)) for k, v in localised.items() if len(v) == 1},
-        implied=implied,
+        implied={head: _implied(head, head_entries) for head, head_entries in by_head.items()},
         local_by_word=dict(local_by_word),
     )
+
+
+def build_table() -> bytes:
+    """The derived table's bytes, from the files: what `make data` writes to taxonomy.DERIVED_FILE."""
+    tax = taxonomy.load()
+    heads: dict[str, list[int]] = defaultdict(list)  # Google: id × 32 + entry; Shopify: -(byte offset + 1)
+    for cid in tax.nodes:
+        for k, e in enumerate(_google_entries(cid)):
+            assert k < _GOOGLE_REF
+            heads[e.tokens[-1]].append(cid * _GOOGLE_REF + k)
+    lines: dict[str, list[int]] = defaultdict(list)  # "w:" word, "k:" / "p:" hashed name or path -> lines
+    for offset, gid, path, cid in taxonomy.shopify_rows():
+        shop = _shopify_entry(path, cid)
+        if shop is not None:
+            heads[shop.tokens[-1]].append(-offset - 1)
+        for prefix, keys in (("s:", (path.lower(),)), ("g:", (gid, gid.rsplit("/", 1)[-1]))):
+            for key in dict.fromkeys(taxonomy.hashed_key(prefix, key) for key in keys):
+                lines[key].append(offset)
+    for locale_no, locale in enumerate(taxonomy.available_locales()):
+        for cid, (offset, path) in taxonomy.locale_rows(locale).items():
+            assert offset < _LOCALE_REF
+            key, entries = _local_entries(locale, cid, path)
+            ref = locale_no * _LOCALE_REF + offset
+            for word in dict.fromkeys(word for e in entries for word in e.tokens):
+                lines["w:" + word].append(ref)
+            lines[taxonomy.hashed_key("k:", key)].append(ref)
+            lines[taxonomy.hashed_key("p:", path.lower())].append(ref)
+    table: dict[str, tuple[int, ...]] = {"h:" + head: tuple(refs) for head, refs in heads.items()}
+    table.update((key, tuple(refs)) for key, refs in lines.items())
+    shards: list[dict] = [{} for _ in range(taxonomy.DERIVED_SHARDS)]
+    for key in sorted(table):
+        shards[taxonomy.shard_of(key)][key] = table[key]
+    version, id_paths = taxonomy.rows(taxonomy.TAXONOMY_FILE.read_text(encoding="utf-8"))
+    header = {"heads": tuple(sorted(heads)), "taxonomy": (version, tuple(id_paths))}
+    return taxonomy.pack_derived(header, shards)
+
+
+def write_table() -> None:
+    """`make data`: (re)write the derived table next to the files it comes from."""
+    taxonomy.DERIVED_FILE.write_bytes(build_table())
 
 
 def _path_words(path: str) -> frozenset[str]:
@@ -337,7 +541,7 @@ def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), stri
     ids: set[int] = set()
     winner: Entry | None = None
     for anchor in dict.fromkeys((toks[0], toks[-1])):
-        for e in idx.local_by_word.get(anchor, ()):
+        for e in idx.local_entries(anchor):
             if not set(e.tokens) <= have or (e.tier == _TIER_SHARED and set(e.tokens) != have):
                 continue  # a distributed part names the merchant's whole phrase ("Plante d'intérieur") or nothing
             if within and not any(tax.is_within(e.google_id, root) for root in within):
@@ -412,7 +616,7 @@ def match(
     if found is None and "-" in phrase:  # a slug ("frying-pans"), not a compound ("t-shirt")
         found = _match_english(idx, phrase.replace("-", " "), context, strict, within)
     if found is None:  # a whole localised name ("Gartenmöbel", "Мебель для сада"), else its words
-        loc = idx.localised.get(_key(phrase))
+        loc = idx.localised_id(_key(phrase))
         return Match(loc, True, 0) if loc is not None else _match_localised(idx, phrase, within, strict)
     return found
 
@@ -439,7 +643,7 @@ _MISSING = object()
 def _vocabulary(head: str) -> frozenset[str]:
     """Every word that can decide among the places of one noun: the words of its names and paths."""
     out: set[str] = set()
-    for e in index().by_head.get(head, ()):
+    for e in index().entries(head):
         out.update(e.tokens)
         out.update(e.path_words)
     return frozenset(out)
@@ -451,11 +655,11 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
     toks = words(phrase)
     while toks and any(char.isdigit() for char in toks[-1]):  # "Concrete Pot 30cm": sizes trail the noun
         toks.pop()
-    if len(toks) > 1 and stem(toks[-2] + toks[-1]) in idx.by_head:  # "Key Chain" is a keychain
+    if len(toks) > 1 and idx.is_head(stem(toks[-2] + toks[-1])):  # "Key Chain" is a keychain
         toks[-2:] = [stem(toks[-2] + toks[-1])]
     if within and not strict and toks and not _has_place_within(idx, toks[-1], within):
         return _compound_within(idx, toks[:-1], within)
-    if not toks or toks[-1] not in idx.by_head:
+    if not toks or not idx.is_head(toks[-1]):
         return None
     head, mods = toks[-1], toks[:-1]
     ctx = set(toks) | set(context)
@@ -463,13 +667,13 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
         ctx.update(_SYNONYMS.get(word, ()))
     plain = frozenset(ctx & _vocabulary(head))  # what the merchant wrote (and its synonyms)
     for modifier in mods:
-        ctx.update(idx.implied.get(modifier, ()))
+        ctx.update(idx.implied_by(modifier))
     # the word right before the noun, when it is itself a product noun of the taxonomies (it may change the kind)
     before = mods[-1] if mods and _closed_compounds(mods[-1]) else None
     key = (
         head,
         frozenset(ctx & _vocabulary(head)),
-        tuple(sorted({modifier for modifier in mods if idx.implied.get(modifier)})),
+        tuple(sorted({modifier for modifier in mods if idx.implied_by(modifier)})),
         bool(mods),
         strict,
         within,
@@ -485,7 +689,7 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
 
 
 def _has_place_within(idx: Index, head: str, within: tuple[int, ...]) -> bool:
-    return any(_inside(e.google_id, root) for e in idx.by_head.get(head, ()) for root in within)
+    return any(_inside(e.google_id, root) for e in idx.entries(head) for root in within)
 
 
 _COMPOUND_MIN_WORD = 3  # "ear" begins "earring"; shorter words begin too many nouns to say anything
@@ -502,7 +706,7 @@ def _compound_within(idx: Index, mods: list[str], within: tuple[int, ...]) -> Ma
         keys = _sorted_heads()
         import bisect
 
-        if modifier in idx.by_head:  # a noun itself says what the thing is for ("Woodworking Plans"), not its kind
+        if idx.is_head(modifier):  # a noun itself says what the thing is for ("Woodworking Plans"), not its kind
             continue
         heads = []
         for k in keys[bisect.bisect_left(keys, modifier) :]:
@@ -513,7 +717,7 @@ def _compound_within(idx: Index, mods: list[str], within: tuple[int, ...]) -> Ma
         ids = {
             e.google_id
             for head in heads
-            for e in idx.by_head[head]
+            for e in idx.entries(head)
             if e.tier != _TIER_PART and len(e.tokens) == 1 and any(_inside(e.google_id, root) for root in within)
         }
         if len(ids) == 1:
@@ -526,7 +730,7 @@ def _compound_within(idx: Index, mods: list[str], within: tuple[int, ...]) -> Ma
 @functools.lru_cache(maxsize=None)
 def _votes(head: str) -> Counter:
     """How often each (name, id) stands under one noun: a name Shopify files in two places of one id."""
-    return Counter((e.tokens, e.google_id) for e in index().by_head.get(head, ()))
+    return Counter((e.tokens, e.google_id) for e in index().entries(head))
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -534,9 +738,8 @@ def _closed_compounds(word: str) -> tuple[str, ...]:
     """The taxonomy nouns a word is or begins: "pajama" is Pajamas; "night" begins "nightgown",
     "swim" "swimwear", "body" "bodysuit" — a word that starts a closed compound names a kind of
     product itself."""
-    heads = index().by_head
     if len(word) < 4 or not word.isalpha():
-        return (word,) if word in heads else ()
+        return (word,) if index().is_head(word) else ()
     keys = _sorted_heads()
     import bisect
 
@@ -551,7 +754,7 @@ def _closed_compounds(word: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=1)
 def _sorted_heads() -> list[str]:
-    return sorted(index().by_head)
+    return index().sorted_heads()
 
 
 _KIND_MIN_OUTSIDE = 3  # a noun with one odd compound ("Popcorn Seasoning") is no kind-changing noun
@@ -572,7 +775,7 @@ def _changes_kind(idx: Index, cands: list[Entry], winner: Entry, before: str) ->
     own = {
         e.google_id
         for head in _closed_compounds(before)
-        for e in idx.by_head[head]
+        for e in idx.entries(head)
         if e.tier != _TIER_PART and len(e.tokens) == 1
     }
     return (
@@ -604,7 +807,7 @@ def _decide(
     """The choice among one noun's places; `ctx` holds only words that can matter, `mods` the
     phrase's modifiers that are themselves product nouns (the only ones the foreign rule reads)."""
     title = strict  # a title noun (free text): the merchant's own type is trusted to name a kind as it is
-    cands = idx.by_head.get(head)
+    cands = idx.entries(head)
     if cands and within:
         tax = taxonomy.load()
         cands = [e for e in cands if any(tax.is_within(e.google_id, root) for root in within)]
@@ -646,7 +849,7 @@ def _decide(
         before is not None
         and (title or within)
         and before not in winner.path_words
-        and _changes_kind(idx, idx.by_head[head], winner, before)
+        and _changes_kind(idx, idx.entries(head), winner, before)
     ):
         # a compound head that is no name ("Night Suit", "Pajama Suit"): the first word changes the
         # kind, so the bare noun's place ("Suits") is unsure, even inside the shop's own branch
@@ -662,7 +865,7 @@ def _decide(
         else [
             modifier
             for modifier in mods
-            if modifier not in winner.path_words and not (idx.implied[modifier] & winner.path_words)
+            if modifier not in winner.path_words and not (idx.implied_by(modifier) & winner.path_words)
         ]
     )  # inside the shop's branch it vouches
     # a noun all of whose places lie inside the winner is that place whatever plain words stand
