@@ -26,7 +26,9 @@ as one space, a schema.org prefix dropped) and mapped through the catalog layer'
 status (a feed lists what is for sale), so nothing is left out by status on either path.
 
 Not pushed down: a reference catalog (read in memory as usual, so a bq:// reference above the line is
-refused with the line) and Best sellers data (its join needs the own table; the note says so).
+refused with the line). Best sellers data joins as in memory ("missing, and in the top 10% of
+demand"): the report is read into memory and the own side it needs is aggregated in BigQuery by
+agent.analysis.demand_sql, the same rows demand_gaps shows.
 """
 
 from __future__ import annotations
@@ -161,7 +163,6 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
         prices=prices,
         rows=total["variants"],
         notes=notes,
-        in_bigquery=True,
     )
 
 

@@ -39,6 +39,7 @@ _RAW = {
     "price_value": "price.value",
     "price_currency": "price.currency",
     "brand": "brand",
+    "gtin": "gtin",
 }
 
 # Canonical offer columns -> (SQL over the raw row `r` and the per-distinct joins, raw aliases read).
@@ -58,6 +59,8 @@ OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "st": ("aw.st", ("availability",)),
     # brand trimmed, inner runs of spaces as one, empty as none (the catalog layer's cleaning)
     "brand": ("NULLIF(REGEXP_REPLACE(TRIM(r.brand), r'\\s+', ' '), '')", ("brand",)),
+    # as written (demand_sql keys it as demand keys it: digits only, leading zeros dropped)
+    "gtin": ("r.gtin", ("gtin",)),
 }
 
 _CURRENCIES = """curs AS (
