@@ -14,10 +14,12 @@ with their Google category ids (bq_seed.demo_products_rows_with_google_ids), whi
 Usage: python bench/bench_bigquery.py --gaps [--narrow] [--in-memory-up-to=K] [k ...]
 
 `--narrow` seeds a table of only the columns in tests/bq_seed.NARROW (what the pushdown reads, plus
-title, category path and destinations): the emulator holds its tables in memory (DuckDB), and the full
-transfer rows of 10M offers would take several GB on a shared machine. The in-memory path then reads
-fewer columns than it would from a real transfer table (no descriptions or links), so its figures on a
-narrow table are a lower bound. `--in-memory-up-to=K` runs the in-memory path only up to K copies.
+title, GTIN, sale price and its schedule, category path and destinations): the emulator holds its
+tables in memory (DuckDB), and the full transfer rows of 10M offers would take several GB on a shared
+machine. The base offers carry the demo's "was" prices as sale prices with schedules
+(bq_seed.with_sales), so the sale columns hold values. The in-memory path still reads no descriptions,
+links or images from a narrow table (content_quality's columns), so for that skill its figures are a
+lower bound; for gaps they are what it reads. `--in-memory-up-to=K` runs the in-memory path only up to K copies.
 """
 
 from __future__ import annotations
@@ -93,7 +95,11 @@ def main_gaps(ks: list[int], narrow: bool = False, in_memory_up_to: int | None =
     try:
         t = time.perf_counter()
         base = bq_seed.create_products_table(
-            emu.client, emu.project, rows=bq_seed.demo_products_rows_with_google_ids(), merchant_id=1, schema=schema
+            emu.client,
+            emu.project,
+            rows=bq_seed.with_sales(bq_seed.demo_products_rows_with_google_ids()),
+            merchant_id=1,
+            schema=schema,
         )
         print(json.dumps({"base_rows_seed_s": round(time.perf_counter() - t, 1), "narrow": narrow}), flush=True)
         env = {**{k: v for k, v in os.environ.items()}, **emu.env}

@@ -40,6 +40,8 @@ _RAW = {
     "price_currency": "price.currency",
     "brand": "brand",
     "gtin": "gtin",
+    "sale_start_at": "sale_price_effective_start_date",
+    "sale_end_at": "sale_price_effective_end_date",
 }
 
 # Canonical offer columns -> (SQL over the raw row `r` and the per-distinct joins, raw aliases read).
@@ -61,6 +63,10 @@ OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "brand": ("NULLIF(REGEXP_REPLACE(TRIM(r.brand), r'\\s+', ' '), '')", ("brand",)),
     # as written (demand_sql keys it as demand keys it: digits only, leading zeros dropped)
     "gtin": ("r.gtin", ("gtin",)),
+    # the sale's schedule as the in-memory reader takes it from the same TIMESTAMPs: their UTC days,
+    # first and last inclusive (agent.catalog.bigquery.SALE_WINDOW; common.sales applies the window)
+    "sale_start": ("DATE(r.sale_start_at)", ("sale_start_at",)),
+    "sale_end": ("DATE(r.sale_end_at)", ("sale_end_at",)),
 }
 
 _CURRENCIES = """curs AS (
