@@ -133,3 +133,17 @@ def test_a_csv_export_of_the_transfer_maps_the_schedule_columns():
     assert table["sale_start"].to_pylist() == [dt.date(2026, 11, 1), None]
     assert table["sale_end"].to_pylist() == [dt.date(2026, 11, 10), None]
     assert common.sales(table, dt.date(2026, 11, 28)).on_sale.tolist() == [False, True]
+
+
+def test_the_narrow_bench_table_keeps_what_the_skills_read(bq_emulator):  # noqa: F811
+    """bench/bench_bigquery.py --narrow: titles, GTINs, sale prices and their schedule are read from it, so
+    the in-memory path's figures there are not a lower bound for the skills that read them."""
+    rows = bq_seed.with_sales(bq_seed.demo_products_rows_with_google_ids())
+    uri = "bq://" + bq_seed.create_products_table(
+        bq_emulator.client, bq_emulator.project, rows=rows, schema=bq_seed.narrow_schema()
+    )
+    table = _load(bq_emulator.env, uri, str(1 << 40)).own.table
+    assert table.num_rows == len(rows)
+    for column in ("title", "gtin", "sale_price", "sale_start", "sale_end", "brand", "price"):
+        assert table[column].null_count < table.num_rows, column
+    assert table["sale_price"].null_count == sum(1 for r in rows if not r.get("sale_price"))
