@@ -78,3 +78,23 @@ def test_above_the_line_gaps_are_aggregated_in_bigquery(bq_emulator, dataset, st
     ladder = _text(ask(srv.url, context, "Show me the price ladder for outdoor furniture"))
     assert "Price ladder was not run: it needs the catalog in memory" in ladder
     assert "BIGQUERY_IN_MEMORY_BYTES" in ladder and "rows read" not in ladder
+
+
+def test_above_the_line_demand_gaps_answer_from_bigquery(bq_emulator, dataset, start_server):  # noqa: F811
+    """demand_gaps has a SQL form of its own side (agent.analysis.demand_sql): above the line it answers
+    from the Best sellers report and the aggregated catalog instead of saying it was not run. The line is
+    set between the two: the report (a few hundred ranked rows) is read into memory, as it must be."""
+    where, n = dataset
+    tables = bq_seed.create_bestsellers_tables(bq_emulator.client, bq_emulator.project, where.split(".")[1], 555)
+    srv = start_server(
+        {
+            **bq_emulator.env,
+            "ALLOWED_CATALOG_PREFIXES": f"bq://{where}",
+            "BIGQUERY_IN_MEMORY_BYTES": "200000",
+            "DEMAND_URI": f"bq://{tables['products']}",
+        }
+    )
+    context = {"merchant_id": "555", "catalog_uri": f"bq://{where}"}
+    answer = _text(ask(srv.url, context, "What are shoppers buying in outdoor furniture that I don't carry?"))
+    assert "was not run" not in answer and f"{n:,} rows aggregated in BigQuery" in answer
+    assert "not carried" in answer and "Sunvale Coastal Outdoor Chair" in answer
