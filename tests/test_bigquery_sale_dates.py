@@ -147,3 +147,17 @@ def test_the_narrow_bench_table_keeps_what_the_skills_read(bq_emulator):  # noqa
     for column in ("title", "gtin", "sale_price", "sale_start", "sale_end", "brand", "price"):
         assert table[column].null_count < table.num_rows, column
     assert table["sale_price"].null_count == sum(1 for r in rows if not r.get("sale_price"))
+
+
+@pytest.mark.parametrize("question", ("How is my catalog priced?", "How is my patio furniture priced?"))
+def test_price_ladder_judges_the_schedule_alike_both_ways(bq_emulator, seeded, question):  # noqa: F811
+    """price_ladder_sql applies the same window at the partition day as common.sales in memory: the
+    same answer, and fewer variants on sale than sale prices (the ended and not-yet-begun ones)."""
+    from tests import bq_pushdown
+
+    uri, rows = seeded
+    got = bq_pushdown.both_ways(bq_emulator.env, uri, "price_ladder", question)
+    bq_pushdown.assert_identical(got)  # table, findings, notes, text and A2UI
+    every = sum(1 for r in rows if r.get("sale_price"))
+    total = got.memory.table.to_pylist()[0]
+    assert total["On sale"] and 0 < total["On sale"] * total["Priced variants"] / 100 < every
