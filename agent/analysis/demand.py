@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agent.analysis import common
+from agent.analysis import common, sql_run
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, Scope, SkillResult
 from agent.catalog.bestsellers import bucket_label, bucket_score
@@ -245,15 +245,11 @@ class OwnSide:
     notes: list[str] = field(default_factory=list)
 
 
-def _pushdown(inp: SkillInput):
-    return next((s.pushdown for s in inp.sources if getattr(s, "pushdown", None) is not None), None)
-
-
 def own_side(inp: SkillInput, gtins: set[str], brands: set[str]) -> OwnSide:
     """The own side for these report GTIN keys and brand keys: from the Arrow table, or above the
     BigQuery size line as SQL aggregates (agent.analysis.demand_sql)."""
     scope, tax = inp.scope, inp.taxonomy
-    pushdown = _pushdown(inp)
+    pushdown = sql_run.pushdown_of(inp.sources)
     if pushdown is not None:
         from agent.analysis import demand_sql
 
