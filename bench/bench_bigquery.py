@@ -11,13 +11,19 @@ outdoor furniture?" through the in-memory path (BIGQUERY_IN_MEMORY_BYTES huge: S
 assortment_gaps on the Arrow table) and through the pushdown path (BIGQUERY_IN_MEMORY_BYTES=0: the
 aggregation as SQL in the emulator, agent/analysis/gaps_sql.py). The base table is then the demo offers
 with their Google category ids (bq_seed.demo_products_rows_with_google_ids), which the SQL groups by.
-Usage: python bench/bench_bigquery.py --gaps [--narrow] [--in-memory-up-to=K] [k ...]
+Usage: python bench/bench_bigquery.py --gaps [--narrow] [--demand] [--in-memory-up-to=K] [k ...]
+`--demand` asks demand_gaps instead ("What are shoppers buying in outdoor furniture that I don't
+carry?", tests/bestsellers attached): above the line its own side is one SQL aggregate
+(agent/analysis/demand_sql.py). The printed `in_scope` is the first row's variants (gaps) or your
+products in the scope (demand).
 
 `--narrow` seeds a table of only the columns in tests/bq_seed.NARROW (what the pushdown reads, plus
-title, category path and destinations): the emulator holds its tables in memory (DuckDB), and the full
-transfer rows of 10M offers would take several GB on a shared machine. The in-memory path then reads
-fewer columns than it would from a real transfer table (no descriptions or links), so its figures on a
-narrow table are a lower bound. `--in-memory-up-to=K` runs the in-memory path only up to K copies.
+title, GTIN, sale price and its schedule, category path and destinations): the emulator holds its
+tables in memory (DuckDB), and the full transfer rows of 10M offers would take several GB on a shared
+machine. The base offers carry the demo's "was" prices as sale prices with schedules
+(bq_seed.with_sales), so the sale columns hold values. The in-memory path still reads no descriptions,
+links or images from a narrow table (content_quality's columns), so for that skill its figures are a
+lower bound; for gaps they are what it reads. `--in-memory-up-to=K` runs the in-memory path only up to K copies.
 """
 
 from __future__ import annotations
@@ -54,25 +60,37 @@ print(json.dumps({"rows": inputs.own.table.num_rows, "demo_csv_s": warm, "rss_af
 
 GAPS_CHILD = r"""
 import json, resource, sys, time
+import pyarrow as pa
 from agent import config
 from agent.catalog.sources import load_catalog_inputs, load_demo
-from agent.analysis import gaps, planner
+from agent.analysis import demand, gaps, planner
 from agent.analysis.inputs import SkillInput
-from agent.catalog import taxonomy
+from agent.catalog import bestsellers, taxonomy
 settings = config.load(json.loads(sys.argv[2])).bigquery
+skill = sys.argv[3]
 load_demo()  # warm caches, as a running instance has them
 tax = taxonomy.load()
+report = None
+if skill == "demand":  # the Best sellers downloads, attached (small: read in memory on both paths)
+    report = pa.concat_tables([bestsellers.read_csv_bytes(open(f"tests/bestsellers/{name}", "rb").read(), name,
+                                                          "attached file")[0] for name in ("products.csv", "brands.csv")])
 rss_warm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t = time.perf_counter()
 inputs = load_catalog_inputs([], catalog_uri=sys.argv[1], bigquery=settings)
 assert not inputs.problems, inputs.problems
 own = inputs.own
-scope = planner.plan("Where are the gaps in outdoor furniture?", own.table, tax, None).scope
-result = gaps.run(SkillInput(own=own.table, reference=None, scope=scope, taxonomy=tax, sources=tuple(own.sources)))
+question = {"gaps": "Where are the gaps in outdoor furniture?",
+            "demand": "What are shoppers buying in outdoor furniture that I don't carry?"}[skill]
+scope = planner.plan(question, own.table, tax, None).scope
+run = gaps.run if skill == "gaps" else demand.run
+result = run(SkillInput(own=own.table, reference=None, scope=scope, taxonomy=tax, sources=tuple(own.sources),
+                        demand=report))
 took = time.perf_counter() - t
 ev = own.sources[0]
+first = result.table.to_pylist()[0]
 print(json.dumps({"rows": ev.rows_read, "pushdown": ev.pushdown is not None, "answer_s": took,
-                  "in_scope_variants": result.table.to_pylist()[0]["Variants"], "rss_after_warm_mb": rss_warm,
+                  "in_scope": first["Variants"] if skill == "gaps" else first["Your products"],
+                  "rss_after_warm_mb": rss_warm,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -84,7 +102,7 @@ def copies_table(emu, base: str, k: int, schema=None) -> str:
     return bq_seed.create_copies_table(emu.client, emu.project, base, k, merchant_id=1, to_merchant_id=2, schema=schema)
 
 
-def main_gaps(ks: list[int], narrow: bool = False, in_memory_up_to: int | None = None) -> None:
+def main_gaps(ks: list[int], narrow: bool = False, in_memory_up_to: int | None = None, skill: str = "gaps") -> None:
     from tests import bq_seed
     from tests.bigquery_emulator import BqEmulator
 
@@ -93,7 +111,11 @@ def main_gaps(ks: list[int], narrow: bool = False, in_memory_up_to: int | None =
     try:
         t = time.perf_counter()
         base = bq_seed.create_products_table(
-            emu.client, emu.project, rows=bq_seed.demo_products_rows_with_google_ids(), merchant_id=1, schema=schema
+            emu.client,
+            emu.project,
+            rows=bq_seed.with_sales(bq_seed.demo_products_rows_with_google_ids()),
+            merchant_id=1,
+            schema=schema,
         )
         print(json.dumps({"base_rows_seed_s": round(time.perf_counter() - t, 1), "narrow": narrow}), flush=True)
         env = {**{k: v for k, v in os.environ.items()}, **emu.env}
@@ -114,6 +136,7 @@ def main_gaps(ks: list[int], narrow: bool = False, in_memory_up_to: int | None =
                         GAPS_CHILD,
                         f"bq://{ds}.Products_2",
                         json.dumps({**common, "BIGQUERY_IN_MEMORY_BYTES": line}),
+                        skill,
                     ],
                     cwd=ROOT,
                     env=env,
@@ -187,6 +210,7 @@ if __name__ == "__main__":
         narrow = "--narrow" in args
         up_to = next((int(a.split("=", 1)[1]) for a in args if a.startswith("--in-memory-up-to=")), None)
         ks = [int(a) for a in args if not a.startswith("--")]
-        main_gaps(ks or [1, 35, 350], narrow=narrow, in_memory_up_to=up_to)
+        skill = "demand" if "--demand" in args else "gaps"
+        main_gaps(ks or [1, 35, 350], narrow=narrow, in_memory_up_to=up_to, skill=skill)
     else:
         main([int(a) for a in sys.argv[1:]] or [1, 10, 35])

@@ -95,16 +95,22 @@ def products_schema():
 
 
 # The columns a narrow transfer table keeps (bench/bench_bigquery.py --narrow): what the pushdown reads,
-# the title and category path the in-memory reader maps, and `destinations` (which marks the schema).
+# the title, sale price and its schedule, and category path the in-memory reader maps (the skills that
+# read them: availability's examples, price_ladder's discounts, content_quality), and `destinations`
+# (which marks the schema).
 NARROW = (
     "offer_id",
     "item_group_id",
     "title",
     "brand",
+    "gtin",
     "availability",
     "google_product_category",
     "google_product_category_path",
     "price",
+    "sale_price",
+    "sale_price_effective_start_date",
+    "sale_price_effective_end_date",
     "destinations",
 )
 
@@ -193,6 +199,35 @@ def demo_products_rows_with_google_ids(merchant_id: int = 123456) -> list[dict]:
             out.append(
                 dict(row, google_product_category=int(gid), google_product_category_path=tax.node(int(gid)).path)
             )
+    return out
+
+
+# (start, end) of a sale's schedule in days from the seeding day: none, running, ended, not begun, open end
+SALE_SCHEDULES = ((None, None), (-5, 5), (-30, -10), (10, 30), (-3, None))
+
+
+def with_sales(rows: list[dict], today=None) -> list[dict]:
+    """Transfer rows with the demo's "was" prices as Merchant Center holds them: where the demo has a
+    compare-at price above the price, `price` is that and `sale_price` the demo price, and the sale's
+    schedule cycles through SALE_SCHEDULES around `today` (the partition day; default the UTC date)
+    as the two TIMESTAMP columns of the transfer."""
+    import datetime as dt
+
+    today = today or dt.datetime.now(dt.timezone.utc).date()
+    was = {r["variant_id"]: r["compare_at_price"] for r in demo_rows()}
+    out, n = [], 0
+    for row in rows:
+        cap = was.get(row["offer_id"])
+        if not (row.get("price") and cap and float(cap) > float(row["price"]["value"])):
+            out.append(row)
+            continue
+        start, end = SALE_SCHEDULES[n % len(SALE_SCHEDULES)]
+        n += 1
+        stamp = {
+            key: f"{today + dt.timedelta(days=days)}T08:00:00Z" if days is not None else None
+            for key, days in (("sale_price_effective_start_date", start), ("sale_price_effective_end_date", end))
+        }
+        out.append(dict(row, price=dict(row["price"], value=cap), sale_price=dict(row["price"]), **stamp))
     return out
 
 

@@ -447,17 +447,33 @@ def test_only_the_newest_report_date_is_ranked():
 
 def test_own_index_is_the_per_row_rule_without_a_per_row_walk():
     """demand._own_index (Arrow keys, Python only over the variants the report names) gives what the
-    plain per-row rule gives: a GTIN is in stock if any variant is, else its first variant's state;
-    brands count distinct products per trimmed, lower-cased name. Checked on the demo in its own order
-    and reversed (the first-variant rule depends on order)."""
+    plain per-row rule gives: a GTIN is in stock if any variant is, else out of stock if any is, else
+    stock unknown; brands count distinct products per trimmed, lower-cased name. Checked on the demo in
+    its own order and reversed (the rule must not depend on order: the SQL path has none), with a few
+    GTINs shared by an out-of-stock variant and a variant of unknown stock."""
     from collections import defaultdict
 
     from agent.analysis import common
     from agent.analysis import demand as demand_mod
 
     demo, _ = load_demo()
-    for table in (demo, demo.take(list(range(demo.num_rows - 1, -1, -1)))):
-        t = table.select(list(demand_mod.READ))
+    t0 = demo.select(list(demand_mod.READ))
+    # rows 0-9: the GTIN of row i+10; even ones out of stock, odd ones of unknown stock
+    gtin = t0["gtin"].to_pylist()
+    avail = t0["availability"].to_pylist()
+    qty = t0["inventory_qty"].to_pylist()
+    for i in range(10):
+        gtin[i] = gtin[i + 10]
+        avail[i] = "out_of_stock" if i % 2 == 0 else None
+        qty[i] = None
+        avail[i + 10] = None if i % 2 == 0 else "out_of_stock"
+        qty[i + 10] = None
+    t0 = t0.set_column(t0.schema.get_field_index("gtin"), "gtin", pa.array(gtin, t0["gtin"].type))
+    t0 = t0.set_column(t0.schema.get_field_index("availability"), "availability", pa.array(avail, pa.string()))
+    t0 = t0.set_column(
+        t0.schema.get_field_index("inventory_qty"), "inventory_qty", pa.array(qty, t0["inventory_qty"].type)
+    )
+    for t in (t0, t0.take(list(range(t0.num_rows - 1, -1, -1)))):
         states = [common.STOCK_STATES[c] for c in common.stock_codes(t).tolist()]
         want_gtin: dict[str, str] = {}
         for g, s in zip(t["gtin"].to_pylist(), states):
@@ -465,7 +481,7 @@ def test_own_index_is_the_per_row_rule_without_a_per_row_walk():
             if k is None:
                 continue
             now = {"in_stock": "in stock", "out_of_stock": "out of stock"}.get(s, "stock unknown")
-            if k not in want_gtin or now == "in stock":
+            if k not in want_gtin or demand_mod.STATE_ORDER[now] < demand_mod.STATE_ORDER[want_gtin[k]]:
                 want_gtin[k] = now
         brands: dict[str, set] = defaultdict(set)
         for b, pk in zip(common.as_str(t["brand"]).to_pylist(), t["product_key"].to_pylist()):
@@ -473,5 +489,6 @@ def test_own_index_is_the_per_row_rule_without_a_per_row_walk():
                 brands[b.strip().lower()].add(pk)
         got_gtin, got_brands = demand_mod._own_index(t, set(want_gtin))
         assert len(want_gtin) > 100 and got_gtin == want_gtin
+        assert all(got_gtin[demand_mod._gtin_key(gtin[i])] == "out of stock" for i in range(10))
         assert got_brands == {b: len(s) for b, s in brands.items()} and len(got_brands) > 5
         assert demand_mod._own_index(t, set())[0] == {}

@@ -19,17 +19,27 @@ Decisions, as a merchant would expect them:
   and disagree, the report's wins and the row says "catalog disagrees".
 - **Where demand sits.** Per subcategory of the scope (one level below it): clusters ranked there,
   how many of them you do not carry, and your own active products there.
+- **A GTIN matched by several variants** is "in stock" if any of them is, else "out of stock" if any
+  is, else "stock unknown" (a stated state wins over an unknown one, whatever the row order: the same
+  rule can then run as SQL).
+
+Where the own side comes from (`OwnSide`): the canonical table in memory, or, for a `bq://` Products_
+table above the size line, aggregates computed in BigQuery (agent.analysis.demand_sql) — the GTIN
+states and brand counts of the report's own GTINs and brands only, and the scope's products per
+subcategory. The report itself is small and always read into memory. Both give the same OwnSide on a
+table whose offers all carry a Google category (tests/test_bigquery_demand.py).
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agent.analysis import common
+from agent.analysis import common, sql_run
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, Scope, SkillResult
 from agent.catalog.bestsellers import bucket_label, bucket_score
@@ -49,6 +59,9 @@ TOP_SHARE = 0.10  # "top 10% of demand"
 LIST_LIMIT = 5
 
 STATUS_TEXT = {"NOT_IN_INVENTORY": "not carried", "OUT_OF_STOCK": "out of stock", "IN_STOCK": "in stock"}
+# a matched variant's stock state as the status column says it, and which of several variants' states wins
+GTIN_STATE = {"in_stock": "in stock", "out_of_stock": "out of stock"}
+STATE_ORDER = {"in stock": 0, "out of stock": 1, "stock unknown": 2}
 
 COLUMNS = (
     ("Demand rank", "count", pa.int64()),
@@ -105,10 +118,9 @@ def _own_index(own: pa.Table, wanted_gtins: set[str]) -> tuple[dict[str, str], d
     state = common.stock_codes(t)[rows] if len(rows) else []
     by_gtin: dict[str, str] = {}
     for k, code in zip(pc.take(keys, pa.array(rows, pa.int64())).to_pylist(), np.asarray(state).tolist()):
-        s = common.STOCK_STATES[code]
-        now = "in stock" if s == "in_stock" else ("out of stock" if s == "out_of_stock" else "stock unknown")
-        if by_gtin.get(k) != "in stock":  # the first variant's state, unless another is in stock
-            by_gtin[k] = now if by_gtin.get(k) is None or now == "in stock" else by_gtin[k]
+        now = GTIN_STATE.get(common.STOCK_STATES[code], "stock unknown")
+        if k not in by_gtin or STATE_ORDER[now] < STATE_ORDER[by_gtin[k]]:  # in stock > out of stock > unknown
+            by_gtin[k] = now
     enc = common.encoded(t["brand"])
     names = [(b or "").strip().lower() for b in common.as_str(enc.dictionary).to_pylist()]
     distinct = sorted({n for n in names if n})
@@ -217,12 +229,54 @@ def _ranked(rows: list[dict], ids: set[int] | None, tax) -> list[dict]:
     )
 
 
+@dataclass
+class OwnSide:
+    """What demand_gaps reads of the merchant's own catalog, wherever it was aggregated.
+
+    `by_gtin`: GTIN key -> "in stock" / "out of stock" / "stock unknown" (the module's rule), for the
+    GTINs looked up; `brands`: lower-cased brand -> distinct products, for the brands looked up (the
+    in-memory path gives every brand; only the looked-up ones are read); `per_subcategory` and
+    `products`: the scope's active products per subcategory (by Google category) and in all."""
+
+    by_gtin: dict[str, str]
+    brands: dict[str, int]
+    per_subcategory: Counter
+    products: int
+    notes: list[str] = field(default_factory=list)
+
+
+def own_side(inp: SkillInput, gtins: set[str], brands: set[str]) -> OwnSide:
+    """The own side for these report GTIN keys and brand keys: from the Arrow table, or above the
+    BigQuery size line as SQL aggregates (agent.analysis.demand_sql)."""
+    scope, tax = inp.scope, inp.taxonomy
+    pushdown = sql_run.pushdown_of(inp.sources)
+    if pushdown is not None:
+        from agent.analysis import demand_sql
+
+        return demand_sql.own_side(pushdown, scope, tax, gtins, brands, subcategories(scope, tax))
+    by_gtin, by_brand = _own_index(common.population(inp.own, Scope(), tax, READ).table, gtins)
+    per, products = _own_per_subcategory(inp, scope, tax)
+    return OwnSide(by_gtin, by_brand, per, products)
+
+
+def subcategories(scope: Scope, tax) -> dict[int, str]:
+    """Every Google category the scope holds -> its subcategory row's name (`_subcategory`): the
+    mapping the SQL path joins offers with (the whole catalog: every taxonomy node)."""
+    ids = tax.nodes if scope.taxonomy_id is None and not scope.extra_taxonomy_ids else common.scope_ids(scope, tax)
+    out = {}
+    for gid in ids:
+        name = _subcategory(gid, scope, tax)
+        if name is not None:
+            out[int(gid)] = name
+    return out
+
+
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     taxonomy_note = common.taxonomy_note(scope, tax)
     if inp.demand is None:  # say what is needed; show where your own range sits meanwhile
-        own_per, own_total = _own_per_subcategory(inp, scope, tax)
-        rows = _arrange([], _where([], own_per), own_total, common.scope_name(scope))
+        own = own_side(inp, set(), set())
+        rows = _arrange([], _where([], own.per_subcategory), own.products, common.scope_name(scope))
         return SkillResult(
             skill=SKILL_ID,
             scope=scope,
@@ -230,6 +284,7 @@ def run(inp: SkillInput) -> SkillResult:
             findings=[Finding("demand.none", {}, severity=10)],
             missing="demand",
             taxonomy_note=taxonomy_note,
+            notes=own.notes,
         )
     ids = None if scope.taxonomy_id is None and not scope.extra_taxonomy_ids else common.scope_ids(scope, tax)
     demand = _in_scope(_newest(inp.demand), ids)
@@ -237,9 +292,11 @@ def run(inp: SkillInput) -> SkillResult:
     country = min(countries.items(), key=lambda kv: (-kv[1], kv[0]))[0] if countries else None
     entries = [r for r in demand.to_pylist() if country is None or r["country_code"] in (country, None)]
     ranked = _ranked(entries, set(ids) if ids is not None else None, tax)
-    listed = _listed(inp, ranked)
-    own_per, own_total = _own_per_subcategory(inp, scope, tax)
-    out = _arrange(listed, _where(listed, own_per), own_total, common.scope_name(scope))
+    gtins = {k for r in ranked for k in (_gtin_key(g) for g in r["variant_gtins"] or ()) if k}
+    brands = {(r["brand"] or "").strip().lower() for r in ranked if r["entity"] == "brand"} - {""}
+    own = own_side(inp, gtins, brands)
+    listed = _listed(inp, ranked, own)
+    out = _arrange(listed, _where(listed, own.per_subcategory), own.products, common.scope_name(scope))
     table = common.records_table(COLUMNS, out, {})
     findings = _findings(out, countries, country)
     return SkillResult(
@@ -250,15 +307,14 @@ def run(inp: SkillInput) -> SkillResult:
         thresholds={"top_share_pct": TOP_SHARE * 100},
         taxonomy_note=taxonomy_note,
         chart=None,
+        notes=own.notes,
     )
 
 
-def _listed(inp: SkillInput, ranked: list[dict]) -> list[dict]:
+def _listed(inp: SkillInput, ranked: list[dict], own: OwnSide) -> list[dict]:
     """The table step's list: each ranked product and brand with its demand rank within its kind, what
     the merchant has of it (status and what that is read from), and whether it is in the top share."""
     scope, tax = inp.scope, inp.taxonomy
-    wanted = {k for r in ranked for k in (_gtin_key(g) for g in r["variant_gtins"] or ()) if k}
-    by_gtin, brands = _own_index(common.population(inp.own, Scope(), tax, READ).table, wanted)
     n_products = sum(1 for r in ranked if r["entity"] == "product")
     n_brands = len(ranked) - n_products
     top_n = {"product": math.ceil(n_products * TOP_SHARE), "brand": math.ceil(n_brands * TOP_SHARE)}
@@ -267,7 +323,7 @@ def _listed(inp: SkillInput, ranked: list[dict]) -> list[dict]:
     for entry in ranked:
         kind = entry["entity"]
         seen[kind] += 1
-        status, basis = _status(entry, by_gtin, brands)
+        status, basis = _status(entry, own.by_gtin, own.brands)
         listed.append(
             {
                 "Demand rank": seen[kind],
@@ -433,12 +489,17 @@ def _subcategory_findings(visible: list[tuple[int, dict]]) -> list[Finding]:
     return found
 
 
-def top_missing(demand: pa.Table | None, own: pa.Table, scope, tax) -> list[dict]:
+def top_missing(inp: SkillInput) -> list[dict]:
     """Product clusters in the scope that you do not carry and that are in its top 10% of demand,
-    for assortment_gaps (same ranking and status rule as the skill)."""
-    if demand is None:
+    for assortment_gaps (same ranking and status rule as the skill; above the BigQuery size line the
+    own side is aggregated in BigQuery, as for the skill)."""
+    if inp.demand is None:
         return []
-    result = run(SkillInput(own=own, reference=None, scope=scope, taxonomy=tax, demand=demand))
+    result = run(
+        SkillInput(
+            own=inp.own, reference=None, scope=inp.scope, taxonomy=inp.taxonomy, sources=inp.sources, demand=inp.demand
+        )
+    )
     rows = [
         r
         for r in result.table.to_pylist()

@@ -210,7 +210,6 @@ class OwnAggregates:
     excluded: dict = field(default_factory=dict)  # draft/archived products per key, and "total"
     unmapped_by: dict = field(default_factory=dict)  # how the products not mapped to a subcategory came in
     notes: list[str] = field(default_factory=list)  # what the path itself has to say (pushdown: unplaced rows)
-    in_bigquery: bool = False  # aggregated in BigQuery: no own rows in memory to join Best sellers data with
 
 
 def own_aggregates(table: pa.Table, scope: Scope, tax: Taxonomy) -> OwnAggregates:
@@ -254,12 +253,7 @@ def answer(inp: SkillInput, agg: OwnAggregates) -> SkillResult:
     ordered = _ordered_rows(agg, keys, ref, ref_total, scope, tax)
     table = common.records_table(BASE_COLUMNS + (REF_COLUMNS if ref is not None else ()), ordered)
     findings = _findings(ordered, ref is not None, agg.rows, agg.unmapped_by)
-    demand_finding = _demand_missing(inp) if not agg.in_bigquery else None
-    if agg.in_bigquery and inp.demand is not None:
-        notes.append(
-            "Best sellers demand is not joined here: the catalog was aggregated in BigQuery, and the "
-            "join needs its offers in memory (ask demand_gaps about demand)."
-        )
+    demand_finding = _demand_missing(inp)
     if demand_finding is not None:
         findings = [demand_finding] + findings[:6]
     notes += _price_and_stock_notes(agg.prices, agg.rows, agg.currency, agg.other_currencies, agg.has_stock)
@@ -684,7 +678,7 @@ def _demand_missing(inp: SkillInput) -> Finding | None:
         return None
     from agent.analysis import demand
 
-    top = demand.top_missing(inp.demand, inp.own, inp.scope, inp.taxonomy)
+    top = demand.top_missing(inp)
     if not top:
         return None
     names = ", ".join(f"{r['Name']} ({r['Subcategory']})" if r["Subcategory"] else str(r["Name"]) for r in top[:5])

@@ -16,7 +16,7 @@ Cost and memory, in order, before any row is read:
    BigQuery), flattened to a Merchant Center feed's columns and normalised by the same readers as a
    CSV. Above the line nothing is downloaded: a `Products_` table comes back as an empty table whose
    evidence carries a `Pushdown`, through which a skill that has a SQL form of its aggregation
-   (assortment_gaps: agent.analysis.gaps_sql) runs it in BigQuery and gets only aggregated rows; a
+   (agent.analysis.registry.IN_BIGQUERY; the shared offer columns are agent.analysis.sql_run) runs it in BigQuery and gets only aggregated rows; a
    table of another schema raises `OverSizeLine` and the answer says the partition is over the line.
 
 An engine that reports no estimate (the local emulator reports 0 bytes for every dry run) gets a
@@ -67,6 +67,9 @@ PRODUCTS_FLAT = {
     "size": "size",
 }
 PRODUCTS_RECORDS = ("price", "sale_price")
+# The sale's schedule: two TIMESTAMP columns in the transfer (the feed's one `sale_price_effective_date`
+# interval, split). Flattened back into that interval, "start/end" (UTC), for the gmc reader.
+SALE_WINDOW = ("sale_price_effective_start_date", "sale_price_effective_end_date")
 PRODUCTS_DISTINCTIVE = {"offer_id", "price", "destinations"}  # enough to call a table a transfer table
 # Destination statuses and item issues (`destinations`, `issues`) are not read yet: content_quality has no
 # canonical column for them (issue 15, item 1, left open).
@@ -208,7 +211,7 @@ def plan_read(client: Any, ref: BqRef, settings: Any, columns: list[str] | None 
         if not wanted:
             raise UnreadableCatalog("none of the needed columns is in the table")
     elif products:
-        wanted = [column for column in (*PRODUCTS_FLAT, *PRODUCTS_RECORDS) if column in fields]
+        wanted = [column for column in (*PRODUCTS_FLAT, *PRODUCTS_RECORDS, *SALE_WINDOW) if column in fields]
     else:
         scalar = [
             name
@@ -303,9 +306,33 @@ def flatten_products(table: pa.Table) -> pa.Table:
     for record in PRODUCTS_RECORDS:
         if record in table.column_names:
             out[record] = _money(table[record])
+    if any(column in table.column_names for column in SALE_WINDOW):
+        out["sale_price_effective_date"] = _sale_window(table)
     if "google_product_category" not in out and "google_product_category" in table.column_names:
         out["google_product_category"] = pc.cast(table["google_product_category"], pa.string())
     return pa.table(out)
+
+
+def _date_columns(plan: ReadPlan) -> list[str]:
+    """A transfer table's date columns the skills read (the sale schedule), as the evidence lists them."""
+    return [column for column in plan.columns if column in SALE_WINDOW]
+
+
+def _sale_window(table: pa.Table) -> pa.ChunkedArray:
+    """The two schedule TIMESTAMPs -> the feed's "2026-11-20T08:00:00Z/2026-11-30T07:59:00Z" interval (a
+    missing half left empty, an open bound; both missing: null). The reader takes each half's day as
+    written, so a transfer's sale window is read in UTC days (decision: the transfer holds no zone)."""
+    halves = []
+    for column in SALE_WINDOW:
+        if column in table.column_names and pa.types.is_timestamp(table[column].type):
+            halves.append(pc.strftime(table[column], format="%Y-%m-%dT%H:%M:%SZ"))
+        elif column in table.column_names:
+            halves.append(pc.cast(table[column], pa.string()))
+        else:
+            halves.append(pa.nulls(table.num_rows, pa.string()))
+    joined = pc.binary_join_element_wise(pc.fill_null(halves[0], ""), pc.fill_null(halves[1], ""), "/")
+    stated = pc.or_(pc.is_valid(halves[0]), pc.is_valid(halves[1]))
+    return pc.if_else(stated, joined, pa.scalar(None, pa.string()))
 
 
 def _money(arr: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -376,6 +403,8 @@ def _normalised(raw: pa.Table, plan: ReadPlan, name: str, kind: str):
         "Merchant Center Products transfer table" if plan.products_schema else f"{det.name} (BigQuery table)"
     )
     evidence.columns = list(plan.columns)
+    if plan.products_schema:  # the table's own date columns, not the feed interval they are flattened to
+        evidence.date_columns = _date_columns(plan)
     evidence.bytes_scanned = plan.estimate_bytes
     evidence.bytes_exact = plan.estimate_exact
     return table, evidence
@@ -444,7 +473,18 @@ def load_bestsellers(ref: BqRef, settings: Any, name: str):
 # ------------------------------------------------------------------ pushdown (above the size line)
 
 # The transfer columns the pushdown aggregations read (nothing else is scanned).
-PUSHDOWN_COLUMNS = ("offer_id", "item_group_id", "google_product_category", "availability", "price", "brand")
+PUSHDOWN_COLUMNS = (
+    "offer_id",
+    "item_group_id",
+    "google_product_category",
+    "availability",
+    "price",
+    "sale_price",
+    "brand",
+    "title",
+    "gtin",
+    *SALE_WINDOW,  # price_ladder judges a sale price by its schedule
+)
 
 
 class Pushdown:
@@ -519,4 +559,5 @@ def pushdown_source(ref: BqRef, settings: Any, name: str, plan: ReadPlan):
     )
     evidence.pushdown = Pushdown(client, settings, plan, evidence)
     evidence.columns = list(plan.columns)  # the table's columns the skills use, as a read would list them
+    evidence.date_columns = _date_columns(plan)
     return canonical.empty_table(), evidence

@@ -1030,6 +1030,8 @@ GENERIC_ROLES = _r(
         "sale from",
         "special price from date",
         "special_price_from_date",
+        "sale_price_effective_start_date",  # the Merchant Center transfer's column (a table or its export)
+        "sale price effective start date",
     ),
     sale_end=(
         "sale_end",
@@ -1041,6 +1043,8 @@ GENERIC_ROLES = _r(
         "sale to",
         "special price to date",
         "special_price_to_date",
+        "sale_price_effective_end_date",
+        "sale price effective end date",
     ),
     sale_window=("sale_price_effective_date", "sale price effective date"),
     inventory_qty=(
