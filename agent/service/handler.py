@@ -40,6 +40,9 @@ class Service:
         from agent.catalog import cache
 
         cache.configure(table_cache_bytes=config.table_cache_bytes)  # its share of MEMORY_BUDGET_BYTES
+        from agent.analysis import memo
+
+        memo.configure(entries=config.result_memo_entries, max_bytes=config.result_memo_bytes)
         self.tasks, self.contexts = build_stores(config)
         self.live = LiveRegistry(max_bytes=config.live_bytes)
         self.idle = self._idle_release(config.idle_release_seconds)

@@ -428,6 +428,7 @@ class Runner:
     ) -> Iterator[dict[str, Any]]:
         """One skill of the plan: a `working` progress line, the skill run in a slot and rendered, its
         artifact; above the BigQuery size line a skill without a SQL form, or a refused query, is said."""
+        from agent.analysis import memo
         from agent.analysis.inputs import SkillInput
         from agent.analysis.registry import IN_BIGQUERY
         from agent.render.footer import render_footer
@@ -451,7 +452,9 @@ class Runner:
         refusal = None
         with self.slots.held():
             try:
-                result = spec.run(
+                result = memo.run(
+                    spec.id,
+                    spec.run,
                     SkillInput(
                         own=inputs.own.table,
                         reference=inputs.reference.table if inputs.reference is not None else None,
@@ -459,7 +462,7 @@ class Runner:
                         taxonomy=step.taxonomy,
                         sources=tuple(inputs.own.sources),
                         demand=inputs.demand.table if inputs.demand is not None else None,
-                    )
+                    ),
                 )
             except CatalogError as exc:
                 if not in_bigquery:
