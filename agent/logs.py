@@ -275,6 +275,11 @@ def use_request(fields: dict[str, Any] | None) -> None:
 
 def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any) -> None:
     """The one line per JSON-RPC request: method, task, context, duration, sources, rows, outcome."""
+    if not logger().isEnabledFor(logging.INFO):
+        # LOG_LEVEL above INFO: nothing is written, so nothing is made either (until a first record
+        # reaches the real handler, the line would otherwise be queued to the writer thread each time,
+        # and waking it costs the next request its interpreter time)
+        return
     safe = {k: v for k, v in fields.items() if k.lower() != "authorization"}
     extra: dict[str, Any] = dict(request_fields or {})
     extra["json_fields"] = {"event": "request", **safe}

@@ -61,6 +61,7 @@ class Service:
                 step_gate=config.test_step_gate,
                 storage_seconds=config.turn_storage_seconds,
                 analysis_slots=config.analysis_slots,
+                first_frame_wait_ms=config.first_frame_wait_ms,
                 demand_uri=config.demand_uri,
                 bigquery=config.bigquery,
                 idle_release_seconds=config.idle_release_seconds,
@@ -144,6 +145,8 @@ class Service:
         if task is None:
             raise errors.task_not_found()
         call.log.update(task=task["id"], context=task["contextId"])
+        if params.get("historyLength") is None and task["status"]["state"] in objects.TERMINAL_STATES:
+            return _finished_text(task)
         return self._with_history(task, params.get("historyLength"))
 
     def cancel(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
@@ -342,3 +345,25 @@ class Service:
         out = dict(task)
         out["history"] = objects.trim_history(task.get("history") or [], length)
         return out
+
+
+# Finished tasks' JSON, by task id: (the stored task object, its Encoded copy). A finished task does not
+# change; the memory store hands back the stored object itself, so while that object is what the store
+# holds the text is reused (held here, the object's id cannot be taken by another). A store that reads a
+# new object each time (Cloud Storage) just encodes it, once per read, as before. The one cache type.
+_FINISHED: Any = None
+
+
+def _finished_text(task: dict[str, Any]) -> objects.Encoded:
+    """The finished task as objects.Encoded, encoded once per stored object (issue 16 item 6)."""
+    global _FINISHED
+    if _FINISHED is None:
+        from agent.catalog.cache import Cache
+
+        _FINISHED = Cache(4 * 1024 * 1024, max_entries=256, size_of=lambda kept: 2 * len(kept[1].text))
+    kept = _FINISHED.get(task["id"])
+    if kept is not None and kept[0] is task:
+        return kept[1]
+    encoded = objects.Encoded(Service._with_history(task, None))
+    _FINISHED.put(task["id"], (task, encoded))
+    return encoded
