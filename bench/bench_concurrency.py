@@ -5,7 +5,8 @@ catalog, opens BENCH_STREAMS (50) raw HTTP connections, releases them together o
 has each ask a gaps question over `message/stream`, reading the SSE frames as they come. Repeated
 BENCH_ROUNDS (3) times, each round the same turns one at a time first (their sum is what the burst is held
 to, taken next to it in time). BENCH_THREADS sets the server's threads, BENCH_ENV its settings, BENCH_PAIR a
-second server's settings asked in alternating rounds (see `main`). Bounded: every stream has a BENCH_TIMEOUT (120 s) socket deadline and the whole
+second server's settings asked in alternating rounds (see `main`), BENCH_REFERENCE=1 adds the a2a-sdk
+reference server as a third side (the anchor: first events with no analysis behind them). Bounded: every stream has a BENCH_TIMEOUT (120 s) socket deadline and the whole
 run stops after rounds × streams turns. Printed (never asserted): time to the first event and to the
 final frame, p50/p95/max, and the errors (HTTP status other than 200, a JSON-RPC error frame, a final
 state other than `completed`, no final frame, a socket error or timeout) — target 0.
@@ -152,6 +153,46 @@ class Side:
         print(f"  errors: {sum(self.errors.values())} {self.errors if self.errors else ''}".rstrip())
 
 
+class ReferenceServer:
+    """The a2a-sdk reference server (bench/reference_server.py: Starlette + uvicorn, an executor that
+    answers at once) as a burst's anchor: what 32 concurrent first events cost with no analysis at all."""
+
+    threads = "uvicorn (one event loop)"
+    settings: dict[str, str] = {}
+
+    def __init__(self) -> None:
+        import subprocess
+
+        from bench_protocol import wait_ready
+
+        from tests.agent_process import free_port
+
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve().parent / "reference_server.py"), str(self.port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_ready(self.port, "/.well-known/agent-card.json")
+
+    def connection(self, timeout: float = 120):
+        import http.client
+
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+
+    def rss(self) -> int:
+        import psutil
+
+        return psutil.Process(self.proc.pid).memory_info().rss
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
 def main() -> None:
     """BENCH_PAIR (settings as BENCH_ENV spells them, e.g. "FIRST_FRAME_WAIT_MS=0,RESULT_MEMO_ENTRIES=0"):
     a second server with them beside the first, asked in alternating rounds, so both see the same load."""
@@ -163,6 +204,8 @@ def main() -> None:
         sides.append(Side("this", AgentServer()))
         if pair is not None:
             sides.append(Side("pair", AgentServer(env=settings(pair))))
+        if os.environ.get("BENCH_REFERENCE"):
+            sides.append(Side("reference", ReferenceServer()))  # type: ignore[arg-type]
         for side in sides:
             warm_up(side.server)
         rss_before = [side.server.rss() for side in sides]
@@ -175,9 +218,12 @@ def main() -> None:
                 f"  server RSS before {before / 2**20:,.0f} MiB, after {side.server.rss() / 2**20:,.0f} MiB; "
                 f"alive {side.server.alive()}"
             )
-        if len(sides) == 2:
-            paired = [a / b for a, b in zip(sides[0].p95s, sides[1].p95s)]
-            print(f"first-event p95, this / pair, per round: {', '.join(f'{r:.2f}x' for r in paired)}")
+        for other in sides[1:]:
+            paired = [a / b for a, b in zip(sides[0].p95s, other.p95s)]
+            print(
+                f"first-event p95, this / {other.name}, per round: {', '.join(f'{r:.2f}x' for r in paired)} "
+                f"(median {statistics.median(paired):.2f}x)"
+            )
         load = os.getloadavg()
         print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     finally:
