@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import time
 import uuid
 
@@ -186,9 +187,7 @@ def test_records_are_written_inline_once_the_handler_exists(capsys):
     assert failure and "Traceback" in failure[0]["message"] and "inline detail" in failure[0]["message"]
 
 
-def _request_record(extra: dict) -> "logging.LogRecord":
-    import logging
-
+def _request_record(extra: dict) -> logging.LogRecord:
     record = logging.LogRecord("agent", logging.INFO, __file__, 1, "a2a request", None, None, "request_line")
     record.__dict__.update(extra)
     return record
@@ -208,8 +207,16 @@ def test_the_direct_request_line_is_the_handlers_own_line():
         {"traceparent": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", "agent/1 (ünï)"
     )
     logs.use_request(None)
-    fields = {"event": "request", "method": "tasks/get", "task": "t-1", "outcome": "ok", "duration_ms": 0.42,
-              "sources": ["a b.csv", "ü.csv"], "rows_read": 3, "note": 'say "hi"'}
+    fields = {
+        "event": "request",
+        "method": "tasks/get",
+        "task": "t-1",
+        "outcome": "ok",
+        "duration_ms": 0.42,
+        "sources": ["a b.csv", "ü.csv"],
+        "rows_read": 3,
+        "note": 'say "hi"',
+    }
     extra = {**context, "json_fields": fields}
     handler = StructuredLogHandler(stream=io.StringIO())
     record = _request_record(extra)
