@@ -132,12 +132,16 @@ def test_a_turns_analysis_waits_for_another_requests_first_frame():
 
 
 def _app():
+    """The transport over a real Service, without importing main (which would set the process's logging
+    up as readable lines for every later test in it)."""
     from flask import Flask, request
 
-    import main
+    from agent.protocol import http
+    from agent.service.handler import Service
 
+    service = Service(config_mod.load({}))
     app = Flask("first-frames")
-    app.add_url_rule("/", "a2a", lambda: main.a2a(request), methods=["POST"])
+    app.add_url_rule("/", "a2a", lambda: http.handle_rpc(request, service, 1 << 20), methods=["POST"])
     return app.test_client()
 
 

@@ -113,7 +113,9 @@ def test_other_source_evidence_never_reuses_a_result(computed):
 
 def test_an_id_reused_by_another_table_is_not_taken_for_the_old_one(monkeypatch, computed):
     """The key holds ids; a table that died and whose id came back must not match (weak references)."""
-    monkeypatch.setattr(memo, "_key", lambda skill_id, inp: (skill_id, inp.scope))  # as if every id were reused
+    monkeypatch.setattr(
+        memo, "_key", lambda skill_id, compute, inp: (skill_id, inp.scope)
+    )  # as if every id were reused
     first = _demo()
     _gaps(first)
     del first
@@ -215,3 +217,13 @@ def test_the_service_applies_the_setting(tmp_path):
     Service(config_mod.load({"RESULT_MEMO_ENTRIES": "3", "MEMORY_BUDGET_BYTES": str(512 * 1024**2)}))
     assert memo._RESULTS.max_entries == 3
     assert memo._RESULTS.max_bytes == int(512 * 1024**2 * config_mod.SHARE_RESULT_MEMO)
+
+
+def test_another_function_under_the_same_skill_id_is_computed(computed):
+    """A skill replaced under its id (a test's broken skill, a new build's code) never gets the old result."""
+    table = _demo()
+    first = _gaps(table)
+    p = plan(GAPS, table, TAX)
+    inp = SkillInput(own=table, reference=None, scope=p.scope, taxonomy=TAX)
+    other = memo.run("assortment_gaps", lambda i: SKILLS["assortment_gaps"].run(i), inp)
+    assert other is not first and computed["n"] == 2

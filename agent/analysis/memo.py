@@ -66,11 +66,12 @@ def _tables(inp: SkillInput) -> tuple[Any, ...]:
     return (inp.own, inp.reference, inp.demand, inp.taxonomy)
 
 
-def _key(skill_id: str, inp: SkillInput) -> tuple[Any, ...]:
-    """The skill, the identities of its tables and taxonomy, the whole scope (it is frozen and every
-    field can change what is said) and the sources' evidence (the overview names their format and
-    columns), written out because the evidence objects are not hashable."""
-    return (skill_id, *(id(t) for t in _tables(inp)), inp.scope, repr(inp.sources))
+def _key(skill_id: str, compute: Callable[..., Any], inp: SkillInput) -> tuple[Any, ...]:
+    """The skill and the function that computes it (another function under the same id is another
+    skill), the identities of its tables and taxonomy, the whole scope (it is frozen and every field
+    can change what is said) and the sources' evidence (the overview names their format and columns),
+    written out because the evidence objects are not hashable."""
+    return (skill_id, compute, *(id(t) for t in _tables(inp)), inp.scope, repr(inp.sources))
 
 
 def _same_inputs(refs: tuple[Any, ...], inp: SkillInput) -> bool:
@@ -81,7 +82,7 @@ def run(skill_id: str, compute: Callable[[SkillInput], SkillResult], inp: SkillI
     """`compute(inp)`, or the result it gave for the same inputs before (see the module docstring)."""
     if not _enabled or any(getattr(s, "pushdown", None) is not None for s in inp.sources):
         return compute(inp)
-    key = _key(skill_id, inp)
+    key = _key(skill_id, compute, inp)
     hit = _RESULTS.get(key)
     if hit is not None and _same_inputs(hit[0], inp):
         _counts["reused"] += 1
