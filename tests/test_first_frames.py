@@ -174,3 +174,26 @@ def test_the_setting():
     assert config_mod.load({"FIRST_FRAME_WAIT_MS": "0"}).first_frame_wait_ms == 0
     with pytest.raises(config_mod.ConfigError, match="FIRST_FRAME_WAIT_MS"):
         config_mod.load({"FIRST_FRAME_WAIT_MS": "soon"})
+
+
+def test_a_stream_makes_its_next_frame_only_once_newer_first_frames_are_out():
+    """After its first frame a stream holds back its next one (its turn's loading, analysis, rendering)
+    while a newer request waits for its first bytes."""
+    client = _app()
+    arrivals.configure(int(LONG * 1000))
+    try:
+        response = client.post("/", data=_stream_body(), headers={"Accept": "text/event-stream"}, buffered=False)
+        frames = iter(response.response)
+        assert next(frames).startswith(b"data: ")
+        newcomer = arrivals.arrived()
+        second: list[bytes] = []
+        reader = threading.Thread(target=lambda: second.append(next(frames)))
+        reader.start()
+        wait_for(lambda: _waiters() == 1, timeout=10)
+        assert not second  # held back behind the newcomer's first frame
+        arrivals.answered(newcomer)
+        reader.join(30)
+        assert second and second[0].startswith(b"data: ")
+        response.close()
+    finally:
+        arrivals.configure(50)

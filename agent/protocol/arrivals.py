@@ -6,8 +6,10 @@ is computing holds that lock up to the switch interval each time. Under a burst 
 last connection's first frame waited behind other callers' analysis. So the transport counts each
 request from the moment it reaches the function until its first bytes are handed to the server (a
 stream's first frame, a unary reply); the runner, before it starts a step of analysis, waits while any
-is pending (agent.service.runner.AnalysisSlots, at most FIRST_FRAME_WAIT_MS), and the waiting costs no
-interpreter time.
+is pending (agent.service.runner.AnalysisSlots, at most FIRST_FRAME_WAIT_MS), and so does every stream
+before it makes its next frame (`hold_back`): with results reused, a burst's turns finish in a few ms
+each, and their own rendering, encoding and store writes would otherwise crowd the newcomers' first
+frames. The waiting costs no interpreter time.
 
 Bounded by construction: an arrival older than the wait is not waited for, and is dropped, so a
 request whose first frame is never written (the client vanished before the server iterated the
@@ -23,6 +25,20 @@ import time
 _cond = threading.Condition()
 _pending: dict[int, float] = {}  # token -> arrival (time.monotonic)
 _tokens = itertools.count(1)
+_wait_s = 0.05  # FIRST_FRAME_WAIT_MS, applied by the service at start (`configure`)
+
+
+def configure(wait_ms: int) -> None:
+    """FIRST_FRAME_WAIT_MS for `hold_back` (agent.service.handler.Service; agent.config parses it)."""
+    global _wait_s
+    _wait_s = max(0, wait_ms) / 1000
+
+
+def hold_back() -> bool:
+    """What a stream calls before it makes its next frame (agent.protocol.http): its turn's next work —
+    loading, analysis, rendering, the store writes — waits while newer requests have not had their first
+    bytes, at most FIRST_FRAME_WAIT_MS. True when it did not wait."""
+    return wait_for_first_frames(_wait_s)
 
 
 def arrived() -> int:

@@ -206,6 +206,7 @@ def _sse_response(
             for event in events:
                 yield sse.frame(jsonrpc.success(request_id, event))
                 arrivals.answered(token)  # the server has written the first frame (idempotent after it)
+                arrivals.hold_back()  # this stream's next work yields to newer requests' first frames
         except errors.RpcError as exc:
             outcome = "error"
             yield sse.frame(jsonrpc.failure(request_id, exc))

@@ -10,8 +10,8 @@ from typing import Any, Iterator
 
 from agent import AGENT_NAME, __version__, budget
 from agent.config import Config
+from agent.protocol import arrivals, errors, objects
 from agent.protocol import card as card_mod
-from agent.protocol import errors, objects
 from agent.protocol.context import CallContext
 from agent.render.a2ui_ids import EXTENSION_URI as A2UI_URI
 from agent.render.a2ui_ids import STANDARD_CATALOG_ID as A2UI_CATALOG_ID
@@ -43,6 +43,7 @@ class Service:
         from agent.analysis import memo
 
         memo.configure(entries=config.result_memo_entries, max_bytes=config.result_memo_bytes)
+        arrivals.configure(config.first_frame_wait_ms)
         self.tasks, self.contexts = build_stores(config)
         self.live = LiveRegistry(max_bytes=config.live_bytes)
         self.idle = self._idle_release(config.idle_release_seconds)
