@@ -40,6 +40,7 @@ DEFAULT_CONTEXT_ATTACHED_BYTES = 64 * 1024 * 1024  # CSV bytes a conversation ke
 _ON = {"on", "true", "1", "yes"}
 _OFF = {"off", "false", "0", "no", ""}
 _LOG_LEVELS = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}
+SHARE_RESULT_MEMO = 0.01  # kept skill results (agent.analysis.memo), out of what is left for turns in flight
 
 
 class ConfigError(AgentError, ValueError):
@@ -90,6 +91,9 @@ class Config:
     demand_uri: str | None = (
         None  # DEMAND_URI: a Merchant Center Best sellers report (CSV), same forms as REFERENCE_URI
     )
+    result_memo_entries: int = 256  # RESULT_MEMO_ENTRIES: skill results kept for reuse (agent.analysis.memo); 0 off
+    result_memo_bytes: int = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_RESULT_MEMO)  # ... within this share
+    first_frame_wait_ms: int = 50  # FIRST_FRAME_WAIT_MS: how long analysis waits for new streams' first frames
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -294,6 +298,9 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         analysis_slots=_int(env, "ANALYSIS_SLOTS", 1, 1, 256),
         switch_interval_us=_int(env, "SWITCH_INTERVAL_US", 5000, 50, 100_000),
         demand_uri=_location(env, "DEMAND_URI"),
+        result_memo_entries=_int(env, "RESULT_MEMO_ENTRIES", 256, 0, 1_000_000),
+        result_memo_bytes=int(budget * SHARE_RESULT_MEMO),
+        first_frame_wait_ms=_int(env, "FIRST_FRAME_WAIT_MS", 50, 0, 10_000),
     )
 
 

@@ -38,6 +38,7 @@ import queue
 import re
 import sys
 import threading
+import time
 import uuid
 from typing import Any, Callable, cast
 
@@ -195,10 +196,17 @@ class _ReadableFormatter(logging.Formatter):
         line = super().formatMessage(record)
         fields = getattr(record, "json_fields", None)
         if isinstance(fields, dict) and fields:
-            first = [k for k in _FIRST_FIELDS if k in fields]
-            keys = first + [k for k in fields if k not in first and k != "event"]
-            line += " " + " ".join(f"{k}={_readable(fields[k])}" for k in keys)
+            line += _readable_fields(fields)
         return line
+
+
+def _readable_fields(fields: dict[str, Any]) -> str:
+    """ " method=… outcome=… duration_ms=… k=v …": the fields of a readable line, the first three first."""
+    if not fields:
+        return ""
+    first = [k for k in _FIRST_FIELDS if k in fields]
+    keys = first + [k for k in fields if k not in first and k != "event"]
+    return " " + " ".join(f"{k}={_readable(fields[k])}" for k in keys)
 
 
 _FIRST_FIELDS = ("method", "outcome", "duration_ms")
@@ -275,14 +283,96 @@ def use_request(fields: dict[str, Any] | None) -> None:
 
 def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any) -> None:
     """The one line per JSON-RPC request: method, task, context, duration, sources, rows, outcome."""
+    if not logger().isEnabledFor(logging.INFO):
+        # LOG_LEVEL above INFO: nothing is written, so nothing is made either (until a first record
+        # reaches the real handler, the line would otherwise be queued to the writer thread each time,
+        # and waking it costs the next request its interpreter time)
+        return
     safe = {k: v for k, v in fields.items() if k.lower() != "authorization"}
     extra: dict[str, Any] = dict(request_fields or {})
     extra["json_fields"] = {"event": "request", **safe}
-    if _queue_handler is not None and _queue_handler.inline_target() is None:
+    target = _queue_handler.inline_target() if _queue_handler is not None else None
+    if _queue_handler is not None and target is None:
         # Until the real handler exists, even making the LogRecord is left to the writer thread.
         _queue_handler.defer(lambda: logger().info("a2a request", extra=extra))
+    elif target is not None and logging.getLogger().handlers == [_queue_handler] and not logger().handlers:
+        _handle_directly(target, extra)
     else:
         logger().info("a2a request", extra=extra)
+
+
+def _handle_directly(target: logging.Handler, extra: dict[str, Any]) -> None:
+    """The request line written straight to the real handler's stream, formatted as that handler would
+    format it (the readable line, or Cloud Logging's structured JSON), in one write under its lock.
+
+    Why (issue 16 item 6): the line is written between a reply and the connection's next request, so
+    its cost lands on that request, and through `logging` it cost 55 µs (readable) to 80 µs (JSON: the
+    library's filter inspects the web framework's request for trace data this line already carries)
+    of a `tasks/get` of a few hundred. Only when our queue handler is the root logger's one handler (so
+    nothing else would have seen the record); anything unexpected goes the `logging` way."""
+    fields = extra.get("json_fields") or {}
+    if "trace" not in extra:  # no request's trace fields: the library would look for them itself
+        logger().info("a2a request", extra=extra)
+        return
+    try:
+        if _queue_handler is not None and _queue_handler._json_lines:
+            import google.cloud.logging_v2 as cloud_logging
+
+            if not getattr(cloud_logging, "_instrumentation_emitted", False):
+                raise ValueError("the library's first line is not out yet")
+            line = _structured_line(extra, fields)
+        else:
+            line = f"{time.strftime('%H:%M:%S')} INFO a2a request" + _readable_fields(fields)
+    except (TypeError, ValueError):
+        logger().info("a2a request", extra=extra)
+        return
+    stream = getattr(target, "stream", None)
+    if stream is None:
+        logger().info("a2a request", extra=extra)
+        return
+    target.acquire()
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    finally:
+        target.release()
+
+
+_GCP_KEYS = frozenset(
+    {
+        "severity",
+        "httpRequest",
+        "time",
+        "timestamp",
+        "timestampSeconds",
+        "timestampNanos",
+        "logging.googleapis.com/insertId",
+        "logging.googleapis.com/labels",
+        "logging.googleapis.com/operation",
+        "logging.googleapis.com/sourceLocation",
+        "logging.googleapis.com/spanId",
+        "logging.googleapis.com/trace",
+        "logging.googleapis.com/trace_sampled",
+    }
+)
+
+
+def _structured_line(extra: dict[str, Any], fields: dict[str, Any]) -> str:
+    """The line google-cloud-logging's StructuredLogHandler writes for this record (its GCP_FORMAT, key
+    for key and in its order; tests/test_logs.py holds the two side by side)."""
+    payload = {k: v for k, v in fields.items() if k not in _GCP_KEYS}
+    payload["message"] = "a2a request"
+    body = json.dumps(payload, ensure_ascii=False)[1:-1] + ","
+    source = json.dumps({"line": 0, "file": __file__, "function": "request_line"}, ensure_ascii=False)
+    return (
+        "{" + body + '"severity": "INFO", '
+        '"logging.googleapis.com/labels": ' + json.dumps({"python_logger": LOGGER_NAME}, ensure_ascii=False) + ", "
+        '"logging.googleapis.com/trace": "' + (extra.get("trace") or "") + '", '
+        '"logging.googleapis.com/spanId": "' + (extra.get("span_id") or "") + '", '
+        '"logging.googleapis.com/trace_sampled": ' + ("true" if extra.get("trace_sampled") else "false") + ", "
+        '"logging.googleapis.com/sourceLocation": ' + source + ", "
+        '"httpRequest": ' + json.dumps(extra.get("http_request") or {}, ensure_ascii=False) + " }"
+    )
 
 
 def event(message: str, **fields: Any) -> None:

@@ -19,13 +19,23 @@ sys.path.insert(0, str(ROOT))
 from tests.agent_process import AgentProcess  # noqa: E402  (the one way to start the agent, shared with tests/)
 
 
+def settings(text: str) -> dict[str, str]:
+    """ "ANALYSIS_SLOTS=2,FIRST_FRAME_WAIT_MS=0" as a dict: the agent's settings a bench passes on
+    (tests/agent_process.py keeps the shell's own from the server, so BENCH_ENV is how a run sets them)."""
+    pairs = [item.split("=", 1) for item in text.split(",") if item.strip()]
+    return {key.strip(): value.strip() for key, value in pairs}
+
+
 class AgentServer(AgentProcess):
-    """`functions-framework --target=a2a` on 127.0.0.1 with `threads` gthread workers (the deploy default: 8)."""
+    """`functions-framework --target=a2a` on 127.0.0.1 with `threads` gthread workers (the deploy default: 8),
+    and the settings of BENCH_ENV, then `env`."""
 
     def __init__(
         self, threads: int = int(os.environ.get("BENCH_THREADS", "8")), env: dict[str, str] | None = None
     ) -> None:
-        super().__init__({"LOG_LEVEL": "WARNING", **(env or {})}, threads=threads, ready_timeout=60.0)
+        chosen = {"LOG_LEVEL": "WARNING", **settings(os.environ.get("BENCH_ENV", "")), **(env or {})}
+        super().__init__(chosen, threads=threads, ready_timeout=60.0)
+        self.settings = chosen
 
     def connection(self, timeout: float = 120) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)

@@ -6,7 +6,8 @@ machine the load moves between them. Here our server and the floor run side by s
 alternating rounds (BENCH_ROUNDS, default 20, of BENCH_PER_ROUND, default 50, back-to-back requests on
 one kept-alive connection each): every round gives one ratio of medians, and the median of those
 ratios is the figure. The same rounds time `message/stream`'s first event (p50, p95, max) on our
-server, with the floor's streaming twin (one fixed SSE frame) beside it.
+server, with the floor's streaming twin (one fixed SSE frame) beside it. BENCH_ENV sets our server's settings
+("K_SERVICE=bench": the request line as Cloud Logging JSON, as deployed).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agent_server import settings
 from bench_protocol import FIXED, RawClient, _body, wait_ready
 
 from tests.agent_process import free_port
@@ -65,7 +67,8 @@ def main() -> None:
     rounds = int(os.environ.get("BENCH_ROUNDS", "20"))
     per_round = int(os.environ.get("BENCH_PER_ROUND", "50"))
     threads = os.environ.get("BENCH_THREADS", "8")
-    server = Server({"THREADS": threads})
+    # BENCH_ENV: the agent's settings for our server, e.g. "K_SERVICE=bench" for Cloud Logging JSON lines
+    server = Server({"THREADS": threads, **settings(os.environ.get("BENCH_ENV", ""))})
     procs: list[subprocess.Popen] = []
     try:
         ours = RawClient(server.port)

@@ -78,6 +78,30 @@ def _paired(ours, duck, runs: int) -> tuple[float, float, float, float, float, f
     return med(o), min(o), med(d), min(d), med(ratios), med(oc), med(dc)
 
 
+def _memo_rows(tables: dict, tax) -> list[tuple[str, float, float, float]]:
+    """A full gaps turn (plan, skill, Markdown) computed vs with the skill's result reused
+    (agent.analysis.memo): alternating, paired; what the memo saves a repeated question."""
+    from agent.analysis import memo
+    from agent.analysis.planner import plan
+    from agent.analysis.registry import SKILLS, SkillInput
+    from agent.render.text import render_skill
+
+    out = []
+    for label, (table, runs) in tables.items():
+
+        def turn(reuse: bool, table=table) -> None:
+            if not reuse:
+                memo.clear()
+            pl = plan(QUESTION, table, tax)
+            for sid in pl.skills:
+                inp = SkillInput(own=table, reference=None, scope=pl.scope, taxonomy=tax)
+                render_skill(memo.run(sid, SKILLS[sid].run, inp), pl.notes)
+
+        computed, _, reused, _, ratio, _, _ = _paired(lambda: turn(False), lambda: turn(True), runs)
+        out.append((label, computed, reused, 1 / ratio if ratio else float("nan")))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--input", default=str(ROOT / "bench" / "out" / "catalog-1m.parquet"))
@@ -137,6 +161,9 @@ def main() -> None:
             render_skill(SKILLS[sid].run(SkillInput(own=demo, reference=None, scope=pl.scope, taxonomy=tax)), pl.notes)
 
     demo_med, demo_best = _time(demo_turn, max(args.runs, 20))
+    memo_rows = _memo_rows(
+        {"1M rows": (own, args.runs), f"demo ({demo.num_rows:,} rows)": (demo, max(args.runs, 20))}, tax
+    )
     plan_med, _ = _time(lambda: plan(QUESTION, own, tax), args.runs)
 
     # --- the core aggregation, ours vs DuckDB, for the gaps scope and for the whole catalog --------------
@@ -195,6 +222,14 @@ def main() -> None:
         f"| full turn: plan + `assortment_gaps` + Markdown | “{QUESTION}” | {turn_med * 1000:.0f} ms | {turn_best * 1000:.0f} ms | {CPU[id(turn)] * 1000:.0f} ms |"
     )
     print(f"| planner alone (catalog index cached per table) | “{QUESTION}” | {plan_med * 1000:.1f} ms | | |")
+    print()
+    print(
+        "| the same turn asked again (issue 16 item 4) | computed, median | result reused, median | reused / computed, median of pairs |"
+    )
+    print("|---|---:|---:|---:|")
+    for label, computed, reused, ratio in memo_rows:
+        print(f"| {label} | {computed * 1000:.2f} ms | {reused * 1000:.2f} ms | {ratio:.2f}x |")
+    print()
     print(
         f"| full turn on the demo catalog ({demo.num_rows:,} rows) | “{QUESTION}” | {demo_med * 1000:.1f} ms | {demo_best * 1000:.1f} ms | {CPU[id(demo_turn)] * 1000:.1f} ms |"
     )

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # The agent's own settings (agent/config.py): never inherited from the developer's shell, so a test or a
 # bench sees the defaults unless it sets one. Also the card's provider and what Cloud Run sets
-# (K_SERVICE switches the logs to JSON), PREVIEW (`make run` sets it) and the bq:// settings (issue 15).
+# (K_SERVICE switches the logs to JSON), PREVIEW (`make run` sets it), the bq:// settings (issue 15) and the burst settings (issue 16).
 AGENT_SETTINGS = (
     "CATALOG_",
     "A2UI_",
@@ -44,6 +44,12 @@ AGENT_SETTINGS = (
     "PREVIEW",
     "BIGQUERY_",
     "MERCHANT_CENTER_ID",
+    "ANALYSIS_SLOTS",
+    "SWITCH_INTERVAL_US",
+    "RESULT_MEMO_",
+    "FIRST_FRAME_",
+    "IDLE_RELEASE_",
+    "DEMAND_URI",
 )
 CARD_PATH = "/.well-known/agent-card.json"
 

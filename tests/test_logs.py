@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import time
 import uuid
 
@@ -184,3 +185,47 @@ def test_records_are_written_inline_once_the_handler_exists(capsys):
     assert request and TRACE in request[0]["logging.googleapis.com/trace"]
     failure = [r for r in records if r.get("incident") == "abc123"]
     assert failure and "Traceback" in failure[0]["message"] and "inline detail" in failure[0]["message"]
+
+
+def _request_record(extra: dict) -> logging.LogRecord:
+    record = logging.LogRecord("agent", logging.INFO, __file__, 1, "a2a request", None, None, "request_line")
+    record.__dict__.update(extra)
+    return record
+
+
+def test_the_direct_request_line_is_the_handlers_own_line():
+    """Issue 16 item 6: the request line is written without the `logging` walk; it must be the line the
+    handler itself writes — Cloud Logging's structured JSON key for key and in order (only the source
+    location differs: it names request_line), and the readable line character for character."""
+    import io
+
+    from google.cloud.logging_v2.handlers import StructuredLogHandler
+
+    from agent import logs
+
+    context = logs.request_context(
+        {"traceparent": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", "agent/1 (ünï)"
+    )
+    logs.use_request(None)
+    fields = {
+        "event": "request",
+        "method": "tasks/get",
+        "task": "t-1",
+        "outcome": "ok",
+        "duration_ms": 0.42,
+        "sources": ["a b.csv", "ü.csv"],
+        "rows_read": 3,
+        "note": 'say "hi"',
+    }
+    extra = {**context, "json_fields": fields}
+    handler = StructuredLogHandler(stream=io.StringIO())
+    record = _request_record(extra)
+    assert handler.filter(record)  # what Handler.handle does before it formats (the library's own fields)
+    theirs = json.loads(handler.format(record))
+    ours = json.loads(logs._structured_line(extra, fields))
+    assert list(ours) == list(theirs)
+    assert ours.pop("logging.googleapis.com/sourceLocation")["function"] == "request_line"
+    theirs.pop("logging.googleapis.com/sourceLocation")
+    assert ours == theirs and TRACE in ours["logging.googleapis.com/trace"]
+    readable = logs._ReadableFormatter().format(_request_record(extra))
+    assert readable[8:] == " INFO a2a request" + logs._readable_fields(fields)

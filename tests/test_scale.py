@@ -71,6 +71,47 @@ def test_a_turn_computes_its_scope_masks_once(counted, question):
     assert counted == once, "a second turn on the same snapshot and scope recomputed a mask"
 
 
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_repeated_question_through_the_memo_computes_no_mask_and_no_skill(counted, question):
+    """Issue 16 item 4: a second turn on the same snapshot, skills and scope reuses the skill results
+    (agent.analysis.memo); only the planner's cached lookups and render run again."""
+    from agent.analysis import memo
+
+    memo.clear()
+    table = _fresh_demo()
+
+    def turn() -> list[str]:
+        p = plan(question, table, TAX)
+        return [
+            render_skill(
+                memo.run(s, SKILLS[s].run, SkillInput(own=table, reference=None, scope=p.scope, taxonomy=TAX)), p.notes
+            )
+            for s in p.skills
+        ]
+
+    first = turn()
+    computed = memo.counts()["computed"]
+    once = dict(counted)
+    assert turn() == first
+    assert counted == once and memo.counts()["computed"] == computed
+    assert memo.counts()["reused"] == computed
+    memo.clear()
+
+
+@pytest.mark.parametrize("budget", [1 << 30, 4 << 30])
+def test_the_result_memo_is_sized_from_the_memory_budget(budget):
+    from agent.analysis import memo
+    from agent.service.handler import Service
+
+    cfg = config_mod.load({"MEMORY_BUDGET_BYTES": str(budget)})
+    try:
+        Service(cfg)
+        assert memo._RESULTS.max_bytes == int(budget * config_mod.SHARE_RESULT_MEMO) == cfg.result_memo_bytes
+        assert memo._RESULTS.max_entries == cfg.result_memo_entries == 256
+    finally:
+        memo.configure(entries=memo.DEFAULT_ENTRIES, max_bytes=memo.DEFAULT_BYTES)
+
+
 def _rechunked(table):
     """The same rows, every column cut into chunks of its own size (as a CSV read leaves the columns
     ingest does not rebuild: one chunk per read block, beside one-chunk rebuilt columns)."""

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 from agent import logs
 
-from . import errors, extensions, jsonrpc, sse
+from . import arrivals, errors, extensions, jsonrpc, sse
 from .context import CallContext, caller_identity
 from .handler import RequestHandler
 
@@ -24,9 +24,13 @@ SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff"}
 
 
 def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Any:
+    return text_response(json.dumps(payload, ensure_ascii=False, separators=(",", ":")), status, headers)
+
+
+def text_response(body: str, status: int = 200, headers: dict[str, str] | None = None) -> Any:
+    """A JSON body already encoded (jsonrpc.success_text), with the headers every response carries."""
     from flask import Response
 
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
     return Response(body, status=status, mimetype="application/json", headers={**SECURITY_HEADERS, **(headers or {})})
 
 
@@ -118,6 +122,8 @@ def handle_rpc(
     call.log_context = logs.request_context(request.headers, request.method, url, environ.get("HTTP_USER_AGENT"))
     request_id: jsonrpc.RequestId = None
     method = None
+    token = arrivals.arrived()  # answered at its first bytes: analysis waits for them (agent.protocol.arrivals)
+    streaming = False
     try:
         payload = jsonrpc.parse_json(_read_body(request, max_body_bytes, body_deadline_s))  # -32700: null id
         # (the body bytes are not kept: only the parsed payload, whose file parts the service turns into
@@ -127,10 +133,13 @@ def handle_rpc(
         method = rpc.method
         if method in STREAM_METHODS:
             events = _stream_call(service, rpc, call)
-            return _sse_response(rpc.id, events, call, started, method)
+            streaming = True  # the stream answers the token at its first frame
+            return _sse_response(rpc.id, events, call, started, method, token)
+        if method != jsonrpc.GET:
+            arrivals.answered(token)  # a send's own analysis, a cancel's wait: not held for their own reply
         result = _unary_call(service, rpc, call)
         return _logged(
-            json_response(jsonrpc.success(rpc.id, result), headers=_headers(call)),
+            text_response(jsonrpc.success_text(rpc.id, result), headers=_headers(call)),
             call,
             method,
             started,
@@ -157,6 +166,9 @@ def handle_rpc(
             code=errors.INTERNAL_ERROR,
             incident=incident,
         )
+    finally:
+        if not streaming:
+            arrivals.answered(token)
 
 
 def _logged(response: Any, call: CallContext, method: str | None, started: float, **fields: Any) -> Any:
@@ -183,7 +195,7 @@ def _stream_call(service: RequestHandler, rpc: jsonrpc.Request, call: CallContex
 
 
 def _sse_response(
-    request_id: Any, events: Iterator[dict[str, Any]], call: CallContext, started: float, method: str
+    request_id: Any, events: Iterator[dict[str, Any]], call: CallContext, started: float, method: str, token: int
 ) -> Any:
     from flask import Response, stream_with_context
 
@@ -193,6 +205,8 @@ def _sse_response(
         try:
             for event in events:
                 yield sse.frame(jsonrpc.success(request_id, event))
+                arrivals.answered(token)  # the server has written the first frame (idempotent after it)
+                arrivals.hold_back()  # this stream's next work yields to newer requests' first frames
         except errors.RpcError as exc:
             outcome = "error"
             yield sse.frame(jsonrpc.failure(request_id, exc))
@@ -202,6 +216,7 @@ def _sse_response(
             logs.incident("stream failed", incident, method=method)
             yield sse.frame(jsonrpc.failure(request_id, errors.internal_error(incident)))
         finally:
+            arrivals.answered(token)
             # A client that went away closes this generator at a yield: close the run first, so the
             # task is ended (failed, "connection closed") and the line logs the outcome it ended with.
             close = getattr(events, "close", None)

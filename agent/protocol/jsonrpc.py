@@ -134,6 +134,17 @@ def success(request_id: RequestId, result: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
+def success_text(request_id: RequestId, result: Any) -> str:
+    """`success(...)` as compact JSON; a result that carries its text (objects.Encoded) is spliced in,
+    not encoded again — the same bytes either way (key order jsonrpc, id, result)."""
+    from .objects import Encoded
+
+    if isinstance(result, Encoded):
+        head = json.dumps(request_id, ensure_ascii=False)
+        return '{"jsonrpc":"2.0","id":' + head + ',"result":' + result.text + "}"
+    return json.dumps(success(request_id, result), ensure_ascii=False, separators=(",", ":"))
+
+
 def failure(request_id: RequestId, error: errors.RpcError) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_dict()}
 

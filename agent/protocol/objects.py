@@ -13,6 +13,23 @@ from typing import Any
 TERMINAL_STATES = frozenset({"completed", "canceled", "failed", "rejected"})
 
 
+class Encoded(dict):
+    """A result dict that carries its own compact JSON text (`text`), made once.
+
+    Why (issue 16 item 6): a finished task does not change, and `tasks/get` on it was mostly the JSON
+    encoding of its ~4 KB; the service keeps the text of a finished task and the transport splices it
+    into the reply (agent.protocol.jsonrpc.success_text) — the same bytes as encoding it each time. It is
+    still the task as a dict for anyone who reads it; nobody may change it (the text would not follow)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, value: dict[str, Any]) -> None:
+        import json
+
+        super().__init__(value)
+        self.text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def new_id() -> str:
     return str(uuid.uuid4())
 

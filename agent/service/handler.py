@@ -10,8 +10,8 @@ from typing import Any, Iterator
 
 from agent import AGENT_NAME, __version__, budget
 from agent.config import Config
+from agent.protocol import arrivals, errors, objects
 from agent.protocol import card as card_mod
-from agent.protocol import errors, objects
 from agent.protocol.context import CallContext
 from agent.render.a2ui_ids import EXTENSION_URI as A2UI_URI
 from agent.render.a2ui_ids import STANDARD_CATALOG_ID as A2UI_CATALOG_ID
@@ -40,6 +40,10 @@ class Service:
         from agent.catalog import cache
 
         cache.configure(table_cache_bytes=config.table_cache_bytes)  # its share of MEMORY_BUDGET_BYTES
+        from agent.analysis import memo
+
+        memo.configure(entries=config.result_memo_entries, max_bytes=config.result_memo_bytes)
+        arrivals.configure(config.first_frame_wait_ms)
         self.tasks, self.contexts = build_stores(config)
         self.live = LiveRegistry(max_bytes=config.live_bytes)
         self.idle = self._idle_release(config.idle_release_seconds)
@@ -58,6 +62,7 @@ class Service:
                 step_gate=config.test_step_gate,
                 storage_seconds=config.turn_storage_seconds,
                 analysis_slots=config.analysis_slots,
+                first_frame_wait_ms=config.first_frame_wait_ms,
                 demand_uri=config.demand_uri,
                 bigquery=config.bigquery,
                 idle_release_seconds=config.idle_release_seconds,
@@ -141,6 +146,8 @@ class Service:
         if task is None:
             raise errors.task_not_found()
         call.log.update(task=task["id"], context=task["contextId"])
+        if params.get("historyLength") is None and task["status"]["state"] in objects.TERMINAL_STATES:
+            return _finished_text(task)
         return self._with_history(task, params.get("historyLength"))
 
     def cancel(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
@@ -339,3 +346,25 @@ class Service:
         out = dict(task)
         out["history"] = objects.trim_history(task.get("history") or [], length)
         return out
+
+
+# Finished tasks' JSON, by task id: (the stored task object, its Encoded copy). A finished task does not
+# change; the memory store hands back the stored object itself, so while that object is what the store
+# holds the text is reused (held here, the object's id cannot be taken by another). A store that reads a
+# new object each time (Cloud Storage) just encodes it, once per read, as before. The one cache type.
+_FINISHED: Any = None
+
+
+def _finished_text(task: dict[str, Any]) -> objects.Encoded:
+    """The finished task as objects.Encoded, encoded once per stored object (issue 16 item 6)."""
+    global _FINISHED
+    if _FINISHED is None:
+        from agent.catalog.cache import Cache
+
+        _FINISHED = Cache(4 * 1024 * 1024, max_entries=256, size_of=lambda kept: 2 * len(kept[1].text))
+    kept = _FINISHED.get(task["id"])
+    if kept is not None and kept[0] is task:
+        return kept[1]
+    encoded = objects.Encoded(Service._with_history(task, None))
+    _FINISHED.put(task["id"], (task, encoded))
+    return encoded

@@ -17,19 +17,27 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024  # and at most this many (approximate) byte
 
 class LiveRun:
     def __init__(self) -> None:
-        self.size = 0  # approximate bytes of `events` (file parts are references: answers dominate)
+        self.size = 0  # approximate bytes of `events` (file parts are references: answers dominate), once closed
         self.events: list[dict[str, Any]] = []
         self.done = False
         self.cond = threading.Condition()
 
     def publish(self, event: dict[str, Any]) -> None:
-        from agent.store.memory import approx_size
-
-        size = approx_size(event)
+        """Append and wake followers. Not sized here: sizing walks the event, and the Task event is
+        published just before the stream's first frame (issue 16 item 6); the run is sized once, when
+        it closes (`measure`), which is what the finished runs' bound reads."""
         with self.cond:
             self.events.append(event)
-            self.size += size
             self.cond.notify_all()
+
+    def measure(self) -> int:
+        """Size the events once (after the run's last frame), keep it in `size`, return it."""
+        from agent.store.memory import approx_size
+
+        with self.cond:
+            events = list(self.events)
+        self.size = sum(approx_size(event) for event in events)
+        return self.size
 
     def close(self) -> None:
         with self.cond:
@@ -98,14 +106,15 @@ class LiveRegistry:
         return freed
 
     def close(self, task_id: str) -> None:
+        run = self.get(task_id)
+        size = run.measure() if run is not None else 0  # outside the registry's lock: it walks the events
         with self._lock:
-            run = self._runs.get(task_id)
             self._finished.append(task_id)
             self._finished_at[task_id] = self.clock()
             self._ended[task_id] = None
             if len(self._ended) > _ENDED_KEEP:
                 del self._ended[next(iter(self._ended))]
-            self._finished_bytes += run.size if run is not None else 0
+            self._finished_bytes += size
             while self._finished and (len(self._finished) > _FINISHED_KEEP or self._finished_bytes > self.max_bytes):
                 oldest = self._finished.pop(0)
                 self._finished_at.pop(oldest, None)

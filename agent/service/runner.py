@@ -28,7 +28,7 @@ from agent.catalog.attachments import Attachment
 from agent.catalog.errors import CatalogError
 from agent.catalog.evidence import KIND_ATTACHED, CatalogInputs, Unreadable
 from agent.errors import AgentError
-from agent.protocol import objects
+from agent.protocol import arrivals, objects
 from agent.store.base import (
     ContextChange,
     ContextState,
@@ -160,6 +160,7 @@ class Deps:
     lost: "LostNotes" = field(default_factory=lambda: LostNotes())
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
     analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing (planning, a skill) at once; see AnalysisSlots
+    first_frame_wait_ms: int = 50  # FIRST_FRAME_WAIT_MS: a step of analysis waits this long at most for first frames
 
 
 class AnalysisSlots:
@@ -172,11 +173,18 @@ class AnalysisSlots:
     Task frame of a new stream goes out at once and the turns finish one after another at their
     single-stream pace. Only CPU-bound steps hold a slot, never a yield to the client or a storage
     read (a slow client or a hung bucket cannot hold it). `wait_count` counts turns that had to wait
-    (for tests)."""
+    (for tests).
 
-    def __init__(self, slots: int) -> None:
+    First frames first: once it has a slot, a step waits — at most `first_frame_wait_s`, blocked, so
+    without interpreter time — while requests that reached the function have not had their first bytes
+    (agent.protocol.arrivals): a burst's new connections write their Task frames before anyone's
+    analysis takes the interpreter lock from them. `first_frame_waits` counts the steps that waited."""
+
+    def __init__(self, slots: int, first_frame_wait_s: float = 0.05) -> None:
         self._sem = threading.BoundedSemaphore(max(1, slots))
         self.wait_count = 0
+        self.first_frame_wait_s = first_frame_wait_s
+        self.first_frame_waits = 0
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
@@ -184,6 +192,8 @@ class AnalysisSlots:
             self.wait_count += 1
             self._sem.acquire()
         try:
+            if not arrivals.wait_for_first_frames(self.first_frame_wait_s):
+                self.first_frame_waits += 1
             yield
         finally:
             self._sem.release()
@@ -213,7 +223,7 @@ def _preface(turn: Turn, inputs: CatalogInputs) -> list[str]:
 class Runner:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
-        self.slots = AnalysisSlots(deps.analysis_slots)
+        self.slots = AnalysisSlots(deps.analysis_slots, deps.first_frame_wait_ms / 1000)
 
     # -- public -----------------------------------------------------------------------------------
 
@@ -428,6 +438,7 @@ class Runner:
     ) -> Iterator[dict[str, Any]]:
         """One skill of the plan: a `working` progress line, the skill run in a slot and rendered, its
         artifact; above the BigQuery size line a skill without a SQL form, or a refused query, is said."""
+        from agent.analysis import memo
         from agent.analysis.inputs import SkillInput
         from agent.analysis.registry import IN_BIGQUERY
         from agent.render.footer import render_footer
@@ -451,7 +462,9 @@ class Runner:
         refusal = None
         with self.slots.held():
             try:
-                result = spec.run(
+                result = memo.run(
+                    spec.id,
+                    spec.run,
                     SkillInput(
                         own=inputs.own.table,
                         reference=inputs.reference.table if inputs.reference is not None else None,
@@ -459,7 +472,7 @@ class Runner:
                         taxonomy=step.taxonomy,
                         sources=tuple(inputs.own.sources),
                         demand=inputs.demand.table if inputs.demand is not None else None,
-                    )
+                    ),
                 )
             except CatalogError as exc:
                 if not in_bigquery:
