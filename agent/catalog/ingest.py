@@ -251,7 +251,14 @@ def _read_overlapped(
     read: dict[str, pa.ChunkedArray] = {}
     pending: dict[str, Future] = {}
     for group in groups:
-        part = parquet_file.read(columns=group)
+        # pq.read_table (the dataset reader) decodes row groups side by side as well as columns;
+        # ParquetFile.read only spreads columns over threads, so the one-column id group ran on
+        # one vCPU. Its columns come one chunk per row group (not concatenated into one): the
+        # values are the same, the copy is saved, and the later steps take chunked columns (the
+        # CSV reader's slices give them too).
+        part = pq.read_table(
+            pa.BufferReader(data), columns=group, read_dictionary=[column for column in as_dict if column in group]
+        )
         for col in group:
             read[col] = part.column(col)
             if col in first or col in second:  # combined on the pool while Arrow reads the next group
