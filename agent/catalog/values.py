@@ -95,7 +95,7 @@ def _strip_array(strings: pa.Array, trim: bool, marker: bool = False) -> pa.Arra
         empty &= valid
     else:
         valid = None
-    if (trim or marker) and len(data):
+    if (trim or marker) and len(data) and not _bytes_need_no_cleaning(data, trim, marker):
         # first and last byte of every slot; a byte outside 33..127 (space, control, non-ASCII)
         # makes the value a suspect. Empty and null slots give harmless false alarms, dropped below.
         first = np.take(data, np.minimum(offsets[:-1], len(data) - 1)) - np.uint8(33)  # np.take: ~2x a fancy index
@@ -128,6 +128,21 @@ def _strip_array(strings: pa.Array, trim: bool, marker: bool = False) -> pa.Arra
     if empty.any():
         strings = _with_validity(strings, ~empty & valid_rows(strings))
     return strings
+
+
+def _bytes_need_no_cleaning(data: np.ndarray, trim: bool, marker: bool) -> bool:
+    """Whether no value of a string column can change under trimming (and the text-marker drop),
+    judged from the range of its bytes alone.
+
+    Every byte in 33..127 means no space, control or non-ASCII byte anywhere, so no value has
+    whitespace to trim at either end; without an apostrophe byte no value starts with Excel's
+    text marker. Identifiers (SKUs, barcodes, ids) are usually such columns: a min/max over their
+    bytes (~1 ms per 12 MB) then replaces two gathers of every value's first and last byte
+    (~4 ms per million values). A column with any such byte takes the per-value test as before,
+    which tests/test_ingest_fastpaths.py checks gives the same table."""
+    if trim and (int(data.min()) < 33 or int(data.max()) > 127):
+        return False
+    return not (marker and bool((data == np.uint8(ord("'"))).any()))
 
 
 def _strip(arr: pa.ChunkedArray, trim: bool = True, marker: bool = False) -> pa.ChunkedArray:
