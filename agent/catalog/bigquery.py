@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.bqref import BqRef
-from agent.catalog import headers
+from agent.catalog import headers, mc_status
 from agent.catalog.errors import CatalogError, UnreadableCatalog
 
 log = logging.getLogger(__name__)
@@ -68,8 +68,9 @@ PRODUCTS_FLAT = {
 }
 PRODUCTS_RECORDS = ("price", "sale_price")
 PRODUCTS_DISTINCTIVE = {"offer_id", "price", "destinations"}  # enough to call a table a transfer table
-# Destination statuses and item issues (`destinations`, `issues`) are not read yet: content_quality has no
-# canonical column for them (issue 15, item 1, left open).
+# Destination statuses and item issues, read as they are and turned into the canonical columns
+# `disapproved_destinations` / `issue_codes` (agent.catalog.mc_status), which content_quality reports.
+PRODUCTS_STATUS = mc_status.RECORDS
 
 # BigQuery's minimum logical bytes per value (its pricing page's data-size table).
 _MIN_WIDTH = {
@@ -208,7 +209,7 @@ def plan_read(client: Any, ref: BqRef, settings: Any, columns: list[str] | None 
         if not wanted:
             raise UnreadableCatalog("none of the needed columns is in the table")
     elif products:
-        wanted = [column for column in (*PRODUCTS_FLAT, *PRODUCTS_RECORDS) if column in fields]
+        wanted = [column for column in (*PRODUCTS_FLAT, *PRODUCTS_RECORDS, *PRODUCTS_STATUS) if column in fields]
     else:
         scalar = [
             name
@@ -369,6 +370,8 @@ def _normalised(raw: pa.Table, plan: ReadPlan, name: str, kind: str):
     if not det.roles:
         raise UnreadableCatalog("no product columns recognised (such as title, SKU or price)")
     table, evidence = normalise(flat, columns, det, name, kind, meta_snapshot=plan.partition)
+    if plan.products_schema:
+        table = mc_status.attach(table, raw)
     if plan.partition is not None:
         evidence.snapshot_date = plan.partition
         evidence.snapshot_origin = f"newest partition, {plan.partition_expr}"

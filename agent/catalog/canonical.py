@@ -91,6 +91,11 @@ SCHEMA = pa.schema(
         # the sale price's schedule as the data states it (first and last day, inclusive); null = open
         pa.field("sale_start", pa.date32()),
         pa.field("sale_end", pa.date32()),
+        # Merchant Center's own verdicts (a `Products_` transfer table only; agent.catalog.mc_status):
+        # the destinations that disapprove the offer and the codes of its item issues, each the sorted
+        # distinct values joined by "\n"; "" = the data says none, null = the source has no such record
+        pa.field("disapproved_destinations", _dict),
+        pa.field("issue_codes", _dict),
     ]
 )
 
