@@ -14,12 +14,7 @@ from tests.conftest import ROOT
 PLAIN = frozenset({"i", "j", "x", "y", "id"})
 
 # module:function(parameter) -> why it stays
-ALLOWED = {
-    "agent/analysis/gaps_sql.py:quantile_picks(n)": "*_sql.py is being reworked on another branch",
-    "agent/analysis/gaps_sql.py:quantile_picks(qs)": "*_sql.py is being reworked on another branch",
-    "agent/analysis/gaps_sql.py:interpolate(q)": "*_sql.py is being reworked on another branch",
-    "agent/analysis/gaps_sql.py:interpolate(n)": "*_sql.py is being reworked on another branch",
-}
+ALLOWED = {}
 
 
 def short_public_parameters(root: Path = ROOT) -> list[str]:

@@ -31,53 +31,43 @@ refused with the line) and Best sellers data (its join needs the own table; the 
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from typing import Any
 
-from agent.analysis import common
 from agent.analysis.gaps import OTHER_KEY, OwnAggregates
 from agent.analysis.result import Scope
+from agent.analysis.sql_run import (
+    QUANTILES,
+    avail_param,
+    interpolate,
+    number,
+    offers,
+    quantile_picks,
+    scope_filter,
+    unplaced_note,
+)
 from agent.catalog.taxonomy import Taxonomy
 
-# One row per offer of the snapshot partition, in the in-memory path's terms.
-_BASE = """
-WITH avail AS (SELECT a.word AS word, a.state AS state FROM UNNEST(@avail) AS a),
-offers AS (
-  SELECT
-    IF(NULLIF(TRIM(item_group_id), '') IS NULL, CONCAT('o:', offer_id), CONCAT('g:', TRIM(item_group_id))) AS pk,
-    CAST(google_product_category AS INT64) AS gid,
-    REGEXP_REPLACE(REGEXP_REPLACE(LOWER(TRIM(availability)), r'[\s_-]+', ' '), r'^https?://schema[.]org/', '') AS word,
-    CAST(price.value AS FLOAT64) AS p,
-    NULLIF(UPPER(TRIM(price.currency)), '') AS cur
-  FROM {table}
-  WHERE {where}
-),
-scoped AS (
-  SELECT o.pk, {key} AS k, o.p, o.cur, o.word IS NOT NULL AS stated,
-         CASE WHEN o.word IS NULL THEN NULL ELSE COALESCE(v.state, w.state, 'unknown') END AS st
-  FROM offers AS o
-  LEFT JOIN avail AS v ON v.word = o.word
-  LEFT JOIN avail AS w ON w.word = REPLACE(o.word, ' ', '')
-  WHERE {scope}
-)
+# The scope's offers with their subcategory key (`{key}`: the Google category id, or OTHER_KEY).
+_OFFERS = ("pk", "gid", "p", "cur", "stated", "st")
+_KEYED = """,
+keyed AS (SELECT pk, {key} AS k, p, cur, stated, st FROM scoped)
 """
 
 _CURRENCIES = (
-    _BASE
+    _KEYED
     + """
 SELECT cur, COUNTIF(p > 0) AS priced_n, COUNTIF(p = 0) AS zero_n, COUNTIF(p < 0) AS negative_n,
        COUNT(*) AS rows_n, COUNTIF(st IS NOT NULL AND st != 'unknown') AS stated_n
-FROM scoped
+FROM keyed
 GROUP BY cur
 """
 )
 
 _GROUPS = (
-    _BASE
+    _KEYED
     + """,
 priced AS (
-  SELECT pk, k, st, IF(p > 0 AND {main}, p, NULL) AS mp FROM scoped
+  SELECT pk, k, st, IF(p > 0 AND {main}, p, NULL) AS mp FROM keyed
 ),
 ranked AS (
   SELECT k, pk, st, mp,
@@ -97,71 +87,16 @@ SELECT TRUE AS total, NULL AS k, COUNT(DISTINCT pk), COUNT(*), COUNTIF(st = 'in_
 FROM ranked
 """
 )
-QUANTILES = (0.25, 0.5, 0.75)
-
-
-def quantile_picks(rank: str, n: str, value: str, qs: Sequence[float], only: Sequence[float] | None = None) -> str:
-    """SQL aggregates picking, per quantile q, the values at sorted positions floor(q·(n−1)) and the next
-    one (`a25`, `b25`, …; NULL for a q not in `only`): `interpolate` makes the quantile from them in Python.
-
-    Why not PERCENTILE_CONT: BigQuery has it only as an analytic function, one quantile per row over the
-    whole partition, interpolated by the engine's own arithmetic. Two picks per quantile from one sort
-    (ROW_NUMBER) return the very values the in-memory path interpolates between, so Python applies the
-    in-memory rule itself and both paths interpolate alike. (Probed in the emulator, it was not
-    the slow part of a question either way: bench/README.md, round 5.)"""
-    out = []
-    for q in qs:
-        tag = f"{round(q * 100):02d}"
-        if only is not None and q not in only:
-            out += [f"NULL AS a{tag}", f"NULL AS b{tag}"]
-            continue
-        lo = f"CAST(FLOOR({q!r} * ({n} - 1)) AS INT64)"
-        out.append(f"MAX(IF({rank} = {lo}, {value}, NULL)) AS a{tag}")
-        out.append(f"MAX(IF({rank} = LEAST({lo} + 1, {n} - 1), {value}, NULL)) AS b{tag}")
-    return ", ".join(out)
-
-
-def interpolate(row: dict[str, Any], q: float, n: int | None = None, numpy_rule: bool = False) -> float | None:
-    """The quantile q from a row of quantile_picks: linear interpolation between the two picked values,
-    as common.quantiles_by_code does (`numpy_rule`: as numpy.quantile's own lerp, for the overview)."""
-    tag = f"{round(q * 100):02d}"
-    a, b = row[f"a{tag}"], row[f"b{tag}"]
-    count = int(row["n"]) if n is None else n
-    if a is None or not count:
-        return None
-    a, b = float(a), float(b if b is not None else a)
-    rel = q * (count - 1)
-    t = rel - math.floor(rel)
-    if numpy_rule and t >= 0.5:
-        return b - (b - a) * (1 - t)
-    return a + (b - a) * t
 
 
 def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggregates:
     """The scope's aggregates from BigQuery (see the module docstring for what is grouped and how)."""
-    from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter, StructQueryParameter
+    from google.cloud.bigquery.query import ScalarQueryParameter
 
-    from agent.catalog.values import AVAILABILITY_WORDS
-
-    params: list[Any] = [
-        ArrayQueryParameter(
-            "avail",
-            "STRUCT",
-            [
-                StructQueryParameter(
-                    None,
-                    ScalarQueryParameter("word", "STRING", word),
-                    ScalarQueryParameter("state", "STRING", state),
-                )
-                for word, state in AVAILABILITY_WORDS.items()
-            ],
-        )
-    ]
-    if scope.taxonomy_id is None:
-        parts = {"key": f"COALESCE(o.gid, {OTHER_KEY})", "scope": "TRUE"}
-    else:
-        parts = {"key": "o.gid", "scope": "o.gid IN UNNEST(@scope_ids)"}
-        params.append(ArrayQueryParameter("scope_ids", "INT64", sorted(common.scope_ids(scope, taxonomy))))
+    where, scope_params = scope_filter(scope, taxonomy)
+    params: list[Any] = [avail_param(), *scope_params]
+    key = "gid" if scope.taxonomy_id is not None else f"COALESCE(gid, {OTHER_KEY})"
+    parts = {"head": offers(_OFFERS, where), "key": key}
     currencies = pushdown.query(_fill(_CURRENCIES, parts), params)
     by_currency = [(r["cur"], int(r["priced_n"])) for r in currencies if int(r["priced_n"])]
     # the main currency as common.price_groups orders them: a stated currency first, most variants, name
@@ -195,9 +130,9 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
                     "products": int(r["products"]),
                     "variants": int(r["variants"]),
                     "in": int(r["in_n"]) if has_stock else None,
-                    "min": _f(r["p0"]),
+                    "min": number(r["p0"]),
                     "median": interpolate(r, 0.5),
-                    "max": _f(r["p100"]),
+                    "max": number(r["p100"]),
                 }
             continue
         by_key[int(r["k"])] = {
@@ -205,11 +140,11 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
             "variants": int(r["variants"]),
             "in": int(r["in_n"]),
             "oos": int(r["oos_n"]),
-            "min": _f(r["p0"]),
+            "min": number(r["p0"]),
             "p25": interpolate(r, 0.25),
             "median": interpolate(r, 0.5),
             "p75": interpolate(r, 0.75),
-            "max": _f(r["p100"]),
+            "max": number(r["p100"]),
         }
     prices = {
         "priced_n": sum(int(r["priced_n"]) for r in currencies),
@@ -230,31 +165,8 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
     )
 
 
-def unplaced_note(pushdown: Any, scope: Scope) -> str | None:
-    """On a scoped question, how many offers carry no Google category (SQL cannot place them)."""
-    if scope.taxonomy_id is None:
-        return None
-    rows = pushdown.query("SELECT COUNT(*) AS n FROM {table} WHERE ({where}) AND google_product_category IS NULL")
-    n = int(rows[0]["n"]) if rows else 0
-    if not n:
-        return None
-    return (
-        f"{n:,} {'offer carries' if n == 1 else 'offers carry'} no Google product category in the "
-        "BigQuery table, so aggregated in BigQuery they could not be placed in this scope and are "
-        "not counted here."
-    )
-
-
 def _fill(sql: str, parts: dict[str, str]) -> str:
     """Our own fragments into the template; `{table}` and `{where}` are left for the Pushdown to fill."""
     for name in ("group_picks", "total_picks"):
         sql = sql.replace("{" + name + "}", parts.get(name, ""))
-    return (
-        sql.replace("{key}", parts["key"])
-        .replace("{scope}", parts["scope"])
-        .replace("{main}", parts.get("main", "FALSE"))
-    )
-
-
-def _f(value: Any) -> float | None:
-    return None if value is None else float(value)
+    return parts["head"] + sql.replace("{key}", parts["key"]).replace("{main}", parts.get("main", "FALSE"))

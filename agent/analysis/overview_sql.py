@@ -5,7 +5,7 @@ from the Arrow table, from five queries over the snapshot partition that each re
 only (one row of totals, one per currency, one per price band, one per Google category id, the top
 brands), so `overview.answer` builds the same table and findings either way.
 
-Placement follows agent.analysis.gaps_sql (its docstring): offers are grouped by the transfer's
+Placement follows agent.analysis.gaps_sql (its docstring; the offer columns are agent.analysis.sql_run's): offers are grouped by the transfer's
 `google_product_category` id; a scoped question keeps the ids of the scope's taxonomy subtree and
 notes how many offers carry no id. Category labels are made in Python from the distinct ids (at most
 the taxonomy's size, not the catalog's) with `common.taxonomy_label`, the in-memory rule; an offer
@@ -15,7 +15,7 @@ is active, as the in-memory Merchant Center reader reads a feed.
 
 Exactness: COUNT(DISTINCT) for products and brands (brand trimmed, inner runs of spaces collapsed,
 empty as none, as the catalog layer cleans it), the values at the sorted positions of the median and the
-quartiles the price bands are cut near, interpolated as numpy.quantile does (gaps_sql.quantile_picks), and band counts with the same
+quartiles the price bands are cut near, interpolated as numpy.quantile does (sql_run.quantile_picks), and band counts with the same
 half-open bounds. Ties in the top lists are broken by name in Python for categories (all ids come
 back) and by `ORDER BY … brand` in SQL for brands (only the top three come back).
 """
@@ -25,25 +25,12 @@ from __future__ import annotations
 from typing import Any
 
 from agent.analysis import common
-from agent.analysis.gaps_sql import QUANTILES, interpolate, quantile_picks, unplaced_note
 from agent.analysis.overview import MAX_CURRENCIES, TOP_BRANDS, TOP_CATEGORIES, Figures, PriceFigures
 from agent.analysis.result import Scope
+from agent.analysis.sql_run import QUANTILES, interpolate, offers, quantile_picks, scope_filter, unplaced_note
 from agent.catalog.taxonomy import Taxonomy
 
-# One row per in-scope offer, in the in-memory path's terms (gaps_sql's base, with the brand).
-_BASE = """
-WITH offers AS (
-  SELECT
-    IF(NULLIF(TRIM(item_group_id), '') IS NULL, CONCAT('o:', offer_id), CONCAT('g:', TRIM(item_group_id))) AS pk,
-    CAST(google_product_category AS INT64) AS gid,
-    NULLIF(REGEXP_REPLACE(TRIM(brand), r'\\s+', ' '), '') AS brand,
-    CAST(price.value AS FLOAT64) AS p,
-    NULLIF(UPPER(TRIM(price.currency)), '') AS cur
-  FROM {table}
-  WHERE {where}
-),
-scoped AS (SELECT * FROM offers WHERE {scope})
-"""
+_OFFERS = ("pk", "gid", "brand", "p", "cur")
 
 _TOTALS = """
 SELECT COUNT(*) AS rows_n, COUNT(DISTINCT pk) AS products_n, COUNT(DISTINCT brand) AS brands_n,
@@ -89,15 +76,11 @@ def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Figures:
     """The scope's overview figures from BigQuery (see the module docstring for what is grouped and how)."""
     from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter, StructQueryParameter
 
-    params: list[Any] = []
-    if scope.taxonomy_id is None:
-        where = "TRUE"
-    else:
-        where = "gid IN UNNEST(@scope_ids)"
-        params.append(ArrayQueryParameter("scope_ids", "INT64", sorted(common.scope_ids(scope, taxonomy))))
+    where, params = scope_filter(scope, taxonomy)
+    head = offers(_OFFERS, where)
 
     def query(tail: str, extra: list[Any] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
-        return pushdown.query(_BASE.replace("{scope}", where) + tail, [*params, *extra])
+        return pushdown.query(head + tail, [*params, *extra])
 
     totals = query(_TOTALS)[0]
     rows_n, mapped_n = int(totals["rows_n"]), int(totals["mapped_n"])

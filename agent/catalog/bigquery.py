@@ -16,7 +16,7 @@ Cost and memory, in order, before any row is read:
    BigQuery), flattened to a Merchant Center feed's columns and normalised by the same readers as a
    CSV. Above the line nothing is downloaded: a `Products_` table comes back as an empty table whose
    evidence carries a `Pushdown`, through which a skill that has a SQL form of its aggregation
-   (assortment_gaps: agent.analysis.gaps_sql) runs it in BigQuery and gets only aggregated rows; a
+   (agent.analysis.registry.IN_BIGQUERY; the shared offer columns are agent.analysis.sql_run) runs it in BigQuery and gets only aggregated rows; a
    table of another schema raises `OverSizeLine` and the answer says the partition is over the line.
 
 An engine that reports no estimate (the local emulator reports 0 bytes for every dry run) gets a

@@ -1,0 +1,189 @@
+"""What every skill's SQL form shares: one row per offer of the snapshot partition in the in-memory
+path's terms (`offers`), the scope filter, and the quantile picks interpolated in Python.
+
+`offers(columns, scope)` is the head of a query: `WITH … offers AS (…), scoped AS (…)` where
+`offers` has one row per offer of the snapshot partition with the named `OFFER_COLUMNS` (each the
+canonical column's meaning, computed as the catalog layer computes it from a feed), and `scoped` the
+offers in the question's scope. A skill's aggregation then reads `scoped` and returns aggregated rows
+only. `{table}` and `{where}` are left for `agent.catalog.bigquery.Pushdown.query` to fill, so no
+fragment here may hold a brace of its own.
+
+Per distinct value, not per row (why the joins): a cleaning step that is a plain function of one
+cell is computed once per distinct cell and joined back — the currency (`UPPER`, which the local
+emulator runs as a per-row Python function, 12–30 s per 100k rows) and the availability word with
+its stock state. Real BigQuery gives the same answer either way; the emulator then answers a
+question on a 10M-row table in about half a minute instead of not at all (bench/README.md).
+
+Placement (the decision in agent.analysis.gaps_sql's docstring): `gid` is the transfer's own
+`google_product_category` id; a scoped question keeps the ids of the scope's taxonomy subtree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from agent.analysis import common
+from agent.analysis.result import Scope
+from agent.catalog.taxonomy import Taxonomy
+
+QUANTILES = (0.25, 0.5, 0.75)
+
+# The raw transfer values the offer columns are computed from: alias -> SQL over the table.
+_RAW = {
+    "offer_id": "offer_id",
+    "item_group_id": "item_group_id",
+    "google_product_category": "google_product_category",
+    "availability": "availability",
+    "price_value": "price.value",
+    "price_currency": "price.currency",
+    "brand": "brand",
+}
+
+# Canonical offer columns -> (SQL over the raw row `r` and the per-distinct joins, raw aliases read).
+OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
+    # the product key, as the catalog layer groups variants: the item group, else the offer itself
+    "pk": (
+        "IF(NULLIF(TRIM(r.item_group_id), '') IS NULL, CONCAT('o:', r.offer_id), CONCAT('g:', TRIM(r.item_group_id)))",
+        ("item_group_id", "offer_id"),
+    ),
+    "gid": ("CAST(r.google_product_category AS INT64)", ("google_product_category",)),
+    # prices as FLOAT64 of the NUMERIC value, as the reader parses them
+    "p": ("CAST(r.price_value AS FLOAT64)", ("price_value",)),
+    "cur": ("cu.cur", ("price_currency",)),
+    # the availability word cleaned as values.availability_value cleans it, and its stock state
+    "word": ("aw.word", ("availability",)),
+    "stated": ("aw.word IS NOT NULL", ("availability",)),
+    "st": ("aw.st", ("availability",)),
+    # brand trimmed, inner runs of spaces as one, empty as none (the catalog layer's cleaning)
+    "brand": ("NULLIF(REGEXP_REPLACE(TRIM(r.brand), r'\\s+', ' '), '')", ("brand",)),
+}
+
+_CURRENCIES = """curs AS (
+  SELECT c, NULLIF(UPPER(TRIM(c)), '') AS cur FROM (SELECT DISTINCT price_currency AS c FROM raw)
+)"""
+
+_WORDS = r"""avail AS (SELECT a.word AS word, a.state AS state FROM UNNEST(@avail) AS a),
+words AS (
+  SELECT d.a AS a, d.word AS word,
+         CASE WHEN d.word IS NULL THEN NULL ELSE COALESCE(v.state, w.state, 'unknown') END AS st
+  FROM (
+    SELECT a, REGEXP_REPLACE(REGEXP_REPLACE(LOWER(TRIM(a)), r'[\s_-]+', ' '), r'^https?://schema[.]org/', '') AS word
+    FROM (SELECT DISTINCT availability AS a FROM raw)
+  ) AS d
+  LEFT JOIN avail AS v ON v.word = d.word
+  LEFT JOIN avail AS w ON w.word = REPLACE(d.word, ' ', '')
+)"""
+
+
+def offers(columns: Sequence[str], scope: str = "TRUE") -> str:
+    """The query head `WITH raw, [curs], [avail, words], offers, scoped`: `offers` has the named
+    OFFER_COLUMNS for every offer of the snapshot partition, `scoped` those matching `scope` (SQL over
+    the offer columns, e.g. from `scope_filter`). A query using `word`, `stated` or `st` must send
+    `avail_param()`. Ends without a comma: the caller appends `,more AS (…)` or its SELECT."""
+    reads = sorted({raw for name in columns for raw in OFFER_COLUMNS[name][1]}, key=list(_RAW).index)
+    ctes = ["raw AS (SELECT " + ", ".join(f"{_RAW[a]} AS {a}" for a in reads) + " FROM {table} WHERE {where})"]
+    joins = []
+    if "cur" in columns:
+        ctes.append(_CURRENCIES)
+        joins.append("LEFT JOIN curs AS cu ON cu.c = r.price_currency")
+    if {"word", "stated", "st"} & set(columns):
+        ctes.append(_WORDS)
+        joins.append("LEFT JOIN words AS aw ON aw.a = r.availability")
+    select = ", ".join(f"{OFFER_COLUMNS[name][0]} AS {name}" for name in columns)
+    ctes.append(f"offers AS (SELECT {select} FROM raw AS r {' '.join(joins)})")
+    ctes.append(f"scoped AS (SELECT * FROM offers WHERE {scope})")
+    return "\nWITH " + ",\n".join(ctes) + "\n"
+
+
+def avail_param() -> Any:
+    """The catalog layer's availability words and their states (values.AVAILABILITY_WORDS) as the
+    `@avail` array, so a word means the same in both paths."""
+    from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter, StructQueryParameter
+
+    from agent.catalog.values import AVAILABILITY_WORDS
+
+    return ArrayQueryParameter(
+        "avail",
+        "STRUCT",
+        [
+            StructQueryParameter(
+                None, ScalarQueryParameter("word", "STRING", word), ScalarQueryParameter("state", "STRING", state)
+            )
+            for word, state in AVAILABILITY_WORDS.items()
+        ],
+    )
+
+
+def scope_filter(scope: Scope, taxonomy: Taxonomy) -> tuple[str, list[Any]]:
+    """(SQL over the offer columns, parameters): the whole catalog, or the offers whose Google category
+    id is in the scope's taxonomy subtree (`gid` must be among the offer columns)."""
+    from google.cloud.bigquery.query import ArrayQueryParameter
+
+    if scope.taxonomy_id is None:
+        return "TRUE", []
+    ids = sorted(common.scope_ids(scope, taxonomy))
+    return "gid IN UNNEST(@scope_ids)", [ArrayQueryParameter("scope_ids", "INT64", ids)]
+
+
+def quantile_picks(
+    rank: str, count: str, value: str, quantiles: Sequence[float], only: Sequence[float] | None = None
+) -> str:
+    """SQL aggregates picking, per quantile q, the values at sorted positions floor(q·(count−1)) and the
+    next one (`a25`, `b25`, …; NULL for a q not in `only`): `interpolate` makes the quantile from them.
+
+    Why not PERCENTILE_CONT: BigQuery has it only as an analytic function, one quantile per row over the
+    whole partition, interpolated by the engine's own arithmetic. Two picks per quantile from one sort
+    (ROW_NUMBER) return the very values the in-memory path interpolates between, so Python applies the
+    in-memory rule itself and both paths interpolate alike. (Probed in the emulator, it was not
+    the slow part of a question either way: bench/README.md, round 5.)"""
+    out = []
+    for quantile in quantiles:
+        tag = f"{round(quantile * 100):02d}"
+        if only is not None and quantile not in only:
+            out += [f"NULL AS a{tag}", f"NULL AS b{tag}"]
+            continue
+        lo = f"CAST(FLOOR({quantile!r} * ({count} - 1)) AS INT64)"
+        out.append(f"MAX(IF({rank} = {lo}, {value}, NULL)) AS a{tag}")
+        out.append(f"MAX(IF({rank} = LEAST({lo} + 1, {count} - 1), {value}, NULL)) AS b{tag}")
+    return ", ".join(out)
+
+
+def interpolate(
+    row: dict[str, Any], quantile: float, count: int | None = None, numpy_rule: bool = False
+) -> float | None:
+    """The quantile from a row of quantile_picks: linear interpolation between the two picked values,
+    as common.quantiles_by_code does (`numpy_rule`: as numpy.quantile's own lerp, for the overview).
+    `count` is the number of values ranked, the row's `n` unless given."""
+    tag = f"{round(quantile * 100):02d}"
+    low, high = row[f"a{tag}"], row[f"b{tag}"]
+    total = int(row["n"]) if count is None else count
+    if low is None or not total:
+        return None
+    low, high = float(low), float(high if high is not None else low)
+    rel = quantile * (total - 1)
+    frac = rel - math.floor(rel)
+    if numpy_rule and frac >= 0.5:
+        return high - (high - low) * (1 - frac)
+    return low + (high - low) * frac
+
+
+def unplaced_note(pushdown: Any, scope: Scope) -> str | None:
+    """On a scoped question, how many offers carry no Google category (SQL cannot place them)."""
+    if scope.taxonomy_id is None:
+        return None
+    rows = pushdown.query("SELECT COUNT(*) AS n FROM {table} WHERE ({where}) AND google_product_category IS NULL")
+    count = int(rows[0]["n"]) if rows else 0
+    if not count:
+        return None
+    return (
+        f"{count:,} {'offer carries' if count == 1 else 'offers carry'} no Google product category in the "
+        "BigQuery table, so aggregated in BigQuery they could not be placed in this scope and are "
+        "not counted here."
+    )
+
+
+def number(value: Any) -> float | None:
+    """A NUMERIC/FLOAT64 cell as float, NULL as None."""
+    return None if value is None else float(value)
