@@ -318,9 +318,16 @@ def _entry_rows(scoped, masks, label: str, severity: str, limit: int | None, by_
 
 
 def run(inp: SkillInput) -> SkillResult:
-    """The checks over the scope's rows; `answer` turns them into the result."""
+    """The checks over the scope's rows: in memory, or as SQL in BigQuery for a `Products_` table above
+    the size line (agent.analysis.content_quality_sql gives the same rows); `answer` does the rest."""
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(_slim(inp.own), scope, tax)
+    pushdown = next((s.pushdown for s in inp.sources if getattr(s, "pushdown", None) is not None), None)
+    if pushdown is not None:
+        from agent.analysis import content_quality_sql
+
+        pushed = content_quality_sql.figures(pushdown, scope, tax)
+        return answer(inp, pushed.rows, {}, pushed.currency, pushed.notes)
+    pop = common.population(_slim(inp.own), scope, tax, scoped_on=inp.own)
     scoped = pop.table
     rows = _rows(scoped, scope, tax, examples_by_id(inp.sources)) if scoped.num_rows else []
     return answer(inp, rows, pop.excluded, common.single_currency(scoped), [])

@@ -39,6 +39,18 @@ _RAW = {
     "price_value": "price.value",
     "price_currency": "price.currency",
     "brand": "brand",
+    # content_quality and attribute_coverage (agent.analysis.content_quality_sql, attributes_sql)
+    "product_id": "product_id",
+    "title": "title",
+    "description": "description",
+    "image_link": "image_link",
+    "gtin": "gtin",
+    "sale_value": "sale_price.value",
+    "destinations": "destinations",
+    "issues": "issues",
+    "color": "color",
+    "material": "material",
+    "size": "size",
 }
 
 # Canonical offer columns -> (SQL over the raw row `r` and the per-distinct joins, raw aliases read).
@@ -58,6 +70,25 @@ OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "st": ("aw.st", ("availability",)),
     # brand trimmed, inner runs of spaces as one, empty as none (the catalog layer's cleaning)
     "brand": ("NULLIF(REGEXP_REPLACE(TRIM(r.brand), r'\\s+', ' '), '')", ("brand",)),
+    # one row of the partition: the transfer's primary key (channel:language:feed label:offer id)
+    "rid": ("COALESCE(r.product_id, r.offer_id)", ("product_id", "offer_id")),
+    # the example id content_quality shows: the variant (offer) id, else the product id, trimmed
+    "ident": (
+        "COALESCE(NULLIF(TRIM(r.offer_id), ''), NULLIF(TRIM(r.item_group_id), ''))",
+        ("offer_id", "item_group_id"),
+    ),
+    "vid": ("NULLIF(TRIM(r.offer_id), '')", ("offer_id",)),
+    # titles and identifiers trimmed, empty as none; descriptions and links kept as written
+    "title": ("NULLIF(TRIM(r.title), '')", ("title",)),
+    "description": ("r.description", ("description",)),
+    "image": ("NULLIF(TRIM(r.image_link), '')", ("image_link",)),
+    "gtin": ("NULLIF(TRIM(r.gtin), '')", ("gtin",)),
+    "sale": ("CAST(r.sale_value AS FLOAT64)", ("sale_value",)),
+    "destinations": ("r.destinations", ("destinations",)),
+    "issues": ("r.issues", ("issues",)),
+    "color": ("r.color", ("color",)),
+    "material": ("r.material", ("material",)),
+    "size": ("r.size", ("size",)),
 }
 
 _CURRENCIES = """curs AS (

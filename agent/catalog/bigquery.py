@@ -472,22 +472,36 @@ class Pushdown:
         if self.estimate > settings.maximum_bytes_billed:
             raise BytesCapExceeded(self.estimate, settings.maximum_bytes_billed)
         self.has = set(fields)
+        self._fields = fields
+        self._estimates: dict[tuple[str, ...], tuple[int, bool]] = {(): (self.estimate, self.estimate_exact)}
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        """Rows of one aggregation query, as dicts; raises BytesCapExceeded or BigQueryUnavailable."""
+    def estimate_for(self, reads: Sequence[str]) -> int:
+        """The estimate of a query that also reads the transfer columns `reads` (beyond PUSHDOWN_COLUMNS:
+        content_quality reads titles and descriptions), once per set of columns: a skill that reads
+        more is checked against the cap on what it reads, and one that reads less is not held to it."""
+        extra = tuple(sorted({column for column in reads if column in self.has} - set(self.columns)))
+        if extra not in self._estimates:
+            plan = dataclasses.replace(self.plan, columns=[*self.columns, *extra])
+            self._estimates[extra] = _estimate(self.client, plan, self._fields)
+        return self._estimates[extra][0]
+
+    def query(self, sql: str, params: Sequence[Any] = (), reads: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """Rows of one aggregation query, as dicts; raises BytesCapExceeded or BigQueryUnavailable.
+        `reads`: transfer columns the query reads beyond PUSHDOWN_COLUMNS (estimate_for)."""
         from google.api_core import exceptions as gexc
         from google.cloud import bigquery
 
         text = sql.format(table=self.plan.ref.sql_name, where=self.plan.where or "TRUE")
         cap = self.settings.maximum_bytes_billed
+        estimate = self.estimate_for(reads) if reads else self.estimate
         try:
             dry = self.client.query(
                 text,
                 job_config=bigquery.QueryJobConfig(dry_run=True, use_query_cache=False, query_parameters=list(params)),
             )
             reported = int(dry.total_bytes_processed or 0)
-            if max(reported, self.estimate) > cap:
-                raise BytesCapExceeded(max(reported, self.estimate), cap)
+            if max(reported, estimate) > cap:
+                raise BytesCapExceeded(max(reported, estimate), cap)
             job = self.client.query(
                 text,
                 job_config=bigquery.QueryJobConfig(maximum_bytes_billed=max(cap, 1), query_parameters=list(params)),
@@ -498,8 +512,8 @@ class Pushdown:
         except (gexc.GoogleAPIError, Exception) as exc:  # noqa: BLE001 - transport errors must not fail the turn
             raise BigQueryUnavailable(f"{self.plan.ref.uri}: {type(exc).__name__}: {exc}") from None
         scanned = int(job.total_bytes_processed or 0)
-        exact = bool(scanned) or not self.estimate
-        self.evidence.bytes_scanned = (self.evidence.bytes_scanned or 0) + (scanned if scanned else self.estimate)
+        exact = bool(scanned) or not estimate
+        self.evidence.bytes_scanned = (self.evidence.bytes_scanned or 0) + (scanned if scanned else estimate)
         self.evidence.bytes_exact = self.evidence.bytes_exact and exact
         return rows
 
