@@ -10,13 +10,13 @@ DOMINANT_SHARE % (with MIN_DOMINANT_PRODUCTS products or more) are flagged as do
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agent.analysis import common
+from agent.analysis import common, sql_run
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, SkillResult
 
@@ -63,7 +63,7 @@ def _brand_codes(table: pa.Table) -> tuple[np.ndarray, list[str]]:
 
 
 @dataclass
-class _Counts:
+class BrandCounts:
     """Distinct products per category and per (category, brand), as numpy arrays over pairs."""
 
     cats: list[str]
@@ -72,6 +72,22 @@ class _Counts:
     pair_cat: np.ndarray  # per (category, brand) pair: category index
     pair_brand: np.ndarray  # brand index, -1 = no brand
     pair_products: np.ndarray
+
+    @classmethod
+    def from_pairs(cls, totals: dict[str, int], pairs: list[tuple[str, str | None, int]]) -> "BrandCounts":
+        """From aggregated rows: products per category, and per (category, brand or None) pair (the
+        pushdown path, agent.analysis.brands_sql)."""
+        cats = list(totals)
+        brands = sorted({brand for _, brand, _ in pairs if brand is not None})
+        cat_index, brand_index = {c: i for i, c in enumerate(cats)}, {b: i for i, b in enumerate(brands)}
+        return cls(
+            cats,
+            brands,
+            np.array([totals[c] for c in cats], dtype=np.int64),
+            np.array([cat_index[c] for c, _, _ in pairs], dtype=np.int64),
+            np.array([-1 if b is None else brand_index[b] for _, b, _ in pairs], dtype=np.int64),
+            np.array([n for _, _, n in pairs], dtype=np.int64),
+        )
 
     def summary(self) -> dict[str, tuple[int, str | None, int, int]]:
         """category -> (brands, top brand, its products, products without brand); ties go to the name."""
@@ -100,7 +116,7 @@ class _Counts:
         return per
 
 
-def _brand_counts(scoped: pa.Table, labels: pa.DictionaryArray) -> _Counts:
+def _brand_counts(scoped: pa.Table, labels: pa.DictionaryArray) -> BrandCounts:
     """Distinct products per (category, brand) and per category with common.distinct_per_code: one
     ordered pass on the catalog layer's layout (hash fallback otherwise), dense pair codes when they fit."""
     codes, names = _brand_codes(scoped)
@@ -118,7 +134,32 @@ def _brand_counts(scoped: pa.Table, labels: pa.DictionaryArray) -> _Counts:
         keys = pair.dictionary.to_numpy(zero_copy_only=False)
         products = common.distinct_per_code(common.numpy_of(pair.indices).astype(np.int64), pk, len(keys))
     totals = common.distinct_per_code(ci, pk, len(cats))
-    return _Counts(cats, names, totals, keys // width, keys % width - 1, products)
+    return BrandCounts(cats, names, totals, keys // width, keys % width - 1, products)
+
+
+@dataclass
+class BrandAggregates:
+    """The own catalog's side of the answer, what `_rows` reads: the seam between where the counting
+    runs (`own_aggregates` here from Arrow, agent.analysis.brands_sql in BigQuery above the size line)
+    and what is said about it, so both paths build the same table and findings."""
+
+    counts: BrandCounts  # distinct products per category and per (category, brand)
+    scope_brands: dict[str, int]  # brand -> distinct products in the whole scope
+    products: int  # distinct products in the scope
+    without: int  # distinct products with a variant that names no brand
+    notes: list[str] = field(default_factory=list)  # what the path itself has to say (pushdown: unplaced rows)
+
+
+def own_aggregates(scoped: pa.Table, scope, tax) -> BrandAggregates:
+    """The in-memory path: the scope's population counted in numpy."""
+    labels = common.category_labels(scoped, scope, tax)
+    no_brand = pa.array(_brand_codes(scoped)[0] < 0)
+    return BrandAggregates(
+        _brand_counts(scoped, labels),
+        _scope_brands(scoped),
+        common.count_products(scoped),
+        common.count_products(scoped.filter(no_brand)),
+    )
 
 
 def _scope_brands(table: pa.Table) -> dict[str, int]:
@@ -152,16 +193,25 @@ def _ref_only(own: dict[str, int], ref: dict[str, int]) -> tuple[int, str | None
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax, READ)
-    scoped = pop.table
     with_ref = inp.reference is not None
-    rows = _rows(inp, scoped) if scoped.num_rows else []
-    table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
+    pushdown = sql_run.pushdown_of(inp.sources)
+    excluded: dict[str, int] = {}
+    agg: BrandAggregates | None
+    if pushdown is not None:  # above the size line: counted in BigQuery
+        from agent.analysis import brands_sql
+
+        agg = brands_sql.own_aggregates(pushdown, scope, tax)
+    else:
+        pop = common.population(inp.own, scope, tax, READ)
+        excluded = pop.excluded
+        agg = own_aggregates(pop.table, scope, tax) if pop.table.num_rows else None
+    rows = _rows(inp, agg) if agg is not None and agg.products else []
+    table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, excluded)
     return SkillResult(
         skill=SKILL_ID,
         scope=scope,
         table=table,
-        findings=_findings(rows, with_ref, pop.excluded),
+        findings=_findings(rows, with_ref, excluded),
         missing="reference" if scope.wants_reference and not with_ref else None,
         thresholds={
             "single_vendor_share_pct": SINGLE_VENDOR_SHARE,
@@ -171,6 +221,7 @@ def run(inp: SkillInput) -> SkillResult:
         currency=None,
         chart=("Category", "Brands"),
         taxonomy_note=common.taxonomy_note(scope, tax),
+        notes=agg.notes if agg is not None else [],
     )
 
 
@@ -180,13 +231,12 @@ def _reference_columns(own: dict[str, int], ref: dict[str, int]) -> dict:
     return {"Reference brands": len(ref), "Brands only in reference": n_only, "Reference-only brands (products)": text}
 
 
-def _rows(inp: SkillInput, scoped: pa.Table) -> list[dict]:
+def _rows(inp: SkillInput, agg: BrandAggregates) -> list[dict]:
     """The table step: the scope's total row, then one row per category (own and, with a reference, the
     categories only it sells), those with most reference-only brands and the most dominant brand first."""
     scope, tax = inp.scope, inp.taxonomy
     with_ref = inp.reference is not None
-    labels = common.category_labels(scoped, scope, tax)
-    counts = _brand_counts(scoped, labels)
+    counts = agg.counts
     summary = counts.summary()
     totals = {category: int(n) for category, n in zip(counts.cats, counts.totals.tolist()) if n}
     per: dict[str, dict[str, int]] = {}
@@ -198,12 +248,9 @@ def _rows(inp: SkillInput, scoped: pa.Table) -> list[dict]:
         if reference.num_rows:
             ref_per = _brand_counts(reference, common.category_labels(reference, scope, tax)).per_category()
             ref_all = _scope_brands(reference)
-    own_all = _scope_brands(scoped)
+    own_all = agg.scope_brands
     total = _row(
-        common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"),
-        common.count_products(scoped),
-        own_all,
-        common.count_products(scoped.filter(pa.array(_brand_codes(scoped)[0] < 0))),
+        common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)"), agg.products, own_all, agg.without
     )
     if with_ref:
         total.update(_reference_columns(own_all, ref_all))

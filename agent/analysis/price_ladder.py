@@ -17,12 +17,13 @@ Prices in several currencies are never pooled: each currency gets its own totals
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 
-from agent.analysis import common
+from agent.analysis import common, sql_run
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, SkillResult
 
@@ -172,38 +173,97 @@ def _reference_quantiles(inp: SkillInput, currency: str | None) -> dict[str, lis
     return {names[k]: [float(x) for x in cuts[k]] for k in range(len(names)) if not np.isnan(cuts[k, 0])}
 
 
-def _rows_for(
-    part: dict,
-    names: list[str],
-    ref_q: dict[str, list[float]] | None,
-    currency: str | None,
-    mixed: bool,
-    total_label: str,
-) -> tuple[dict, list[dict]]:
-    """The totals row and the category rows of one currency's priced variants."""
+@dataclass
+class CurrencyFigures:
+    """One currency's priced variants, aggregated per category (codes index `names`) and over all: what
+    `_rows_for` reads. The seam between where the aggregation runs (`_figures` here from numpy arrays,
+    agent.analysis.price_ladder_sql in BigQuery above the size line) and what is said about it."""
+
+    currency: str | None
+    names: list[str]  # category labels
+    quantiles: np.ndarray  # per category: QUANTILES, TERTILES, then the minimum (NaN: no priced variant)
+    steps: dict[int, tuple[float, float, float]]  # category code -> largest step (from, to, ratio)
+    variants: np.ndarray  # per category: priced variants
+    products: np.ndarray  # … distinct products with a priced variant
+    on_sale: np.ndarray  # … variants on sale now
+    depth_sum: np.ndarray  # … sum of their discount depths (percent)
+    depth_n: np.ndarray  # … how many depths are summed
+    total: dict  # over the currency: "quantiles" (QUANTILES), "products", "variants", "on_sale", "depth"
+    tiers: Callable[[dict[int, tuple[float, float]]], dict[int, tuple[int, int, int]]]  # cuts -> counts
+    unchecked: int = 0  # variants whose sale dates are not stated (UNCHECKED_COLUMN)
+
+
+@dataclass
+class LadderAggregates:
+    """The own catalog's side of the answer: per currency (largest first) its figures, and the scope's
+    common.price_counts."""
+
+    groups: list[CurrencyFigures]
+    counts: dict[str, int]
+    notes: list[str] = field(default_factory=list)  # what the path itself has to say (pushdown: unplaced rows)
+
+
+def own_aggregates(inp: SkillInput, scoped: pa.Table) -> LadderAggregates:
+    """The in-memory path: the scope's population, per currency group, aggregated in numpy."""
+    groups = common.price_groups(scoped)
+    figures = []
+    if groups:
+        labels = common.category_labels(scoped, inp.scope, inp.taxonomy)
+        names = labels.dictionary.to_pylist()
+        when = common.as_of(scoped, inp.sources)
+        for group in groups:
+            figures.append(_figures(_partition(scoped, labels, group.rows, when), names, group.currency))
+    return LadderAggregates(figures, common.price_counts(scoped))
+
+
+def _figures(part: dict, names: list[str], currency: str | None) -> CurrencyFigures:
+    """One currency's priced variants (numpy arrays, `_partition`) aggregated per category and over all."""
     codes, pk, price = part["ci"], part["pk"], part["price"]
     n = len(names)
-    quantiles = common.quantiles_by_code(codes, n, price, QUANTILES + TERTILES + (0.0,))
-    steps = _largest_steps(codes, price)
-    variants = np.bincount(codes, minlength=n)
-    products = np.asarray(common.distinct_per_code(codes, pk, n)) if len(codes) else np.zeros(n, np.int64)
-    on_sale = np.bincount(codes, weights=part["on_sale"].astype(np.float64), minlength=n)
     depth_ok = part["on_sale"] & ~np.isnan(part["depth"])
-    depth_sum = np.bincount(codes[depth_ok], weights=part["depth"][depth_ok], minlength=n)
-    depth_n = np.bincount(codes[depth_ok], minlength=n)
+    total_q = [float(x) for x in np.quantile(price, list(QUANTILES))] if len(price) else [None] * 5
+    ordered = len(pk) < 2 or bool(np.all(pk[1:] >= pk[:-1]))  # the catalog layer's layout: one pass
+    n_products = (int(np.count_nonzero(pk[1:] != pk[:-1])) + 1 if len(pk) else 0) if ordered else len(np.unique(pk))
+    return CurrencyFigures(
+        currency=currency,
+        names=names,
+        quantiles=common.quantiles_by_code(codes, n, price, QUANTILES + TERTILES + (0.0,)),
+        steps=_largest_steps(codes, price),
+        variants=np.bincount(codes, minlength=n),
+        products=np.asarray(common.distinct_per_code(codes, pk, n)) if len(codes) else np.zeros(n, np.int64),
+        on_sale=np.bincount(codes, weights=part["on_sale"].astype(np.float64), minlength=n),
+        depth_sum=np.bincount(codes[depth_ok], weights=part["depth"][depth_ok], minlength=n),
+        depth_n=np.bincount(codes[depth_ok], minlength=n),
+        total={
+            "quantiles": total_q,
+            "products": n_products,
+            "variants": len(price),
+            "on_sale": int(part["on_sale"].sum()),
+            "depth": float(part["depth"][depth_ok].mean()) if depth_ok.any() else None,
+        },
+        tiers=lambda cuts: _tier_counts(codes, price, cuts),
+        unchecked=part["unchecked"],
+    )
+
+
+def _rows_for(
+    fig: CurrencyFigures, ref_q: dict[str, list[float]] | None, mixed: bool, total_label: str
+) -> tuple[dict, list[dict]]:
+    """The totals row and the category rows of one currency's priced variants."""
+    names, quantiles, variants, currency = fig.names, fig.quantiles, fig.variants, fig.currency
     cuts = {}
     for code in np.flatnonzero(variants >= MIN_TIER_PRODUCTS).tolist():
         ref = ref_q.get(names[code]) if ref_q else None
         cuts[code] = (ref[1], ref[2]) if ref else tuple(quantiles[code][5:7])
-    tiers = _tier_counts(codes, price, cuts)
+    tiers = fig.tiers(cuts) if cuts else {}
     rows = []
     for code in np.flatnonzero(variants > 0).tolist():
         qs = [None if np.isnan(x) else float(x) for x in quantiles[code]]
-        step = steps.get(code)
+        step = fig.steps.get(code)
         tier = tiers.get(code)
         row = {
             "Category": names[code],
-            "Products": int(products[code]),
+            "Products": int(fig.products[code]),
             "Priced variants": int(variants[code]),
             "P10": common.money(qs[0]),
             "P25": common.money(qs[1]),
@@ -216,8 +276,8 @@ def _rows_for(
             "Largest step from": common.money(step[0]) if step else None,
             "Largest step to": common.money(step[1]) if step else None,
             "Step": round(step[2], 1) if step else None,
-            "On sale": common.pct(on_sale[code], variants[code]),
-            "Average discount": round(depth_sum[code] / depth_n[code], 1) if depth_n[code] else None,
+            "On sale": common.pct(fig.on_sale[code], variants[code]),
+            "Average discount": round(fig.depth_sum[code] / fig.depth_n[code], 1) if fig.depth_n[code] else None,
             "_min": qs[7],
             "_currency": currency,
         }
@@ -228,32 +288,28 @@ def _rows_for(
         if mixed:
             row["Currency"] = currency
         rows.append(row)
-    return _total_row(part, depth_ok, currency, mixed, total_label), rows
+    return _total_row(fig, mixed, total_label), rows
 
 
-def _total_row(part: dict, depth_ok: np.ndarray, currency: str | None, mixed: bool, total_label: str) -> dict:
-    """The totals row of one currency's priced variants: quantiles over all of them, products counted
-    once (one pass when rows come ordered by product, as the catalog layer lays them out)."""
-    pk, price = part["pk"], part["price"]
-    total_q = [float(x) for x in np.quantile(price, list(QUANTILES))] if len(price) else [None] * 5
-    ordered = len(pk) < 2 or bool(np.all(pk[1:] >= pk[:-1]))  # the catalog layer's layout: one pass
-    n_products = (int(np.count_nonzero(pk[1:] != pk[:-1])) + 1 if len(pk) else 0) if ordered else len(np.unique(pk))
+def _total_row(fig: CurrencyFigures, mixed: bool, total_label: str) -> dict:
+    """The totals row of one currency's priced variants: quantiles over all of them, products counted once."""
+    total_q, figures = fig.total["quantiles"], fig.total
     total = {
         "Category": total_label,
-        "Products": n_products,
-        "Priced variants": len(price),
+        "Products": figures["products"],
+        "Priced variants": figures["variants"],
         "P10": common.money(total_q[0]),
         "P25": common.money(total_q[1]),
         "Median": common.money(total_q[2]),
         "P75": common.money(total_q[3]),
         "P90": common.money(total_q[4]),
-        "On sale": common.pct(int(part["on_sale"].sum()), len(price)),
-        "Average discount": round(float(part["depth"][depth_ok].mean()), 1) if depth_ok.any() else None,
-        "_currency": currency,
+        "On sale": common.pct(figures["on_sale"], figures["variants"]),
+        "Average discount": round(figures["depth"], 1) if figures["depth"] is not None else None,
+        "_currency": fig.currency,
         "_total": True,
     }
     if mixed:
-        total["Currency"] = currency
+        total["Currency"] = fig.currency
     return total
 
 
@@ -270,17 +326,24 @@ class _Ladder:
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax, _readable(inp.own))
-    scoped = pop.table
     with_ref = inp.reference is not None
-    groups = common.price_groups(scoped)
+    pushdown = sql_run.pushdown_of(inp.sources)
+    excluded: dict[str, int] = {}
+    if pushdown is not None:  # above the size line: aggregated in BigQuery
+        from agent.analysis import price_ladder_sql
+
+        agg = price_ladder_sql.own_aggregates(pushdown, scope, tax)
+    else:
+        pop = common.population(inp.own, scope, tax, _readable(inp.own))
+        excluded = pop.excluded
+        agg = own_aggregates(inp, pop.table)
+    groups = agg.groups
     mixed = len(groups) > 1
-    ladder = _ladder(inp, scoped, groups) if groups else _Ladder()
+    ladder = _ladder(inp, groups) if groups else _Ladder()
     ordered = ladder.totals + ladder.rows
-    counts = common.price_counts(scoped)
-    extra_zero = counts["zero_n"] + counts["negative_n"]
-    table = _table(ordered, with_ref, mixed, extra_zero, ladder.unchecked, pop.excluded)
-    notes = []
+    extra_zero = agg.counts["zero_n"] + agg.counts["negative_n"]
+    table = _table(ordered, with_ref, mixed, extra_zero, ladder.unchecked, excluded)
+    notes = list(agg.notes)
     if with_ref and ladder.ref_currency_missing and ordered:
         notes.append(
             "The reference has no priced products in "
@@ -289,7 +352,7 @@ def run(inp: SkillInput) -> SkillResult:
         )
     if groups and all(group.currency is None for group in groups):
         notes.append(common.NO_PRICE_NOTE)
-    findings = _findings(ordered, len(ladder.totals), with_ref, pop.excluded, mixed, extra_zero, ladder.unchecked)
+    findings = _findings(ordered, len(ladder.totals), with_ref, excluded, mixed, extra_zero, ladder.unchecked)
     return SkillResult(
         skill=SKILL_ID,
         scope=scope,
@@ -315,24 +378,20 @@ def run(inp: SkillInput) -> SkillResult:
     )
 
 
-def _ladder(inp: SkillInput, scoped: pa.Table, groups: list) -> _Ladder:
+def _ladder(inp: SkillInput, groups: list[CurrencyFigures]) -> _Ladder:
     """The table step: per currency group, the totals row and the category rows, against the reference's
     quantiles in that currency when there is a reference; category rows sorted by what needs attention."""
-    scope, tax = inp.scope, inp.taxonomy
+    scope = inp.scope
     with_ref = inp.reference is not None
     mixed = len(groups) > 1
     ladder = _Ladder()
-    labels = common.category_labels(scoped, scope, tax)
-    names = labels.dictionary.to_pylist()
-    when = common.as_of(scoped, inp.sources)
     label = common.scope_name(scope) + ("" if scope.is_whole_catalog else " (all)")
     for group in groups:
-        part = _partition(scoped, labels, group.rows, when)
-        ladder.unchecked += part["unchecked"]
+        ladder.unchecked += group.unchecked
         ref_quantiles = _reference_quantiles(inp, group.currency) if with_ref else None
         if with_ref and not ref_quantiles:
             ladder.ref_currency_missing.append(group.currency or "no currency")
-        total, category_rows = _rows_for(part, names, ref_quantiles, group.currency, mixed, label)
+        total, category_rows = _rows_for(group, ref_quantiles, mixed, label)
         ladder.totals.append(total)
         ladder.rows.extend(category_rows)
 

@@ -68,8 +68,8 @@ OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "word": ("aw.word", ("availability",)),
     "stated": ("aw.word IS NOT NULL", ("availability",)),
     "st": ("aw.st", ("availability",)),
-    # brand trimmed, inner runs of spaces as one, empty as none (the catalog layer's cleaning)
-    "brand": ("NULLIF(REGEXP_REPLACE(TRIM(r.brand), r'\\s+', ' '), '')", ("brand",)),
+    # brand trimmed, inner runs of two or more spaces as one, empty as none (values.clean_text, categorical)
+    "brand": ("NULLIF(REGEXP_REPLACE(TRIM(r.brand), r'\\s\\s+', ' '), '')", ("brand",)),
     # one row of the partition: the transfer's primary key (channel:language:feed label:offer id)
     "rid": ("COALESCE(r.product_id, r.offer_id)", ("product_id", "offer_id")),
     # the example id content_quality shows: the variant (offer) id, else the product id, trimmed
@@ -78,7 +78,8 @@ OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("offer_id", "item_group_id"),
     ),
     "vid": ("NULLIF(TRIM(r.offer_id), '')", ("offer_id",)),
-    # titles and identifiers trimmed, empty as none; descriptions and links kept as written
+    # titles and identifiers trimmed, empty as none (values.clean_text, not categorical); descriptions
+    # and links kept as written
     "title": ("NULLIF(TRIM(r.title), '')", ("title",)),
     "description": ("r.description", ("description",)),
     "image": ("NULLIF(TRIM(r.image_link), '')", ("image_link",)),
@@ -126,6 +127,41 @@ def offers(columns: Sequence[str], scope: str = "TRUE") -> str:
     ctes.append(f"offers AS (SELECT {select} FROM raw AS r {' '.join(joins)})")
     ctes.append(f"scoped AS (SELECT * FROM offers WHERE {scope})")
     return "\nWITH " + ",\n".join(ctes) + "\n"
+
+
+def pushdown_of(sources: Sequence[Any]) -> Any:
+    """The catalog's Pushdown when it lies above the size line in BigQuery (nothing downloaded), else None."""
+    return next((s.pushdown for s in sources if getattr(s, "pushdown", None) is not None), None)
+
+
+LABELLED = """,
+labels AS (SELECT l.gid AS gid, l.label AS label FROM UNNEST(@labels) AS l),
+labelled AS (SELECT s.*, COALESCE(l.label, @unmapped) AS c FROM scoped AS s LEFT JOIN labels AS l ON s.gid = l.gid)
+"""
+
+
+def label_params(pushdown: Any, head: str, params: Sequence[Any], scope: Scope, taxonomy: Taxonomy) -> list[Any]:
+    """`@labels` and `@unmapped` for LABELLED: each Google category id of the scope's offers with its
+    display label (common.taxonomy_label, the in-memory rule), from one query of the distinct ids (at
+    most the taxonomy's size). An offer without an id is "Unmapped" (in memory its merchant category may
+    still name it: the placement decision of agent.analysis.gaps_sql)."""
+    from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter, StructQueryParameter
+
+    ids = [
+        int(r["gid"]) for r in pushdown.query(head + "SELECT DISTINCT gid FROM scoped", params) if r["gid"] is not None
+    ]
+    labels = [
+        StructQueryParameter(
+            None,
+            ScalarQueryParameter("gid", "INT64", gid),
+            ScalarQueryParameter("label", "STRING", common.taxonomy_label(gid, scope, taxonomy)),
+        )
+        for gid in ids or [-1]  # an empty array parameter has no type: -1 is no taxonomy id ("Unmapped")
+    ]
+    return [
+        ArrayQueryParameter("labels", "STRUCT", labels),
+        ScalarQueryParameter("unmapped", "STRING", common.UNMAPPED_LABEL),
+    ]
 
 
 def avail_param() -> Any:

@@ -447,7 +447,16 @@ def load_bestsellers(ref: BqRef, settings: Any, name: str):
 # ------------------------------------------------------------------ pushdown (above the size line)
 
 # The transfer columns the pushdown aggregations read (nothing else is scanned).
-PUSHDOWN_COLUMNS = ("offer_id", "item_group_id", "google_product_category", "availability", "price", "brand")
+PUSHDOWN_COLUMNS = (
+    "offer_id",
+    "item_group_id",
+    "google_product_category",
+    "availability",
+    "price",
+    "sale_price",
+    "brand",
+    "title",
+)
 
 
 class Pushdown:

@@ -611,10 +611,12 @@ def _product_keys(product_id, row_count: int) -> pa.Array:
 
 
 def as_dict(arr):
+    """A categorical column as a dictionary: plain strings (a BigQuery Storage Read, an Arrow table) are
+    encoded, so clean_text cleans them as it cleans a CSV's (inner runs of spaces collapsed too)."""
     arr = chunked(arr)
     if pa.types.is_dictionary(arr.type):
         return arr
-    return to_strings(arr)
+    return pc.dictionary_encode(to_strings(arr))
 
 
 def _clean_dict(values):
