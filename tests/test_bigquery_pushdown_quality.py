@@ -59,6 +59,9 @@ def _rows() -> list[dict]:
     out = [_edge(i, r) for i, r in enumerate(bq_seed.demo_products_rows_with_google_ids())]
     for k in range(0, 60, 20):  # the same offer id twice (another feed label: its own primary key)
         out.append(dict(out[k], product_id=out[k]["product_id"].replace(":US:", ":CA:")))
+    out.append(dict(out[3]))  # a row twice, primary key and all: rows are counted as rows on both paths
+    twice = bq_seed.destinations(3)  # a destination listed twice, disapproved in both entries: one row
+    out.append(dict(out[7], destinations=[*twice, twice[0]], issues=[*out[7]["issues"], *out[3]["issues"] * 2]))
     return out
 
 
@@ -124,3 +127,29 @@ def test_gtin_check_digits_agree_with_the_in_memory_rule(bq_emulator, table_uri)
     got = {r["gtin"]: bool(r["ok"]) for r in job.result()}
     want = dict(zip(gtins, content_quality.gtin_valid(pa.array(gtins)).to_pylist()))
     assert got == want and any(want.values()) and not all(want.values())
+
+
+def test_the_cap_is_checked_on_the_columns_content_quality_reads(bq_emulator, table_uri):  # noqa: F811
+    """content_quality reads titles, descriptions, images, GTINs and the records beyond the pushdown's own
+    columns: a cap that admits those (Pushdown.estimate_for) runs it, one byte less refuses it before any
+    query runs, while assortment_gaps (fewer columns) still runs under the smaller cap."""
+    from agent.analysis import content_quality_sql, gaps
+    from agent.catalog.bigquery import BytesCapExceeded
+
+    tax = taxonomy_mod.load()
+    probe = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0").own.sources[0].pushdown
+    need = probe.estimate_for(content_quality_sql.READS)
+    assert need > probe.estimate
+    whole = planner.plan(QUESTIONS[0], _load(bq_emulator.env, table_uri).own.table, tax, None).scope
+    ok = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0", BIGQUERY_MAXIMUM_BYTES_BILLED=str(need))
+    assert _run(ok, whole, tax).table.num_rows > 1
+    short = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0", BIGQUERY_MAXIMUM_BYTES_BILLED=str(need - 1))
+    assert short.problems == []  # the gaps columns fit: the source loads
+    with pytest.raises(BytesCapExceeded) as caught:
+        _run(short, whole, tax)
+    assert caught.value.estimate == need and short.own.sources[0].bytes_scanned == 0
+    own = short.own
+    pushed_gaps = gaps.run(
+        SkillInput(own=own.table, reference=None, scope=whole, taxonomy=tax, sources=tuple(own.sources))
+    )
+    assert pushed_gaps.table.num_rows > 1

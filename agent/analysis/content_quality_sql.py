@@ -19,7 +19,8 @@ Each check in the catalog layer's terms, per offer (the offer columns are agent.
 
 Examples: a BigQuery table has no row order, so both paths show the smallest ids
 (content_quality.examples_by_id); SQL ranks the distinct ids per check and returns three each.
-Merchant Center rows count rows by the transfer's primary key (`product_id`) and follow
+Merchant Center rows count offer rows (each offer's distinct keys first, so a destination listed twice
+counts once; no id is assumed unique) and follow
 agent.catalog.mc_status: a destination disapproves an offer when its `disapproved_countries` is not
 empty or its status says so; item issues are counted by code, the TOP_ISSUES most common kept.
 """
@@ -47,9 +48,9 @@ from agent.analysis.result import Scope
 from agent.analysis.sql_run import offers, scope_filter, unplaced_note
 from agent.catalog.taxonomy import Taxonomy
 
-_COLUMNS = ("rid", "pk", "ident", "vid", "gid", "p", "cur", "brand", "title", "description", "image", "gtin", "sale")
+_COLUMNS = ("pk", "ident", "vid", "gid", "p", "cur", "brand", "title", "description", "image", "gtin", "sale")
 # The transfer columns these queries read beyond the pushdown's own (the cap is checked on them too).
-READS = ("product_id", "title", "description", "image_link", "gtin", "sale_price", "destinations", "issues")
+READS = ("title", "description", "image_link", "gtin", "sale_price", "destinations", "issues")
 
 _PADDED = "LPAD(gtin, 14, '0')"
 _CHECK_SUM = " + ".join(
@@ -78,7 +79,7 @@ _FAILS = {
     "long_description": f"COALESCE(LENGTH(description), 0) > {MAX_DESCRIPTION}",
 }
 _CHECKED = (
-    ",\nchecked AS (SELECT rid, pk, ident, gid, cur, "
+    ",\nchecked AS (SELECT pk, ident, gid, cur, "
     + ", ".join(f"{sql} AS {check_id}" for check_id, sql in _FAILS.items())
     + " FROM scoped),\nflagged AS (SELECT *, ("
     + " OR ".join(REQUIRED)
@@ -102,25 +103,33 @@ _EXAMPLES = (
     + _RANKED
 )
 _CATEGORIES = "SELECT gid, COUNT(*) AS n, COUNTIF(incomplete) AS bad FROM flagged GROUP BY gid"
-# Merchant Center: (k, rid, pk, ident) per offer and disapproving destination / item issue code.
+# Merchant Center: per offer its distinct disapproving destinations / issue codes (`ks`), then one
+# (k, pk, ident) row per offer and key: rows are counted as rows, never by an id that may repeat.
 _DISAPPROVED = """,
-per AS (
-  SELECT TRIM(d.name) AS k, s.rid AS rid, s.pk AS pk, s.ident AS ident
-  FROM scoped AS s, UNNEST(s.destinations) AS d
-  WHERE (LOWER(TRIM(d.status)) = 'disapproved' OR ARRAY_LENGTH(d.disapproved_countries) > 0)
-    AND NULLIF(TRIM(d.name), '') IS NOT NULL
-)"""
+keyed AS (
+  SELECT s.pk AS pk, s.ident AS ident,
+         ARRAY(SELECT DISTINCT TRIM(d.name) FROM UNNEST(s.destinations) AS d
+               WHERE (LOWER(TRIM(d.status)) = 'disapproved' OR ARRAY_LENGTH(d.disapproved_countries) > 0)
+                 AND NULLIF(TRIM(d.name), '') IS NOT NULL) AS ks
+  FROM scoped AS s
+),
+per AS (SELECT k, pk, ident FROM keyed, UNNEST(ks) AS k)"""
 _ISSUES = """,
-per AS (
-  SELECT TRIM(i.code) AS k, s.rid AS rid, s.pk AS pk, s.ident AS ident
-  FROM scoped AS s, UNNEST(s.issues) AS i
-  WHERE NULLIF(TRIM(i.code), '') IS NOT NULL
-)"""
+keyed AS (
+  SELECT s.pk AS pk, s.ident AS ident,
+         ARRAY(SELECT DISTINCT TRIM(i.code) FROM UNNEST(s.issues) AS i WHERE NULLIF(TRIM(i.code), '') IS NOT NULL) AS ks
+  FROM scoped AS s
+),
+per AS (SELECT k, pk, ident FROM keyed, UNNEST(ks) AS k)"""
 _PER_KEY = """
-SELECT k, COUNT(DISTINCT rid) AS rows_n, COUNT(DISTINCT pk) AS products_n FROM per GROUP BY k
-UNION ALL SELECT NULL AS k, COUNT(DISTINCT rid) AS rows_n, COUNT(DISTINCT pk) AS products_n FROM per
+SELECT k, COUNT(*) AS rows_n, COUNT(DISTINCT pk) AS products_n FROM per GROUP BY k
+UNION ALL SELECT NULL AS k, COUNTIF(ARRAY_LENGTH(ks) > 0) AS rows_n,
+                 COUNT(DISTINCT IF(ARRAY_LENGTH(ks) > 0, pk, NULL)) AS products_n FROM keyed
 """
-_PER_KEY_EXAMPLES = ",\npairs AS (SELECT k, ident FROM per UNION ALL SELECT '' AS k, ident FROM per)" + _RANKED
+_PER_KEY_EXAMPLES = (
+    ",\npairs AS (SELECT k, ident FROM per UNION ALL SELECT '' AS k, ident FROM keyed WHERE ARRAY_LENGTH(ks) > 0)"
+    + _RANKED
+)
 
 
 @dataclass

@@ -40,7 +40,6 @@ _RAW = {
     "price_currency": "price.currency",
     "brand": "brand",
     # content_quality and attribute_coverage (agent.analysis.content_quality_sql, attributes_sql)
-    "product_id": "product_id",
     "title": "title",
     "description": "description",
     "image_link": "image_link",
@@ -70,8 +69,6 @@ OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "st": ("aw.st", ("availability",)),
     # brand trimmed, inner runs of two or more spaces as one, empty as none (values.clean_text, categorical)
     "brand": ("NULLIF(REGEXP_REPLACE(TRIM(r.brand), r'\\s\\s+', ' '), '')", ("brand",)),
-    # one row of the partition: the transfer's primary key (channel:language:feed label:offer id)
-    "rid": ("COALESCE(r.product_id, r.offer_id)", ("product_id", "offer_id")),
     # the example id content_quality shows: the variant (offer) id, else the product id, trimmed
     "ident": (
         "COALESCE(NULLIF(TRIM(r.offer_id), ''), NULLIF(TRIM(r.item_group_id), ''))",
