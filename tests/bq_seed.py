@@ -4,8 +4,8 @@
 (the columns the transfer documents, nested records included); `demo_products_rows()` turns
 data/demo/catalog.csv into rows of that schema the way Merchant Center would hold the same offers:
 `offer_id` = variant, `item_group_id` = product, price as {value, currency}, availability in feed
-words ("in stock"), the merchant's own category as `product_type`, one Shopping destination, and an
-item issue on offers without a GTIN.
+words ("in stock"), the merchant's own category as `product_type`, two destinations and item issues
+(`destinations()`, `issues()`: some offers disapproved or pending).
 """
 
 from __future__ import annotations
@@ -120,6 +120,50 @@ def narrow_schema():
     return [f for f in products_schema() if f.name in NARROW]
 
 
+# Merchant Center's verdicts on the demo offers, by position (deterministic): most are approved for
+# Shopping ads and free listings; every 11th is disapproved for Shopping in the US over its image,
+# every 23rd in both destinations over its price, every 17th pending for free listings. Item issues as
+# the transfer writes them: demoted for a missing GTIN, disapproved with the destination's disapproval.
+DESTINATIONS = ("Shopping", "SurfacesAcrossGoogle")
+
+
+def _destination(name: str, state: str) -> dict:
+    return {
+        "name": name,
+        "status": state,
+        "approved_countries": ["US"] if state == "approved" else [],
+        "pending_countries": ["US"] if state == "pending" else [],
+        "disapproved_countries": ["US"] if state == "disapproved" else [],
+    }
+
+
+def destinations(i: int) -> list[dict]:
+    shopping = "disapproved" if i % 11 == 3 or i % 23 == 7 else "approved"
+    free = "disapproved" if i % 23 == 7 else "pending" if i % 17 == 5 else "approved"
+    return [_destination(DESTINATIONS[0], shopping), _destination(DESTINATIONS[1], free)]
+
+
+def _issue(code: str, servability: str, attribute: str, destination: str) -> dict:
+    return {
+        "code": code,
+        "servability": servability,
+        "resolution": "merchant_action",
+        "attribute_name": attribute,
+        "destination": destination,
+        "short_description": code.replace("_", " ").capitalize(),
+        "applicable_countries": ["US"],
+    }
+
+
+def issues(i: int, has_gtin: bool) -> list[dict]:
+    out = [] if has_gtin else [_issue("missing_gtin", "demoted", "gtin", "Shopping")]
+    if i % 11 == 3:
+        out.append(_issue("image_link_broken", "disapproved", "image_link", "Shopping"))
+    if i % 23 == 7:
+        out += [_issue("price_mismatch", "disapproved", "price", d) for d in DESTINATIONS]
+    return out
+
+
 def demo_rows() -> list[dict[str, str]]:
     with DEMO.open(encoding="utf-8", newline="") as fh:
         return list(csv.DictReader(fh))
@@ -128,9 +172,7 @@ def demo_rows() -> list[dict[str, str]]:
 def demo_products_rows(merchant_id: int = 123456, day: str | None = None) -> list[dict]:
     """The demo catalog's offers (active ones: a feed holds what is for sale) as transfer rows."""
     out = []
-    for r in demo_rows():
-        if r["status"] != "active":
-            continue
+    for i, r in enumerate(r for r in demo_rows() if r["status"] == "active"):
         row = {
             "product_id": f"online:en:US:{r['variant_id']}",
             "merchant_id": merchant_id,
@@ -155,26 +197,8 @@ def demo_products_rows(merchant_id: int = 123456, day: str | None = None) -> lis
             "product_type": r["category"] or None,
             "size": r["size"] or None,
             "google_product_category_path": r["google_product_category"] or None,
-            "destinations": [
-                {
-                    "name": "Shopping",
-                    "status": "approved",
-                    "approved_countries": ["US"],
-                    "pending_countries": [],
-                    "disapproved_countries": [],
-                }
-            ],
-            "issues": []
-            if r["gtin"]
-            else [
-                {
-                    "code": "missing_gtin",
-                    "servability": "demoted",
-                    "attribute_name": "gtin",
-                    "destination": "Shopping",
-                    "applicable_countries": ["US"],
-                }
-            ],
+            "destinations": destinations(i),
+            "issues": issues(i, has_gtin=bool(r["gtin"])),
         }
         if day:
             row["product_data_timestamp"] = f"{day}T06:00:00Z"

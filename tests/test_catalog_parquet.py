@@ -90,3 +90,17 @@ def test_shopify_columns_in_parquet_use_the_shopify_reader():
     table, ev = read_table_bytes(parquet(t), "shop.parquet", KIND_GCS)
     assert ev.format == "Shopify product export (Parquet)"
     assert table["title"].to_pylist() == ["Chair", "Chair"] and table["brand"].to_pylist() == ["Acme", "Acme"]
+
+
+def test_a_canonical_parquet_kept_before_the_merchant_center_columns_is_still_canonical():
+    """A table kept before `disapproved_destinations` / `issue_codes` existed (canonical.ADDED_LATER) is
+    read by the canonical fast path, those columns null: no re-normalising, no change of answer."""
+    from agent.catalog import canonical
+
+    original, _ = read_table_bytes(parquet(GENERIC), "p.parquet", KIND_GCS)
+    older = original.drop_columns(list(canonical.ADDED_LATER))
+    again, ev = read_table_bytes(parquet(older), "saved.parquet", KIND_GCS)
+    assert ev.format == "canonical table (Parquet)"
+    assert again.schema == canonical.SCHEMA
+    assert again.drop_columns(list(canonical.ADDED_LATER)).to_pylist() == older.to_pylist()
+    assert all(again[column].null_count == again.num_rows for column in canonical.ADDED_LATER)

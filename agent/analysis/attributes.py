@@ -123,8 +123,9 @@ class _Vocab:
         return code
 
     def display(self) -> list[str]:
-        """Per key, its most frequent written form (the first seen on a tie)."""
-        return [max(w, key=w.__getitem__) if w else v for v, w in zip(self.values, self.written)]
+        """Per key, its most frequent written form (the smallest one on a tie: not the first seen, since
+        a BigQuery table has no row order and both paths must show the same form)."""
+        return [min(w, key=lambda form: (-w[form], form)) if w else v for v, w in zip(self.values, self.written)]
 
 
 def _source(arr, vocab: _Vocab) -> tuple[np.ndarray, np.ndarray]:
@@ -205,19 +206,55 @@ def _distribution(values: Values) -> tuple[list[tuple[str, str, int]], int, int]
     return triples, int(values.respelled[values.codes >= 0].sum()), int(len(filled))
 
 
+Distribution = tuple[list[tuple[str, str, int]], int, int]  # _distribution's (triples, merged, filled)
+
+
+def tally(counted: list[tuple[str | None, int]]) -> Distribution:
+    """_distribution's figures from (value as stored, rows) pairs, one per distinct stored value: the
+    SQL path's counts (agent.analysis.attributes_sql), normalised here by the same functions."""
+    stored = pa.array([value for value, _ in counted], pa.string())
+    written, clean = _written(stored), _clean(stored)
+    spelled = _spell(clean)
+    vocab = _Vocab()
+    per_key: Counter = Counter()
+    merged = filled = 0
+    for shown, key, spelt, (_, rows) in zip(written.to_pylist(), clean.to_pylist(), spelled.to_pylist(), counted):
+        code = vocab.code(spelt, shown, rows)
+        if code < 0 or not rows:
+            continue
+        per_key[code] += rows
+        filled += rows
+        merged += rows if key != spelt else 0
+    display = vocab.display()
+    triples = sorted(((vocab.values[k], display[k], n) for k, n in per_key.items()), key=lambda p: (-p[2], p[0]))
+    return triples, merged, filled
+
+
 def run(inp: SkillInput) -> SkillResult:
+    """Fill rates and values over the scope's rows: in memory, or counted per distinct value in BigQuery
+    for a `Products_` table above the size line (agent.analysis.attributes_sql); the rows are built alike."""
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(inp.own, scope, tax, COLUMNS_READ)
-    scoped = pop.table
     with_ref = inp.reference is not None
     reference = _reference_values(inp) if with_ref else {}
-    rows = _rows(scoped, reference, with_ref) if scoped.num_rows else []
-    table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, pop.excluded)
+    pushdown = next((s.pushdown for s in inp.sources if getattr(s, "pushdown", None) is not None), None)
+    notes: list[str] = []
+    excluded: dict[str, int] = {}
+    if pushdown is not None:
+        from agent.analysis import attributes_sql
+
+        total, distributions, notes = attributes_sql.figures(pushdown, scope, tax)
+        rows = _rows(total, distributions, reference, with_ref) if total else []
+    else:
+        pop = common.population(inp.own, scope, tax, COLUMNS_READ)
+        scoped, excluded = pop.table, pop.excluded
+        found = ((label, _distribution(values)) for label, values in attribute_values(scoped).items())
+        rows = _rows(scoped.num_rows, found, reference, with_ref) if scoped.num_rows else []
+    table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, excluded)
     return SkillResult(
         skill=SKILL_ID,
         scope=scope,
         table=table,
-        findings=_findings(rows, with_ref, pop.excluded),
+        findings=_findings(rows, with_ref, excluded),
         missing="reference" if scope.wants_reference and not with_ref else None,  # "compared with competitors"
         thresholds={
             "fill_rate": "share of variant rows with a value",
@@ -226,6 +263,7 @@ def run(inp: SkillInput) -> SkillResult:
         currency=None,
         chart=("Attribute", "Fill rate"),
         taxonomy_note=common.taxonomy_note(scope, tax),
+        notes=notes,
     )
 
 
@@ -244,16 +282,16 @@ def _reference_values(inp: SkillInput) -> ReferenceValues:
     return found
 
 
-def _rows(scoped: pa.Table, reference: ReferenceValues, with_ref: bool) -> list[dict]:
-    """The table step: the rows analysed, then one row per attribute (fill rate, distinct and top values,
-    merged spellings; with a reference, its fill rate and the values only it has)."""
-    rows: list[dict] = [{"Attribute": "Variant rows analysed", "Filled rows": scoped.num_rows}]
-    for label, values in attribute_values(scoped).items():
-        triples, merged, filled = _distribution(values)
+def _rows(total: int, found, reference: ReferenceValues, with_ref: bool) -> list[dict]:
+    """The table step: the rows analysed, then one row per attribute of `found` ((label, Distribution)
+    pairs: fill rate, distinct and top values, merged spellings; with a reference, its fill rate and
+    the values only it has)."""
+    rows: list[dict] = [{"Attribute": "Variant rows analysed", "Filled rows": total}]
+    for label, (triples, merged, filled) in found:
         row = {
             "Attribute": label,
             "Filled rows": filled,
-            "Fill rate": common.pct(filled, scoped.num_rows),
+            "Fill rate": common.pct(filled, total),
             "Distinct values": len(triples),
             "Top values (rows)": ", ".join(f"{shown} ({n:,})" for _, shown, n in triples[:TOP_VALUES]) or None,
             "Spelling variants merged (rows)": merged,

@@ -123,14 +123,23 @@ def rows_where(table: pa.Table, mask: pa.Array | pa.ChunkedArray) -> pa.Table:
     return pa.Table.from_arrays(cols, schema=table.schema)
 
 
-def population(table: pa.Table, scope: Scope, taxonomy: Taxonomy, columns: Sequence[str] | None = None) -> Population:
+def population(
+    table: pa.Table,
+    scope: Scope,
+    taxonomy: Taxonomy,
+    columns: Sequence[str] | None = None,
+    scoped_on: pa.Table | None = None,
+) -> Population:
     """In-scope rows with an analysed status; excluded statuses counted by variant row.
 
     `columns` (plus status) are the only ones carried into the filtered table: filtering a
     million-row table costs per column, and a skill reads a handful of the canonical columns. The
     scope mask is taken on the whole table first (its cached computation is shared by every skill).
+    `scoped_on`: the whole table the mask is taken on when `table` is a slimmer one derived from it
+    row for row (content_quality's): scoping reads columns such a table drops (own categories, the
+    mapping method), so a scope taken on it would hold other rows than every other skill's.
     """
-    mask = scope_mask(table, scope, taxonomy)
+    mask = scope_mask(table if scoped_on is None else scoped_on, scope, taxonomy)
     if columns is not None:
         table = table.select(list(dict.fromkeys([*columns, "status"])))
     scoped = table if mask is None else rows_where(table, mask)

@@ -37,6 +37,8 @@ READ = (
     "currency",
     "gtin",
     "image_url",
+    "disapproved_destinations",
+    "issue_codes",
 )
 MAX_TITLE = 150
 MAX_DESCRIPTION = 5000
@@ -69,6 +71,13 @@ REQUIRED = (
     "missing_category",
 )
 SEVERITY_RANK = {"high": 3, "medium": 2, "low": 1}
+# Merchant Center's own verdicts (a BigQuery `Products_` source only: agent.catalog.mc_status). Shown
+# only when the source carries them; a file never shows the section.
+MC_SECTION = "Merchant Center"
+MC_DISAPPROVED = "Disapproved in at least one destination"
+MC_DESTINATION = "Disapproved for {}"
+MC_ISSUE = "Item issue: {}"
+TOP_ISSUES = 5
 
 COLUMNS = (
     ("Section", "text", pa.string()),
@@ -212,7 +221,11 @@ def failures(table: pa.Table) -> dict[str, pa.ChunkedArray]:
     }
 
 
-def _example_ids(table: pa.Table, mask) -> str | None:
+def _example_ids(table: pa.Table, mask, by_id: bool = False) -> str | None:
+    """Up to EXAMPLES ids (SKU, else variant id, else product id) of the rows in `mask`: the first in
+    the table's order, or with `by_id` the smallest (examples_by_id)."""
+    if by_id:
+        return _smallest_ids(table.filter(mask))
     first = np.flatnonzero(np.asarray(mask.to_numpy(zero_copy_only=False) if hasattr(mask, "to_numpy") else mask))[
         : EXAMPLES * 4
     ]
@@ -225,25 +238,126 @@ def _example_ids(table: pa.Table, mask) -> str | None:
     return ", ".join(ids) or None
 
 
+def _smallest_ids(rows: pa.Table) -> str | None:
+    """The EXAMPLES smallest distinct ids of `rows` (SKU, else variant id, else product id; "" is none)."""
+    ident = None
+    for name in ("sku", "variant_id", "product_id"):
+        column = common.as_str(rows[name])
+        column = pc.if_else(pc.equal(column, ""), pa.scalar(None, pa.string()), column)
+        ident = column if ident is None else pc.coalesce(ident, column)
+    if ident is None or not len(ident):
+        return None
+    distinct = pc.unique(ident).drop_null()
+    return ", ".join(pc.take(distinct, pc.sort_indices(distinct)).to_pylist()[:EXAMPLES]) or None
+
+
+def _entry_masks(column: pa.ChunkedArray) -> dict[str, pa.Array]:
+    """Per entry of a newline-joined dictionary column (agent.catalog.mc_status), the rows holding it:
+    entries are split once per distinct joined value, rows matched by dictionary index."""
+    from agent.catalog.mc_status import SEPARATOR
+
+    encoded = common.encoded(column)
+    holders: dict[str, list[int]] = {}
+    for index, joined in enumerate(encoded.dictionary.to_pylist()):
+        for entry in (joined or "").split(SEPARATOR):
+            if entry:
+                holders.setdefault(entry, []).append(index)
+    return {
+        entry: pc.fill_null(pc.is_in(encoded.indices, value_set=pa.array(indices, encoded.indices.type)), False)
+        for entry, indices in holders.items()
+    }
+
+
+def mc_row(item: str, severity: str, rows_n: int, products_n: int, total: int, examples: str | None) -> dict:
+    """One Merchant Center row (both paths build it here)."""
+    return {
+        "Section": MC_SECTION,
+        "Item": item,
+        "Severity": severity,
+        "Affected rows": rows_n,
+        "Affected products": products_n,
+        "Share of rows": common.pct(rows_n, total),
+        "Examples": examples,
+    }
+
+
+def _merchant_center_rows(scoped: pa.Table, by_id: bool) -> list[dict[str, Any]]:
+    """Merchant Center's verdicts, when the source carries them (never for a file): the offers
+    disapproved anywhere, then per destination, then the TOP_ISSUES most common item issues (most rows
+    first, then by code)."""
+    rows: list[dict[str, Any]] = []
+    total = scoped.num_rows
+    destinations = scoped["disapproved_destinations"]
+    if destinations.null_count < len(destinations):
+        anywhere = pc.fill_null(pc.not_equal(common.as_str(destinations), ""), False)
+        rows_n = int(pc.sum(anywhere).as_py() or 0)
+        products = int(pc.count_distinct(pc.filter(scoped["product_key"], anywhere)).as_py()) if rows_n else 0
+        examples = _example_ids(scoped, anywhere, by_id) if rows_n else None
+        rows.append(mc_row(MC_DISAPPROVED, "high", rows_n, products, total, examples))
+        rows += _entry_rows(scoped, _entry_masks(destinations), MC_DESTINATION, "high", None, by_id)
+    issues = scoped["issue_codes"]
+    if issues.null_count < len(issues):
+        rows += _entry_rows(scoped, _entry_masks(issues), MC_ISSUE, "medium", TOP_ISSUES, by_id)
+    return rows
+
+
+def _entry_rows(scoped, masks, label: str, severity: str, limit: int | None, by_id: bool) -> list[dict[str, Any]]:
+    counted = sorted(((-int(pc.sum(mask).as_py() or 0), entry) for entry, mask in masks.items()))
+    counted = [(n, entry) for n, entry in counted if n][:limit]
+    return [
+        mc_row(
+            label.format(entry),
+            severity,
+            -n,
+            int(pc.count_distinct(pc.filter(scoped["product_key"], masks[entry])).as_py()),
+            scoped.num_rows,
+            _example_ids(scoped, masks[entry], by_id),
+        )
+        for n, entry in counted
+    ]
+
+
 def run(inp: SkillInput) -> SkillResult:
+    """The checks over the scope's rows: in memory, or as SQL in BigQuery for a `Products_` table above
+    the size line (agent.analysis.content_quality_sql gives the same rows); `answer` does the rest."""
     scope, tax = inp.scope, inp.taxonomy
-    pop = common.population(_slim(inp.own), scope, tax)
+    pushdown = next((s.pushdown for s in inp.sources if getattr(s, "pushdown", None) is not None), None)
+    if pushdown is not None:
+        from agent.analysis import content_quality_sql
+
+        pushed = content_quality_sql.figures(pushdown, scope, tax)
+        return answer(inp, pushed.rows, {}, pushed.currency, pushed.notes)
+    pop = common.population(_slim(inp.own), scope, tax, scoped_on=inp.own)
     scoped = pop.table
-    rows = _rows(scoped, scope, tax) if scoped.num_rows else []
-    table = common.records_table(COLUMNS, rows, pop.excluded)
+    rows = _rows(scoped, scope, tax, examples_by_id(inp.sources)) if scoped.num_rows else []
+    return answer(inp, rows, pop.excluded, common.single_currency(scoped), [])
+
+
+def examples_by_id(sources) -> bool:
+    """A table read from BigQuery has no row order (each read may stream it differently), so its
+    examples are the smallest ids, as the SQL path's ORDER BY gives them; a file's are its first rows."""
+    from agent.catalog.bigquery import KIND_BIGQUERY
+
+    return bool(sources) and all(getattr(s, "kind", None) == KIND_BIGQUERY for s in sources)
+
+
+def answer(inp: SkillInput, rows: list[dict], excluded: dict[str, int], currency: str | None, notes: list[str]):
+    """The skill result from the rows (either path's): the table, findings and thresholds."""
+    table = common.records_table(COLUMNS, rows, excluded)
     return SkillResult(
         skill=SKILL_ID,
-        scope=scope,
+        scope=inp.scope,
         table=table,
-        findings=_findings(rows, pop.excluded),
+        findings=_findings(rows, excluded),
         thresholds={
             "max_title_chars": MAX_TITLE,
             "max_description_chars": MAX_DESCRIPTION,
             "required_for_complete": list(REQUIRED),
         },
-        currency=common.single_currency(scoped),
+        currency=currency,
         chart=None,
-        taxonomy_note=common.taxonomy_note(scope, tax),
+        taxonomy_note=common.taxonomy_note(inp.scope, inp.taxonomy),
+        notes=list(notes),
     )
 
 
@@ -260,9 +374,10 @@ def _slim(own: pa.Table) -> pa.Table:
     )
 
 
-def _rows(scoped: pa.Table, scope: Scope, tax: Taxonomy) -> list[dict]:
-    """The table step: the completeness row, the failing checks (most severe, then most rows first), and
-    completeness per category (least complete first)."""
+def _rows(scoped: pa.Table, scope: Scope, tax: Taxonomy, by_id: bool = False) -> list[dict]:
+    """The table step: the completeness row, the failing checks (most severe, then most rows first),
+    Merchant Center's verdicts when the source has them, and completeness per category (least complete
+    first). `by_id`: examples are the smallest ids (examples_by_id)."""
     fails = failures(scoped)
     incomplete = fails[REQUIRED[0]]
     for key in REQUIRED[1:]:
@@ -276,10 +391,15 @@ def _rows(scoped: pa.Table, scope: Scope, tax: Taxonomy) -> list[dict]:
         "Share of rows": None,
         "Complete": common.pct(complete_n, scoped.num_rows),
     }
-    return [completeness, *_check_rows(scoped, fails), *_category_rows(scoped, scope, tax, incomplete)]
+    return [
+        completeness,
+        *_check_rows(scoped, fails, by_id),
+        *_merchant_center_rows(scoped, by_id),
+        *_category_rows(scoped, scope, tax, incomplete),
+    ]
 
 
-def _check_rows(scoped: pa.Table, fails: dict[str, pa.ChunkedArray]) -> list[dict[str, Any]]:
+def _check_rows(scoped: pa.Table, fails: dict[str, pa.ChunkedArray], by_id: bool = False) -> list[dict[str, Any]]:
     """One row per check that fails somewhere: rows and products affected, a few example ids."""
     checks: list[dict[str, Any]] = []
     for check_id, label, severity in CHECKS:
@@ -296,7 +416,7 @@ def _check_rows(scoped: pa.Table, fails: dict[str, pa.ChunkedArray]) -> list[dic
                 "Affected rows": n,
                 "Affected products": products,
                 "Share of rows": common.pct(n, scoped.num_rows),
-                "Examples": _example_ids(scoped, mask),
+                "Examples": _example_ids(scoped, mask, by_id),
                 "_id": check_id,
             }
         )
@@ -323,6 +443,38 @@ def _category_rows(scoped: pa.Table, scope: Scope, tax: Taxonomy, incomplete: pa
     ]
     rows.sort(key=lambda r: (r["Complete"], r["Item"]))
     return rows
+
+
+def _merchant_center_findings(rows: list[dict]) -> list[Finding]:
+    """Disapprovals (how many offers, where) or that there are none; the most common item issues."""
+    found: list[Finding] = []
+    mc = [(i, r) for i, r in enumerate(rows) if r["Section"] == MC_SECTION]
+    summary = next(((i, r) for i, r in mc if r["Item"] == MC_DISAPPROVED), None)
+    prefix, issue_prefix = MC_DESTINATION.format(""), MC_ISSUE.format("")
+    if summary is not None and summary[1]["Affected rows"]:
+        i, r = summary
+        where = [(j, d) for j, d in mc if d["Item"].startswith(prefix)]
+        values = {
+            "rows_n": r["Affected rows"],
+            "products_n": r["Affected products"],
+            "items": [{"destination": d["Item"][len(prefix) :], "rows_n": d["Affected rows"]} for _, d in where],
+        }
+        cells = ((i, "Affected rows"), (i, "Affected products"), *((j, "Affected rows") for j, _ in where))
+        found.append(Finding("quality.disapproved", values, cells=cells, severity=8))
+    elif summary is not None:
+        found.append(Finding("quality.approved", {}, severity=3))
+    issues = [(j, d) for j, d in mc if d["Item"].startswith(issue_prefix)]
+    if issues:
+        items = [{"code": d["Item"][len(issue_prefix) :], "rows_n": d["Affected rows"]} for _, d in issues]
+        found.append(
+            Finding(
+                "quality.item_issues",
+                {"items": items},
+                cells=tuple((j, "Affected rows") for j, _ in issues),
+                severity=6,
+            )
+        )
+    return found
 
 
 def _findings(rows: list[dict], excluded: dict[str, int]) -> list[Finding]:
@@ -376,6 +528,7 @@ def _findings(rows: list[dict], excluded: dict[str, int]) -> list[Finding]:
                 "quality.worst_categories", {"items": items}, cells=tuple((i, "Complete") for i, _ in cats), severity=4
             )
         )
+    found += _merchant_center_findings(rows)
     ex = common.excluded_finding(excluded, rows)
     if ex:
         found.append(ex)

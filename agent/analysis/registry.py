@@ -154,5 +154,14 @@ SKILLS: dict[str, SkillSpec] = {s.id: s for s in _SPECS}
 # Skills whose aggregation also runs as SQL in BigQuery (a bq:// Products_ table above the size line,
 # BIGQUERY_IN_MEMORY_BYTES): the service answers the others with the line instead of an empty table.
 IN_BIGQUERY = frozenset(
-    {"assortment_gaps", "catalog_overview", "price_ladder", "brand_coverage", "availability", "demand_gaps"}
+    {
+        "assortment_gaps",
+        "catalog_overview",
+        "price_ladder",
+        "brand_coverage",
+        "availability",
+        "content_quality",
+        "attribute_coverage",
+        "demand_gaps",
+    }
 )

@@ -39,11 +39,19 @@ _RAW = {
     "price_value": "price.value",
     "price_currency": "price.currency",
     "brand": "brand",
+    # content_quality and attribute_coverage (agent.analysis.content_quality_sql, attributes_sql)
     "title": "title",
-    "sale_value": "sale_price.value",
+    "description": "description",
+    "image_link": "image_link",
     "gtin": "gtin",
+    "sale_value": "sale_price.value",
     "sale_start_at": "sale_price_effective_start_date",
     "sale_end_at": "sale_price_effective_end_date",
+    "destinations": "destinations",
+    "issues": "issues",
+    "color": "color",
+    "material": "material",
+    "size": "size",
 }
 
 # Canonical offer columns -> (SQL over the raw row `r` and the per-distinct joins, raw aliases read).
@@ -63,15 +71,28 @@ OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "st": ("aw.st", ("availability",)),
     # brand trimmed, inner runs of two or more spaces as one, empty as none (values.clean_text, categorical)
     "brand": ("NULLIF(REGEXP_REPLACE(TRIM(r.brand), r'\\s\\s+', ' '), '')", ("brand",)),
-    # free text: trimmed, empty as none (values.clean_text, not categorical)
+    # the example id content_quality shows: the variant (offer) id, else the product id, trimmed
+    "ident": (
+        "COALESCE(NULLIF(TRIM(r.offer_id), ''), NULLIF(TRIM(r.item_group_id), ''))",
+        ("offer_id", "item_group_id"),
+    ),
+    "vid": ("NULLIF(TRIM(r.offer_id), '')", ("offer_id",)),
+    # titles and identifiers trimmed, empty as none (values.clean_text, not categorical); descriptions
+    # and links kept as written
     "title": ("NULLIF(TRIM(r.title), '')", ("title",)),
+    "description": ("r.description", ("description",)),
+    "image": ("NULLIF(TRIM(r.image_link), '')", ("image_link",)),
+    "gtin": ("NULLIF(TRIM(r.gtin), '')", ("gtin",)),
     "sale": ("CAST(r.sale_value AS FLOAT64)", ("sale_value",)),
-    # as written (demand_sql keys it as demand keys it: digits only, leading zeros dropped)
-    "gtin": ("r.gtin", ("gtin",)),
     # the sale's schedule as the in-memory reader takes it from the same TIMESTAMPs: their UTC days,
     # first and last inclusive (agent.catalog.bigquery.SALE_WINDOW; common.sales applies the window)
     "sale_start": ("DATE(r.sale_start_at)", ("sale_start_at",)),
     "sale_end": ("DATE(r.sale_end_at)", ("sale_end_at",)),
+    "destinations": ("r.destinations", ("destinations",)),
+    "issues": ("r.issues", ("issues",)),
+    "color": ("r.color", ("color",)),
+    "material": ("r.material", ("material",)),
+    "size": ("r.size", ("size",)),
 }
 
 _CURRENCIES = """curs AS (

@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.bqref import BqRef
-from agent.catalog import headers
+from agent.catalog import headers, mc_status
 from agent.catalog.errors import CatalogError, UnreadableCatalog
 
 log = logging.getLogger(__name__)
@@ -71,8 +71,9 @@ PRODUCTS_RECORDS = ("price", "sale_price")
 # interval, split). Flattened back into that interval, "start/end" (UTC), for the gmc reader.
 SALE_WINDOW = ("sale_price_effective_start_date", "sale_price_effective_end_date")
 PRODUCTS_DISTINCTIVE = {"offer_id", "price", "destinations"}  # enough to call a table a transfer table
-# Destination statuses and item issues (`destinations`, `issues`) are not read yet: content_quality has no
-# canonical column for them (issue 15, item 1, left open).
+# Destination statuses and item issues, read as they are and turned into the canonical columns
+# `disapproved_destinations` / `issue_codes` (agent.catalog.mc_status), which content_quality reports.
+PRODUCTS_STATUS = mc_status.RECORDS
 
 # BigQuery's minimum logical bytes per value (its pricing page's data-size table).
 _MIN_WIDTH = {
@@ -211,7 +212,9 @@ def plan_read(client: Any, ref: BqRef, settings: Any, columns: list[str] | None 
         if not wanted:
             raise UnreadableCatalog("none of the needed columns is in the table")
     elif products:
-        wanted = [column for column in (*PRODUCTS_FLAT, *PRODUCTS_RECORDS, *SALE_WINDOW) if column in fields]
+        wanted = [
+            column for column in (*PRODUCTS_FLAT, *PRODUCTS_RECORDS, *SALE_WINDOW, *PRODUCTS_STATUS) if column in fields
+        ]
     else:
         scalar = [
             name
@@ -396,6 +399,8 @@ def _normalised(raw: pa.Table, plan: ReadPlan, name: str, kind: str):
     if not det.roles:
         raise UnreadableCatalog("no product columns recognised (such as title, SKU or price)")
     table, evidence = normalise(flat, columns, det, name, kind, meta_snapshot=plan.partition)
+    if plan.products_schema:
+        table = mc_status.attach(table, raw)
     if plan.partition is not None:
         evidence.snapshot_date = plan.partition
         evidence.snapshot_origin = f"newest partition, {plan.partition_expr}"
@@ -509,22 +514,36 @@ class Pushdown:
         if self.estimate > settings.maximum_bytes_billed:
             raise BytesCapExceeded(self.estimate, settings.maximum_bytes_billed)
         self.has = set(fields)
+        self._fields = fields
+        self._estimates: dict[tuple[str, ...], tuple[int, bool]] = {(): (self.estimate, self.estimate_exact)}
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        """Rows of one aggregation query, as dicts; raises BytesCapExceeded or BigQueryUnavailable."""
+    def estimate_for(self, reads: Sequence[str]) -> int:
+        """The estimate of a query that also reads the transfer columns `reads` (beyond PUSHDOWN_COLUMNS:
+        content_quality reads titles and descriptions), once per set of columns: a skill that reads
+        more is checked against the cap on what it reads, and one that reads less is not held to it."""
+        extra = tuple(sorted({column for column in reads if column in self.has} - set(self.columns)))
+        if extra not in self._estimates:
+            plan = dataclasses.replace(self.plan, columns=[*self.columns, *extra])
+            self._estimates[extra] = _estimate(self.client, plan, self._fields)
+        return self._estimates[extra][0]
+
+    def query(self, sql: str, params: Sequence[Any] = (), reads: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """Rows of one aggregation query, as dicts; raises BytesCapExceeded or BigQueryUnavailable.
+        `reads`: transfer columns the query reads beyond PUSHDOWN_COLUMNS (estimate_for)."""
         from google.api_core import exceptions as gexc
         from google.cloud import bigquery
 
         text = sql.format(table=self.plan.ref.sql_name, where=self.plan.where or "TRUE")
         cap = self.settings.maximum_bytes_billed
+        estimate = self.estimate_for(reads) if reads else self.estimate
         try:
             dry = self.client.query(
                 text,
                 job_config=bigquery.QueryJobConfig(dry_run=True, use_query_cache=False, query_parameters=list(params)),
             )
             reported = int(dry.total_bytes_processed or 0)
-            if max(reported, self.estimate) > cap:
-                raise BytesCapExceeded(max(reported, self.estimate), cap)
+            if max(reported, estimate) > cap:
+                raise BytesCapExceeded(max(reported, estimate), cap)
             job = self.client.query(
                 text,
                 job_config=bigquery.QueryJobConfig(maximum_bytes_billed=max(cap, 1), query_parameters=list(params)),
@@ -535,8 +554,8 @@ class Pushdown:
         except (gexc.GoogleAPIError, Exception) as exc:  # noqa: BLE001 - transport errors must not fail the turn
             raise BigQueryUnavailable(f"{self.plan.ref.uri}: {type(exc).__name__}: {exc}") from None
         scanned = int(job.total_bytes_processed or 0)
-        exact = bool(scanned) or not self.estimate
-        self.evidence.bytes_scanned = (self.evidence.bytes_scanned or 0) + (scanned if scanned else self.estimate)
+        exact = bool(scanned) or not estimate
+        self.evidence.bytes_scanned = (self.evidence.bytes_scanned or 0) + (scanned if scanned else estimate)
         self.evidence.bytes_exact = self.evidence.bytes_exact and exact
         return rows
 

@@ -21,6 +21,13 @@ with " > " levels, joined by a newline (`readers.own_categories.SEPARATOR`; no l
 It is dictionary-encoded: per distinct combination one string, so scope matching over a million
 rows parses a few thousand values. A scope "in Pumps" holds every product that has "Pumps" at any
 level of any of these paths.
+
+Merchant Center's own verdicts on an offer (a BigQuery `Products_` source: agent.catalog.mc_status)
+are two more columns, `disapproved_destinations` and `issue_codes`. Decision: a joined string, not a
+list<string> — per row the sorted distinct destination names (or issue codes) joined by a newline,
+dictionary-encoded like `own_categories`, since a few dozen combinations recur over a million offers
+and every Arrow kernel (filters, takes, dictionary unification, Parquet) handles a dictionary column
+already. "" means the data states none; null means the source has no such record (every file).
 """
 
 from __future__ import annotations
@@ -91,10 +98,18 @@ SCHEMA = pa.schema(
         # the sale price's schedule as the data states it (first and last day, inclusive); null = open
         pa.field("sale_start", pa.date32()),
         pa.field("sale_end", pa.date32()),
+        # Merchant Center's own verdicts (a `Products_` transfer table only; agent.catalog.mc_status):
+        # the destinations that disapprove the offer and the codes of its item issues, each the sorted
+        # distinct values joined by "\n"; "" = the data says none, null = the source has no such record
+        pa.field("disapproved_destinations", _dict),
+        pa.field("issue_codes", _dict),
     ]
 )
 
 COLUMNS = tuple(SCHEMA.names)
+# Columns added after canonical tables were first kept as Parquet (a saved attachment): a kept table
+# without them is still read as canonical, the missing ones null ("the source has no such record").
+ADDED_LATER = ("disapproved_destinations", "issue_codes")
 
 
 def empty_table() -> pa.Table:

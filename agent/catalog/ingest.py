@@ -187,7 +187,7 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
         log.info("parquet read failed for %s: %s", name, exc)
         raise UnreadableCatalog("not a readable Parquet file") from None
     meta_snapshot = _meta_date(meta.get(b"snapshot_date"))
-    if set(canonical.COLUMNS) <= set(columns):
+    if set(canonical.COLUMNS) - set(canonical.ADDED_LATER) <= set(columns):
         found = _read_canonical(data, name, kind, columns, meta_snapshot)
         if found is not None:
             return found
@@ -299,7 +299,9 @@ def _read_canonical(
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(pa.BufferReader(data), columns=list(canonical.COLUMNS)).cast(canonical.SCHEMA)
+        present = [column for column in canonical.COLUMNS if column in columns]
+        read = pq.read_table(pa.BufferReader(data), columns=present)
+        table = canonical.from_columns({column: read[column] for column in present}).cast(canonical.SCHEMA)
     except Exception as exc:  # noqa: BLE001 - not quite canonical after all: take the general path
         log.info("canonical parquet fast path declined for %s: %s", name, exc)
         return None

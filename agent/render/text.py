@@ -502,6 +502,26 @@ def _quality_all_pass(v: Values) -> str:
     return "Every row passes every check."
 
 
+@template("quality.disapproved")
+def _quality_disapproved(v: Values) -> str:
+    listed = _listed(v, lambda i: f"{i.raw('destination')} ({i.count('rows_n', 'offer', 'offers')})")
+    return (
+        f"Merchant Center disapproves {v.count('rows_n', 'offer', 'offers')} in "
+        f"{v.count('products_n', 'product', 'products')}: {listed}."
+    )
+
+
+@template("quality.approved")
+def _quality_approved(v: Values) -> str:
+    return "Merchant Center disapproves no offer in any destination."
+
+
+@template("quality.item_issues")
+def _quality_item_issues(v: Values) -> str:
+    listed = _listed(v, lambda i: f"{i.raw('code')} ({i.count('rows_n', 'offer', 'offers')})")
+    return f"Most common Merchant Center item issues: {listed}."
+
+
 @template("quality.worst_categories")
 def _quality_worst_categories(v: Values) -> str:
     listed = _listed(v, lambda i: f"{i['name']} ({i['complete_pct']} complete)")

@@ -1,0 +1,123 @@
+"""attribute_coverage both ways on the same BigQuery table: read into memory (under the size line) and
+counted in BigQuery (above it, agent.analysis.attributes_sql), against the emulator on loopback.
+
+The table is the demo catalog's offers in the transfer schema (each with its Google category, gaps_sql's
+premise) with colours, materials and sizes written as feeds write them: case and spacing variants,
+spelling variants ("gray", "Aluminum", "extra large"), blanks and whitespace. Table rows, findings,
+the Markdown text and the A2UI messages must be identical, on the whole catalog and scoped, and
+with a reference catalog (read in memory on both paths).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent import config as config_mod
+from agent.analysis import attributes, planner
+from agent.analysis.inputs import SkillInput
+from agent.analysis.registry import IN_BIGQUERY
+from agent.catalog import taxonomy as taxonomy_mod
+from agent.catalog.sources import load_catalog_inputs, load_demo
+from agent.render import a2ui
+from agent.render.text import render_skill
+from tests import bq_seed
+from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
+
+MERCHANT = "123456"
+QUESTIONS = (
+    "How well are colours filled in?",
+    "Which materials or colours am I missing in outdoor seating?",
+    "What sizes do I offer in furniture?",
+)
+COLOURS = ("Grey", "gray", "  GREY ", "Navy  Blue", "navy blue", "", "   ", "Multi-Colored", "multicolour")
+MATERIALS = ("Aluminum", "aluminium", "Teak", "teak ", "Resin  Wicker")
+SIZES = ("Extra Large", "XL", "x-large", "S", "s", "")
+
+
+def _rows() -> list[dict]:
+    out = []
+    for i, row in enumerate(bq_seed.demo_products_rows_with_google_ids()):
+        if i % 7 == 0:
+            row = dict(row, color=COLOURS[(i // 7) % len(COLOURS)])
+        if i % 11 == 0:
+            row = dict(row, material=MATERIALS[(i // 11) % len(MATERIALS)])
+        if i % 5 == 0:
+            row = dict(row, size=SIZES[(i // 5) % len(SIZES)])
+        out.append(row)
+    return out
+
+
+@pytest.fixture(scope="module")
+def table_uri(bq_emulator):  # noqa: F811
+    return "bq://" + bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=_rows())
+
+
+def _load(env, uri, **over):
+    settings = config_mod.load({**env, **over}).bigquery
+    return load_catalog_inputs([], catalog_uri=uri, merchant_id=MERCHANT, bigquery=settings)
+
+
+def _run(inputs, scope, tax, reference=None):
+    own = inputs.own
+    return attributes.run(
+        SkillInput(own=own.table, reference=reference, scope=scope, taxonomy=tax, sources=tuple(own.sources))
+    )
+
+
+def _assert_identical(a, b):
+    assert b.table.schema == a.table.schema
+    assert b.table.to_pylist() == a.table.to_pylist()
+    assert b.findings == a.findings
+    assert b.notes == a.notes and b.thresholds == a.thresholds and b.missing == a.missing
+    assert render_skill(b) == render_skill(a)
+    assert a2ui.build_messages(b, "footer", "s1") == a2ui.build_messages(a, "footer", "s1")
+
+
+def test_attribute_coverage_is_pushed_down():
+    assert "attribute_coverage" in IN_BIGQUERY
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_attribute_coverage_identical_in_memory_and_in_bigquery(bq_emulator, table_uri, question):  # noqa: F811
+    tax = taxonomy_mod.load()
+    memory = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES=str(1 << 40))
+    pushed = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0")
+    assert memory.problems == [] and pushed.problems == []
+    assert memory.own.sources[0].pushdown is None and pushed.own.table.num_rows == 0
+    plan = planner.plan(question, memory.own.table, tax, None)
+    assert "attribute_coverage" in plan.skills
+    a, b = _run(memory, plan.scope, tax), _run(pushed, plan.scope, tax)
+    _assert_identical(a, b)
+    rows = {r["Attribute"]: r for r in a.table.to_pylist()}
+    assert {"Colour", "Material", "Size"} <= set(rows)
+    if question == QUESTIONS[0]:  # the fixture's variants are merged (and counted) on both paths
+        assert rows["Colour"]["Spelling variants merged (rows)"] > 0
+        assert rows["Size"]["Spelling variants merged (rows)"] > 0
+        assert "Grey (" in rows["Colour"]["Top values (rows)"]
+
+
+def test_with_a_reference_catalog_identical(bq_emulator, table_uri):  # noqa: F811
+    tax = taxonomy_mod.load()
+    demo, _ = load_demo()
+    memory = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES=str(1 << 40))
+    pushed = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0")
+    plan = planner.plan(QUESTIONS[1], memory.own.table, tax, None)
+    a, b = _run(memory, plan.scope, tax, reference=demo), _run(pushed, plan.scope, tax, reference=demo)
+    _assert_identical(a, b)
+    assert "Reference fill rate" in a.table.column_names
+
+
+def test_tally_is_the_in_memory_distribution():
+    """attributes.tally over per-value counts equals the in-memory path over the same rows."""
+    import pyarrow as pa
+
+    from agent.catalog import canonical
+
+    values = [*COLOURS, None, "Grey", "navy blue"]
+    table = canonical.from_columns({"color": pa.array(values, pa.string())})
+    want = attributes._distribution(attributes.attribute_values(table)["Colour"])
+    counts: dict = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    assert attributes.tally(list(counts.items())) == want
+    assert want[2] == sum(1 for v in values if v and v.strip())
