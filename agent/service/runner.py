@@ -385,6 +385,7 @@ class Runner:
         from agent.analysis.registry import SKILLS
         from agent.catalog import taxonomy as taxonomy_mod
         from agent.render.footer import render_footer
+        from agent.render.text import md_escape
 
         now = self.deps.clock()
         preface = _preface(turn, inputs)
@@ -400,13 +401,15 @@ class Runner:
             plan = planner.plan(turn.question, inputs.own.table, taxonomy, memory)
         change.plan_memory = plan.memory.to_dict()
         turn.summary["skills"] = list(plan.skills)
-        preface = list(plan.notes) + preface
+        # The plan's notes quote the caller's words and the catalog's names ("the scope is …", "nearest:
+        # …"): escaped like catalog values, as the progress and status lines below are.
+        preface = [md_escape(note) for note in plan.notes] + preface
         for position, skill_id in enumerate(plan.skills):
             yield from self._run_skill(
                 turn, _SkillTurn(SKILLS[skill_id], position, plan, taxonomy, now), inputs, preface
             )
         names = ", ".join(SKILLS[s].name for s in plan.skills)
-        return f"Answered on {plan.scope.label}: {names}."
+        return f"Answered on {md_escape(plan.scope.label)}: {names}."
 
     def _keep_attached(self, turn: Turn, change: ContextChange, inputs: CatalogInputs, preface: list[str]) -> None:
         """Follow-ups in this context reuse an attached catalog without re-upload — within the per-context
@@ -431,7 +434,7 @@ class Runner:
         from agent.analysis.inputs import SkillInput
         from agent.analysis.registry import IN_BIGQUERY
         from agent.render.footer import render_footer
-        from agent.render.text import render_skill
+        from agent.render.text import md_escape, render_skill
 
         assert inputs.own is not None  # `_analyse` answered without a catalog already
         tid, cid = turn.task_id, turn.context_id
@@ -443,7 +446,7 @@ class Runner:
             text = "\n\n".join([*preface, over_line, render_footer(inputs, None, now)])
             yield from self._send_text(turn, spec.id, text, description=spec.name)
             return
-        note = f"Running {spec.name.lower()} on {plan.scope.label}…"
+        note = f"Running {spec.name.lower()} on {md_escape(plan.scope.label)}…"  # a catalog's name: escaped
         if step.position:
             note = f"{note} ({step.position + 1} of {len(plan.skills)})"
         yield objects.status_update(tid, cid, objects.status("working", self._progress(tid, cid, note)), final=False)
