@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from agent.catalog.taxonomy import Taxonomy
     from agent.config import BigQuerySettings
 from .live import LiveRegistry
+from .unstored import UnstoredOutcomes
 
 CANCELED_TEXT = "Cancelled at the client's request."
 FAILED_TEXT = "The analysis service encountered an error. Please try again."
@@ -158,6 +159,8 @@ class Deps:
         return min(5.0, max(1.0, self.storage_seconds / 2))
 
     lost: "LostNotes" = field(default_factory=lambda: LostNotes())
+    # final tasks the store refused twice, written on later requests (agent.service.unstored)
+    unstored: UnstoredOutcomes = field(default_factory=UnstoredOutcomes)
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
     analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing (planning, a skill) at once; see AnalysisSlots
 
@@ -336,9 +339,10 @@ class Runner:
             status=objects.status("failed", message),
             history=list(final_task.get("history") or [])[:1] + [message],
         )
-        try:  # the store may be back for this one; if not, tasks/cancel still cannot overwrite it here
+        try:  # the store may be back for this one
             return self.deps.tasks.finish(failed)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - kept, and stored on a later request (never left `working`)
+            self.deps.unstored.keep(failed)
             return failed
 
     def _record_context(self, turn: Turn, change: ContextChange) -> None:

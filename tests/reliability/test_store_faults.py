@@ -1,7 +1,7 @@
 """Storage faults, injected by a real proxy in front of fake-gcs-server (tests/faultproxy.py).
 
 A client is never told `completed` unless the store holds it; a later cancel never overwrites the
-outcome the client got; a conversation whose attachment could not be kept says so on the next turn.
+outcome the client got, which is stored once the store is back (tests/reliability/test_unstored_outcomes.py); a conversation whose attachment could not be kept says so on the next turn.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from agent.store.gcs import object_key
 from tests.emulators import shared_emulator
 from tests.faultproxy import FaultProxy
 from tests.helpers import CHAIRS_CSV as CSV
-from tests.helpers import footer
+from tests.helpers import footer, wait_for
 
 COMPLETED_WRITE = b'"state": "completed"'
 INTERNALS = ("Traceback", "injected fault", "127.0.0.1", "googleapis", "/home/", "/work/", ".py")
@@ -101,7 +101,17 @@ def test_when_no_final_write_lands_a_cancel_cannot_overwrite_the_answer(faulty, 
     proxy.clear()
     cancel = rpc(server.url, "tasks/cancel", {"id": answer["id"]})
     assert cancel["error"]["code"] == -32002
-    assert stored_state(fake, bucket, answer["id"]) == "working"
+    assert stored_state(fake, bucket, answer["id"]) in ("working", "failed")  # never "canceled"
+    # ... and the outcome the client got is stored on a later request (agent.service.unstored), not
+    # left `working` for ever; a cancel after that is refused by the store itself.
+    wait_for(
+        lambda: (
+            rpc(server.url, "tasks/get", {"id": answer["id"]}) and stored_state(fake, bucket, answer["id"]) == "failed"
+        ),
+        30,
+    )
+    assert rpc(server.url, "tasks/cancel", {"id": answer["id"]})["error"]["code"] == -32002
+    assert stored_state(fake, bucket, answer["id"]) == "failed"
 
 
 def test_a_transient_fault_on_the_final_write_still_completes(faulty, proxy):
