@@ -19,8 +19,8 @@ from agent.store.memory import MemoryTaskStore
 from tests.emulators import shared_emulator
 from tests.faultproxy import FaultProxy
 from tests.helpers import CHAIRS_CSV as CSV
-from tests.helpers import wait_for
-from tests.reliability.test_store_faults import message, no_internals, rpc, stored_state
+from tests.helpers import file_message as message
+from tests.helpers import no_internals, rpc, stored_state, wait_for
 
 FAILED_WRITE = b'"state": "failed"'
 COMPLETED_WRITE = b'"state": "completed"'
