@@ -231,3 +231,20 @@ def test_every_request_thread_releases_its_own_heap_once_after_a_release():
     assert per_thread == ["worker-2"]
     idle.on_request()
     assert per_thread == ["worker-2"]
+
+
+def test_the_first_turn_after_a_sweep_releases_again_when_it_ends():
+    """The turn after a sweep re-reads what was let go of (its catalog): its parse's freed pages are
+    returned at its end, once, not left until the next sweep; later small turns cost nothing."""
+    clock = FakeClock(1_000.0)
+    idle = IdleRelease(300, [Recorder(freed=10)], clock=clock, release=lambda: {})
+    reclaim.after_turn(0)  # whatever an earlier test left pending
+    assert not reclaim.release_pending()
+    clock.now += 301
+    idle.on_request()  # quiet: swept and released
+    assert reclaim.release_pending()
+    reclaim.after_turn(0)  # a small turn, but the first after the sweep
+    assert not reclaim.release_pending()
+    clock.now += 1
+    idle.on_request()  # busy: no sweep, nothing pending
+    assert not reclaim.release_pending()
