@@ -239,12 +239,12 @@ def test_the_first_turn_after_a_sweep_releases_again_when_it_ends():
     clock = FakeClock(1_000.0)
     idle = IdleRelease(300, [Recorder(freed=10)], clock=clock, release=lambda: {})
     reclaim.after_turn(0)  # whatever an earlier test left pending
-    assert not reclaim.release_pending()
+    assert not reclaim._AFTER_SWEEP.is_set()
     clock.now += 301
     idle.on_request()  # quiet: swept and released
-    assert reclaim.release_pending()
+    assert reclaim._AFTER_SWEEP.is_set()
     reclaim.after_turn(0)  # a small turn, but the first after the sweep
-    assert not reclaim.release_pending()
+    assert not reclaim._AFTER_SWEEP.is_set()
     clock.now += 1
     idle.on_request()  # busy: no sweep, nothing pending
-    assert not reclaim.release_pending()
+    assert not reclaim._AFTER_SWEEP.is_set()

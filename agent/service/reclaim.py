@@ -95,11 +95,6 @@ def after_turn(attached_bytes: int) -> None:
     _malloc_trim()
 
 
-def release_pending() -> bool:
-    """Whether the next turn's end will release allocator memory (an idle sweep asked for it)."""
-    return _AFTER_SWEEP.is_set()
-
-
 class IdleRelease:
     """Drops what the instance keeps once it has not been used for `idle_seconds`, at the next request.
 
