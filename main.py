@@ -1,13 +1,15 @@
 """Cloud Function entry point `a2a(request)`: routing only.
 
 POST at the card's path → JSON-RPC; GET the agent card (two well-known paths); GET / → health;
-anything else → 404 JSON. With PREVIEW on, a browser's GET / gets the preview page and /preview/* its files
+anything else → 404 JSON. Every response, functions-framework's own included, says nosniff
+(agent.protocol.http.secure_every_response). With PREVIEW on, a browser's GET / gets the preview page and /preview/* its files
 (agent.preview). Configuration is parsed at import, so a bad setting stops start-up with a
 clear line instead of failing a merchant's question later.
 """
 
 from __future__ import annotations
 
+import flask
 import functions_framework
 
 from agent import AGENT_NAME, __version__, preview
@@ -17,6 +19,9 @@ from agent.protocol import card, http
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 
 STATE = get_app_state()
+
+if flask.has_app_context():  # functions-framework runs this module inside the app it creates
+    http.secure_every_response(flask.current_app)
 
 
 @functions_framework.http

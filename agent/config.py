@@ -23,24 +23,41 @@ from agent.gsuri import BUCKET_NAME
 DEFAULT_PUBLIC_URL = "http://127.0.0.1:8080/"
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # the platform's own request limit
 DEFAULT_MEMORY_BUDGET_BYTES = 1024 * 1024 * 1024  # the instance's memory when unset (deploy.sh passes its MEMORY)
-# Shares of MEMORY_BUDGET_BYTES, the one memory setting every cache and store bound derives from. What
-# is left (43 %) is for the turns in flight: a 32 MiB request body, its decoded file and the parsed
-# table of each running turn.
+# What the process itself takes before any cache holds anything: the interpreter, pyarrow and the other
+# libraries, the taxonomy and name data, gunicorn's arbiter and worker. Measured 2026-12-02 as the warm
+# resident size of the process pair (`bench/bench_memory.py`'s "baseline (warm) RSS": the server after a
+# few small sends, which import every library a turn uses; 471–473 MiB, also after one question asking
+# for every skill). The shares below are of what is left (`shareable_bytes`), not of the whole budget:
+# taken of the whole budget, the caches' 57 % plus this reserve left too little for the turns in flight,
+# and the peak under 150 sends of 24 MiB reached 966–1,006 MiB of a 1 GiB budget (bench/README.md).
+PROCESS_RESERVE_BYTES = 472 * 1024 * 1024
+# Shares of what MEMORY_BUDGET_BYTES leaves after the reserve, the one memory setting every cache and
+# store bound derives from. What is left (37 %, the result memo's 1 % out of it) is for the turns in flight: a 32 MiB request body, its
+# decoded file and the parsed table of each running turn.
 # The parsed-catalog cache has the largest share (issue 16): a parsed table costs ~285 B per variant
-# from CSV and ~350 B from Parquet (bench/README.md), so 42 % of a 4 GiB instance (1.7 GiB) keeps a
-# 5M-variant catalog of either kind warm, and 2 GiB keeps ~2.6M (Parquet) to ~3.2M (CSV). Attached
+# from CSV and ~350 B from Parquet (bench/README.md), so 47 % of what a 4 GiB instance leaves (1.66 GiB)
+# keeps a 5M-variant catalog of either kind warm, and 2 GiB keeps ~2.2M (Parquet) to ~2.7M (CSV). Attached
 # catalogs kept by conversations are that cache's own table objects (agent.catalog.sources.read_attached;
 # the Cloud Storage store's copies are cache entries too), so the conversations' share is smaller than
 # it was (it bounds what conversations pin beyond the cache, and their JSON).
-SHARE_TABLE_CACHE = 0.42  # parsed catalogs: gs://, local files, attachments (agent.catalog.cache.TABLE_CACHE)
+SHARE_TABLE_CACHE = 0.47  # parsed catalogs: gs://, local files, attachments (agent.catalog.cache.TABLE_CACHE)
 SHARE_CONTEXTS = 0.10  # conversations kept for follow-ups (memory store)
 SHARE_TASKS = 0.03  # stored tasks (memory store): no file bytes in them, only answers
 SHARE_LIVE = 0.02  # events of recent runs kept for tasks/resubscribe
+SHARE_RESULT_MEMO = 0.01  # kept skill results (agent.analysis.memo), out of what is left for turns in flight
+
+
+def shareable_bytes(budget: int) -> int:
+    """What the shares are of: the budget less PROCESS_RESERVE_BYTES, but never less than a quarter of it
+    (a budget below ~630 MiB cannot hold the process anyway; its caches still get something)."""
+    return max(budget - PROCESS_RESERVE_BYTES, budget // 4)
+
+
+DEFAULT_SHAREABLE_BYTES = shareable_bytes(DEFAULT_MEMORY_BUDGET_BYTES)
 DEFAULT_CONTEXT_ATTACHED_BYTES = 64 * 1024 * 1024  # CSV bytes a conversation keeps for follow-ups (at most)
 _ON = {"on", "true", "1", "yes"}
 _OFF = {"off", "false", "0", "no", ""}
 _LOG_LEVELS = {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}
-SHARE_RESULT_MEMO = 0.01  # kept skill results (agent.analysis.memo), out of what is left for turns in flight
 
 
 class ConfigError(AgentError, ValueError):
@@ -65,10 +82,10 @@ class Config:
     task_store_entries: int = 1000  # in-memory task store bound (entries)
     context_store_entries: int = 500  # in-memory context store bound (entries)
     memory_budget_bytes: int = DEFAULT_MEMORY_BUDGET_BYTES  # MEMORY_BUDGET_BYTES: the one memory setting
-    memory_store_bytes: int = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_CONTEXTS)  # in-memory context store bound
-    task_store_bytes: int = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_TASKS)  # in-memory task store bound
-    table_cache_bytes: int = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_TABLE_CACHE)
-    live_bytes: int = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_LIVE)
+    memory_store_bytes: int = int(DEFAULT_SHAREABLE_BYTES * SHARE_CONTEXTS)  # in-memory context store bound
+    task_store_bytes: int = int(DEFAULT_SHAREABLE_BYTES * SHARE_TASKS)  # in-memory task store bound
+    table_cache_bytes: int = int(DEFAULT_SHAREABLE_BYTES * SHARE_TABLE_CACHE)
+    live_bytes: int = int(DEFAULT_SHAREABLE_BYTES * SHARE_LIVE)
     state_ttl_days: int = 7  # same number as the state bucket's lifecycle rule (deploy.sh)
     context_max_attached_bytes: int = DEFAULT_CONTEXT_ATTACHED_BYTES  # attached CSV bytes kept per context
     context_max_turns: int = 100  # turns one conversation may take
@@ -92,7 +109,7 @@ class Config:
         None  # DEMAND_URI: a Merchant Center Best sellers report (CSV), same forms as REFERENCE_URI
     )
     result_memo_entries: int = 256  # RESULT_MEMO_ENTRIES: skill results kept for reuse (agent.analysis.memo); 0 off
-    result_memo_bytes: int = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_RESULT_MEMO)  # ... within this share
+    result_memo_bytes: int = int(DEFAULT_SHAREABLE_BYTES * SHARE_RESULT_MEMO)  # ... within this share
     first_frame_wait_ms: int = 50  # FIRST_FRAME_WAIT_MS: how long analysis waits for new streams' first frames
 
     @functools.cached_property
@@ -257,8 +274,9 @@ def load(env: Mapping[str, str] | None = None) -> Config:
     catalog_uri = _location(env, "CATALOG_URI")
     reference_uri = _location(env, "REFERENCE_URI")
     budget = _int(env, "MEMORY_BUDGET_BYTES", DEFAULT_MEMORY_BUDGET_BYTES, 64 * 1024 * 1024, 1 << 40)
-    stores = _int(env, "STATE_MEMORY_BYTES", int(budget * SHARE_CONTEXTS), 1024 * 1024, 1 << 40)  # an override
-    attached_default = min(DEFAULT_CONTEXT_ATTACHED_BYTES, int(budget * SHARE_CONTEXTS))
+    shareable = shareable_bytes(budget)  # the shares are of what the process leaves
+    stores = _int(env, "STATE_MEMORY_BYTES", int(shareable * SHARE_CONTEXTS), 1024 * 1024, 1 << 40)  # an override
+    attached_default = min(DEFAULT_CONTEXT_ATTACHED_BYTES, int(shareable * SHARE_CONTEXTS))
     local_root = None
     if catalog_uri and not gsuri.is_gs(catalog_uri) and not is_bq(catalog_uri):
         local_root = catalog_uri if os.path.isdir(catalog_uri) else os.path.dirname(catalog_uri)
@@ -280,9 +298,9 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         context_store_entries=_int(env, "STATE_MEMORY_CONTEXTS", 500, 1, 1_000_000),
         memory_budget_bytes=budget,
         memory_store_bytes=stores,
-        task_store_bytes=min(stores, int(budget * SHARE_TASKS)),
-        table_cache_bytes=int(budget * SHARE_TABLE_CACHE),
-        live_bytes=int(budget * SHARE_LIVE),
+        task_store_bytes=min(stores, int(shareable * SHARE_TASKS)),
+        table_cache_bytes=int(shareable * SHARE_TABLE_CACHE),
+        live_bytes=int(shareable * SHARE_LIVE),
         state_ttl_days=_int(env, "STATE_TTL_DAYS", 7, 1, 3650),
         context_max_attached_bytes=_int(env, "CONTEXT_MAX_ATTACHED_BYTES", attached_default, 0, 1 << 40),
         context_max_turns=_int(env, "CONTEXT_MAX_TURNS", 100, 1, 100_000),
@@ -299,7 +317,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         switch_interval_us=_int(env, "SWITCH_INTERVAL_US", 5000, 50, 100_000),
         demand_uri=_location(env, "DEMAND_URI"),
         result_memo_entries=_int(env, "RESULT_MEMO_ENTRIES", 256, 0, 1_000_000),
-        result_memo_bytes=int(budget * SHARE_RESULT_MEMO),
+        result_memo_bytes=int(shareable * SHARE_RESULT_MEMO),
         first_frame_wait_ms=_int(env, "FIRST_FRAME_WAIT_MS", 50, 0, 10_000),
     )
 

@@ -31,6 +31,9 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.agent_process import AGENT_SETTINGS  # noqa: E402  (the agent's settings, derived from agent/config.py)
+
 SENDS = int(os.environ.get("BENCH_SENDS", "150"))
 BODY_MIB = float(os.environ.get("BENCH_BODY_MIB", "24"))
 IDLE_S = int(os.environ.get("BENCH_IDLE_S", "20"))
@@ -85,8 +88,7 @@ def main() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     url = f"http://127.0.0.1:{port}/"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("STATE_", "CATALOG_", "MEMORY_", "CONTEXT_"))}
-    env = {k: v for k, v in env.items() if k != "IDLE_RELEASE_SECONDS"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(AGENT_SETTINGS)}  # every agent setting
     env.update({"PUBLIC_URL": url, "THREADS": "8", "LOG_LEVEL": "INFO", "IDLE_RELEASE_SECONDS": str(IDLE_S)})
     if os.environ.get("BENCH_BUDGET_MIB"):  # the one memory budget every cache and store is sized from
         env["MEMORY_BUDGET_BYTES"] = str(int(float(os.environ["BENCH_BUDGET_MIB"]) * 2**20))

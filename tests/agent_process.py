@@ -9,8 +9,10 @@ bench needs no client library to start it.
 
 from __future__ import annotations
 
+import ast
 import http.client
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -20,37 +22,49 @@ from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# The agent's own settings (agent/config.py): never inherited from the developer's shell, so a test or a
-# bench sees the defaults unless it sets one. Also the card's provider and what Cloud Run sets
-# (K_SERVICE switches the logs to JSON), PREVIEW (`make run` sets it), the bq:// settings (issue 15) and the burst settings (issue 16).
-AGENT_SETTINGS = (
-    "CATALOG_",
-    "A2UI_",
-    "STATE_",
-    "REFERENCE_",
-    "ALLOWED_",
-    "CONTEXT_",
-    "MAX_BODY_BYTES",
-    "LOG_LEVEL",
+# Settings a process also reads besides agent/config.py's: what Cloud Run sets (K_SERVICE switches the
+# logs to JSON; config.py reads it too), the PUBLIC_URL/THREADS every start sets itself, and what the
+# Google clients and the test hooks read (a developer's emulator host or project never leaks in).
+_ALSO_STRIPPED = (
+    "K_SERVICE",
+    "PUBLIC_URL",
+    "THREADS",
     "GOOGLE_CLOUD_PROJECT",
     "STORAGE_EMULATOR_HOST",
     "TEST_STEP_GATE",
-    "CALLER_",
-    "MEMORY_",
-    "BODY_READ_SECONDS",
-    "TURN_STORAGE_SECONDS",
-    "PROVIDER_",
-    "K_SERVICE",
     "PREVIEW",
-    "BIGQUERY_",
-    "MERCHANT_CENTER_ID",
-    "ANALYSIS_SLOTS",
-    "SWITCH_INTERVAL_US",
-    "RESULT_MEMO_",
-    "FIRST_FRAME_",
-    "IDLE_RELEASE_",
-    "DEMAND_URI",
 )
+
+
+def config_settings(source: Path = ROOT / "agent" / "config.py") -> tuple[str, ...]:
+    """Every environment variable agent/config.py reads, found in its source: the first string argument of
+    `env.get(...)`/`os.environ.get(...)` and the string passed after `env` to its parsers (`_int(env,
+    "THREADS", ...)`). Read from the source rather than listed by hand so that a new setting is stripped
+    from the developer's shell the day it is added (tests/test_agent_process.py checks this against what
+    `config.load` really asks for); parsed rather than imported so a bench needs no agent dependency."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        args = node.args
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "get" and args:
+            names.update(_setting_name(args[0]))
+        for index, arg in enumerate(args[:-1]):
+            if isinstance(arg, ast.Name) and arg.id == "env":
+                names.update(_setting_name(args[index + 1]))
+    return tuple(sorted(names))
+
+
+def _setting_name(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"[A-Z][A-Z0-9_]+", node.value):
+        return [node.value]
+    return []
+
+
+# The agent's own settings: never inherited from the developer's shell, so a test or a bench sees the
+# defaults unless it sets one (used with str.startswith, so an exact name strips only itself and longer
+# spellings of it).
+AGENT_SETTINGS = tuple(sorted(set(config_settings()) | set(_ALSO_STRIPPED)))
 CARD_PATH = "/.well-known/agent-card.json"
 
 

@@ -7,6 +7,7 @@ as a plugin by conftest's `pytest_plugins`, so no test module imports a fixture)
 from __future__ import annotations
 
 import asyncio
+import base64
 import csv
 import datetime as dt
 import io
@@ -451,3 +452,34 @@ def clean_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = str(ROOT)
     env.update(extra)
     return env
+
+
+# --- storage faults (tests/reliability/test_store_faults.py, test_unstored_outcomes.py) -------------
+
+INTERNALS = ("Traceback", "injected fault", "127.0.0.1", "googleapis", "/home/", "/work/", ".py")
+
+
+def rpc(url: str, method: str, params: dict) -> dict:
+    body = {"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": method, "params": params}
+    return httpx.post(url, json=body, timeout=90).json()
+
+
+def file_message(text: str, csv: bytes | None = None, name: str = "catalog.csv") -> dict:
+    parts: list[dict] = [{"kind": "text", "text": text}]
+    if csv is not None:
+        parts.append(
+            {"kind": "file", "file": {"bytes": base64.b64encode(csv).decode(), "name": name, "mimeType": "text/csv"}}
+        )
+    return {"role": "user", "parts": parts, "messageId": str(uuid.uuid4())}
+
+
+def stored_state(fake, bucket: str, task_id: str) -> str | None:
+    """The task state the bucket holds (its object metadata), read straight from the emulator."""
+    blob = fake.client.bucket(bucket).get_blob(f"tasks/{gcs_store.object_key(task_id)}.json")
+    return (blob.metadata or {}).get("state") if blob is not None else None
+
+
+def no_internals(payload: object) -> None:
+    text = json.dumps(payload)
+    for word in INTERNALS:
+        assert word not in text, word

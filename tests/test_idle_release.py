@@ -49,11 +49,26 @@ def test_the_process_sweep_covers_caches_but_never_a_store():
     clock = FakeClock(1_000.0)
     cache: Cache[str] = Cache(1000, clock=clock)
     store: Cache[str] = Cache(1000, clock=clock, keep_newest=True)
-    cache.put("k", "v", 10)
-    store.put("k", "v", 10)
+    cache.put("k", "v", 100)  # 10 % of the bound: not cheap to keep
+    store.put("k", "v", 100)
     clock.now += 3600
     cache_mod.drop_idle_entries(60)
     assert "k" not in cache and "k" in store
+
+
+def test_the_process_sweep_keeps_what_is_cheap_to_keep():
+    """A small catalog (the demo, a small merchant's snapshot) survives the idle sweep: it would give back
+    little and cost the next turn a read and parse. Each survivor is at most 2 % of the cache's bound,
+    together at most 5 %, most recently used first; the large entries go."""
+    clock = FakeClock(1_000.0)
+    cache: Cache[str] = Cache(10_000, clock=clock)
+    cache.put("large", "L", 3_000)
+    for number in range(4):
+        cache.put(f"small{number}", "s", 150)  # 1.5 % each; the four together 6 %: the oldest one goes
+    clock.now += 3600
+    freed = cache_mod.drop_idle_entries(60)
+    assert freed == 3_150
+    assert cache.keys() == ["small1", "small2", "small3"]
 
 
 def _table_catalog(name: str):
@@ -216,3 +231,20 @@ def test_every_request_thread_releases_its_own_heap_once_after_a_release():
     assert per_thread == ["worker-2"]
     idle.on_request()
     assert per_thread == ["worker-2"]
+
+
+def test_the_first_turn_after_a_sweep_releases_again_when_it_ends():
+    """The turn after a sweep re-reads what was let go of (its catalog): its parse's freed pages are
+    returned at its end, once, not left until the next sweep; later small turns cost nothing."""
+    clock = FakeClock(1_000.0)
+    idle = IdleRelease(300, [Recorder(freed=10)], clock=clock, release=lambda: {})
+    reclaim.after_turn(0)  # whatever an earlier test left pending
+    assert not reclaim._AFTER_SWEEP.is_set()
+    clock.now += 301
+    idle.on_request()  # quiet: swept and released
+    assert reclaim._AFTER_SWEEP.is_set()
+    reclaim.after_turn(0)  # a small turn, but the first after the sweep
+    assert not reclaim._AFTER_SWEEP.is_set()
+    clock.now += 1
+    idle.on_request()  # busy: no sweep, nothing pending
+    assert not reclaim._AFTER_SWEEP.is_set()

@@ -204,11 +204,11 @@ def test_the_setting_and_its_share_of_the_budget():
     assert config_mod.load({}).result_memo_entries == 256
     loaded = config_mod.load({"RESULT_MEMO_ENTRIES": "0", "MEMORY_BUDGET_BYTES": str(4 * 1024**3)})
     assert loaded.result_memo_entries == 0
-    assert loaded.result_memo_bytes == int(4 * 1024**3 * config_mod.SHARE_RESULT_MEMO)
+    assert loaded.result_memo_bytes == int(config_mod.shareable_bytes(4 * 1024**3) * config_mod.SHARE_RESULT_MEMO)
     assert config_mod.SHARE_RESULT_MEMO == 0.01
     with pytest.raises(config_mod.ConfigError, match="RESULT_MEMO_ENTRIES"):
         config_mod.load({"RESULT_MEMO_ENTRIES": "many"})
-    assert memo.DEFAULT_BYTES == int(config_mod.DEFAULT_MEMORY_BUDGET_BYTES * config_mod.SHARE_RESULT_MEMO)
+    assert memo.DEFAULT_BYTES == int(config_mod.DEFAULT_SHAREABLE_BYTES * config_mod.SHARE_RESULT_MEMO)
 
 
 def test_the_service_applies_the_setting(tmp_path):
@@ -216,7 +216,7 @@ def test_the_service_applies_the_setting(tmp_path):
 
     Service(config_mod.load({"RESULT_MEMO_ENTRIES": "3", "MEMORY_BUDGET_BYTES": str(512 * 1024**2)}))
     assert memo._RESULTS.max_entries == 3
-    assert memo._RESULTS.max_bytes == int(512 * 1024**2 * config_mod.SHARE_RESULT_MEMO)
+    assert memo._RESULTS.max_bytes == int(config_mod.shareable_bytes(512 * 1024**2) * config_mod.SHARE_RESULT_MEMO)
 
 
 def test_another_function_under_the_same_skill_id_is_computed(computed):

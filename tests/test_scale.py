@@ -106,7 +106,11 @@ def test_the_result_memo_is_sized_from_the_memory_budget(budget):
     cfg = config_mod.load({"MEMORY_BUDGET_BYTES": str(budget)})
     try:
         Service(cfg)
-        assert memo._RESULTS.max_bytes == int(budget * config_mod.SHARE_RESULT_MEMO) == cfg.result_memo_bytes
+        assert (
+            memo._RESULTS.max_bytes
+            == int(config_mod.shareable_bytes(budget) * config_mod.SHARE_RESULT_MEMO)
+            == cfg.result_memo_bytes
+        )
         assert memo._RESULTS.max_entries == cfg.result_memo_entries == 256
     finally:
         memo.configure(entries=memo.DEFAULT_ENTRIES, max_bytes=memo.DEFAULT_BYTES)
@@ -158,7 +162,7 @@ def test_gaps_left_out_products_come_from_the_populations_own_rows(counted):
 @pytest.mark.parametrize("budget", [1 << 30, 2 << 30, 4 << 30])
 def test_the_parsed_catalog_cache_is_sized_from_the_memory_budget(budget):
     cfg = config_mod.load({"MEMORY_BUDGET_BYTES": str(budget)})
-    assert cfg.table_cache_bytes == int(budget * config_mod.SHARE_TABLE_CACHE)
+    assert cfg.table_cache_bytes == int((budget - config_mod.PROCESS_RESERVE_BYTES) * config_mod.SHARE_TABLE_CACHE)
     old = cache.TABLE_CACHE.max_bytes
     try:
         from agent.service.handler import Service

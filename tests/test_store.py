@@ -385,7 +385,7 @@ def test_store_settings_are_parsed_and_checked():
     defaults = config.load({})
     assert (defaults.state_ttl_days, defaults.context_max_attached_bytes, defaults.context_max_turns) == (
         7,
-        64 << 20,
+        min(64 << 20, int(config.shareable_bytes(1 << 30) * config.SHARE_CONTEXTS)),  # 55 MiB at the 1 GiB default
         100,
     )
     for name, value in [

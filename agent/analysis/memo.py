@@ -26,14 +26,14 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
 from agent.catalog.cache import Cache
-from agent.config import DEFAULT_MEMORY_BUDGET_BYTES, SHARE_RESULT_MEMO
+from agent.config import DEFAULT_SHAREABLE_BYTES, SHARE_RESULT_MEMO
 
 if TYPE_CHECKING:
     from agent.analysis.inputs import SkillInput
     from agent.analysis.result import SkillResult
 
 DEFAULT_ENTRIES = 256
-DEFAULT_BYTES = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_RESULT_MEMO)  # until `configure` applies the setting
+DEFAULT_BYTES = int(DEFAULT_SHAREABLE_BYTES * SHARE_RESULT_MEMO)  # until `configure` applies the setting
 _FINDING_BYTES = 512  # an estimate per finding (its values and cells); the table's own bytes dominate
 
 # key -> (weak references to the input tables, the result); the one cache type, bounded twice

@@ -25,7 +25,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from agent.config import DEFAULT_MEMORY_BUDGET_BYTES, SHARE_TABLE_CACHE
+from agent.config import DEFAULT_SHAREABLE_BYTES, SHARE_TABLE_CACHE
 
 if TYPE_CHECKING:  # only for annotations; gcs imports this module, not the other way round
     from agent.catalog.gcs import ObjectRef
@@ -36,7 +36,9 @@ T = TypeVar("T")
 
 # The parsed-catalog cache's bound before `configure` runs: the default budget's share (agent.config), the
 # same figure a Service applies at start when MEMORY_BUDGET_BYTES is unset — never a second fixed number.
-DEFAULT_TABLE_CACHE_BYTES = int(DEFAULT_MEMORY_BUDGET_BYTES * SHARE_TABLE_CACHE)
+DEFAULT_TABLE_CACHE_BYTES = int(DEFAULT_SHAREABLE_BYTES * SHARE_TABLE_CACHE)
+IDLE_KEEP_ENTRY_SHARE = 0.02  # an idle entry this small (of its cache's bound) survives the idle sweep ...
+IDLE_KEEP_TOTAL_SHARE = 0.05  # ... while all such survivors stay under this share of the bound
 DEFAULT_RESOLVE_TTL_S = 10.0
 
 
@@ -271,9 +273,38 @@ class Cache(Generic[T]):
                     freed += size - smaller[1]
         return freed
 
-    def drop_idle(self, seconds: float) -> int:
-        """Drop the entries unused for `seconds` or more; the bytes they held."""
-        return self.map_idle(seconds, lambda _value: None)
+    def drop_idle(self, seconds: float, keep_small: bool = False) -> int:
+        """Drop the entries unused for `seconds` or more; the bytes they held. With `keep_small`, idle
+        entries that are cheap to keep stay (see `_cheap_to_keep`)."""
+        if not keep_small:
+            return self.map_idle(seconds, lambda _value: None)
+        cheap = self._cheap_to_keep()
+        freed = 0
+        with self._lock:
+            now = self.clock()
+            for key, (_value, size, _stored, used) in list(self._entries.items()):
+                if now - used >= seconds and key not in cheap:
+                    self._drop(key)
+                    freed += size
+                    self._evictions += 1
+        return freed
+
+    def _cheap_to_keep(self) -> set[Hashable]:
+        """The entries an idle sweep leaves: each at most IDLE_KEEP_ENTRY_SHARE of the bound, together at
+        most IDLE_KEEP_TOTAL_SHARE of it, most recently used first. Dropping the demo catalog or a small
+        merchant's snapshot gives back a few MiB and costs the next turn a read and parse (bench/README.md:
+        the request after a sweep re-read the demo catalog and brought ~50 MiB of working memory back);
+        large tables — what the sweep is for — are never among them."""
+        if self._max_bytes is None:
+            return set()
+        each, total = self._max_bytes * IDLE_KEEP_ENTRY_SHARE, self._max_bytes * IDLE_KEEP_TOTAL_SHARE
+        kept: set[Hashable] = set()
+        with self._lock:
+            for key, (_value, size, _stored, _used) in reversed(list(self._entries.items())):
+                if size <= each and size <= total:
+                    kept.add(key)
+                    total -= size
+        return kept
 
     def clear(self) -> None:
         """Drop every entry and reset the counters (loads in flight still complete for their callers)."""
@@ -334,8 +365,9 @@ _CACHES: "weakref.WeakSet[Cache[Any]]" = weakref.WeakSet()
 
 
 def drop_idle_entries(seconds: float) -> int:
-    """Drop, in every cache of the process, the entries unused for `seconds` or more; the bytes held."""
-    return sum(cache.drop_idle(seconds) for cache in list(_CACHES))
+    """Drop, in every cache of the process, the entries unused for `seconds` or more, but those cheap to
+    keep (Cache._cheap_to_keep); the bytes held."""
+    return sum(cache.drop_idle(seconds, keep_small=True) for cache in list(_CACHES))
 
 
 class SingleFlight:

@@ -23,6 +23,23 @@ STREAM_METHODS = frozenset({jsonrpc.STREAM, jsonrpc.RESUBSCRIBE})
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff"}
 
 
+def secure_every_response(app: Any) -> None:
+    """Send SECURITY_HEADERS on every response of `app` (functions-framework's Flask app), not only on ours.
+
+    functions-framework answers some requests itself, before or after our function: 404 for GET /robots.txt
+    and /favicon.ico, a routing error (404/405) if one ever comes, and its crash page (HTTP 500 text) if a function
+    raises. Those bypass json_response, so the header is added once more in an `after_request` hook,
+    which Flask runs for error responses too. `setdefault`, so ours are left as they are. What gunicorn
+    itself answers before Flask (a malformed request line: 400) cannot be reached from here."""
+
+    def add_headers(response: Any) -> Any:
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
+
+    app.after_request(add_headers)
+
+
 def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Any:
     return text_response(json.dumps(payload, ensure_ascii=False, separators=(",", ":")), status, headers)
 

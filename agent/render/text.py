@@ -842,7 +842,7 @@ def render_skill(result: SkillResult, preface: Sequence[str] = ()) -> str:
     bullets = [f"- {sentence(finding, result.currency, markdown=True)}" for finding in visible_findings(result)]
     if bullets:
         blocks.append("\n".join(bullets))
-    blocks.extend(result.notes)
+    blocks.extend(md_escape(note) for note in result.notes)  # notes may quote catalog values (currencies, names)
     tbl = table_markdown(result)
     if tbl:
         blocks.append(tbl)

@@ -140,21 +140,25 @@ class Service:
     # -- tasks/* ----------------------------------------------------------------------------------
 
     def get(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
-        self.idle.on_request()
+        self._on_request()
         self._owned(params, call)
         task = self.tasks.get(params["id"])
         if task is None:
             raise errors.task_not_found()
+        kept = self.runner.deps.unstored.get(task["id"])
+        if kept is not None and task["status"]["state"] not in objects.TERMINAL_STATES:
+            task = kept  # the outcome its client got, which the store has not taken yet
         call.log.update(task=task["id"], context=task["contextId"])
         if params.get("historyLength") is None and task["status"]["state"] in objects.TERMINAL_STATES:
             return _finished_text(task)
         return self._with_history(task, params.get("historyLength"))
 
     def cancel(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
-        self.idle.on_request()
+        self._on_request()
         task_id = params["id"]
         self._owned(params, call)
-        if self.live.ended_here(task_id) and self.tasks.get(task_id) is not None:
+        ended_here = self.live.ended_here(task_id) or self.runner.deps.unstored.get(task_id) is not None
+        if ended_here and self.tasks.get(task_id) is not None:
             # The run ended here and told its client so; whatever the store holds (a final write
             # that failed leaves `working`), a cancel must not write over the outcome the client got.
             raise errors.task_not_cancelable()
@@ -182,7 +186,7 @@ class Service:
         return task
 
     def resubscribe(self, params: dict[str, Any], call: CallContext) -> Iterator[dict[str, Any]]:
-        self.idle.on_request()
+        self._on_request()
         task_id = params["id"]
         self._owned(params, call)
         task = self.tasks.get(task_id)
@@ -211,6 +215,13 @@ class Service:
 
     # -- helpers ----------------------------------------------------------------------------------
 
+    def _on_request(self) -> None:
+        """Housekeeping at the start of every A2A call (no timer runs between requests on Cloud Run): a
+        quiet instance gives memory back (IDLE_RELEASE_SECONDS), and final outcomes the store refused are
+        written now that their back-off has passed (agent.service.unstored)."""
+        self.idle.on_request()
+        self.runner.deps.unstored.flush(self.tasks)
+
     def _party(self, params: dict[str, Any], call: CallContext, bound: str | None = None) -> tuple[str, Any]:
         """(the party this call acts for, the verified catalog_context or None)."""
         trusted = None
@@ -235,7 +246,7 @@ class Service:
     def _turn(self, params: dict[str, Any], call: CallContext) -> Turn:
         """One message/send or message/stream as the runner's Turn: the request checked, its conversation
         loaded and its party checked (`_conversation`), the message's files decoded."""
-        self.idle.on_request()  # a quiet instance gives memory back first (IDLE_RELEASE_SECONDS)
+        self._on_request()
         message = params["message"]
         self._refuse_unanswerable(params, message, call)
         given = params.get("contextId") or message.get("contextId")

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from agent.catalog.taxonomy import Taxonomy
     from agent.config import BigQuerySettings
 from .live import LiveRegistry
+from .unstored import UnstoredOutcomes
 
 CANCELED_TEXT = "Cancelled at the client's request."
 FAILED_TEXT = "The analysis service encountered an error. Please try again."
@@ -158,6 +159,8 @@ class Deps:
         return min(5.0, max(1.0, self.storage_seconds / 2))
 
     lost: "LostNotes" = field(default_factory=lambda: LostNotes())
+    # final tasks the store refused twice, written on later requests (agent.service.unstored)
+    unstored: UnstoredOutcomes = field(default_factory=UnstoredOutcomes)
     clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc)
     analysis_slots: int = 1  # ANALYSIS_SLOTS: turns computing (planning, a skill) at once; see AnalysisSlots
     first_frame_wait_ms: int = 50  # FIRST_FRAME_WAIT_MS: a step of analysis waits this long at most for first frames
@@ -346,9 +349,10 @@ class Runner:
             status=objects.status("failed", message),
             history=list(final_task.get("history") or [])[:1] + [message],
         )
-        try:  # the store may be back for this one; if not, tasks/cancel still cannot overwrite it here
+        try:  # the store may be back for this one
             return self.deps.tasks.finish(failed)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - kept, and stored on a later request (never left `working`)
+            self.deps.unstored.keep(failed)
             return failed
 
     def _record_context(self, turn: Turn, change: ContextChange) -> None:
@@ -395,6 +399,7 @@ class Runner:
         from agent.analysis.registry import SKILLS
         from agent.catalog import taxonomy as taxonomy_mod
         from agent.render.footer import render_footer
+        from agent.render.text import md_escape
 
         now = self.deps.clock()
         preface = _preface(turn, inputs)
@@ -410,13 +415,15 @@ class Runner:
             plan = planner.plan(turn.question, inputs.own.table, taxonomy, memory)
         change.plan_memory = plan.memory.to_dict()
         turn.summary["skills"] = list(plan.skills)
-        preface = list(plan.notes) + preface
+        # The plan's notes quote the caller's words and the catalog's names ("the scope is …", "nearest:
+        # …"): escaped like catalog values, as the progress and status lines below are.
+        preface = [md_escape(note) for note in plan.notes] + preface
         for position, skill_id in enumerate(plan.skills):
             yield from self._run_skill(
                 turn, _SkillTurn(SKILLS[skill_id], position, plan, taxonomy, now), inputs, preface
             )
         names = ", ".join(SKILLS[s].name for s in plan.skills)
-        return f"Answered on {plan.scope.label}: {names}."
+        return f"Answered on {md_escape(plan.scope.label)}: {names}."
 
     def _keep_attached(self, turn: Turn, change: ContextChange, inputs: CatalogInputs, preface: list[str]) -> None:
         """Follow-ups in this context reuse an attached catalog without re-upload — within the per-context
@@ -442,7 +449,7 @@ class Runner:
         from agent.analysis.inputs import SkillInput
         from agent.analysis.registry import IN_BIGQUERY
         from agent.render.footer import render_footer
-        from agent.render.text import render_skill
+        from agent.render.text import md_escape, render_skill
 
         assert inputs.own is not None  # `_analyse` answered without a catalog already
         tid, cid = turn.task_id, turn.context_id
@@ -454,7 +461,7 @@ class Runner:
             text = "\n\n".join([*preface, over_line, render_footer(inputs, None, now)])
             yield from self._send_text(turn, spec.id, text, description=spec.name)
             return
-        note = f"Running {spec.name.lower()} on {plan.scope.label}…"
+        note = f"Running {spec.name.lower()} on {md_escape(plan.scope.label)}…"  # a catalog's name: escaped
         if step.position:
             note = f"{note} ({step.position + 1} of {len(plan.skills)})"
         yield objects.status_update(tid, cid, objects.status("working", self._progress(tid, cid, note)), final=False)
