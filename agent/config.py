@@ -27,7 +27,9 @@ DEFAULT_MEMORY_BUDGET_BYTES = 1024 * 1024 * 1024  # the instance's memory when u
 # libraries, the taxonomy and name data, gunicorn's arbiter and worker. Measured 2026-12-02 as the warm
 # resident size of the process pair (`bench/bench_memory.py`'s "baseline (warm) RSS": the server after a
 # few small sends, which import every library a turn uses; 471–473 MiB, also after one question asking
-# for every skill). The shares below are of what is left (`shareable_bytes`), not of the whole budget:
+# for every skill). Since the name index is lazy (agent.catalog.namematch.LazyIndex) a fresh warm pair
+# is ~223 MiB and grows, as catalogs with new category words arrive, towards the whole index (+~236 MiB
+# in process): the reserve keeps that worst case, so a long-lived instance's shares stay honest. The shares below are of what is left (`shareable_bytes`), not of the whole budget:
 # taken of the whole budget, the caches' 57 % plus this reserve left too little for the turns in flight,
 # and the peak under 150 sends of 24 MiB reached 966–1,006 MiB of a 1 GiB budget (bench/README.md).
 PROCESS_RESERVE_BYTES = 472 * 1024 * 1024
