@@ -21,6 +21,17 @@ from agent.catalog.sources import load_catalog_inputs
 MERCHANT = "123456"
 ALL_IN_MEMORY = str(1 << 40)  # BIGQUERY_IN_MEMORY_BYTES: every table is read into memory
 NONE_IN_MEMORY = "0"  # every Products_ table is aggregated in BigQuery
+# availability as feeds write it: cases, schema.org URLs, spaces, dashes, unknown words and none
+AVAILABILITY_WORDS = (
+    "In_Stock",
+    "https://schema.org/OutOfStock",
+    "preorder",
+    "on backorder",
+    "Limited Availability",
+    "sold-out",
+    "who knows",
+    None,
+)
 
 
 def load(env: dict[str, str], uri: str, **over: str):
@@ -29,11 +40,11 @@ def load(env: dict[str, str], uri: str, **over: str):
     return load_catalog_inputs([], catalog_uri=uri, merchant_id=MERCHANT, bigquery=settings)
 
 
-def run_skill(skill: str, inputs, scope, tax) -> Any:
+def run_skill(skill: str, inputs, scope, tax, reference=None) -> Any:
     """One skill's SkillResult on the loaded inputs (the Pushdown, if any, travels in the sources)."""
     own = inputs.own
     return SKILLS[skill].run(
-        SkillInput(own=own.table, reference=None, scope=scope, taxonomy=tax, sources=tuple(own.sources))
+        SkillInput(own=own.table, reference=reference, scope=scope, taxonomy=tax, sources=tuple(own.sources))
     )
 
 
@@ -80,7 +91,12 @@ def surfaces(result: Any) -> dict[str, Any]:
 
 def assert_identical(pair: BothWays) -> None:
     """Every surface of the two answers equal, named in the failure."""
-    memory, pushed = surfaces(pair.memory), surfaces(pair.pushed)
+    assert_same(pair.memory, pair.pushed)
+
+
+def assert_same(memory_result: Any, pushed_result: Any) -> None:
+    """Every surface of an in-memory and a pushed-down SkillResult equal, named in the failure."""
+    memory, pushed = surfaces(memory_result), surfaces(pushed_result)
     for name in memory:
         if pushed[name] != memory[name]:
             where = _first_difference(memory[name], pushed[name])

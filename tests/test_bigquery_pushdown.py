@@ -18,22 +18,13 @@ from agent.catalog.sources import load_catalog_inputs
 from agent.render.footer import source_line
 from tests import bq_seed
 from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
+from tests.bq_pushdown import AVAILABILITY_WORDS
 
 MERCHANT = "123456"
 QUESTIONS = (
     "Where are the gaps in my catalog?",
     "Where are the gaps in outdoor furniture?",
     "What's missing in furniture?",
-)
-AVAILABILITY_WORDS = (
-    "In_Stock",
-    "https://schema.org/OutOfStock",
-    "preorder",
-    "on backorder",
-    "Limited Availability",
-    "sold-out",
-    "who knows",
-    None,
 )
 # Every offer of the transfer carries the merchant's own Google category, and a title never moves an
 # offer the merchant filed elsewhere into a scope (agent.analysis.scoping): the two paths agree on every

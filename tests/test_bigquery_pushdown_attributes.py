@@ -12,18 +12,14 @@ from __future__ import annotations
 
 import pytest
 
-from agent import config as config_mod
 from agent.analysis import attributes, planner
-from agent.analysis.inputs import SkillInput
 from agent.analysis.registry import IN_BIGQUERY
 from agent.catalog import taxonomy as taxonomy_mod
-from agent.catalog.sources import load_catalog_inputs, load_demo
-from agent.render import a2ui
-from agent.render.text import render_skill
+from agent.catalog.sources import load_demo
 from tests import bq_seed
 from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
+from tests.bq_pushdown import assert_same, load, run_skill
 
-MERCHANT = "123456"
 QUESTIONS = (
     "How well are colours filled in?",
     "Which materials or colours am I missing in outdoor seating?",
@@ -52,27 +48,6 @@ def table_uri(bq_emulator):  # noqa: F811
     return "bq://" + bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=_rows())
 
 
-def _load(env, uri, **over):
-    settings = config_mod.load({**env, **over}).bigquery
-    return load_catalog_inputs([], catalog_uri=uri, merchant_id=MERCHANT, bigquery=settings)
-
-
-def _run(inputs, scope, tax, reference=None):
-    own = inputs.own
-    return attributes.run(
-        SkillInput(own=own.table, reference=reference, scope=scope, taxonomy=tax, sources=tuple(own.sources))
-    )
-
-
-def _assert_identical(a, b):
-    assert b.table.schema == a.table.schema
-    assert b.table.to_pylist() == a.table.to_pylist()
-    assert b.findings == a.findings
-    assert b.notes == a.notes and b.thresholds == a.thresholds and b.missing == a.missing
-    assert render_skill(b) == render_skill(a)
-    assert a2ui.build_messages(b, "footer", "s1") == a2ui.build_messages(a, "footer", "s1")
-
-
 def test_attribute_coverage_is_pushed_down():
     assert "attribute_coverage" in IN_BIGQUERY
 
@@ -80,14 +55,17 @@ def test_attribute_coverage_is_pushed_down():
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_attribute_coverage_identical_in_memory_and_in_bigquery(bq_emulator, table_uri, question):  # noqa: F811
     tax = taxonomy_mod.load()
-    memory = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES=str(1 << 40))
-    pushed = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0")
+    memory = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES=str(1 << 40))
+    pushed = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0")
     assert memory.problems == [] and pushed.problems == []
     assert memory.own.sources[0].pushdown is None and pushed.own.table.num_rows == 0
     plan = planner.plan(question, memory.own.table, tax, None)
     assert "attribute_coverage" in plan.skills
-    a, b = _run(memory, plan.scope, tax), _run(pushed, plan.scope, tax)
-    _assert_identical(a, b)
+    a, b = (
+        run_skill("attribute_coverage", memory, plan.scope, tax),
+        run_skill("attribute_coverage", pushed, plan.scope, tax),
+    )
+    assert_same(a, b)
     rows = {r["Attribute"]: r for r in a.table.to_pylist()}
     assert {"Colour", "Material", "Size"} <= set(rows)
     if question == QUESTIONS[0]:  # the fixture's variants are merged (and counted) on both paths
@@ -99,11 +77,14 @@ def test_attribute_coverage_identical_in_memory_and_in_bigquery(bq_emulator, tab
 def test_with_a_reference_catalog_identical(bq_emulator, table_uri):  # noqa: F811
     tax = taxonomy_mod.load()
     demo, _ = load_demo()
-    memory = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES=str(1 << 40))
-    pushed = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0")
+    memory = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES=str(1 << 40))
+    pushed = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0")
     plan = planner.plan(QUESTIONS[1], memory.own.table, tax, None)
-    a, b = _run(memory, plan.scope, tax, reference=demo), _run(pushed, plan.scope, tax, reference=demo)
-    _assert_identical(a, b)
+    a, b = (
+        run_skill("attribute_coverage", memory, plan.scope, tax, reference=demo),
+        run_skill("attribute_coverage", pushed, plan.scope, tax, reference=demo),
+    )
+    assert_same(a, b)
     assert "Reference fill rate" in a.table.column_names
 
 

@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import pytest
 
-from agent import config as config_mod
 from agent.analysis import content_quality, planner
 from agent.analysis.inputs import SkillInput
 from agent.analysis.registry import IN_BIGQUERY
 from agent.catalog import taxonomy as taxonomy_mod
-from agent.catalog.sources import load_catalog_inputs
-from agent.render import a2ui
-from agent.render.text import render_skill
 from tests import bq_seed
 from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
+from tests.bq_pushdown import assert_same, load, run_skill
 
-MERCHANT = "123456"
 QUESTIONS = (
     "Is my catalog ready for Google Shopping?",
     "How complete is my outdoor furniture data?",
@@ -70,18 +66,6 @@ def table_uri(bq_emulator):  # noqa: F811
     return "bq://" + bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=_rows())
 
 
-def _load(env, uri, **over):
-    settings = config_mod.load({**env, **over}).bigquery
-    return load_catalog_inputs([], catalog_uri=uri, merchant_id=MERCHANT, bigquery=settings)
-
-
-def _run(inputs, scope, tax):
-    own = inputs.own
-    return content_quality.run(
-        SkillInput(own=own.table, reference=None, scope=scope, taxonomy=tax, sources=tuple(own.sources))
-    )
-
-
 def test_content_quality_is_pushed_down():
     assert "content_quality" in IN_BIGQUERY
 
@@ -89,20 +73,15 @@ def test_content_quality_is_pushed_down():
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_content_quality_identical_in_memory_and_in_bigquery(bq_emulator, table_uri, question):  # noqa: F811
     tax = taxonomy_mod.load()
-    memory = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES=str(1 << 40))
-    pushed = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0")
+    memory = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES=str(1 << 40))
+    pushed = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0")
     assert memory.problems == [] and pushed.problems == []
     assert memory.own.sources[0].pushdown is None and pushed.own.table.num_rows == 0
     plan = planner.plan(question, memory.own.table, tax, None)
     assert "content_quality" in plan.skills
-    a, b = _run(memory, plan.scope, tax), _run(pushed, plan.scope, tax)
+    a, b = run_skill("content_quality", memory, plan.scope, tax), run_skill("content_quality", pushed, plan.scope, tax)
     checks = {r["Item"] for r in a.table.to_pylist() if r["Section"] == "Check"}
-    assert b.table.schema == a.table.schema
-    assert b.table.to_pylist() == a.table.to_pylist()
-    assert b.findings == a.findings
-    assert b.notes == a.notes and b.currency == a.currency and b.thresholds == a.thresholds
-    assert render_skill(b) == render_skill(a)
-    assert a2ui.build_messages(b, "footer", "s1") == a2ui.build_messages(a, "footer", "s1")
+    assert_same(a, b)
     sections = {r["Section"] for r in a.table.to_pylist()}
     assert {"Completeness", "Check", content_quality.MC_SECTION, "Completeness by category"} <= sections
     if question == QUESTIONS[0]:  # every check fails somewhere in the fixture, but the SKU one (a transfer
@@ -137,16 +116,16 @@ def test_the_cap_is_checked_on_the_columns_content_quality_reads(bq_emulator, ta
     from agent.catalog.bigquery import BytesCapExceeded
 
     tax = taxonomy_mod.load()
-    probe = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0").own.sources[0].pushdown
+    probe = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0").own.sources[0].pushdown
     need = probe.estimate_for(content_quality_sql.READS)
     assert need > probe.estimate
-    whole = planner.plan(QUESTIONS[0], _load(bq_emulator.env, table_uri).own.table, tax, None).scope
-    ok = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0", BIGQUERY_MAXIMUM_BYTES_BILLED=str(need))
-    assert _run(ok, whole, tax).table.num_rows > 1
-    short = _load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0", BIGQUERY_MAXIMUM_BYTES_BILLED=str(need - 1))
+    whole = planner.plan(QUESTIONS[0], load(bq_emulator.env, table_uri).own.table, tax, None).scope
+    ok = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0", BIGQUERY_MAXIMUM_BYTES_BILLED=str(need))
+    assert run_skill("content_quality", ok, whole, tax).table.num_rows > 1
+    short = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0", BIGQUERY_MAXIMUM_BYTES_BILLED=str(need - 1))
     assert short.problems == []  # the gaps columns fit: the source loads
     with pytest.raises(BytesCapExceeded) as caught:
-        _run(short, whole, tax)
+        run_skill("content_quality", short, whole, tax)
     assert caught.value.estimate == need and short.own.sources[0].bytes_scanned == 0
     own = short.own
     pushed_gaps = gaps.run(

@@ -20,6 +20,7 @@ from agent.analysis import registry
 from agent.catalog import taxonomy as taxonomy_mod
 from tests import bq_pushdown, bq_seed
 from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
+from tests.bq_pushdown import AVAILABILITY_WORDS
 
 SKILLS = ("price_ladder", "availability", "brand_coverage")
 # (skill, question): the whole catalog and a scope, for each skill
@@ -35,16 +36,6 @@ QUESTIONS = (
     ("brand_coverage", "Is my outdoor furniture dominated by one brand?"),
 )
 WHOLE_CATALOG = ("How is my catalog priced?", "What is out of stock?", "Which brands do I sell?")
-AVAILABILITY_WORDS = (
-    "In_Stock",
-    "https://schema.org/OutOfStock",
-    "preorder",
-    "on backorder",
-    "Limited Availability",
-    "sold-out",
-    "who knows",
-    None,
-)
 
 
 def messy_rows() -> list[dict]:
