@@ -13,6 +13,7 @@ allocator step returned. Never asserted; the figures go to bench/README.md.
     BENCH_KEEP=0 .venv/bin/python bench/bench_memory.py   # with CONTEXT_MAX_ATTACHED_BYTES=0
     BENCH_BUDGET_MIB=256 .venv/bin/python bench/bench_memory.py   # with MEMORY_BUDGET_BYTES = 256 MiB
     BENCH_IDLE_S=0 .venv/bin/python bench/bench_memory.py   # idle release off (IDLE_RELEASE_SECONDS=0)
+    BENCH_ENV=STATE_MEMORY_BYTES=1048576 .venv/bin/python bench/bench_memory.py   # any agent setting
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.agent_server import settings  # noqa: E402  (BENCH_ENV's "KEY=value,KEY=value")
 from tests.agent_process import AGENT_SETTINGS  # noqa: E402  (the agent's settings, derived from agent/config.py)
 
 SENDS = int(os.environ.get("BENCH_SENDS", "150"))
@@ -94,6 +96,7 @@ def main() -> None:
         env["MEMORY_BUDGET_BYTES"] = str(int(float(os.environ["BENCH_BUDGET_MIB"]) * 2**20))
     if os.environ.get("BENCH_KEEP") == "0":  # conversations keep no attached catalog: what remains is the rest
         env["CONTEXT_MAX_ATTACHED_BYTES"] = "0"
+    env.update(settings(os.environ.get("BENCH_ENV", "")))  # any agent setting, as bench/agent_server.py takes them
     server_log = tempfile.TemporaryFile(mode="w+")
     proc = subprocess.Popen(
         [sys.executable, "-m", "functions_framework", "--target=a2a", "--host=127.0.0.1", f"--port={port}"],
