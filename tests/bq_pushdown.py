@@ -57,6 +57,7 @@ class BothWays:
     scope: Any
     memory_inputs: Any
     pushed_inputs: Any
+    skills: tuple[str, ...] = ()  # what the planner chose for the question (the test's premise)
 
 
 def both_ways(env: dict[str, str], uri: str, skill: str, question: str) -> BothWays:
@@ -67,8 +68,11 @@ def both_ways(env: dict[str, str], uri: str, skill: str, question: str) -> BothW
     assert memory.problems == [] and pushed.problems == [], (memory.problems, pushed.problems)
     assert memory.own.sources[0].pushdown is None and memory.own.table.num_rows > 0
     assert pushed.own.sources[0].pushdown is not None and pushed.own.table.num_rows == 0  # nothing downloaded
-    scope = planner.plan(question, memory.own.table, tax, None).scope
-    return BothWays(run_skill(skill, memory, scope, tax), run_skill(skill, pushed, scope, tax), scope, memory, pushed)
+    plan = planner.plan(question, memory.own.table, tax, None)
+    scope = plan.scope
+    return BothWays(
+        run_skill(skill, memory, scope, tax), run_skill(skill, pushed, scope, tax), scope, memory, pushed, plan.skills
+    )
 
 
 def surfaces(result: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from agent.catalog import taxonomy as taxonomy_mod
 from agent.catalog.sources import load_demo
 from tests import bq_seed
 from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
-from tests.bq_pushdown import assert_same, load, run_skill
+from tests.bq_pushdown import assert_identical, assert_same, both_ways, load, run_skill
 
 QUESTIONS = (
     "How well are colours filled in?",
@@ -54,18 +54,10 @@ def test_attribute_coverage_is_pushed_down():
 
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_attribute_coverage_identical_in_memory_and_in_bigquery(bq_emulator, table_uri, question):  # noqa: F811
-    tax = taxonomy_mod.load()
-    memory = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES=str(1 << 40))
-    pushed = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0")
-    assert memory.problems == [] and pushed.problems == []
-    assert memory.own.sources[0].pushdown is None and pushed.own.table.num_rows == 0
-    plan = planner.plan(question, memory.own.table, tax, None)
-    assert "attribute_coverage" in plan.skills
-    a, b = (
-        run_skill("attribute_coverage", memory, plan.scope, tax),
-        run_skill("attribute_coverage", pushed, plan.scope, tax),
-    )
-    assert_same(a, b)
+    pair = both_ways(bq_emulator.env, table_uri, "attribute_coverage", question)
+    assert "attribute_coverage" in pair.skills
+    assert_identical(pair)
+    a = pair.memory
     rows = {r["Attribute"]: r for r in a.table.to_pylist()}
     assert {"Colour", "Material", "Size"} <= set(rows)
     if question == QUESTIONS[0]:  # the fixture's variants are merged (and counted) on both paths

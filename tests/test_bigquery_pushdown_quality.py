@@ -19,7 +19,7 @@ from agent.analysis.registry import IN_BIGQUERY
 from agent.catalog import taxonomy as taxonomy_mod
 from tests import bq_seed
 from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
-from tests.bq_pushdown import assert_same, load, run_skill
+from tests.bq_pushdown import assert_identical, both_ways, load, run_skill
 
 QUESTIONS = (
     "Is my catalog ready for Google Shopping?",
@@ -72,16 +72,11 @@ def test_content_quality_is_pushed_down():
 
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_content_quality_identical_in_memory_and_in_bigquery(bq_emulator, table_uri, question):  # noqa: F811
-    tax = taxonomy_mod.load()
-    memory = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES=str(1 << 40))
-    pushed = load(bq_emulator.env, table_uri, BIGQUERY_IN_MEMORY_BYTES="0")
-    assert memory.problems == [] and pushed.problems == []
-    assert memory.own.sources[0].pushdown is None and pushed.own.table.num_rows == 0
-    plan = planner.plan(question, memory.own.table, tax, None)
-    assert "content_quality" in plan.skills
-    a, b = run_skill("content_quality", memory, plan.scope, tax), run_skill("content_quality", pushed, plan.scope, tax)
+    pair = both_ways(bq_emulator.env, table_uri, "content_quality", question)
+    assert "content_quality" in pair.skills
+    assert_identical(pair)
+    a = pair.memory
     checks = {r["Item"] for r in a.table.to_pylist() if r["Section"] == "Check"}
-    assert_same(a, b)
     sections = {r["Section"] for r in a.table.to_pylist()}
     assert {"Completeness", "Check", content_quality.MC_SECTION, "Completeness by category"} <= sections
     if question == QUESTIONS[0]:  # every check fails somewhere in the fixture, but the SKU one (a transfer
