@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agent.analysis import common
+from agent.analysis import common, sql_run
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, SkillResult
 
@@ -236,7 +236,7 @@ def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     with_ref = inp.reference is not None
     reference = _reference_values(inp) if with_ref else {}
-    pushdown = next((s.pushdown for s in inp.sources if getattr(s, "pushdown", None) is not None), None)
+    pushdown = sql_run.pushdown_of(inp.sources)
     notes: list[str] = []
     excluded: dict[str, int] = {}
     if pushdown is not None:

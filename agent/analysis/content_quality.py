@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agent.analysis import common
+from agent.analysis import common, sql_run
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, Scope, SkillResult
 from agent.catalog.taxonomy import Taxonomy
@@ -321,7 +321,7 @@ def run(inp: SkillInput) -> SkillResult:
     """The checks over the scope's rows: in memory, or as SQL in BigQuery for a `Products_` table above
     the size line (agent.analysis.content_quality_sql gives the same rows); `answer` does the rest."""
     scope, tax = inp.scope, inp.taxonomy
-    pushdown = next((s.pushdown for s in inp.sources if getattr(s, "pushdown", None) is not None), None)
+    pushdown = sql_run.pushdown_of(inp.sources)
     if pushdown is not None:
         from agent.analysis import content_quality_sql
 
