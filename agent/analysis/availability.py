@@ -9,6 +9,7 @@ column is never read as zero stock.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -72,17 +73,7 @@ class StockCounts:
 
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
-    pushdown = sql_run.pushdown_of(inp.sources)
-    excluded: dict[str, int] = {}
-    agg: StockCounts | None
-    if pushdown is not None:  # above the size line: counted in BigQuery
-        from agent.analysis import availability_sql
-
-        agg = availability_sql.own_counts(pushdown, scope, tax)
-    else:
-        pop = common.population(inp.own, scope, tax, READ)
-        excluded = pop.excluded
-        agg = own_counts(pop.table, scope, tax) if pop.table.num_rows else None
+    agg, excluded = sql_run.own_side(inp, READ, _counted_in_bigquery, _counted_in_memory)
     has_stock = agg is not None and agg.has_stock
     rows = _rows(agg, scope) if agg is not None and agg.variants else []
     table = common.records_table(COLUMNS, rows, excluded)
@@ -102,6 +93,18 @@ def run(inp: SkillInput) -> SkillResult:
         taxonomy_note=common.taxonomy_note(scope, tax),
         notes=notes,
     )
+
+
+def _counted_in_bigquery(inp: SkillInput, pushdown: Any) -> StockCounts | None:
+    """Above the size line: counted in BigQuery (imported here: availability_sql imports this module)."""
+    from agent.analysis import availability_sql
+
+    return availability_sql.own_counts(pushdown, inp.scope, inp.taxonomy)
+
+
+def _counted_in_memory(inp: SkillInput, scoped: pa.Table) -> StockCounts | None:
+    """The in-memory population counted, none when the scope holds no analysed row."""
+    return own_counts(scoped, inp.scope, inp.taxonomy) if scoped.num_rows else None
 
 
 def own_counts(scoped: pa.Table, scope: Scope, tax: Taxonomy) -> StockCounts:

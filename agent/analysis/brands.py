@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -150,6 +151,18 @@ class BrandAggregates:
     notes: list[str] = field(default_factory=list)  # what the path itself has to say (pushdown: unplaced rows)
 
 
+def _counted_in_bigquery(inp: SkillInput, pushdown: Any) -> BrandAggregates | None:
+    """Above the size line: counted in BigQuery (imported here: brands_sql imports this module)."""
+    from agent.analysis import brands_sql
+
+    return brands_sql.own_aggregates(pushdown, inp.scope, inp.taxonomy)
+
+
+def _counted_in_memory(inp: SkillInput, scoped: pa.Table) -> BrandAggregates | None:
+    """The in-memory population counted, none when the scope holds no analysed row."""
+    return own_aggregates(scoped, inp.scope, inp.taxonomy) if scoped.num_rows else None
+
+
 def own_aggregates(scoped: pa.Table, scope, tax) -> BrandAggregates:
     """The in-memory path: the scope's population counted in numpy."""
     labels = common.category_labels(scoped, scope, tax)
@@ -194,17 +207,7 @@ def _ref_only(own: dict[str, int], ref: dict[str, int]) -> tuple[int, str | None
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     with_ref = inp.reference is not None
-    pushdown = sql_run.pushdown_of(inp.sources)
-    excluded: dict[str, int] = {}
-    agg: BrandAggregates | None
-    if pushdown is not None:  # above the size line: counted in BigQuery
-        from agent.analysis import brands_sql
-
-        agg = brands_sql.own_aggregates(pushdown, scope, tax)
-    else:
-        pop = common.population(inp.own, scope, tax, READ)
-        excluded = pop.excluded
-        agg = own_aggregates(pop.table, scope, tax) if pop.table.num_rows else None
+    agg, excluded = sql_run.own_side(inp, READ, _counted_in_bigquery, _counted_in_memory)
     rows = _rows(inp, agg) if agg is not None and agg.products else []
     table = common.records_table(COLUMNS + (REF_COLUMNS if with_ref else ()), rows, excluded)
     return SkillResult(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -203,6 +204,14 @@ class LadderAggregates:
     notes: list[str] = field(default_factory=list)  # what the path itself has to say (pushdown: unplaced rows)
 
 
+def _aggregated_in_bigquery(inp: SkillInput, pushdown: Any) -> LadderAggregates:
+    """Above the size line: aggregated in BigQuery, sales judged at the snapshot day (imported here:
+    price_ladder_sql imports this module)."""
+    from agent.analysis import price_ladder_sql
+
+    return price_ladder_sql.own_aggregates(pushdown, inp.scope, inp.taxonomy, common.as_of(inp.own, inp.sources))
+
+
 def own_aggregates(inp: SkillInput, scoped: pa.Table) -> LadderAggregates:
     """The in-memory path: the scope's population, per currency group, aggregated in numpy."""
     groups = common.price_groups(scoped)
@@ -327,16 +336,7 @@ class _Ladder:
 def run(inp: SkillInput) -> SkillResult:
     scope, tax = inp.scope, inp.taxonomy
     with_ref = inp.reference is not None
-    pushdown = sql_run.pushdown_of(inp.sources)
-    excluded: dict[str, int] = {}
-    if pushdown is not None:  # above the size line: aggregated in BigQuery
-        from agent.analysis import price_ladder_sql
-
-        agg = price_ladder_sql.own_aggregates(pushdown, scope, tax, common.as_of(inp.own, inp.sources))
-    else:
-        pop = common.population(inp.own, scope, tax, _readable(inp.own))
-        excluded = pop.excluded
-        agg = own_aggregates(inp, pop.table)
+    agg, excluded = sql_run.own_side(inp, _readable(inp.own), _aggregated_in_bigquery, own_aggregates)
     groups = agg.groups
     mixed = len(groups) > 1
     ladder = _ladder(inp, groups) if groups else _Ladder()

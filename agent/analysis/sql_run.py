@@ -21,12 +21,19 @@ Placement (the decision in agent.analysis.gaps_sql's docstring): `gid` is the tr
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent.analysis import common
 from agent.analysis.result import Scope
 from agent.catalog.taxonomy import Taxonomy
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from agent.analysis.inputs import SkillInput
+
+Aggregates = TypeVar("Aggregates")
 
 QUANTILES = (0.25, 0.5, 0.75)
 
@@ -135,6 +142,26 @@ def offers(columns: Sequence[str], scope: str = "TRUE") -> str:
 def pushdown_of(sources: Sequence[Any]) -> Any:
     """The catalog's Pushdown when it lies above the size line in BigQuery (nothing downloaded), else None."""
     return next((s.pushdown for s in sources if getattr(s, "pushdown", None) is not None), None)
+
+
+def own_side(
+    inp: SkillInput,
+    columns: Sequence[str],
+    in_bigquery: Callable[[SkillInput, Any], Aggregates],
+    in_memory: Callable[[SkillInput, pa.Table], Aggregates],
+) -> tuple[Aggregates, dict[str, int]]:
+    """A skill's own-catalog aggregates and the excluded statuses' variant counts, by one rule for every
+    skill whose two forms differ only there: above the size line `in_bigquery(inp, pushdown)` aggregates
+    in BigQuery (nothing excluded is counted there: the transfer states no such status), else
+    `in_memory(inp, table)` aggregates the scope's population in memory, carrying only `columns`.
+
+    Why callables and not the SQL modules: each `*_sql` module imports its skill module, so the skill
+    imports it inside its `in_bigquery`, on the path that needs it."""
+    pushdown = pushdown_of(inp.sources)
+    if pushdown is not None:
+        return in_bigquery(inp, pushdown), {}
+    pop = common.population(inp.own, inp.scope, inp.taxonomy, columns)
+    return in_memory(inp, pop.table), pop.excluded
 
 
 LABELLED = """,
