@@ -22,6 +22,7 @@ back) and by `ORDER BY … brand` in SQL for brands (only the top three come bac
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent.analysis import common
@@ -74,79 +75,18 @@ GROUP BY brand ORDER BY n DESC, brand LIMIT {TOP_BRANDS}
 
 def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Figures:
     """The scope's overview figures from BigQuery (see the module docstring for what is grouped and how)."""
-    from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter, StructQueryParameter
-
     where, params = scope_filter(scope, taxonomy)
     head = offers(_OFFERS, where)
 
-    def query(tail: str, extra: list[Any] = ()) -> list[dict[str, Any]]:  # type: ignore[assignment]
+    def query(tail: str, extra: Sequence[Any] = ()) -> list[dict[str, Any]]:
         return pushdown.query(head + tail, [*params, *extra])
 
     totals = query(_TOTALS)[0]
     rows_n, mapped_n = int(totals["rows_n"]), int(totals["mapped_n"])
     currencies = query(_CURRENCIES)
     currencies.sort(key=lambda c: (c["cur"] is None, -int(c["n"]), c["cur"] or ""))  # common.price_groups' order
-    shown = currencies[:MAX_CURRENCIES]
-    cut_bands = {}
-    for c in shown:
-        cuts = sorted({common.nice_number(_quantile(c, q)) for q in QUANTILES})
-        cuts = [x for x in cuts if float(c["lo"]) < x <= float(c["hi"])]
-        cut_bands[c["cur"] or ""] = common.band_labels(cuts, c["cur"])
-    counted: dict[tuple[str, int], int] = {}
-    if cut_bands:
-        band_param = ArrayQueryParameter(
-            "bands",
-            "STRUCT",
-            [
-                StructQueryParameter(
-                    None,
-                    ScalarQueryParameter("cur", "STRING", cur),
-                    ScalarQueryParameter("i", "INT64", i),
-                    ScalarQueryParameter("lo", "FLOAT64", lo),
-                    ScalarQueryParameter("hi", "FLOAT64", None if hi == float("inf") else hi),
-                )
-                for cur, bands in cut_bands.items()
-                for i, (_, lo, hi) in enumerate(bands)
-            ],
-        )
-        counted = {(r["cur"], int(r["i"])): int(r["n"]) for r in query(_BANDS, [band_param])}
-    prices = [
-        PriceFigures(
-            currency=c["cur"],
-            variants=int(c["n"]),
-            low=float(c["lo"]),
-            median=_quantile(c, 0.5),
-            high=float(c["hi"]),
-            bands=[
-                (label, counted.get((c["cur"] or "", i), 0))
-                for i, (label, _, _) in enumerate(cut_bands[c["cur"] or ""])
-            ],
-        )
-        for c in shown
-    ]
-    top_categories: list[tuple[str, int]] = []
-    categories_n = 0
-    if rows_n:
-        ids = [int(r["gid"]) for r in query(_CATEGORY_IDS) if r["gid"] is not None]
-        labels = {gid: common.taxonomy_label(gid, scope, taxonomy) for gid in ids}
-        categories_n = len(set(labels.values()) | ({common.UNMAPPED_LABEL} if mapped_n < rows_n else set()))
-        if labels:
-            label_param = ArrayQueryParameter(
-                "labels",
-                "STRUCT",
-                [
-                    StructQueryParameter(
-                        None, ScalarQueryParameter("gid", "INT64", gid), ScalarQueryParameter("label", "STRING", label)
-                    )
-                    for gid, label in labels.items()
-                ],
-            )
-            unmapped = ScalarQueryParameter("unmapped", "STRING", common.UNMAPPED_LABEL)
-            per_label = query(_CATEGORIES, [label_param, unmapped])
-        else:  # no offer carries a Google category id: one "Unmapped" category of every product
-            per_label = [{"label": common.UNMAPPED_LABEL, "n": totals["products_n"]}]
-        ranked = sorted(((r["label"], int(r["n"])) for r in per_label), key=lambda x: (-x[1], x[0]))
-        top_categories = ranked[:TOP_CATEGORIES]
+    prices = _prices(query, currencies[:MAX_CURRENCIES])
+    categories_n, top_categories = _categories(query, totals, scope, taxonomy) if rows_n else (0, [])
     top_brands = [(r["brand"], int(r["n"])) for r in query(_BRANDS)] if rows_n else []
     note = unplaced_note(pushdown, scope)
     return Figures(
@@ -173,6 +113,85 @@ def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Figures:
         no_currency=bool(currencies) and all(c["cur"] is None for c in currencies),
         notes=[note] if note else [],
     )
+
+
+# A query over the scoped offers: (tail after the shared head, extra parameters) -> rows.
+_Query = Callable[[str, Sequence[Any]], list[dict[str, Any]]]
+
+
+def _prices(query: _Query, shown: list[dict[str, Any]]) -> list[PriceFigures]:
+    """Each shown currency's price figures: its bands cut near the quartiles as the in-memory overview
+    cuts them (common.nice_number, common.band_labels), counted in one query of every band."""
+    from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter, StructQueryParameter
+
+    cut_bands = {}
+    for c in shown:
+        cuts = sorted({common.nice_number(_quantile(c, q)) for q in QUANTILES})
+        cuts = [x for x in cuts if float(c["lo"]) < x <= float(c["hi"])]
+        cut_bands[c["cur"] or ""] = common.band_labels(cuts, c["cur"])
+    counted: dict[tuple[str, int], int] = {}
+    if cut_bands:
+        band_param = ArrayQueryParameter(
+            "bands",
+            "STRUCT",
+            [
+                StructQueryParameter(
+                    None,
+                    ScalarQueryParameter("cur", "STRING", cur),
+                    ScalarQueryParameter("i", "INT64", i),
+                    ScalarQueryParameter("lo", "FLOAT64", lo),
+                    ScalarQueryParameter("hi", "FLOAT64", None if hi == float("inf") else hi),
+                )
+                for cur, bands in cut_bands.items()
+                for i, (_, lo, hi) in enumerate(bands)
+            ],
+        )
+        counted = {(r["cur"], int(r["i"])): int(r["n"]) for r in query(_BANDS, [band_param])}
+    return [
+        PriceFigures(
+            currency=c["cur"],
+            variants=int(c["n"]),
+            low=float(c["lo"]),
+            median=_quantile(c, 0.5),
+            high=float(c["hi"]),
+            bands=[
+                (label, counted.get((c["cur"] or "", i), 0))
+                for i, (label, _, _) in enumerate(cut_bands[c["cur"] or ""])
+            ],
+        )
+        for c in shown
+    ]
+
+
+def _categories(
+    query: _Query, totals: dict[str, Any], scope: Scope, taxonomy: Taxonomy
+) -> tuple[int, list[tuple[str, int]]]:
+    """(how many categories, the top ones by product with ties by name) of a scope with offers: labels
+    made in Python from the distinct Google category ids (common.taxonomy_label, the in-memory rule),
+    products counted per label in SQL; offers without an id are "Unmapped"."""
+    from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter, StructQueryParameter
+
+    ids = [int(r["gid"]) for r in query(_CATEGORY_IDS, ()) if r["gid"] is not None]
+    labels = {gid: common.taxonomy_label(gid, scope, taxonomy) for gid in ids}
+    some_unmapped = int(totals["mapped_n"]) < int(totals["rows_n"])
+    categories_n = len(set(labels.values()) | ({common.UNMAPPED_LABEL} if some_unmapped else set()))
+    if labels:
+        label_param = ArrayQueryParameter(
+            "labels",
+            "STRUCT",
+            [
+                StructQueryParameter(
+                    None, ScalarQueryParameter("gid", "INT64", gid), ScalarQueryParameter("label", "STRING", label)
+                )
+                for gid, label in labels.items()
+            ],
+        )
+        unmapped = ScalarQueryParameter("unmapped", "STRING", common.UNMAPPED_LABEL)
+        per_label = query(_CATEGORIES, [label_param, unmapped])
+    else:  # no offer carries a Google category id: one "Unmapped" category of every product
+        per_label = [{"label": common.UNMAPPED_LABEL, "n": totals["products_n"]}]
+    ranked = sorted(((r["label"], int(r["n"])) for r in per_label), key=lambda x: (-x[1], x[0]))
+    return categories_n, ranked[:TOP_CATEGORIES]
 
 
 def _quantile(row: dict[str, Any], q: float) -> float:
