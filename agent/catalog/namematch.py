@@ -805,7 +805,11 @@ def _decide(
     before: str | None = None,
 ) -> Match | None:
     """The choice among one noun's places; `ctx` holds only words that can matter, `mods` the
-    phrase's modifiers that are themselves product nouns (the only ones the foreign rule reads)."""
+    phrase's modifiers that are themselves product nouns (the only ones the foreign rule reads).
+
+    In three steps: the names whose words the context holds are ranked (`_ranked_best`); a tie between
+    places is settled by what they share (`_tied`); a winner named by its noun alone is judged on what
+    stands beside it (`_bare_noun`)."""
     title = strict  # a title noun (free text): the merchant's own type is trusted to name a kind as it is
     cands = idx.entries(head)
     if cands and within:
@@ -814,9 +818,28 @@ def _decide(
         strict = False
     if not cands:
         return None
+    votes = _votes(head) if not within else Counter((e.tokens, e.google_id) for e in cands)
+    best, best_entries = _ranked_best(cands, ctx, plain, votes)
+    if best is None:
+        return None
+    ids = {e.google_id for e in best_entries}
+    if len(ids) > 1:
+        return _tied(ids, best[0])
+    winner = best_entries[0]
+    if best[0] >= 1:
+        return Match(winner.google_id, True, best[0])
+    return _bare_noun(
+        idx, head, cands, winner, ctx, mods, has_mods=has_mods, strict=strict, title=title, within=within, before=before
+    )
+
+
+def _ranked_best(
+    cands: list[Entry], ctx: frozenset[str], plain: frozenset[str], votes: Counter
+) -> tuple[tuple | None, list[Entry]]:
+    """(the best rank, the entries holding it, in index order) among the names all of whose other words
+    stand in `ctx`; (None, []) when none does."""
     best: tuple | None = None
     best_entries: list[Entry] = []
-    votes = _votes(head) if not within else Counter((e.tokens, e.google_id) for e in cands)
     for e in cands:
         need = e.tokens[:-1]
         if any(needed_word not in ctx for needed_word in need):
@@ -834,17 +857,33 @@ def _decide(
             best, best_entries = rank, [e]
         elif rank == best:
             best_entries.append(e)
-    if best is None:
-        return None
-    ids = {e.google_id for e in best_entries}
-    if len(ids) > 1:  # a true tie between places: no honest pick of one, but what they share may be
-        common = _common_ancestor(taxonomy.load(), sorted(ids))
-        if common is not None and taxonomy.load().nodes[common].depth >= _TIE_MIN_DEPTH:
-            return Match(common, True, best[0])  # "Scarf": Scarves & Shawls, whichever of its leaves
-        return Match(min(ids), False, best[0])
-    winner = best_entries[0]
-    if best[0] >= 1:
-        return Match(winner.google_id, True, best[0])
+    return best, best_entries
+
+
+def _tied(ids: set[int], specificity: int) -> Match:
+    """A true tie between places: no honest pick of one, but what they share may be."""
+    common = _common_ancestor(taxonomy.load(), sorted(ids))
+    if common is not None and taxonomy.load().nodes[common].depth >= _TIE_MIN_DEPTH:
+        return Match(common, True, specificity)  # "Scarf": Scarves & Shawls, whichever of its leaves
+    return Match(min(ids), False, specificity)
+
+
+def _bare_noun(
+    idx: Index,
+    head: str,
+    cands: list[Entry],
+    winner: Entry,
+    ctx: frozenset[str],
+    mods: tuple[str, ...],
+    *,
+    has_mods: bool,
+    strict: bool,
+    title: bool,
+    within: tuple[int, ...],
+    before: str | None,
+) -> Match:
+    """The winner when it is named by its noun alone: sure only when nothing beside the noun points
+    elsewhere (`strict` after `_decide` has cleared it inside the shop's branch; `title` as passed)."""
     if (
         before is not None
         and (title or within)
