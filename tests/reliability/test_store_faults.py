@@ -10,33 +10,13 @@ import json
 import uuid
 
 import httpx
-import pytest
 
 from agent.store.gcs import object_key
-from tests.emulators import shared_emulator
-from tests.faultproxy import FaultProxy
 from tests.helpers import CHAIRS_CSV as CSV
 from tests.helpers import file_message as message
 from tests.helpers import footer, no_internals, rpc, stored_state, wait_for
 
 COMPLETED_WRITE = b'"state": "completed"'
-
-
-@pytest.fixture(scope="module")
-def faulty(start_server):
-    fake = shared_emulator("fake")
-    bucket = fake.create_bucket()
-    proxy = FaultProxy(fake.url)
-    server = start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": proxy.url})
-    yield server, proxy, fake, bucket
-    proxy.stop()
-
-
-@pytest.fixture
-def proxy(faulty):
-    faulty[1].clear()
-    yield faulty[1]
-    faulty[1].clear()
 
 
 def stream(url: str, params: dict) -> list[dict]:
@@ -114,9 +94,8 @@ def test_an_attachment_that_could_not_be_kept_is_named_on_the_next_turn(faulty, 
     assert "kept for" not in text
 
 
-def test_an_attachment_deleted_from_storage_is_said_unreadable_not_expired(faulty, proxy, start_server):
-    server, _, fake, bucket = faulty
-    other = start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": fake.url})  # no cached copy there
+def test_an_attachment_deleted_from_storage_is_said_unreadable_not_expired(faulty, proxy, clean):
+    server, _, fake, bucket = faulty  # `clean` holds no cached copy of the attachment
     context_id = str(uuid.uuid4())
     first = rpc(
         server.url,
@@ -126,6 +105,6 @@ def test_an_attachment_deleted_from_storage_is_said_unreadable_not_expired(fault
     assert first["status"]["state"] == "completed"
     for blob in fake.client.list_blobs(bucket, prefix=f"contexts/{object_key(context_id)}/catalog-"):
         blob.delete()
-    second = rpc(other.url, "message/send", {"message": message("and the brands?"), "contextId": context_id})["result"]
+    second = rpc(clean.url, "message/send", {"message": message("and the brands?"), "contextId": context_id})["result"]
     text = second["artifacts"][0]["parts"][0]["text"]
     assert "(mine.csv) could not be saved or read back" in text and "kept for" not in text

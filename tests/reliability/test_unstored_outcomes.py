@@ -12,12 +12,8 @@ from __future__ import annotations
 import math
 import time
 
-import pytest
-
 from agent.service.unstored import UnstoredOutcomes
 from agent.store.memory import MemoryTaskStore
-from tests.emulators import shared_emulator
-from tests.faultproxy import FaultProxy
 from tests.helpers import CHAIRS_CSV as CSV
 from tests.helpers import file_message as message
 from tests.helpers import no_internals, rpc, stored_state, wait_for
@@ -26,39 +22,26 @@ FAILED_WRITE = b'"state": "failed"'
 COMPLETED_WRITE = b'"state": "completed"'
 
 
-@pytest.fixture(scope="module")
-def two(start_server):
-    """(faulty instance, clean instance, proxy, fake, bucket): both on one bucket, one through the proxy."""
-    fake = shared_emulator("fake")
-    bucket = fake.create_bucket()
-    proxy = FaultProxy(fake.url)
-    faulty = start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": proxy.url})
-    clean = start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": fake.url})
-    yield faulty, clean, proxy, fake, bucket
-    proxy.stop()
-
-
-def unstored_answer(faulty, proxy) -> dict:
-    proxy.clear()
+def unstored_answer(server, proxy) -> dict:
     proxy.add(method="POST", body=COMPLETED_WRITE, status=403)
     proxy.add(method="POST", body=FAILED_WRITE, status=403)
-    answer = rpc(faulty.url, "message/send", {"message": message("What is in this catalog?", CSV)})["result"]
+    answer = rpc(server.url, "message/send", {"message": message("What is in this catalog?", CSV)})["result"]
     assert answer["status"]["state"] == "failed"  # never "completed": the store does not hold it
     return answer
 
 
-def test_the_outcome_is_stored_on_a_later_request_once_the_store_is_back(two):
-    faulty, clean, proxy, fake, bucket = two
-    answer = unstored_answer(faulty, proxy)
+def test_the_outcome_is_stored_on_a_later_request_once_the_store_is_back(faulty, clean, proxy):
+    server, _, fake, bucket = faulty
+    answer = unstored_answer(server, proxy)
     task_id = answer["id"]
     assert stored_state(fake, bucket, task_id) == "working"  # the store refused both final writes
-    here = rpc(faulty.url, "tasks/get", {"id": task_id})["result"]
+    here = rpc(server.url, "tasks/get", {"id": task_id})["result"]
     assert here["status"] == answer["status"]  # this instance says the outcome its client got
-    assert rpc(faulty.url, "tasks/cancel", {"id": task_id})["error"]["code"] == -32002
+    assert rpc(server.url, "tasks/cancel", {"id": task_id})["error"]["code"] == -32002
     proxy.clear()
     # The next requests after the back-off store it: wait for that event (polling the store), no sleep.
     wait_for(
-        lambda: rpc(faulty.url, "tasks/get", {"id": task_id}) and stored_state(fake, bucket, task_id) == "failed", 30
+        lambda: rpc(server.url, "tasks/get", {"id": task_id}) and stored_state(fake, bucket, task_id) == "failed", 30
     )
     there = rpc(clean.url, "tasks/get", {"id": task_id})["result"]
     assert there["status"]["state"] == "failed"
@@ -69,13 +52,13 @@ def test_the_outcome_is_stored_on_a_later_request_once_the_store_is_back(two):
     assert stored_state(fake, bucket, task_id) == "failed"
 
 
-def test_while_the_store_stays_down_the_retries_back_off(two):
-    faulty, _, proxy, fake, bucket = two
-    answer = unstored_answer(faulty, proxy)
+def test_while_the_store_stays_down_the_retries_back_off(faulty, proxy):
+    server, _, fake, bucket = faulty
+    answer = unstored_answer(server, proxy)
     refused = next(rule for rule in proxy.rules if rule.body == FAILED_WRITE)
     before, started = refused.hits, time.monotonic()
     for _ in range(40):  # forty requests, each of which may flush what is due
-        assert rpc(faulty.url, "tasks/get", {"id": answer["id"]})["result"]["status"]["state"] == "failed"
+        assert rpc(server.url, "tasks/get", {"id": answer["id"]})["result"]["status"]["state"] == "failed"
     elapsed = time.monotonic() - started
     # back-off 1 s, doubling: within `elapsed` seconds at most log2(elapsed + 1) + 1 retries, not forty
     # (each retry may be sent twice by the storage client's own retry)
@@ -84,7 +67,7 @@ def test_while_the_store_stays_down_the_retries_back_off(two):
     proxy.clear()
     wait_for(
         lambda: (
-            rpc(faulty.url, "tasks/get", {"id": answer["id"]}) and stored_state(fake, bucket, answer["id"]) == "failed"
+            rpc(server.url, "tasks/get", {"id": answer["id"]}) and stored_state(fake, bucket, answer["id"]) == "failed"
         ),
         90,
     )
