@@ -227,7 +227,17 @@ def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any)
     safe = {k: v for k, v in fields.items() if k.lower() != "authorization"}
     extra: dict[str, Any] = dict(request_fields or {})
     extra["json_fields"] = {"event": "request", **safe}
-    logger().info("a2a request", extra=extra)
+    # Made here, not by logger().info: that would walk the stack to find this very function (a few µs
+    # of each request); everything after it (filters, the handler, its formatter) is logging's own.
+    log = logger()
+    log.handle(
+        log.makeRecord(
+            LOGGER_NAME, logging.INFO, __file__, _REQUEST_LINE_AT, "a2a request", (), None, "request_line", extra
+        )
+    )
+
+
+_REQUEST_LINE_AT = request_line.__code__.co_firstlineno
 
 
 def event(message: str, **fields: Any) -> None:

@@ -251,12 +251,12 @@ def test_our_cloud_json_is_the_librarys_line_key_for_key():
 
 
 def test_the_line_is_not_made_above_info(monkeypatch):
-    """LOG_LEVEL above INFO: request_line returns before it builds its fields or calls `logging`."""
+    """LOG_LEVEL above INFO: request_line returns before it makes a record or calls `logging`."""
     from agent import logs
 
     logs.setup("INFO")
     made: list[tuple] = []
-    monkeypatch.setattr(logs.logger(), "info", lambda *args, **kwargs: made.append(args))
+    monkeypatch.setattr(logs.logger(), "handle", lambda record: made.append((record.getMessage(),)))
     logs.request_line({}, method="tasks/get", outcome="ok")
     assert made == [("a2a request",)]  # at INFO the line goes through logging
     made.clear()
