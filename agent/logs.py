@@ -92,6 +92,9 @@ _GCP_KEYS = frozenset(
 )
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode  # made once, not per line (json.dumps)
+
+
 class _CloudJsonFormatter(logging.Formatter):
     """One record as one line of Cloud Logging's structured JSON, in the order and with the keys
     google-cloud-logging's StructuredLogHandler writes: the record's json_fields (or a dict message),
@@ -107,7 +110,9 @@ class _CloudJsonFormatter(logging.Formatter):
         else:
             if isinstance(fields, dict):
                 entry.update((k, v) for k, v in fields.items() if k not in _GCP_KEYS)
-            entry["message"] = super().format(record)  # the message, its traceback and stack below it
+            # the message, with its traceback and stack below it when it has them (Formatter.format)
+            plain = not (record.exc_info or record.exc_text or record.stack_info)
+            entry["message"] = record.getMessage() if plain else super().format(record)
         entry["severity"] = record.levelname
         entry["logging.googleapis.com/labels"] = {"python_logger": record.name} if record.name else {}
         entry["logging.googleapis.com/trace"] = getattr(record, "trace", None) or ""
@@ -119,7 +124,7 @@ class _CloudJsonFormatter(logging.Formatter):
             "function": record.funcName,
         }
         entry["httpRequest"] = getattr(record, "http_request", None) or {}
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        return _ENCODE(entry)
 
 
 class _ReadableFormatter(logging.Formatter):

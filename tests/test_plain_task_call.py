@@ -11,7 +11,7 @@ from typing import Any, Iterator
 import pytest
 
 from agent.protocol import errors, jsonrpc
-from tests.test_schema_predicate import VALUES
+from tests.helpers import SCHEMA_EDGE_VALUES as VALUES
 
 PLAIN = [
     {"jsonrpc": "2.0", "id": rid, "method": method, "params": {"id": "task-1"}}
