@@ -34,7 +34,7 @@ DEFAULT_MEMORY_BUDGET_BYTES = 1024 * 1024 * 1024  # the instance's memory when u
 # and the peak under 150 sends of 24 MiB reached 966–1,006 MiB of a 1 GiB budget (bench/README.md).
 PROCESS_RESERVE_BYTES = 472 * 1024 * 1024
 # Shares of what MEMORY_BUDGET_BYTES leaves after the reserve, the one memory setting every cache and
-# store bound derives from. What is left (37 %, the result memo's 1 % out of it) is for the turns in flight: a 32 MiB request body, its
+# store bound derives from. What is left (37 %, the result memo's and the finished tasks' JSON's 1 % each out of it) is for the turns in flight: a 32 MiB request body, its
 # decoded file and the parsed table of each running turn.
 # The parsed-catalog cache has the largest share (issue 16): a parsed table costs ~285 B per variant
 # from CSV and ~350 B from Parquet (bench/README.md), so 47 % of what a 4 GiB instance leaves (1.66 GiB)
@@ -47,6 +47,7 @@ SHARE_CONTEXTS = 0.10  # conversations kept for follow-ups (memory store)
 SHARE_TASKS = 0.03  # stored tasks (memory store): no file bytes in them, only answers
 SHARE_LIVE = 0.02  # events of recent runs kept for tasks/resubscribe
 SHARE_RESULT_MEMO = 0.01  # kept skill results (agent.analysis.memo), out of what is left for turns in flight
+SHARE_FINISHED_JSON = 0.01  # finished tasks' reply JSON (agent.service.handler, tasks/get), out of the same
 
 
 def shareable_bytes(budget: int) -> int:
@@ -112,6 +113,7 @@ class Config:
     )
     result_memo_entries: int = 256  # RESULT_MEMO_ENTRIES: skill results kept for reuse (agent.analysis.memo); 0 off
     result_memo_bytes: int = int(DEFAULT_SHAREABLE_BYTES * SHARE_RESULT_MEMO)  # ... within this share
+    finished_json_bytes: int = int(DEFAULT_SHAREABLE_BYTES * SHARE_FINISHED_JSON)  # finished tasks' JSON kept
     first_frame_wait_ms: int = 50  # FIRST_FRAME_WAIT_MS: how long analysis waits for new streams' first frames
 
     @functools.cached_property
@@ -320,6 +322,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         demand_uri=_location(env, "DEMAND_URI"),
         result_memo_entries=_int(env, "RESULT_MEMO_ENTRIES", 256, 0, 1_000_000),
         result_memo_bytes=int(shareable * SHARE_RESULT_MEMO),
+        finished_json_bytes=int(shareable * SHARE_FINISHED_JSON),
         first_frame_wait_ms=_int(env, "FIRST_FRAME_WAIT_MS", 50, 0, 10_000),
     )
 

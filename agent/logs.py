@@ -1,46 +1,41 @@
 """Logs on stdout: structured JSON on Cloud Run, readable lines on a developer's machine.
 
-On Cloud Run/Functions (configuration sees K_SERVICE, which the platform sets) records go through
-google-cloud-logging's StructuredLogHandler: the platform picks the JSON lines off stdout, so no logging
+On Cloud Run/Functions (configuration sees K_SERVICE, which the platform sets) each record is one line of
+Cloud Logging's structured JSON (`_CloudJsonFormatter`: severity, message, the record's fields, trace,
+span, source location, labels, httpRequest): the platform picks the lines off stdout, so no logging
 client, credentials or network call is needed. Anywhere else (`make run`, tests' own processes unless they
 set K_SERVICE) the same records print as one short line each — time, level, message, then the fields as
-key=value — and google-cloud-logging is never imported. No flag: where it runs decides.
+key=value. No flag: where it runs decides.
 
-Three choices keep logging off the answer's path:
-- The first records go through a queue to a writer thread, which builds the StructuredLogHandler
-  (google-cloud-logging costs ~0.4 s to import): a cold instance answers its first requests without
-  importing the library. Once that handler exists and the queue is empty, records are written on the
-  thread that makes them: handing every record to another thread cost more than writing it (on two
-  vCPUs the wake-up and the contention for the interpreter lock added ~0.2 ms to the next request,
-  while writing a line takes ~50 µs).
-- The one request line is written once the answer is out: from the response's close for a JSON
-  reply, after the last frame of a stream (before its terminating chunk), so even inline it never
-  delays an answer.
+One path for every record, the `logging` machinery's own: one stream handler on the root logger, with a
+filter that stamps the request's trace and one of the two formatters, both ours. Why ours and not
+google-cloud-logging's StructuredLogHandler (which wrote the same JSON until issue 16 item 6): the
+library cost ~0.4 s to import (so a writer thread built it off the answer's path) and its filter looked
+through Flask's request, per record, for trace fields we already carry; the request line through it cost
+~80 µs of a `tasks/get` of a few hundred, enough that it used to be written by a hand-made copy of the
+library's line beside `logging`. tests/test_logs.py holds our JSON equal to the library's, key for key.
+
+- The one request line is written once the answer is out: from the response's close for a JSON reply,
+  after the last frame of a stream (before its terminating chunk), so it never delays an answer; at a
+  LOG_LEVEL above INFO it is not even made.
 - The trace (`traceparent` or `X-Cloud-Trace-Context`) is read once per request into a context
-  variable; a filter stamps it on every record made while that request runs — incidents included — so
-  lines correlate wherever they are written.
+  variable; the filter stamps it on every record made while that request runs — incidents included — so
+  lines correlate.
 
 `Authorization` is never read. Set up once per process: functions-framework's `create_app` imports
-`main.py` again, and a second handler would print every line twice. The writer thread is started
-lazily and again after a fork (gunicorn forks workers after the app is loaded).
+`main.py` again, and a second handler would print every line twice.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextvars
-import copy
 import json
 import logging
-import logging.handlers
-import os
-import queue
 import re
 import sys
 import threading
-import time
 import uuid
-from typing import Any, Callable, cast
+from typing import Any
 
 LOGGER_NAME = "agent"
 _setup_lock = threading.Lock()
@@ -50,139 +45,86 @@ _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]
 _CLOUD_TRACE = re.compile(r"^([0-9a-fA-F]{32})(?:/([0-9]+))?(?:;o=([01]))?$")
 _TRACE_FIELDS = ("trace", "span_id", "trace_sampled", "http_request")
 _request_fields: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("request_fields", default=None)
-_queue_handler: _QueueHandler | None = None
 
 
 def setup(level: str = "INFO", project: str | None = None, json_lines: bool = True) -> None:
-    """Attach the queue handler to the root logger; later calls are no-ops. `json_lines`: Cloud Logging's
-    structured JSON (the app passes config.log_json: on Cloud Run), else readable lines."""
-    global _configured, _project, _queue_handler
+    """Attach the one stdout handler to the root logger; later calls are no-ops. `json_lines`: Cloud
+    Logging's structured JSON (the app passes config.log_json: on Cloud Run), else readable lines."""
+    global _configured, _project
     with _setup_lock:
         if _configured:
             return
         _project = project
-        _queue_handler = _QueueHandler(project, json_lines)
+        handler = logging.StreamHandler(_CurrentStdout())
+        handler.setFormatter(_CloudJsonFormatter() if json_lines else _ReadableFormatter())
+        handler.addFilter(_stamp_trace)
         root = logging.getLogger()
-        root.addHandler(_queue_handler)
+        root.addHandler(handler)
         root.setLevel(level)
         for noisy in ("urllib3", "google.auth", "google.api_core", "gunicorn.error"):
             logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
-        atexit.register(flush)
         _configured = True
 
 
-def flush(timeout: float = 5.0) -> None:
-    """Wait until every record enqueued so far has been written (tests; shutdown)."""
-    if _queue_handler is not None:
-        _queue_handler.drain(timeout)
+def flush() -> None:
+    """Every record is written by the call that makes it; this only flushes stdout (tests)."""
+    sys.stdout.flush()
 
 
-class _QueueHandler(logging.handlers.QueueHandler):
-    """Enqueues records stamped with the current request's trace; a writer thread prints them."""
-
-    def __init__(self, project: str | None, json_lines: bool = True) -> None:
-        super().__init__(queue.Queue())
-        self._project = project
-        self._json_lines = json_lines
-        self._writer_pid: int | None = None
-        self._listener: logging.handlers.QueueListener | None = None
-        self._start_lock = threading.Lock()
-        self._target: _LazyStructuredHandler | None = None
-
-    def inline_target(self) -> logging.Handler | None:
-        """The real handler when records may be written on the calling thread, else None (queue them).
-
-        Inline needs the handler built by this process's writer and nothing still queued (so lines keep
-        their order); a record made while the writer runs a queued call is itself queued.
-        """
-        target = self._target
-        if target is None or target.real is None or self._writer_pid != os.getpid():
-            return None
-        if cast(queue.Queue, self.queue).unfinished_tasks:
-            return None
-        return target.real
-
-    def emit(self, record: logging.LogRecord) -> None:
-        target = self.inline_target()
-        if target is None:
-            super().emit(record)
-            return
-        _stamp_trace(record)
-        target.handle(record)
-
-    def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
-        _stamp_trace(record)
-        if isinstance(record.msg, dict) and not record.args and not record.exc_info:
-            return copy.copy(record)  # a structured payload (the library's own diagnostics): keep it a dict
-        return super().prepare(record)
-
-    def enqueue(self, record: logging.LogRecord) -> None:
-        self._ensure_writer()
-        super().enqueue(record)
-
-    def _ensure_writer(self) -> None:
-        if self._writer_pid == os.getpid():
-            return
-        with self._start_lock:
-            if self._writer_pid == os.getpid():
-                return
-            self.queue = queue.Queue()  # a queue inherited through fork may hold a dead thread's lock state
-            self._target = _LazyStructuredHandler(self._project, self._json_lines)
-            self._listener = _Writer(self.queue, self._target)
-            self._listener.start()
-            self._writer_pid = os.getpid()
-
-    def defer(self, make_record: Callable[[], None]) -> None:
-        """Queue a call that logs: the writer thread makes the record (caller lookup, formatting)."""
-        self._ensure_writer()
-        self.queue.put_nowait(make_record)
-
-    def drain(self, timeout: float) -> None:
-        if self._writer_pid != os.getpid():
-            return
-        done = threading.Event()
-
-        def wait() -> None:
-            cast(queue.Queue, self.queue).join()
-            done.set()
-
-        threading.Thread(target=wait, daemon=True).start()
-        done.wait(timeout)
+# Cloud Logging's structured-logging fields (https://cloud.google.com/logging/docs/structured-logging):
+# a record's own json_fields may not set them; the formatter does.
+_GCP_KEYS = frozenset(
+    {
+        "severity",
+        "httpRequest",
+        "time",
+        "timestamp",
+        "timestampSeconds",
+        "timestampNanos",
+        "logging.googleapis.com/insertId",
+        "logging.googleapis.com/labels",
+        "logging.googleapis.com/operation",
+        "logging.googleapis.com/sourceLocation",
+        "logging.googleapis.com/spanId",
+        "logging.googleapis.com/trace",
+        "logging.googleapis.com/trace_sampled",
+    }
+)
 
 
-class _Writer(logging.handlers.QueueListener):
-    """The writer thread. Besides records it takes deferred calls, which log when run (here)."""
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode  # made once, not per line (json.dumps)
 
-    def handle(self, record: Any) -> None:
-        if callable(record):
-            record()  # logs through the root handler: the record comes back round this queue
+
+class _CloudJsonFormatter(logging.Formatter):
+    """One record as one line of Cloud Logging's structured JSON, in the order and with the keys
+    google-cloud-logging's StructuredLogHandler writes: the record's json_fields (or a dict message),
+    `message` (with its traceback), severity, labels (`python_logger`), trace, spanId, trace_sampled,
+    sourceLocation, httpRequest. The platform stamps the time itself."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {}
+        fields = getattr(record, "json_fields", None)
+        if isinstance(record.msg, dict):
+            payload = {**record.msg, **fields} if isinstance(fields, dict) else record.msg
+            entry.update((k, v) for k, v in payload.items() if k not in _GCP_KEYS)
         else:
-            super().handle(record)
-
-
-class _LazyStructuredHandler(logging.Handler):
-    """Delegates to the real handler, created on the first record: google-cloud-logging's
-    StructuredLogHandler for JSON lines, else a stream handler with the readable format."""
-
-    def __init__(self, project: str | None, json_lines: bool = True) -> None:
-        super().__init__()
-        self._project = project
-        self._json_lines = json_lines
-        self.real: logging.Handler | None = None
-
-    def handle(self, record: logging.LogRecord) -> bool:
-        if self.real is None:
-            if self._json_lines:
-                from google.cloud.logging_v2.handlers import StructuredLogHandler
-
-                self.real = StructuredLogHandler(project_id=self._project, stream=_CurrentStdout())
-            else:
-                self.real = logging.StreamHandler(_CurrentStdout())
-                self.real.setFormatter(_ReadableFormatter())
-        return self.real.handle(record)
-
-    def emit(self, record: logging.LogRecord) -> None:  # pragma: no cover - handle() delegates
-        self.handle(record)
+            if isinstance(fields, dict):
+                entry.update((k, v) for k, v in fields.items() if k not in _GCP_KEYS)
+            # the message, with its traceback and stack below it when it has them (Formatter.format)
+            plain = not (record.exc_info or record.exc_text or record.stack_info)
+            entry["message"] = record.getMessage() if plain else super().format(record)
+        entry["severity"] = record.levelname
+        entry["logging.googleapis.com/labels"] = {"python_logger": record.name} if record.name else {}
+        entry["logging.googleapis.com/trace"] = getattr(record, "trace", None) or ""
+        entry["logging.googleapis.com/spanId"] = getattr(record, "span_id", None) or ""
+        entry["logging.googleapis.com/trace_sampled"] = bool(getattr(record, "trace_sampled", False))
+        entry["logging.googleapis.com/sourceLocation"] = {
+            "line": record.lineno,
+            "file": record.pathname,
+            "function": record.funcName,
+        }
+        entry["httpRequest"] = getattr(record, "http_request", None) or {}
+        return _ENCODE(entry)
 
 
 class _ReadableFormatter(logging.Formatter):
@@ -231,12 +173,14 @@ class _CurrentStdout:
         sys.stdout.flush()
 
 
-def _stamp_trace(record: logging.LogRecord) -> None:
+def _stamp_trace(record: logging.LogRecord) -> bool:
+    """The handler's filter: the current request's trace fields onto the record (unless it has its own)."""
     fields = _request_fields.get()
     if fields:
         for name in _TRACE_FIELDS:
-            if not hasattr(record, name) and name in fields:
+            if name in fields and not hasattr(record, name):
                 setattr(record, name, fields[name])
+    return True
 
 
 def logger() -> logging.Logger:
@@ -284,95 +228,21 @@ def use_request(fields: dict[str, Any] | None) -> None:
 def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any) -> None:
     """The one line per JSON-RPC request: method, task, context, duration, sources, rows, outcome."""
     if not logger().isEnabledFor(logging.INFO):
-        # LOG_LEVEL above INFO: nothing is written, so nothing is made either (until a first record
-        # reaches the real handler, the line would otherwise be queued to the writer thread each time,
-        # and waking it costs the next request its interpreter time)
-        return
+        return  # LOG_LEVEL above INFO: nothing is written, so nothing is made either
     safe = {k: v for k, v in fields.items() if k.lower() != "authorization"}
     extra: dict[str, Any] = dict(request_fields or {})
     extra["json_fields"] = {"event": "request", **safe}
-    target = _queue_handler.inline_target() if _queue_handler is not None else None
-    if _queue_handler is not None and target is None:
-        # Until the real handler exists, even making the LogRecord is left to the writer thread.
-        _queue_handler.defer(lambda: logger().info("a2a request", extra=extra))
-    elif target is not None and logging.getLogger().handlers == [_queue_handler] and not logger().handlers:
-        _handle_directly(target, extra)
-    else:
-        logger().info("a2a request", extra=extra)
-
-
-def _handle_directly(target: logging.Handler, extra: dict[str, Any]) -> None:
-    """The request line written straight to the real handler's stream, formatted as that handler would
-    format it (the readable line, or Cloud Logging's structured JSON), in one write under its lock.
-
-    Why (issue 16 item 6): the line is written between a reply and the connection's next request, so
-    its cost lands on that request, and through `logging` it cost 55 µs (readable) to 80 µs (JSON: the
-    library's filter inspects the web framework's request for trace data this line already carries)
-    of a `tasks/get` of a few hundred. Only when our queue handler is the root logger's one handler (so
-    nothing else would have seen the record); anything unexpected goes the `logging` way."""
-    fields = extra.get("json_fields") or {}
-    if "trace" not in extra:  # no request's trace fields: the library would look for them itself
-        logger().info("a2a request", extra=extra)
-        return
-    try:
-        if _queue_handler is not None and _queue_handler._json_lines:
-            import google.cloud.logging_v2 as cloud_logging
-
-            if not getattr(cloud_logging, "_instrumentation_emitted", False):
-                raise ValueError("the library's first line is not out yet")
-            line = _structured_line(extra, fields)
-        else:
-            line = f"{time.strftime('%H:%M:%S')} INFO a2a request" + _readable_fields(fields)
-    except (TypeError, ValueError):
-        logger().info("a2a request", extra=extra)
-        return
-    stream = getattr(target, "stream", None)
-    if stream is None:
-        logger().info("a2a request", extra=extra)
-        return
-    target.acquire()
-    try:
-        stream.write(line + "\n")
-        stream.flush()
-    finally:
-        target.release()
-
-
-_GCP_KEYS = frozenset(
-    {
-        "severity",
-        "httpRequest",
-        "time",
-        "timestamp",
-        "timestampSeconds",
-        "timestampNanos",
-        "logging.googleapis.com/insertId",
-        "logging.googleapis.com/labels",
-        "logging.googleapis.com/operation",
-        "logging.googleapis.com/sourceLocation",
-        "logging.googleapis.com/spanId",
-        "logging.googleapis.com/trace",
-        "logging.googleapis.com/trace_sampled",
-    }
-)
-
-
-def _structured_line(extra: dict[str, Any], fields: dict[str, Any]) -> str:
-    """The line google-cloud-logging's StructuredLogHandler writes for this record (its GCP_FORMAT, key
-    for key and in its order; tests/test_logs.py holds the two side by side)."""
-    payload = {k: v for k, v in fields.items() if k not in _GCP_KEYS}
-    payload["message"] = "a2a request"
-    body = json.dumps(payload, ensure_ascii=False)[1:-1] + ","
-    source = json.dumps({"line": 0, "file": __file__, "function": "request_line"}, ensure_ascii=False)
-    return (
-        "{" + body + '"severity": "INFO", '
-        '"logging.googleapis.com/labels": ' + json.dumps({"python_logger": LOGGER_NAME}, ensure_ascii=False) + ", "
-        '"logging.googleapis.com/trace": "' + (extra.get("trace") or "") + '", '
-        '"logging.googleapis.com/spanId": "' + (extra.get("span_id") or "") + '", '
-        '"logging.googleapis.com/trace_sampled": ' + ("true" if extra.get("trace_sampled") else "false") + ", "
-        '"logging.googleapis.com/sourceLocation": ' + source + ", "
-        '"httpRequest": ' + json.dumps(extra.get("http_request") or {}, ensure_ascii=False) + " }"
+    # Made here, not by logger().info: that would walk the stack to find this very function (a few µs
+    # of each request); everything after it (filters, the handler, its formatter) is logging's own.
+    log = logger()
+    log.handle(
+        log.makeRecord(
+            LOGGER_NAME, logging.INFO, __file__, _REQUEST_LINE_AT, "a2a request", (), None, "request_line", extra
+        )
     )
+
+
+_REQUEST_LINE_AT = request_line.__code__.co_firstlineno
 
 
 def event(message: str, **fields: Any) -> None:

@@ -8,6 +8,11 @@ one kept-alive connection each): every round gives one ratio of medians, and the
 ratios is the figure. The same rounds time `message/stream`'s first event (p50, p95, max) on our
 server, with the floor's streaming twin (one fixed SSE frame) beside it. BENCH_ENV sets our server's settings
 ("K_SERVICE=bench": the request line as Cloud Logging JSON, as deployed).
+
+A third `tasks/get` server in the same rounds, "the floor in our process": the floor's function, but in a
+process that first builds our whole app (imports, configuration, the service, one warm send, so pyarrow and
+the catalog are loaded) and then answers with the same fixed bytes. ours / it is what our per-request code
+costs; it / the floor is what the process itself costs a request that runs none of our code.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from pathlib import Path
 from agent_server import settings
 from bench_protocol import FIXED, RawClient, _body, wait_ready
 
-from tests.agent_process import free_port
+from tests.agent_process import ROOT, agent_environment, free_port
 from tests.conftest import Server
 
 STREAM_FIXED = """
@@ -45,12 +50,35 @@ def stream(request):
 """
 
 
-def floor_process(tmp: str, target: str, threads: str) -> tuple[subprocess.Popen, int]:
+IN_OUR_PROCESS = """
+import functions_framework
+from flask import Response
+
+from agent.app import get_app_state
+from agent.protocol.context import CallContext
+
+STATE = get_app_state()
+WARM = {"role": "user", "messageId": "w", "parts": [{"kind": "text", "text": "What is in this file?"}]}
+STATE.service.send({"message": WARM}, CallContext())
+BODY = open(__file__.rsplit("/", 1)[0] + "/body.json", "rb").read()
+
+
+@functions_framework.http
+def fixed(request):
+    request.get_data()
+    return Response(BODY, 200, mimetype="application/json")
+"""
+
+
+def floor_process(tmp: str, target: str, threads: str, source: str = "main.py") -> tuple[subprocess.Popen, int]:
     port = free_port()
+    ours = source != "main.py"  # the floor in our process: our checkout's agent, the server's environment
+    env = agent_environment("http://127.0.0.1:%d/" % port, int(threads), None) if ours else dict(os.environ)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "functions_framework", f"--target={target}", f"--port={port}", "--host=127.0.0.1"],
-        cwd=tmp,
-        env=dict(os.environ, THREADS=threads),
+        [sys.executable, "-m", "functions_framework", f"--target={target}", f"--port={port}", "--host=127.0.0.1"]
+        + [f"--source={Path(tmp, source)}"],
+        cwd=ROOT if ours else tmp,
+        env=dict(env, THREADS=threads, PYTHONPATH=str(ROOT)) if ours else dict(env, THREADS=threads),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -93,56 +121,73 @@ def main() -> None:
         first_data = last.split(b"data: ", 1)[1].split(b"\n", 1)[0]
         with tempfile.TemporaryDirectory() as tmp:
             Path(tmp, "main.py").write_text(FIXED + STREAM_FIXED)
+            Path(tmp, "in_our_process.py").write_text(IN_OUR_PROCESS)
             Path(tmp, "body.json").write_bytes(get_reply)
             Path(tmp, "frame.txt").write_bytes(b"data: " + first_data + b"\n\n")
             proc, floor_port = floor_process(tmp, "fixed", threads)
             procs.append(proc)
             proc, stream_port = floor_process(tmp, "stream", threads)
             procs.append(proc)
-            floor = RawClient(floor_port)
-            floor_stream = RawClient(stream_port)
-            for _ in range(20):
-                floor.unary_ms(get)
-                floor_stream.first_event_ms(stream)
-                ours.unary_ms(get)
-            get_ratios, ours_gets, floor_gets = [], [], []
-            first_ratios, ours_firsts, floor_firsts = [], [], []
-            for r in range(rounds):
-                if r % 2:  # the floor first every second round
-                    b = [floor.unary_ms(get) for _ in range(per_round)]
-                    a = [ours.unary_ms(get) for _ in range(per_round)]
-                    d = [floor_stream.first_event_ms(stream)[0] for _ in range(per_round)]
-                    c = [ours.first_event_ms(stream)[0] for _ in range(per_round)]
-                else:
-                    a = [ours.unary_ms(get) for _ in range(per_round)]
-                    b = [floor.unary_ms(get) for _ in range(per_round)]
-                    c = [ours.first_event_ms(stream)[0] for _ in range(per_round)]
-                    d = [floor_stream.first_event_ms(stream)[0] for _ in range(per_round)]
-                get_ratios.append(statistics.median(a) / statistics.median(b))
-                first_ratios.append(statistics.median(c) / statistics.median(d))
-                ours_gets += a
-                floor_gets += b
-                ours_firsts += c
-                floor_firsts += d
+            proc, inner_port = floor_process(tmp, "fixed", threads, source="in_our_process.py")
+            procs.append(proc)
+            clients = {"ours": ours, "floor": RawClient(floor_port), "inner": RawClient(inner_port)}
+            clients["stream floor"] = RawClient(stream_port)
+            times = _rounds(clients, get, stream, rounds, per_round)
     finally:
         for proc in procs:
             proc.terminate()
             proc.wait(10)
         server.stop()
+    _report(times, rounds, per_round, threads)
+
+
+def _rounds(clients: dict[str, RawClient], get: bytes, stream: bytes, rounds: int, per_round: int) -> dict[str, list]:
+    """Alternating rounds (the floors first every second round): per round the median of each server's
+    `tasks/get` and of the first events, kept with every single time."""
+    for _ in range(20):
+        for name in ("floor", "inner", "ours"):
+            clients[name].unary_ms(get)
+        clients["stream floor"].first_event_ms(stream)
+    times: dict[str, list] = {key: [] for key in ("ours", "floor", "inner", "first", "first floor", "rounds")}
+    for r in range(rounds):
+        order = ("floor", "inner", "ours") if r % 2 else ("ours", "inner", "floor")
+        got = {name: [clients[name].unary_ms(get) for _ in range(per_round)] for name in order}
+        firsts = {}
+        for name in ("stream floor", "ours") if r % 2 else ("ours", "stream floor"):
+            firsts[name] = [clients[name].first_event_ms(stream)[0] for _ in range(per_round)]
+        times["rounds"].append({name: statistics.median(values) for name, values in {**got, **firsts}.items()})
+        for name in ("ours", "floor", "inner"):
+            times[name] += got[name]
+        times["first"] += firsts["ours"]
+        times["first floor"] += firsts["stream floor"]
+    return times
+
+
+def _report(times: dict[str, list], rounds: int, per_round: int, threads: str) -> None:
+    def paired(top: str, bottom: str) -> str:
+        ratios = [m[top] / m[bottom] for m in times["rounds"]]
+        return f"{statistics.median(ratios):.2f}x (rounds {min(ratios):.2f}-{max(ratios):.2f}x)"
+
     n = rounds * per_round
     print(f"{rounds} rounds of {per_round}, THREADS={threads}, load {os.getloadavg()[0]:.1f} at the end")
     print(
-        f"tasks/get: ours median {statistics.median(ours_gets):.3f} ms, floor {statistics.median(floor_gets):.3f} ms; "
-        f"paired ratio median {statistics.median(get_ratios):.2f}x "
-        f"(rounds {min(get_ratios):.2f}-{max(get_ratios):.2f}x)"
+        f"tasks/get: ours median {statistics.median(times['ours']):.3f} ms, floor {statistics.median(times['floor']):.3f}"
+        f" ms, the floor in our process {statistics.median(times['inner']):.3f} ms; paired ratio median ours/floor "
+        f"{paired('ours', 'floor')}; in our process/floor {paired('inner', 'floor')}; ours/in our process "
+        f"{paired('ours', 'inner')}"
     )
+    firsts, floor_firsts = times["first"], times["first floor"]
     print(
-        f"first event: ours p50 {statistics.median(ours_firsts):.3f} / p95 {pct(ours_firsts, 0.95):.3f} / "
-        f"max {max(ours_firsts):.2f} ms; streaming floor p50 {statistics.median(floor_firsts):.3f} / "
-        f"p95 {pct(floor_firsts, 0.95):.3f} ms; paired ratio of medians {statistics.median(first_ratios):.2f}x ({n} each)"
+        f"first event: ours p50 {statistics.median(firsts):.3f} / p95 {pct(firsts, 0.95):.3f} / "
+        f"max {max(firsts):.2f} ms; streaming floor p50 {statistics.median(floor_firsts):.3f} / "
+        f"p95 {pct(floor_firsts, 0.95):.3f} ms; paired ratio of medians {paired('ours', 'stream floor')} ({n} each)"
     )
-    slow = sorted(range(len(ours_firsts)), key=lambda i: -ours_firsts[i])[: max(1, n // 20)]
+    slow = sorted(range(len(firsts)), key=lambda i: -firsts[i])[: max(1, n // 20)]
     print(f"first event: the slowest 5 % sit at positions (mod {per_round}) {sorted(i % per_round for i in slow)}")
+    later = [ms for i, ms in enumerate(firsts) if i % per_round >= 2]  # each round's first two left out
+    print(
+        f"first event without each round's first two streams: p50 {statistics.median(later):.3f} / p95 {pct(later, 0.95):.3f} ms"
+    )
 
 
 if __name__ == "__main__":

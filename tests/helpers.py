@@ -12,6 +12,7 @@ import csv
 import datetime as dt
 import io
 import json
+import math
 import os
 import re
 import shlex
@@ -19,6 +20,7 @@ import subprocess
 import time
 import uuid
 from decimal import Decimal
+from typing import Any
 
 import httpx
 import pyarrow as pa
@@ -30,6 +32,50 @@ from agent.store import gcs as gcs_store
 from tests.conftest import ROOT
 
 # --- the wire ---------------------------------------------------------------------------------------
+
+
+# Wrong types and edge values for request members (1.0, True, NaN, empty and lone-surrogate strings, …):
+# the schema-predicate corpus (test_schema_predicate) and the lean task-call path (test_plain_task_call).
+SCHEMA_EDGE_VALUES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    1.0,
+    -1.0,
+    0.5,
+    10**40,
+    1e308,
+    math.nan,
+    math.inf,
+    -math.inf,
+    "",
+    "x",
+    "2.0",
+    "message",
+    "text",
+    "file",
+    "data",
+    "user",
+    "agent",
+    "gs://bucket/x.csv",
+    "bq://p.d.t",
+    "acme",
+    "a" * 64,
+    "0" * 64,
+    "\ud800",
+    " ",
+    [],
+    [None],
+    ["text/plain"],
+    [{"kind": "text", "text": "hi"}],
+    {},
+    {"a": 1},
+    {"kind": "text"},
+    {"bytes": "YQ==", "uri": "gs://b/x"},
+]
 
 
 def raw_stream(url: str, body: dict, headers: dict | None = None) -> list[dict]:

@@ -66,3 +66,50 @@ def test_a_store_that_reads_a_new_object_gets_a_fresh_text(monkeypatch):
     again = service.get({"id": task_id}, CallContext())
     assert again is not first and again["metadata"] == {"note": "a new object"}
     assert json.loads(again.text)["metadata"] == {"note": "a new object"}
+
+
+def test_a_task_the_store_evicted_is_not_answered_from_the_kept_text():
+    """The store holds one task: the first is evicted by the second, and tasks/get on it says "not found"
+    although its text is still kept (the store is asked first, and a text only answers for its task)."""
+    import pytest
+
+    from agent.protocol import errors
+
+    service = Service(config_mod.load({"STATE_MEMORY_TASKS": "1"}))
+    message = {"role": "user", "kind": "message", "messageId": "m1", "parts": [{"kind": "text", "text": "overview"}]}
+    first = service.send({"message": dict(message)}, CallContext())["id"]
+    assert isinstance(service.get({"id": first}, CallContext()), objects.Encoded)
+    service.send({"message": dict(message, messageId="m2")}, CallContext())
+    assert service.tasks.get(first) is None and service._finished.get(first) is not None
+    with pytest.raises(errors.RpcError) as refused:
+        service.get({"id": first}, CallContext())
+    assert refused.value.code == errors.task_not_found().code
+
+
+def test_a_task_stored_anew_under_its_id_gives_the_new_json():
+    service, task_id = _service_with_a_finished_task()
+    first = service.get({"id": task_id}, CallContext())
+    stored = service.tasks.get(task_id)
+    service.tasks.create(dict(stored, metadata={"note": "stored anew"}))  # the memory store overwrites
+    again = service.get({"id": task_id}, CallContext())
+    assert again is not first and json.loads(again.text)["metadata"] == {"note": "stored anew"}
+    assert service.get({"id": task_id}, CallContext()) is again  # and that text is kept in turn
+
+
+def test_an_equal_task_read_anew_is_answered_from_the_kept_text(monkeypatch):
+    """A store that reads a new object each time (Cloud Storage): an unchanged task is not encoded again."""
+    import copy
+
+    service, task_id = _service_with_a_finished_task()
+    first = service.get({"id": task_id}, CallContext())
+    stored = service.tasks.get(task_id)
+    monkeypatch.setattr(service.tasks, "get", lambda _task_id: copy.deepcopy(stored))
+    assert service.get({"id": task_id}, CallContext()) is first
+
+
+def test_the_kept_texts_are_a_share_of_the_memory_budget():
+    for budget in (1 << 30, 4 << 30):
+        cfg = config_mod.load({"MEMORY_BUDGET_BYTES": str(budget)})
+        share = int(config_mod.shareable_bytes(budget) * config_mod.SHARE_FINISHED_JSON)
+        assert cfg.finished_json_bytes == share and Service(cfg)._finished.max_bytes == share
+    assert handler.Service(config_mod.load({}))._finished is not handler.Service(config_mod.load({}))._finished

@@ -72,7 +72,7 @@ def test_error_outcomes_are_logged(cloud_server):
 
 def test_local_lines_are_readable_not_json(server):
     """Without K_SERVICE (make run, a developer's machine): one short line per request, key=value fields,
-    and google-cloud-logging's JSON (and its diagnostics entry) nowhere."""
+    and no JSON line anywhere."""
     body = dict(stream_body("What is in this file?"), method="message/send")
     task = httpx.post(server.url, json=body, timeout=60).json()["result"]
     deadline = time.monotonic() + 5
@@ -163,15 +163,12 @@ def test_failed_run_gives_failed_task_with_sanitized_message(monkeypatch, capsys
     assert "internal detail /tmp/x" in capsys.readouterr().out
 
 
-def test_records_are_written_inline_once_the_handler_exists(capsys):
-    """After the writer has built the handler and drained, a record is on stdout before the call returns
-    (no thread hop), still stamped with its request's trace; a traceback stays in the incident line."""
+def test_records_are_written_by_the_call_that_makes_them(capsys):
+    """A record is on stdout before the call returns (no thread hop, nothing to flush), stamped with its
+    request's trace; a traceback stays in the incident line."""
     from agent import logs
 
     logs.setup("INFO")
-    logs.event("warm-up")
-    logs.flush()
-    assert logs._queue_handler.inline_target() is not None
     capsys.readouterr()
     fields = logs.request_context({"traceparent": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", None)
     logs.request_line(fields, method="tasks/get", outcome="ok")
@@ -183,24 +180,34 @@ def test_records_are_written_inline_once_the_handler_exists(capsys):
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     request = [r for r in records if r.get("event") == "request"]
     assert request and TRACE in request[0]["logging.googleapis.com/trace"]
+    assert request[0]["httpRequest"]["requestUrl"] == "http://x/" and request[0]["severity"] == "INFO"
     failure = [r for r in records if r.get("incident") == "abc123"]
     assert failure and "Traceback" in failure[0]["message"] and "inline detail" in failure[0]["message"]
+    assert failure[0]["severity"] == "ERROR" and TRACE in failure[0]["logging.googleapis.com/trace"]
 
 
-def _request_record(extra: dict) -> logging.LogRecord:
-    record = logging.LogRecord("agent", logging.INFO, __file__, 1, "a2a request", None, None, "request_line")
+def _record(extra: dict, msg: object = "a2a request", level: int = logging.INFO, exc_info=None) -> logging.LogRecord:
+    record = logging.LogRecord("agent", level, __file__, 7, msg, None, exc_info, "request_line")
     record.__dict__.update(extra)
     return record
 
 
-def test_the_direct_request_line_is_the_handlers_own_line():
-    """Issue 16 item 6: the request line is written without the `logging` walk; it must be the line the
-    handler itself writes — Cloud Logging's structured JSON key for key and in order (only the source
-    location differs: it names request_line), and the readable line character for character."""
+def _library_line(record: logging.LogRecord) -> dict:
+    """google-cloud-logging's StructuredLogHandler's own line for `record` (a test-only dependency)."""
     import io
 
     from google.cloud.logging_v2.handlers import StructuredLogHandler
 
+    handler = StructuredLogHandler(stream=io.StringIO())
+    assert handler.filter(record)  # what Handler.handle does before it formats (the library's own fields)
+    return json.loads(handler.format(record))
+
+
+def test_our_cloud_json_is_the_librarys_line_key_for_key():
+    """Issue 16 item 6: Cloud Logging JSON comes from our formatter, one `logging` path for every record;
+    it must be the line google-cloud-logging's StructuredLogHandler writes — keys, order and values — for
+    a request line with its trace, an incident with its traceback, a dict payload and a record outside
+    any request; the readable line is the readable formatter's, fields in their order."""
     from agent import logs
 
     context = logs.request_context(
@@ -216,16 +223,47 @@ def test_the_direct_request_line_is_the_handlers_own_line():
         "sources": ["a b.csv", "ü.csv"],
         "rows_read": 3,
         "note": 'say "hi"',
+        "severity": "not ours to set",
     }
-    extra = {**context, "json_fields": fields}
-    handler = StructuredLogHandler(stream=io.StringIO())
-    record = _request_record(extra)
-    assert handler.filter(record)  # what Handler.handle does before it formats (the library's own fields)
-    theirs = json.loads(handler.format(record))
-    ours = json.loads(logs._structured_line(extra, fields))
-    assert list(ours) == list(theirs)
-    assert ours.pop("logging.googleapis.com/sourceLocation")["function"] == "request_line"
-    theirs.pop("logging.googleapis.com/sourceLocation")
-    assert ours == theirs and TRACE in ours["logging.googleapis.com/trace"]
-    readable = logs._ReadableFormatter().format(_request_record(extra))
+    try:
+        raise KeyError("detail")
+    except KeyError:
+        import sys
+
+        failure = sys.exc_info()
+    cases = [
+        ({**context, "json_fields": fields}, "a2a request", logging.INFO, None),
+        ({**context, "json_fields": {"incident": "ab12"}}, "stream failed", logging.ERROR, failure),
+        ({"json_fields": {"extra": 1}}, {"diagnostic": {"x": "ü"}}, logging.INFO, None),
+        ({}, "plain", logging.WARNING, None),
+    ]
+    formatter = logs._CloudJsonFormatter()
+    for extra, msg, level, exc_info in cases:
+        ours = json.loads(formatter.format(_record(extra, msg, level, exc_info)))
+        theirs = _library_line(_record(extra, msg, level, exc_info))
+        assert list(ours) == list(theirs), (list(ours), list(theirs))
+        assert ours == theirs
+    first = json.loads(formatter.format(_record({**context, "json_fields": fields})))
+    assert TRACE in first["logging.googleapis.com/trace"] and first["severity"] == "INFO"
+    assert first["httpRequest"]["userAgent"] == "agent/1 (ünï)"
+    readable = logs._ReadableFormatter().format(_record({**context, "json_fields": fields}))
     assert readable[8:] == " INFO a2a request" + logs._readable_fields(fields)
+
+
+def test_the_line_is_not_made_above_info(monkeypatch):
+    """LOG_LEVEL above INFO: request_line returns before it makes a record or calls `logging`."""
+    from agent import logs
+
+    logs.setup("INFO")
+    made: list[tuple] = []
+    monkeypatch.setattr(logs.logger(), "handle", lambda record: made.append((record.getMessage(),)))
+    logs.request_line({}, method="tasks/get", outcome="ok")
+    assert made == [("a2a request",)]  # at INFO the line goes through logging
+    made.clear()
+    level = logs.logger().level
+    logs.logger().setLevel(logging.WARNING)
+    try:
+        logs.request_line({}, method="tasks/get", outcome="ok")
+    finally:
+        logs.logger().setLevel(level)
+    assert made == []

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import random
 from typing import Any, Iterator
 
@@ -20,50 +19,10 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from agent.protocol import jsonrpc, predicate
+from tests.helpers import SCHEMA_EDGE_VALUES as VALUES
 
 SCHEMAS = sorted(p.name for p in jsonrpc.SCHEMA_DIR.glob("*.json"))
 SEED = 16
-
-VALUES: list[Any] = [
-    None,
-    True,
-    False,
-    0,
-    1,
-    -1,
-    1.0,
-    -1.0,
-    0.5,
-    10**40,
-    1e308,
-    math.nan,
-    math.inf,
-    -math.inf,
-    "",
-    "x",
-    "2.0",
-    "message",
-    "text",
-    "file",
-    "data",
-    "user",
-    "agent",
-    "gs://bucket/x.csv",
-    "bq://p.d.t",
-    "acme",
-    "a" * 64,
-    "0" * 64,
-    "\ud800",
-    " ",
-    [],
-    [None],
-    ["text/plain"],
-    [{"kind": "text", "text": "hi"}],
-    {},
-    {"a": 1},
-    {"kind": "text"},
-    {"bytes": "YQ==", "uri": "gs://b/x"},
-]
 
 TEXT = {"kind": "text", "text": "What is in this catalog?"}
 FILE_BYTES = {"kind": "file", "file": {"bytes": "YQ==", "name": "c.csv", "mimeType": "text/csv"}}

@@ -46,6 +46,7 @@ class Service:
         arrivals.configure(config.first_frame_wait_ms)
         self.tasks, self.contexts = build_stores(config)
         self.live = LiveRegistry(max_bytes=config.live_bytes)
+        self._finished = _finished_json_cache(config.finished_json_bytes)
         self.idle = self._idle_release(config.idle_release_seconds)
         self.runner = Runner(
             Deps(
@@ -150,7 +151,7 @@ class Service:
             task = kept  # the outcome its client got, which the store has not taken yet
         call.log.update(task=task["id"], context=task["contextId"])
         if params.get("historyLength") is None and task["status"]["state"] in objects.TERMINAL_STATES:
-            return _finished_text(task)
+            return _finished_text(self._finished, task)
         return self._with_history(task, params.get("historyLength"))
 
     def cancel(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
@@ -359,23 +360,25 @@ class Service:
         return out
 
 
-# Finished tasks' JSON, by task id: (the stored task object, its Encoded copy). A finished task does not
-# change; the memory store hands back the stored object itself, so while that object is what the store
-# holds the text is reused (held here, the object's id cannot be taken by another). A store that reads a
-# new object each time (Cloud Storage) just encodes it, once per read, as before. The one cache type.
-_FINISHED: Any = None
+def _finished_json_cache(max_bytes: int) -> Any:
+    """Finished tasks' reply JSON by task id (objects.Encoded), within its share of the memory budget
+    (SHARE_FINISHED_JSON). A kept text is a hit only while it equals the task the store hands back now,
+    so a task the store evicted is never answered from here (the store says "not found" first) and a task
+    stored anew under the same id gets its own text; with the memory store the comparison is by identity
+    at every level (it hands back the stored object itself), with a store that reads a new object each
+    time (Cloud Storage) an unchanged task is still a hit. An entry is sized at twice its text: the text
+    and the dict it carries (which shares the stored task's objects while the store keeps them)."""
+    from agent.catalog.cache import Cache
+
+    return Cache(max_bytes, size_of=lambda encoded: 2 * len(encoded.text))
 
 
-def _finished_text(task: dict[str, Any]) -> objects.Encoded:
-    """The finished task as objects.Encoded, encoded once per stored object (issue 16 item 6)."""
-    global _FINISHED
-    if _FINISHED is None:
-        from agent.catalog.cache import Cache
-
-        _FINISHED = Cache(4 * 1024 * 1024, max_entries=256, size_of=lambda kept: 2 * len(kept[1].text))
-    kept = _FINISHED.get(task["id"])
-    if kept is not None and kept[0] is task:
-        return kept[1]
-    encoded = objects.Encoded(Service._with_history(task, None))
-    _FINISHED.put(task["id"], (task, encoded))
+def _finished_text(kept: Any, task: dict[str, Any]) -> objects.Encoded:
+    """The finished task as objects.Encoded, encoded once while it stays the same (issue 16 item 6)."""
+    view = Service._with_history(task, None)
+    encoded = kept.get(task["id"])
+    if encoded is not None and encoded == view:
+        return encoded
+    encoded = objects.Encoded(view)
+    kept.put(task["id"], encoded)
     return encoded
