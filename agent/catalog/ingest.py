@@ -249,7 +249,7 @@ def _read_overlapped(
     ):
         return parquet_file.read(columns=wanted), frozenset()
     read: dict[str, pa.ChunkedArray] = {}
-    pending: dict[str, Future] = {}
+    pending: list[Future] = []
     for group in groups:
         # pq.read_table (the dataset reader) decodes row groups side by side as well as columns;
         # ParquetFile.read only spreads columns over threads, so the one-column id group ran on
@@ -260,11 +260,23 @@ def _read_overlapped(
             pa.BufferReader(data), columns=group, read_dictionary=[column for column in as_dict if column in group]
         )
         for col in group:
-            read[col] = _one_chunk_if_fixed_width(part.column(col))
+            column = _one_chunk_if_fixed_width(part.column(col))
             if col in first or col in second:  # combined on the pool while Arrow reads the next group
-                pending[col] = submit(functools.partial(combine_for_cleaning, read[col], col in first), rows)
-    read.update({column: chunked(future.result()) for column, future in pending.items()})
+                pending.append(submit(functools.partial(_combine_into, read, col, column, col in first), rows))
+            else:
+                read[col] = column
+        del part, column  # the pool job holds the row groups' pieces only until it has combined them
+    for future in pending:
+        future.result()
     return pa.table({column: read[column] for column in wanted}), frozenset(first)
+
+
+def _combine_into(read: dict[str, pa.ChunkedArray], name: str, column: pa.ChunkedArray, categorical: bool) -> None:
+    """`read[name]` = `column` combined for cleaning. Done on the pool, and stored by the job itself,
+    so that the per-row-group pieces (every title's and description's text, a second time) are
+    freed as soon as the one chunk exists, while Arrow is still reading the next group — not kept
+    until the whole read is over, where they raised the ingest's peak memory."""
+    read[name] = chunked(combine_for_cleaning(column, categorical))
 
 
 def _one_chunk_if_fixed_width(column: pa.ChunkedArray) -> pa.ChunkedArray:
