@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from agent.catalog import categorise, csvread, ingest, parallel, taxonomy, values
+from agent.catalog import categorise, csvread, headers, ingest, parallel, taxonomy, values
 from agent.catalog.evidence import KIND_ATTACHED
 from agent.catalog.ingest import read_table_bytes
 from agent.catalog.readers import common
@@ -218,9 +218,18 @@ def test_corpus_as_parquet_overlapped_read_equals_the_plain_read(monkeypatch):
     real_read, real_submit = ingest._read_overlapped, parallel.submit
     combined = []
     monkeypatch.setattr(parallel, "submit", lambda job, rows: combined.append(1) or real_submit(job, rows))
+    early_taken = []
+    real_early = common._early_or_own
+
+    def early_or_own(early, cols, got, row_count):
+        inputs, _ = early.result()
+        early_taken.append(all(common.same_column(cols.get(n), inputs.get(n)) for n in common.MAPPING_INPUTS))
+        return real_early(early, cols, got, row_count)
+
+    monkeypatch.setattr(common, "_early_or_own", early_or_own)
 
     def plain(data, wanted, as_dict, det):
-        return pq.ParquetFile(pa.BufferReader(data), read_dictionary=as_dict).read(columns=wanted), frozenset()
+        return pq.ParquetFile(pa.BufferReader(data), read_dictionary=as_dict).read(columns=wanted), frozenset(), None
 
     overlapped_files = 0
     for path in CORPUS_FILES:
@@ -235,6 +244,30 @@ def test_corpus_as_parquet_overlapped_read_equals_the_plain_read(monkeypatch):
         assert overlapped_ev == whole_ev, path.name
     # the path was taken (files of one row group, 7 rows or fewer, are read in one piece): not vacuous
     assert overlapped_files >= 50, overlapped_files
+    # and so was the early mapping, on the very columns the draft then held
+    assert len(early_taken) >= 50 and all(early_taken), early_taken
+
+
+def test_an_early_mapping_of_other_columns_is_not_taken():
+    """`finish` takes `start_mapping`'s answer only when it ran on the draft's own mapping columns:
+    one started on other titles (which map elsewhere) is ignored, and the table is the one mapped
+    as usual."""
+    rows = 200
+    table = pa.table(
+        {
+            "id": [f"v{i}" for i in range(rows)],
+            "item_group_id": [f"p{i // 2}" for i in range(rows)],
+            "title": ["Teak Garden Bench"] * rows,
+            "price": [10.0] * rows,
+        }
+    )
+    det = headers.detect(table.column_names)
+    plain, _ = ingest.normalise(table, table.column_names, det, "t.parquet", KIND_ATTACHED)
+    other = pa.chunked_array([pa.array(["Dry Dog Food 2 kg"] * rows).dictionary_encode()])
+    early = common.start_mapping(lambda: {"title": other}, rows)
+    assert early.result()[1][0] != plain["google_category_id"].combine_chunks()  # it maps elsewhere
+    with_early, _ = ingest.normalise(table, table.column_names, det, "t.parquet", KIND_ATTACHED, early_mapping=early)
+    assert _ipc(with_early) == _ipc(plain)
 
 
 # --- the order `finish` queues its jobs in: earlier starts, the same table ---
