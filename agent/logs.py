@@ -288,7 +288,7 @@ def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any)
         # reaches the real handler, the line would otherwise be queued to the writer thread each time,
         # and waking it costs the next request its interpreter time)
         return
-    safe = {k: v for k, v in fields.items() if k.lower() != "authorization"}
+    safe = {k: _bounded(v) for k, v in fields.items() if k.lower() != "authorization"}
     extra: dict[str, Any] = dict(request_fields or {})
     extra["json_fields"] = {"event": "request", **safe}
     target = _queue_handler.inline_target() if _queue_handler is not None else None
@@ -299,6 +299,27 @@ def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any)
         _handle_directly(target, extra)
     else:
         logger().info("a2a request", extra=extra)
+
+
+# What one request-line value may take: a client-chosen contextId or a file name can be megabytes, and
+# Cloud Logging drops an entry over 256 KB, so the line that says what happened would be lost.
+MAX_FIELD_CHARS = 256
+MAX_FIELD_ITEMS = 32
+
+
+def _bounded(value: Any) -> Any:
+    """`value` cut to MAX_FIELD_CHARS (a list: its first MAX_FIELD_ITEMS items, each cut), saying how much
+    was left off; anything else as it is."""
+    if isinstance(value, str):
+        if len(value) <= MAX_FIELD_CHARS:
+            return value
+        return f"{value[:MAX_FIELD_CHARS]}…(+{len(value) - MAX_FIELD_CHARS} chars)"
+    if isinstance(value, (list, tuple)) and any(isinstance(v, str) for v in value):
+        kept = [_bounded(v) for v in value[:MAX_FIELD_ITEMS]]
+        if len(value) > MAX_FIELD_ITEMS:
+            kept.append(f"…(+{len(value) - MAX_FIELD_ITEMS} more)")
+        return kept
+    return value
 
 
 def _handle_directly(target: logging.Handler, extra: dict[str, Any]) -> None:

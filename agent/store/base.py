@@ -32,6 +32,12 @@ class NotCancelable(StoreError):
     """The task is already in a terminal state."""
 
 
+class StoreCorrupt(StoreError):
+    """A stored document is not one this store wrote: not JSON, or JSON but not an object (an object
+    edited or replaced by hand, another tool writing into the bucket). Its owner cannot be read, so
+    nothing in it may be answered from."""
+
+
 class StoreUnavailable(StoreError):
     """The store did not answer (a timeout, the turn's storage budget spent, an outage): the question
     asked of it has no answer now, which a caller may treat as "unknown" rather than as a failure."""

@@ -1,0 +1,147 @@
+"""A later red-team pass (#12: "attacks and faults that you have not seen"), against real servers.
+
+- Numbers Python reads and JSON has not: `NaN`, `Infinity`, `1e999` (read as inf) were accepted and
+  echoed back in the task's history as bare NaN/Infinity, so the answer (and every later tasks/get)
+  was not JSON for any strict client; an integer of more than 4,300 digits was called "not valid JSON".
+- A stored conversation or task that is not what the agent wrote (edited or replaced in the bucket):
+  the next turn in that conversation answered -32603 with a traceback in the log.
+- A megabyte contextId or file name went whole into the request line: one log entry over Cloud
+  Logging's 256 KB limit, which drops it.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import httpx
+import pytest
+
+from agent.store.gcs import object_key
+from tests.emulators import shared_emulator
+from tests.helpers import CHAIRS_CSV as CSV
+from tests.helpers import file_message, no_internals, rpc, wait_for
+
+TEXT_MESSAGE = (
+    '{"kind":"message","role":"user","messageId":"m","parts":[{"kind":"text","text":"What is in this catalog?"}]'
+)
+
+
+def strict_json(text: str) -> dict:
+    """The body parsed as JSON is defined (RFC 8259): no NaN, Infinity or -Infinity."""
+
+    def refuse(literal: str) -> None:
+        raise AssertionError(f"{literal} in the answer: not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def post(url: str, body: bytes) -> dict:
+    response = httpx.post(url, content=body, headers={"Content-Type": "application/json"}, timeout=60)
+    assert response.status_code == 200 and response.headers["content-type"].startswith("application/json")
+    return strict_json(response.text)
+
+
+@pytest.mark.parametrize(
+    "where, literal, code",
+    [
+        ("params.metadata", "NaN", -32700),
+        ("params.message.metadata", "Infinity", -32700),
+        ("data part", "-Infinity", -32700),
+        ("data part", "1e999", -32600),
+        ("params.metadata", "-1e400", -32600),
+    ],
+)
+def test_numbers_that_are_not_json_are_refused_not_echoed(server, where, literal, code):
+    if where == "params.metadata":
+        body = '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":' + TEXT_MESSAGE
+        body += '},"metadata":{"x":' + literal + "}}}"
+    elif where == "params.message.metadata":
+        body = '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":' + TEXT_MESSAGE
+        body += ',"metadata":{"x":' + literal + "}}}}"
+    else:
+        body = (
+            '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","parts":['
+            '{"kind":"text","text":"hi"},{"kind":"data","data":{"x":' + literal + "}}]}}}"
+        )
+    answer = post(server.url, body.encode())
+    assert answer["id"] is None and answer["error"]["code"] == code, answer
+    assert "NaN and Infinity" in answer["error"]["message"] or "too large" in answer["error"]["message"]
+
+
+def test_finite_numbers_still_pass_and_come_back_as_sent(server):
+    body = '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":' + TEXT_MESSAGE
+    body += ',"metadata":{"big":1.5e300,"tiny":1e-999,"neg":-0.0}}}}'
+    task = post(server.url, body.encode())["result"]
+    assert task["status"]["state"] == "completed"
+    assert task["history"][0]["metadata"] == {"big": 1.5e300, "tiny": 0.0, "neg": -0.0}
+
+
+def test_an_integer_longer_than_python_reads_is_named_not_called_invalid_json(server):
+    body = b'{"jsonrpc":"2.0","id":' + b"9" * 5000 + b',"method":"tasks/get","params":{"id":"x"}}'
+    answer = post(server.url, body)
+    assert answer["id"] is None and answer["error"]["code"] == -32600
+    assert "4,300 digits" in answer["error"]["message"]
+
+
+@pytest.fixture(scope="module")
+def stored(start_server):
+    fake = shared_emulator("fake")
+    bucket = fake.create_bucket()
+    return start_server({"STATE_BUCKET": bucket, "STORAGE_EMULATOR_HOST": fake.url}), fake, bucket
+
+
+def overwrite(fake, bucket: str, name: str, data: bytes, metadata: dict | None = None) -> None:
+    blob = fake.client.bucket(bucket).blob(name)
+    blob.metadata = metadata
+    blob.upload_from_string(data, content_type="application/json")
+
+
+@pytest.mark.parametrize("garbage", [b"not json", b"[1, 2]", b"\xff\xfe{", b"", b'"a string"'])
+def test_a_conversation_whose_stored_record_is_not_the_agents_is_refused_with_the_way_out(stored, garbage):
+    server, fake, bucket = stored
+    context_id = f"client-{uuid.uuid4()}"
+    first = rpc(
+        server.url,
+        "message/send",
+        {"message": dict(file_message("What is in this catalog?", CSV), contextId=context_id)},
+    )
+    assert first["result"]["status"]["state"] == "completed"
+    overwrite(fake, bucket, f"contexts/{object_key(context_id)}/context.json", garbage)
+
+    follow = rpc(
+        server.url, "message/send", {"message": dict(file_message("and the price ladder?"), contextId=context_id)}
+    )
+    assert follow["error"]["code"] == -32602, follow
+    assert "could not be read" in follow["error"]["message"] and "without contextId" in follow["error"]["message"]
+    no_internals(follow)
+    fresh = rpc(server.url, "message/send", {"message": file_message("What is in this catalog?")})
+    assert fresh["result"]["status"]["state"] == "completed"
+    assert "Traceback" not in server.output()
+
+
+@pytest.mark.parametrize("garbage", [b"not json", b"[1]", b'{"task": 5}', b'{"task": {"id": "x"}}'])
+def test_a_task_whose_stored_document_is_not_a_task_is_not_found_not_a_500(stored, garbage):
+    server, fake, bucket = stored
+    task = rpc(server.url, "message/send", {"message": file_message("What is in this catalog?")})["result"]
+    # the object's metadata still says "completed" and whose it is: only the body is not a task
+    metadata = {"state": "completed", "party": "anonymous", "written_at": "2999-01-01T00:00:00+00:00"}
+    overwrite(fake, bucket, f"tasks/{object_key(task['id'])}.json", garbage, metadata)
+    for method in ("tasks/get", "tasks/cancel"):
+        answer = rpc(server.url, method, {"id": task["id"]})
+        assert answer["error"]["code"] in (-32001, -32002), (method, answer)
+    assert "Traceback" not in server.output()
+
+
+def test_megabyte_ids_and_names_make_a_bounded_request_line(server):
+    context_id = "c" * 300_000
+    message = dict(file_message("What is in this catalog?", CSV, name="n" * 300_000 + ".csv"), contextId=context_id)
+    before = len(server.output())
+    task = rpc(server.url, "message/send", {"message": message})["result"]
+    assert task["status"]["state"] == "completed" and task["contextId"] == context_id
+    wait_for(lambda: task["id"] in server.output()[before:], timeout=10)
+    written = server.output()[before:].splitlines()
+    lines = [line for line in written if task["id"] in line and "a2a request" in line]
+    assert lines, "the request line is written"
+    assert max(len(line) for line in written) < 16_384
+    assert "…(+299744 chars)" in lines[-1]
