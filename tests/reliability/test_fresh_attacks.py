@@ -7,16 +7,20 @@
   the next turn in that conversation answered -32603 with a traceback in the log.
 - A megabyte contextId or file name went whole into the request line: one log entry over Cloud
   Logging's 256 KB limit, which drops it.
+- Thousands of tiny file parts in one message: each parsed and named, tens of seconds of CPU and an
+  answer several times the request's size from one anonymous request.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import uuid
 
 import httpx
 import pytest
 
+from agent.service.inputs import MAX_FILE_PARTS
 from agent.store.gcs import object_key
 from tests.emulators import shared_emulator
 from tests.helpers import CHAIRS_CSV as CSV
@@ -145,3 +149,20 @@ def test_megabyte_ids_and_names_make_a_bounded_request_line(server):
     assert lines, "the request line is written"
     assert max(len(line) for line in written) < 16_384
     assert "…(+299744 chars)" in lines[-1]
+
+
+def test_a_message_with_thousands_of_files_reads_the_first_few_and_says_so(server):
+    # 2,000 one-row CSVs and 2,000 links: before, every one was parsed (~1.5 ms each: a 32 MiB body holds
+    # some 250,000) and named in the footer; now the first MAX_FILE_PARTS are read and one line says so.
+    tiny = base64.b64encode(b"id,title,price\nP1,Chair,10.00\n").decode()
+    parts: list[dict] = [{"kind": "text", "text": "What is in this catalog?"}]
+    parts += [
+        {"kind": "file", "file": {"bytes": tiny, "name": f"f{i}.csv", "mimeType": "text/csv"}} for i in range(2000)
+    ]
+    parts += [{"kind": "file", "file": {"uri": f"https://evil.example/{i}.csv"}} for i in range(2000)]
+    task = rpc(server.url, "message/send", {"message": {"role": "user", "parts": parts}})["result"]
+    assert task["status"]["state"] == "completed"
+    text = task["artifacts"][0]["parts"][0]["text"]
+    assert f"{4000 - MAX_FILE_PARTS} more file parts were not read" in text
+    assert f"at most {MAX_FILE_PARTS} files" in text
+    assert "f31.csv" in text and "f32.csv" not in text and "evil.example/0.csv" not in text
