@@ -55,6 +55,11 @@ _MAX_NAME = 120
 # 4 MB body took 45 s of the instance's CPU and an 11 MB answer, and the 32 MiB body limit allows eight
 # times that. A merchant attaches a catalog and perhaps a report or two; the rest are named in one line.
 MAX_FILE_PARTS = 32
+# The question's text read per message. A question is a sentence or a paragraph; the planner matches its
+# words against the catalog with regexes, and a single word of a million characters made a pattern the
+# regex engine refuses (the turn failed with an incident), while megabytes of text cost planning time.
+MAX_QUESTION_CHARS = 4000
+QUESTION_CUT = "The question was read up to its first {limit:,} characters."
 TOO_MANY_FILES = (
     "{n} more file parts were not read: a message is read with at most {limit} files; "
     "attach fewer, or combine them into one CSV."
@@ -173,6 +178,9 @@ def read_message(message: dict[str, Any]) -> MessageInput:
     if files > MAX_FILE_PARTS:
         out.notices.append(TOO_MANY_FILES.format(n=files - MAX_FILE_PARTS, limit=MAX_FILE_PARTS))
     out.question = "\n".join(texts).strip()
+    if len(out.question) > MAX_QUESTION_CHARS:
+        out.question = out.question[:MAX_QUESTION_CHARS]
+        out.notices.append(QUESTION_CUT.format(limit=MAX_QUESTION_CHARS))
     return out
 
 

@@ -20,7 +20,7 @@ import uuid
 import httpx
 import pytest
 
-from agent.service.inputs import MAX_FILE_PARTS
+from agent.service.inputs import MAX_FILE_PARTS, MAX_QUESTION_CHARS
 from agent.store.gcs import object_key
 from tests.emulators import shared_emulator
 from tests.helpers import CHAIRS_CSV as CSV
@@ -166,3 +166,14 @@ def test_a_message_with_thousands_of_files_reads_the_first_few_and_says_so(serve
     assert f"{4000 - MAX_FILE_PARTS} more file parts were not read" in text
     assert f"at most {MAX_FILE_PARTS} files" in text
     assert "f31.csv" in text and "f32.csv" not in text and "evil.example/0.csv" not in text
+
+
+def test_a_question_of_one_megabyte_word_is_read_up_to_the_limit_not_failed(server):
+    # The planner's title regex over a 1,000,000-character word was refused by the regex engine
+    # ("pattern too large"): the turn failed with an incident.
+    parts = [{"kind": "text", "text": "Where are the gaps in chairs? " + "a" * 1_000_000}]
+    task = rpc(server.url, "message/send", {"message": {"role": "user", "parts": parts}})["result"]
+    assert task["status"]["state"] == "completed", task["status"]
+    text = task["artifacts"][0]["parts"][0]["text"]
+    assert f"The question was read up to its first {MAX_QUESTION_CHARS:,} characters." in text
+    assert "Chairs" in text
