@@ -483,6 +483,10 @@ class GcsContextStore:
             doc, generation = self.bucket.read_json(name)
             state = _state_from_doc(context_id, doc, self.bucket)
             replaced: list[dict[str, Any]] = []
+            if not plain.belongs(state):  # another party recorded this conversation first
+                for ref in new_refs or []:
+                    self.bucket.delete_quietly(ref["object"])
+                return state
             plain.apply(state)
             if new_refs is not None:
                 replaced, state.catalog_refs = state.catalog_refs, new_refs

@@ -177,3 +177,94 @@ def test_a_question_of_one_megabyte_word_is_read_up_to_the_limit_not_failed(serv
     text = task["artifacts"][0]["parts"][0]["text"]
     assert f"The question was read up to its first {MAX_QUESTION_CHARS:,} characters." in text
     assert "Chairs" in text
+
+
+CALLER = "X-Test-Caller"
+ALICE_CSV = b"id,title,price,brand\nA1,Alice armchair,10.00,AliceCo\nA2,Alice sofa,20.00,AliceCo\n"
+MALLORY_CSV = b"id,title,price,brand\nM1,Mallory stool,1.00,EvilCorp\n"
+
+
+@pytest.fixture(scope="module")
+def gated(start_server, tmp_path_factory):
+    gate = tmp_path_factory.mktemp("gate")
+    return start_server({"TEST_STEP_GATE": str(gate), "CALLER_IDENTITY_HEADER": CALLER}), gate
+
+
+def held_ids(gate) -> set[str]:
+    return {p.name[: -len(".held")] for p in gate.glob("*.held")}
+
+
+def test_two_parties_racing_on_one_new_context_id_never_share_its_files(gated):
+    """Alice and Mallory both send on the same new contextId; both turns are held at the gate after
+    their owner check (both found no conversation). Mallory's turn records first and owns it; Alice's
+    record, made after, used to replace Mallory's file with hers in Mallory's conversation (and the
+    reverse order gave a conversation bound to one and holding the other's data). Now the later record
+    is not applied: each party's next turn is answered from its own file or refused."""
+    server, gate = gated
+    context_id = f"race-{uuid.uuid4()}"
+    results: dict[str, dict] = {}
+
+    def send(who: str, csv: bytes) -> None:
+        body = {
+            "jsonrpc": "2.0",
+            "id": who,
+            "method": "message/send",
+            "params": {"message": dict(file_message("Which brands are in this catalog?", csv), contextId=context_id)},
+        }
+        results[who] = httpx.post(server.url, json=body, headers={CALLER: who}, timeout=90).json()
+
+    import threading
+
+    alice = threading.Thread(target=send, args=("alice", ALICE_CSV))
+    alice.start()
+    wait_for(lambda: len(held_ids(gate)) == 1, timeout=30)
+    (alice_task,) = held_ids(gate)
+    mallory = threading.Thread(target=send, args=("mallory", MALLORY_CSV))
+    mallory.start()
+    wait_for(lambda: len(held_ids(gate)) == 2, timeout=30)
+    (mallory_task,) = held_ids(gate) - {alice_task}
+    (gate / f"{mallory_task}.release").write_bytes(b"")
+    mallory.join(60)
+    (gate / f"{alice_task}.release").write_bytes(b"")
+    alice.join(60)
+    assert results["mallory"]["result"]["status"]["state"] == "completed"
+    assert results["alice"]["result"]["status"]["state"] == "completed"
+
+    def follow(who: str) -> dict:
+        params = {"message": dict(file_message("Which brands are in this catalog?"), contextId=context_id)}
+        body = {"jsonrpc": "2.0", "id": who, "method": "message/send", "params": params}
+        thread_result: dict = {}
+
+        def go() -> None:
+            thread_result.update(httpx.post(server.url, json=body, headers={CALLER: who}, timeout=90).json())
+
+        worker = threading.Thread(target=go)
+        before = held_ids(gate)
+        worker.start()
+        while worker.is_alive():
+            for task_id in held_ids(gate) - before:
+                (gate / f"{task_id}.release").write_bytes(b"")
+            worker.join(0.05)
+        return thread_result
+
+    mine = follow("mallory")["result"]
+    text = mine["artifacts"][0]["parts"][0]["text"]
+    assert "EvilCorp" in text and "AliceCo" not in text, text
+    theirs = follow("alice")
+    assert theirs["error"]["code"] == -32602, theirs  # not hers: refused, never answered from Mallory's file
+
+
+def test_a_record_from_another_party_is_not_applied_on_either_back_end(fake_gcs):
+    from agent.store.base import ContextChange
+    from agent.store.gcs import Bucket, GcsContextStore
+    from agent.store.memory import MemoryContextStore
+
+    bucket = fake_gcs.create_bucket()
+    for store in (MemoryContextStore(), GcsContextStore(Bucket(bucket, 7))):
+        context_id = str(uuid.uuid4())
+        store.record_turn(context_id, ContextChange(task_id="t1", party="caller:m", plan_memory={"who": "m"}))
+        store.record_turn(context_id, ContextChange(task_id="t2", party="caller:a", plan_memory={"who": "a"}))
+        state = store.load(context_id)
+        assert (state.party, state.task_ids, state.plan_memory) == ("caller:m", ["t1"], {"who": "m"}), store
+        store.record_turn(context_id, ContextChange(task_id="t3", party="caller:m"))
+        assert store.load(context_id).task_ids == ["t1", "t3"]
