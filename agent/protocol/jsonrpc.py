@@ -47,6 +47,9 @@ MAX_DEPTH = 64  # nesting levels a request may have (A2A messages need about 8)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 DEPTH_MESSAGE = "The request is nested too deeply (at most 64 levels)."
 SURROGATE_MESSAGE = "The request holds a string that is not valid Unicode (a lone surrogate)."
+# A request id is echoed in every answer, and in every frame of a stream: a 10 MB id made a 50 MB stream.
+MAX_ID_CHARS = 1024
+ID_LENGTH_MESSAGE = "The request's id is longer than 1,024 characters."
 
 
 # A request id as echoed: a string, an integer, or an integral float (1.0) that the envelope accepts as one.
@@ -64,8 +67,8 @@ def read_id(payload: Any) -> RequestId:
     """The id to echo: the request's own when it is a string or integer, else null."""
     if isinstance(payload, dict):
         rid = payload.get("id")
-        if isinstance(rid, str) and _SURROGATE.search(rid):
-            return None  # cannot be echoed: it is not valid Unicode
+        if isinstance(rid, str) and (len(rid) > MAX_ID_CHARS or _SURROGATE.search(rid)):
+            return None  # cannot be echoed: not valid Unicode, or too long to repeat in every frame
         if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)):
             return rid
         if isinstance(rid, float) and rid.is_integer():  # 1.0 passes the envelope as an integer: echo it
@@ -140,6 +143,9 @@ def validate(payload: Any) -> Request:
             errors.INVALID_REQUEST, "The request must be one JSON-RPC 2.0 object (batches are not supported)."
         )
     check_shape(payload)
+    rid = payload.get("id")
+    if isinstance(rid, str) and len(rid) > MAX_ID_CHARS:
+        raise errors.RpcError(errors.INVALID_REQUEST, ID_LENGTH_MESSAGE)
     _check("envelope.json", payload, errors.INVALID_REQUEST, "The request is not a valid JSON-RPC 2.0 request.")
     method = payload["method"]
     if method in PUSH_METHODS:

@@ -268,3 +268,27 @@ def test_a_record_from_another_party_is_not_applied_on_either_back_end(fake_gcs)
         assert (state.party, state.task_ids, state.plan_memory) == ("caller:m", ["t1"], {"who": "m"}), store
         store.record_turn(context_id, ContextChange(task_id="t3", party="caller:m"))
         assert store.load(context_id).task_ids == ["t1", "t3"]
+
+
+def test_an_id_too_long_to_repeat_in_every_frame_is_refused(server):
+    # A 10 MB id was echoed in each of a stream's frames: 50 MB out for 10 MB in.
+    for method in ("message/stream", "tasks/get"):
+        body = {
+            "jsonrpc": "2.0",
+            "id": "i" * 1025,
+            "method": method,
+            "params": {"id": "x", "message": {"role": "user", "parts": [{"kind": "text", "text": "hi"}]}},
+        }
+        response = httpx.post(server.url, json=body, timeout=60)
+        assert response.headers["content-type"].startswith("application/json"), method
+        answer = response.json()
+        assert answer["id"] is None and answer["error"] == {
+            "code": -32600,
+            "message": "The request's id is longer than 1,024 characters.",
+        }
+    body = {"jsonrpc": "2.0", "id": "i" * 1024, "method": "tasks/get", "params": {"id": "x"}}
+    assert httpx.post(server.url, json=body, timeout=60).json() == {
+        "jsonrpc": "2.0",
+        "id": "i" * 1024,
+        "error": {"code": -32001, "message": "No task with that id was found."},
+    }
