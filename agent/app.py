@@ -40,7 +40,10 @@ def get_app_state() -> AppState:
             # interpreter lock while another one waits for it: each step of a new stream's first frame
             # (accept, read, write) waits up to this once per step behind a running turn (bench/README.md, "Burst").
             sys.setswitchinterval(config.switch_interval_us / 1e6)
+            from agent.service import reclaim
             from agent.service.handler import Service
+
+            reclaim.configure_allocators()  # before any catalog is parsed (bench/README.md "Settled memory")
 
             _state = AppState(config=config, service=Service(config))
         return _state

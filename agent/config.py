@@ -262,6 +262,19 @@ def catalog_context_secret(env: Mapping[str, str] | None = None) -> str | None:
     return env.get("CATALOG_CONTEXT_SECRET") or None
 
 
+ARROW_POOL_VARIABLE = "ARROW_DEFAULT_MEMORY_POOL"  # read by Arrow itself when its default pool is first used
+
+
+def arrow_pool_choice() -> str:
+    """The allocator Arrow's default pool uses: glibc's malloc ("system") unless the operator named
+    another in ARROW_DEFAULT_MEMORY_POOL. Written back to the environment before pyarrow is imported,
+    because Arrow reads that variable itself. Why "system" (issue 12, bench/README.md "Settled memory:
+    the allocators"): mimalloc, Arrow's own default, kept ~50 MiB of freed pages resident after an idle
+    sweep whatever `release_unused` was asked, while glibc's freed pages go back with `malloc_trim` (and,
+    with a fixed mmap threshold, on free): warm 223 → 189 MiB, settled residue +38 → +22 MiB."""
+    return os.environ.setdefault(ARROW_POOL_VARIABLE, "system")
+
+
 def storage_emulator_host() -> str | None:
     """STORAGE_EMULATOR_HOST as the storage client library sees it now (it reads the variable itself,
     each time a client is made): read live, not at start, so agent.catalog.gcs keys its client by the

@@ -1,7 +1,7 @@
 """Give memory back to the system: after a turn that parsed a large attachment, and when an instance goes quiet.
 
-Parsing a 24 MiB CSV makes Arrow's allocator (mimalloc) and glibc's malloc grow their heaps; both keep
-freed pages for reuse, so an instance that served a few large files stays hundreds of MiB above its
+Parsing a 24 MiB CSV makes Arrow's pool and glibc's malloc grow their heaps; both keep freed pages for
+reuse, so an instance that served a few large files stays hundreds of MiB above its
 warm size although nothing holds that memory (bench/bench_memory.py). Returning it once the turn is
 over keeps the instance's resident size close to what the bounded caches and stores really hold.
 
@@ -23,6 +23,7 @@ import ctypes.util
 import functools
 import logging
 import os
+import sys
 import threading
 import time
 from typing import Any, Callable
@@ -40,6 +41,40 @@ def _libc() -> Any:
     except OSError:
         return None
     return libc if libc is not None and hasattr(libc, "malloc_trim") else None
+
+
+MMAP_THRESHOLD_BYTES = 1024 * 1024  # glibc: blocks from this size on are mapped on their own
+_M_MMAP_THRESHOLD = -3  # mallopt's parameter number (malloc.h)
+
+
+def configure_allocators() -> None:
+    """Called once at start (agent.app), before the first catalog is parsed. Two choices, each measured
+    (bench/README.md, "Settled memory: the allocators"), that let a quiet instance return to its warm size:
+
+    - Arrow's default pool is glibc's malloc (`config.arrow_pool_choice`), so one allocator holds the
+      freed pages and `malloc_trim` reaches them all; mimalloc kept ~50 MiB resident after a sweep.
+    - glibc's mmap threshold is fixed at 1 MiB. Left dynamic, it rises to the largest block freed (up
+      to 32 MiB), so after the first large file every column buffer and request body comes from the
+      heap, and the heap keeps ~16 MiB of scattered pages that `malloc_trim` cannot return (in process:
+      +17 MiB after three 24 MiB sends and a sweep; +2 MiB with the threshold fixed). Blocks of 1 MiB
+      or more then go back to the system as they are freed.
+    """
+    from agent import config
+
+    choice = config.arrow_pool_choice()
+    libc = _libc()
+    if libc is not None and hasattr(libc, "mallopt"):
+        libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
+    if "pyarrow" in sys.modules:  # imported already (a test, a bench): its pool may exist; set it by name
+        import pyarrow as pa
+
+        pools = {
+            "system": pa.system_memory_pool,
+            "mimalloc": pa.mimalloc_memory_pool,
+            "jemalloc": pa.jemalloc_memory_pool,
+        }
+        if choice in pools:
+            pa.set_memory_pool(pools[choice]())
 
 
 def _rss() -> int:
@@ -159,7 +194,7 @@ class IdleRelease:
         return freed
 
     def _catch_up(self) -> None:
-        """Arrow's pool (mimalloc) keeps freed pages per thread: a release on the sweeping thread does
+        """Arrow's pool, when it is mimalloc (ARROW_DEFAULT_MEMORY_POOL=mimalloc), keeps freed pages per thread: a release on the sweeping thread does
         not return the pages of tables another request thread built, while that thread sits idle in
         the server's pool (measured: ~40 of ~500 MiB stay). So each request thread, on its first
         request after a release, releases its own heap once (a sub-millisecond call)."""
