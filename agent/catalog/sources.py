@@ -50,7 +50,6 @@ from agent.catalog.evidence import (
     SourceEvidence,
     Unreadable,
 )
-from agent.catalog.ingest import read_table_bytes
 from agent.gsuri import is_gs
 
 if TYPE_CHECKING:
@@ -542,6 +541,14 @@ def _load_local(uri: str, local_root: str | None) -> tuple[pa.Table, SourceEvide
     except UnreadableCatalog as exc:
         raise SourceFailed(f"{uri}: {exc.reason}") from None
     return table, dataclasses.replace(evidence)
+
+
+def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:
+    """`ingest.read_table_bytes`, imported on first use: the parser and its readers (~30 ms of imports)
+    are not needed by a cold demo send answered from the bundled demo (demo_bundle)."""
+    from agent.catalog import ingest
+
+    return ingest.read_table_bytes(data, name, kind)
 
 
 def load_demo() -> tuple[pa.Table, SourceEvidence]:
