@@ -229,7 +229,7 @@ def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any)
     """The one line per JSON-RPC request: method, task, context, duration, sources, rows, outcome."""
     if not logger().isEnabledFor(logging.INFO):
         return  # LOG_LEVEL above INFO: nothing is written, so nothing is made either
-    safe = {k: v for k, v in fields.items() if k.lower() != "authorization"}
+    safe = {k: _bounded(v) for k, v in fields.items() if k.lower() != "authorization"}
     extra: dict[str, Any] = dict(request_fields or {})
     extra["json_fields"] = {"event": "request", **safe}
     # Made here, not by logger().info: that would walk the stack to find this very function (a few µs
@@ -240,6 +240,27 @@ def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any)
             LOGGER_NAME, logging.INFO, __file__, _REQUEST_LINE_AT, "a2a request", (), None, "request_line", extra
         )
     )
+
+
+# What one request-line value may take: a client-chosen contextId or a file name can be megabytes, and
+# Cloud Logging drops an entry over 256 KB, so the line that says what happened would be lost.
+MAX_FIELD_CHARS = 256
+MAX_FIELD_ITEMS = 32
+
+
+def _bounded(value: Any) -> Any:
+    """`value` cut to MAX_FIELD_CHARS (a list: its first MAX_FIELD_ITEMS items, each cut), saying how much
+    was left off; anything else as it is."""
+    if isinstance(value, str):
+        if len(value) <= MAX_FIELD_CHARS:
+            return value
+        return f"{value[:MAX_FIELD_CHARS]}…(+{len(value) - MAX_FIELD_CHARS} chars)"
+    if isinstance(value, (list, tuple)) and any(isinstance(v, str) for v in value):
+        kept = [_bounded(v) for v in value[:MAX_FIELD_ITEMS]]
+        if len(value) > MAX_FIELD_ITEMS:
+            kept.append(f"…(+{len(value) - MAX_FIELD_ITEMS} more)")
+        return kept
+    return value
 
 
 _REQUEST_LINE_AT = request_line.__code__.co_firstlineno

@@ -5,7 +5,8 @@ mapping, combining own-category columns without re-splitting their paths — is 
 general rule written out here on many generated values, tricky ones included (placeholders in every
 case and language, empty levels, non-breaking spaces, separators alone, control characters).
 
-Over every corpus file, as is and with every large-file path taken: the byte-range text-cleaning
+Over every corpus file, as is and with every large-file path taken: the order `finish` queues its
+jobs in gives the table the old order gave; the byte-range text-cleaning
 shortcut gives the Arrow IPC bytes the per-value test gives, and the overlapped Parquet read (column
 groups by `pq.read_table`) gives the canonical table the one-piece `ParquetFile.read` gives. A
 deliberately wrong shortcut (spaces let through) fails 13 of these comparisons.
@@ -20,9 +21,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from agent.catalog import categorise, csvread, ingest, parallel, taxonomy, values
+from agent.catalog import categorise, csvread, headers, ingest, parallel, taxonomy, values
 from agent.catalog.evidence import KIND_ATTACHED
 from agent.catalog.ingest import read_table_bytes
+from agent.catalog.readers import common
 from agent.catalog.readers import own_categories as own
 
 PIECES = sorted(own.PLACEHOLDERS) + [
@@ -216,9 +218,18 @@ def test_corpus_as_parquet_overlapped_read_equals_the_plain_read(monkeypatch):
     real_read, real_submit = ingest._read_overlapped, parallel.submit
     combined = []
     monkeypatch.setattr(parallel, "submit", lambda job, rows: combined.append(1) or real_submit(job, rows))
+    early_taken = []
+    real_early = common._early_or_own
+
+    def early_or_own(early, cols, got, row_count):
+        inputs, _ = early.result()
+        early_taken.append(all(common.same_column(cols.get(n), inputs.get(n)) for n in common.MAPPING_INPUTS))
+        return real_early(early, cols, got, row_count)
+
+    monkeypatch.setattr(common, "_early_or_own", early_or_own)
 
     def plain(data, wanted, as_dict, det):
-        return pq.ParquetFile(pa.BufferReader(data), read_dictionary=as_dict).read(columns=wanted), frozenset()
+        return pq.ParquetFile(pa.BufferReader(data), read_dictionary=as_dict).read(columns=wanted), frozenset(), None
 
     overlapped_files = 0
     for path in CORPUS_FILES:
@@ -233,3 +244,85 @@ def test_corpus_as_parquet_overlapped_read_equals_the_plain_read(monkeypatch):
         assert overlapped_ev == whole_ev, path.name
     # the path was taken (files of one row group, 7 rows or fewer, are read in one piece): not vacuous
     assert overlapped_files >= 50, overlapped_files
+    # and so was the early mapping, on the very columns the draft then held
+    assert len(early_taken) >= 50 and all(early_taken), early_taken
+
+
+def test_an_early_mapping_of_other_columns_is_not_taken():
+    """`finish` takes `start_mapping`'s answer only when it ran on the draft's own mapping columns:
+    one started on other titles (which map elsewhere) is ignored, and the table is the one mapped
+    as usual."""
+    rows = 200
+    table = pa.table(
+        {
+            "id": [f"v{i}" for i in range(rows)],
+            "item_group_id": [f"p{i // 2}" for i in range(rows)],
+            "title": ["Teak Garden Bench"] * rows,
+            "price": [10.0] * rows,
+        }
+    )
+    det = headers.detect(table.column_names)
+    plain, _ = ingest.normalise(table, table.column_names, det, "t.parquet", KIND_ATTACHED)
+    other = pa.chunked_array([pa.array(["Dry Dog Food 2 kg"] * rows).dictionary_encode()])
+    early = common.start_mapping(lambda: {"title": other}, rows)
+    assert early.result()[1][0] != plain["google_category_id"].combine_chunks()  # it maps elsewhere
+    with_early, _ = ingest.normalise(table, table.column_names, det, "t.parquet", KIND_ATTACHED, early_mapping=early)
+    assert _ipc(with_early) == _ipc(plain)
+
+
+# --- the order `finish` queues its jobs in: earlier starts, the same table ---
+
+
+def _recording(monkeypatch, order: list[str]) -> None:
+    """Record each column job of `finish` as it starts (stage-2 jobs as "2:name")."""
+    real_columns, real_joined = common._column_jobs, common._joined_jobs
+
+    def wrap(jobs, prefix):
+        return {name: (lambda name=name, job=job: order.append(prefix + name) or job()) for name, job in jobs.items()}
+
+    monkeypatch.setattr(common, "_column_jobs", lambda *a: wrap(real_columns(*a), ""))
+    monkeypatch.setattr(common, "_joined_jobs", lambda *a: wrap(real_joined(*a), "2:"))
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in CORPUS_FILES if p.parent.name in ("shopify", "generic")][:6], ids=lambda p: p.name
+)
+def test_joined_jobs_are_queued_right_after_the_columns_they_read(monkeypatch, path):
+    """Run inline (a small table), queue order is run order: the leading jobs come first, and each
+    stage-2 job comes right after the last column it reads — no other column job in between — not
+    after every column job (the mapping used to run alone at the end of a large ingest)."""
+    order: list[str] = []
+    _recording(monkeypatch, order)
+    read_table_bytes(path.read_bytes(), path.name, KIND_ATTACHED)
+    stage1 = [name for name in order if not name.startswith("2:")]
+    leading = [name for name in common.LEADING_JOBS if name in stage1]
+    assert stage1[: len(leading)] == leading
+    for joined, reads in common.JOINED_READS.items():
+        position = order.index("2:" + joined)
+        last_read = max((order.index(read) for read in reads if read in stage1), default=0)
+        between = [name for name in order[last_read + 1 : position] if not name.startswith("2:")]
+        assert between == [], (joined, between)
+    others = [name for name in stage1 if name not in common.LEADING_JOBS]
+    assert others and order.index("2:mapping") < order.index(others[-1])  # not the tail any more
+
+
+def _queued_as_before(column_jobs, joined_jobs, futures, row_count):
+    """The order before: every column job, then every joined job."""
+    futures.update(parallel.submit_all(column_jobs, row_count))
+    return parallel.submit_all(joined_jobs, row_count)
+
+
+def test_corpus_tables_equal_in_the_old_job_order(monkeypatch):
+    """Every corpus file, as CSV and as a many-row-group Parquet table, with every large-file path
+    (pool jobs) taken: the new queue order gives the Arrow IPC bytes the old order gave. A joined job
+    reading a column `JOINED_READS` does not list would raise here (its input not yet queued)."""
+    _large(monkeypatch)
+    for path in CORPUS_FILES:
+        for data, name in ((path.read_bytes(), path.name), (_as_parquet(path), path.stem + ".parquet")):
+            monkeypatch.setattr(common, "_submit_in_order", _queued_as_before)
+            before, before_ev = read_table_bytes(data, name, KIND_ATTACHED)
+            monkeypatch.undo()
+            _large(monkeypatch)
+            now, now_ev = read_table_bytes(data, name, KIND_ATTACHED)
+            assert _ipc(now) == _ipc(before), name
+            assert now_ev == before_ev, name

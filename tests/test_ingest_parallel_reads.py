@@ -131,16 +131,16 @@ def test_overlapped_parquet_read_equals_the_plain_read(large, monkeypatch, row_g
     real = ingest._read_overlapped
 
     def spy(*args):
-        table, unified = real(*args)
+        table, unified, early = real(*args)
         calls.append(unified)
-        return table, unified
+        return table, unified, early
 
     monkeypatch.setattr(ingest, "_read_overlapped", spy)
     overlapped, ev = read_table_bytes(data, "feed.parquet", KIND_ATTACHED)
     assert calls == [frozenset({"item_group_id"})]  # the overlapped path was taken
 
     def plain(data, wanted, as_dict, det):
-        return pq.read_table(pa.BufferReader(data), columns=wanted, read_dictionary=as_dict), frozenset()
+        return pq.read_table(pa.BufferReader(data), columns=wanted, read_dictionary=as_dict), frozenset(), None
 
     monkeypatch.setattr(ingest, "_read_overlapped", plain)
     whole, whole_ev = read_table_bytes(data, "feed.parquet", KIND_ATTACHED)

@@ -20,7 +20,7 @@ from agent.catalog.dates import snapshot_from
 from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.evidence import SourceEvidence
 from agent.catalog.readers import bigcommerce, generic, gmc, magento, shopify, woocommerce
-from agent.catalog.readers.common import Draft, finish
+from agent.catalog.readers.common import MAPPING_INPUTS, Draft, finish, same_column, start_mapping
 from agent.catalog.values import STR_DICT, chunked, combine_for_cleaning
 
 log = logging.getLogger(__name__)
@@ -132,14 +132,16 @@ def normalise(
     kind: str,
     meta_snapshot: dt.date | None = None,
     unified: frozenset[str] = frozenset(),
+    early_mapping: Future | None = None,
 ) -> tuple[pa.Table, SourceEvidence]:
     """A detected table (its header roles in `det`) -> the canonical table and its evidence: the one
     normalisation every source uses — files, attachments, Cloud Storage and BigQuery reads alike."""
     reader = READERS[det.profile.key if det.profile else None]
     draft: Draft = reader.build(table, det.roles)
     pid_col = det.roles.get("product_id")
-    if pid_col in unified and _same_column(draft.cols.get("product_id"), table[pid_col]):
+    if pid_col in unified and same_column(draft.cols.get("product_id"), table[pid_col]):
         draft.unique_product_ids = True  # (`unified`: a one-chunk dictionary, each value once)
+    draft.early_mapping = early_mapping  # (taken only if the draft's mapping columns are the ones it read)
     snap = snapshot_from(
         table,
         headers.snapshot_columns(columns),
@@ -206,30 +208,33 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
         and (pa.types.is_string(schema.field(column).type) or pa.types.is_large_string(schema.field(column).type))
     ]
     try:
-        table, unified = _read_overlapped(data, wanted, as_dict, det)
+        table, unified, early = _read_overlapped(data, wanted, as_dict, det)
     except Exception as exc:  # noqa: BLE001
         log.info("parquet read failed for %s: %s", name, exc)
         raise UnreadableCatalog("not a readable Parquet file") from None
-    canonical_table, evidence = normalise(table, columns, det, name, kind, meta_snapshot, unified)
+    canonical_table, evidence = normalise(table, columns, det, name, kind, meta_snapshot, unified, early)
     evidence.format = "Parquet" if det.profile is None else f"{det.name} (Parquet)"
     return canonical_table, evidence
 
 
 def _read_overlapped(
     data: bytes, wanted: list[str], as_dict: list[str], det: headers.Detection
-) -> tuple[pa.Table, frozenset[str]]:
-    """`wanted` columns of a Parquet file, read in up to three groups so that the serial part of
-    the normalisation overlaps the read instead of following it.
+) -> tuple[pa.Table, frozenset[str], Future | None]:
+    """`wanted` columns of a Parquet file, read in two groups so that the serial part of the
+    normalisation overlaps the read instead of following it.
 
     Arrow gives each row group's dictionary column its own dictionary. The normalisation's first
     step for the product ids is one hash pass unifying them (their dictionary indices become the
-    integer product keys); titles and descriptions get their dictionaries concatenated. Each is
-    one thread's work: after the whole read it leaves a vCPU idle. So, for a large table of the
-    generic profile (columns as named, passed to the cleaning as read), the product ids are read
-    first and unified on the ingest pool while Arrow reads titles and descriptions, which are
-    combined in turn while Arrow reads the rest. Each combination is the one `clean_text` makes
-    (`values.combine_for_cleaning`), so the canonical table is the same. Returns the table and
-    the columns whose one dictionary came from unification (each value once)."""
+    integer product keys); titles and descriptions get their dictionaries concatenated; and the
+    taxonomy mapping reads titles, brands, types and categories. Each is one thread's work: after
+    the whole read it leaves a vCPU idle. So, for a large table of the generic profile (columns as
+    named, passed to the cleaning as read), those columns are read first; the ids are unified, the
+    long text combined and then the mapping run (`start_mapping`) on the ingest pool while Arrow
+    reads the rest. Each combination is the one `clean_text` makes (`values.combine_for_cleaning`)
+    and the mapping is `finish`'s own, so the canonical table is the same. (Three groups — ids,
+    then titles, then the rest — measured slower: each group's read ends with a vCPU idle.)
+    Returns the table, the columns whose one dictionary came from unification (each value once)
+    and the early mapping (None when the table is read in one piece)."""
     import pyarrow.parquet as pq
 
     from agent.catalog.parallel import PARALLEL_MIN_ROWS, submit
@@ -237,34 +242,58 @@ def _read_overlapped(
     parquet_file = pq.ParquetFile(pa.BufferReader(data), read_dictionary=as_dict)
     rows = parquet_file.metadata.num_rows
     by_col = {col: role for role, col in det.roles.items()}
-    first = [column for column in as_dict if by_col.get(column) == "product_id"]
-    second = [column for column in as_dict if by_col.get(column) in ("title", "description")]
-    rest = [column for column in wanted if column not in first and column not in second]
-    groups = [group_columns for group_columns in (first, second, rest) if group_columns]
-    if (
-        det.profile is not None
-        or rows < PARALLEL_MIN_ROWS
-        or parquet_file.metadata.num_row_groups < 2
-        or len(groups) < 2
-    ):
-        return parquet_file.read(columns=wanted), frozenset()
+    ids = [column for column in as_dict if by_col.get(column) == "product_id"]
+    combined = ids + [column for column in as_dict if by_col.get(column) in ("title", "description")]
+    first = combined + [column for column in wanted if by_col.get(column) in MAPPING_ROLES and column not in combined]
+    rest = [column for column in wanted if column not in first]
+    if det.profile is not None or rows < PARALLEL_MIN_ROWS or parquet_file.metadata.num_row_groups < 2 or not rest:
+        return parquet_file.read(columns=wanted), frozenset(), None
     read: dict[str, pa.ChunkedArray] = {}
-    pending: dict[str, Future] = {}
-    for group in groups:
+    pending: list[Future] = []
+    early: Future | None = None
+    for group in (first, rest):
         # pq.read_table (the dataset reader) decodes row groups side by side as well as columns;
-        # ParquetFile.read only spreads columns over threads, so the one-column id group ran on
-        # one vCPU. Its columns come one chunk per row group; text stays so (the copy is saved,
-        # and the later steps take chunked text), numbers are made one chunk as before
-        # (`_one_chunk_if_fixed_width`).
+        # ParquetFile.read only spreads columns over threads. Its columns come one chunk per row
+        # group; text stays so (the copy is saved, and the later steps take chunked text), numbers
+        # are made one chunk as before (`_one_chunk_if_fixed_width`).
         part = pq.read_table(
             pa.BufferReader(data), columns=group, read_dictionary=[column for column in as_dict if column in group]
         )
         for col in group:
-            read[col] = _one_chunk_if_fixed_width(part.column(col))
-            if col in first or col in second:  # combined on the pool while Arrow reads the next group
-                pending[col] = submit(functools.partial(combine_for_cleaning, read[col], col in first), rows)
-    read.update({column: chunked(future.result()) for column, future in pending.items()})
-    return pa.table({column: read[column] for column in wanted}), frozenset(first)
+            column = _one_chunk_if_fixed_width(part.column(col))
+            if col in combined:  # combined on the pool while Arrow reads the next group
+                pending.append(submit(functools.partial(_combine_into, read, col, column, col in ids), rows))
+            else:
+                read[col] = column
+        del part, column  # the pool job holds the row groups' pieces only until it has combined them
+        if group is first and any(by_col.get(column) in MAPPING_ROLES for column in first):
+            # queued after the combinations it reads (the pool takes jobs in order: no deadlock)
+            early = start_mapping(functools.partial(_mapping_columns, read, list(pending), by_col), rows)
+    for future in pending:
+        future.result()
+    return pa.table({column: read[column] for column in wanted}), frozenset(ids), early
+
+
+def _combine_into(read: dict[str, pa.ChunkedArray], name: str, column: pa.ChunkedArray, categorical: bool) -> None:
+    """`read[name]` = `column` combined for cleaning. Done on the pool, and stored by the job itself,
+    so that the per-row-group pieces (every title's and description's text, a second time) are
+    freed as soon as the one chunk exists, while Arrow is still reading the next group — not kept
+    until the whole read is over, where they raised the ingest's peak memory."""
+    read[name] = chunked(combine_for_cleaning(column, categorical))
+
+
+# header roles whose columns the taxonomy mapping reads (canonical names: `common.MAPPING_INPUTS`)
+MAPPING_ROLES = frozenset({"google_category", "category_path", "product_type", "title", "brand"})
+
+
+def _mapping_columns(
+    read: dict[str, pa.ChunkedArray], ready: list[Future], by_col: dict[str, str]
+) -> dict[str, pa.ChunkedArray]:
+    """The mapping's columns by canonical name once `ready` (their combinations) are done, as the
+    generic reader will take them into its draft (`generic.build`: each role's column as read)."""
+    for future in ready:
+        future.result()
+    return {by_col[col]: value for col, value in list(read.items()) if by_col.get(col) in MAPPING_INPUTS}
 
 
 def _one_chunk_if_fixed_width(column: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -275,20 +304,6 @@ def _one_chunk_if_fixed_width(column: pa.ChunkedArray) -> pa.ChunkedArray:
     if column.num_chunks < 2 or not pa.types.is_primitive(column.type):
         return column
     return pa.chunked_array([column.combine_chunks()], type=column.type)
-
-
-def _same_column(candidate: pa.ChunkedArray | pa.Array | None, raw_column: pa.ChunkedArray) -> bool:
-    """Whether a reader passed column `raw_column` on as it was (the same one-chunk buffers), not derived
-    something from it."""
-    if not isinstance(candidate, pa.ChunkedArray) or candidate.num_chunks != 1 or raw_column.num_chunks != 1:
-        return False
-    candidate_chunk, raw_chunk = candidate.chunk(0), raw_column.chunk(0)
-
-    def addresses(arr: pa.Array) -> list[int]:
-        parts = [arr, arr.dictionary] if pa.types.is_dictionary(arr.type) else [arr]
-        return [buf.address if buf else 0 for part in parts for buf in part.buffers()] + [arr.offset, len(arr)]
-
-    return candidate_chunk.type == raw_chunk.type and addresses(candidate_chunk) == addresses(raw_chunk)
 
 
 def _read_canonical(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +47,9 @@ MAX_DEPTH = 64  # nesting levels a request may have (A2A messages need about 8)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 DEPTH_MESSAGE = "The request is nested too deeply (at most 64 levels)."
 SURROGATE_MESSAGE = "The request holds a string that is not valid Unicode (a lone surrogate)."
+# A request id is echoed in every answer, and in every frame of a stream: a 10 MB id made a 50 MB stream.
+MAX_ID_CHARS = 1024
+ID_LENGTH_MESSAGE = "The request's id is longer than 1,024 characters."
 
 
 # A request id as echoed: a string, an integer, or an integral float (1.0) that the envelope accepts as one.
@@ -63,8 +67,8 @@ def read_id(payload: Any) -> RequestId:
     """The id to echo: the request's own when it is a string or integer, else null."""
     if isinstance(payload, dict):
         rid = payload.get("id")
-        if isinstance(rid, str) and _SURROGATE.search(rid):
-            return None  # cannot be echoed: it is not valid Unicode
+        if isinstance(rid, str) and (len(rid) > MAX_ID_CHARS or _SURROGATE.search(rid)):
+            return None  # cannot be echoed: not valid Unicode, or too long to repeat in every frame
         if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)):
             return rid
         if isinstance(rid, float) and rid.is_integer():  # 1.0 passes the envelope as an integer: echo it
@@ -72,13 +76,39 @@ def read_id(payload: Any) -> RequestId:
     return None
 
 
+def _refuse_constant(literal: str) -> Any:
+    """NaN, Infinity or -Infinity: Python's parser takes them, JSON (RFC 8259) has no such numbers.
+    (Raised from inside the parser, which lets it through.)"""
+    raise errors.RpcError(errors.PARSE_ERROR, CONSTANT_MESSAGE)
+
+
+def _finite_float(literal: str) -> float:
+    """A JSON number as a float; one beyond the double range (1e999) would parse as inf and be echoed
+    as Infinity, which is not JSON (RFC 8259 §6 lets an implementation limit the range)."""
+    value = float(literal)
+    if math.isinf(value):
+        raise errors.RpcError(errors.INVALID_REQUEST, RANGE_MESSAGE)
+    return value
+
+
+# Strict where Python's json is lenient: a NaN or Infinity literal (or 1e999, which parses as inf), once
+# parsed, would be echoed (in the task's history, in tasks/get) as a bare NaN or Infinity that no strict
+# client can parse. One decoder, built once (json.loads with a keyword builds a new one per call).
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite_float)
+CONSTANT_MESSAGE = "The request body is not valid JSON: NaN and Infinity are not JSON numbers."
+DIGITS_MESSAGE = "The request holds a number too long to read (more than 4,300 digits)."
+RANGE_MESSAGE = "The request holds a number too large to read (beyond 1.7e308)."
+
+
 def parse_json(body: bytes) -> Any:
     """The parsed body. Strict UTF-8 first: json.loads(bytes) would let raw surrogate bytes (ED A0 80)
     through as a lone surrogate, which no answer can then encode."""
     try:
-        return json.loads(body.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
+        return _DECODER.decode(body.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
         raise errors.parse_error() from None
+    except ValueError:  # valid JSON, but an integer longer than Python converts (sys.get_int_max_str_digits)
+        raise errors.RpcError(errors.INVALID_REQUEST, DIGITS_MESSAGE) from None
     except RecursionError:  # valid JSON, nested past the parser's own limit (about 1,000 levels)
         raise errors.RpcError(errors.INVALID_REQUEST, DEPTH_MESSAGE) from None
 
@@ -148,6 +178,9 @@ def validate_fully(payload: Any) -> Request:
             errors.INVALID_REQUEST, "The request must be one JSON-RPC 2.0 object (batches are not supported)."
         )
     check_shape(payload)
+    rid = payload.get("id")
+    if isinstance(rid, str) and len(rid) > MAX_ID_CHARS:
+        raise errors.RpcError(errors.INVALID_REQUEST, ID_LENGTH_MESSAGE)
     _check("envelope.json", payload, errors.INVALID_REQUEST, "The request is not a valid JSON-RPC 2.0 request.")
     method = payload["method"]
     if method in PUSH_METHODS:

@@ -16,7 +16,7 @@ from agent.protocol.context import CallContext
 from agent.render.a2ui_ids import EXTENSION_URI as A2UI_URI
 from agent.render.a2ui_ids import STANDARD_CATALOG_ID as A2UI_CATALOG_ID
 from agent.render.a2ui_ids import card_extension
-from agent.store.base import ContextState, NotCancelable
+from agent.store.base import ContextState, NotCancelable, StoreCorrupt
 from agent.store.factory import build_stores
 
 from . import inputs, reclaim, references, trust
@@ -25,6 +25,12 @@ from .runner import Deps, Runner, Turn, drain, wait_until_terminal
 
 CANCEL_WAIT_SECONDS = 5.0
 TURN_LIMIT = "This conversation has reached its limit of {n} turns; start a new conversation to continue."
+# A conversation whose stored record is not one the agent wrote (edited or replaced in the bucket): who it
+# belongs to cannot be read, so it is refused like another party's, with the way out.
+UNREADABLE_CONTEXT = (
+    "The conversation named by contextId could not be read from storage; send the question without contextId "
+    "to start a new conversation."
+)
 DESCRIPTION = (
     "Answers merchants' questions about their product catalog — assortment gaps, price ladders, "
     "attribute and brand coverage, stock, and Google Shopping readiness — with computed findings, a table, "
@@ -324,7 +330,10 @@ class Service:
         # A server-made id is new by construction: no store read. A client's id may name a conversation
         # we have (on any instance) or be new, which starts a conversation with that id.
         with budget.within(self.config.turn_storage_seconds):
-            context = self.contexts.load(context_id) if client_id else None
+            try:
+                context = self.contexts.load(context_id) if client_id else None
+            except StoreCorrupt:  # its owner cannot be read: neither answered from nor written over
+                raise errors.RpcError(errors.INVALID_PARAMS, UNREADABLE_CONTEXT) from None
         if context is not None and len(context.task_ids) >= self.config.context_max_turns:
             raise errors.RpcError(errors.INVALID_PARAMS, TURN_LIMIT.format(n=self.config.context_max_turns))
         bound = context.merchant_id if context else None

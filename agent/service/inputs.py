@@ -51,6 +51,19 @@ A2UI_ACTION_NOTICE = (
 DATA_PART_NOTICE = "Structured data parts are not supported yet; please ask your question in words."
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _MAX_NAME = 120
+# File parts read per message. Each is decoded, parsed and named in the footer: 30,000 one-row CSVs in a
+# 4 MB body took 45 s of the instance's CPU and an 11 MB answer, and the 32 MiB body limit allows eight
+# times that. A merchant attaches a catalog and perhaps a report or two; the rest are named in one line.
+MAX_FILE_PARTS = 32
+# The question's text read per message. A question is a sentence or a paragraph; the planner matches its
+# words against the catalog with regexes, and a single word of a million characters made a pattern the
+# regex engine refuses (the turn failed with an incident), while megabytes of text cost planning time.
+MAX_QUESTION_CHARS = 4000
+QUESTION_CUT = "The question was read up to its first {limit:,} characters."
+TOO_MANY_FILES = (
+    "{n} more file parts were not read: a message is read with at most {limit} files; "
+    "attach fewer, or combine them into one CSV."
+)
 
 
 @dataclass
@@ -143,13 +156,16 @@ def _file_part(part: dict[str, Any], index: int, out: MessageInput) -> None:
 def read_message(message: dict[str, Any]) -> MessageInput:
     texts: list[str] = []
     out = MessageInput(question="")
+    files = 0
     for index, part in enumerate(message.get("parts", []), start=1):
         kind = part.get("kind")
         if kind == "text":
             if part["text"].strip():
                 texts.append(part["text"])
         elif kind == "file":
-            _file_part(part, index, out)
+            files += 1
+            if files <= MAX_FILE_PARTS:
+                _file_part(part, index, out)
         elif kind == "data":
             data = part.get("data", {})
             question = follow_up_question(data.get("userAction")) if "userAction" in data else None
@@ -159,7 +175,12 @@ def read_message(message: dict[str, Any]) -> MessageInput:
             notice = A2UI_ACTION_NOTICE if "userAction" in data else DATA_PART_NOTICE
             if notice not in out.notices:
                 out.notices.append(notice)
+    if files > MAX_FILE_PARTS:
+        out.notices.append(TOO_MANY_FILES.format(n=files - MAX_FILE_PARTS, limit=MAX_FILE_PARTS))
     out.question = "\n".join(texts).strip()
+    if len(out.question) > MAX_QUESTION_CHARS:
+        out.question = out.question[:MAX_QUESTION_CHARS]
+        out.notices.append(QUESTION_CUT.format(limit=MAX_QUESTION_CHARS))
     return out
 
 

@@ -32,6 +32,12 @@ class NotCancelable(StoreError):
     """The task is already in a terminal state."""
 
 
+class StoreCorrupt(StoreError):
+    """A stored document is not one this store wrote: not JSON, or JSON but not an object (an object
+    edited or replaced by hand, another tool writing into the bucket). Its owner cannot be read, so
+    nothing in it may be answered from."""
+
+
 class StoreUnavailable(StoreError):
     """The store did not answer (a timeout, the turn's storage budget spent, an outage): the question
     asked of it has no answer now, which a caller may treat as "unknown" rather than as a failure."""
@@ -85,7 +91,18 @@ class ContextChange:
     max_turns: int = 100
     lost_catalogs: list[str] | None = None  # the turn's catalogs could not be kept: forget them, name them
 
+    def belongs(self, state: ContextState) -> bool:
+        """Whether this turn may write into `state`. A turn checks the conversation's owner when it
+        starts, but two turns of different parties on the same new client-chosen contextId both find
+        it empty; the first to record it owns it, and the other's record is not applied, so neither
+        party's files are ever kept in (or answered from) the other's conversation."""
+        claimed = state.party is not None or state.merchant_id is not None or bool(state.task_ids)
+        return self.party is None or not claimed or state.owner == self.party
+
     def apply(self, state: ContextState) -> None:
+        """Apply the change to the freshest stored state; nothing when the state is another party's."""
+        if not self.belongs(state):
+            return
         if state.merchant_id is None and self.merchant_id is not None:
             state.merchant_id = self.merchant_id
         if state.party is None and self.party is not None:

@@ -41,7 +41,17 @@ from agent.catalog.evidence import LoadedCatalog
 from agent.catalog.gcs import TIMEOUT, retry
 
 from . import catalogs as codec
-from .base import ANONYMOUS, TERMINAL, ContextChange, ContextState, NotCancelable, StoreError, StoreUnavailable, utc_now
+from .base import (
+    ANONYMOUS,
+    TERMINAL,
+    ContextChange,
+    ContextState,
+    NotCancelable,
+    StoreCorrupt,
+    StoreError,
+    StoreUnavailable,
+    utc_now,
+)
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +133,8 @@ class Bucket:
         return self.clock().isoformat()
 
     def read_json(self, name: str) -> tuple[dict[str, Any] | None, int]:
-        """(document or None when missing/expired, generation to write against: 0 = absent)."""
+        """(document or None when missing/expired, generation to write against: 0 = absent).
+        StoreCorrupt when the object holds something other than a JSON object."""
         blob = self.blob(name)
         try:
             with budget.call(TIMEOUT) as timeout:
@@ -135,7 +146,12 @@ class Bucket:
             with budget.call(TIMEOUT) as timeout:
                 blob.reload(timeout=timeout, retry=_retry())
             generation = blob.generation
-        doc = json.loads(data)
+        try:
+            doc = json.loads(data)
+        except ValueError:  # not JSON, or not UTF-8 (UnicodeDecodeError is a ValueError)
+            raise StoreCorrupt(name) from None
+        if not isinstance(doc, dict):
+            raise StoreCorrupt(name)
         if self.expired(doc.get("written_at")):
             return None, int(generation)
         return doc, int(generation)
@@ -263,8 +279,17 @@ class GcsTaskStore:
         return party if state is not None else None
 
     def get(self, task_id: str) -> dict[str, Any] | None:
-        doc, _ = self.bucket.read_json(self._name(task_id))
-        return doc.get("task") if doc else None
+        """The stored task, or None: missing, expired, or a document that is not a task this store
+        wrote (answered as an unknown task, never as a 500)."""
+        try:
+            doc, _ = self.bucket.read_json(self._name(task_id))
+        except StoreCorrupt:
+            log.warning("a stored task document is not readable; answered as not found")
+            return None
+        task = doc.get("task") if doc else None
+        if not isinstance(task, dict) or not isinstance(task.get("status"), dict) or "contextId" not in task:
+            return None
+        return task
 
     def state(self, task_id: str) -> str | None:
         return self._stored_state(task_id)[0]
@@ -458,6 +483,10 @@ class GcsContextStore:
             doc, generation = self.bucket.read_json(name)
             state = _state_from_doc(context_id, doc, self.bucket)
             replaced: list[dict[str, Any]] = []
+            if not plain.belongs(state):  # another party recorded this conversation first
+                for ref in new_refs or []:
+                    self.bucket.delete_quietly(ref["object"])
+                return state
             plain.apply(state)
             if new_refs is not None:
                 replaced, state.catalog_refs = state.catalog_refs, new_refs

@@ -194,6 +194,14 @@ def generate() -> Iterator[tuple[str, bytes]]:
         ("deep array", b"[" * 50_000 + b"]" * 50_000),
         ("duplicate keys", raw[:-1] + b', "id": {"x": 1}}'),
         ("garbage", bytes(rng.randrange(256) for _ in range(512))),
+        ("NaN literal", raw.replace(b'"messageId": "m-1"', b'"messageId": "m-1", "metadata": {"x": NaN}')),
+        ("Infinity literal", raw.replace(b'"historyLength": 2', b'"historyLength": Infinity')),
+        (
+            "-Infinity literal",
+            raw.replace(b'"messageId": "m-1"', b'"messageId": "m-1", "metadata": {"x": [-Infinity]}'),
+        ),
+        ("number past double", raw.replace(b'"messageId": "m-1"', b'"messageId": "m-1", "metadata": {"x": 1e999}')),
+        ("integer past 4300 digits", raw.replace(b'"id": "r-1"', b'"id": ' + b"7" * 4400)),
     ]:
         yield f"raw {name}", body
     for i in range(60):  # random combinations of two breakages
@@ -212,9 +220,19 @@ def answers(response: httpx.Response) -> list[dict]:
     if kind.startswith("text/event-stream"):
         blocks = response.text.split("\n\n")
         assert blocks[-1] == ""
-        return [json.loads(b[len("data: ") :]) for b in blocks[:-1]]
+        return [strict_json(b[len("data: ") :]) for b in blocks[:-1]]
     assert kind.startswith("application/json"), kind
-    return [response.json()]
+    return [strict_json(response.text)]
+
+
+def strict_json(text: str) -> dict:
+    """JSON as RFC 8259 defines it: Python's parser would also take NaN and Infinity, which a strict
+    client cannot read."""
+
+    def refuse(literal: str) -> None:
+        raise AssertionError(f"{literal} in an answer: not JSON")
+
+    return json.loads(text, parse_constant=refuse)
 
 
 def test_generated_hostile_requests_stay_inside_the_contract(server):
