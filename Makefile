@@ -53,9 +53,13 @@ fmt: $(VENV)/.dev
 	$(VENV)/bin/ruff format .
 
 # Regenerate data/taxonomy/derived.marshal (the name index's lookups, precomputed) after a taxonomy file or the
-# name matcher's word rules change; tests/test_namematch_lazy.py fails while it is stale.
+# name matcher's word rules change; tests/test_namematch_lazy.py fails while it is stale. Then the planner's
+# taxonomy index (data/taxonomy/vocabulary-index.marshal; tests/test_vocabulary_table.py fails while it is stale), and the demo
+# catalog normalised (data/demo/catalog.arrow; tests/test_demo_bundle.py), also after any agent/catalog edit.
 data: $(VENV)/.runtime
 	$(PY) -c "from agent.catalog import namematch; namematch.write_table()"
+	$(PY) -c "from agent.analysis import vocabulary_table; vocabulary_table.write_table()"
+	$(PY) -c "from agent.catalog import demo_bundle; demo_bundle.write_demo()"
 
 bench: $(VENV)/.dev
 	$(PY) bench/run_all.py

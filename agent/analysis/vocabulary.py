@@ -574,10 +574,24 @@ def name_tokens(name: str) -> tuple[str, ...]:
 
 
 def taxonomy_index(taxonomy: Taxonomy) -> TaxonomyIndex:
+    """The index of `taxonomy`, once per taxonomy object: for the bundled taxonomy from the table
+    `make data` precomputes (vocabulary_table; ~5 ms instead of ~40 ms on a cold start) when that is
+    current, else computed."""
+    from agent.analysis import vocabulary_table
+
     key = id(taxonomy)
     cached = _TAX_CACHE.get(key)
     if cached is not None:
         return cached
+    parts = vocabulary_table.bundled_parts() if vocabulary_table.is_bundled(taxonomy) else None
+    idx = TaxonomyIndex(*parts) if parts is not None else compute_index(taxonomy)
+    _TAX_CACHE.clear()
+    _TAX_CACHE[key] = idx
+    return idx
+
+
+def compute_index(taxonomy: Taxonomy) -> TaxonomyIndex:
+    """The index from the taxonomy's names, every name tokenised (what the bundled table holds)."""
     by_tokens: dict[tuple[str, ...], list[int]] = {}
     by_joined: dict[str, list[int]] = {}
     vocab: set[str] = set()
@@ -592,7 +606,4 @@ def taxonomy_index(taxonomy: Taxonomy) -> TaxonomyIndex:
     for node_id, toks in names.items():
         for t in toks:
             by_token.setdefault(t, set()).add(node_id)
-    idx = TaxonomyIndex(by_tokens, by_joined, by_token, frozenset(vocab), names)
-    _TAX_CACHE.clear()
-    _TAX_CACHE[key] = idx
-    return idx
+    return TaxonomyIndex(by_tokens, by_joined, by_token, frozenset(vocab), names)
