@@ -43,7 +43,7 @@ def _libc() -> Any:
     return libc if libc is not None and hasattr(libc, "malloc_trim") else None
 
 
-MMAP_THRESHOLD_BYTES = 1024 * 1024  # glibc: blocks from this size on are mapped on their own
+MMAP_THRESHOLD_BYTES = 32 * 1024 * 1024  # glibc: blocks from this size on are mapped on their own
 _M_MMAP_THRESHOLD = -3  # mallopt's parameter number (malloc.h)
 
 
@@ -53,11 +53,15 @@ def configure_allocators() -> None:
 
     - Arrow's default pool is glibc's malloc (`config.arrow_pool_choice`), so one allocator holds the
       freed pages and `malloc_trim` reaches them all; mimalloc kept ~50 MiB resident after a sweep.
-    - glibc's mmap threshold is fixed at 1 MiB. Left dynamic, it rises to the largest block freed (up
-      to 32 MiB), so after the first large file every column buffer and request body comes from the
-      heap, and the heap keeps ~16 MiB of scattered pages that `malloc_trim` cannot return (in process:
-      +17 MiB after three 24 MiB sends and a sweep; +2 MiB with the threshold fixed). Blocks of 1 MiB
-      or more then go back to the system as they are freed.
+    - glibc's mmap threshold is fixed (at 32 MiB, the ceiling its dynamic threshold climbs to). Setting it
+      turns glibc's dynamic thresholds off: left dynamic, freeing a large mapped block raises the mmap
+      threshold to that size and the trim threshold to twice it (up to 64 MiB), so the heap keeps tens
+      of MiB of freed pages that only a sweep's `malloc_trim` reaches, and not all of them. Fixed, the
+      trim threshold stays at glibc's 128 KiB and a freed top of the heap goes back at once. Why 32 MiB
+      and not 1 MiB (which would map every column buffer on its own): both settle within 10 % of the
+      warm size after the bench's idle period (+5 % and +4 %), but at 1 MiB every buffer of a parse is a
+      fresh mapping, and a 1M-row Parquet ingest took 1.35× as long (bench/README.md, "Settled
+      memory: the allocators", the lead's threshold runs).
     """
     from agent import config
 
