@@ -146,7 +146,7 @@ def _plain_task_call(payload: dict[str, Any]) -> Request | None:
     Why (issue 16 item 6): these are the calls a client repeats (polling), and on them the general
     checks (the depth and surrogate walk, two compiled schemas) were a tenth of our own time. Plain
     means exactly: the four members, jsonrpc "2.0", an id that is a string or an integer, params with
-    only a non-empty string id, no lone surrogate in either string. Every such request is valid under
+    only a non-empty string id, no lone surrogate in either string, an id of at most MAX_ID_CHARS. Every such request is valid under
     the schemas and gives the same Request the full path gives; anything else (null id, historyLength,
     metadata, any mistake) goes the full path, so every error stays the full path's own."""
     if payload.keys() != _PLAIN_KEYS or payload["jsonrpc"] != "2.0" or type(payload["jsonrpc"]) is not str:
@@ -158,7 +158,7 @@ def _plain_task_call(payload: dict[str, Any]) -> Request | None:
     if type(task_id) is not str or not task_id or _SURROGATE.search(task_id):
         return None
     if type(rid) is str:
-        if _SURROGATE.search(rid):
+        if len(rid) > MAX_ID_CHARS or _SURROGATE.search(rid):
             return None
     elif type(rid) is not int:
         return None

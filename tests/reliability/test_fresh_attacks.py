@@ -286,6 +286,10 @@ def test_an_id_too_long_to_repeat_in_every_frame_is_refused(server):
             "code": -32600,
             "message": "The request's id is longer than 1,024 characters.",
         }
+    for method in ("tasks/get", "tasks/cancel"):  # the plain shape, which takes the lean path
+        body = {"jsonrpc": "2.0", "id": "i" * 1025, "method": method, "params": {"id": "x"}}
+        answer = httpx.post(server.url, json=body, timeout=60).json()
+        assert answer["id"] is None and answer["error"]["code"] == -32600, method
     body = {"jsonrpc": "2.0", "id": "i" * 1024, "method": "tasks/get", "params": {"id": "x"}}
     assert httpx.post(server.url, json=body, timeout=60).json() == {
         "jsonrpc": "2.0",
