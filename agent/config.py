@@ -271,7 +271,8 @@ def arrow_pool_choice() -> str:
     because Arrow reads that variable itself. Why "system" (issue 12, bench/README.md "Settled memory:
     the allocators"): mimalloc, Arrow's own default, kept ~50 MiB of freed pages resident after an idle
     sweep whatever `release_unused` was asked, while glibc's freed pages go back with `malloc_trim` (and,
-    with a fixed mmap threshold, on free): warm 223 → 189 MiB, settled residue +38 → +22 MiB."""
+    with glibc's thresholds fixed, the freed top of the heap at once): warm 223 → 189 MiB, settled residue
+    +38 → +22 MiB with this alone."""
     return os.environ.setdefault(ARROW_POOL_VARIABLE, "system")
 
 
