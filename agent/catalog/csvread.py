@@ -62,6 +62,19 @@ class RawCsv:
     skipped_reasons: dict[str, int] = field(default_factory=dict)  # why rows_skipped were skipped
 
 
+def _csv_rows(text: str, delimiter: str) -> Any:
+    """`csv.reader` over `text`, able to read any cell `text` holds.
+
+    Python's csv module refuses a field over 131,072 characters ("field larger than field limit"),
+    and real Shopify exports carry `Body (HTML)` cells longer than that: such a row read as "broken
+    quoting" and skipped. No cell can be longer than the text it is in, and the text is already
+    bounded (MAX_BODY_BYTES, the source size limits), so the limit is raised to the text's length —
+    never lowered: it is the process's one csv setting, and only this module reads CSV at length."""
+    if len(text) > csv.field_size_limit():
+        csv.field_size_limit(len(text))
+    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+
+
 def _decode_sample(data: bytes) -> tuple[bytes, str]:
     """Return UTF-8 bytes and the encoding label; transcodes only when the bytes are not UTF-8."""
     if data.startswith(b"\xef\xbb\xbf"):
@@ -118,11 +131,7 @@ def _sniff(text: str, forced: str | None = None) -> tuple[str, list[str], int]:
     head = "".join(lines[:200])
     for delim in (forced,) if forced else DELIMITERS:
         try:
-            rows = [
-                record
-                for record in csv.reader(io.StringIO(head, newline=""), delimiter=delim)
-                if record and any(cell.strip() for cell in record)
-            ]
+            rows = [record for record in _csv_rows(head, delim) if record and any(cell.strip() for cell in record)]
         except csv.Error:
             continue
         rows = rows[:30]
@@ -166,7 +175,7 @@ def _has_quoted_newlines(sample: str, delimiter: str) -> bool:
     if not lines:
         return False
     try:
-        records = sum(1 for _ in csv.reader(io.StringIO("\n".join(lines), newline=""), delimiter=delimiter))
+        records = sum(1 for _ in _csv_rows("\n".join(lines), delimiter))
     except csv.Error:
         return True
     return records < len([line for line in lines if line.strip()]) - 1
@@ -304,7 +313,7 @@ def _numbers_as_sampled(
     try:
         rows = [
             record
-            for record in csv.reader(io.StringIO("".join(lines[:500]), newline=""), delimiter=delimiter)
+            for record in _csv_rows("".join(lines[:500]), delimiter)
             if record and any(cell.strip() for cell in record)
         ][preamble + 1 :]
     except csv.Error:
@@ -480,7 +489,7 @@ def _mend(data: bytes, invalid: list[tuple[int, int, str]], delimiter: str, widt
             edits.append((at, pos, raw + sep * (width - actual)))
             continue
         try:
-            cells = next(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+            cells = next(_csv_rows(text, delimiter))
         except (csv.Error, StopIteration):
             return None
         extra = sum(1 for cell in cells[width:] if cell.strip())
@@ -513,7 +522,7 @@ def _python_read(
     index = {column: i for i, column in enumerate(columns)}
     picks = [(column, index[column]) for column in wanted] if wanted else [(columns[0], 0)]
     values: list[list[str | None]] = [[] for _ in picks]
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = _csv_rows(text, delimiter)
     try:
         next(reader)
         for row in reader:
