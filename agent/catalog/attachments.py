@@ -13,6 +13,8 @@ import csv
 import io
 from dataclasses import dataclass
 
+from agent.catalog.binary import looks_binary, without_nul
+
 TABLE_SUFFIXES = (".csv", ".tsv", ".txt")
 _SNIFF_BYTES = 64 * 1024
 _DELIMITERS = (",", ";", "\t", "|")
@@ -34,14 +36,9 @@ def _text_sample(data: bytes) -> str | None:
             return head[: len(head) // 2 * 2].decode("utf-16", errors="ignore")
         except UnicodeDecodeError:
             return None
-    if b"\x00" in head[:4096]:
-        return None  # binary (a PDF, an image, a spreadsheet workbook)
-    return head.decode("utf-8", errors="ignore") if _mostly_text(head) else None
-
-
-def _mostly_text(head: bytes) -> bool:
-    controls = sum(1 for byte in head[:4096] if byte < 9 or 13 < byte < 32)
-    return controls <= len(head[:4096]) // 100
+    if looks_binary(head):
+        return None  # a PDF, an image, a spreadsheet workbook (agent.catalog.binary)
+    return without_nul(head).decode("utf-8", errors="ignore")
 
 
 def looks_delimited(data: bytes) -> bool:

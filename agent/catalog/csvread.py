@@ -34,6 +34,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from agent.catalog.binary import looks_binary, without_nul
 from agent.catalog.errors import UnreadableCatalog
 
 log = logging.getLogger(__name__)
@@ -200,8 +201,10 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
     """Parse `data`; `choose(columns)` names the columns to read and their Arrow types."""
     if not data or (not data[:65536].strip() and not data.strip()):
         raise UnreadableCatalog("not a readable CSV: the file is empty")
-    if b"\x00" in data[:4096] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise UnreadableCatalog("not a readable CSV: the file is binary")
+    if not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        if looks_binary(data):
+            raise UnreadableCatalog("not a readable CSV: the file is binary")
+        data = without_nul(data)
     data, encoding = _decode_sample(data)
     data = _skip_blank_lines(data)
     if not data:
