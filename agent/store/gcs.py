@@ -354,9 +354,15 @@ def _catalog_key(bucket: str, name: str, generation: Any) -> tuple:
 
 
 def _state_from_doc(context_id: str, doc: dict[str, Any] | None, bucket: Bucket) -> ContextState:
+    """The conversation a stored record holds. A JSON object that is not this store's record of this
+    conversation (no `"v": 1`, another `context_id`: edited by hand, written by another tool, copied
+    from another conversation) is StoreCorrupt like non-JSON bytes: read as an empty conversation, its
+    next turn would have been written over it and answered as if nothing had been attached."""
     state = ContextState(context_id=context_id)
-    if not doc:
+    if doc is None:
         return state
+    if doc.get("v") != 1 or doc.get("context_id") != context_id:
+        raise StoreCorrupt(context_id)
     state.merchant_id = doc.get("merchant_id")
     state.party = doc.get("party")
     state.plan_memory = doc.get("plan_memory")

@@ -101,7 +101,19 @@ def overwrite(fake, bucket: str, name: str, data: bytes, metadata: dict | None =
     blob.upload_from_string(data, content_type="application/json")
 
 
-@pytest.mark.parametrize("garbage", [b"not json", b"[1, 2]", b"\xff\xfe{", b"", b'"a string"'])
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"not json",
+        b"[1, 2]",
+        b"\xff\xfe{",
+        b"",
+        b'"a string"',
+        b'{"x": 1}',
+        b"{}",
+        b'{"v": 1, "context_id": "another"}',
+    ],
+)
 def test_a_conversation_whose_stored_record_is_not_the_agents_is_refused_with_the_way_out(stored, garbage):
     server, fake, bucket = stored
     context_id = f"client-{uuid.uuid4()}"
