@@ -20,10 +20,19 @@ CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(path for path in CORPUS.rglob("*.csv") if not path.read_bytes().startswith((b"\xff\xfe", b"\xfe\xff")))
 
 
+def test_a_nul_past_the_sampled_head_stays_in_its_cell_and_costs_no_row() -> None:
+    data = b"title,price\n" + b"Garden chair,19.99\n" * 400 + b"Bench\x00 seat,49.00\n"
+    table, evidence = read_table_bytes(data, "late-nul.csv", "csv")
+    assert evidence.rows_read == 401 and evidence.rows_skipped == 0
+    assert table.num_rows == 401
+
+
 def _with_nuls(data: bytes) -> bytes:
+    """A NUL after the first cell of the first data row (inside the sampled 4 KB), and two more near
+    the end: a file whose head shows a NUL has all of them dropped (agent.catalog.binary)."""
     first_row = data.index(b"\n") + 1
     cut = data.find(b",", first_row)  # after the first cell of the first data row
-    cut = cut if 0 < cut < 4096 else first_row
+    cut = cut if 0 < cut < 4096 else data.rfind(b",", 0, 4096)  # a header over 4 KB: a NUL inside it
     late = max(cut + 1, len(data) - 40)
     late = data.find(b",", late) if data.find(b",", late) > 0 else late
     return data[:cut] + b"\x00" + data[cut:late] + b"\x00\x00" + data[late:]

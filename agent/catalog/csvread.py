@@ -34,7 +34,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from agent.catalog.binary import looks_binary, without_nul
+from agent.catalog.binary import SAMPLE_BYTES, looks_binary, without_nul
 from agent.catalog.errors import UnreadableCatalog
 
 log = logging.getLogger(__name__)
@@ -204,7 +204,7 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
     if not data.startswith((b"\xff\xfe", b"\xfe\xff")):
         if looks_binary(data):
             raise UnreadableCatalog("not a readable CSV: the file is binary")
-        data = without_nul(data)
+        data = without_nul(data) if b"\x00" in data[:SAMPLE_BYTES] else data
     data, encoding = _decode_sample(data)
     data = _skip_blank_lines(data)
     if not data:
