@@ -11,9 +11,16 @@ Measures (median of --runs runs each, after one warm-up):
      and after it (one metadata request, no download).
 
 Both sides start from bytes in memory, because that is what Cloud Storage and attachments give us.
+Both run with the allocators as deployed (`reclaim.configure_allocators`, which agent.app calls at
+start: Arrow's pool = glibc malloc, glibc's mmap threshold fixed at 32 MiB), in this process and in
+the peak-RSS children, the bare reader's included, so the pairing is like for like;
+`--default-allocators` measures with pyarrow's and glibc's defaults instead. The table cache is sized
+as on an instance of `--budget-gib` (4) GiB, so the warm-cache figure is a hit and not a re-read
+(a 1M canonical table, ~340 MB, is larger than the default share).
 Run `bench/gen_catalog.py` first (this script runs it if the files are missing).
 
-Usage: `.venv/bin/python bench/bench_ingest.py [--runs 5] [--no-gcs] [--variants N] [--no-rss]`
+Usage: `.venv/bin/python bench/bench_ingest.py [--runs 5] [--no-gcs] [--variants N] [--no-rss]
+[--default-allocators] [--budget-gib 4]`
 """
 
 from __future__ import annotations
@@ -183,11 +190,35 @@ def peak_kib() -> int:
 
 
 VARIANTS = [1_000_000]
+CHILD_FLAGS: list[str] = []  # the allocator choice, passed on to the peak-RSS children
+
+
+def use_allocators(deployed: bool) -> str:
+    """The deployed allocator choice (agent.app's), before anything is parsed; what was chosen, for the report."""
+    if not deployed:
+        CHILD_FLAGS.append("--default-allocators")
+        return "pyarrow's and glibc's defaults"
+    from agent.service import reclaim
+
+    reclaim.configure_allocators()
+    import pyarrow as pa
+
+    return f"as deployed (Arrow pool {pa.default_memory_pool().backend_name}, mmap threshold {reclaim.MMAP_THRESHOLD_BYTES >> 20} MiB)"
+
+
+def size_cache(budget_gib: float) -> int:
+    """The table cache's bound on an instance of `budget_gib`, as a Service sizes it."""
+    from agent import config
+    from agent.catalog import cache
+
+    cfg = config.load({"MEMORY_BUDGET_BYTES": str(int(budget_gib * 2**30))})
+    cache.configure(table_cache_bytes=cfg.table_cache_bytes)
+    return cfg.table_cache_bytes
 
 
 def peak_rss(mode: str) -> dict:
     out = subprocess.run(
-        [sys.executable, __file__, "--rss-child", mode, "--variants", str(VARIANTS[0])],
+        [sys.executable, __file__, "--rss-child", mode, "--variants", str(VARIANTS[0]), *CHILD_FLAGS],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -284,10 +315,13 @@ def main() -> None:
         help="catalog size (files from bench/gen_catalog.py --variants N; generated if missing)",
     )
     parser.add_argument("--no-rss", action="store_true", help="skip the peak-RSS subprocesses")
+    parser.add_argument("--default-allocators", action="store_true", help="not the deployed allocator choice")
+    parser.add_argument("--budget-gib", type=float, default=4.0, help="instance memory the table cache is sized for")
     parser.add_argument("--rss-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     VARIANTS[0] = args.variants
     use_size(args.variants)
+    allocators = use_allocators(not args.default_allocators)
     if args.rss_child:
         rss_child(args.rss_child)
         return
@@ -303,6 +337,7 @@ def main() -> None:
     print(f"CSV {len(csv_bytes) / 1e6:.1f} MB, Parquet {len(parquet_bytes) / 1e6:.1f} MB")
     call, who = our_reader()
     print(f"ours: {who}")
+    print(f"allocators: {allocators}")
 
     print("\n## Time (median; wall clock, and process CPU time summed over threads)")
     print(
@@ -342,7 +377,8 @@ def main() -> None:
 
     if args.variants != 1_000_000:  # a larger table may not fit the cache's budget: every "hit" would re-read it
         return
-    print("\n## Warm cached load")
+    bound = size_cache(args.budget_gib)
+    print(f"\n## Warm cached load (table cache sized for a {args.budget_gib:g} GiB instance: {bound / 2**20:,.0f} MiB)")
     for label, seconds in warm_cache_figures(parquet_bytes, args.runs, use_gcs=not args.no_gcs):
         print(f"{label:66s} {fmt_s(seconds):>10s}")
 
