@@ -34,15 +34,17 @@ DEFAULT_MEMORY_BUDGET_BYTES = 1024 * 1024 * 1024  # the instance's memory when u
 # and the peak under 150 sends of 24 MiB reached 966–1,006 MiB of a 1 GiB budget (bench/README.md).
 PROCESS_RESERVE_BYTES = 472 * 1024 * 1024
 # Shares of what MEMORY_BUDGET_BYTES leaves after the reserve, the one memory setting every cache and
-# store bound derives from. What is left (37 %, the result memo's and the finished tasks' JSON's 1 % each out of it) is for the turns in flight: a 32 MiB request body, its
+# store bound derives from. What is left (35 %, the result memo's and the finished tasks' JSON's 1 % each out of it) is for the turns in flight: a 32 MiB request body, its
 # decoded file and the parsed table of each running turn.
-# The parsed-catalog cache has the largest share (issue 16): a parsed table costs ~285 B per variant
-# from CSV and ~350 B from Parquet (bench/README.md), so 47 % of what a 4 GiB instance leaves (1.66 GiB)
-# keeps a 5M-variant catalog of either kind warm, and 2 GiB keeps ~2.2M (Parquet) to ~2.7M (CSV). Attached
+# The parsed-catalog cache has the largest share (issue 16): a parsed table costs ~293 B per variant
+# from CSV and ~357 B from Parquet (bench/README.md, "Scale, round 9"), so 50 % of what a 4 GiB instance
+# leaves (1,812 MiB) keeps a 5M-variant catalog of either kind warm (5M Parquet: 1,704 MiB; at 47 %, the
+# share until round 9, the bound was 1,703 MiB and every turn re-read it), and 2 GiB keeps ~2.3M
+# (Parquet) to ~2.8M (CSV). Attached
 # catalogs kept by conversations are that cache's own table objects (agent.catalog.sources.read_attached;
 # the Cloud Storage store's copies are cache entries too), so the conversations' share is smaller than
 # it was (it bounds what conversations pin beyond the cache, and their JSON).
-SHARE_TABLE_CACHE = 0.47  # parsed catalogs: gs://, local files, attachments (agent.catalog.cache.TABLE_CACHE)
+SHARE_TABLE_CACHE = 0.50  # parsed catalogs: gs://, local files, attachments (agent.catalog.cache.TABLE_CACHE)
 SHARE_CONTEXTS = 0.10  # conversations kept for follow-ups (memory store)
 SHARE_TASKS = 0.03  # stored tasks (memory store): no file bytes in them, only answers
 SHARE_LIVE = 0.02  # events of recent runs kept for tasks/resubscribe

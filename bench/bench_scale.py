@@ -6,7 +6,8 @@ MEMORY_BUDGET_BYTES → `cache.configure`), the file is read through the real lo
 (`sources.load_location`, which goes through TABLE_CACHE), and then warm turns are timed: load (a cache
 hit, or a re-read when the table did not fit) + plan + `assortment_gaps` + Markdown for "Where are the
 gaps in outdoor furniture?". Printed: ingest, table bytes per variant, whether the table is cached,
-the warm turn's median, and peak RSS. Never asserted.
+the warm turn's median, and peak RSS (with the allocators as deployed: `reclaim.configure_allocators`).
+Never asserted.
 
     .venv/bin/python bench/gen_catalog.py --variants 5000000     # bench/out/catalog-5000000.{csv,parquet}
     .venv/bin/python bench/bench_scale.py bench/out/catalog-1m.parquet bench/out/catalog-5000000.parquet \\
@@ -37,7 +38,9 @@ def one(path: Path, budget_gib: float, runs: int) -> dict:
     from agent.catalog import cache, sources
     from agent.catalog.taxonomy import load
     from agent.render.text import render_skill
+    from agent.service import reclaim
 
+    reclaim.configure_allocators()  # as agent.app does at start: the deployed allocators' peak RSS
     path = path.resolve()
     cfg = config.load({"MEMORY_BUDGET_BYTES": str(int(budget_gib * 2**30))})
     cache.configure(table_cache_bytes=cfg.table_cache_bytes)
