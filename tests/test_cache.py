@@ -57,6 +57,23 @@ def test_oversize_value_is_returned_but_not_kept():
     assert lru.stats().oversize == 1
 
 
+def test_an_oversize_value_offered_again_and_again_is_logged_at_1_10_100(caplog):
+    """A catalog or finished task larger than its share is offered on every turn that reads it: one
+    warning per request drowned the log; the 1st, 10th and 100th say it, with the count so far."""
+    lru = Cache(10)
+    with caplog.at_level("WARNING", logger="agent.catalog.cache"):
+        for _ in range(150):
+            lru.put("big", b"x" * 11, 11)
+    lines = [r.getMessage() for r in caplog.records if "not kept" in r.getMessage()]
+    assert len(lines) == 3, lines
+    assert [line.rsplit("(", 1)[1] for line in lines] == [
+        "1 such values so far)",
+        "10 such values so far)",
+        "100 such values so far)",
+    ]
+    assert lru.stats().oversize == 150
+
+
 def test_shrinking_the_budget_evicts():
     lru = Cache(100)
     for key in "abcd":

@@ -94,6 +94,15 @@ class CacheStats:
     oversize: int  # values larger than the whole budget: returned but not kept
 
 
+def _said_now(count: int) -> bool:
+    """Whether the `count`-th oversize value is logged: the 1st, 10th, 100th, … An oversize catalog
+    or finished task is offered again on every turn or `tasks/get` that reads it, and one warning a
+    request drowned the log in the same line; the counts still show it is happening, and how often."""
+    while count % 10 == 0:
+        count //= 10
+    return count == 1
+
+
 class Cache(Generic[T]):
     """The one cache type of the package: thread-safe LRU, bounded by bytes and/or entries, with an
     optional time to live and single-flight loads.
@@ -217,7 +226,13 @@ class Cache(Generic[T]):
             return
         if self._max_bytes is not None and size > self._max_bytes and not self.keep_newest:
             self._oversize += 1
-            log.warning("cache value of %d bytes exceeds the %d-byte budget; not kept", size, self._max_bytes)
+            if _said_now(self._oversize):
+                log.warning(
+                    "cache value of %d bytes exceeds the %d-byte budget; not kept (%d such values so far)",
+                    size,
+                    self._max_bytes,
+                    self._oversize,
+                )
             return
         self._drop(key)
         now = self.clock()
