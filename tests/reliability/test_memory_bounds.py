@@ -77,11 +77,13 @@ def test_every_bound_derives_from_the_one_budget_after_the_process_reserve():
     for cfg in (small, one, big):
         parts = (cfg.table_cache_bytes, cfg.memory_store_bytes, cfg.task_store_bytes, cfg.live_bytes)
         shareable = max(cfg.memory_budget_bytes - reserve, cfg.memory_budget_bytes // 4)
-        # 38 % of what the process leaves stays for the turns in flight; the parsed-catalog cache has 47 % so
-        # that a 4 GiB instance keeps a 5M-variant catalog warm (issue 16; agent/config.py says why)
-        assert sum(parts) <= shareable * 0.62 + 4, "38 % of what the process leaves stays for the turns in flight"
+        # 35 % of what the process leaves stays for the turns in flight; the parsed-catalog cache has 50 % so
+        # that a 4 GiB instance keeps a 5M-variant catalog of either kind warm (issue 16; agent/config.py says why)
+        assert sum(parts) <= shareable * 0.65 + 4, "35 % of what the process leaves stays for the turns in flight"
         if cfg is not small:  # 256 MiB cannot hold the process at all (the floor below)
-            assert reserve + sum(parts) <= cfg.memory_budget_bytes * (0.81 if cfg is one else 0.9)
+            # 1 GiB: 193 MiB (18 %) stays beyond the process and the bounds, for a 32 MiB body, its decoded
+            # file and parsed table; bench/README.md "Memory under large sends" peaked at 551 MiB of it
+            assert reserve + sum(parts) <= cfg.memory_budget_bytes * (0.82 if cfg is one else 0.9)
         assert cfg.context_max_attached_bytes <= cfg.memory_store_bytes
     # the shares are of the budget less the reserve: 4 GiB leaves 3,624 MiB, 1 GiB 552 MiB
     assert big.table_cache_bytes == int(((4 << 30) - reserve) * config.SHARE_TABLE_CACHE)
