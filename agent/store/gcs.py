@@ -467,6 +467,13 @@ class GcsContextStore:
             )
         return refs, n
 
+    def _drop_catalog(self, ref: dict[str, Any]) -> None:
+        """Delete a stored catalog and its table-cache entry together: `_save_catalogs` put the table
+        in the cache as it wrote the object, and an entry for an object no record names (a raced new
+        contextId's files, a replaced attachment) would only hold budget until evicted."""
+        self.bucket.delete_quietly(ref["object"])
+        TABLE_CACHE.invalidate(_catalog_key(self.bucket.name, ref["object"], ref["generation"]))
+
     def record_turn(self, context_id: str, change: ContextChange) -> ContextState:
         name = self._prefix(context_id) + "context.json"
         new_refs: list[dict[str, Any]] | None = None
@@ -491,7 +498,7 @@ class GcsContextStore:
             replaced: list[dict[str, Any]] = []
             if not plain.belongs(state):  # another party recorded this conversation first
                 for ref in new_refs or []:
-                    self.bucket.delete_quietly(ref["object"])
+                    self._drop_catalog(ref)
                 return state
             plain.apply(state)
             if new_refs is not None:
@@ -505,6 +512,6 @@ class GcsContextStore:
                 continue
             for ref in replaced:
                 if ref.get("object") not in {r["object"] for r in new_refs or []}:
-                    self.bucket.delete_quietly(ref["object"])
+                    self._drop_catalog(ref)
             return state
         raise StoreConflict(name)

@@ -282,6 +282,31 @@ def test_a_record_from_another_party_is_not_applied_on_either_back_end(fake_gcs)
         assert store.load(context_id).task_ids == ["t1", "t3"]
 
 
+def test_a_stored_catalog_deleted_by_the_store_leaves_the_table_cache_with_it(fake_gcs):
+    """The raced second record's files (deleted: the first record owns the conversation) and a replaced
+    attachment (deleted when the next one is recorded) took their table-cache entries with them only
+    at eviction: budget held for tables no record names. Every cached "context" entry must name an
+    object that is still in the bucket."""
+    from agent.catalog.cache import TABLE_CACHE
+    from agent.catalog.evidence import KIND_ATTACHED, LoadedCatalog
+    from agent.catalog.ingest import read_table_bytes
+    from agent.store.base import ContextChange
+    from agent.store.gcs import Bucket, GcsContextStore
+
+    def attached(name: str) -> LoadedCatalog:
+        table, evidence = read_table_bytes(CSV, name, KIND_ATTACHED)
+        return LoadedCatalog(table=table, sources=[evidence])
+
+    bucket = Bucket(fake_gcs.create_bucket(), 7)
+    store, context_id = GcsContextStore(bucket), str(uuid.uuid4())
+    for party, name in (("caller:m", "first.csv"), ("caller:a", "raced.csv"), ("caller:m", "second.csv")):
+        store.record_turn(context_id, ContextChange(task_id=name, party=party, catalogs=[attached(name)]))
+    cached = [key for key in TABLE_CACHE.keys() if key[0] == "context" and key[1] == bucket.name]
+    kept = [ref["object"] for ref in store.load(context_id).catalog_refs]
+    assert len(kept) == 1 and [key[2] for key in cached] == kept, (cached, kept)
+    assert all(bucket.exists(key[2]) for key in cached)
+
+
 def test_an_id_too_long_to_repeat_in_every_frame_is_refused(server):
     # A 10 MB id was echoed in each of a stream's frames: 50 MB out for 10 MB in.
     for method in ("message/stream", "tasks/get"):
