@@ -13,8 +13,8 @@ from agent.service import handler
 from agent.service.handler import Service
 
 
-def _service_with_a_finished_task() -> tuple[Service, str]:
-    service = Service(config_mod.load({}))
+def _service_with_a_finished_task(cfg: config_mod.Config | None = None) -> tuple[Service, str]:
+    service = Service(cfg or config_mod.load({}))
     message = {
         "role": "user",
         "kind": "message",
@@ -113,3 +113,25 @@ def test_the_kept_texts_are_a_share_of_the_memory_budget():
         share = int(config_mod.shareable_bytes(budget) * config_mod.SHARE_FINISHED_JSON)
         assert cfg.finished_json_bytes == share and Service(cfg)._finished.max_bytes == share
     assert handler.Service(config_mod.load({}))._finished is not handler.Service(config_mod.load({}))._finished
+
+
+def test_a_task_over_the_share_is_answered_each_time_and_named_once(caplog):
+    """A finished task whose text is larger than the whole share: every tasks/get answers it whole, and
+    the "not kept" line is logged once for that task, not on every call (it was, by the cache's put)."""
+    import dataclasses
+    import logging
+
+    service, task_id = _service_with_a_finished_task()
+    size = 2 * len(service.get({"id": task_id}, CallContext()).text)
+    service, task_id = _service_with_a_finished_task(
+        dataclasses.replace(config_mod.load({}), finished_json_bytes=size - 1)
+    )
+    expected = json.dumps(
+        Service._with_history(service.tasks.get(task_id), None), ensure_ascii=False, separators=(",", ":")
+    )
+    with caplog.at_level(logging.INFO):
+        replies = [service.get({"id": task_id}, CallContext()) for _ in range(5)]
+    assert [reply.text for reply in replies] == [expected] * 5
+    said = [record.getMessage() for record in caplog.records if "not kept" in record.getMessage()]
+    assert len(said) == 1, said
+    assert service._finished.get(task_id) is not None and service._finished.bytes_used < size

@@ -382,12 +382,29 @@ def _finished_json_cache(max_bytes: int) -> Any:
     return Cache(max_bytes, size_of=lambda encoded: 2 * len(encoded.text))
 
 
+# Kept in place of a text over the share: the task is encoded on each call, and said once, not per call.
+_OVER_SHARE = "over its share"
+_MARK_BYTES = 64  # what a mark costs beside its task id
+
+
 def _finished_text(kept: Any, task: dict[str, Any]) -> objects.Encoded:
-    """The finished task as objects.Encoded, encoded once while it stays the same (issue 16 item 6)."""
+    """The finished task as objects.Encoded, encoded once while it stays the same (issue 16 item 6).
+    A text larger than the whole share cannot be kept: a small mark under its id is, so the "not kept"
+    line is logged once per task rather than on every tasks/get (the mark is an entry of the same
+    bounded cache, so the set of tasks already named stays within the share too)."""
     view = Service._with_history(task, None)
     encoded = kept.get(task["id"])
-    if encoded is not None and encoded == view:
+    if isinstance(encoded, objects.Encoded) and encoded == view:
         return encoded
-    encoded = objects.Encoded(view)
-    kept.put(task["id"], encoded)
-    return encoded
+    fresh = objects.Encoded(view)
+    size, mark = 2 * len(fresh.text), _MARK_BYTES + len(task["id"])
+    if kept.max_bytes is None or size <= kept.max_bytes:
+        kept.put(task["id"], fresh, size)
+    elif encoded != _OVER_SHARE and mark <= kept.max_bytes:
+        import logging
+
+        logging.getLogger(__name__).warning(
+            "finished task JSON of %d bytes exceeds its %d-byte share; not kept", size, kept.max_bytes
+        )
+        kept.put(task["id"], _OVER_SHARE, mark)
+    return fresh
