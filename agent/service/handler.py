@@ -6,6 +6,7 @@ the transport (agent.protocol.http) parses and frames, this module decides, the 
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Iterator
 
 from agent import AGENT_NAME, __version__, budget
@@ -23,6 +24,7 @@ from . import inputs, reclaim, references, trust
 from .live import LiveRegistry
 from .runner import Deps, Runner, Turn, drain, wait_until_terminal
 
+log = logging.getLogger(__name__)
 CANCEL_WAIT_SECONDS = 5.0
 TURN_LIMIT = "This conversation has reached its limit of {n} turns; start a new conversation to continue."
 # A conversation whose stored record is not one the agent wrote (edited or replaced in the bucket): who it
@@ -401,10 +403,6 @@ def _finished_text(kept: Any, task: dict[str, Any]) -> objects.Encoded:
     if kept.max_bytes is None or size <= kept.max_bytes:
         kept.put(task["id"], fresh, size)
     elif encoded != _OVER_SHARE and mark <= kept.max_bytes:
-        import logging
-
-        logging.getLogger(__name__).warning(
-            "finished task JSON of %d bytes exceeds its %d-byte share; not kept", size, kept.max_bytes
-        )
+        log.warning("finished task JSON of %d bytes exceeds its %d-byte share; not kept", size, kept.max_bytes)
         kept.put(task["id"], _OVER_SHARE, mark)
     return fresh
