@@ -338,10 +338,11 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
     vocab = _product_word(taxonomy)
     # per candidate: index into nouns of its last word (-1 none), and whether that word is a product word
     code, last_known = _noun_codes(last_words(heads), nouns, vocab)
-    for k, noun in enumerate(nouns):
-        rows = np.flatnonzero(code == k)
+    rows_of = {k: np.flatnonzero(code == k) for k in range(len(nouns))}
+    hits = _ModifierHits(sub, {k: (rows, by_noun[nouns[k]]) for k, rows in rows_of.items() if len(rows)})
+    for k, rows in rows_of.items():
         if len(rows):
-            flags[cand[rows]] = _modifiers_hold(sub.take(pa.array(rows)), by_noun[noun])
+            flags[cand[rows]] = _modifiers_hold(rows, by_noun[nouns[k]], hits)
     # the slow path: a noun inside the head but not its last word ("Oase Pond Pump Eco"); a head
     # ending in a product word has that word as its noun, so only other heads need the exact rule
     inside = _np(pc.fill_null(pc.match_substring_regex(heads, pattern), False)) & (code < 0) & ~last_known
@@ -385,17 +386,53 @@ def _noun_codes(last: pa.Array, nouns: list[str], vocab) -> tuple[np.ndarray, np
     return entry_codes(enc, per_word, missing=-1), entry_codes(enc, known, missing=False)
 
 
-def _modifiers_hold(titles: pa.Array, terms: list[tuple[str, ...]]) -> np.ndarray:
-    """Per title, whether some term set's modifiers are all words of it (any term without modifiers: all)."""
+def _modifier_pattern(modifier: str) -> str:
+    """The regex for one modifier's written forms as a whole word (an outdoor word stands for all of them)."""
+    words = EQUIVALENT if modifier in EQUIVALENT else (modifier,)
+    return r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(_word_forms(w) for w in words) + r")(?:$|[^\pL\pN])"
+
+
+class _ModifierHits:
+    """Per candidate title, whether a modifier is one of its words: each modifier's regex runs once, over
+    the titles of every noun whose terms name it, instead of once per noun. A question's nouns share
+    modifiers ("outdoor" for every furniture noun), and each of Arrow's regex calls compiles its
+    pattern anew (~1.5 ms for these Unicode classes): on a first demo question that was ten compiles of
+    the same pattern (issue 16 item 5). The work over titles is the same: a noun's titles are matched
+    for a modifier only if one of its terms names it."""
+
+    def __init__(self, titles: pa.Array, nouns: dict[int, tuple[np.ndarray, list[tuple[str, ...]]]]) -> None:
+        self._titles = titles
+        self._rows: dict[str, list[np.ndarray]] = {}
+        for rows, terms in nouns.values():
+            if any(len(term) == 1 for term in terms):
+                continue  # a bare noun holds every title: its modifiers are never asked for
+            for pattern in {_modifier_pattern(m) for term in terms for m in term[1:]}:
+                self._rows.setdefault(pattern, []).append(rows)
+        self._done: dict[str, np.ndarray] = {}
+
+    def of(self, modifier: str, rows: np.ndarray) -> np.ndarray:
+        """Whether the modifier is a word of each title at `rows` (rows of a noun that names it)."""
+        pattern = _modifier_pattern(modifier)
+        found = self._done.get(pattern)
+        if found is None:
+            union = np.unique(np.concatenate(self._rows[pattern]))
+            found = np.zeros(len(self._titles), dtype=bool)
+            found[union] = _np(
+                pc.fill_null(pc.match_substring_regex(self._titles.take(pa.array(union)), pattern), False)
+            )
+            self._done[pattern] = found
+        return found[rows]
+
+
+def _modifiers_hold(rows: np.ndarray, terms: list[tuple[str, ...]], hits: _ModifierHits) -> np.ndarray:
+    """Per title at `rows`, whether some term set's modifiers are all words of it (any term without modifiers: all)."""
     if any(len(term) == 1 for term in terms):
-        return np.ones(len(titles), dtype=bool)
-    out = np.zeros(len(titles), dtype=bool)
+        return np.ones(len(rows), dtype=bool)
+    out = np.zeros(len(rows), dtype=bool)
     for term in terms:
-        ok = np.ones(len(titles), dtype=bool)
+        ok = np.ones(len(rows), dtype=bool)
         for modifier in term[1:]:
-            words = EQUIVALENT if modifier in EQUIVALENT else (modifier,)
-            pattern = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(_word_forms(w) for w in words) + r")(?:$|[^\pL\pN])"
-            ok &= _np(pc.fill_null(pc.match_substring_regex(titles, pattern), False))
+            ok &= hits.of(modifier, rows)
             if not ok.any():
                 break
         out |= ok
