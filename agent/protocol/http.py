@@ -7,6 +7,7 @@ its detail goes only to the log.
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import time
@@ -72,7 +73,7 @@ def _read_body(request: Any, limit: int, deadline_s: float | None = None) -> byt
     # (io.RawIOBase.read), and a read of the 32 MiB limit cost a small tasks/get ~25 µs (issue 16 item 6).
     want = limit + 1 if length is None else length
     sock = request.environ.get("gunicorn.socket")
-    if sock is None or not deadline_s:
+    if sock is None or not deadline_s or (length is not None and _buffered(request.environ) >= length):
         body = request.stream.read(want)
         if len(body) > limit:
             raise _too_large(limit)
@@ -117,6 +118,22 @@ def _read_body(request: Any, limit: int, deadline_s: float | None = None) -> byt
     if total > limit:
         raise _too_large(limit)
     return b"".join(chunks)
+
+
+def _buffered(environ: dict[str, Any]) -> int:
+    """How many body bytes gunicorn already holds for this request (0 if that cannot be told).
+
+    A small request's body usually arrives in the same packet as its head, and gunicorn's reader keeps
+    what it read beyond the head. A body wholly held there is read without touching the socket, so it
+    needs no read deadline, and arming one cost a `tasks/get` ~17 µs over the wire (the first
+    `settimeout` of a request; bench/README.md, round 10). Read from gunicorn's own body reader
+    (`wsgi.input` -> its length reader -> its unreader's buffer): if its shape is not that (another
+    server, another gunicorn), 0, and the deadline is armed as before."""
+    unreader = getattr(getattr(environ.get("wsgi.input"), "reader", None), "unreader", None)
+    held = getattr(unreader, "buf", None)
+    if not isinstance(held, io.BytesIO):
+        return 0
+    return held.getbuffer().nbytes
 
 
 def _too_large(limit: int) -> errors.RpcError:
