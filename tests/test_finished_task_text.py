@@ -31,7 +31,7 @@ def test_a_finished_tasks_reply_is_the_same_bytes_and_encoded_once(monkeypatch):
     first = service.get({"id": task_id}, CallContext())
     assert isinstance(first, objects.Encoded)
     plain = dict(first)
-    for request_id in (7, "abc", None, "ünï"):
+    for request_id in (7, 0, -1, 2**63, "abc", None, "ünï", 'q"\\\u2028\n'):
         spliced = jsonrpc.success_text(request_id, first)
         assert spliced == json.dumps(jsonrpc.success(request_id, plain), ensure_ascii=False, separators=(",", ":"))
     made = []
