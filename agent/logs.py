@@ -183,8 +183,13 @@ def _stamp_trace(record: logging.LogRecord) -> bool:
     return True
 
 
+# getLogger takes logging's module lock on every call; the logger it names is one object for the life of
+# the process, so it is looked up once (the request line used to look it up twice per request).
+_LOGGER = logging.getLogger(LOGGER_NAME)
+
+
 def logger() -> logging.Logger:
-    return logging.getLogger(LOGGER_NAME)
+    return _LOGGER
 
 
 def new_incident_id() -> str:
@@ -227,14 +232,14 @@ def use_request(fields: dict[str, Any] | None) -> None:
 
 def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any) -> None:
     """The one line per JSON-RPC request: method, task, context, duration, sources, rows, outcome."""
-    if not logger().isEnabledFor(logging.INFO):
+    log = _LOGGER
+    if not log.isEnabledFor(logging.INFO):
         return  # LOG_LEVEL above INFO: nothing is written, so nothing is made either
     safe = {k: _bounded(v) for k, v in fields.items() if k.lower() != "authorization"}
     extra: dict[str, Any] = dict(request_fields or {})
     extra["json_fields"] = {"event": "request", **safe}
     # Made here, not by logger().info: that would walk the stack to find this very function (a few µs
     # of each request); everything after it (filters, the handler, its formatter) is logging's own.
-    log = logger()
     log.handle(
         log.makeRecord(
             LOGGER_NAME, logging.INFO, __file__, _REQUEST_LINE_AT, "a2a request", (), None, "request_line", extra
