@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,15 @@ PLACES = ("own", "taxonomy", "title")
 # Words that make a title a part for the thing it names ("Vertical Replacement Blind Slat", "Pump
 # Spare Parts"): such a title is not found by title for that thing, as "covers for sofas" is no sofa.
 PART_WORDS = ("replacement", "replacements", "spare", "spares", "part", "parts")
+
+
+def _whole_word(alternatives: Iterable[str]) -> str:
+    """A case-insensitive regex for any of `alternatives` (regex texts) as a whole word: not inside
+    another word of letters or digits, in any script."""
+    return r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(alternatives) + r")(?:$|[^\pL\pN])"
+
+
+_PART_PATTERN = _whole_word(PART_WORDS)
 
 
 @dataclass(frozen=True)
@@ -185,8 +195,7 @@ def _part_category_mask(table: pa.Table) -> np.ndarray:
     values = encoded.dictionary if pa.types.is_string(encoded.dictionary.type) else encoded.dictionary.cast(pa.string())
     if not len(values):
         return np.zeros(table.num_rows, dtype=bool)
-    pattern = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(PART_WORDS) + r")(?:$|[^\pL\pN])"
-    flags = _np(pc.fill_null(pc.match_substring_regex(values, pattern), False))
+    flags = _np(pc.fill_null(pc.match_substring_regex(values, _PART_PATTERN), False))
     return entry_codes(encoded, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
 
 
@@ -327,7 +336,7 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
     # candidates: titles holding one of the nouns as a whole word (one regex over the distinct titles);
     # heads and last words are worked out for these only
     forms = sorted({_word_forms(n) for n in nouns}, key=len, reverse=True)
-    pattern = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(forms) + r")(?:$|[^\pL\pN])"
+    pattern = _whole_word(forms)
     cand = np.flatnonzero(_np(pc.fill_null(pc.match_substring_regex(values, pattern), False)))
     if not len(cand):
         return np.zeros(table.num_rows, dtype=bool)
@@ -338,11 +347,10 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
     vocab = _product_word(taxonomy)
     # per candidate: index into nouns of its last word (-1 none), and whether that word is a product word
     code, last_known = _noun_codes(last_words(heads), nouns, vocab)
-    rows_of = {k: np.flatnonzero(code == k) for k in range(len(nouns))}
-    hits = _ModifierHits(sub, {k: (rows, by_noun[nouns[k]]) for k, rows in rows_of.items() if len(rows)})
-    for k, rows in rows_of.items():
-        if len(rows):
-            flags[cand[rows]] = _modifiers_hold(rows, by_noun[nouns[k]], hits)
+    found = [(rows, by_noun[noun]) for k, noun in enumerate(nouns) if len(rows := np.flatnonzero(code == k))]
+    hits = _ModifierHits(sub, found)
+    for rows, noun_terms in found:
+        flags[cand[rows]] = _modifiers_hold(rows, noun_terms, hits)
     # the slow path: a noun inside the head but not its last word ("Oase Pond Pump Eco"); a head
     # ending in a product word has that word as its noun, so only other heads need the exact rule
     inside = _np(pc.fill_null(pc.match_substring_regex(heads, pattern), False)) & (code < 0) & ~last_known
@@ -356,9 +364,8 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
                 flags[cand[i]] = _matches(title, noun, by_noun[noun])
     if flags.any() and not any(w in _PART_STEMS for term in terms for w in term):
         # accessories stay accessories: a replacement part names the thing it is for, it is not one
-        part = r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(PART_WORDS) + r")(?:$|[^\pL\pN])"
         hit = np.flatnonzero(flags)
-        is_part = _np(pc.fill_null(pc.match_substring_regex(values.take(pa.array(hit)), part), False))
+        is_part = _np(pc.fill_null(pc.match_substring_regex(values.take(pa.array(hit)), _PART_PATTERN), False))
         flags[hit[is_part]] = False
     return entry_codes(encoded, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
 
@@ -389,7 +396,7 @@ def _noun_codes(last: pa.Array, nouns: list[str], vocab) -> tuple[np.ndarray, np
 def _modifier_pattern(modifier: str) -> str:
     """The regex for one modifier's written forms as a whole word (an outdoor word stands for all of them)."""
     words = EQUIVALENT if modifier in EQUIVALENT else (modifier,)
-    return r"(?i)(?:^|[^\pL\pN])(?:" + "|".join(_word_forms(w) for w in words) + r")(?:$|[^\pL\pN])"
+    return _whole_word(_word_forms(w) for w in words)
 
 
 class _ModifierHits:
@@ -400,19 +407,24 @@ class _ModifierHits:
     the same pattern (issue 16 item 5). The work over titles is the same: a noun's titles are matched
     for a modifier only if one of its terms names it."""
 
-    def __init__(self, titles: pa.Array, nouns: dict[int, tuple[np.ndarray, list[tuple[str, ...]]]]) -> None:
+    def __init__(self, titles: pa.Array, nouns: list[tuple[np.ndarray, list[tuple[str, ...]]]]) -> None:
+        """`nouns`: each noun's candidate rows (into `titles`) and its term sets."""
         self._titles = titles
-        self._rows: dict[str, list[np.ndarray]] = {}
-        for rows, terms in nouns.values():
+        self._pattern: dict[str, str] = {}  # modifier -> its regex
+        self._rows: dict[str, list[np.ndarray]] = {}  # regex -> the rows of the nouns that ask for it
+        for rows, terms in nouns:
             if any(len(term) == 1 for term in terms):
                 continue  # a bare noun holds every title: its modifiers are never asked for
-            for pattern in {_modifier_pattern(m) for term in terms for m in term[1:]}:
+            modifiers = {m for term in terms for m in term[1:]}
+            for m in modifiers:
+                self._pattern.setdefault(m, _modifier_pattern(m))
+            for pattern in {self._pattern[m] for m in modifiers}:
                 self._rows.setdefault(pattern, []).append(rows)
         self._done: dict[str, np.ndarray] = {}
 
     def of(self, modifier: str, rows: np.ndarray) -> np.ndarray:
         """Whether the modifier is a word of each title at `rows` (rows of a noun that names it)."""
-        pattern = _modifier_pattern(modifier)
+        pattern = self._pattern[modifier]
         found = self._done.get(pattern)
         if found is None:
             union = np.unique(np.concatenate(self._rows[pattern]))
