@@ -164,12 +164,13 @@ def paired_medians(ours: Callable[[], object], bare: Callable[[], object], runs:
 
 
 def rss_child(mode: str) -> None:
-    """Run one operation in this (fresh) process and print its peak RSS in MiB as JSON."""
+    """Run one operation in this (fresh) process and print, as JSON, its peak RSS in MiB and the seconds
+    the one ingest took."""
     path = PARQUET if mode.endswith("parquet") else CSV
     data = path.read_bytes()
     call, why = our_reader()
     # Before the clock: each side reads a small piece of the same file once (the header and a few
-    # hundred rows; the Parquet file's first row group), so its modules and lazily built data are
+    # hundred rows; the Parquet file's first 500 rows), so its modules and lazily built data are
     # loaded, as in an instance that has answered before — the time is then the parse of this file,
     # not the imports. The piece is small enough to leave the allocators as they were.
     small = _small_piece(data, mode.endswith("parquet"))
@@ -196,8 +197,11 @@ def _small_piece(data: bytes, parquet: bool) -> bytes:
     """The header and first ~500 rows of a CSV, or a Parquet file of the first row group's first 500 rows."""
     if not parquet:
         end = 0
-        for _ in range(501):
-            end = data.index(b"\n", end) + 1
+        for _ in range(501):  # (a file of fewer lines is its own piece)
+            at = data.find(b"\n", end)
+            if at < 0:
+                return data
+            end = at + 1
         return data[:end]
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -392,7 +396,9 @@ def main() -> None:
     if not args.no_rss:
         print(f"\n## Peak RSS and the first ingest (fresh process each, {args.fresh} pair(s) alternating, median)")
         print("(peak includes the file's bytes and the interpreter; time: the one ingest of a process that has")
-        print(" parsed nothing before, as an instance's first read of a catalog — the repeated runs above reuse")
+        print(
+            " parsed only a 500-row piece before, as an instance's first read of a catalog — the repeated runs above reuse"
+        )
         print(" the allocators' freed pages, which favours whichever side's buffers come from the heap)")
         print(f"{'':44s} {'ours':>10s} {'bare':>10s} {'ratio':>7s} {'ours':>9s} {'bare':>9s} {'paired':>7s}")
         for label, ours_mode, bare_mode in (

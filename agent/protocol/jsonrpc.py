@@ -211,8 +211,8 @@ def success_text(request_id: RequestId, result: Any) -> str:
     return json.dumps(success(request_id, result), ensure_ascii=False, separators=(",", ":"))
 
 
-# One encoder, made once: json.dumps with an option builds a new JSONEncoder on every call (~half a
-# small tasks/get's splice). A JSON-RPC id is a string, a number or null, encoded as json.dumps would.
+# One encoder, made once: json.dumps with an option builds a new JSONEncoder on every call (1.3 against
+# 0.7 µs for an id, in a loop). A JSON-RPC id is a string, a number or null, encoded as json.dumps would.
 _encode_id = json.JSONEncoder(ensure_ascii=False).encode
 
 
