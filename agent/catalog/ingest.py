@@ -20,7 +20,7 @@ from agent.catalog.dates import snapshot_from
 from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.evidence import SourceEvidence
 from agent.catalog.readers import bigcommerce, generic, gmc, magento, shopify, woocommerce
-from agent.catalog.readers.common import MAPPING_INPUTS, Draft, finish, same_column, start_mapping
+from agent.catalog.readers.common import MAPPING_INPUTS, TEXT_FIELDS, Draft, finish, same_column, start_mapping
 from agent.catalog.values import STR_DICT, chunked, combine_for_cleaning
 
 log = logging.getLogger(__name__)
@@ -230,7 +230,10 @@ def _read_overlapped(
     the whole read it leaves a vCPU idle. So, for a large table of the generic profile (columns as
     named, passed to the cleaning as read), those columns are read first; the ids are unified, the
     long text combined and then the mapping run (`start_mapping`) on the ingest pool while Arrow
-    reads the rest. Each combination is the one `clean_text` makes (`values.combine_for_cleaning`)
+    reads the rest. Every other dictionary column is combined on the pool as soon as its group is
+    read, so that its row groups' pieces are freed then, not held by the read table beside the
+    canonical column's copy until the ingest ends (issue 16 item 2's peak memory). Each combination
+    is the one `clean_text` makes (`values.combine_for_cleaning`)
     and the mapping is `finish`'s own, so the canonical table is the same. (Three groups — ids,
     then titles, then the rest — measured slower: each group's read ends with a vCPU idle.)
     Returns the table, the columns whose one dictionary came from unification (each value once)
@@ -263,6 +266,12 @@ def _read_overlapped(
             column = _one_chunk_if_fixed_width(part.column(col))
             if col in combined:  # combined on the pool while Arrow reads the next group
                 pending.append(submit(functools.partial(_combine_into, read, col, column, col in ids), rows))
+            elif pa.types.is_dictionary(column.type) and column.num_chunks > 1:
+                # every other dictionary column too (brands, types, statuses…): combined as its cleaning
+                # will combine it, so the canonical column reuses the one chunk instead of copying the
+                # row groups' pieces, which the read table would hold beside the copy (`_cleaning_combines`)
+                categorical = _cleaning_combines(by_col.get(col))
+                pending.append(submit(functools.partial(_combine_into, read, col, column, categorical), rows))
             else:
                 read[col] = column
         del part, column  # the pool job holds the row groups' pieces only until it has combined them
@@ -280,6 +289,13 @@ def _combine_into(read: dict[str, pa.ChunkedArray], name: str, column: pa.Chunke
     freed as soon as the one chunk exists, while Arrow is still reading the next group — not kept
     until the whole read is over, where they raised the ingest's peak memory."""
     read[name] = chunked(combine_for_cleaning(column, categorical))
+
+
+def _cleaning_combines(role: str | None) -> bool:
+    """How `finish` combines a dictionary column of this role (`combine_for_cleaning`'s `categorical`):
+    free text (titles, option values: `common.TEXT_FIELDS`) by `clean_text(categorical=False)`, the
+    product ids and every categorical field (brand, status, availability…) unified."""
+    return role == "product_id" or role not in TEXT_FIELDS
 
 
 # header roles whose columns the taxonomy mapping reads (canonical names: `common.MAPPING_INPUTS`)
