@@ -53,6 +53,23 @@ def entry_codes(column: pa.DictionaryArray, per_entry: np.ndarray, missing=-1) -
     return out
 
 
+def entry_numbers(column: pa.DictionaryArray, start: int = 0, dtype=np.int32, missing: int = -1) -> np.ndarray:
+    """Per row, its dictionary index plus `start` (null rows: `missing`), as `dtype`: what `entry_codes`
+    gives for `per_entry = arange(start, start + n)`, by arithmetic on the index buffer instead of a
+    gather through an identity table — the product keys and the own-category combinations number
+    every row this way, and the gather cost 2-3× as much on a million rows."""
+    row_count, ind = len(column), column.indices
+    raw = np.frombuffer(ind.buffers()[1], dtype=np.dtype(ind.type.to_pandas_dtype()), count=ind.offset + row_count)[
+        ind.offset :
+    ]
+    out = raw.astype(dtype)  # (a copy: the index buffer stays untouched)
+    if start:
+        out += start
+    if ind.null_count:  # index slots under nulls hold unspecified values
+        out[~valid_rows(ind)] = missing
+    return out
+
+
 def _string_parts(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """Offsets of this (possibly sliced) string array's slots and its data bytes, without copying."""
     bufs = strings.buffers()

@@ -30,6 +30,7 @@ from agent.catalog.values import (  # money parsers
     clean_text,
     currency_code,
     entry_codes,
+    entry_numbers,
     map_distinct,
     parse_int,
     parse_money,
@@ -342,7 +343,7 @@ def encode_keys(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, int]:
         values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     enc = values if pa.types.is_dictionary(values.type) else pc.dictionary_encode(values)
     if enc.null_count:  # (to_numpy would turn indices with nulls into floats)
-        return entry_codes(enc, np.arange(len(enc.dictionary), dtype=np.int32)), len(enc.dictionary)
+        return entry_numbers(enc), len(enc.dictionary)
     idx = enc.indices.to_numpy(zero_copy_only=False)
     if idx.dtype.itemsize < 4:
         idx = idx.astype(np.int32)
