@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pytest
 
 from agent.catalog import categorise, taxonomy
 from agent.catalog.readers.common import FillDown, fill_down, first_row_per_key, take_sorted
@@ -304,3 +305,19 @@ def test_value_codes_per_chunk_dictionaries_match_python():
     assert got.tolist() == [9 if v is None else labels[v] for v in col.to_pylist()]
     plain = value_codes(pa.chunked_array([pa.array(["draft", None])]), lambda v: labels.get(v, 3), np.int8, missing=9)
     assert plain.tolist() == [1, 9]
+
+
+@pytest.mark.parametrize("index_type", [pa.int8(), pa.int16(), pa.int32(), pa.int64()])
+@pytest.mark.parametrize("start,missing", [(0, -1), (1, 0)])
+def test_entry_numbers_are_entry_codes_of_a_range(index_type, start, missing):
+    """`entry_numbers` is `entry_codes` through an identity table, by arithmetic: nulls (whose index
+    slots hold anything) get `missing`, a sliced array is read from its offset, any index width."""
+    from agent.catalog.values import entry_codes, entry_numbers
+
+    indices = pa.array([2, 0, None, 1, 1, None, 0, 2, 2, 1] * 3, type=index_type)
+    column = pa.DictionaryArray.from_arrays(indices, pa.array(["a", "b", "c"]))
+    for arr in (column, column.slice(3, 17), column.slice(5)):
+        expected = entry_codes(arr, np.arange(start, start + 3, dtype=np.int64), missing=missing)
+        got = entry_numbers(arr, start=start, dtype=np.int32, missing=missing)
+        assert got.dtype == np.int32 and got.tolist() == expected.tolist()
+        assert got.tolist() == [missing if v is None else v + start for v in arr.indices.to_pylist()]
