@@ -14,7 +14,7 @@ from concurrent.futures import Future
 
 import pyarrow as pa
 
-from agent.catalog import canonical, headers
+from agent.catalog import canonical, headers, heap
 from agent.catalog.csvread import RawCsv, read_csv
 from agent.catalog.dates import snapshot_from
 from agent.catalog.errors import UnreadableCatalog
@@ -212,6 +212,7 @@ def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEv
     except Exception as exc:  # noqa: BLE001
         log.info("parquet read failed for %s: %s", name, exc)
         raise UnreadableCatalog("not a readable Parquet file") from None
+    heap.after_read(len(data), table.num_rows)
     canonical_table, evidence = normalise(table, columns, det, name, kind, meta_snapshot, unified, early)
     evidence.format = "Parquet" if det.profile is None else f"{det.name} (Parquet)"
     return canonical_table, evidence

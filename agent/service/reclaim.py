@@ -18,29 +18,21 @@ is rate-limited (at most one per tenth of the setting), so a busy instance pays 
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import functools
 import logging
 import os
 import sys
 import threading
 import time
-from typing import Any, Callable
+from typing import Callable
+
+from agent.catalog import heap
 
 log = logging.getLogger(__name__)
 
 LARGE_TURN_BYTES = 1024 * 1024  # below this, what a turn allocated is not worth a trim
 
 
-@functools.cache
-def _libc() -> Any:
-    name = ctypes.util.find_library("c")
-    try:
-        libc = ctypes.CDLL(name) if name else None
-    except OSError:
-        return None
-    return libc if libc is not None and hasattr(libc, "malloc_trim") else None
+_libc = heap.libc  # (the one loader of the C library: agent.catalog.heap)
 
 
 MMAP_THRESHOLD_BYTES = 32 * 1024 * 1024  # glibc: blocks from this size on are mapped on their own
@@ -99,10 +91,7 @@ def _release_arrow_pool() -> None:
         pass
 
 
-def _malloc_trim() -> None:
-    libc = _libc()
-    if libc is not None:
-        libc.malloc_trim(0)
+_malloc_trim = heap.trim
 
 
 def release_allocators() -> dict[str, int]:
