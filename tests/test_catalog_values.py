@@ -321,3 +321,12 @@ def test_entry_numbers_are_entry_codes_of_a_range(index_type, start, missing):
         got = entry_numbers(arr, start=start, dtype=np.int32, missing=missing)
         assert got.dtype == np.int32 and got.tolist() == expected.tolist()
         assert got.tolist() == [missing if v is None else v + start for v in arr.indices.to_pylist()]
+
+
+def test_entry_numbers_of_no_rows_and_of_only_nulls():
+    from agent.catalog.values import entry_numbers
+
+    empty = pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array([], pa.string()))
+    assert entry_numbers(empty).tolist() == []
+    nulls = pa.DictionaryArray.from_arrays(pa.nulls(4, pa.int32()), pa.array(["a"]))
+    assert entry_numbers(nulls, start=1, missing=0).tolist() == [0, 0, 0, 0]

@@ -59,9 +59,10 @@ def entry_numbers(column: pa.DictionaryArray, start: int = 0, dtype=np.int32, mi
     gather through an identity table — the product keys and the own-category combinations number
     every row this way, and the gather cost 2-3× as much on a million rows."""
     row_count, ind = len(column), column.indices
-    raw = np.frombuffer(ind.buffers()[1], dtype=np.dtype(ind.type.to_pandas_dtype()), count=ind.offset + row_count)[
-        ind.offset :
-    ]
+    data = ind.buffers()[1]
+    if row_count == 0 or data is None or ind.null_count == row_count:
+        return np.full(row_count, missing, dtype=dtype)
+    raw = np.frombuffer(data, dtype=np.dtype(ind.type.to_pandas_dtype()), count=ind.offset + row_count)[ind.offset :]
     out = raw.astype(dtype)  # (a copy: the index buffer stays untouched)
     if start:
         out += start
