@@ -17,7 +17,8 @@ start: Arrow's pool = glibc malloc, glibc's mmap threshold fixed at 32 MiB), in 
 the peak-RSS children, the bare reader's included, so the pairing is like for like;
 `--default-allocators` measures with pyarrow's and glibc's defaults instead. The table cache is sized
 as on an instance of `--budget-gib` (4) GiB, so the warm-cache figure is a hit and not a re-read
-(a 1M canonical table, ~340 MB, is larger than the default share).
+(a 1M canonical table, ~340 MB, is larger than the default share); the same instance memory decides,
+in this process and the children, whether a large CSV read is trimmed (`agent.catalog.heap`).
 Run `bench/gen_catalog.py` first (this script runs it if the files are missing).
 
 Usage: `.venv/bin/python bench/bench_ingest.py [--runs 5] [--no-gcs] [--variants N] [--no-rss]
@@ -241,6 +242,18 @@ def use_allocators(deployed: bool) -> str:
     return f"as deployed (Arrow pool {pa.default_memory_pool().backend_name}, mmap threshold {reclaim.MMAP_THRESHOLD_BYTES >> 20} MiB)"
 
 
+BUDGET_FLAGS: list[str] = []  # the instance's memory, passed on to the peak-RSS children
+
+
+def use_budget(budget_gib: float) -> None:
+    """The ingest's memory-dependent choice as on an instance of `budget_gib` (a Service configures
+    it from MEMORY_BUDGET_BYTES): whether a large CSV read is trimmed (`agent.catalog.heap`)."""
+    from agent.catalog import heap
+
+    heap.configure(int(budget_gib * 2**30))
+    BUDGET_FLAGS[:] = ["--budget-gib", str(budget_gib)]
+
+
 def size_cache(budget_gib: float) -> int:
     """The table cache's bound on an instance of `budget_gib`, as a Service sizes it."""
     from agent import config
@@ -253,7 +266,7 @@ def size_cache(budget_gib: float) -> int:
 
 def peak_rss(mode: str) -> dict:
     out = subprocess.run(
-        [sys.executable, __file__, "--rss-child", mode, "--variants", str(VARIANTS[0]), *CHILD_FLAGS],
+        [sys.executable, __file__, "--rss-child", mode, "--variants", str(VARIANTS[0]), *CHILD_FLAGS, *BUDGET_FLAGS],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -358,6 +371,7 @@ def main() -> None:
     VARIANTS[0] = args.variants
     use_size(args.variants)
     allocators = use_allocators(not args.default_allocators)
+    use_budget(args.budget_gib)
     if args.rss_child:
         rss_child(args.rss_child)
         return

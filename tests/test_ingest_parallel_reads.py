@@ -179,18 +179,21 @@ def test_overlapped_parquet_read_holds_each_dictionary_column_once(large, monkey
     assert out.chunk(0).indices.buffers()[1].address == read_brand.chunk(0).indices.buffers()[1].address
 
 
-def test_a_large_parquet_read_is_trimmed_before_its_normalisation_and_a_csv_read_is_not(large, monkeypatch):
+def test_a_large_read_is_trimmed_before_its_normalisation(large, monkeypatch):
     """`heap.after_read`: a large Parquet file's read hands its freed pages back (one `malloc_trim`, on
-    the pool) before the canonical table is built; a small file and any CSV are not trimmed."""
+    the pool) before the canonical table is built; a smaller file is not trimmed, and a CSV only when
+    the file is CSV_TRIM_SHARE of the instance's memory or more."""
     from agent.catalog import heap
 
     trims: list[int] = []
     futures = []
     real_after_read = heap.after_read
 
-    def after_read(file_bytes, rows):
-        future = real_after_read(file_bytes, rows)
+    def after_read(file_bytes, rows, csv=False):
+        future = real_after_read(file_bytes, rows, csv=csv)
         futures.append(future)
+        if future is not None:
+            future.result()
         return future
 
     monkeypatch.setattr(heap, "trim", lambda: trims.append(1))
@@ -198,14 +201,17 @@ def test_a_large_parquet_read_is_trimmed_before_its_normalisation_and_a_csv_read
     data = _parquet(_rows(5, 30_000), 997)
     monkeypatch.setattr(heap, "TRIM_AFTER_READ_BYTES", len(data))
     read_table_bytes(data, "feed.parquet", KIND_ATTACHED)
-    assert len(futures) == 1 and futures[0] is not None
-    futures[0].result()
-    assert trims == [1]
+    assert futures[-1] is not None and trims == [1]
     monkeypatch.setattr(heap, "TRIM_AFTER_READ_BYTES", len(data) + 1)  # one byte too small
     read_table_bytes(data, "feed.parquet", KIND_ATTACHED)
-    assert futures[1] is None and trims == [1]
+    assert futures[-1] is None and trims == [1]
     buffer = io.StringIO()
     csv.writer(buffer).writerows([HEADER, *_rows(6, 20_000)])
+    text = buffer.getvalue().encode()
     monkeypatch.setattr(heap, "TRIM_AFTER_READ_BYTES", 1)
-    read_table_bytes(buffer.getvalue().encode(), "feed.csv", KIND_ATTACHED)
-    assert len(futures) == 2 and trims == [1]
+    monkeypatch.setattr(heap, "_BUDGET", [int(len(text) / heap.CSV_TRIM_SHARE) + 1])  # a share too small
+    read_table_bytes(text, "feed.csv", KIND_ATTACHED)
+    assert futures[-1] is None and trims == [1]
+    heap.configure(int(len(text) / heap.CSV_TRIM_SHARE))  # the file is the share of the instance's memory
+    read_table_bytes(text, "feed.csv", KIND_ATTACHED)
+    assert futures[-1] is not None and trims == [1, 1]

@@ -163,14 +163,18 @@ def test_gaps_left_out_products_come_from_the_populations_own_rows(counted):
 def test_the_parsed_catalog_cache_is_sized_from_the_memory_budget(budget):
     cfg = config_mod.load({"MEMORY_BUDGET_BYTES": str(budget)})
     assert cfg.table_cache_bytes == int((budget - config_mod.PROCESS_RESERVE_BYTES) * config_mod.SHARE_TABLE_CACHE)
-    old = cache.TABLE_CACHE.max_bytes
+    from agent.catalog import heap
+
+    old, old_budget = cache.TABLE_CACHE.max_bytes, heap._BUDGET[0]
     try:
         from agent.service.handler import Service
 
         Service(cfg)
         assert cache.TABLE_CACHE.max_bytes == cfg.table_cache_bytes
+        assert heap._BUDGET[0] == budget  # and so is the size from which a CSV read is trimmed
     finally:
         cache.configure(table_cache_bytes=old)
+        heap.configure(old_budget)
 
 
 def test_the_default_cache_bound_is_the_default_budgets_share():

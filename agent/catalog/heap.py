@@ -2,8 +2,8 @@
 
 Arrow's pool is glibc's malloc as deployed (`service.reclaim.configure_allocators`), so every buffer a
 parse frees goes back to glibc's heaps, which keep the pages resident for reuse. `service.reclaim`
-trims after a large turn and after an idle sweep; the Parquet ingest trims once between a large
-file's read and its normalisation (`after_read`). One loader of the C library for both (this module).
+trims after a large turn and after an idle sweep; the ingest trims once between a large file's read
+and its normalisation (`after_read`). One loader of the C library for both (this module).
 """
 
 from __future__ import annotations
@@ -14,8 +14,20 @@ import functools
 from concurrent.futures import Future
 from typing import Any
 
+from agent.config import DEFAULT_MEMORY_BUDGET_BYTES
+
 # Below this, a file's read leaves too little freed memory to be worth a trim (which walks every arena).
 TRIM_AFTER_READ_BYTES = 16 * 1024 * 1024
+# A CSV read is trimmed once the file is this share of the instance's memory (MEMORY_BUDGET_BYTES) or
+# more: its parse then peaks near the instance's limit (a 1M-variant CSV file grows the process by
+# ~2.5× its size), where the eighth of the peak a trim saves counts for more than its time.
+CSV_TRIM_SHARE = 0.2
+_BUDGET = [DEFAULT_MEMORY_BUDGET_BYTES]
+
+
+def configure(memory_budget_bytes: int) -> None:
+    """The instance's memory (`Config.memory_budget_bytes`); called once by `service.handler.Service`."""
+    _BUDGET[0] = memory_budget_bytes
 
 
 @functools.cache
@@ -36,21 +48,27 @@ def trim() -> None:
         lib.malloc_trim(0)
 
 
-def after_read(file_bytes: int, rows: int) -> Future | None:
-    """After a large Parquet file's read and before its normalisation: trim, on the ingest pool.
+def after_read(file_bytes: int, rows: int, csv: bool = False) -> Future | None:
+    """After a large file's read and before its normalisation: trim, on the ingest pool.
 
-    Why: the read frees its row groups' pieces as it combines them, and those freed pages stay
+    Why: the read frees a lot as it ends (a Parquet file's row-group pieces once combined, a CSV's
+    per-block dictionaries once unified and the reader's working buffers), and those freed pages stay
     resident in the arenas of the threads that freed them while the normalisation allocates the
-    canonical columns anew, so the ingest's peak is the read's leftovers plus the table. Trimmed, the
-    peak of a fresh process's 1M-row Parquet ingest drops 569 -> 543 MiB and of a 5M one 2,170 ->
-    2,032 MiB, below the bare `pyarrow.parquet.read_table`'s (bench/README.md, round 11), for
-    +1-2 % of the ingest's time: pages the normalisation then reuses are faulted in again. The trim
-    runs as a pool job beside the normalisation's first steps, not on this thread, and nothing waits
-    for it. Decision: CSV reads are not trimmed. Their peak is already below the bare reader's, and
-    the re-faults cost a 1M-2.5M-row CSV ingest 3-5 % (measured; at 5M rows the trim instead saved
-    18 % of the time and 470 MiB of peak, not explained yet: round 11's note).
+    canonical columns anew, so the ingest's peak is the read's leftovers plus the table. Measured in
+    fresh processes (bench/README.md, round 11):
+    - Parquet: the peak of a 1M-row ingest drops 569 -> 543 MiB and of a 5M one 2,170 -> 2,032 MiB,
+      below the bare `pyarrow.parquet.read_table`'s, for +1-2 % of the time (pages the normalisation
+      then reuses are faulted in again). Every Parquet file from TRIM_AFTER_READ_BYTES on is trimmed.
+    - CSV: the peak drops by an eighth (1M 0.90 -> 0.77 GiB, 5M 3.9 -> 3.45 GiB), but the re-faults
+      cost a 1M-2.5M-row ingest 3-5 % (at 5M it was 18 % faster instead, not explained yet). Decision:
+      a CSV is trimmed only when the file is CSV_TRIM_SHARE of the instance's memory or more, where
+      its peak threatens the instance (a 2 GiB instance: files from ~410 MB, ~1.8M Shopify variants).
+    The trim runs as a pool job beside the normalisation's first steps, not on this thread, and
+    nothing waits for it.
     """
     if file_bytes < TRIM_AFTER_READ_BYTES or libc() is None:
+        return None
+    if csv and file_bytes < CSV_TRIM_SHARE * _BUDGET[0]:
         return None
     from agent.catalog.parallel import submit
 

@@ -108,6 +108,7 @@ def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, Sourc
         return _column_types(det, columns)
 
     raw: RawCsv = read_csv(data, choose)
+    heap.after_read(len(data), raw.table.num_rows, csv=True)
     det = found["det"]
     table, evidence = normalise(raw.table, raw.columns, det, name, kind)
     evidence.rows_read = raw.rows_read

@@ -48,6 +48,9 @@ class Service:
         from agent.catalog import cache
 
         cache.configure(table_cache_bytes=config.table_cache_bytes)  # its share of MEMORY_BUDGET_BYTES
+        from agent.catalog import heap
+
+        heap.configure(config.memory_budget_bytes)  # when a large CSV read is trimmed
         from agent.analysis import memo
 
         memo.configure(entries=config.result_memo_entries, max_bytes=config.result_memo_bytes)
