@@ -33,9 +33,9 @@ def choose(mode: str) -> None:
     if mode in ("system", "systhr"):
         os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
     if mode == "systhr":
-        from agent.service import reclaim
+        from agent.catalog import heap
 
-        reclaim._libc().mallopt(-3, int(os.environ.get("THR", "1")) << 20)
+        heap.libc().mallopt(-3, int(os.environ.get("THR", "1")) << 20)
 
 
 def main() -> None:

@@ -58,7 +58,8 @@ def after_read(file_bytes: int, rows: int, csv: bool = False) -> Future | None:
     fresh processes (bench/README.md, round 11):
     - Parquet: the peak of a 1M-row ingest drops 569 -> 543 MiB and of a 5M one 2,170 -> 2,032 MiB,
       below the bare `pyarrow.parquet.read_table`'s, for +1-2 % of the time (pages the normalisation
-      then reuses are faulted in again). Every Parquet file from TRIM_AFTER_READ_BYTES on is trimmed.
+      then reuses are faulted in again). Every Parquet file from TRIM_AFTER_READ_BYTES on that is
+      normalised is trimmed (a canonical table, `ingest._read_canonical`, has no normalisation).
     - CSV: the peak drops by an eighth (1M 0.90 -> 0.77 GiB, 5M 3.9 -> 3.45 GiB), but the re-faults
       cost a 1M-2.5M-row ingest 3-5 % (at 5M it was 18 % faster instead, not explained yet). Decision:
       a CSV is trimmed only when the file is CSV_TRIM_SHARE of the instance's memory or more, where

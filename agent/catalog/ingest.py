@@ -20,7 +20,14 @@ from agent.catalog.dates import snapshot_from
 from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.evidence import SourceEvidence
 from agent.catalog.readers import bigcommerce, generic, gmc, magento, shopify, woocommerce
-from agent.catalog.readers.common import MAPPING_INPUTS, TEXT_FIELDS, Draft, finish, same_column, start_mapping
+from agent.catalog.readers.common import (
+    MAPPING_INPUTS,
+    Draft,
+    cleaned_as_categorical,
+    finish,
+    same_column,
+    start_mapping,
+)
 from agent.catalog.values import STR_DICT, chunked, combine_for_cleaning
 
 log = logging.getLogger(__name__)
@@ -271,8 +278,8 @@ def _read_overlapped(
             elif pa.types.is_dictionary(column.type) and column.num_chunks > 1:
                 # every other dictionary column too (brands, types, statuses…): combined as its cleaning
                 # will combine it, so the canonical column reuses the one chunk instead of copying the
-                # row groups' pieces, which the read table would hold beside the copy (`_cleaning_combines`)
-                categorical = _cleaning_combines(by_col.get(col))
+                # row groups' pieces, which the read table would hold beside the copy
+                categorical = cleaned_as_categorical(by_col.get(col))
                 pending.append(submit(functools.partial(_combine_into, read, col, column, categorical), rows))
             else:
                 read[col] = column
@@ -291,13 +298,6 @@ def _combine_into(read: dict[str, pa.ChunkedArray], name: str, column: pa.Chunke
     freed as soon as the one chunk exists, while Arrow is still reading the next group — not kept
     until the whole read is over, where they raised the ingest's peak memory."""
     read[name] = chunked(combine_for_cleaning(column, categorical))
-
-
-def _cleaning_combines(role: str | None) -> bool:
-    """How `finish` combines a dictionary column of this role (`combine_for_cleaning`'s `categorical`):
-    free text (titles, option values: `common.TEXT_FIELDS`) by `clean_text(categorical=False)`, the
-    product ids and every categorical field (brand, status, availability…) unified."""
-    return role == "product_id" or role not in TEXT_FIELDS
 
 
 # header roles whose columns the taxonomy mapping reads (canonical names: `common.MAPPING_INPUTS`)

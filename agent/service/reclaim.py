@@ -32,9 +32,6 @@ log = logging.getLogger(__name__)
 LARGE_TURN_BYTES = 1024 * 1024  # below this, what a turn allocated is not worth a trim
 
 
-_libc = heap.libc  # (the one loader of the C library: agent.catalog.heap)
-
-
 MMAP_THRESHOLD_BYTES = 32 * 1024 * 1024  # glibc: blocks from this size on are mapped on their own
 _M_MMAP_THRESHOLD = -3  # mallopt's parameter number (malloc.h)
 
@@ -58,7 +55,7 @@ def configure_allocators() -> None:
     from agent import config
 
     choice = config.arrow_pool_choice()
-    libc = _libc()
+    libc = heap.libc()
     if libc is not None and hasattr(libc, "mallopt"):
         libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
     if "pyarrow" in sys.modules:  # imported already (a test, a bench): its pool may exist; set it by name
@@ -91,9 +88,6 @@ def _release_arrow_pool() -> None:
         pass
 
 
-_malloc_trim = heap.trim
-
-
 def release_allocators() -> dict[str, int]:
     """Ask Arrow's pool and glibc's malloc to return freed pages; the resident bytes before and after
     each step (so the log says which one matters: bench/README.md quotes it). No cycle collection: after
@@ -101,7 +95,7 @@ def release_allocators() -> dict[str, int]:
     steps = {"before": _rss()}
     _release_arrow_pool()
     steps["after_arrow_pool"] = _rss()
-    _malloc_trim()
+    heap.trim()
     steps["after_malloc_trim"] = _rss()
     return steps
 
@@ -120,7 +114,7 @@ def after_turn(attached_bytes: int) -> None:
         return
     _AFTER_SWEEP.clear()
     _release_arrow_pool()
-    _malloc_trim()
+    heap.trim()
 
 
 class IdleRelease:

@@ -396,13 +396,20 @@ def _to_schema(name: str, value):
     return value if value.type == typ else value.cast(typ)
 
 
+def cleaned_as_categorical(name: str | None) -> bool:
+    """Whether `finish` cleans a field's dictionary unified (`clean_text(categorical=True)`: product ids,
+    whose indices become product keys, and every categorical field) or as free text (the other
+    `TEXT_FIELDS`: the chunks' dictionaries concatenated). A reader that combines a column early
+    (`ingest._read_overlapped`) combines it the same way, so the cleaning finds nothing left to do."""
+    return name == "product_id" or name not in TEXT_FIELDS
+
+
 def _text_job(name: str, value, unique: bool = False) -> Callable[[], object]:
     def job():
-        # product ids must stay unique per value (their indices become product keys)
         return clean_text(
             value,
             trim=name not in LONG_TEXT,
-            categorical=name == "product_id",
+            categorical=cleaned_as_categorical(name),
             unique=unique,
             marker=name in IDENTIFIERS,
         )
