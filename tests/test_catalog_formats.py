@@ -385,6 +385,90 @@ def test_generic_headers_with_units_marks_and_url_lists():
     assert (b["status"], b["price"], b["availability"]) == ("draft", 1299.5, "out_of_stock")
 
 
+def test_etsy_listings_download_in_italian():
+    """Etsy writes the listings download in the shop's language (an Italian shop's real header)."""
+    data = (
+        "TITOLO,DESCRIZIONE,PREZZO,CURRENCY_CODE,QUANTITÀ,TAG,MATERIALI,IMMAGINE1,IMMAGINE2,SKU\n"
+        'Vaso saggar,Vaso in gres,46,EUR,1,"Saggar,Vase",Ceramica,https://i.etsystatic.com/a.jpg,,29\n'
+    ).encode()
+    table, ev = read_table_bytes(data, "EtsyListingsDownload.csv", KIND_ATTACHED)
+    row = table.to_pylist()[0]
+    assert ev.format == "generic table"
+    assert (row["title"], row["description"], row["price"], row["currency"], row["inventory_qty"]) == (
+        "Vaso saggar",
+        "Vaso in gres",
+        46.0,
+        "EUR",
+        1,
+    )
+    assert (row["material"], row["image_url"], row["sku"]) == ("Ceramica", "https://i.etsystatic.com/a.jpg", "29")
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Titel,Beschreibung,Preis,Bestand,Kategorie,Marke",
+        "Titre,Description,Prix,Quantité,Catégorie,Marque",
+        "Título,Descripción,Precio,Cantidad,Categoría,Marca",
+        "Titolo,Descrizione,Prezzo,Quantità,Categoria,Marca",
+        "Nome,Descrição,Preço,Estoque,Categoria,Marca",
+        "Naam,Omschrijving,Prijs,Voorraad,Categorie,Merk",
+    ],
+)
+def test_a_generic_table_in_a_merchants_language(header):
+    """A shop's own table in German, French, Spanish, Italian, Portuguese or Dutch: the same fields."""
+    data = (header + "\nLampe Nord,Aus Messing,49.90,3,Leuchten > Tischleuchten,Nordlicht\n").encode()
+    table, ev = read_table_bytes(data, "produkte.csv", KIND_ATTACHED)
+    row = table.to_pylist()[0]
+    assert ev.unmapped_columns == []
+    assert (row["title"], row["description"], row["price"], row["inventory_qty"]) == (
+        "Lampe Nord",
+        "Aus Messing",
+        49.9,
+        3,
+    )
+    assert (row["category_path"], row["brand"]) == ("Leuchten > Tischleuchten", "Nordlicht")
+
+
+def test_an_english_column_wins_over_a_localised_one():
+    data = b"Name,Titel,Price,Preis\nLamp,Lampe,10,12\n"
+    row = read_table_bytes(data, "p.csv", KIND_ATTACHED)[0].to_pylist()[0]
+    assert (row["title"], row["price"]) == ("Lamp", 10.0)
+
+
+def test_google_ads_custom_feed_columns():
+    """Google Ads' custom feed (as the Shopify Google channel writes it): "Item title", "Final URL"."""
+    data = (
+        "ID,Item title,Final URL,Image URL,Price,Description,Item subtitle,Sale price\n"
+        "shopify_ZZ_1_11,Muslin bag,https://x.example/p/bag,https://x.example/a.jpg,55.00 EUR,Soft,6-18m,0.00 EUR\n"
+    ).encode()
+    table, ev = read_table_bytes(data, "feed.csv", KIND_ATTACHED)
+    row = table.to_pylist()[0]
+    assert (row["title"], row["link"], row["price"], row["currency"]) == (
+        "Muslin bag",
+        "https://x.example/p/bag",
+        55.0,
+        "EUR",
+    )
+    assert ev.unmapped_columns == ["Item subtitle"]
+
+
+def test_openai_product_feed_category_is_the_shops_path():
+    """The OpenAI product feed is shaped like a Merchant Center feed; its `product_category` is the
+    shop's own path (read like `product_type`)."""
+    data = (
+        "id,title,description,link,product_category,brand,image_link,price,availability,enable_search\n"
+        "R-1,Round Trailer,Trailer,https://x.example/r,Food Service Equipment > Food Trailers,FTO,"
+        "https://x.example/r.jpg,15900.00 NZD,in_stock,TRUE\n"
+    ).encode()
+    table, ev = read_table_bytes(data, "product_feed.csv", KIND_ATTACHED)
+    row = table.to_pylist()[0]
+    assert ev.format == "Google Merchant Center feed"
+    assert row["category_path"] == "Food Service Equipment > Food Trailers"
+    assert row["own_categories"] == "Food Service Equipment > Food Trailers"
+    assert (row["price"], row["currency"]) == (15900.0, "NZD")
+
+
 def _shopify_csv(prices: list[str], qtys: list[str]) -> bytes:
     lines = ["Handle,Title,Variant SKU,Variant Price,Variant Compare At Price,Variant Inventory Qty,Status"]
     for i, (p, q) in enumerate(zip(prices, qtys)):

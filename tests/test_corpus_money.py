@@ -22,7 +22,7 @@ from agent.catalog.sources import read_table_bytes
 from agent.catalog.taxonomy import load
 
 ROOT = Path(__file__).resolve().parent
-CORPUS = sorted(p for p in (ROOT / "corpus").rglob("*") if p.suffix.lower() in (".csv", ".tsv"))
+CORPUS = sorted(p for p in (ROOT / "corpus").rglob("*") if p.suffix.lower() in (".csv", ".tsv", ".txt"))
 ISO = ROOT.parent / "data" / "currency" / "iso4217.csv"
 CELL = re.compile(r"^\s*(?:([A-Z]{3})\s*)?(\d[\d.,]*)(?:\s*([A-Z]{3}))?\s*$")
 

@@ -271,7 +271,9 @@ def active_products(ind: Independent) -> int:
         key = col(ind, "product_id", "product id", "parent_id", "item_group_id", "handle", "parent id")
         key = key if key is not None else col(ind, "variant_id", "variant id", "id", "item id", "offer id")
         key = key if key is not None else col(ind, "sku", "item code", "product code", "code")
+        # a status column, else a visibility flag (a Wix export's `visible` true/false)
         status = col(ind, "status", "state", "product status")
+        status = status if status is not None else col(ind, "visible")
         off = {"draft", "archived", "private", "pending", "trash", "inactive", "disabled", "0", "false", "no"}
         live = [(i, r) for i, r in enumerate(r_) if cell(r, status).lower() not in off]
         return len({cell(r, key) or f"row:{i}" for i, r in live})

@@ -337,7 +337,8 @@ GMC = Profile(
         gtin=_gmc("gtin"),
         mpn=_gmc("mpn"),
         google_category=_gmc("google_product_category"),
-        category_path=_gmc("product_type"),
+        # the OpenAI product feed (a Merchant-Center-shaped feed) names the shop's path `product_category`
+        category_path=(*_gmc("product_type"), "product_category"),
         color=_gmc("color"),
         size=_gmc("size"),
         material=_gmc("material"),
@@ -950,9 +951,11 @@ GENERIC_ROLES = _r(
         "seller sku",
         "merchant sku",
     ),
-    title=("title", "name", "product name", "product title", "item name", "product", "listing title"),
+    # Google Ads' custom feed names its columns "Item title", "Item description", "Final URL"
+    title=("title", "name", "product name", "product title", "item name", "product", "listing title", "item title"),
     description=(
         "description",
+        "item description",
         "desc",
         "body",
         "body html",
@@ -1109,7 +1112,7 @@ GENERIC_ROLES = _r(
         "hosted image urls",
         "thumbnail",
     ),
-    link=("link", "url", "product url", "product link", "page url", "web url"),
+    link=("link", "url", "product url", "product link", "page url", "web url", "final url"),
     option1_name=("option1 name", "option 1 name", "option name 1"),
     option1_value=("option1 value", "option 1 value", "option value 1"),
     option2_name=("option2 name", "option 2 name", "option name 2"),
@@ -1117,6 +1120,76 @@ GENERIC_ROLES = _r(
     option3_name=("option3 name", "option 3 name", "option name 3"),
     option3_value=("option3 value", "option 3 value", "option value 3"),
 )
+
+# The same fields in the languages merchants export in (German, French, Spanish, Italian, Portuguese,
+# Dutch): Etsy writes its listings download in the shop's language (an Italian shop's real header:
+# TITOLO, DESCRIZIONE, PREZZO, CURRENCY_CODE, QUANTITÀ, MATERIALI, IMMAGINE1), and a shop's own table
+# uses its own words. After the English names, so an English column wins where a file has both.
+LOCALISED_GENERIC_ROLES = _r(
+    title=(
+        "titel",
+        "titre",
+        "título",
+        "titulo",
+        "titolo",
+        "produktname",
+        "artikelname",
+        "bezeichnung",
+        "nom du produit",
+        "nom",
+        "nombre del producto",
+        "nombre",
+        "nome prodotto",
+        "nome do produto",
+        "nome",
+        "productnaam",
+        "naam",
+    ),
+    description=(
+        "beschreibung",
+        "descripción",
+        "descripcion",
+        "descrizione",
+        "descrição",
+        "descricao",
+        "beschrijving",
+        "omschrijving",
+    ),
+    brand=("marke", "hersteller", "marque", "marca", "merk", "fabrikant"),
+    category_path=("kategorie", "catégorie", "categorie", "categoría", "categoria", "rubrik", "rayon"),
+    price=("preis", "verkaufspreis", "prix", "prix de vente", "precio", "prezzo", "preço", "preco", "prijs"),
+    inventory_qty=(
+        "menge",
+        "bestand",
+        "lagerbestand",
+        "anzahl",
+        "quantité",
+        "cantidad",
+        "existencias",
+        "quantità",
+        "quantidade",
+        "estoque",
+        "hoeveelheid",
+        "voorraad",
+    ),
+    material=("materialien", "matériaux", "materiales", "materiali", "materiais", "materialen"),
+    image_url=(
+        "bild1",
+        "bild",
+        "imagen1",
+        "imagen",
+        "immagine1",
+        "immagine",
+        "imagem1",
+        "imagem",
+        "afbeelding1",
+        "afbeelding",
+    ),
+)
+GENERIC_ROLES = {
+    role: aliases + tuple(a for a in LOCALISED_GENERIC_ROLES.get(role, ()) if a not in aliases)
+    for role, aliases in GENERIC_ROLES.items()
+}
 
 PROFILES: tuple[Profile, ...] = (SHOPIFY, GMC, WOOCOMMERCE, MAGENTO, BIGCOMMERCE)
 for _profile in PROFILES:  # no format has a currency column of its own, but a file may add one
