@@ -15,6 +15,7 @@ import pytest
 
 from agent.catalog.evidence import KIND_ATTACHED
 from agent.catalog.ingest import read_table_bytes
+from agent.catalog.readers.own_categories import is_placeholder  # ("Uncategorized", "Sin categoría": no category)
 
 CORPUS = Path(__file__).parent / "corpus"
 FILES = sorted(p for p in CORPUS.glob("*/*") if p.suffix in {".csv", ".tsv", ".txt"})
@@ -50,3 +51,34 @@ def test_the_listed_exceptions_still_have_no_field(shares):
     for (name, field), why in NO_FIELD.items():
         assert name in shares, f"{name} is not in the corpus ({why})"
         assert shares[name][field] < FLOORS[field], f"{name} now reads {field}: remove it from NO_FIELD"
+
+
+SHOPIFY_FILES = [p for p in FILES if p.parent.name == "shopify" or p.name.startswith("shopify-")]
+
+
+@pytest.mark.parametrize("path", SHOPIFY_FILES, ids=lambda p: p.name)
+def test_a_shopify_product_category_is_one_own_category_whole(path):
+    """Shopify's `Product Category` is one taxonomy path, whose names may hold commas ("Food, Beverages &
+    Tobacco > … > Meat, Seafood & Eggs"): each product's own categories hold it whole, never in pieces."""
+    import csv
+    import io
+
+    text = path.read_bytes().decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    handle = next((h for h in ("Handle", "URL handle") if rows and h in rows[0]), None)
+    column = next((c for c in ("Product Category", "Product category") if rows and c in rows[0]), None)
+    if handle is None or column is None:
+        pytest.skip("no handle or no Product Category column")
+    first: dict[str, str] = {}
+    for row in rows:
+        if row[handle] and row[handle] not in first:
+            first[row[handle]] = " > ".join(p.strip() for p in (row[column] or "").split(">") if p.strip())
+    table, _ = read_table_bytes(path.read_bytes(), path.name, KIND_ATTACHED)
+    own = dict(zip(table["product_id"].to_pylist(), table["own_categories"].to_pylist()))
+    wanted = {h: cat for h, cat in first.items() if cat and not is_placeholder(cat) and h in own}
+    if not wanted:
+        pytest.skip("no product states a Product Category")
+    broken = {h: cat for h, cat in wanted.items() if cat not in (own[h] or "").split("\n")}
+    assert not broken, (
+        f"{len(broken)} of {len(wanted)} products lost their Product Category: {list(broken.items())[:3]}"
+    )

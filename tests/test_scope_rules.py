@@ -37,6 +37,32 @@ TAX = load()
         (oc.gmc, "Home > Decor, Garden > Pots", ["Home > Decor", "Garden > Pots"]),
         (oc.gmc, "Home > Tables, Chairs & Benches", ["Home > Tables, Chairs & Benches"]),
         (oc.gmc, "Pumps, Filters", ["Pumps, Filters"]),
+        (
+            oc.gmc,
+            "Home & Garden > Decor, Home & Garden > Kitchen & Dining",
+            ["Home & Garden > Decor", "Home & Garden > Kitchen & Dining"],
+        ),
+        # Google's and Shopify's names hold commas: one path (real Shopify `Product Category` cells)
+        (
+            oc.generic,
+            "Food, Beverages & Tobacco > Food Items > Meat, Seafood & Eggs > Meat > Fresh & Frozen Meats > Pork",
+            ["Food, Beverages & Tobacco > Food Items > Meat, Seafood & Eggs > Meat > Fresh & Frozen Meats > Pork"],
+        ),
+        (
+            oc.generic,
+            "Toys & Games > Toys > Dolls, Playsets & Toy Figures > Toy Playsets > Action Figure Playsets",
+            ["Toys & Games > Toys > Dolls, Playsets & Toy Figures > Toy Playsets > Action Figure Playsets"],
+        ),
+        (
+            oc.gmc,
+            "Apparel & Accessories > Handbags, Wallets & Cases > Handbags",
+            ["Apparel & Accessories > Handbags, Wallets & Cases > Handbags"],
+        ),
+        (
+            oc.gmc,
+            "Toys & Games > Toys > Dolls, Playsets & Toy Figures > Our Dolls",
+            ["Toys & Games > Toys > Dolls, Playsets & Toy Figures > Our Dolls"],
+        ),
         (oc.bigcommerce, "Shop All/Garden;Sale/Outdoor", ["Shop All > Garden", "Sale > Outdoor"]),
         (oc.generic, "Garden/Pumps", ["Garden > Pumps"]),
         (oc.generic, "Garden > Pumps; Sale", ["Garden > Pumps", "Sale"]),

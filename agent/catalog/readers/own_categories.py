@@ -24,6 +24,7 @@ path, for display and the Google mapping.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable
 
@@ -103,11 +104,31 @@ def _join_texts(paths: list[str]) -> str | None:
 
 
 def _several_if_paths(value: str) -> list[str]:
-    """Split on commas only when two or more pieces are paths themselves (hold a `>`)."""
+    """Split on commas only when two or more pieces are paths themselves (hold a `>`), and the value
+    is not one taxonomy path whose names hold the commas (`_one_known_path`)."""
     pieces = [piece for piece in value.split(",") if piece.strip()]
-    if len(pieces) > 1 and sum(">" in piece for piece in pieces) >= 2:
+    if len(pieces) > 1 and sum(">" in piece for piece in pieces) >= 2 and not _one_known_path(value):
         return pieces
     return [value]
+
+
+@functools.lru_cache(maxsize=4096)
+def _one_known_path(value: str) -> bool:
+    """Google's and Shopify's category names hold commas ("Food, Beverages & Tobacco > Food Items > Meat,
+    Seafood & Eggs", "Toys & Games > Toys > Dolls, Playsets & Toy Figures"), and Shopify's `Product
+    Category` is such a path: split at its commas it became "Food" plus two broken paths (three real
+    Shopify exports of the corpus). So a value that is a Shopify or (any bundled locale's) Google path,
+    or extends a Google path whose names hold a comma, is one path. Asked only of a value the comma
+    rule would split; each distinct value once."""
+    from agent.catalog import taxonomy
+
+    tax = taxonomy.load()
+    found = tax.longest_prefix(value)
+    node = tax.node(found) if found is not None else None
+    if node is not None and "," in node.path:
+        return True
+    key = taxonomy.normalise_path(value).lower()
+    return taxonomy.shopify_lookups().by_path.get(key) is not None or taxonomy.localised_path_id(key) is not None
 
 
 def woocommerce(value: str | None) -> str | None:
