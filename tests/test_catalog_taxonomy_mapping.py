@@ -115,6 +115,18 @@ def test_title_noun_decides_not_the_decoration():
     assert name_match(None, None, "Taylor Swift Album Hoodie") in (None, 212)  # never Music
 
 
+def test_a_trailing_colourway_is_no_title_noun():
+    """A sneaker's colourway ("Jordan 5 green", a real WooCommerce shop) is no salad green; the noun
+    before a trailing colour still decides ("Honeycomb Blanket White" is a blanket)."""
+    greens = name_match(None, None, "Mixed Greens")
+    assert greens is not None  # the noun itself still names its place
+    for title in ("Jordan 5 green", "Jordan 6 electric green"):
+        assert name_match(None, "Zapatillas > Jordan", title) is None, title
+    assert nouns.noun_phrase("Honeycomb Blanket White") == "Honeycomb Blanket"
+    assert name_match(None, None, "Honeycomb Blanket White") == name_match(None, None, "Honeycomb Blanket")
+    assert nouns.noun_phrase("Green") == "Green"  # a head that is only a colour keeps it
+
+
 def test_patio_furniture_covers_stay_accessories():
     for title in ("Patio Table Cover - Grey | Waterproof", "Patio Chair Cover", "Outdoor Sofa Cover"):
         assert name_match(None, None, title) == 6964, title

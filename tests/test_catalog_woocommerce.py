@@ -172,3 +172,31 @@ def test_localised_and_id_less_exports(lang, seed, blank_ids):
     assert set(table["size"].cast("string").to_pylist()) == expect["sizes"]
     assert set(table["color"].cast("string").to_pylist()) <= {"черный", "белый"}
     assert ev.format_missing == [] and ev.format_score == 1.0
+
+
+def test_a_variable_naming_itself_as_parent_stays_one_product():
+    """A real French import file repeats a variable's own SKU in its `Parent`: it is no container of itself."""
+    data = (
+        b"ID,Type,SKU,Name,Published,Regular price,Categories,Parent\n"
+        b",variable,BX-1,Boxers,1,10,Underwear,BX-1\n"
+        b",simple,S-1,Socks,1,5,Underwear,\n"
+    )
+    table, ev = read_table_bytes(data, "wc-product-export.csv", KIND_ATTACHED)
+    assert ev.rows_read == 2 and table.num_rows == 2
+    assert pc.count_distinct(table["product_key"]).as_py() == 2
+
+
+def test_without_a_type_header_a_parent_named_by_variations_is_a_container():
+    """A real export whose `Type` header cell is blank ("ID,  ,UGS,Nom,…"): the rows variations name as
+    their parent are still the variable products, not variants of their own."""
+    data = (
+        "ID,  ,UGS,Nom,Publié,Tarif régulier,Catégories,Parent\n"
+        ",variable,EV-1,Ensemble,1,15000,Enfants,0\n"
+        ",variation,,Ensemble - 4 ans,1,15000,,EV-1\n"
+        ",variation,,Ensemble - 6 ans,1,15000,,EV-1\n"
+        ",variable,EV-2,Robe,1,20000,Enfants,0\n"  # no variations in the file: one row
+    ).encode()
+    table, ev = read_table_bytes(data, "produits.csv", KIND_ATTACHED)
+    assert ev.format == "WooCommerce product export" and ev.rows_read == 4
+    assert table.num_rows == 3  # two variations and the childless variable
+    assert pc.count_distinct(table["product_key"]).as_py() == 2

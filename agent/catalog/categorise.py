@@ -159,7 +159,7 @@ def _name_match(product_type, category, title, within=()) -> tuple[int, bool, in
     """(id, weak, sureness) — weak when only a bare noun decided (no other word of a taxonomy name
     agreed); sureness the grade of the readings that decided (SURE_TYPE_NAME … SURE_TITLE)."""
     leaf = taxonomy.normalise_path(category).split(taxonomy.SEPARATOR)[-1] if category else None
-    head = nouns.title_head(title) if title else None
+    head = nouns.noun_phrase(title) if title else None  # a trailing colour or grade word is no noun
     ctx = namematch.context_words(product_type, category, nouns.title_phrase(title) if title else None)
     tax = taxonomy.load()
     chosen: tuple[int, bool, bool] | None = None  # (id, weak, read from the title alone)

@@ -74,6 +74,23 @@ _NEVER_NOUN = frozenset(
 )
 
 
+# The colours among them that name no product of their own (not "cream", "gold", "silver", "orange"):
+# a title ending in one ends in its colourway ("Jordan 5 green", "Honeycomb Blanket White").
+_COLOURS = frozenset("black white red blue green grey gray brown beige pink yellow purple navy".split())
+
+
+def noun_phrase(title: str | None) -> str:
+    """The title's head without its trailing colour words: the phrase the taxonomy mapping reads for
+    the title's product noun, so a colourway never decides a category ("Jordan 5 green" is no salad
+    green). A head that is only a colour keeps it."""
+    head = title_head(title)
+    words = head.split()
+    kept = len(words)
+    while kept > 1 and words[kept - 1].strip(".,;:!?\"'()[]").lower() in _COLOURS:
+        kept -= 1
+    return " ".join(words[:kept]) if kept < len(words) else head
+
+
 def head_noun(title: str | None, known: Callable[[str], bool] | None = None) -> str:
     """The product noun: the last word of the title's head that is no model number or size
     ("Pond Pump 3000" → "Pump", "Pump Filter Bag" → "Bag"); "" for none.

@@ -5,8 +5,9 @@
   variant of the parent's product and inherits the parent's product fields (name, description,
   categories, images, brand) where it has none. A variable product with variations in the file is
   a container: its row counts in rows_read but yields no variant row (its variations do). A variable
-  product without variations in the file stays as one row. Grouped products only bundle other
-  products and yield no row.
+  product without variations in the file stays as one row; a row with no Type (a file whose `Type`
+  header is blank) that variations name as their parent is that container too. Grouped products
+  only bundle other products and yield no row.
 * `Published`: 1 published (active), 0 private, -1 draft (both counted as draft).
 * `In stock?` 1/0 (or "backorder"), `Stock` the quantity, `Backorders allowed?` 1/0/notify.
 * `Regular price` is the price, `Sale price` the sale price.
@@ -101,7 +102,10 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     parent_row = _parent_rows(raw, row_count)
     has_children = np.zeros(row_count, dtype=bool)
     has_children[parent_row[parent_row >= 0]] = True
-    keep = ~((is_variable & has_children) | is_grouped)
+    # a row other rows name as their Parent is a variable product even where no Type says so (a file
+    # whose Type header is blank or missing): only a variable product has variations
+    untyped = np.asarray(pc.equal(kind, "").to_numpy(zero_copy_only=False), dtype=bool)
+    keep = ~(((is_variable | untyped) & has_children) | is_grouped)
     cols = _columns(raw, parent_row)
     # attributes -> options (at most three) -> color/size/material
     for i, pair in enumerate(list(_attribute_columns(table.column_names).values())[:3], start=1):
@@ -128,6 +132,9 @@ def _parent_rows(raw: dict[str, pa.ChunkedArray], row_count: int) -> np.ndarray:
     if "sku" in raw:
         skus = pc.utf8_trim_whitespace(to_strings(raw["sku"]).cast(pa.string()))
         parent_row = np.where(parent_row < 0, _row_in(parent, skus), parent_row)
+    # a row naming itself as its parent (a variable whose Parent repeats its own SKU) has no parent:
+    # it must not become a container of itself and vanish
+    parent_row[parent_row == np.arange(row_count)] = -1
     return parent_row
 
 
