@@ -127,6 +127,19 @@ def test_a_noun_alone_is_used_only_when_nothing_names_the_whole_phrase_and_then_
     assert any("whose title names a pump" in n for n in p.notes)
 
 
+# Titles from tests/corpus/shopify/ayonne-skincare.csv: "cream" is also a colour word ("Sofa Cream"), so
+# the noun rule passed over it and read "Active Eye Cream" as an eye, and a question about creams found none.
+CREAMS = ["Active Eye Cream", "Anti-Aging Cream 1.7oz", "Men's Under Eye Cream", "Nourish Hand Cream"]
+
+
+def test_an_asked_noun_is_never_passed_over_as_a_colour_word():
+    rows = [(t, "", "") for t in [*CREAMS, "Natural Under-Eye Gel Cream Treatment 0.5oz", "Vitamin C Serum"]]
+    p, _, md = ask("Which of my creams are out of stock?", shopify(rows))
+    assert dict(p.scope.found)["title"] == len(CREAMS)  # the treatment is a treatment
+    table = shopify([(t, "", "") for t in ["Sofa Cream", "Patio Chair Silver", *CREAMS]])
+    assert scoping.title_mask(table, (("sofa",), ("chair",)), TAX).sum() == 2  # a colour after a noun is a colour
+
+
 def test_own_category_and_title_are_counted_once_with_how_they_were_found():
     t = shopify(
         [

@@ -282,11 +282,11 @@ def _product_word(taxonomy: Taxonomy | None):
     return lambda w: stem(w.lower()) in vocab
 
 
-def _noun_of(title: str | None, known) -> str:
+def _noun_of(title: str | None, known, keep: frozenset[str] = frozenset()) -> str:
     from agent.analysis.vocabulary import tokens
     from agent.catalog.nouns import head_noun
 
-    word = head_noun(title, known)
+    word = head_noun(title, known, keep)
     toks = tokens(word) if word else []
     return toks[-1] if toks else ""
 
@@ -346,7 +346,9 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
     heads = title_heads(sub)
     vocab = _product_word(taxonomy)
     # per candidate: index into nouns of its last word (-1 none), and whether that word is a product word
-    code, last_known = _noun_codes(last_words(heads), nouns, vocab)
+    # an asked noun is never dropped as a grade or colour word ("Face Cream" is a cream when creams are asked)
+    asked = frozenset(nouns)
+    code, last_known = _noun_codes(last_words(heads, asked), nouns, vocab)
     found = [(rows, by_noun[noun]) for k, noun in enumerate(nouns) if len(rows := np.flatnonzero(code == k))]
     hits = _ModifierHits(sub, found)
     for rows, noun_terms in found:
@@ -359,7 +361,7 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
         targets = set(nouns)
         known = None if vocab is None else (lambda w: vocab(w) or _stem_word(w) in targets)
         for i, title in zip(rest.tolist(), sub.take(pa.array(rest)).to_pylist()):
-            noun = _noun_of(title, known)
+            noun = _noun_of(title, known, asked)
             if noun in by_noun:
                 flags[cand[i]] = _matches(title, noun, by_noun[noun])
     if flags.any() and not any(w in _PART_STEMS for term in terms for w in term):

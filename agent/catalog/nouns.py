@@ -91,16 +91,17 @@ def noun_phrase(title: str | None) -> str:
     return " ".join(words[:kept]) if kept < len(words) else head
 
 
-def head_noun(title: str | None, known: Callable[[str], bool] | None = None) -> str:
+def head_noun(title: str | None, known: Callable[[str], bool] | None = None, keep: frozenset[str] = frozenset()) -> str:
     """The product noun: the last word of the title's head that is no model number or size
     ("Pond Pump 3000" → "Pump", "Pump Filter Bag" → "Bag"); "" for none.
 
     With `known` (is this word a product word, e.g. of the taxonomy's names?), trailing model and
     brand words are passed over: "Oase Pond Pump Eco 6000" → "Pump"; a head with no known word
-    keeps its last word."""
+    keeps its last word. `keep` (lower-case words) are never passed over as grade or colour words:
+    a scope asking for creams reads "Face Cream" as a cream, not a face."""
     words = [word.strip(".,;:!?\"'()[]") for word in re.split(r"[\s/]+", title_head(title))]
     words = [word for word in words if word and not _HAS_DIGIT.search(word)]
-    while len(words) > 1 and words[-1].lower() in _NEVER_NOUN:
+    while len(words) > 1 and words[-1].lower() in _NEVER_NOUN and words[-1].lower() not in keep:
         words.pop()
     if known is not None:
         for word in reversed(words):
@@ -109,9 +110,9 @@ def head_noun(title: str | None, known: Callable[[str], bool] | None = None) -> 
     return words[-1] if words else ""
 
 
-def last_words(heads):
+def last_words(heads, keep: frozenset[str] = frozenset()):
     """`head_noun` without `known`, over an Arrow array of heads at once: the last word that is no
-    number, size or grade word, lower-cased (null or "" for none).
+    number, size or grade word (unless in `keep`, as for `head_noun`), lower-cased (null or "" for none).
 
     One regex pass takes every head's last word; only heads whose last word is a number or a grade
     word ("… 8 L", "… Mini") — decided once per distinct word — lose it and are looked at again."""
@@ -125,7 +126,7 @@ def last_words(heads):
         enc = pc.dictionary_encode(out)
         bad_word = np.array(
             [
-                bool(word) and (word in _NEVER_NOUN or bool(_HAS_DIGIT.search(word)))
+                bool(word) and ((word in _NEVER_NOUN and word not in keep) or bool(_HAS_DIGIT.search(word)))
                 for word in enc.dictionary.to_pylist()
             ],
             dtype=bool,
