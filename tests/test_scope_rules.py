@@ -140,6 +140,17 @@ def test_an_asked_noun_is_never_passed_over_as_a_colour_word():
     assert scoping.title_mask(table, (("sofa",), ("chair",)), TAX).sum() == 2  # a colour after a noun is a colour
 
 
+def test_a_noun_first_title_names_its_product_first():
+    # a real Brazilian export's titles (tests/corpus/shopify/planilha-camisetas-pt.csv): 'camisetas' found 13 of 22
+    shirts = ["CAMISETA PREMIUM BOSTON BASIC - BRANCO B90619", "Camiseta Oversized Tokyo Japan", "camiseta b9 basic"]
+    others = ["Estampa para Camiseta Premium", "Boné Premium Preto"]
+    p, _, md = ask("Quantas camisetas eu tenho?", shopify([(t, "", "") for t in [*shirts, *others]]))
+    assert dict(p.scope.found)["title"] == len(shirts) + 1  # the print names its t-shirt last: the English rule
+    # an English noun keeps the English rule: a chair cover is no chair
+    table = shopify([(t, "", "") for t in ["Chair Cover Grey", "Garden Chair", "Chair"]])
+    assert scoping.title_mask(table, (("chair",),), TAX).sum() == 2
+
+
 def test_own_category_and_title_are_counted_once_with_how_they_were_found():
     t = shopify(
         [

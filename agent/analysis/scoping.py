@@ -349,6 +349,7 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
     # an asked noun is never dropped as a grade or colour word ("Face Cream" is a cream when creams are asked)
     asked = frozenset(nouns)
     code, last_known = _noun_codes(last_words(heads, asked), nouns, vocab)
+    code = _noun_first(code, heads, nouns, vocab)
     found = [(rows, by_noun[noun]) for k, noun in enumerate(nouns) if len(rows := np.flatnonzero(code == k))]
     hits = _ModifierHits(sub, found)
     for rows, noun_terms in found:
@@ -370,6 +371,27 @@ def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Ta
         is_part = _np(pc.fill_null(pc.match_substring_regex(values.take(pa.array(hit)), _PART_PATTERN), False))
         flags[hit[is_part]] = False
     return entry_codes(encoded, flags, missing=False) if flags.any() else np.zeros(table.num_rows, dtype=bool)
+
+
+def _noun_first(code: np.ndarray, heads: pa.Array, nouns: list[str], vocab) -> np.ndarray:
+    """`code` with the heads that *start* with an asked noun no English product word claimed to it.
+
+    Portuguese, Spanish, French and Italian titles name the product first and decorate it after
+    ("CAMISETA PREMIUM BOSTON BASIC - BRANCO", "Vela aromática grande"), so the English rule (the head's
+    last word) misses them. A noun the merchant asks for that is no word of the English taxonomy's names
+    ("camiseta", "vela", "bougie") is taken to be written in such a language, and a head whose first word
+    is that noun names it. An English noun keeps the English rule alone: "Chair Cover" is no chair.
+    Known cost, accepted: a foreign noun that is also an English taxonomy word ("robe", "pizza") is read
+    the English way only. Without the taxonomy (no vocabulary) nothing changes."""
+    if vocab is None:
+        return code
+    foreign = [k for k, noun in enumerate(nouns) if not vocab(noun)]
+    if not foreign:
+        return code
+    first = pc.replace_substring_regex(pc.utf8_lower(pc.utf8_ltrim_whitespace(heads)), r"[^\pL\pN].*$", "")
+    first_code, _ = _noun_codes(first, nouns, vocab)
+    claim = (code < 0) & np.isin(first_code, foreign)
+    return np.where(claim, first_code, code).astype(code.dtype, copy=False)
 
 
 _PART_STEMS = frozenset({"replacement", "spare", "part"})  # PART_WORDS as the planner's tokens stem them
