@@ -330,6 +330,18 @@ def test_price_ladder_reference_tertiles_find_empty_tier():
     assert "no better" in md
 
 
+def test_price_ladder_own_tertiles_call_tied_prices_no_empty_tier():
+    # a real t-shirt shop (tests/corpus/shopify/planilha-camisetas-pt.csv): 112 of 196 variants at 89.90 made
+    # the own lower tertile 89.90, and "Empty price tiers: Shirts & Tops (no good)" read as a hole
+    own = generate(spec=[(CHAIRS, 10, 50, 50, "in"), (CHAIRS, 5, 80, 120, "in")])
+    result = run("price_ladder", own, scope_of(OF))
+    r = next(x for x in table_rows(result) if x["Category"] == "Outdoor Seating > Outdoor Chairs")
+    assert r["Good"] == 0
+    md = render_skill(result)
+    assert "Empty price tiers" not in md
+    assert "One price holds a third or more of the variants" in md and "Outdoor Chairs (USD 50.00)" in md
+
+
 # --- content_quality -----------------------------------------------------------------------------------------
 def _valid_gtin(code: str) -> bool:
     if not code or not code.isdigit() or len(code) not in (8, 12, 13, 14):

@@ -289,6 +289,8 @@ def _rows_for(
             "Average discount": round(fig.depth_sum[code] / fig.depth_n[code], 1) if fig.depth_n[code] else None,
             "_min": qs[7],
             "_currency": currency,
+            # cut at its own tertiles (no reference category): an empty tier there is only tied prices
+            "_own_tiers": bool(tier) and not (ref_q and ref_q.get(names[code])),
         }
         if ref_q is not None:
             ref = ref_q.get(names[code])
@@ -400,7 +402,7 @@ def _ladder(inp: SkillInput, groups: list[CurrencyFigures]) -> _Ladder:
         score = 0
         if row["Step"] is not None and row["Step"] > STEP_RATIO:
             score += 4
-        if row["Good"] is not None and 0 in (row["Good"], row["Better"], row["Best"]):
+        if _empty_tier(row):
             score += 2
         if (
             with_ref
@@ -517,6 +519,32 @@ def _total_findings(rows: list[dict], n_totals: int, mixed: bool) -> list[Findin
     return found
 
 
+def _has_zero_tier(row: dict) -> bool:
+    return row.get("Good") is not None and 0 in (row["Good"], row["Better"], row["Best"])
+
+
+def _empty_tier(row: dict) -> bool:
+    """A tier with nothing in it against the reference's cuts: a real hole in the ladder.
+
+    Cut at the category's own tertiles an empty tier can only mean tied prices (a third or more of the
+    variants at the lowest price, or one price spanning the middle third; the best tier always holds the
+    dearest): the merchant has no hole there, only one price many variants share, which `_tied_tier`
+    says instead."""
+    return _has_zero_tier(row) and not row.get("_own_tiers")
+
+
+def _tied_tier(row: dict) -> bool:
+    """An own-tertile tier left empty by tied prices (see `_empty_tier`)."""
+    return _has_zero_tier(row) and bool(row.get("_own_tiers"))
+
+
+def _tied_price(row: dict) -> float | None:
+    """The price the tie is at, as the table shows it: an empty good tier means the cheapest price holds
+    the lower third (so P10 and P25 are it); an empty better tier means one price spans the middle third,
+    where the median falls."""
+    return common.money(row["_min"]) if row["Good"] == 0 else row["Median"]
+
+
 def _category_findings(visible: list[tuple[int, dict]], with_ref: bool, mixed: bool) -> list[Finding]:
     """Big steps, empty tiers, no entry-level price against the reference, and untiered categories, among
     the category rows shown."""
@@ -541,7 +569,7 @@ def _category_findings(visible: list[tuple[int, dict]], with_ref: bool, mixed: b
                 severity=8,
             )
         )
-    empty = [(i, r) for i, r in visible if r.get("Good") is not None and 0 in (r["Good"], r["Better"], r["Best"])][:3]
+    empty = [(i, r) for i, r in visible if _empty_tier(r)][:3]
     if empty:
         items = [
             {"name": r["Category"], "tiers": ", ".join(t.lower() for t in ("Good", "Better", "Best") if r[t] == 0)}
@@ -553,6 +581,17 @@ def _category_findings(visible: list[tuple[int, dict]], with_ref: bool, mixed: b
                 {"items": items},
                 cells=tuple((i, t) for i, r in empty for t in ("Good", "Better", "Best")),
                 severity=7,
+            )
+        )
+    tied = [(i, r) for i, r in visible if _tied_tier(r)][:3]
+    if tied:
+        items = [{"name": r["Category"], "tied_price": _tied_price(r), **_in_currency(r, mixed)} for _, r in tied]
+        found.append(
+            Finding(
+                "ladder.tied",
+                {"items": items},
+                cells=tuple((i, t) for i, r in tied for t in ("Good", "Better", "Best")),
+                severity=3,
             )
         )
     if with_ref:

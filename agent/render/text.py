@@ -451,6 +451,15 @@ def _ladder_empty_tiers(v: Values) -> str:
     return f"Empty price tiers: {listed}."
 
 
+@template("ladder.tied")
+def _ladder_tied(v: Values) -> str:
+    listed = _listed(v, lambda i: f"{i.raw('name')} ({i['tied_price']})")
+    return (
+        "One price holds a third or more of the variants, so the category's own good, better and best "
+        f"tiers cannot split them: {listed}."
+    )
+
+
 @template("ladder.no_entry")
 def _ladder_no_entry(v: Values) -> str:
     listed = _listed(v, lambda i: f"{i['name']} (your P10 {i['p10_price']}, reference P25 {i['ref_p25_price']})")
