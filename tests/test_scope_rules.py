@@ -151,6 +151,21 @@ def test_a_noun_first_title_names_its_product_first():
     assert scoping.title_mask(table, (("chair",),), TAX).sum() == 2
 
 
+def test_a_category_joining_the_scope_brings_no_row_filed_above_it():
+    # a real art-print shop: "Arts & Entertainment" joins "arts & crafts" because one of its two products
+    # maps into Arts & Crafts by title; the other is filed by that category's own path at the root only
+    from pathlib import Path
+
+    path = Path(__file__).parent / "corpus" / "shopify" / "kalima-arts-prints.csv"
+    table, _ = read_table_bytes(path.read_bytes(), path.name, "attached file")
+    p, result, md = ask("How many arts & crafts products do I have?", table)
+    assert "Arts & Entertainment" in p.scope.merchant_categories
+    assert sum(dict(p.scope.found).values()) == 2, md
+    found = scoping.rows(table, p.scope, TAX)
+    titles = set(table.filter(found.mask)["title"].to_pylist())
+    assert titles == {"Old Soul 020 #Inkotanyi Cyane", "BLACK LIVES MATTER” | Old Soul Freedom"}
+
+
 def test_own_category_and_title_are_counted_once_with_how_they_were_found():
     t = shopify(
         [

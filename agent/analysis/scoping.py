@@ -140,9 +140,9 @@ def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
         # their rows map into its taxonomy node, so they count with the taxonomy
         own = own_mask(table, scope.own_paths)
         if scope.merchant_categories:
-            tax = tax | own_mask(table, (), scope.merchant_categories)
+            tax = tax | _joined_mask(table, scope, taxonomy, ids)
     else:
-        own = own_mask(table, (), scope.merchant_categories) if scope.merchant_categories else none
+        own = _joined_mask(table, scope, taxonomy, ids) if scope.merchant_categories else none
     if scope.own_subpaths:  # own categories named like a subcategory of the taxonomy node: found through it
         tax = tax | own_mask(table, scope.own_subpaths)
     terms = ((scope.title_terms,) if scope.title_terms else ()) + tuple(scope.title_subterms)
@@ -158,6 +158,27 @@ def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
 MERCHANT_SET = ("google_category", "shopify_category", "merchant_path")
 
 
+# How a row's Google category came from its own category (its path is a taxonomy path, or its name matched).
+FROM_OWN_CATEGORY = ("merchant_path", "own_category")
+
+
+def _joined_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[int]) -> np.ndarray:
+    """The rows of the merchant categories that joined the scope because their rows *mostly* map inside
+    its Google node, less the rows filed outside it.
+
+    A category joins on a share of its rows, so the rest are not in the scope by that join: on a real
+    art-print shop (tests/corpus/shopify/kalima-arts-prints.csv) the merchant's "Arts & Entertainment"
+    joined "arts & crafts" because one of its two products maps into Arts & Crafts by title, and
+    brought in the other, which the category's own path files no deeper than Arts & Entertainment.
+    Left out: rows the merchant filed in a Google category elsewhere, and rows whose only placement is
+    their own category mapping above the scope (that category is broader than the question). Rows
+    mapped inside count through the taxonomy anyway; unplaced rows of the category stay in."""
+    joined = own_mask(table, (), scope.merchant_categories)
+    if not joined.any():
+        return joined
+    return joined & ~_filed_outside_mask(table, scope, taxonomy, ids, broader_from_own=True)
+
+
 def _filed_elsewhere_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[int]) -> np.ndarray:
     """Rows the merchant filed in a Google category outside the scope: a title never moves them in.
 
@@ -165,27 +186,40 @@ def _filed_elsewhere_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids
     in "personal care" because its title names wipes. The merchant's own filing is first-class: a
     title only places products the merchant left unfiled, filed more broadly (an ancestor of the
     scope: a product filed under Apparel whose title says dress is in Dresses), or that we mapped
-    ourselves. Decided per distinct Google id, spread by index."""
+    ourselves."""
+    return _filed_outside_mask(table, scope, taxonomy, ids, broader_from_own=False)
+
+
+def _filed_outside_mask(
+    table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[int], *, broader_from_own: bool
+) -> np.ndarray:
+    """Rows whose merchant-set Google category lies outside the scope's subtree and is no ancestor of
+    it; with `broader_from_own`, also rows placed outside it (an ancestor included) by their own
+    category. Decided per distinct Google id, spread by index."""
     if "category_mapping" not in table.column_names or "google_category_id" not in table.column_names:
-        return np.zeros(table.num_rows, dtype=bool)
-    method = as_dictionary(table["category_mapping"])
-    names = method.dictionary.cast(pa.string()).to_pylist()
-    set_by_merchant = np.array([n in MERCHANT_SET for n in names], dtype=bool)
-    if not set_by_merchant.any():
         return np.zeros(table.num_rows, dtype=bool)
     roots = [r for r in [scope.taxonomy_id, *scope.extra_taxonomy_ids] if r is not None]
     if not roots:  # a scope of titles or own names only has no Google node to be outside of
         return np.zeros(table.num_rows, dtype=bool)
+    method = as_dictionary(table["category_mapping"])
+    names = method.dictionary.cast(pa.string()).to_pylist()
+    set_by_merchant = np.array([n in MERCHANT_SET for n in names], dtype=bool)
+    from_own = np.array([broader_from_own and n in FROM_OWN_CATEGORY for n in names], dtype=bool)
+    if not (set_by_merchant.any() or from_own.any()):
+        return np.zeros(table.num_rows, dtype=bool)
     merchant_rows = entry_codes(method, set_by_merchant, missing=False)
+    own_rows = entry_codes(method, from_own, missing=False) if from_own.any() else np.zeros(table.num_rows, dtype=bool)
     gid = _np(pc.fill_null(table["google_category_id"], -1)).astype(np.int64)
     inside = set(ids)
-    distinct = np.unique(gid[merchant_rows])
-    elsewhere = [
-        g for g in distinct.tolist() if g >= 0 and g not in inside and not any(taxonomy.is_within(r, g) for r in roots)
-    ]
-    if not elsewhere:
-        return np.zeros(table.num_rows, dtype=bool)
-    return merchant_rows & np.isin(gid, np.array(elsewhere, dtype=np.int64))
+    elsewhere, broader = [], []
+    for g in np.unique(gid[merchant_rows | own_rows]).tolist():
+        if g < 0 or g in inside:
+            continue
+        (broader if any(taxonomy.is_within(r, g) for r in roots) else elsewhere).append(g)
+    out = merchant_rows & np.isin(gid, np.array(elsewhere, dtype=np.int64))
+    if own_rows.any() and (broader or elsewhere):
+        out |= own_rows & np.isin(gid, np.array(broader + elsewhere, dtype=np.int64))
+    return out
 
 
 def _part_category_mask(table: pa.Table) -> np.ndarray:
