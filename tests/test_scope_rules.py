@@ -140,6 +140,21 @@ def test_an_asked_noun_is_never_passed_over_as_a_colour_word():
     assert scoping.title_mask(table, (("sofa",), ("chair",)), TAX).sum() == 2  # a colour after a noun is a colour
 
 
+def test_a_title_places_a_product_filed_more_broadly_and_never_one_filed_elsewhere():
+    # the Google ids were read as flags (0/1), so every product the merchant had filed anywhere was
+    # "filed elsewhere" and no title could place it, not even under its own broader category
+    apparel = "Apparel & Accessories > Clothing"
+    table = shopify(
+        [
+            ("Linen Summer Dress", apparel, ""),
+            ("Fashion Doll Dress", "Toys & Games > Toys > Dolls, Playsets & Toy Figures > Dolls", ""),
+        ]
+    )
+    p, _, md = ask("How many dresses do I have?", table)
+    assert p.scope.taxonomy_path.endswith("Clothing > Dresses"), p.scope
+    assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 1}, md
+
+
 def test_a_noun_first_title_names_its_product_first():
     # a real Brazilian export's titles (tests/corpus/shopify/planilha-camisetas-pt.csv): 'camisetas' found 13 of 22
     shirts = ["CAMISETA PREMIUM BOSTON BASIC - BRANCO B90619", "Camiseta Oversized Tokyo Japan", "camiseta b9 basic"]

@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from agent.analysis.common import ANALYSED_STATUSES
+from agent.analysis.common import ANALYSED_STATUSES, numpy_of
 from agent.analysis.result import Scope
 from agent.analysis.vocabulary import EQUIVALENT  # outdoor/patio/garden… stand for each other
 from agent.catalog.cache import Cache
@@ -209,7 +209,7 @@ def _filed_outside_mask(
         return np.zeros(table.num_rows, dtype=bool)
     merchant_rows = entry_codes(method, set_by_merchant, missing=False)
     own_rows = entry_codes(method, from_own, missing=False) if from_own.any() else np.zeros(table.num_rows, dtype=bool)
-    gid = _np(pc.fill_null(table["google_category_id"], -1)).astype(np.int64)
+    gid = numpy_of(pc.fill_null(table["google_category_id"], -1)).astype(np.int64)  # ids, not flags
     inside = set(ids)
     elsewhere, broader = [], []
     for g in np.unique(gid[merchant_rows | own_rows]).tolist():
@@ -249,6 +249,7 @@ def taxonomy_mask(table: pa.Table, ids: list[int]) -> np.ndarray:
 
 
 def _np(arr) -> np.ndarray:
+    """A boolean Arrow array (or chunked) as a numpy bool array; for flags only (it casts to bool)."""
     a = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
     return np.asarray(a.to_numpy(zero_copy_only=False), dtype=bool)
 
