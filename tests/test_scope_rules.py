@@ -140,6 +140,27 @@ def test_an_asked_noun_is_never_passed_over_as_a_colour_word():
     assert scoping.title_mask(table, (("sofa",), ("chair",)), TAX).sum() == 2  # a colour after a noun is a colour
 
 
+def test_an_unsold_node_of_another_sense_gives_way_to_the_titles():
+    # "Cream" is only a dairy node in Google's taxonomy; a skincare shop's creams are filed under Health & Beauty
+    skin = "Health & Beauty > Personal Care > Cosmetics > Skin Care"
+    p, _, md = ask(
+        "Which of my creams are out of stock?", shopify([(t, skin, "") for t in [*CREAMS, "Vitamin C Serum"]])
+    )
+    assert p.scope.taxonomy_id is None and p.scope.label == "creams", p.scope
+    assert dict(p.scope.found)["title"] == len(CREAMS) and "Dairy" not in md
+    # a dairy shop keeps its dairy cream, and titles no category places leave the node standing
+    dairy = "Food, Beverages & Tobacco > Food Items > Dairy Products"
+    p, _, _ = ask(
+        "Which of my creams are out of stock?", shopify([("Heavy Cream 1L", dairy, ""), ("Butter", dairy, "")])
+    )
+    assert p.scope.taxonomy_path.endswith("Dairy Products > Cream"), p.scope
+    assert dict(p.scope.found)["title"] == 1  # filed more broadly (Dairy Products), its title places it
+    p, _, _ = ask(
+        "Which of my creams are out of stock?", shopify([(t, "", "") for t in ["Zorblax Cream", "Quuxal Cream"]])
+    )
+    assert p.scope.taxonomy_path.endswith("Dairy Products > Cream") and dict(p.scope.found)["title"] == 2, p.scope
+
+
 def test_a_title_places_a_product_filed_more_broadly_and_never_one_filed_elsewhere():
     # the Google ids were read as flags (0/1), so every product the merchant had filed anywhere was
     # "filed elsewhere" and no title could place it, not even under its own broader category

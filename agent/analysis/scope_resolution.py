@@ -764,10 +764,46 @@ def placed(
             )
     if title_only and total == 0:
         return None
+    if not title_only and _another_sense(own, scope, taxonomy, found):
+        words = scope.phrase or " ".join(phrase)
+        by_title = placed(Scope(label=words, phrase=words), own, own_idx, taxonomy, phrase, title_only=True)
+        if by_title is not None:
+            return by_title
     scope = replace(scope, found=found)
     if total == 0:
         scope = replace(scope, nearest=nearest_own(" ".join(phrase), own_idx), unplaced=scoping.unplaced(own))
     return scope
+
+
+def _another_sense(own: pa.Table, scope: Scope, taxonomy: Taxonomy, found: tuple[tuple[str, int], ...]) -> bool:
+    """Is the taxonomy node the wrong sense of the merchant's word: nothing is filed in it, and the
+    products whose titles name the word are all placed under another top-level branch?
+
+    "Which of my creams are out of stock?" on a skincare shop (tests/corpus/shopify/ayonne-skincare.csv)
+    named Food > Dairy Products > Cream, the one taxonomy node called Cream, while the three creams its
+    titles name are filed under Health & Beauty: the counts were right, the label was a dairy product.
+    Filed by the merchant under Skin Care, the same creams were no creams at all (a title never moves a
+    product filed elsewhere into a node's scope). Then the scope is the titles' alone, labelled with the
+    merchant's word. Titles no category places leave the node standing (a dairy shop with unmapped
+    titles means dairy cream)."""
+    from agent.analysis import scoping
+
+    counts = dict(found)
+    if scope.taxonomy_id is None or counts.get("own", 0) or counts.get("taxonomy", 0):
+        return False
+    terms = ((scope.title_terms,) if scope.title_terms else ()) + tuple(scope.title_subterms)
+    if not terms or "google_category_id" not in own.column_names:
+        return False
+    node = taxonomy.node(scope.taxonomy_id)
+    while node is not None and node.parent_id is not None:
+        node = taxonomy.node(node.parent_id)
+    if node is None:
+        return False
+    # the titles' own hits, before the rule that keeps products filed elsewhere out of a node's scope:
+    # filed under Skin Care, a skincare shop's creams are all "elsewhere" to dairy cream
+    named = scoping.title_mask(own, terms, taxonomy)
+    gids = {g for g in own["google_category_id"].filter(pa.array(named)).to_pylist() if g is not None}
+    return bool(gids) and not any(taxonomy.is_within(g, node.id) for g in gids)
 
 
 _LEADING = {"my", "the", "our", "your", "all", "of"}
