@@ -87,3 +87,42 @@ def test_a_shopify_product_category_is_one_own_category_whole(path):
     assert not broken, (
         f"{len(broken)} of {len(wanted)} products lost their Product Category: {list(broken.items())[:3]}"
     )
+
+
+WIX = CORPUS / "generic" / "lifsins-vatn-wix-isk.csv"
+
+
+def test_a_semicolon_joined_collection_cell_is_several_own_categories():
+    """A Wix export's `collection` lists every collection of a product joined by `;` ("All
+    collections;Rauðvín;Varvaglione"): each is an own category, the first real one is the shown path,
+    and Wix's catch-all "All collections" (every product is in it) is a placeholder, never a category.
+    The overview had shown each whole cell as one label."""
+    from agent.analysis.registry import SKILLS, SkillInput
+    from agent.analysis.result import Scope
+    from agent.catalog.taxonomy import load
+
+    table, evidence = read_table_bytes(WIX.read_bytes(), WIX.name, KIND_ATTACHED)
+    rows = dict(
+        zip(
+            table["row_number"].to_pylist(),
+            zip(table["category_path"].to_pylist(), table["own_categories"].to_pylist()),
+        )
+    )
+    import csv
+    import io
+
+    raw = list(csv.DictReader(io.StringIO(WIX.read_bytes().decode("utf-8-sig"), newline="")))
+    assert is_placeholder("All collections")
+    checked = 0
+    for number, (shown, own) in rows.items():
+        names = [" ".join(n.split()) for n in raw[number - 1]["collection"].split(";") if n.strip()]
+        real = [n for n in names if n != "All collections"]
+        assert (own or "").split("\n") == real, (number, own, names)
+        assert shown == real[0], (number, shown, names)
+        checked += 1
+    assert checked == 60
+    result = SKILLS["catalog_overview"].run(
+        SkillInput(own=table, reference=None, scope=Scope(), taxonomy=load(), sources=(evidence,))
+    )
+    labels = [r["Item"] for r in result.table.to_pylist() if r["Section"] == "Top categories (products)"]
+    assert labels and not any(";" in label or "All collections" in label for label in labels), labels

@@ -30,7 +30,7 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         used.update(extra_columns(table.column_names))
     if "category_path" in cols:  # product_type may list several paths: the first is the main one
         cols["own_categories"] = own_categories.column(cols["category_path"], own_categories.gmc)
-        cols["category_path"] = _first_path(cols["category_path"])
+        cols["category_path"] = own_categories.primary(cols["category_path"], own_categories.gmc)
     return Draft(row_count=table.num_rows, cols=cols, used=used, default_status="active")
 
 
@@ -64,14 +64,3 @@ def vehicle_listings(table: pa.Table) -> pa.ChunkedArray | None:
         has = pc.fill_null(pc.greater(pc.utf8_length(text), 0), False)
         given = has if given is None else pc.and_(given, has)
     return given
-
-
-def _first_path(arr):
-    from agent.catalog.values import map_distinct
-
-    return map_distinct(
-        to_strings(arr),
-        lambda v: (own_categories.gmc(v) or "").split(own_categories.SEPARATOR)[0] or None,
-        pa.string(),
-        keep_dict=True,
-    )

@@ -39,9 +39,12 @@ ROOTS = ("default category", "root catalog", "root")  # Magento's root categorie
 _UNESCAPED_COMMA = re.compile(r"(?<!\\),")
 # The platforms' name for "no category" (WooCommerce's default category in its shipped languages,
 # Shopify's "Uncategorized" product category): alone as a path it places nothing, so the product counts
-# as unplaced, and a scope never says "including your category Uncategorized".
+# as unplaced, and a scope never says "including your category Uncategorized". Wix's "All collections"
+# is one too: Wix puts every product in it, so it says nothing about where a product belongs (in
+# tests/corpus/generic/lifsins-vatn-wix-isk.csv 59 of 60 products list it beside their real collections).
 PLACEHOLDERS = frozenset(
     {
+        "all collections",
         "uncategorized",
         "uncategorised",
         "sin categoría",
@@ -177,6 +180,15 @@ def generic(value: str | None) -> str | None:
         for piece in _several_if_paths(part):
             paths.append(_levels(piece, ">") if ">" in piece else _levels(piece, "/"))
     return _join(paths)
+
+
+def primary(values, parse: Callable[[str | None], str | None]) -> pa.ChunkedArray:
+    """Per row, the first of the paths `parse` reads in a raw category value (dictionary out, once per
+    distinct value): `category_path`, which the overview names and the mapping reads, is one path. Left
+    raw, a Wix cell "All collections;Rauðvín;Varvaglione" was one overview label of three names."""
+    return map_distinct(
+        to_strings(values), lambda v: (parse(v) or "").split(SEPARATOR)[0] or None, pa.string(), keep_dict=True
+    )
 
 
 def single(value: str | None) -> str | None:
