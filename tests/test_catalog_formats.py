@@ -453,6 +453,50 @@ def test_google_ads_custom_feed_columns():
     assert ev.unmapped_columns == ["Item subtitle"]
 
 
+FEED_HEADER = "ID,Item title,Final URL,Price\n"
+
+
+def test_google_ads_feed_ids_group_variants_into_their_shopify_product():
+    """`shopify_<country>_<product>_<variant>` ids (the Shopify Google channel's): the product is
+    `shopify_<country>_<product>`, the id the variant, as Merchant Center's item_group_id groups offers.
+    Every variant had counted as a product of its own."""
+    data = (
+        FEED_HEADER + "shopify_ZZ_1_11,Bag / Red,https://x.example/p/bag,5 EUR\n"
+        "shopify_ZZ_1_12,Bag / Blue,https://x.example/p/bag,5 EUR\n"
+        "shopify_ZZ_2_21,Hat,https://x.example/p/hat,9 EUR\n"
+    ).encode()
+    table, _ = read_table_bytes(data, "feed.csv", KIND_ATTACHED)
+    check_canonical(table)
+    assert table["product_id"].to_pylist() == ["shopify_ZZ_1", "shopify_ZZ_1", "shopify_ZZ_2"]
+    assert table["variant_id"].to_pylist() == ["shopify_ZZ_1_11", "shopify_ZZ_1_12", "shopify_ZZ_2_21"]
+    assert products(table) == 2
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        ("shopify_ZZ_1_11", "shopify_ZZ_1_12", "SKU-9"),  # one id of another shape
+        ("shopify_ZZ_1_11", "shopify_ZZ_1_11", "shopify_ZZ_1_12"),  # an id twice: rows are not one variant each
+    ],
+)
+def test_feed_ids_are_left_whole_when_their_shape_is_not_unambiguous(ids):
+    data = (FEED_HEADER + "".join(f"{i},T{n},https://x.example/{n},5 EUR\n" for n, i in enumerate(ids))).encode()
+    table, _ = read_table_bytes(data, "feed.csv", KIND_ATTACHED)
+    assert table["product_id"].to_pylist() == list(ids)
+
+
+def test_the_babynatur_ads_feed_counts_its_products_not_its_variants():
+    """tests/corpus/generic/babynatur-ads-feed-eur-hr.csv: 323 variant rows of 59 Shopify products
+    (counted independently from the ids' product part)."""
+    path = Path(__file__).resolve().parent / "corpus" / "generic" / "babynatur-ads-feed-eur-hr.csv"
+    data = path.read_bytes()
+    expected = {row["ID"].rsplit("_", 1)[0] for row in csv_rows(data)}
+    table, _ = read_table_bytes(data, path.name, KIND_ATTACHED)
+    check_canonical(table)
+    assert table.num_rows == 323
+    assert products(table) == len(expected) == 59
+
+
 def test_openai_product_feed_category_is_the_shops_path():
     """The OpenAI product feed is shaped like a Merchant Center feed; its `product_category` is the
     shop's own path (read like `product_type`)."""

@@ -276,6 +276,12 @@ def active_products(ind: Independent) -> int:
         status = status if status is not None else col(ind, "visible")
         off = {"draft", "archived", "private", "pending", "trash", "inactive", "disabled", "0", "false", "no"}
         live = [(i, r) for i, r in enumerate(r_) if cell(r, status).lower() not in off]
+        ids = [cell(r, key) for r in r_]
+        # the Shopify Google channel's feed ids `shopify_<country>_<product>_<variant>`, when every id has
+        # that shape and none repeats: the product is the id less its variant part
+        feed = re.compile(r"shopify_[A-Z]{2}_\d+_\d+")
+        if ids and all(feed.fullmatch(i) for i in ids) and len(set(ids)) == len(ids):
+            return len({cell(r, key).rsplit("_", 1)[0] for _, r in live})
         return len({cell(r, key) or f"row:{i}" for i, r in live})
     raise AssertionError(ind.kind)
 

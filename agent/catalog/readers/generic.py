@@ -1,6 +1,11 @@
 """Any other table, through the header alias map: one row per variant, columns taken as named.
 
-Without a product id column every row is its own product (we do not guess groupings from titles).
+Without a product id column every row is its own product (we do not guess groupings from titles) —
+except where the ids themselves say the product: a Google Ads custom feed made from a Shopify store
+names each row `shopify_<country>_<product id>_<variant id>` (tests/corpus/generic/
+babynatur-ads-feed-eur-hr.csv: 323 variants of 59 products). When every id of the file has that shape
+and none repeats, the id is the variant and `shopify_<country>_<product id>` the product, exactly as
+Merchant Center's `item_group_id` is (readers/gmc.py): the product id column, keyed by `finish`.
 Without a status column the status is "unknown" — the data did not say.
 A category cell may list several paths ("All collections;Rauðvín;Varvaglione", a Wix export's
 `collection`): all of them are the product's own categories, split by the one generic rule of
@@ -10,11 +15,14 @@ Wix's catch-all "All collections" is a placeholder there, so it is never the one
 
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.catalog.readers import own_categories
 from agent.catalog.readers.common import Draft, attributes_from_options
+from agent.catalog.values import map_distinct, to_strings
 
 _MORE_URLS = r"[\s,;|]+https?://.*$"
 
@@ -30,8 +38,32 @@ def first_url(arr):
     return pc.replace_substring_regex(arr, _MORE_URLS, "")
 
 
+_SHOPIFY_FEED_ID = re.compile(r"^(shopify_[A-Z]{2}_[0-9]+)_[0-9]+$")
+
+
+def shopify_feed_products(ids: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | None:
+    """Per row, `shopify_<country>_<product id>` of an id `shopify_<country>_<product id>_<variant id>`
+    (Shopify's Google channel writes feed ids so), or None when the shape is not unambiguous across the
+    file: a value of another shape, or an id given twice (then a row is no single variant; the ids
+    are left as they are, each row its own product as before)."""
+    text = to_strings(ids)
+    present = text.drop_null() if isinstance(text, pa.ChunkedArray) else pa.chunked_array([text]).drop_null()
+    if not len(present):
+        return None
+    products = map_distinct(
+        text, lambda v: m.group(1) if v and (m := _SHOPIFY_FEED_ID.match(v.strip())) else None, pa.string()
+    )
+    if products.null_count != text.null_count or pc.count_distinct(present).as_py() != len(present):
+        return None
+    return products
+
+
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     cols = {role: table[col] for role, col in roles.items() if col in table.column_names}
+    if "product_id" not in cols and "variant_id" in cols:
+        products = shopify_feed_products(cols["variant_id"])
+        if products is not None:
+            cols["product_id"] = products
     if "image_url" in cols:
         cols["image_url"] = first_url(cols["image_url"])
     if "category_path" in cols:  # a cell may list several paths: all are own categories, the first is shown
