@@ -211,7 +211,8 @@ def _filed_outside_mask(
     own_rows = entry_codes(method, from_own, missing=False) if from_own.any() else np.zeros(table.num_rows, dtype=bool)
     gid = numpy_of(pc.fill_null(table["google_category_id"], -1)).astype(np.int64)  # ids, not flags
     inside = set(ids)
-    elsewhere, broader = [], []
+    elsewhere: list[int] = []
+    broader: list[int] = []
     for g in np.unique(gid[merchant_rows | own_rows]).tolist():
         if g < 0 or g in inside:
             continue
