@@ -71,6 +71,27 @@ REQUIRED = (
     "missing_category",
 )
 SEVERITY_RANK = {"high": 3, "medium": 2, "low": 1}
+# The checks that read each field a source may lack altogether (agent.catalog.evidence.CHECKED_FIELDS).
+# With no such column in the export, its checks are not run: every row "missing" a field the export
+# cannot carry tells the merchant nothing about the catalog (a Google Ads feed has no GTIN column).
+# The field is listed once under ABSENT_SECTION instead, and completeness covers the other checks.
+FIELD_CHECKS = {
+    "title": ("missing_title", "long_title"),
+    "image_url": ("missing_image",),
+    "price": ("zero_price", "sale_not_below_regular"),
+    "gtin": ("invalid_gtin", "missing_gtin"),
+    "description": ("missing_description", "long_description"),
+    "brand": ("missing_brand",),
+}
+FIELD_LABELS = {
+    "title": "Title",
+    "image_url": "Image link",
+    "price": "Price",
+    "gtin": "GTIN",
+    "description": "Description",
+    "brand": "Brand",
+}
+ABSENT_SECTION = "Not in this export"
 # Merchant Center's own verdicts (a BigQuery `Products_` source only: agent.catalog.mc_status). Shown
 # only when the source carries them; a file never shows the section.
 MC_SECTION = "Merchant Center"
@@ -329,8 +350,28 @@ def run(inp: SkillInput) -> SkillResult:
         return answer(inp, pushed.rows, {}, pushed.currency, pushed.notes)
     pop = common.population(_slim(inp.own), scope, tax, scoped_on=inp.own)
     scoped = pop.table
-    rows = _rows(scoped, scope, tax, examples_by_id(inp.sources)) if scoped.num_rows else []
+    absent = absent_fields(inp.sources)
+    rows = _rows(scoped, scope, tax, examples_by_id(inp.sources), absent) if scoped.num_rows else []
     return answer(inp, rows, pop.excluded, common.single_currency(scoped), [])
+
+
+def absent_fields(sources) -> tuple[str, ...]:
+    """The fields no catalog source has a column for (each source's evidence says), in FIELD_CHECKS
+    order; () when any source has it, or when no source says (a table built in memory)."""
+    catalogs = [s for s in sources if getattr(s, "role", "catalog") == "catalog"]
+    if not catalogs:
+        return ()
+    return tuple(f for f in FIELD_CHECKS if all(f in (getattr(s, "absent_fields", None) or ()) for s in catalogs))
+
+
+def skipped_checks(absent: tuple[str, ...]) -> frozenset[str]:
+    """The checks not run because their field is absent from the export (FIELD_CHECKS)."""
+    return frozenset(check for f in absent for check in FIELD_CHECKS[f])
+
+
+def absent_rows(absent: tuple[str, ...]) -> list[dict[str, Any]]:
+    """One row per absent field: what the export cannot be checked for (both paths)."""
+    return [{"Section": ABSENT_SECTION, "Item": FIELD_LABELS[f], "_field": f} for f in absent]
 
 
 def examples_by_id(sources) -> bool:
@@ -352,7 +393,7 @@ def answer(inp: SkillInput, rows: list[dict], excluded: dict[str, int], currency
         thresholds={
             "max_title_chars": MAX_TITLE,
             "max_description_chars": MAX_DESCRIPTION,
-            "required_for_complete": list(REQUIRED),
+            "required_for_complete": [c for c in REQUIRED if c not in skipped_checks(_absent_of(rows))],
         },
         currency=currency,
         chart=None,
@@ -374,13 +415,22 @@ def _slim(own: pa.Table) -> pa.Table:
     )
 
 
-def _rows(scoped: pa.Table, scope: Scope, tax: Taxonomy, by_id: bool = False) -> list[dict]:
+def _absent_of(rows: list[dict]) -> tuple[str, ...]:
+    return tuple(r["_field"] for r in rows if r.get("Section") == ABSENT_SECTION)
+
+
+def _rows(
+    scoped: pa.Table, scope: Scope, tax: Taxonomy, by_id: bool = False, absent: tuple[str, ...] = ()
+) -> list[dict]:
     """The table step: the completeness row, the failing checks (most severe, then most rows first),
-    Merchant Center's verdicts when the source has them, and completeness per category (least complete
-    first). `by_id`: examples are the smallest ids (examples_by_id)."""
-    fails = failures(scoped)
-    incomplete = fails[REQUIRED[0]]
-    for key in REQUIRED[1:]:
+    the fields the export has no column for, Merchant Center's verdicts when the source has them, and
+    completeness per category (least complete first). `by_id`: examples are the smallest ids
+    (examples_by_id). `absent`: fields whose checks are not run (FIELD_CHECKS)."""
+    skipped = skipped_checks(absent)
+    fails = {k: v for k, v in failures(scoped).items() if k not in skipped}
+    required = [k for k in REQUIRED if k not in skipped]
+    incomplete = fails[required[0]]
+    for key in required[1:]:
         incomplete = pc.or_(incomplete, fails[key])
     complete_n = scoped.num_rows - int(pc.sum(incomplete).as_py() or 0)
     completeness = {
@@ -394,6 +444,7 @@ def _rows(scoped: pa.Table, scope: Scope, tax: Taxonomy, by_id: bool = False) ->
     return [
         completeness,
         *_check_rows(scoped, fails, by_id),
+        *absent_rows(absent),
         *_merchant_center_rows(scoped, by_id),
         *_category_rows(scoped, scope, tax, incomplete),
     ]
@@ -403,6 +454,8 @@ def _check_rows(scoped: pa.Table, fails: dict[str, pa.ChunkedArray], by_id: bool
     """One row per check that fails somewhere: rows and products affected, a few example ids."""
     checks: list[dict[str, Any]] = []
     for check_id, label, severity in CHECKS:
+        if check_id not in fails:  # not run: the export has no column for its field
+            continue
         mask = fails[check_id]
         n = int(pc.sum(mask).as_py() or 0)
         if not n:
@@ -480,14 +533,21 @@ def _merchant_center_findings(rows: list[dict]) -> list[Finding]:
 def _findings(rows: list[dict], excluded: dict[str, int]) -> list[Finding]:
     if not rows:
         return [Finding("quality.empty", {}, severity=10)]
+    absent = _absent_of(rows)
     found: list[Finding] = [
         Finding(
             "quality.complete",
-            {"complete_pct": rows[0]["Complete"], "incomplete_n": rows[0]["Affected rows"]},
+            {
+                "complete_pct": rows[0]["Complete"],
+                "incomplete_n": rows[0]["Affected rows"],
+                "absent": [FIELD_LABELS[f] for f in absent],
+            },
             cells=((0, "Complete"), (0, "Affected rows")),
             severity=9,
         )
     ]
+    if absent:
+        found.append(Finding("quality.absent", {"fields": [FIELD_LABELS[f] for f in absent]}, severity=8))
     visible = list(enumerate(rows))[:20]
     checks = [(i, r) for i, r in visible if r["Section"] == "Check"]
     high = [(i, r) for i, r in checks if r["Severity"] == "high"]

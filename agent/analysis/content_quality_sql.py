@@ -17,6 +17,10 @@ Each check in the catalog layer's terms, per offer (the offer columns are agent.
   gaps_sql's decision: in memory the title or product type may still place it);
 - a sale price at or above the price fails (a transfer has no compare-at price).
 
+Fields absent from the export (content_quality.FIELD_CHECKS): none here. The SQL reads Merchant Center's
+`Products_` transfer, whose schema always has title, description, brand, GTIN, image link and price, and
+its in-memory read lists none absent either, so both paths run every check.
+
 Examples: a BigQuery table has no row order, so both paths show the smallest ids
 (content_quality.examples_by_id); SQL ranks the distinct ids per check and returns three each.
 Merchant Center rows count offer rows (each offer's distinct keys first, so a destination listed twice

@@ -22,6 +22,11 @@ KIND_DEMO = "bundled demo catalog"
 KIND_CONTEXT = "attached earlier in this conversation"
 
 
+# Fields a readiness check reads whose absence from a source is worth telling from blank cells: an
+# inventory subset has no price column, a Google Ads feed no GTIN; every row "missing" one is no finding.
+CHECKED_FIELDS = ("title", "description", "brand", "gtin", "image_url", "price")
+
+
 @dataclass
 class SourceEvidence:
     """One catalog source that was read."""
@@ -49,6 +54,9 @@ class SourceEvidence:
     snapshot_note: str | None = None  # why date columns gave no snapshot date ("updated_at: day/month order …")
     bytes_scanned: int | None = None  # BigQuery: bytes the read scanned (dry-run estimate), None elsewhere
     bytes_exact: bool = True  # False: the engine gave no estimate, bytes_scanned is a lower bound
+    # of CHECKED_FIELDS, those the source has no column for at all (not: a column left blank), so a
+    # readiness check says "not in this export" instead of every row missing it; [] when unknown
+    absent_fields: list[str] = field(default_factory=list)
     # BigQuery above the size line: the table is not downloaded; skills that can aggregate in BigQuery
     # run their SQL through this (agent.catalog.bigquery.Pushdown), the others say they cannot
     pushdown: Any = None

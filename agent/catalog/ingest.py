@@ -18,7 +18,7 @@ from agent.catalog import canonical, headers, heap
 from agent.catalog.csvread import RawCsv, read_csv
 from agent.catalog.dates import snapshot_from
 from agent.catalog.errors import UnreadableCatalog
-from agent.catalog.evidence import SourceEvidence
+from agent.catalog.evidence import CHECKED_FIELDS, SourceEvidence
 from agent.catalog.readers import bigcommerce, generic, gmc, magento, shopify, woocommerce
 from agent.catalog.readers.common import (
     MAPPING_INPUTS,
@@ -181,8 +181,19 @@ def normalise(
         snapshot_note=None if newest else snap.note,
         format_missing=list(det.missing),
         skipped_reasons={draft.skip_reason: draft.skipped} if draft.skipped else {},
+        absent_fields=_absent_fields(draft, canonical_table),
     )
     return canonical_table, evidence
+
+
+def _absent_fields(draft: Draft, table: pa.Table) -> list[str]:
+    """The CHECKED_FIELDS the reader found no column for and nothing filled in (a column present but
+    blank is not absent: its rows really lack the value)."""
+    return [
+        name
+        for name in CHECKED_FIELDS
+        if draft.cols.get(name) is None and table.num_rows and table[name].null_count == table.num_rows
+    ]
 
 
 def _read_parquet(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:

@@ -486,11 +486,42 @@ def _ladder_empty(v: Values) -> str:
     return "No active priced products are in this scope."
 
 
+# What "complete" checks, by the label of the field a source may lack (content_quality.FIELD_LABELS),
+# in the sentence's order; category is always checked.
+_COMPLETE_PARTS = (
+    ("Title", "title"),
+    ("Image link", "image"),
+    ("Price", "price"),
+    ("GTIN", "valid GTIN"),
+    ("Description", "description"),
+    ("Brand", "brand"),
+    (None, "category"),
+)
+
+
+def _field_words(label: str) -> str:
+    """A field label inside a sentence: "Image link" → "image link", "GTIN" stays."""
+    return label if label.isupper() else label.lower()
+
+
 @template("quality.complete")
 def _quality_complete(v: Values) -> str:
+    absent = set(v.raw("absent") or ())  # labels (plain words: escaping leaves them as they are)
+    parts = _names([words for field, words in _COMPLETE_PARTS if field not in absent], limit=len(_COMPLETE_PARTS))
     return (
-        f"{v['complete_pct']} of rows are complete for Google Shopping (title, image, price, valid GTIN, description, "
-        f"brand and category); {v.count('incomplete_n', 'row needs', 'rows need')} work."
+        f"{v['complete_pct']} of rows are complete for Google Shopping ({parts}); "
+        f"{v.count('incomplete_n', 'row needs', 'rows need')} work."
+    )
+
+
+@template("quality.absent")
+def _quality_absent(v: Values) -> str:
+    fields = [_field_words(f) for f in v.raw("fields")]
+    one = len(fields) == 1
+    return (
+        f"This export has no {_names(fields)} {'column' if one else 'columns'}, so "
+        f"{'that check is' if one else 'those checks are'} left out, not counted as missing on every row: "
+        f"export {'it' if one else 'them'} to check {'it' if one else 'them'}."
     )
 
 
