@@ -916,7 +916,7 @@ BIGCOMMERCE = Profile(
 )
 
 # Generic: a header alias map for anything else. Canonical names themselves are aliases too.
-GENERIC_ROLES = _r(
+_ENGLISH_GENERIC_ROLES = _r(
     product_id=(
         "product_id",
         "product id",
@@ -1186,10 +1186,11 @@ LOCALISED_GENERIC_ROLES = _r(
         "afbeelding",
     ),
 )
+# The generic table's names: English first, then the localised ones (a role only localised kept too).
 GENERIC_ROLES = {
     role: aliases + tuple(a for a in LOCALISED_GENERIC_ROLES.get(role, ()) if a not in aliases)
-    for role, aliases in GENERIC_ROLES.items()
-}
+    for role, aliases in _ENGLISH_GENERIC_ROLES.items()
+} | {role: aliases for role, aliases in LOCALISED_GENERIC_ROLES.items() if role not in _ENGLISH_GENERIC_ROLES}
 
 PROFILES: tuple[Profile, ...] = (SHOPIFY, GMC, WOOCOMMERCE, MAGENTO, BIGCOMMERCE)
 for _profile in PROFILES:  # no format has a currency column of its own, but a file may add one

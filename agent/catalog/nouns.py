@@ -64,19 +64,16 @@ def title_heads(titles):
 
 
 _HAS_DIGIT = re.compile(r"\d")
+# Colours that name no product of their own (not "cream", "gold", "silver", "orange"): a title ending in
+# one ends in its colourway ("Jordan 5 green", "Honeycomb Blanket White").
+_COLOURS = frozenset("black white red blue green grey gray brown beige pink yellow purple navy".split())
 # Words that grade, size or colour a product after its noun ("Pond Pump Mini", "Patio Chair Black"):
 # never the product noun.
-_NEVER_NOUN = frozenset(
+_NEVER_NOUN = _COLOURS | frozenset(
     "mini maxi micro pro plus max premium deluxe classic eco lite ultra super xs xl xxl xxxl large small "
-    "medium big little new original edition series version model style type black white red blue green grey gray "
-    "silver gold brown beige pink yellow orange purple navy cream natural clear piece pieces pcs pc pack packs "
-    "count".split()
+    "medium big little new original edition series version model style type silver gold orange cream natural "
+    "clear piece pieces pcs pc pack packs count".split()
 )
-
-
-# The colours among them that name no product of their own (not "cream", "gold", "silver", "orange"):
-# a title ending in one ends in its colourway ("Jordan 5 green", "Honeycomb Blanket White").
-_COLOURS = frozenset("black white red blue green grey gray brown beige pink yellow purple navy".split())
 
 
 def noun_phrase(title: str | None) -> str:

@@ -119,7 +119,7 @@ def _several_if_paths(value: str) -> list[str]:
 def _one_known_path(value: str) -> bool:
     """Google's and Shopify's category names hold commas ("Food, Beverages & Tobacco > Food Items > Meat,
     Seafood & Eggs", "Toys & Games > Toys > Dolls, Playsets & Toy Figures"), and Shopify's `Product
-    Category` is such a path: split at its commas it became "Food" plus two broken paths (three real
+    Category` is such a path: split at its commas it became "Food" plus two broken paths (six real
     Shopify exports of the corpus). So a value that is a Shopify or (any bundled locale's) Google path,
     or extends a Google path whose names hold a comma, is one path. Asked only of a value the comma
     rule would split; each distinct value once."""
