@@ -242,3 +242,53 @@ def test_the_answer_says_how_many_cells_were_not_read():
     text = render_skill(result, [])
     assert "2 rows of long.csv had more cells than its header: their known cells were read, 3 extra cells" in text
     assert "| Source | long.csv: extra cells not read | 3 |" in text
+
+
+def _woo_missing_header_column(drop: str, stray: bool) -> bytes:
+    """A WooCommerce export with rows one cell longer than the header: either a column (`drop`) is missing
+    from the header while every row still holds its cell, or (`stray`) every row ends in one stray cell."""
+    header = ["ID", "Type", "SKU", "Name", "Published", "In stock?", "Stock", "Backorders allowed?"]
+    header += ["Sold individually?", "Low stock amount", "Allow customer reviews?", "Sale price", "Regular price"]
+    header += ["Categories", "Images", "Position"]
+    rows = [[h for h in header if h != drop] if not stray else header]
+    for i in range(12):
+        cells = {
+            "ID": str(10 + i),
+            "Type": "simple",
+            "SKU": f"S-{i}",
+            "Name": f"Glass sign {i}",
+            "Published": "1",
+            "In stock?": "1",
+            "Stock": "",
+            "Backorders allowed?": "0",
+            "Sold individually?": "0",
+            "Low stock amount": "",
+            "Allow customer reviews?": "1",
+            "Sale price": "",
+            "Regular price": str(200 + 10 * i),
+            "Categories": "Home blessings",
+            "Images": f"https://x.example/{i}.jpg",
+            "Position": str(i),
+        }
+        rows.append([cells[h] for h in header] + (["note"] if stray else []))
+    return write(rows)
+
+
+def test_rows_one_cell_longer_than_a_header_that_lost_a_column_read_aligned_past_the_gap():
+    """tests/corpus/woocommerce/zhuhit-glass-signs-he.csv: a column missing from the header shifted every cell
+    after it; read from the left `Regular price` read the blank sale price and `Categories` the price."""
+    table, ev = read_table_bytes(_woo_missing_header_column("Low stock amount", False), "woo.csv", KIND_ATTACHED)
+    assert table["price"].to_pylist() == [200.0 + 10 * i for i in range(12)]
+    assert table["sale_price"].null_count == 12
+    assert set(table["category_path"].cast("string").to_pylist()) == {"Home blessings"}
+    assert table["title"].cast("string").to_pylist() == [f"Glass sign {i}" for i in range(12)]
+    assert table["image_url"].cast("string").to_pylist()[3] == "https://x.example/3.jpg"
+    assert (ev.rows_read, ev.rows_skipped, ev.rows_overlong, ev.extra_cells) == (12, 0, 0, 0)
+
+
+def test_rows_each_ending_in_a_stray_cell_keep_their_cells_from_the_left():
+    """The same width excess from a stray last cell: the typed columns already read right, nothing moves."""
+    table, ev = read_table_bytes(_woo_missing_header_column("", True), "woo.csv", KIND_ATTACHED)
+    assert table["price"].to_pylist() == [200.0 + 10 * i for i in range(12)]
+    assert set(table["category_path"].cast("string").to_pylist()) == {"Home blessings"}
+    assert (ev.rows_read, ev.rows_overlong, ev.extra_cells) == (12, 12, 12)

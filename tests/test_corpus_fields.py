@@ -25,10 +25,6 @@ FLOORS = {"title": 0.9, "price": 0.5}
 NO_FIELD: dict[tuple[str, str], str] = {
     ("generic/thursday-boots-listing.csv", "price"): "only a `Price Range` cell ($11500 - $11500), no price",
     ("shopify/prijsgarantie-inventory-nl-no-price.csv", "price"): "a seven-column inventory subset: no price column",
-    # not fixed: every row is one cell longer than its header (a column is missing from the header after
-    # `Sold individually?`); the reader keeps the cells from the left, so `Regular price` reads the
-    # empty `Sale price` cell and `Categories` the price. Aligned from the right the cells fit.
-    ("woocommerce/zhuhit-glass-signs-he.csv", "price"): "every row one cell longer than the header",
 }
 
 

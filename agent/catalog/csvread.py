@@ -17,7 +17,9 @@ empty cells (null), long rows cut to their known cells with their non-blank extr
 (`rows_overlong`, `extra_cells`) so the evidence can say so — and Arrow reads the mended bytes
 once more, rows in their original order. Should a row not be found or the re-read still see
 ragged rows, Python's `csv` module reads the whole file with the same rules. Well-formed files
-never pay for any of this.
+never pay for any of this. One exception to "long rows keep their known cells": when every row is longer
+than the header by the same count and the typed columns read right only past a gap (a column missing from
+the header), the rows are aligned past that gap first (`_realign`).
 """
 
 from __future__ import annotations
@@ -197,8 +199,14 @@ def dedupe(header: list[str]) -> list[str]:
     return out
 
 
-def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]]) -> RawCsv:
-    """Parse `data`; `choose(columns)` names the columns to read and their Arrow types."""
+def read_csv(
+    data: bytes,
+    choose: Callable[[list[str]], dict[str, pa.DataType]],
+    kinds: Callable[[list[str]], dict[str, str]] | None = None,
+) -> RawCsv:
+    """Parse `data`; `choose(columns)` names the columns to read and their Arrow types. `kinds(columns)`
+    (optional, called after `choose`) says what some columns hold (KIND_NUMBER, KIND_TEXT, KIND_URL): with it,
+    rows all longer than the header by the same count may be aligned past a gap (`_realign`)."""
     if not data or (not data[:65536].strip() and not data.strip()):
         raise UnreadableCatalog("not a readable CSV: the file is empty")
     if not data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -222,7 +230,15 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
     if not any(any(char.isalpha() for char in cell) for cell in header):
         raise UnreadableCatalog("not a readable CSV: no header row found")
     columns = dedupe(header)
-    wanted = _numbers_as_sampled(choose(columns), columns, text, delimiter, preamble)
+    chosen = choose(columns)
+    shifted = Ragged()
+    if kinds is not None:
+        realigned = _realign(data, text, columns, kinds(columns), delimiter, preamble, shifted)
+        if realigned is not None:
+            data = realigned
+            text = data[:_SAMPLE].decode("utf-8", errors="ignore")
+            preamble = 0
+    wanted = _numbers_as_sampled(chosen, columns, text, delimiter, preamble)
     quoted_nl = _has_quoted_newlines(text, delimiter)
     invalid: list[tuple[int, int, str]] = []  # the ragged rows of the last read
     try:
@@ -264,10 +280,115 @@ def read_csv(data: bytes, choose: Callable[[list[str]], dict[str, pa.DataType]])
         delimiter,
         encoding,
         ragged.padded,
-        ragged.overlong,
-        ragged.extra_cells,
+        ragged.overlong + shifted.overlong,
+        ragged.extra_cells + shifted.extra_cells,
         reasons,
     )
+
+
+KIND_NUMBER, KIND_TEXT, KIND_URL = "number", "text", "url"
+KIND_PRICE, KIND_SALE = "price", "sale"  # numbers; a sale price is judged against its row's price
+_KINDS = (KIND_NUMBER, KIND_TEXT, KIND_URL, KIND_PRICE, KIND_SALE)
+_NUMBER_CELL = re.compile(r"^\D{0,4}?-?\d[\d.,' ]*\D{0,4}$")
+_BARE_NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?$")
+
+
+def _cell_score(kind: str, cell: str) -> int:
+    """+1 when a non-blank cell looks like what its column holds, -1 when it does not, 0 when blank: a
+    price column reading a number, a name or category reading text (not a bare number), an image a URL."""
+    value = cell.strip()
+    if not value:
+        return 0
+    if kind in (KIND_NUMBER, KIND_PRICE, KIND_SALE):
+        return 1 if _NUMBER_CELL.match(value) else -1
+    if kind == KIND_TEXT:
+        return -1 if _BARE_NUMBER.match(value) else 1
+    if kind == KIND_URL:
+        return 1 if value.lower().startswith(("http://", "https://", "//", "www.")) or "/" in value else -1
+    return 0
+
+
+def _plain_number(cell: str) -> float | None:
+    try:
+        return float(cell.strip().replace(",", "."))
+    except ValueError:
+        return None
+
+
+def _sale_score(sale: str, price: str) -> int:
+    """A sale price beside its row's price: below it and above a tenth of it (+1), else -1 (a 0/1 flag
+    cell read as the sale price of a 280 item is no sale); without a price, scored as a number."""
+    value, regular = _plain_number(sale), _plain_number(price)
+    if not sale.strip() or value is None or regular is None or regular <= 0:
+        return _cell_score(KIND_SALE, sale)
+    return 1 if regular / 10 <= value <= regular else -1
+
+
+def _realign(
+    data: bytes, text: str, columns: list[str], kinds: dict[str, str], delimiter: str, preamble: int, shifted: Ragged
+) -> bytes | None:
+    """`data` with a column missing from the header put back, or None to read the rows as they are.
+
+    A header that lost a column (a Hebrew WooCommerce export, tests/corpus/woocommerce/zhuhit-glass-signs-he.csv,
+    has every row one cell longer than its header: a column is missing after `Sold individually?`) makes a
+    left-aligned read put each cell after the gap under the wrong header: `Regular price` reads the empty
+    sale price and `Categories` the price. The rule, for any file: when every sampled data row is longer than
+    the header by the same k > 0 cells, each gap position p (header columns before p read cells from the left,
+    the ones from p on read k cells further right; p = width is today's left alignment, k cells from the end
+    dropped) is scored over the sampled rows by the typed columns (`_cell_score`). The file is realigned
+    only where the best position beats the left alignment by at least one point per two rows — so a file
+    that reads well today (its extra cells a trailing delimiter or stray cells) is left alone — and on a
+    tie the position dropping the fewest non-blank cells, then the one nearest the right end, wins. Rows
+    of another width (after the sample) stay as they are; the non-blank cells the gap drops are counted in
+    `shifted` as extra cells not read."""
+    width = len(columns)
+    scored = [(i, kinds[c]) for i, c in enumerate(columns) if kinds.get(c) in _KINDS and kinds[c] != KIND_SALE]
+    sales = [i for i, c in enumerate(columns) if kinds.get(c) == KIND_SALE]
+    price = next((i for i, c in enumerate(columns) if kinds.get(c) == KIND_PRICE), None)
+    if not scored:
+        return None
+    lines = text.splitlines(keepends=True)
+    if len(lines) > 1 and not text.endswith(("\n", "\r")):
+        lines = lines[:-1]
+    try:
+        rows = [r for r in _csv_rows("".join(lines[:500]), delimiter) if r and any(c.strip() for c in r)]
+    except csv.Error:
+        return None
+    body = rows[preamble + 1 :]
+    extra = {len(r) - width for r in body}
+    if not body or len(extra) != 1 or (k := extra.pop()) <= 0:
+        return None
+
+    def mapped(p: int, i: int) -> int:
+        return i if i < p else i + k
+
+    def key(p: int) -> tuple[int, int, int]:
+        typed = sum(_cell_score(kind, r[mapped(p, i)]) for r in body for i, kind in scored)
+        typed += sum(
+            _sale_score(r[mapped(p, i)], r[mapped(p, price)] if price is not None else "") for r in body for i in sales
+        )
+        dropped = sum(1 for r in body for cell in r[p : p + k] if cell.strip())
+        return typed, -dropped, p
+
+    best = max(range(width + 1), key=key)
+    if best == width or key(best)[0] - key(width)[0] < max(1, len(body) / 2):
+        return None
+    decoded = data.decode("utf-8", errors="surrogateescape")
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    try:
+        for n, row in enumerate(_csv_rows(decoded, delimiter)):
+            if n and len(row) == width + k:
+                gap = sum(1 for cell in row[best : best + k] if cell.strip())
+                if gap:
+                    shifted.overlong += 1
+                    shifted.extra_cells += gap
+                row = row[:best] + row[best + k :]
+            writer.writerow(row)
+    except csv.Error:
+        shifted.overlong = shifted.extra_cells = 0
+        return None
+    return out.getvalue().encode("utf-8", errors="surrogateescape")
 
 
 def _bare_delimiter_lines(data: bytes, delimiter: str) -> int:

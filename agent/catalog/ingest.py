@@ -15,7 +15,7 @@ from concurrent.futures import Future
 import pyarrow as pa
 
 from agent.catalog import canonical, headers, heap
-from agent.catalog.csvread import RawCsv, read_csv
+from agent.catalog.csvread import KIND_NUMBER, KIND_PRICE, KIND_SALE, KIND_TEXT, KIND_URL, RawCsv, read_csv
 from agent.catalog.dates import snapshot_from
 from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.evidence import CHECKED_FIELDS, SourceEvidence
@@ -101,6 +101,21 @@ def _column_types(det: headers.Detection, columns: list[str]) -> dict[str, pa.Da
     return types
 
 
+# What the typed roles hold, for csvread's check of a header that lost a column (csvread._realign): a
+# price reads a number (a sale price one below it), a name or category text that is not a bare number, an image a URL.
+ROLE_KINDS = {
+    "price": KIND_PRICE,
+    "sale_price": KIND_SALE,
+    **dict.fromkeys(("compare_at_price", "inventory_qty"), KIND_NUMBER),
+    **dict.fromkeys(("title", "category_path", "brand", "description"), KIND_TEXT),
+    **dict.fromkeys(("image_url", "link"), KIND_URL),
+}
+
+
+def _column_kinds(det: headers.Detection) -> dict[str, str]:
+    return {col: ROLE_KINDS[role] for role, col in det.roles.items() if role in ROLE_KINDS}
+
+
 def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, SourceEvidence]:
     """CSV/TSV or Parquet bytes -> canonical table + evidence; UnreadableCatalog when unusable."""
     if data[:4] == b"PAR1" or name.lower().endswith(".parquet"):
@@ -114,7 +129,7 @@ def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, Sourc
         found["det"] = det
         return _column_types(det, columns)
 
-    raw: RawCsv = read_csv(data, choose)
+    raw: RawCsv = read_csv(data, choose, lambda _columns: _column_kinds(found["det"]))
     heap.after_read(len(data), raw.table.num_rows, csv=True)
     det = found["det"]
     table, evidence = normalise(raw.table, raw.columns, det, name, kind)
