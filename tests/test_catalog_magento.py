@@ -321,3 +321,36 @@ def test_an_unsettled_column_takes_the_order_its_sibling_columns_settle(seed, or
         lines = [lines[0] + ",Last Modified"] + [ln + "," + other for ln in lines[1:]]
         _, ev = read_table_bytes(("\n".join(lines) + "\n").encode(), "f.csv", KIND_ATTACHED)
         assert ev.snapshot_origin is None or "other date columns" not in ev.snapshot_origin
+
+
+def test_a_not_visible_row_is_a_variant_only_of_a_parent_in_the_file():
+    """The reader's rule for "Not Visible Individually" (module docstring): a child a configurable in the file
+    lists is its variant; the same visibility with no parent in the file (an orphan of a parent the export
+    does not hold) is a product of its own, active or draft by `product_online` like any row."""
+    data = (
+        "sku,store_view_code,product_type,name,price,product_online,visibility,configurable_variations,qty,is_in_stock\n"
+        'C,,configurable,Hoodie,,1,"Catalog, Search","sku=C-S,size=S|sku=C-M,size=M",,1\n'
+        "C-S,,simple,Hoodie S,40,1,Not Visible Individually,,3,1\n"
+        "C-M,,simple,Hoodie M,40,1,Not Visible Individually,,0,0\n"
+        "O-1,,simple,Lens 4x,100,1,Not Visible Individually,,1000,1\n"
+        "O-2,,simple,Lens 10x,120,2,Not Visible Individually,,5,1\n"
+    ).encode()
+    table, ev = read_table_bytes(data, "m.csv", KIND_ATTACHED)
+    rows = {r["sku"]: r for r in table.to_pylist()}
+    assert ev.rows_read == 5 and sorted(rows) == ["C-M", "C-S", "O-1", "O-2"]
+    assert (rows["C-S"]["product_id"], rows["C-M"]["product_id"]) == ("C", "C")
+    assert (rows["O-1"]["product_id"], rows["O-1"]["status"], rows["O-1"]["price"]) == ("O-1", "active", 100.0)
+    assert (rows["O-2"]["product_id"], rows["O-2"]["status"]) == ("O-2", "draft")
+    active = {r["product_key"] for r in rows.values() if r["status"] == "active"}
+    assert len(active) == 2  # the hoodie and the orphan lens
+
+
+def test_orphans_in_a_real_partial_export_are_its_products():
+    """tests/corpus/magento/swiss-microscopes-store-views.csv: 156 of 183 SKUs are not visible individually
+    and no parent in the file names them; they are read as the products they are (183 in all)."""
+    from pathlib import Path
+
+    path = Path(__file__).parent / "corpus" / "magento" / "swiss-microscopes-store-views.csv"
+    table, _ = read_table_bytes(path.read_bytes(), path.name, KIND_ATTACHED)
+    assert pc.count_distinct(table["product_key"]).as_py() == 183
+    assert table.num_rows == 183

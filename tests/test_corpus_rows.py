@@ -255,6 +255,7 @@ def active_products(ind: Independent) -> int:
             for m in cell(r, members).split(",")
             if cell(rows.get(m.split("=")[0].strip(), []), visibility).lower() == "not visible individually"
         }
+        # a "Not Visible Individually" row no parent here names is a product of its own (the reader's rule)
         return sum(
             1 for s, r in rows.items() if s not in children and cell(r, ptype) != "grouped" and cell(r, online) != "2"
         )

@@ -15,6 +15,14 @@
   none; the parent row itself is a container (no variant row) when any child is linked. A
   configurable's claim wins over a group's; a child in two groups joins the first. A grouped row
   yields no row of its own (it has no price and sells nothing itself).
+* **"Not Visible Individually" with no parent in the file** (an orphan: no configurable, group or
+  `parent_sku` in the file names it) is a product of its own, its status from `product_online` like any
+  row's. Decided, not overlooked: visibility hides a page, not the product. Such a SKU is enabled,
+  priced and stocked, and is sold through a parent the export does not hold (a filtered or partial
+  export: tests/corpus/magento/swiss-microscopes-store-views.csv has 156 of its 183 SKUs so, no parent
+  among them) or by SKU (admin orders, quick order, the API); dropping it would hide most of such a
+  catalog and its stock, and guessing its parent from the name would invent a product. Only a parent in
+  the file makes a row a variant. (`bundle_values` is not read: a bundle's members stay products.)
 * A SKU is one product: a later global row with the same SKU (a converted or concatenated export) is
   skipped and counted as "repeating a SKU already read". A `parent_sku` column (added by some export
   tools) links a child to its configurable like `configurable_variations` does.
