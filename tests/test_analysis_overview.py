@@ -151,3 +151,20 @@ def test_every_mapping_method_has_an_overview_label() -> None:
     from agent.catalog.canonical import MAPPING_METHODS
 
     assert set(MAPPING_LABELS) == set(MAPPING_METHODS)
+
+
+def test_an_export_without_categories_is_in_no_category():
+    """tests/corpus/magento/btech-water-heater-one-row.csv has an empty `categories` cell and no Google category:
+    its one product is "Unmapped", which is no category (the overview said "in 1 category")."""
+    from pathlib import Path
+
+    from agent.catalog.evidence import KIND_ATTACHED
+    from agent.catalog.ingest import read_table_bytes
+
+    path = Path(__file__).parent / "corpus" / "magento" / "btech-water-heater-one-row.csv"
+    own, _ = read_table_bytes(path.read_bytes(), path.name, KIND_ATTACHED)
+    assert own["category_path"].null_count == own.num_rows and own["google_category_id"].null_count == own.num_rows
+    result = run(own)
+    assert cell(result, "Summary", "Categories") == 0
+    text = render_skill(result)
+    assert "in 0 categories" in text and "1 category" not in text

@@ -162,7 +162,7 @@ def figures(inp: SkillInput) -> Figures:
         products_all=common.count_products(scoped),
         analysed=t.num_rows,
         products_n=common.count_products(t) if t.num_rows else 0,
-        categories_n=len(pc.unique(labels.indices)) if t.num_rows else 0,
+        categories_n=_categories_n(labels) if t.num_rows else 0,
         brands_n=len(pc.unique(brands.drop_null())) if t.num_rows else 0,
         statuses=statuses,
         off_store=_off_store_n(scoped) if "online_store" in scoped.column_names else None,
@@ -392,6 +392,14 @@ def _prices(sheet: _Sheet, fig: Figures) -> None:
         )
     if counts["unpriced_n"] and fig.analysed:
         sheet.add("Price", "No price", counts["unpriced_n"], common.pct(counts["unpriced_n"], fig.analysed))
+
+
+def _categories_n(labels: pa.DictionaryArray) -> int:
+    """How many categories the rows are in. "Unmapped" (a row with neither a Google category nor one of its
+    own) is no category: a Magento export without categories (tests/corpus/magento/btech-water-heater-one-row.csv)
+    said "1 category". overview_sql._categories counts the same way."""
+    used = labels.dictionary.take(pc.unique(labels.indices)).to_pylist()
+    return len(set(used) - {common.UNMAPPED_LABEL})
 
 
 def _top_categories_of(t: pa.Table, labels: pa.DictionaryArray) -> list[tuple[str, int]]:

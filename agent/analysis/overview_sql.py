@@ -173,8 +173,8 @@ def _categories(
 
     ids = [int(r["gid"]) for r in query(_CATEGORY_IDS, ()) if r["gid"] is not None]
     labels = {gid: common.taxonomy_label(gid, scope, taxonomy) for gid in ids}
-    some_unmapped = int(totals["mapped_n"]) < int(totals["rows_n"])
-    categories_n = len(set(labels.values()) | ({common.UNMAPPED_LABEL} if some_unmapped else set()))
+    # "Unmapped" (offers without an id) is no category: counted as overview._categories_n counts
+    categories_n = len(set(labels.values()) - {common.UNMAPPED_LABEL})
     if labels:
         label_param = ArrayQueryParameter(
             "labels",
