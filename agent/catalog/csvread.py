@@ -199,14 +199,10 @@ def dedupe(header: list[str]) -> list[str]:
     return out
 
 
-def read_csv(
-    data: bytes,
-    choose: Callable[[list[str]], dict[str, pa.DataType]],
-    kinds: Callable[[list[str]], dict[str, str]] | None = None,
-) -> RawCsv:
-    """Parse `data`; `choose(columns)` names the columns to read and their Arrow types. `kinds(columns)`
-    (optional, called after `choose`) says what some columns hold (KIND_NUMBER, KIND_TEXT, KIND_URL): with it,
-    rows all longer than the header by the same count may be aligned past a gap (`_realign`)."""
+def _prepared(data: bytes) -> tuple[bytes, str, str | None]:
+    """The file's bytes ready to sniff: refused when empty or binary, NULs dropped, decoded to UTF-8
+    (with the encoding it was in), leading blank lines and Excel's "sep=;" directive line taken off
+    (the delimiter it forces, else None)."""
     if not data or (not data[:65536].strip() and not data.strip()):
         raise UnreadableCatalog("not a readable CSV: the file is empty")
     if not data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -220,9 +216,21 @@ def read_csv(
     forced = None
     first_end = data.find(b"\n")
     directive = _SEP_DIRECTIVE.match(data[: first_end if first_end >= 0 else len(data)])
-    if directive:  # Excel's "sep=;" directive line
+    if directive:
         forced = directive.group(1).decode("latin-1")
         data = _skip_blank_lines(data[first_end + 1 :]) if first_end >= 0 else b""
+    return data, encoding, forced
+
+
+def read_csv(
+    data: bytes,
+    choose: Callable[[list[str]], dict[str, pa.DataType]],
+    kinds: Callable[[list[str]], dict[str, str]] | None = None,
+) -> RawCsv:
+    """Parse `data`; `choose(columns)` names the columns to read and their Arrow types. `kinds(columns)`
+    (optional, called after `choose`) says what some columns hold (KIND_NUMBER, KIND_TEXT, KIND_URL): with it,
+    rows all longer than the header by the same count may be aligned past a gap (`_realign`)."""
+    data, encoding, forced = _prepared(data)
     text = data[:_SAMPLE].decode("utf-8", errors="ignore")
     delimiter, header, preamble = _sniff(text, forced)
     if preamble:
