@@ -545,6 +545,12 @@ def _tied_price(row: dict) -> float | None:
     return common.money(row["_min"]) if row["Good"] == 0 else row["Median"]
 
 
+def _tiers_finding(code: str, shown: list[tuple[int, dict]], items: list[dict], severity: int) -> Finding:
+    """A finding about the tiers of the rows shown, its cells their three tier counts."""
+    cells = tuple((i, t) for i, _ in shown for t in ("Good", "Better", "Best"))
+    return Finding(code, {"items": items}, cells=cells, severity=severity)
+
+
 def _category_findings(visible: list[tuple[int, dict]], with_ref: bool, mixed: bool) -> list[Finding]:
     """Big steps, empty tiers, no entry-level price against the reference, and untiered categories, among
     the category rows shown."""
@@ -575,25 +581,11 @@ def _category_findings(visible: list[tuple[int, dict]], with_ref: bool, mixed: b
             {"name": r["Category"], "tiers": ", ".join(t.lower() for t in ("Good", "Better", "Best") if r[t] == 0)}
             for _, r in empty
         ]
-        found.append(
-            Finding(
-                "ladder.empty_tiers",
-                {"items": items},
-                cells=tuple((i, t) for i, r in empty for t in ("Good", "Better", "Best")),
-                severity=7,
-            )
-        )
+        found.append(_tiers_finding("ladder.empty_tiers", empty, items, severity=7))
     tied = [(i, r) for i, r in visible if _tied_tier(r)][:3]
     if tied:
         items = [{"name": r["Category"], "tied_price": _tied_price(r), **_in_currency(r, mixed)} for _, r in tied]
-        found.append(
-            Finding(
-                "ladder.tied",
-                {"items": items},
-                cells=tuple((i, t) for i, r in tied for t in ("Good", "Better", "Best")),
-                severity=3,
-            )
-        )
+        found.append(_tiers_finding("ladder.tied", tied, items, severity=3))
     if with_ref:
         no_entry = [
             (i, r)
