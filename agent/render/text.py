@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from agent.analysis.content_quality import FIELD_LABELS
 from agent.analysis.result import Finding, Scope, SkillResult
 from agent.render import numbers
 from agent.render.markdown import escape_text
@@ -489,12 +490,12 @@ def _ladder_empty(v: Values) -> str:
 # What "complete" checks, by the label of the field a source may lack (content_quality.FIELD_LABELS),
 # in the sentence's order; category is always checked.
 _COMPLETE_PARTS = (
-    ("Title", "title"),
-    ("Image link", "image"),
-    ("Price", "price"),
-    ("GTIN", "valid GTIN"),
-    ("Description", "description"),
-    ("Brand", "brand"),
+    (FIELD_LABELS["title"], "title"),
+    (FIELD_LABELS["image_url"], "image"),
+    (FIELD_LABELS["price"], "price"),
+    (FIELD_LABELS["gtin"], "valid GTIN"),
+    (FIELD_LABELS["description"], "description"),
+    (FIELD_LABELS["brand"], "brand"),
     (None, "category"),
 )
 
