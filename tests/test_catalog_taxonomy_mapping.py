@@ -448,3 +448,18 @@ def test_placements_grade_how_sure_each_row_is():
         _col(["Teak Lounger", "Outdoor Furniture Covers", "Thing", "Mystery Surprise"]),
     )
     assert [g if g is not None else -1 for g in got.to_pylist()] == ids.tolist()
+
+
+def test_an_own_path_below_the_google_category_refines_it_and_one_elsewhere_does_not():
+    # A Shopify export whose Google column says only "Apparel & Accessories" (166) for a swimwear shop
+    # while every Product Category says Swimwear (211): the two agree and the path says more.
+    swim = "Apparel & Accessories > Clothing > Swimwear"
+    assert _map(google=["166"], path=[swim]) == [(211, "merchant_path")]
+    # Shopify's own taxonomy path, refined the same way through Shopify's mapping (T-Shirts -> 212)
+    tee = "Apparel & Accessories > Clothing > Clothing Tops > T-Shirts"
+    assert _map(google=["Apparel & Accessories > Clothing"], path=[tee]) == [(212, "shopify_category")]
+    # A path in another branch is a disagreement, not a refinement: the Google column keeps the row,
+    # and a path above the Google category says less.
+    necklaces = "Apparel & Accessories > Jewelry > Necklaces"
+    assert _map(google=["191"], path=[necklaces]) == [(191, "google_category")]  # Bracelets stays
+    assert _map(google=["211"], path=["Apparel & Accessories"]) == [(211, "google_category")]

@@ -6,6 +6,8 @@
     passes as the own category path), through Shopify's published mapping to Google    -> "shopify_category"
 (c) the longest taxonomy prefix of the merchant's own category path (English or localised
     Google names, or Shopify's)                                                        -> "merchant_path"
+    (b) and (c) also refine (a): a row whose own path names a node strictly below its Google
+    category takes that node (`_deeper`); a path in another branch leaves (a) as it is.
 (d) the name matcher (`namematch`: names of the taxonomies themselves, no keyword table) on the
     product type, the own category's last level and the title's product noun
     (`nouns.title_head`); the first confident one anchors, a later confident one that is deeper in
@@ -435,9 +437,9 @@ def placements(
     method = np.full(row_count, UNMAPPED, dtype=np.int8)
     if has_google:  # an empty column says nothing
         ids, method = _per_value(chunked(google_category), resolve_google)
-    if category_path is not None and (ids < 0).any():
+    if category_path is not None and ((ids < 0).any() or has_google):
         found, how = _per_value(chunked(category_path), resolve_path)
-        hit = (found >= 0) & (ids < 0)
+        hit = (found >= 0) & ((ids < 0) | _deeper(found, ids))
         ids = np.where(hit, found, ids)
         method = np.where(hit, how, method)
     sure = np.where(ids >= 0, SURE_LABEL, SURE_NONE).astype(np.int8)
@@ -461,6 +463,24 @@ def placements(
             _group_step(ids, method, chunked(col))
     sure[(method == OWN_GROUP) & (sure == SURE_NONE)] = SURE_GROUP
     return ids, method, sure
+
+
+def _deeper(found: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Rows whose own category path names a node strictly below their Google category's: the two labels
+    agree and the path says more, so the path's node is taken (step a's refinement). A Shopify export
+    whose `Google Shopping / Google Product Category` says "Apparel & Accessories" for every product
+    while each `Product Category` says Swimwear otherwise answers "Swimwear: missing" on a swimwear shop.
+    Two labels in different branches are no refinement: the Google column, written for Google, keeps
+    the row (a Product Category "Necklaces" filed for Google as Bracelets stays Bracelets)."""
+    both = np.flatnonzero((found >= 0) & (ids >= 0) & (found != ids))
+    out = np.zeros(len(ids), dtype=bool)
+    if not len(both):
+        return out
+    tax = taxonomy.load()
+    pairs, pair_of_row = _unique_rows(np.stack([found[both], ids[both]], axis=1))
+    below = np.array([tax.is_within(int(path_id), int(google_id)) for path_id, google_id in pairs.tolist()])
+    out[both] = below[pair_of_row]
+    return out
 
 
 # Step (v): Google's vehicle ads program takes passenger cars and trucks, listed with these
