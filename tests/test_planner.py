@@ -82,6 +82,31 @@ def test_unmatched_scope_names_nearest_existing_categories(own):
 
 
 @needs_demo
+@pytest.mark.parametrize(
+    "question, phrase",
+    [
+        ("How many bikinis do I have?", "bikinis"),
+        ("How many spaceships are there?", "spaceships"),
+        ("Quantos biquínis eu tenho?", "biquínis"),  # every language's "how many" is read as it
+        ("Сколько у меня бикини?", "бикини"),
+    ],
+)
+def test_what_is_counted_is_a_scope_and_said_when_nothing_matches(own, question, phrase):
+    # before: the whole catalog's count came back as the answer, with no word that the noun was not found
+    p = plan(question, own, TAX)
+    assert p.skills == (OVERVIEW,) and p.scope.is_whole_catalog and p.scope.unmatched == phrase
+    assert p.notes[0].startswith(f"No category matches “{phrase}”")
+
+
+@needs_demo
+def test_a_count_of_what_the_catalog_holds_is_scoped_and_of_products_is_not(own):
+    assert plan("How many planters do I have?", own, TAX).scope.taxonomy_id == 721
+    for question in ("How many products do I have?", "How many items are out of stock?", "How many SKUs do I have?"):
+        p = plan(question, own, TAX)
+        assert p.scope.is_whole_catalog and p.scope.unmatched is None and not p.notes, question
+
+
+@needs_demo
 def test_scope_includes_merchant_categories_and_most_specific_node(own):
     p = plan("gaps in sun loungers", own, TAX)
     assert p.scope.taxonomy_path == "Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers"

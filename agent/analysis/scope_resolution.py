@@ -474,11 +474,17 @@ def resolve(
         hit = _first_of_passes(by_len, passes)
     if hit is not None:
         return hit[0], hit[1], None
-    # an unmatched phrase only counts when introduced as a scope ("in spaceships", "for spaceships")
+    # an unmatched phrase only counts when introduced as a scope ("in spaceships", "for spaceships"), or
+    # as what is counted ("how many bikinis do I have?": else the whole catalog's count came back unsaid)
     for start, end in runs:
-        if start > 0 and seq[start - 1] in PREPOSITION_TOKENS:
+        if start > 0 and (seq[start - 1] in PREPOSITION_TOKENS or tuple(seq[max(0, start - 2) : start]) == COUNTED):
             return None, None, (start, end)
     return None, None, None
+
+
+# "how many" as read (every language's "wie viele", "quantos", "сколько" is read as it): the words
+# right after it name what is counted
+COUNTED = ("how", "many")
 
 
 # one candidate phrase of `resolve`: (its length without "and", start, end, the phrase, after a preposition)
