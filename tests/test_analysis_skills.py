@@ -199,6 +199,22 @@ def test_gaps_order_puts_missing_first_and_totals_row_on_top():
     assert gaps[1] == "missing"
 
 
+def test_gaps_in_a_broad_scope_show_what_the_shop_holds_beside_its_gaps():
+    # "gaps in clothing" on a swimwear shop: 160-odd empty leaves are more severe than its one row
+    # with products, which came ~150th and out of every table's 20 rows
+    swimwear, dresses = 211, 2271
+    rows = generate(spec=[(swimwear, 30, 40, 90, "in"), (dresses, 2, 40, 90, "in")])
+    table = table_rows(run("assortment_gaps", rows, scope_of(1604)))
+    assert len(table) > 100
+    shown = table[:20]
+    names = [r["Subcategory"] for r in shown]
+    assert "Swimwear" in names and "Dresses" in names  # every subcategory holding products
+    assert sum(r["Gap"] == "missing" for r in shown) >= 5  # and the gaps, still most of the window
+    gaps = [r["Gap"] or "" for r in shown[1:]]
+    assert gaps.index("thin") > gaps.index("missing") and gaps[-1] == ""  # the window keeps severity order
+    assert len({(r["Group"], r["Subcategory"]) for r in table}) == len(table)  # each row once
+
+
 def test_gaps_reference_share_index_and_price_floor():
     own = generate()
     ref_spec = [

@@ -10,7 +10,10 @@ plus a row for in-scope products that only matched through a merchant category. 
   index < UNDER_INDEX_MAX), ``price floor`` (own cheapest above the reference P25: no entry price) and
   ``price ceiling`` (own dearest below the reference P75: no premium option).
 
-Rows are ordered by severity; a first "all" row carries the scope totals the findings quote.
+Rows are ordered by severity; a first "all" row carries the scope totals the findings quote. When
+there are more subcategories than a table shows (SPEC §6), the rows shown still hold the subcategories
+that have products (`_held_rows_shown`), so a broad scope's answer shows what the merchant sells beside
+its gaps.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from agent.analysis.result import Finding, Scope, SkillResult
 from agent.catalog.taxonomy import Taxonomy
 
 SKILL_ID = "assortment_gaps"
+SHOWN_SUBCATEGORIES = 19  # SPEC §6: a table shows at most 20 rows, the totals row one of them
+MIN_GAPS_SHOWN = 5  # of those, the gaps kept in view however many subcategories hold products
 # The canonical columns this skill reads (population() carries only these through its filter).
 READ = (
     "product_key",
@@ -334,10 +339,33 @@ def _ordered_rows(
             ref_total,
         )
         rows.append((sev_key, row, key))
-    rows.sort(key=lambda x: (-x[0][0], -x[0][1], x[1]["Products"], x[1]["Group"] or "", x[1]["Subcategory"]))
+    rows.sort(key=_severity_order)
     label = common.scope_name(scope)
     total_row = _total_row(agg.total, label, excluded.get("total", 0), agg.has_stock, ref is not None, ref_total)
-    return [total_row] + [r for _, r, _ in rows]
+    return [total_row] + [r for _, r, _ in _held_rows_shown(rows)]
+
+
+def _severity_order(entry: tuple) -> tuple:
+    sev_key, row, _ = entry
+    return (-sev_key[0], -sev_key[1], row["Products"], row["Group"] or "", row["Subcategory"])
+
+
+def _held_rows_shown(rows: list[tuple]) -> list[tuple]:
+    """The severity-ordered rows with those holding products moved into the rows a table shows.
+
+    A broad scope has many empty leaves ("gaps in clothing" on a swimwear shop: 162 of 163), and they
+    are the most severe rows, so the 48 swimsuits' own row came 150th: the table showed only what the
+    shop does not sell. Now the first SHOWN_SUBCATEGORIES rows take the subcategories holding products
+    (at most all but MIN_GAPS_SHOWN of them; the worst first, then the largest), the rest of the window
+    the worst gaps, and the window keeps the severity order; the rows after it follow in it too."""
+    if len(rows) <= SHOWN_SUBCATEGORIES:
+        return rows
+    held = sorted((r for r in rows if r[1]["Products"]), key=lambda x: (-x[0][0], -x[0][1], -x[1]["Products"]))
+    empty = [r for r in rows if not r[1]["Products"]]
+    take = min(len(held), max(SHOWN_SUBCATEGORIES - MIN_GAPS_SHOWN, SHOWN_SUBCATEGORIES - len(empty)))
+    window = held[:take] + empty[: SHOWN_SUBCATEGORIES - take]
+    chosen = {id(r) for r in window}
+    return sorted(window, key=_severity_order) + [r for r in rows if id(r) not in chosen]
 
 
 def _subcategory_row(
