@@ -775,10 +775,31 @@ def placed(
         by_title = placed(Scope(label=words, phrase=words), own, own_idx, taxonomy, phrase, title_only=True)
         if by_title is not None:
             return by_title
+    scope, found = _named_joins_only(own, scope, taxonomy, found)
     scope = replace(scope, found=found)
     if total == 0:
         scope = replace(scope, nearest=nearest_own(" ".join(phrase), own_idx), unplaced=scoping.unplaced(own))
     return scope
+
+
+def _named_joins_only(
+    own: pa.Table, scope: Scope, taxonomy: Taxonomy, found: tuple[tuple[str, int], ...]
+) -> tuple[Scope, tuple[tuple[str, int], ...]]:
+    """The scope without the joined merchant categories outside its taxonomy path that add no product
+    (`scoping.idle_joins`), and its counts again when one was dropped. Categories at or under the path,
+    or under a category the question named, stay: the merchant's "Sunloungers > Teak Loungers" is
+    named as part of Sunloungers, a Spanish shop's "Cables eléctricos" as the category asked for."""
+    from agent.analysis import scoping
+
+    roots = [p for p in (scope.taxonomy_path, *scope.extra_taxonomy_paths, *scope.own_paths) if p]
+    if scope.taxonomy_id is None or not roots:
+        return scope, found
+    outside = tuple(c for c in scope.merchant_categories if not any(c == r or c.startswith(r + " > ") for r in roots))
+    idle = scoping.idle_joins(own, scope, taxonomy, outside) if outside else ()
+    if not idle:
+        return scope, found
+    kept = replace(scope, merchant_categories=tuple(c for c in scope.merchant_categories if c not in idle))
+    return kept, scoping.found(own, kept, taxonomy)
 
 
 def _another_sense(own: pa.Table, scope: Scope, taxonomy: Taxonomy, found: tuple[tuple[str, int], ...]) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
@@ -177,6 +177,32 @@ def _joined_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[in
     if not joined.any():
         return joined
     return joined & ~_filed_outside_mask(table, scope, taxonomy, ids, broader_from_own=True)
+
+
+def idle_joins(table: pa.Table, scope: Scope, taxonomy: Taxonomy, candidates: tuple[str, ...]) -> tuple[str, ...]:
+    """The `candidates` (merchant categories that joined the scope) not to name: at most half of their
+    active products are in the scope, and the join brings in no row the rest of the scope lacks.
+
+    On a real art-print shop (tests/corpus/shopify/kalima-arts-prints.csv) "Arts & Entertainment"
+    joins "arts & crafts" on one of its two products, which its Google category places there anyway,
+    and the other is filed above the scope and stays out: the scope sentence said "including your
+    category Arts & Entertainment" of a category half outside it, whose join counted nothing. A
+    category most of whose products are in the scope is named ("Belo vino" in a wine shop's Wine)."""
+    rest_categories = tuple(c for c in scope.merchant_categories if c not in candidates)
+    rest = rows(table, replace(scope, merchant_categories=rest_categories), taxonomy)
+    full = rows(table, scope, taxonomy)
+    if rest is None or full is None:
+        return ()
+    active = analysed(table)
+    brought = active & full.any & ~rest.any
+    keys = numpy_of(table["product_key"])
+    idle = []
+    for category in candidates:
+        mine = own_mask(table, (), (category,)) & active
+        inside = len(np.unique(keys[mine & full.any]))
+        if not (mine & brought).any() and 2 * inside <= len(np.unique(keys[mine])):
+            idle.append(category)
+    return tuple(idle)
 
 
 def _filed_elsewhere_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[int]) -> np.ndarray:
