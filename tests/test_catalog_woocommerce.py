@@ -200,3 +200,30 @@ def test_without_a_type_header_a_parent_named_by_variations_is_a_container():
     assert ev.format == "WooCommerce product export" and ev.rows_read == 4
     assert table.num_rows == 3  # two variations and the childless variable
     assert pc.count_distinct(table["product_key"]).as_py() == 2
+
+
+def test_the_brand_is_read_from_an_attribute_named_for_it_in_any_pair():
+    """Real shops keep the brand as an attribute: an Argentine sneaker shop's third attribute `Marca`, a
+    Persian shop's `برند`, a Serbian wine shop's `Vinarija` (winery). Each answered "0 brands"."""
+    head = (
+        "ID,Type,SKU,Name,Published,Regular price,Categories,Parent,"
+        "Attribute 1 name,Attribute 1 value(s),Attribute 2 name,Attribute 2 value(s),"
+        "Attribute 3 name,Attribute 3 value(s),Attribute 4 name,Attribute 4 value(s)\n"
+    )
+    data = (
+        head + ",variable,J-1,Jordan 4,1,,Zapatillas,,Talle,40 | 41,Género,Hombre,Condición,Nuevo,Marca,Jordan\n"
+        ",variation,J-1-40,Jordan 4 - 40,1,100,,J-1,Talle,40,,,,,,\n"
+        ",variation,J-1-41,Jordan 4 - 41,1,100,,J-1,Talle,41,,,,,,\n"
+        ",simple,V-1,Vaso,1,10,Hogar,,Marca,Stanley,,,,,,\n"
+        ",simple,W-1,Harizma,1,20,Crveno vino,,Vinarija,Aleksandrović,Region,Šumadija,,,,\n"
+        ",simple,N-1,Sin marca,1,5,Hogar,,Talle,S,,,,,,\n"
+    ).encode()
+    table, _ = read_table_bytes(data, "wc-product-export.csv", KIND_ATTACHED)
+    brands = dict(zip(table["sku"].to_pylist(), table["brand"].cast("string").to_pylist()))
+    assert brands == {
+        "J-1-40": "Jordan",  # a variation takes its parent's brand
+        "J-1-41": "Jordan",
+        "V-1": "Stanley",  # in the first pair as well
+        "W-1": "Aleksandrović",
+        "N-1": None,  # a size is no brand
+    }

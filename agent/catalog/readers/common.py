@@ -363,6 +363,49 @@ def attribute_for(name: str | None) -> str | None:
     return None
 
 
+# Attribute names that hold the brand (WooCommerce shops keep it as an attribute), in the export
+# languages the readers know, plus the trade's own words for it (a winery is a wine's brand)
+BRAND_ATTRIBUTE_WORDS = frozenset(
+    {
+        "brand",
+        "brands",
+        "brand name",
+        "manufacturer",
+        "maker",
+        "winery",
+        "marca",
+        "marcas",
+        "marke",
+        "marken",
+        "hersteller",
+        "marque",
+        "fabricant",
+        "fabricante",
+        "merk",
+        "marka",
+        "produttore",
+        "proizvođač",
+        "proizvodjač",
+        "vinarija",
+        "бренд",
+        "марка",
+        "производитель",
+        "برند",
+        "العلامة التجارية",
+        "الماركة",
+        "מותג",
+    }
+)
+
+
+def is_brand_attribute(name: str | None) -> bool:
+    """Whether an attribute's name says it holds the brand ("Marca", "Brand", "pa_brand")."""
+    if not name:
+        return False
+    normalised = name.strip().lower().replace("-", " ").replace("_", " ")
+    return normalised in BRAND_ATTRIBUTE_WORDS or normalised.removeprefix("pa ") in BRAND_ATTRIBUTE_WORDS
+
+
 def attributes_from_options(cols: dict) -> None:
     """Fill color/size/material from option name/value pairs where the data names the axis.
 
