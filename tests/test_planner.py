@@ -107,6 +107,14 @@ def test_a_count_of_what_the_catalog_holds_is_scoped_and_of_products_is_not(own)
 
 
 @needs_demo
+@pytest.mark.parametrize("question", ["What colours do my planters come in?", "Which sizes do planters come in?"])
+def test_a_verb_after_the_noun_leaves_the_noun_the_scope(own, question):
+    # before: "planters come" was one run whose phrases all ended on "come": the whole catalog, unsaid
+    p = plan(question, own, TAX)
+    assert p.skills == (ATTR,) and p.scope.taxonomy_id == 721, p.scope
+
+
+@needs_demo
 def test_scope_includes_merchant_categories_and_most_specific_node(own):
     p = plan("gaps in sun loungers", own, TAX)
     assert p.scope.taxonomy_path == "Furniture > Outdoor Furniture > Outdoor Seating > Sunloungers"

@@ -533,7 +533,10 @@ STOPWORDS = set(
     "whole entire full overall everything total across business merchant file data snapshot question questions "
     "help doing going go are there here do status level levels right now currently show me "
     "option options choice choices selection selections offering offerings assortment assortments collection "
-    "collections inventory goods listing listings entry entries kind kinds type types sort sorts".split()
+    "collections inventory goods listing listings entry entries kind kinds type types sort sorts "
+    # a verb after the noun ("what colours do my dresses come in?") ended the noun's run of words, so no
+    # phrase ended on the noun and the question was answered for the whole catalog
+    "come comes came coming".split()
 )
 STOPWORDS = {stem(w) for w in STOPWORDS} | STOPWORDS
 
