@@ -463,3 +463,16 @@ def test_an_own_path_below_the_google_category_refines_it_and_one_elsewhere_does
     necklaces = "Apparel & Accessories > Jewelry > Necklaces"
     assert _map(google=["191"], path=[necklaces]) == [(191, "google_category")]  # Bracelets stays
     assert _map(google=["211"], path=["Apparel & Accessories"]) == [(211, "google_category")]
+
+
+def test_unplaced_rows_follow_the_node_their_categorys_placed_rows_share():
+    # a real wine shop's spirits category "Žestoko": nine gins and a whiskey placed by title; its
+    # whisky, port and liqueurs named by brand alone followed the majority to Gin
+    gins = [f"Brand{i} Gin 0.7L" for i in range(9)]
+    titles = gins + ["Proper Twelve Whiskey 0.7L", "Chivas Regal 12YO 4.5L", "Tullamore Dew 0.7L"]
+    got = _map(path=["Žestoko"] * len(titles), title=titles)
+    assert [g for g, _ in got[:9]] == [1671] * 9 and got[9][0] == 1926  # Gin; Whiskey
+    assert got[10:] == [(417, "own_category")] * 2  # Liquor & Spirits: what gin and whiskey share
+    # placed rows that all agree still lead their unplaced rows to their own node
+    got = _map(path=["Žestoko"] * 11, title=gins + ["Chivas Regal 12YO 4.5L", "Tullamore Dew 0.7L"])
+    assert got[9:] == [(1671, "own_category")] * 2

@@ -569,7 +569,10 @@ _GROUP_PLACED_SHARE = 0.5
 
 
 def _group_step(ids: np.ndarray, method: np.ndarray, col: pa.ChunkedArray) -> None:
-    """Step (f), in place: unplaced rows take the id most placed rows of their own value agree on."""
+    """Step (f), in place: unplaced rows take the id most placed rows of their own value agree on, or,
+    where the placed rows are not all on it, the node they all share. A wine shop's spirits category
+    "Žestoko" has nine gins and a whiskey placed by title: its whisky, port and liqueurs follow to
+    Liquor & Spirits, not to Gin."""
     combined = as_dictionary(col)
     if len(combined.dictionary) == 0:
         return
@@ -589,11 +592,34 @@ def _group_step(ids: np.ndarray, method: np.ndarray, col: pa.ChunkedArray) -> No
     size = np.bincount(code[code >= 0], minlength=len(combined.dictionary))
     follows = (total >= _GROUP_MIN_MAPPED) & (best_n >= _GROUP_SHARE * total) & (total >= _GROUP_PLACED_SHARE * size)
     follow = np.where(follows, best, -1)
+    mixed = np.flatnonzero(follows & (best_n < total))
+    if len(mixed):  # the placed rows disagree: follow the place all of them share, not the majority's
+        tax = taxonomy.load()
+        for value in mixed.tolist():
+            follow[value] = _common_ancestor(tax, pair_id[pair_code == value].tolist())
     todo = np.flatnonzero((ids < 0) & (code >= 0))
     got = follow[code[todo]]
     rows = todo[got >= 0]
     ids[rows] = got[got >= 0]
     method[rows] = OWN_GROUP
+
+
+def _common_ancestor(tax: taxonomy.Taxonomy, node_ids: list[int]) -> int:
+    """The deepest node every one of `node_ids` is at or under (-1 when they share no top level)."""
+    paths = []
+    for node_id in node_ids:
+        chain = []
+        node = tax.node(node_id)
+        while node is not None:
+            chain.append(node.id)
+            node = tax.node(node.parent_id) if node.parent_id is not None else None
+        paths.append(chain[::-1])
+    shared = -1
+    for level in zip(*paths):
+        if len(set(level)) > 1:
+            break
+        shared = level[0]
+    return shared
 
 
 def _arrays(tax: taxonomy.Taxonomy, ids: np.ndarray, method: np.ndarray) -> tuple[pa.Array, pa.Array, pa.Array]:
