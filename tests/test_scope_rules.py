@@ -161,6 +161,25 @@ def test_an_unsold_node_of_another_sense_gives_way_to_the_titles():
     assert p.scope.taxonomy_path.endswith("Dairy Products > Cream") and dict(p.scope.found)["title"] == 2, p.scope
 
 
+def test_a_title_gives_another_sense_only_where_the_word_names_products_of_its_branch():
+    # real titles: a Spanish electrical shop's "Black Mirror" switches (tests/corpus/shopify/
+    # fluke-electrical-es.csv) and an apparel shop's anchor hoodies (tests/corpus/gmc/lake-erie-apparel.tsv)
+    # were counted as mirrors and anchors; nothing named mirror or anchor lies where they are filed
+    switches = "Hardware > Power & Electrical Supplies > Electrical Switches"
+    rows = [(t, switches, "") for t in ["Interruptor Doble Black Mirror S/Placa", "Placa ciega black mirror mercury"]]
+    p, _, md = ask("Where are the gaps in mirrors?", shopify(rows))
+    assert p.scope.taxonomy_path == "Home & Garden > Decor > Mirrors", p.scope
+    assert sum(dict(p.scope.found).values()) == 0, md
+    outerwear = "Apparel & Accessories > Clothing > Outerwear"
+    rows = [(t, outerwear, "") for t in ["Lake Erie Heritage Anchor Hoodie", "Lake Erie Bow & Anchor Hoodie"]]
+    p, _, md = ask("Which of my anchors are out of stock?", shopify(rows))
+    assert p.scope.taxonomy_path.endswith("Docking & Anchoring > Anchors") and not sum(dict(p.scope.found).values())
+    # the creams of a skincare shop stay creams: Personal Care has creams of its own (Shaving Cream)
+    skin = "Health & Beauty > Personal Care > Cosmetics > Skin Care"
+    p, _, _ = ask("Which of my creams are out of stock?", shopify([(t, skin, "") for t in CREAMS]))
+    assert p.scope.taxonomy_id is None and dict(p.scope.found)["title"] == len(CREAMS), p.scope
+
+
 def test_a_title_places_a_product_filed_more_broadly_and_never_one_filed_elsewhere():
     # the Google ids were read as flags (0/1), so every product the merchant had filed anywhere was
     # "filed elsewhere" and no title could place it, not even under its own broader category

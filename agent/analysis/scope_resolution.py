@@ -830,7 +830,38 @@ def _another_sense(own: pa.Table, scope: Scope, taxonomy: Taxonomy, found: tuple
     # filed under Skin Care, a skincare shop's creams are all "elsewhere" to dairy cream
     named = scoping.title_mask(own, terms, taxonomy)
     gids = {g for g in own["google_category_id"].filter(pa.array(named)).to_pylist() if g is not None}
-    return bool(gids) and not any(taxonomy.is_within(g, node.id) for g in gids)
+    if not gids or any(taxonomy.is_within(g, node.id) for g in gids):
+        return False
+    return _sense_where_filed(scope.title_terms[0] if scope.title_terms else terms[0][0], gids, taxonomy)
+
+
+SENSE_DEPTH = (
+    2  # the branch a product's category sits in, for the word's other sense: "Health & Beauty > Personal Care"
+)
+
+
+def _sense_where_filed(noun: str, gids: set[int], taxonomy: Taxonomy) -> bool:
+    """Does the noun name a taxonomy node in the branch (second level) of each category the titled
+    products are filed in: is it a product word *there*?
+
+    A title names a word without being one: on a Spanish electrical shop (tests/corpus/shopify/
+    fluke-electrical-es.csv) 17 switches of the "Black Mirror" finish, filed under Electrical Switches,
+    answered "Where are the gaps in mirrors?" as 17 mirrors; "Anchor Hoodie"s filed under Outerwear
+    were anchors (lake-erie-apparel.tsv), "CAMISETA ... BASIC" t-shirts were basics. The creams of a
+    skincare shop are creams: Personal Care has creams of its own (Shaving Cream, Cuticle Cream & Oil).
+    Where the word names nothing in the products' branch, the node of the word's own sense stands."""
+    from agent.analysis.vocabulary import taxonomy_index
+
+    holders = taxonomy_index(taxonomy).by_token.get(noun, set())
+    if not holders:
+        return False
+    for g in gids:
+        branch = taxonomy.node(g)
+        while branch is not None and branch.depth > SENSE_DEPTH and branch.parent_id is not None:
+            branch = taxonomy.node(branch.parent_id)
+        if branch is None or not any(taxonomy.is_within(h, branch.id) for h in holders):
+            return False
+    return True
 
 
 _LEADING = {"my", "the", "our", "your", "all", "of"}
