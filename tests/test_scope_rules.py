@@ -195,6 +195,30 @@ def test_a_title_places_a_product_filed_more_broadly_and_never_one_filed_elsewhe
     assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 1}, md
 
 
+def test_the_noun_alone_places_no_product_filed_more_broadly():
+    # a real swimwear shop (tests/corpus/shopify/bilal-swimwear.csv) files its bikini tops under Apparel &
+    # Accessories: asked for Baby & Toddler Tops, no title names the phrase, the noun "top" alone was used
+    # and every bikini top, filed at an ancestor of the node, was a baby top (20 of them)
+    apparel = "Apparel & Accessories"
+    table = shopify([("ALESSIA TOP", apparel, ""), ("AMARA TOP", apparel, ""), ("MICHAELA DRESS", apparel, "")])
+    p, _, md = ask("How are my Baby & Toddler Tops priced?", table)
+    assert p.scope.taxonomy_path.endswith("Baby & Toddler Tops"), p.scope
+    assert sum(dict(p.scope.found).values()) == 0, md
+    # carnival games filed under Games are no board games (tests/corpus/shopify/giantpro-games-print.csv)
+    games = "Toys & Games > Games"
+    p, _, md = ask(
+        "How are my Board Games priced?", shopify([("Crack the Safe Game", games, ""), ("Giant Jenga Game", games, "")])
+    )
+    assert sum(dict(p.scope.found).values()) == 0, md
+    # the whole phrase still places one filed more broadly (and then the noun alone is not used)
+    p, _, md = ask(
+        "How are my Baby & Toddler Tops priced?",
+        shopify([("ALESSIA TOP", apparel, ""), ("Baby Toddler Top", apparel, "")]),
+    )
+    assert sum(dict(p.scope.found).values()) == 1 and not p.scope.title_noun_only, md
+    # the noun alone still finds a title nothing files (test above: "Fountain Pump Mini" for pond pumps)
+
+
 def test_a_noun_first_title_names_its_product_first():
     # a real Brazilian export's titles (tests/corpus/shopify/planilha-camisetas-pt.csv): 'camisetas' found 13 of 22
     shirts = ["CAMISETA PREMIUM BOSTON BASIC - BRANCO B90619", "Camiseta Oversized Tokyo Japan", "camiseta b9 basic"]

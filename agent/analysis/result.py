@@ -38,6 +38,9 @@ class Scope:
     # the same for the names of the scope's taxonomy subcategories ("Stock Pots", "Frying Pans" under Cookware)
     title_subterms: tuple[tuple[str, ...], ...] = ()
     own_subpaths: tuple[str, ...] = ()  # own paths named like one of those subcategories (a type "frying-pans")
+    # the phrase's noun alone ("pump" for "pond pumps": nothing names the whole phrase): a product the
+    # merchant filed more broadly than the scope is then not placed by its title (scoping._compute)
+    title_noun_only: bool = False
     # how the population was found, in active products, each counted once in the first place that
     # holds it: (("own", 24), ("taxonomy", 0), ("title", 7)); empty when not computed
     found: tuple[tuple[str, int], ...] = ()

@@ -755,7 +755,7 @@ def placed(
     found = scoping.found(own, scope, taxonomy)
     total = sum(n for _, n in found)
     if total == 0 and len(terms) > 1:  # "pond pumps" whose titles only say "pump"
-        loose = replace(scope, title_terms=terms[:1])
+        loose = replace(scope, title_terms=terms[:1], title_noun_only=True)
         loose_found = scoping.found(own, loose, taxonomy)
         if sum(n for _, n in loose_found):
             words = scope.phrase or " ".join(phrase)  # as the merchant wrote it

@@ -127,6 +127,7 @@ def _key(scope: Scope) -> tuple:
         scope.title_terms,
         scope.title_subterms,
         scope.own_subpaths,
+        scope.title_noun_only,
     )
 
 
@@ -150,7 +151,7 @@ def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
     if title.any() and not any(w in _PART_STEMS for t in terms for w in t):
         title &= ~_part_category_mask(table)
     if title.any():
-        title &= ~_filed_elsewhere_mask(table, scope, taxonomy, ids)
+        title &= ~_filed_elsewhere_mask(table, scope, taxonomy, ids, broader=scope.title_noun_only)
     return ScopeRows(own, tax, title)
 
 
@@ -205,23 +206,38 @@ def idle_joins(table: pa.Table, scope: Scope, taxonomy: Taxonomy, candidates: tu
     return tuple(idle)
 
 
-def _filed_elsewhere_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[int]) -> np.ndarray:
+def _filed_elsewhere_mask(
+    table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[int], *, broader: bool = False
+) -> np.ndarray:
     """Rows the merchant filed in a Google category outside the scope: a title never moves them in.
 
     "Skin-Tac Adhesive Barrier Wipes", filed by the merchant under Health Care > First Aid, was counted
     in "personal care" because its title names wipes. The merchant's own filing is first-class: a
     title only places products the merchant left unfiled, filed more broadly (an ancestor of the
     scope: a product filed under Apparel whose title says dress is in Dresses), or that we mapped
-    ourselves."""
-    return _filed_outside_mask(table, scope, taxonomy, ids, broader_from_own=False)
+    ourselves.
+
+    With `broader` (the scope matches titles by the phrase's noun alone, its other words named by no
+    category or title) a product filed at an ancestor is outside too: the merchant filed it no
+    narrower than, say, Apparel, and a title naming only "top" does not make a bikini top one of the
+    Baby & Toddler Tops (tests/corpus/shopify/bilal-swimwear.csv), nor "Carnival Game"s filed under
+    Games board games (giantpro-games-print.csv)."""
+    return _filed_outside_mask(table, scope, taxonomy, ids, broader_from_own=broader, broader_from_merchant=broader)
 
 
 def _filed_outside_mask(
-    table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[int], *, broader_from_own: bool
+    table: pa.Table,
+    scope: Scope,
+    taxonomy: Taxonomy,
+    ids: list[int],
+    *,
+    broader_from_own: bool,
+    broader_from_merchant: bool = False,
 ) -> np.ndarray:
     """Rows whose merchant-set Google category lies outside the scope's subtree and is no ancestor of
-    it; with `broader_from_own`, also rows placed outside it (an ancestor included) by their own
-    category. Decided per distinct Google id, spread by index."""
+    it (with `broader_from_merchant`, an ancestor too); with `broader_from_own`, also rows placed
+    outside it (an ancestor included) by their own category. Decided per distinct Google id, spread
+    by index."""
     if "category_mapping" not in table.column_names or "google_category_id" not in table.column_names:
         return np.zeros(table.num_rows, dtype=bool)
     roots = [r for r in [scope.taxonomy_id, *scope.extra_taxonomy_ids] if r is not None]
@@ -243,7 +259,8 @@ def _filed_outside_mask(
         if g < 0 or g in inside:
             continue
         (broader if any(taxonomy.is_within(r, g) for r in roots) else elsewhere).append(g)
-    out = merchant_rows & np.isin(gid, np.array(elsewhere, dtype=np.int64))
+    outside = elsewhere + broader if broader_from_merchant else elsewhere
+    out = merchant_rows & np.isin(gid, np.array(outside, dtype=np.int64))
     if own_rows.any() and (broader or elsewhere):
         out |= own_rows & np.isin(gid, np.array(broader + elsewhere, dtype=np.int64))
     return out
