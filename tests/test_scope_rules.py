@@ -219,6 +219,18 @@ def test_the_noun_alone_places_no_product_filed_more_broadly():
     # the noun alone still finds a title nothing files (test above: "Fountain Pump Mini" for pond pumps)
 
 
+def test_a_lone_word_of_a_subcategory_name_places_no_product_filed_more_broadly():
+    # a real hair shop (tests/corpus/gmc/jc-hair-studio-eur-pt.csv) files its "Treatment System" kits under
+    # Personal Care: "Skin Cleansing Brushes & Systems" read "Systems" alone and counted them, as
+    # "Electrical Wires & Cable" counted a steel guy cable filed under Power & Electrical Supplies
+    care = "Health & Beauty > Personal Care"
+    rows = [("Advanced Treatment System Recovery 16", care, ""), ("Sonic Skin Cleansing System", care, "")]
+    p, _, md = ask("How are my Skin Cleansing Brushes & Systems priced?", shopify(rows))
+    assert p.scope.taxonomy_path.endswith("Skin Cleansing Brushes & Systems"), p.scope
+    assert sum(dict(p.scope.found).values()) == 1, md  # the name's modifiers hold for its lone word
+    assert ("system",) in p.scope.title_subterms_alone  # read alone it still serves titles nothing files
+
+
 def test_a_noun_first_title_names_its_product_first():
     # a real Brazilian export's titles (tests/corpus/shopify/planilha-camisetas-pt.csv): 'camisetas' found 13 of 22
     shirts = ["CAMISETA PREMIUM BOSTON BASIC - BRANCO B90619", "Camiseta Oversized Tokyo Japan", "camiseta b9 basic"]

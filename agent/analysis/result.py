@@ -37,6 +37,9 @@ class Scope:
     title_terms: tuple[str, ...] = ()  # (noun, *modifiers), stemmed: products whose title's noun is the noun
     # the same for the names of the scope's taxonomy subcategories ("Stock Pots", "Frying Pans" under Cookware)
     title_subterms: tuple[tuple[str, ...], ...] = ()
+    # a lone word of such a name read without the name's modifiers ("system" of "Skin Cleansing Brushes
+    # & Systems"): it places by title only a product the merchant filed no more broadly than the scope
+    title_subterms_alone: tuple[tuple[str, ...], ...] = ()
     own_subpaths: tuple[str, ...] = ()  # own paths named like one of those subcategories (a type "frying-pans")
     # the phrase's noun alone ("pump" for "pond pumps": nothing names the whole phrase): a product the
     # merchant filed more broadly than the scope is then not placed by its title (scoping._compute)

@@ -664,13 +664,19 @@ def _title_terms(phrase: tuple[str, ...]) -> tuple[str, ...]:
 MAX_SUBCATEGORY_TERMS = 400  # a broad scope ("Home & Garden") is left to the mapping, not to title words
 
 
-def _name_parts(name: str) -> list[tuple[str, ...]]:
-    """A taxonomy name's product names: "Skillets & Frying Pans" → (skillet,), (frying, pan)."""
-    out = []
+def _name_parts(name: str, shared: bool = True) -> list[tuple[str, ...]]:
+    """A taxonomy name's product names: "Skillets & Frying Pans" → (skillet,), (frying, pan).
+
+    With `shared`, a lone word after a first name of several words shares that name's modifiers:
+    "Skin Cleansing Brushes & Systems" are skin cleansing systems, "Electrical Wires & Cable"
+    electrical cable (the lone words read alone are `_with_subcategories`' title_subterms_alone)."""
+    out: list[tuple[str, ...]] = []
     for part in re.split(r"\s*(?:&|,|\band\b)\s*", name):
         toks = name_tokens(part)
         if toks:
             out.append(toks)
+    if shared and out and len(out[0]) > 1:
+        out = [out[0]] + [out[0][:-1] + toks if len(toks) == 1 else toks for toks in out[1:]]
     return out
 
 
@@ -687,13 +693,20 @@ def _with_subcategories(scope: Scope, own: OwnIndex, taxonomy: Taxonomy) -> Scop
     names = [p for i in ids for p in _name_parts(taxonomy.nodes[i].name)]
     if len(names) > MAX_SUBCATEGORY_TERMS:
         return scope
+    alone = {p for i in ids for p in _name_parts(taxonomy.nodes[i].name, shared=False)} - set(names)
     sub_paths: set[str] = set()
     for toks in names:
         sub_paths |= own.own_levels.get(toks, set())
         for alt in own.own_joined.get("".join(toks), ()):
             sub_paths |= own.own_levels[alt]
     sub = tuple(sorted({(t[-1],) + t[:-1] for t in names if not t[-1].isdigit()}))
-    return replace(scope, own_subpaths=tuple(sorted(sub_paths - set(scope.own_paths))), title_subterms=sub)
+    lone = tuple(sorted({(t[-1],) + t[:-1] for t in alone if not t[-1].isdigit()} - set(sub)))
+    return replace(
+        scope,
+        own_subpaths=tuple(sorted(sub_paths - set(scope.own_paths))),
+        title_subterms=sub,
+        title_subterms_alone=lone,
+    )
 
 
 def nearest_own(phrase: str, own: OwnIndex, limit: int = 5) -> tuple[str, ...]:
@@ -818,7 +831,11 @@ def _another_sense(own: pa.Table, scope: Scope, taxonomy: Taxonomy, found: tuple
     counts = dict(found)
     if scope.taxonomy_id is None or counts.get("own", 0) or counts.get("taxonomy", 0):
         return False
-    terms = ((scope.title_terms,) if scope.title_terms else ()) + tuple(scope.title_subterms)
+    terms = (
+        ((scope.title_terms,) if scope.title_terms else ())
+        + tuple(scope.title_subterms)
+        + tuple(scope.title_subterms_alone)
+    )
     if not terms or "google_category_id" not in own.column_names:
         return False
     node = taxonomy.node(scope.taxonomy_id)

@@ -126,6 +126,7 @@ def _key(scope: Scope) -> tuple:
         scope.own_paths,
         scope.title_terms,
         scope.title_subterms,
+        scope.title_subterms_alone,
         scope.own_subpaths,
         scope.title_noun_only,
     )
@@ -148,6 +149,15 @@ def _compute(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> ScopeRows:
         tax = tax | own_mask(table, scope.own_subpaths)
     terms = ((scope.title_terms,) if scope.title_terms else ()) + tuple(scope.title_subterms)
     title = title_mask(table, terms, taxonomy) if terms else none
+    if scope.title_subterms_alone:
+        # a lone word read without its name's modifiers is weaker evidence than the merchant's broader
+        # filing: "Advanced Treatment System" filed under Personal Care is no skin cleansing system
+        alone = title_mask(table, scope.title_subterms_alone, taxonomy) & ~title
+        if alone.any():
+            title |= alone & ~_filed_outside_mask(
+                table, scope, taxonomy, ids, broader_from_own=False, broader_from_merchant=True
+            )
+        terms = terms + tuple(scope.title_subterms_alone)
     if title.any() and not any(w in _PART_STEMS for t in terms for w in t):
         title &= ~_part_category_mask(table)
     if title.any():
