@@ -476,3 +476,18 @@ def test_unplaced_rows_follow_the_node_their_categorys_placed_rows_share():
     # placed rows that all agree still lead their unplaced rows to their own node
     got = _map(path=["Žestoko"] * 11, title=gins + ["Chivas Regal 12YO 4.5L", "Tullamore Dew 0.7L"])
     assert got[9:] == [(1671, "own_category")] * 2
+
+
+def test_an_english_noun_is_never_read_as_its_false_friend_in_another_language():
+    # a Cairo meal-prep shop's type "Dessert" on titles no name places ("Protein Jar", "Basbosa"):
+    # English names desserts only with another word (Frozen Desserts), and the French "Dessertes" are
+    # serving carts (Furniture > Carts & Islands > Kitchen & Dining Carts) — no reading, not furniture
+    assert name_match("Dessert", None, "Protein Jar") is None
+    assert name_match("Dessert", None, "Coconut Truffles") is None
+    assert _map(ptype=["Dessert", "Dessert"], title=["Basbosa", "Chocolate Cupcake"]) == [
+        (None, "unmapped"),
+        (6195, "name_match"),  # the title still places a cupcake
+    ]
+    # the same letters in the same branch are a loanword, still read: "Snack" is the Dutch "Snacks"
+    assert name_match("Snack", None, None) == 423  # Food Items > Snack Foods
+    assert name_match("Dessertes", None, None) == 453  # the French word itself is still read

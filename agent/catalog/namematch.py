@@ -617,8 +617,25 @@ def match(
         found = _match_english(idx, phrase.replace("-", " "), context, strict, within)
     if found is None:  # a whole localised name ("Gartenmöbel", "Мебель для сада"), else its words
         loc = idx.localised_id(_key(phrase))
-        return Match(loc, True, 0) if loc is not None else _match_localised(idx, phrase, within, strict)
+        if loc is not None:
+            return Match(loc, True, 0)
+        local = _match_localised(idx, phrase, within, strict)
+        return None if local is not None and _false_friend(idx, phrase, local.google_id) else local
     return found
+
+
+def _false_friend(idx: Index, phrase: str, cid: int) -> bool:
+    """One word that is itself a noun of the English names (which the English reading has just
+    declined), read in another language as a place in a branch where none of its English names
+    stand: the same letters there are a false friend, not a second reading — the type "Dessert" is
+    no French "Dessertes" (serving carts, under Furniture: Desserts are Food), while "Snack" is the
+    Dutch "Snacks" (Snack Foods, where the English Fruit Snacks stand too)."""
+    toks = words(phrase)
+    if len(toks) != 1 or not idx.is_head(toks[0]):
+        return False
+    tax = taxonomy.load()
+    top = tax.nodes[cid].path.split(taxonomy.SEPARATOR)[0]
+    return all(tax.nodes[e.google_id].path.split(taxonomy.SEPARATOR)[0] != top for e in idx.entries(toks[0]))
 
 
 @functools.lru_cache(maxsize=1 << 16)
