@@ -599,3 +599,34 @@ def test_every_skill_that_compares_with_a_reference_says_when_there_is_none(ques
     t = shopify([("Patio Chair", "Furniture > Chairs", "Chairs"), ("Desk Chair", "Furniture > Chairs", "Chairs")])
     p, result, md = ask(question, t, skill=skill)
     assert [line for line in md.splitlines() if line.strip()][1].startswith("Competitor or market data is needed")
+
+
+# Titles and categories as a beauty salon's Shopify export files them (a held-out export, pink-clinic):
+# its treatments are called "… Facial", filed under Facial Cleansing Kits, Skin Care or nothing, while
+# the one sold node whose name holds "facial" is Facial Cleansers (cleansers, and body treatments)
+SKIN = "Health & Beauty > Personal Care > Cosmetics > Skin Care"
+SALON = [
+    ("Gold Facial (3 Session)", SKIN + " > Facial Cleansing Kits", ""),
+    ("Invigorating Facial", SKIN + " > Facial Cleansing Kits", ""),
+    ("De-Tan Facial", SKIN + " > Facial Cleansing Kits", ""),
+    ("Deluxe Herbal Facial", SKIN, ""),
+    ("Diamond Glow Facial", "Uncategorized", ""),
+    ("Ultracalming Cleanser 250ml", SKIN + " > Facial Cleansers", ""),
+    ("Special Cleansing Gel 250ml", SKIN + " > Facial Cleansers", ""),
+    ("Lemon Bottle Double Chin", SKIN + " > Facial Cleansers", ""),
+]
+
+
+def test_a_word_a_node_holds_only_as_a_modifier_gives_way_to_the_titles_naming_it_as_their_noun():
+    p, _, md = ask("How many facials do I have?", shopify(SALON))
+    assert p.scope.taxonomy_id is None and p.scope.label == "facials", p.scope
+    assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 5}, p.scope
+    assert "Facial Cleansers" not in md.split("\n")[2]
+    # a word the node names as its product noun keeps the node ("cleansers" are Facial Cleansers)
+    p, _, _ = ask("How many cleansers do I have?", shopify(SALON))
+    assert p.scope.taxonomy_path == SKIN + " > Facial Cleansers", p.scope
+    # and so does a domain word whose titled products are filed inside the node ("hair": Hair Care)
+    hair = "Health & Beauty > Personal Care > Hair Care"
+    rows = [("Argan Hair Oil", hair + " > Hair Oils", ""), ("Repair Hair Mask", hair, ""), ("Hair Comb", "", "")]
+    p, _, _ = ask("How many hair do I have?", shopify(rows))
+    assert p.scope.taxonomy_path == hair, p.scope

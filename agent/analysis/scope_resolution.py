@@ -783,7 +783,9 @@ def placed(
             )
     if title_only and total == 0:
         return None
-    if not title_only and _another_sense(own, scope, taxonomy, found):
+    if not title_only and (
+        _another_sense(own, scope, taxonomy, found) or _only_a_modifier(own, scope, taxonomy, phrase)
+    ):
         words = scope.phrase or " ".join(phrase)
         by_title = placed(Scope(label=words, phrase=words), own, own_idx, taxonomy, phrase, title_only=True)
         if by_title is not None:
@@ -879,6 +881,43 @@ def _sense_where_filed(noun: str, gids: set[int], taxonomy: Taxonomy) -> bool:
         if branch is None or not any(taxonomy.is_within(h, branch.id) for h in holders):
             return False
     return True
+
+
+def _only_a_modifier(own: pa.Table, scope: Scope, taxonomy: Taxonomy, phrase: tuple[str, ...]) -> bool:
+    """Does the node hold the merchant's one word only as a modifier of another noun, while the
+    catalog's titles name it as their own noun and place those products elsewhere?
+
+    "How many facials do I have?" on a beauty salon's export named Facial Cleansers, the one sold node
+    whose name holds "facial": its products are cleansers (and treatments the salon filed there), while
+    the fifteen treatments called "… Facial" sit under Facial Cleansing Kits, Skin Care or nowhere.
+    Then the scope is the titles' alone, labelled with the merchant's word. A word the node names as a
+    product noun (Cakes of Cakes & Dessert Bars) keeps it, and so does a domain word whose titled
+    products are mostly filed inside the node ("hair": Hair Care holding the hair oils and masks)."""
+    from agent.analysis import scoping
+
+    if len(phrase) != 1 or scope.taxonomy_id is None or scope.own_paths or not scope.title_terms:
+        return False
+    name = taxonomy.nodes[scope.taxonomy_id].name
+    if phrase[0] not in name_tokens(name) or _names_its_noun(phrase[0], name):
+        return False
+    if "google_category_id" not in own.column_names or "product_key" not in own.column_names:
+        return False
+    named = scoping.title_mask(own, (scope.title_terms,), taxonomy)
+    if not named.any():
+        return False
+    rows = own.filter(pa.array(named)).select(["product_key", "google_category_id"]).to_pylist()
+    inside = {
+        r["product_key"]
+        for r in rows
+        if r["google_category_id"] is not None and taxonomy.is_within(r["google_category_id"], scope.taxonomy_id)
+    }
+    return len(inside) * 2 < len({r["product_key"] for r in rows})
+
+
+def _names_its_noun(word: str, name: str) -> bool:
+    """The word is one of the name's product nouns (the last word of a part): "pots" in Pots &
+    Planters, "cakes" in Cakes & Dessert Bars, but not "facial" in Facial Cleansers."""
+    return any(part[-1] == word for part in _name_parts(name))
 
 
 _LEADING = {"my", "the", "our", "your", "all", "of"}
