@@ -630,3 +630,26 @@ def test_a_word_a_node_holds_only_as_a_modifier_gives_way_to_the_titles_naming_i
     rows = [("Argan Hair Oil", hair + " > Hair Oils", ""), ("Repair Hair Mask", hair, ""), ("Hair Comb", "", "")]
     p, _, _ = ask("How many hair do I have?", shopify(rows))
     assert p.scope.taxonomy_path == hair, p.scope
+
+
+@pytest.mark.parametrize(
+    "question,phrase",
+    [
+        ("Do I sell pizza?", "pizza"),
+        ("Do you carry fountains?", "fountains"),
+        ("How many pizzas do I have?", "pizzas"),
+        ("Do I have any fountains?", "fountains"),
+    ],
+)
+def test_what_the_merchant_asks_to_sell_is_said_unmatched_never_answered_silently_for_the_whole_catalog(
+    question, phrase
+):
+    # a jewellery and bags shop (held-out sweep: abbienaija/musesproducts) asked about things it does
+    # not sell got an overview of its whole catalog with no word that nothing matched
+    t = shopify([("Moni Large Hoop Earrings", "", "Earrings"), ("MIMI mini PU Bag", "", "Bags")])
+    p, _, md = ask(question, t)
+    assert p.scope.unmatched == phrase, p.scope
+    assert f"No category matches “{phrase}”" in md
+    # a product it sells is still its scope
+    p, _, _ = ask("Do I sell earrings?", t)
+    assert dict(p.scope.found)["own"] == 1, p.scope

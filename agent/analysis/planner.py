@@ -235,6 +235,11 @@ def _has(seq: list[str], phrases) -> bool:
 # is said ("No category matches…"), never answered silently for the whole catalog
 _POSSESSIVE = frozenset({"my", "our"})
 _PRODUCT_WORDS = frozenset({"product", "item", "thing", "stuff", "listing"})
+# ...and after a verb of selling or a counting word ("do I sell pizzas?", "do you carry fountains?",
+# "how many pizzas do I have?", "do I have any lamps?"); after a selling verb a lone last word too
+# ("do I sell pizza?"): what the merchant asks to have is a scope, never the whole catalog unsaid
+_SELLING = frozenset({"sell", "carry", "offer"})  # not "stock": "estoque baixo" is low stock
+_COUNTING = frozenset({"any", "many"})
 
 
 def _for_phrase(seq: list[str], words: list[str]) -> tuple[list[str], list[str]]:
@@ -522,16 +527,21 @@ def _place_leftover_words(draft: _Draft, idx: _Indexes) -> None:
 
 
 def _possessive_run(draft: _Draft) -> Span | None:
-    """The word run after "my"/"our" that names the merchant's products: a plural ("my sweatshirts", not
-    "my top") or followed by a product word ("my dog products")."""
+    """The word run after "my"/"our", a selling verb or "any"/"many" that names the merchant's products:
+    a plural ("my sweatshirts", not "my top"), followed by a product word ("my dog products"), or the
+    lone last word after a selling verb ("do I sell pizza?")."""
     seq, words = draft.seq, draft.words
     return next(
         (
             (a, b)
             for a, b in word_runs(seq, draft.reading.used)
             if a > 0
-            and seq[a - 1] in _POSSESSIVE
-            and (words[b - 1].lower() != seq[b - 1] or (b < len(seq) and seq[b] in _PRODUCT_WORDS))
+            and seq[a - 1] in _POSSESSIVE | _SELLING | _COUNTING
+            and (
+                words[b - 1].lower() != seq[b - 1]
+                or (b < len(seq) and seq[b] in _PRODUCT_WORDS)
+                or (seq[a - 1] in _SELLING and b == len(seq) and b - a == 1)
+            )
         ),
         None,
     )
