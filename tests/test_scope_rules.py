@@ -653,3 +653,25 @@ def test_what_the_merchant_asks_to_sell_is_said_unmatched_never_answered_silentl
     # a product it sells is still its scope
     p, _, _ = ask("Do I sell earrings?", t)
     assert dict(p.scope.found)["own"] == 1, p.scope
+
+
+def test_a_category_named_exactly_stays_that_node_when_a_few_of_its_rows_are_filed_beside_it():
+    # a jewellery shop's export (held-out sweep: otwd-srb/olt-jewellery): products of type "Necklaces",
+    # most filed under Jewelry > Necklaces, a few under Earrings or Charms & Pendants; "gaps in
+    # necklaces" named all of Jewelry (or the merchant's path alone), and listed Earrings as a thin
+    # subcategory of necklaces
+    j = "Apparel & Accessories > Jewelry"
+    t = shopify(
+        [
+            ("Gold Chain Necklace", j + " > Necklaces", "Necklaces"),
+            ("Pearl Necklace", j + " > Necklaces", "Necklaces"),
+            ("Silver Locket Necklace", j + " > Necklaces", "Necklaces"),
+            ("Heart Pendant", j + " > Charms & Pendants", "Necklaces"),
+            ("Hoop Earrings", j + " > Earrings", "Necklaces"),
+            ("Stud Earrings", j + " > Earrings", "Earrings"),
+        ]
+    )
+    p, _, md = ask("Where are the gaps in necklaces?", t)
+    assert p.scope.taxonomy_path == j + " > Necklaces", p.scope
+    assert dict(p.scope.found) == {"own": 5, "taxonomy": 0, "title": 0}, p.scope
+    assert "Earrings (" not in md

@@ -293,7 +293,14 @@ def _from_own(
     level = prefixes[0].rsplit(" > ", 1)[-1]
     m = _from_merchant(cats, text, own, taxonomy, counter)
     named = list(dict.fromkeys(i for i in (taxonomy.id_for_path(p) for p in prefixes) if i is not None))
-    if len(named) == 1 and (m.taxonomy_id is None or taxonomy.is_within(m.taxonomy_id, named[0])):
+    if len(named) == 1 and (
+        m.taxonomy_id is None
+        or taxonomy.is_within(m.taxonomy_id, named[0])
+        # the node the phrase names exactly, filed so by the merchant, under the broader node its
+        # category's few stray rows pull the common ancestor up to ("Necklaces" typed rows mapped to
+        # Earrings): still the named node, never Jewelry
+        or (taxonomy.is_within(named[0], m.taxonomy_id) and name_tokens(taxonomy.nodes[named[0]].name) == variant)
+    ):
         # the merchant's path is a taxonomy path ("Furniture > Chairs", as Shopify writes categories):
         # that node is the scope, not the narrower one its few products happen to sit in
         node = named[0]
