@@ -397,12 +397,13 @@ def _matches(title: str | None, noun: str, terms: list[tuple[str, ...]]) -> bool
 
 
 def _word_forms(noun: str) -> str:
-    """A regex for the written forms of a stemmed noun: pump|pumps, accessory|accessories, seat|seating."""
+    """A regex for the written forms of a stemmed noun: pump|pumps, accessory|accessories, seat|seating,
+    and the plural of an -ing noun, whose stem drops the ending: earr|earring|earrings, paint|paintings."""
     import re
 
     if noun.endswith("y") and len(noun) > 3:
         return re.escape(noun[:-1]) + "(?:y|ies)"
-    return re.escape(noun) + "(?:s|es|ing)?"
+    return re.escape(noun) + "(?:s|es|ings?)?"
 
 
 def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Taxonomy | None = None) -> np.ndarray:
