@@ -685,3 +685,19 @@ def test_titles_name_the_plural_of_an_ing_noun():
     assert dict(p.scope.found)["title"] == 1, p.scope
     p, _, _ = ask("How many paintings do I have?", t)
     assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 2}, p.scope
+
+
+def test_a_word_titles_hold_only_before_one_noun_scopes_those_products_and_says_so():
+    # a jewellery shop's export (held-out: abbienaija/musesproducts): "hoops" is no category and no
+    # title's noun, but seven titles say "… Hoop Earrings"; the answer was the whole catalog
+    t = shopify(
+        [
+            ("Moni Large Hoop Earrings", "", "Earrings"),
+            ("C-shape Hoop Earrings", "", "Earrings"),
+            ("Pearl Drop Earrings", "", "Earrings"),
+            ("Chunky Punk Ring", "", "Rings"),
+        ]
+    )
+    p, _, md = ask("How many hoops do I have?", t)
+    assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 2}, p.scope
+    assert "names it with the same noun, as “" in md

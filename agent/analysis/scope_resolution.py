@@ -788,6 +788,17 @@ def placed(
                 loose_found,
                 sum(n for _, n in loose_found),
             )
+    if title_only and total == 0 and len(terms) == 1:  # "hoops" whose titles say "Hoop Earrings"
+        described = _described_by(own, terms[0], taxonomy)
+        if described is not None:
+            words = scope.phrase or " ".join(phrase)
+            note = (
+                f"No category and no title names “{words}” as its product; the scope holds the products whose "
+                f"title names it with the same noun, as “{described[2]}” does."
+            )
+            scope = replace(scope, title_terms=described[:2], widened=_sentences(scope.widened, note))
+            found = scoping.found(own, scope, taxonomy)
+            total = sum(n for _, n in found)
     if title_only and total == 0:
         return None
     if not title_only and (
@@ -822,6 +833,26 @@ def _named_joins_only(
         return scope, found
     kept = replace(scope, merchant_categories=tuple(c for c in scope.merchant_categories if c not in idle))
     return kept, scoping.found(own, kept, taxonomy)
+
+
+def _described_by(own: pa.Table, word: str, taxonomy: Taxonomy) -> tuple[str, str, str] | None:
+    """(noun, word, an example title) when the catalog's titles hold the word only before one product
+    noun: a jewellery shop's seven "… Hoop Earrings" are what "hoops" means there. That noun must be
+    the noun of at least half of the titles holding the word (else it describes too many kinds)."""
+    from agent.analysis import scoping
+
+    if "title" not in own.column_names:
+        return None
+    titles = pc.unique(pc.cast(own["title"], pa.string()))
+    pattern = scoping._whole_word([scoping._word_forms(word)])
+    held = titles.filter(pc.fill_null(pc.match_substring_regex(titles, pattern), False)).to_pylist()
+    if not held:
+        return None
+    nouns = Counter(scoping._noun_of(t, None) for t in held)
+    noun, n = nouns.most_common(1)[0]
+    if not noun or noun == word or n * 2 < len(held):
+        return None
+    return noun, word, next(t for t in held if scoping._noun_of(t, None) == noun)
 
 
 def _another_sense(own: pa.Table, scope: Scope, taxonomy: Taxonomy, found: tuple[tuple[str, int], ...]) -> bool:
