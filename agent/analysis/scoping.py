@@ -402,7 +402,7 @@ def _word_forms(noun: str) -> str:
     import re
 
     if noun.endswith("y") and len(noun) > 3:
-        return re.escape(noun[:-1]) + "(?:y|ies)"
+        return re.escape(noun[:-1]) + "(?:y|ies|ie)"  # hoody: Hoodie, Hoodies
     return re.escape(noun) + "(?:s|es|ings?)?"
 
 

@@ -89,6 +89,8 @@ def stem(word: str) -> str:
         return w
     if w.endswith("ies") and len(w) > 4:
         return w[:-3] + "y"
+    if w.endswith("ie") and len(w) > 4:  # "hoodie" is one word with "hoodies" (→ hoody), "cookie" with "cookies"
+        return w[:-2] + "y"
     if w.endswith(("ches", "shes", "xes", "sses", "zes")):
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
