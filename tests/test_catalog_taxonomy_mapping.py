@@ -4,6 +4,7 @@ path prefix -> name matcher (type, own category, title noun) -> unmapped when un
 from __future__ import annotations
 
 import unicodedata
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -13,6 +14,8 @@ from agent.catalog.canonical import MAPPING_METHODS
 from agent.catalog.categorise import map_rows, name_match
 from agent.catalog.evidence import KIND_ATTACHED
 from agent.catalog.sources import read_table_bytes
+
+CORPUS = Path(__file__).parent / "corpus"
 
 
 def _col(values):
@@ -68,6 +71,28 @@ def test_localised_google_category_paths_map_to_the_same_ids():
     assert _map(google=["Мебель"]) == [(436, "google_category")]
     ru = taxonomy.load_locale("ru-RU")[4299]
     assert _map(path=[ru + " > Что-то своё"]) == [(4299, "merchant_path")]  # localised prefix
+
+
+def test_a_localised_path_in_newer_wording_is_read_below_its_exact_prefix():
+    # tests/corpus/gmc/tehnoholod-aircon-kzt-russian.csv (81 air conditioners) writes Google's newer Russian
+    # wording; the bundled ru-RU (2015) says "Дом и сад > Бытовые приборы > Климат-контроль > Кондиционеры
+    # воздуха". Only "Дом и сад" is exact; "Кондиционеры" also begins "Кондиционеры для белья" (fabric
+    # softener), which the other levels' words ("бытовая", "климатическое") tell apart.
+    newer = "Дом и сад > Бытовая техника > Климатическое оборудование > Кондиционеры"
+    assert _map(google=[newer]) == [(605, "google_category")]
+    assert _map(path=[newer]) == [(605, "merchant_path")]
+    data = (CORPUS / "gmc" / "tehnoholod-aircon-kzt-russian.csv").read_bytes()
+    table, _ = read_table_bytes(data, "tehnoholod-aircon-kzt-russian.csv", KIND_ATTACHED)
+    assert set(table["google_category_id"].to_pylist()) == {605}
+    # nothing to tell the two apart: no guess, the prefix stands
+    assert _map(google=["Дом и сад > Кондиционеры"]) == [(536, "google_category")]
+    assert _map(google=["Дом и сад > Что-то своё > Кондиционеры"]) == [(536, "google_category")]
+    # a whole name in another inflection ("Стол" of "Столы"); the words of a name's middle are no name
+    assert _map(google=["Мебель > Стол"]) == [(6392, "google_category")]
+    assert _map(google=["Спортивные товары > Товары для отдыха на открытом воздухе > Буксирный спорт"]) == [
+        (1011, "google_category")
+    ]  # "Буксирные тросы для водного спорта" holds both words, but not as its first ones
+    assert _map(google=["Мебель > Столовые"]) == [(436, "google_category")]  # "стол" is no "столовой"
 
 
 def test_shopify_product_category_goes_through_shopifys_mapping():

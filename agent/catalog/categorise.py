@@ -5,7 +5,8 @@
 (b) a Shopify Standard Product Taxonomy path (Shopify's `Product Category`, which the Shopify reader
     passes as the own category path), through Shopify's published mapping to Google    -> "shopify_category"
 (c) the longest taxonomy prefix of the merchant's own category path (English or localised
-    Google names, or Shopify's)                                                        -> "merchant_path"
+    Google names, or Shopify's); below a localised prefix, the place the further levels name in
+    that language (a newer wording than the bundled file's: `_below_localised`; so in (a)) -> "merchant_path"
     (b) and (c) also refine (a): a row whose own path names a node strictly below its Google
     category takes that node (`_deeper`); a path in another branch leaves (a) as it is.
 (d) the name matcher (`namematch`: names of the taxonomies themselves, no keyword table) on the
@@ -33,6 +34,7 @@ distinct value, and a catalog that (a)–(c) settle never builds the name index 
 from __future__ import annotations
 
 import functools
+import os
 import re
 
 import numpy as np
@@ -84,13 +86,18 @@ def _exact_google(path: str) -> int | None:
 
 
 def _prefix(path: str) -> tuple[int, int] | None:
-    """(id, levels matched) of the deepest Google (en-US or localised) or Shopify path prefixing `path`."""
+    """(id, levels matched) of the deepest Google (en-US or localised) or Shopify path prefixing `path`;
+    below a localised prefix, the place its further levels name in that language (`_below_localised`)."""
     tax = taxonomy.load()
     levels = [lvl for lvl in taxonomy.normalise_path(path).split(taxonomy.SEPARATOR) if lvl]
     best = None
     for depth in range(len(levels), 0, -1):
         key = taxonomy.SEPARATOR.join(levels[:depth]).lower()
-        found = tax.by_path.get(key) or taxonomy.localised_path_id(key)
+        found = tax.by_path.get(key)
+        if found is None and (found := taxonomy.localised_path_id(key)) is not None and depth < len(levels):
+            best = _below_localised(found, key, levels[depth:]) or (found, 0)
+            best = (best[0], depth + best[1])
+            break
         if found is not None:
             best = (found, depth)
             break
@@ -98,6 +105,109 @@ def _prefix(path: str) -> tuple[int, int] | None:
     if shop is not None and (best is None or shop[1] > best[1]):
         return shop
     return best
+
+
+# Below an exact localised prefix. Google renames places between versions, and the bundled localised
+# files are older than the feeds (ru-RU is of 2015, `Бытовые приборы > Климат-контроль > Кондиционеры
+# воздуха`; a newer Russian feed writes `Бытовая техника > Климатическое оборудование > Кондиционеры`).
+# So the levels after the prefix are read, from the top, as names of the places under the place reached
+# so far, in the prefix's language. A level names a place when it holds every word of the place's name
+# (in any order), two forms of a word sharing _MIN_STEM letters and differing only in an ending of up
+# to _INFLECTION ("кондиционеры"/"кондиционеров", "бытовая"/"бытовые"; never "стол"/"столовой",
+# "golf"/"golftee"); the last level may also be the name's first words with its qualifier left out
+# ("Кондиционеры" of "Кондиционеры воздуха"; its last words in the languages whose noun ends the name).
+# Several places named: the other levels' words (akin: the same first _AKIN letters) tell them apart
+# ("Кондиционеры для белья" shares none of "бытовая", "климатическое"), else the level is passed over,
+# as is a level naming none; with no level read the prefix stands. Measured when written (see the
+# commit): reworded real paths, Shopify's Russian and German category names under Google's exact
+# localised top levels, 79 read deeper and right, 1 read by its literal leaf against Shopify's mapping
+# ("… > Аксессуары для микроволновых печей > Противни для выпечки" -> Baking & Cookie Sheets, not
+# Microwave Oven Accessories); ~5,000 perturbed bundled paths per kind over the 13 locales (levels
+# replaced, skipped, re-inflected, a word dropped): none read to a wrong place.
+_INFLECTION = 2
+_MIN_STEM = 5  # two different words share at least this many letters to be one word
+_AKIN = 5
+_NOUN_LAST = frozenset({"de", "nl", "sv", "da", "tr", "ja"})
+
+
+def _below_localised(cid: int, key: str, rest: list[str]) -> tuple[int, int] | None:
+    """(id, levels of `rest` read) of the place `rest` names under `cid`, whose path `key` is in one or
+    more bundled locales; None unless every such locale reads the same place."""
+    read = set()
+    for locale in taxonomy.available_locales():
+        names = taxonomy.load_locale(locale)
+        if names.get(cid, "").lower() == key:
+            read.add(_descend(cid, names, locale.split("-")[0] in _NOUN_LAST, rest))
+    return read.pop() if len(read) == 1 else None
+
+
+def _descend(cid: int, names: dict[int, str], noun_last: bool, rest: list[str]) -> tuple[int, int] | None:
+    """Level by level from the prefix: a level naming one place under the place reached so far moves
+    there; a level naming none, or several that the other levels' words do not tell apart (a reworded
+    grouping), is passed over."""
+    tax = taxonomy.load()
+    node, read = cid, 0
+    levels = [namematch.local_words(level) for level in rest]
+    for j, words in enumerate(levels):
+        scored = [
+            (extra, d)
+            for d in tax.descendants(node)
+            if d in names and (extra := _extra_words(words, _leaf_words(names[d]), noun_last)) is not None
+        ]
+        places = [d for extra, d in scored if extra == 0] or ([d for _, d in scored] if j == len(levels) - 1 else [])
+        if len(places) > 1:
+            places = _told_apart(places, names, cid, [w for k, other in enumerate(levels) if k != j for w in other])
+        if len(places) == 1:
+            node, read = places[0], j + 1
+    return (node, read) if node != cid else None
+
+
+def _told_apart(places: list[int], names: dict[int, str], cid: int, others: list[str]) -> list[int]:
+    """The places whose path below the prefix shares the most of the other levels' words (akin: the
+    same first _AKIN letters, "бытовая"/"бытовые", "климатическое"/"климат"), when that is some."""
+    depth = taxonomy.load().nodes[cid].depth
+    agree = {}
+    for d in places:
+        path_words = [w for level in names[d].split(taxonomy.SEPARATOR)[depth:] for w in namematch.local_words(level)]
+        agree[d] = sum(any(_akin(w, p) for p in path_words) for w in others)
+    most = max(agree.values())
+    return [d for d in places if agree[d] == most] if most else places
+
+
+def _akin(one: str, other: str) -> bool:
+    return len(os.path.commonprefix([one, other])) >= _AKIN
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _leaf_words(path: str) -> tuple[str, ...]:
+    return tuple(namematch.local_words(path.rsplit(taxonomy.SEPARATOR, 1)[-1]))
+
+
+def _extra_words(level: list[str], leaf: tuple[str, ...], noun_last: bool) -> int | None:
+    """How many words of a place's name `level` leaves over when it names the place, else None: all
+    of the name's words in any order (0), or the name's first words in order, its last in the
+    languages whose noun ends the name (the rest a qualifier the level left out: "Кондиционеры" of
+    "Кондиционеры воздуха", never "Буксирный спорт" of "Буксирные тросы для водного спорта")."""
+    if not level or not leaf or not _same_word(level[-1 if noun_last else 0], leaf[-1 if noun_last else 0]):
+        return None
+    free = list(leaf)
+    for word in level:
+        match = next((other for other in free if _same_word(word, other)), None)
+        if match is None:
+            return None
+        free.remove(match)
+    if free:
+        part = leaf[len(leaf) - len(level) :] if noun_last else leaf[: len(level)]
+        if not all(_same_word(word, other) for word, other in zip(level, part)):
+            return None
+    return len(free)
+
+
+def _same_word(one: str, other: str) -> bool:
+    if one == other:
+        return True
+    shared = len(os.path.commonprefix([one, other]))
+    return shared >= _MIN_STEM and max(len(one), len(other)) - shared <= _INFLECTION
 
 
 @functools.lru_cache(maxsize=65536)
