@@ -180,6 +180,19 @@ def test_shallow_merchant_path_is_refined_inside_its_branch_only():
     assert got[1] == (536, "merchant_path")  # a hoodie is not in Home & Garden: the merchant's path stands
 
 
+def test_a_shallow_google_category_is_refined_inside_its_branch_only():
+    # shopify/bilal-swimwear.csv files its 48 swimsuits under Google's "Apparel & Accessories" (level 1):
+    # the gaps answer said Swimwear was missing while every product was one. A shallow Google category is
+    # refined like a shallow own path: by a name inside it, never moved out of it.
+    got = _map(google=["Apparel & Accessories"] * 3, ptype=["Swimwear", "Garden Chair", None])
+    assert got[0] == (211, "name_match")
+    assert got[1] == (166, "google_category")  # a garden chair is no apparel: the merchant's category stands
+    assert got[2] == (166, "google_category")
+    assert _map(google=["Apparel & Accessories > Clothing > Shirts & Tops"], ptype=["Swimwear"]) == [
+        (212, "google_category")
+    ]  # level 3 is no shallow category
+
+
 def test_mapping_is_computed_once_per_distinct_combination(monkeypatch):
     calls = []
     real = categorise._name_match

@@ -25,7 +25,8 @@
 
 The catalog's own branches (where most of its placed rows stand) then doubt a bare title noun far
 outside them and read the rows still unplaced inside them (`_branches`).
-(d) also refines a shallow (c) result (levels 1–2, "Home & Garden") when it names a place inside it.
+(d) also refines a shallow (a) or (c) result (levels 1–2, "Home & Garden") when it names a place inside
+it: a feed filing every row under `Apparel & Accessories` says less than its types ("Swimwear").
 Every step runs once per distinct value — (d) once per distinct (product type, category, title
 phrase) — and is spread back to the rows with integer takes, so a million-row catalog pays per
 distinct value, and a catalog that (a)–(c) settle never builds the name index at all.
@@ -46,7 +47,7 @@ from agent.catalog.values import as_dictionary, chunked
 
 # codes into canonical.MAPPING_METHODS
 GOOGLE, MERCHANT, NAME, UNMAPPED, SHOPIFY, OWN_GROUP, VEHICLE = 0, 1, 2, 3, 4, 5, 6
-_REFINE_BELOW = 3  # (c) results shallower than this depth may be refined by (d)
+_REFINE_BELOW = 3  # (a) and (c) results shallower than this depth may be refined by (d)
 
 # How sure each placement is (lower is surer), per row: what a stricter operating point cuts on and
 # what the evaluation's precision/coverage curve is drawn over (`bench/eval_mapping.py --curve`).
@@ -396,10 +397,10 @@ def _unique_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _name_step(
     ids: np.ndarray, method: np.ndarray, sure: np.ndarray, category_path, product_type, title, brand=None
 ) -> None:
-    """Step (d), in place: on unmapped rows and shallow merchant-path rows, once per distinct
+    """Step (d), in place: on unmapped rows and shallow Google or merchant-path rows, once per distinct
     (type, category, title phrase)."""
     tax = taxonomy.load()
-    shallow = _shallow_merchant(ids, method, tax)
+    shallow = _shallow_written(ids, method, tax)
     todo = np.flatnonzero((ids < 0) | shallow)
     if not len(todo):
         return
@@ -439,10 +440,10 @@ def _name_step(
     sure[rows] = grade[inverse][accepted]
 
 
-def _shallow_merchant(ids: np.ndarray, method: np.ndarray, tax: taxonomy.Taxonomy) -> np.ndarray:
-    """Rows placed by the merchant's path on a node shallower than _REFINE_BELOW that has nodes inside:
-    the names may place them deeper."""
-    merchant = method == MERCHANT
+def _shallow_written(ids: np.ndarray, method: np.ndarray, tax: taxonomy.Taxonomy) -> np.ndarray:
+    """Rows placed by what the merchant wrote (Google category or own path) on a node shallower than
+    _REFINE_BELOW that has nodes inside: the names may place them deeper, inside it only."""
+    merchant = (method == MERCHANT) | (method == GOOGLE)
     if not (method.size and merchant.any()):
         return np.zeros(len(ids), dtype=bool)
     depth = np.zeros(int(ids.max(initial=0)) + 1, dtype=np.int8)
@@ -495,7 +496,7 @@ def _read_in_branches(
 
 
 def _accepted(got: np.ndarray, prev: np.ndarray, tax: taxonomy.Taxonomy) -> np.ndarray:
-    """The readings taken: any for an unmapped row; for a shallow merchant-path row only one inside its
+    """The readings taken: any for an unmapped row; for a shallow Google or merchant-path row only one inside its
     own branch (and deeper)."""
     accepted = got >= 0
     refine = accepted & (prev >= 0)
