@@ -20,12 +20,16 @@ carry only an image. So:
   it is sellable (in stock) whatever the quantity column says;
 * metafield columns such as `Color (product.metafields.shopify.color-pattern)` feed color, size or
   material when their label or key names one; option axes named Color/Size/Material take precedence.
+  Shopify's category metafields are *lists* of metaobject handles, exported joined by "; "
+  ("beige; floral; white", "s; m; l; xl", "fabric__cotton; fabric__polyester") and product-level, so
+  one value per variant is read from them (`list_attribute`; the decision is written there);
 * "Default Title" options (products without variants) are not real options and are dropped.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -47,7 +51,7 @@ from agent.catalog.readers.common import (
     first_row_per_key,
     from_codes,
 )
-from agent.catalog.values import flag_value, status_value
+from agent.catalog.values import as_dictionary, flag_value, status_value, to_strings
 
 PRODUCT_FIELDS = (
     "title",
@@ -89,6 +93,92 @@ def _metafield_attr(label: str, key: str) -> str | None:
     return attribute_for(label) or attribute_for(key.rsplit(".", 1)[-1].replace("-pattern", ""))
 
 
+# Shopify's metaobject handles: a `<attribute>__` prefix some exports write, and the "-1", "-2" Shopify
+# appends when a handle is taken ("orange-1", "rosa-2") — never part of a colour's or material's name
+_HANDLE_PREFIX = re.compile(r"^[a-z0-9-]+__")
+_HANDLE_SUFFIX = re.compile(r"-\d+$")
+# Merchant Center's form for one item of several colours or materials: up to three, primary first,
+# joined by "/" ("red/pink/blue", "cotton/polyester/elastane") — the form colour options already take
+COMBINED = "/"
+COMBINED_MAX = 3
+
+
+def list_entries(value: str, attr: str) -> list[str]:
+    """The entries of one metafield list cell, as names: "orange-1; navy-blazer" -> ["orange", "navy blazer"]
+    for colours and materials (hyphens are the handle's spaces); sizes keep theirs ("6-12-meses", "2-a-3")."""
+    entries = []
+    for raw in value.split(";"):
+        entry = _HANDLE_PREFIX.sub("", raw.strip())
+        if attr != "size":
+            entry = _HANDLE_SUFFIX.sub("", entry).replace("-", " ").strip()
+        if entry and entry not in entries:
+            entries.append(entry)
+    return entries
+
+
+def _matchable(value: str) -> str:
+    return re.sub(r"[\s_-]+", "", value).casefold()
+
+
+def list_attribute(listed: pa.Array, attr: str, options: list) -> pa.DictionaryArray:
+    """One colour, material or size per variant from a product-level metafield list.
+
+    Decision (the list is the product's, the canonical column is the variant's):
+
+    * a variant whose own option value (on any axis, whatever its name: "Style", "Estilo", "Hook
+      color") is one of the list's entries has that value — a paver listed in "black; granite; rock"
+      with a Style option is black on its Black variant;
+    * otherwise a single entry is every variant's value;
+    * otherwise several colours (or materials) describe one item of several — a "pink; floral" suit,
+      a beige-and-brown rattan sofa, the same on each of its sizes — and are kept as Merchant
+      Center's `color`/`material` attribute writes such an item: the first three, joined by "/"
+      ("pink/floral"), as a colour option "Black/White" already is; patterns ("floral") stay, since
+      Shopify's own attribute is colour-or-pattern (`color-pattern`) and no word list tells them apart
+      in every shop language;
+    * several sizes without a variant naming one are the product's size range, not any variant's
+      size: no value (an invented size would be counted as a size the shop carries in that form).
+    """
+    column = as_dictionary(to_strings(listed))
+    names = column.dictionary.to_pylist()
+    entries = [list_entries(v, attr) if v else [] for v in names]
+    several = np.array([len(e) > 1 for e in entries], dtype=bool)
+    alone = [e[0] if len(e) == 1 else _combined(e, attr) for e in entries]
+    if not several.any() or not any(o is not None for o in options):
+        return pa.DictionaryArray.from_arrays(column.indices, pa.array(alone, pa.string()), safe=False)
+    # rows whose list has several entries: does one of the variant's option values name an entry?
+    idx = column.indices.to_numpy(zero_copy_only=False)
+    valid = np.asarray(pc.is_valid(column.indices).to_numpy(zero_copy_only=False), dtype=bool)
+    idx = np.where(valid, idx, 0).astype(np.int64)
+    rows = np.flatnonzero(valid & several[idx])
+    out = list(alone)
+    codes = idx.copy()
+    lookup = [{_matchable(e): e for e in entry} for entry in entries]
+    option_values = [
+        as_dictionary(to_strings(o)).take(pa.array(rows)).to_pylist() if o is not None else [None] * len(rows)
+        for o in options
+    ]
+    picked: dict[tuple[int, str], int] = {}
+    for n, row in enumerate(rows.tolist()):
+        entry = idx[row]
+        for values in option_values:
+            value = values[n]
+            if value and _matchable(value) in lookup[entry]:
+                key = (entry, value)
+                if key not in picked:
+                    picked[key] = len(out)
+                    out.append(value)
+                codes[row] = picked[key]
+                break
+    indices = pa.array(codes.astype(np.int32), mask=~valid)
+    return pa.DictionaryArray.from_arrays(indices, pa.array(out, pa.string()), safe=False)
+
+
+def _combined(entries: list[str], attr: str) -> str | None:
+    if not entries or attr == "size":
+        return None
+    return COMBINED.join(entries[:COMBINED_MAX])
+
+
 def _shopify_status(value: object) -> str:
     """Shopify's own Status words: `unlisted` is sold (module docstring), the rest as everywhere."""
     return "active" if str(value).strip().lower() == "unlisted" else status_value(value)
@@ -126,7 +216,10 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         label_key = headers.metafield(col)
         assert label_key is not None  # extra_columns() lists metafield headers only
         attr = _metafield_attr(*label_key)
-        cols[attr] = coalesce(cols.get(attr), fill_down(table[col], keys, nkeys, first))
+        assert attr is not None  # and only those that name an attribute
+        listed = fill_down(table[col], keys, nkeys, first)
+        options = [cols.get(f"option{i}_value") for i in (1, 2, 3)]
+        cols[attr] = coalesce(cols.get(attr), list_attribute(listed, attr, options))
         used.add(col)
     cols["image_url"] = coalesce(raw.get("variant_image"), cols.pop("image_src", None))
     # the handle column as the CSV/Parquet reader (and csvread's unification) built it
