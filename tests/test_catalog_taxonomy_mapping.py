@@ -238,6 +238,27 @@ def test_shopify_names_are_valid_text_and_all_targets_exist():
         assert "\ufffd" not in path and tax.node(cid) is not None
 
 
+def test_a_shopify_name_mapped_to_a_bare_top_level_names_no_place():
+    """Shopify maps Media > Printables > Wall Art (and Planners, Activity Sheets) to the top level
+    "Media": a held-out shop's "Panchmashi Resin Spiritual Wall Art" went to Media. Such a name now
+    decides nothing; the Google names do where they hold the word (Calendars, Organizers & Planners)."""
+    tax = taxonomy.load()
+    assert name_match(None, None, "Panchmashi Resin Spiritual Wall Art") is None
+    assert name_match(None, None, "Wall Art") is None
+    assert tax.nodes[name_match(None, None, "Planners")].path.endswith("Calendars, Organizers & Planners")
+    lost = [
+        (path, cid)
+        for path, cid in taxonomy.shopify_mapping().paths
+        if path.count(taxonomy.SEPARATOR) >= 2 and tax.nodes[cid].depth == 1
+    ]
+    assert lost  # the rule is about real entries of Shopify's mapping
+    index = namematch.full_index()
+    for path, cid in lost:
+        leaf = tuple(namematch.words(path.split(taxonomy.SEPARATOR)[-1]))
+        entries = index.entries(leaf[-1])
+        assert not [e for e in entries if e.tokens == leaf and e.google_id == cid], path
+
+
 def test_a_compound_written_apart_is_the_same_name():
     assert namematch.match("Key Chain").google_id == namematch.match("Keychains").google_id == 175
     assert namematch.match("T-Shirts").google_id == namematch.match("Tshirt").google_id == 212

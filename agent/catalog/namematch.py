@@ -408,9 +408,17 @@ def _google_entries(cid: int) -> tuple[Entry, ...]:
 
 
 def _shopify_entry(path: str, cid: int) -> Entry | None:
+    """A Shopify category's name, standing at the Google place Shopify maps it to.
+
+    Not where Shopify's mapping kept only a bare top level for a category three or more levels down
+    (Media > Printables > Wall Art, > Planners, > Activity Sheets → "Media"): the mapping lost the
+    place, so the name would send every framed "Wall Art" and paper planner to Media, a top level
+    that says nothing of it; the Google names ("Calendars, Organizers & Planners") decide instead."""
     levels = path.split(taxonomy.SEPARATOR)
     toks = tuple(words(levels[-1]))
-    return Entry(toks, cid, _TIER_SHOPIFY, len(levels), _google_words(cid) | frozenset(words(path))) if toks else None
+    if not toks or (len(levels) >= 3 and taxonomy.load().nodes[cid].depth == 1):
+        return None
+    return Entry(toks, cid, _TIER_SHOPIFY, len(levels), _google_words(cid) | frozenset(words(path)))
 
 
 def _implied(head: str, head_entries: list[Entry]) -> frozenset[str]:
