@@ -140,6 +140,29 @@ def test_title_noun_decides_not_the_decoration():
     assert name_match(None, None, "Taylor Swift Album Hoodie") in (None, 212)  # never Music
 
 
+@pytest.mark.parametrize(
+    ("title", "head"),
+    [
+        ("Folklore Unisex Heavy Cotton Tee in 12 Colors in Sizes S-5XL", "Folklore Unisex Heavy Cotton Tee"),
+        ("Unisex Heavy Blend Crewneck Sweatshirt in 15 Colors", "Unisex Heavy Blend Crewneck Sweatshirt"),
+        ("Infant Fine Jersey Bodysuit Sizes Newborn - 24 Months", "Infant Fine Jersey Bodysuit"),
+        ("Crewneck Sweatshirt Size LARGE", "Crewneck Sweatshirt"),
+        ("Racerback Tank Available in Many Colours", "Racerback Tank"),
+        # a size word before the noun is part of the product, not a list of its variants
+        ("King Size Duvet Cover", "King Size Duvet Cover"),
+        ("Plus Size Dress", "Plus Size Dress"),
+        ("Travel Size Shampoo", "Travel Size Shampoo"),
+        ("Made in Italy Leather Bag", "Made in Italy Leather Bag"),
+    ],
+)
+def test_what_a_listing_is_offered_in_is_no_title_noun(title, head):
+    """Print-on-demand titles list their variants after the noun ("... Sweatshirt in 15 Colors"): a
+    held-out export's noun was "Colors" or "Size" for them, so "bodysuits" found 6 of its 9; the vectorised
+    title heads (the scope's scan) cut the same way."""
+    assert nouns.title_head(title) == head
+    assert nouns.title_heads(pa.array([title])).to_pylist() == [head]
+
+
 def test_a_trailing_colourway_is_no_title_noun():
     """A sneaker's colourway ("Jordan 5 green", a real WooCommerce shop) is no salad green; the noun
     before a trailing colour still decides ("Honeycomb Blanket White" is a blanket)."""

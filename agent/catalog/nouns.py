@@ -14,7 +14,18 @@ import re
 from typing import Callable
 
 _SEPARATORS = re.compile(r"\s+[|–—-]+\s+|\s*\|\s*|:\s+|\s*\(|\s*\[|,\s+|\s+/\s+")
-_LINKS = re.compile(r"\s+(?:for|with|w/|by|featuring|feat\.?|from|inspired\s+by|compatible\s+with|fits)\s+", re.I)
+_LINKS = re.compile(
+    r"\s+(?:for|with|w/|by|featuring|feat\.?|from|inspired\s+by|compatible\s+with|fits)\s+"
+    # what the listing is offered in, after the noun ("Crewneck Sweatshirt in 15 Colors", "Tee Available
+    # in Many Sizes", "Bodysuit Sizes Newborn", "Sweatshirt Size 2XL"): print-on-demand titles list
+    # their variants there, and "Colors" or "Size" is no product noun. A size word before a noun ("King
+    # Size Duvet", "Plus Size Dress") is no such list: only a size token after it cuts.
+    r"|\s+in\s+(?:\d+|many|multiple|various|several|all|assorted|different)\s+"
+    r"(?:colou?rs?|sizes?|styles?|designs?|finishes|patterns?|prints?|shades?|variants?|options?|flavou?rs?|scents?)\b"
+    r"|\s+available\s+(?:in|on)\s+"
+    r"|\s+sizes?\s+(?:\d|x{0,3}[sl]\b|m\b|x{1,3}l\b|small|medium|large|extra|newborn|one\s+size)",
+    re.I,
+)
 
 
 def without_brand(title: str, brand: str | None) -> str:
