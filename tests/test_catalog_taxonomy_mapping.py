@@ -163,6 +163,20 @@ def test_what_a_listing_is_offered_in_is_no_title_noun(title, head):
     assert nouns.title_heads(pa.array([title])).to_pylist() == [head]
 
 
+def test_christmas_is_googles_holiday():
+    """Google names Christmas things "Holiday": a held-out print shop's "Round Ceramic Christmas Ornament"
+    and a "Christmas Ornaments" type went to Aquarium Decor (Shopify's bare "Ornaments" lives there)."""
+    tax = taxonomy.load()
+    ornaments = tax.id_for_path("Home & Garden > Decor > Seasonal & Holiday Decorations > Holiday Ornaments")
+    assert name_match(None, "Christmas Ornaments", None) == ornaments
+    assert name_match(None, None, "Round Ceramic Christmas Ornament") == ornaments
+    assert name_match("Xmas Decorations", None, None) == tax.id_for_path(
+        "Home & Garden > Decor > Seasonal & Holiday Decorations"
+    )
+    stockings = name_match(None, "Christmas Stockings", None)
+    assert stockings is not None and tax.nodes[stockings].path.endswith("Holiday Stockings")
+
+
 def test_a_trailing_colourway_is_no_title_noun():
     """A sneaker's colourway ("Jordan 5 green", a real WooCommerce shop) is no salad green; the noun
     before a trailing colour still decides ("Honeycomb Blanket White" is a blanket)."""

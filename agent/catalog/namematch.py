@@ -59,6 +59,10 @@ _SYNONYMS = {
     "balcony": ("outdoor",),
     "tee": ("tshirt", "shirt"),
     "couch": ("sofa",),
+    # Google files Christmas things under "Holiday" (Holiday Ornaments, Seasonal & Holiday
+    # Decorations): a "Christmas Ornament" is no aquarium ornament (Shopify's bare "Ornaments")
+    "christma": ("holidai",),
+    "xma": ("holidai",),
 }
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])", re.UNICODE)
