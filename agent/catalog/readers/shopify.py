@@ -51,7 +51,7 @@ from agent.catalog.readers.common import (
     first_row_per_key,
     from_codes,
 )
-from agent.catalog.values import as_dictionary, flag_value, status_value, to_strings
+from agent.catalog.values import as_dictionary, entry_numbers, flag_value, status_value, to_strings
 
 PRODUCT_FIELDS = (
     "title",
@@ -153,22 +153,28 @@ def list_attribute(listed: pa.Array, attr: str, options: list) -> pa.DictionaryA
     out = list(alone)
     codes = idx.copy()
     lookup = [{_matchable(e): e for e in entry} for entry in entries]
-    option_values = [
-        as_dictionary(to_strings(o)).take(pa.array(rows)).to_pylist() if o is not None else [None] * len(rows)
-        for o in options
-    ]
+    # decided once per distinct (list, option values) combination: a million variant rows repeat a few
+    # thousand of them
+    dictionaries, numbers = [], [idx[rows]]
+    for option in options:
+        if option is None:
+            continue
+        encoded = as_dictionary(to_strings(option))
+        dictionaries.append(encoded.dictionary.to_pylist())
+        numbers.append(entry_numbers(encoded)[rows])
+    combos, inverse = np.unique(np.stack(numbers, axis=1), axis=0, return_inverse=True)
+    chosen = np.empty(len(combos), dtype=np.int64)
     picked: dict[tuple[int, str], int] = {}
-    for n, row in enumerate(rows.tolist()):
-        entry = idx[row]
-        for values in option_values:
-            value = values[n]
+    for k, combo in enumerate(combos.tolist()):
+        entry, chosen[k] = combo[0], combo[0]
+        for names_of, code in zip(dictionaries, combo[1:]):
+            value = names_of[code] if code >= 0 else None
             if value and _matchable(value) in lookup[entry]:
-                key = (entry, value)
-                if key not in picked:
-                    picked[key] = len(out)
+                chosen[k] = picked.setdefault((entry, value), len(out))
+                if chosen[k] == len(out):
                     out.append(value)
-                codes[row] = picked[key]
                 break
+    codes[rows] = chosen[inverse.reshape(-1)]
     indices = pa.array(codes.astype(np.int32), mask=~valid)
     return pa.DictionaryArray.from_arrays(indices, pa.array(out, pa.string()), safe=False)
 
