@@ -6,7 +6,10 @@ rows carry a value, the value distribution after normalisation (case, spacing, "
 catalog — the values the reference carries that the merchant lacks.
 
 A value comes from the canonical column, else from an option whose name is that attribute ("Color",
-"Colour", "Material", "Size"), so Shopify option-only exports are covered too.
+"Colour", "Material", "Size"), so Shopify option-only exports are covered too. An option belongs to an
+attribute by the catalog layer's own rule (`readers.common.attribute_for`: "Color Options", "Plate
+Size", "Size (Inch)", "Farbe", "Taille"), the rule the readers filled the canonical columns by, so its
+values are counted once, under that attribute, and never again as an "Option: …" axis of their own.
 
 Values are matched case-insensitively but shown as written: each matched value appears in its most
 common spelling in the data ("XL", "2XL", "Navy Blue" — never "Xl", "2xl"), option axes by their own
@@ -25,6 +28,7 @@ import pyarrow.compute as pc
 from agent.analysis import common, sql_run
 from agent.analysis.inputs import SkillInput
 from agent.analysis.result import Finding, SkillResult
+from agent.catalog.readers.common import attribute_for, is_brand_attribute
 
 SKILL_ID = "attribute_coverage"
 TOP_VALUES = 5
@@ -144,6 +148,20 @@ def _source(arr, vocab: _Vocab) -> tuple[np.ndarray, np.ndarray]:
     return codes[idx], changed[idx]
 
 
+def _axis(name: str, column: str | None = None, aliases: tuple[str, ...] = ()) -> bool:
+    """Whether an option name (stripped, lower case) is the attribute `column` (its own aliases, or the
+    catalog layer's rule for option names); with no column, whether it is an axis of its own: no
+    attribute, not Shopify's placeholder, and not the brand (a WooCommerce "Brand" attribute the
+    reader already read as the brand column)."""
+    if column is None:
+        return (
+            name not in IGNORED_OPTIONS
+            and not is_brand_attribute(name)
+            and not any(name in a or attribute_for(name) == c for _, c, a in ATTRIBUTES)
+        )
+    return name in aliases or attribute_for(name) == column
+
+
 def _name_mask(arr, names: set[str]) -> np.ndarray:
     d = common.encoded(arr)
     ok = np.array([(v or "").strip().lower() in names for v in common.as_str(d.dictionary).to_pylist()] + [False])
@@ -164,20 +182,19 @@ def attribute_values(table: pa.Table) -> dict[str, Values]:
                 found.add(v.strip().lower())
                 written_names[v.strip()] += c
         present.append(found)
-    claimed = set(IGNORED_OPTIONS)
     for label, column, aliases in ATTRIBUTES:
         vocab = _Vocab()
         codes, respelled = _source(table[column], vocab)
         for i, name in enumerate(opt_names):
-            if not present[i] & set(aliases):
+            mine = {n for n in present[i] if _axis(n, column, aliases)}
+            if not mine:
                 continue
             c, r = _source(table[f"option{i + 1}_value"], vocab)
-            take = (codes < 0) & _name_mask(name, set(aliases)) & (c >= 0)
+            take = (codes < 0) & _name_mask(name, mine) & (c >= 0)
             codes = np.where(take, c, codes)
             respelled = np.where(take, r, respelled)
         out[label] = Values(codes, vocab.values, respelled, vocab.display())
-        claimed |= set(aliases)
-    others = sorted(set().union(*present) - claimed)
+    others = sorted(n for n in set().union(*present) if _axis(n))
     for other in others:
         vocab = _Vocab()
         codes = np.full(n, -1, dtype=np.int64)
