@@ -7,7 +7,7 @@ The table is the demo catalog's offers in the transfer schema, each carrying the
 in-memory path gives it (the placement decision of agent.analysis.gaps_sql: both paths then place every
 offer alike), made messier where each skill reads: prices at zero and in a second currency, sale
 prices (some not below the price), availability words as feeds write them, brands with stray and
-doubled spaces or blank, titles with spaces around them.
+doubled spaces, blank, or in other cases, titles with spaces around them.
 """
 
 from __future__ import annotations
@@ -61,6 +61,10 @@ def messy_rows() -> list[dict]:
             row = dict(row, brand=row["brand"].replace(" ", "   ") + " ")
         elif i % 19 == 0:
             row = dict(row, brand="  ")
+        elif i % 23 == 0 and row.get("brand"):  # the same brand in other cases: one brand both ways
+            row = dict(row, brand=row["brand"].upper())
+        elif i % 29 == 0 and row.get("brand"):
+            row = dict(row, brand=row["brand"].lower())
         if i % 11 == 0:
             row = dict(row, title=f"  {row['title']} ")
         out.append(row)
@@ -102,6 +106,18 @@ def test_the_fixture_exercises_what_each_skill_reads(bq_emulator, table_uri):  #
     assert rows[0]["Products without brand"]
     names = {r["Top brand"] for r in rows if r["Top brand"]}
     assert names and all(n == n.strip() and "  " not in n for n in names)
+    messy = {r["brand"].strip() for r in messy_rows() if r.get("brand") and r["brand"].strip()}
+    assert len({b.lower() for b in messy}) < len({" ".join(b.split()) for b in messy})  # case variants are in it
+    assert rows[0]["Brands"] == len({" ".join(b.split()).lower() for b in messy})
+
+
+def test_overview_brands_identical_in_memory_and_in_bigquery(bq_emulator, table_uri):  # noqa: F811
+    """The overview's brand count and top brands on the messy table (brands in other cases among them),
+    both ways (agent.analysis.overview_sql's LOWER(brand) and the in-memory common.brand_key)."""
+    pair = bq_pushdown.both_ways(bq_emulator.env, table_uri, "catalog_overview", "What is in my catalog?")
+    rows = [r for r in pair.memory.table.to_pylist() if r["Section"] in ("Summary", "Top brands (products)")]
+    assert any(r["Section"] == "Top brands (products)" for r in rows)
+    bq_pushdown.assert_identical(pair)
 
 
 @pytest.mark.parametrize("skill", SKILLS)

@@ -80,3 +80,33 @@ def test_woocommerce_brand_attribute_is_not_an_option_axis():
     table, _ = read_table_bytes(csv_bytes(header, rows), "wc-product-export.csv", "attached file")
     got = [r["Attribute"] for r in _run("attribute_coverage", table)]
     assert "Option: Brand" not in got
+
+
+def _vendors(vendors: list[str]):
+    rows = [
+        [f"p{i}", f"Swimsuit {i}", "<p>Swim</p>", v, "Swimwear", "Title", "Default Title", "", "", f"S{i}", "88.00"]
+        + ["https://example.com/s.jpg", "active"]
+        for i, v in enumerate(vendors)
+    ]
+    return _shopify(rows)
+
+
+def test_brand_spelled_in_other_cases_is_one_brand():
+    """A held-out swimwear export has its own vendor as "SWIMINISTA" on 15 products and "Swiminista" on
+    8: counted apart, that was 4 brands of 3 and a 60 % top brand where it holds 92 %. Case is no brand
+    difference: brand_coverage and the overview count one brand, shown by its spelling on most products."""
+    table = _vendors(["SWIMINISTA"] * 3 + ["Swiminista"] * 2 + ["Route"])
+    total = _run("brand_coverage", table)[0]
+    assert total["Brands"] == 2
+    assert total["Top brand"] == "SWIMINISTA" and total["Top brand share"] == round(100 * 5 / 6, 1)
+    overview = {(r["Section"], r["Item"]): r for r in _run("catalog_overview", table)}
+    assert overview[("Summary", "Brands")]["Count"] == 2
+    assert overview[("Top brands (products)", "SWIMINISTA")]["Count"] == 5
+    assert ("Top brands (products)", "Swiminista") not in overview
+
+
+def test_brand_shown_by_its_spelling_on_most_products_ties_by_name():
+    table = _vendors(["jazzupco", "JAZZUPCO", "JazzUpCo", "jazzupco"])
+    assert _run("brand_coverage", table)[0]["Top brand"] == "jazzupco"
+    table = _vendors(["jazzupco", "JAZZUPCO"])
+    assert _run("brand_coverage", table)[0]["Top brand"] == "JAZZUPCO"  # a tie: the smaller name

@@ -45,22 +45,9 @@ REF_COLUMNS = (
 
 
 def _brand_codes(table: pa.Table) -> tuple[np.ndarray, list[str]]:
-    """Brand code per row (-1 = no brand) and the brand names; trimming and blank-checking per distinct value."""
-    encoded = common.encoded(table["brand"])
-    names: list[str] = []
-    index: dict[str, int] = {}
-    per_entry = []
-    for brand in common.as_str(encoded.dictionary).to_pylist():
-        brand = (brand or "").strip()
-        if not brand:
-            per_entry.append(-1)
-            continue
-        if brand not in index:
-            index[brand] = len(names)
-            names.append(brand)
-        per_entry.append(index[brand])
-    lookup = np.array(per_entry + [-1], dtype=np.int64)
-    return lookup[pc.fill_null(encoded.indices, len(encoded.dictionary)).to_numpy(zero_copy_only=False)], names
+    """Brand code per row (-1 = no brand) and the brand names: spellings that differ only in case are
+    one brand, shown in its spelling on most products (common.brand_codes)."""
+    return common.brand_codes(table["brand"], common.numpy_of(table["product_key"]))
 
 
 @dataclass
@@ -199,8 +186,8 @@ def _summary_row(name: str, products: int, n_brands: int, top: str | None, top_n
 
 
 def _ref_only(own: dict[str, int], ref: dict[str, int]) -> tuple[int, str | None]:
-    own_l = {b.lower() for b in own}
-    only = sorted(((b, n) for b, n in ref.items() if b.lower() not in own_l), key=lambda kv: (-kv[1], kv[0]))
+    own_l = {common.brand_key(b) for b in own}
+    only = sorted(((b, n) for b, n in ref.items() if common.brand_key(b) not in own_l), key=lambda kv: (-kv[1], kv[0]))
     return len(only), ", ".join(f"{b} ({n:,})" for b, n in only[:LIST_LIMIT]) or None
 
 

@@ -560,6 +560,49 @@ def per_product(product_keys, aggs: Sequence[tuple[str, Any, str]]) -> pa.Table:
     return g
 
 
+def brand_key(brand: str) -> str:
+    """A brand's identity: its name in lower case ("SWIMINISTA", "Swiminista" and "swiminista" are one
+    brand). The SQL twins group by BigQuery's LOWER(brand), which lower-cases as str.lower does for
+    every letter but a handful of special cases (a dotted capital I); the catalog layer has already
+    trimmed the name and collapsed its spaces."""
+    return brand.lower()
+
+
+def shown_brand(spellings: dict[str, int]) -> str:
+    """The name a brand is shown by: of its spellings, the one on most products (the smallest one on
+    a tie, so that both paths, whose rows come in no fixed order, show the same one)."""
+    return min(spellings, key=lambda name: (-spellings[name], name))
+
+
+def brand_codes(brands, product_keys) -> tuple[Any, list[str]]:
+    """Brand code per row (-1 = no brand) and each brand's shown name (`shown_brand`), brands told
+    apart by `brand_key`: one pass per distinct value, then the rows' integer indices.
+
+    Why: a shop's export spells its own vendor several ways ("SWIMINISTA" on 15 products,
+    "Swiminista" on 8; "JAZZUPCO" and "jazzupco"); counted apart they made 4 brands of 3 and a
+    92 % vendor look like 60 %."""
+    import numpy as np
+
+    d = encoded(brands)
+    idx = pc.fill_null(d.indices, len(d.dictionary)).to_numpy(zero_copy_only=False)
+    used = np.bincount(idx, minlength=len(d.dictionary) + 1) > 0  # a filtered table keeps its whole dictionary
+    keys: dict[str, int] = {}
+    per_entry = []
+    for brand, seen in zip(as_str(d.dictionary).to_pylist(), used.tolist()):
+        brand = (brand or "").strip()
+        per_entry.append(keys.setdefault(brand_key(brand), len(keys)) if brand and seen else -1)
+    entry = np.array(per_entry + [-1], dtype=np.int64)
+    codes = entry[idx]
+    spelling_of_entry = idx[codes >= 0]
+    per_spelling = distinct_per_code(spelling_of_entry, np.asarray(product_keys)[codes >= 0], len(d.dictionary))
+    spellings: list[dict[str, int]] = [{} for _ in keys]
+    names = as_str(d.dictionary).to_pylist()
+    for i, n in enumerate(per_spelling.tolist()):
+        if n and entry[i] >= 0:
+            spellings[int(entry[i])][(names[i] or "").strip()] = int(n)
+    return codes, [shown_brand(s) if s else "" for s in spellings]
+
+
 def numpy_of(arr):
     """A (chunked) Arrow column as one numpy array."""
     a = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr

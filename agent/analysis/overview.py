@@ -140,7 +140,9 @@ def figures(inp: SkillInput) -> Figures:
     mask = common.scope_mask(own, scope, tax)  # on the whole table: the turn's cached mask (same rows as slim)
     scoped = slim if mask is None else common.rows_where(slim, mask)
     labels = common.category_labels(t, scope, tax) if t.num_rows else pa.array([], pa.string())
-    brands = common.as_str(t["brand"])
+    brand_code, brand_names = (
+        common.brand_codes(t["brand"], common.numpy_of(t["product_key"])) if t.num_rows else ((), [])
+    )
     statuses = common.value_counts(scoped["status"]) if scoped.num_rows else {}
     statuses["unknown"] = statuses.get("unknown", 0) + (scoped["status"].null_count if scoped.num_rows else 0)
     mappings: dict[str, int] = {}
@@ -163,7 +165,7 @@ def figures(inp: SkillInput) -> Figures:
         analysed=t.num_rows,
         products_n=common.count_products(t) if t.num_rows else 0,
         categories_n=_categories_n(labels) if t.num_rows else 0,
-        brands_n=len(pc.unique(brands.drop_null())) if t.num_rows else 0,
+        brands_n=len(brand_names),
         statuses=statuses,
         off_store=_off_store_n(scoped) if "online_store" in scoped.column_names else None,
         excluded=dict(pop.excluded),
@@ -172,7 +174,7 @@ def figures(inp: SkillInput) -> Figures:
         currencies_n=len(groups),
         counts=common.price_counts(t),
         top_categories=_top_categories_of(t, labels) if t.num_rows else [],
-        top_brands=_top_brands_of(t, brands) if t.num_rows else [],
+        top_brands=_top_brands_of(t, brand_code, brand_names) if t.num_rows else [],
         no_currency=bool(groups) and all(g.currency is None for g in groups),
     )
 
@@ -453,17 +455,16 @@ def _price_bands(sheet: _Sheet, fig: Figures) -> list[str]:
     return band_names
 
 
-def _top_brands_of(t: pa.Table, brands: pa.Array) -> list[tuple[str, int]]:
-    """(brand, products) of the brands with the most products, ties by name."""
-    bt = pa.table({"b": brands, "k": t["product_key"]}).filter(pc.is_valid(brands))
-    if not bt.num_rows:
-        return []
-    bg = (
-        bt.group_by("b")
-        .aggregate([("k", "count_distinct")])
-        .sort_by([("k_count_distinct", "descending"), ("b", "ascending")])
+def _top_brands_of(t: pa.Table, codes, names: list[str]) -> list[tuple[str, int]]:
+    """(brand, products) of the brands with the most products, ties by the brand's key (common.brand_key,
+    what the SQL twin orders by); a brand is its spellings that differ only in case (common.brand_codes)."""
+    keep = codes >= 0
+    per = common.distinct_per_code(codes[keep], common.numpy_of(t["product_key"])[keep], len(names))
+    ranked = sorted(
+        ((names[i], int(n)) for i, n in enumerate(per.tolist()) if n),
+        key=lambda bn: (-bn[1], common.brand_key(bn[0]), bn[0]),
     )
-    return [(d["b"], d["k_count_distinct"]) for d in bg.slice(0, TOP_BRANDS).to_pylist()]
+    return ranked[:TOP_BRANDS]
 
 
 def _brands(sheet: _Sheet, fig: Figures) -> None:

@@ -14,10 +14,11 @@ the mapping section then counts it "not mapped". A transfer table has no status 
 is active, as the in-memory Merchant Center reader reads a feed.
 
 Exactness: COUNT(DISTINCT) for products and brands (brand trimmed, inner runs of spaces collapsed,
-empty as none, as the catalog layer cleans it), the values at the sorted positions of the median and the
+empty as none, as the catalog layer cleans it, and told apart by LOWER(brand) as common.brand_key
+tells them apart in memory, each shown by its spelling on most products), the values at the sorted positions of the median and the
 quartiles the price bands are cut near, interpolated as numpy.quantile does (sql_run.quantile_picks), and band counts with the same
 half-open bounds. Ties in the top lists are broken by name in Python for categories (all ids come
-back) and by `ORDER BY … brand` in SQL for brands (only the top three come back).
+back) and by `ORDER BY … LOWER(brand)` in SQL for brands (only the top three come back).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from agent.catalog.taxonomy import Taxonomy
 _OFFERS = ("pk", "gid", "brand", "p", "cur")
 
 _TOTALS = """
-SELECT COUNT(*) AS rows_n, COUNT(DISTINCT pk) AS products_n, COUNT(DISTINCT brand) AS brands_n,
+SELECT COUNT(*) AS rows_n, COUNT(DISTINCT pk) AS products_n, COUNT(DISTINCT LOWER(brand)) AS brands_n,
        COUNTIF(gid IS NOT NULL) AS mapped_n, COUNTIF(p > 0) AS priced_n, COUNTIF(p = 0) AS zero_n,
        COUNTIF(p < 0) AS negative_n, COUNTIF(p IS NULL) AS unpriced_n
 FROM scoped
@@ -67,9 +68,17 @@ FROM (SELECT COALESCE(l.label, @unmapped) AS label, s.pk AS pk FROM scoped AS s 
 GROUP BY label
 """
 
-_BRANDS = f"""
-SELECT brand, COUNT(DISTINCT pk) AS n FROM scoped WHERE brand IS NOT NULL
-GROUP BY brand ORDER BY n DESC, brand LIMIT {TOP_BRANDS}
+# The top brands by LOWER(brand) (common.brand_key), ties by that key, and the products per spelling of
+# each, for the name it is shown by (common.shown_brand).
+_BRANDS = f""",
+top AS (
+  SELECT LOWER(brand) AS k, COUNT(DISTINCT pk) AS n FROM scoped WHERE brand IS NOT NULL
+  GROUP BY k ORDER BY n DESC, k LIMIT {TOP_BRANDS}
+)
+SELECT 'top' AS kind, k, CAST(NULL AS STRING) AS brand, n FROM top
+UNION ALL
+SELECT 'spelling', LOWER(s.brand), s.brand, COUNT(DISTINCT s.pk)
+FROM scoped AS s JOIN top AS t ON LOWER(s.brand) = t.k GROUP BY s.brand
 """
 
 
@@ -87,7 +96,7 @@ def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Figures:
     currencies.sort(key=lambda c: (c["cur"] is None, -int(c["n"]), c["cur"] or ""))  # common.price_groups' order
     prices = _prices(query, currencies[:MAX_CURRENCIES])
     categories_n, top_categories = _categories(query, totals, scope, taxonomy) if rows_n else (0, [])
-    top_brands = [(r["brand"], int(r["n"])) for r in query(_BRANDS)] if rows_n else []
+    top_brands = _top_brands(query(_BRANDS)) if rows_n else []
     note = unplaced_note(pushdown, scope)
     return Figures(
         rows_n=rows_n,
@@ -113,6 +122,16 @@ def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Figures:
         no_currency=bool(currencies) and all(c["cur"] is None for c in currencies),
         notes=[note] if note else [],
     )
+
+
+def _top_brands(rows: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """(shown name, products) of the top brands, most first and ties by key, as the in-memory path ranks them."""
+    spellings: dict[str, dict[str, int]] = {}
+    for r in rows:
+        if r["kind"] == "spelling":
+            spellings.setdefault(r["k"], {})[r["brand"]] = int(r["n"])
+    top = sorted(((r["k"], int(r["n"])) for r in rows if r["kind"] == "top"), key=lambda kn: (-kn[1], kn[0]))
+    return [(common.shown_brand(spellings[k]), n) for k, n in top]
 
 
 # A query over the scoped offers: (tail after the shared head, extra parameters) -> rows.
