@@ -110,3 +110,21 @@ def test_brand_shown_by_its_spelling_on_most_products_ties_by_name():
     assert _run("brand_coverage", table)[0]["Top brand"] == "jazzupco"
     table = _vendors(["jazzupco", "JAZZUPCO"])
     assert _run("brand_coverage", table)[0]["Top brand"] == "JAZZUPCO"  # a tie: the smaller name
+
+
+def test_content_quality_says_which_essentials_no_row_lacks():
+    """ "Which products have missing images or descriptions?" on held-out exports where none is missing
+    got the GTIN and category problems only: silence about images. The answer now says what every row
+    has, and leaves out a field a row lacks (here: one description)."""
+    from agent.render.text import render_skill
+
+    rows = [
+        [f"p{i}", f"Ring {i}", "" if i == 0 else "<p>Gold ring</p>", "Muse", "Rings", "Title", "Default Title"]
+        + ["", "", f"R{i}", "15.00", "https://example.com/r.jpg", "active"]
+        for i in range(3)
+    ]
+    table = _shopify(rows)
+    result = SKILLS["content_quality"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+    md = render_skill(result)
+    assert "Every row has a title, an image and a price above zero." in md
+    assert "Missing description" in md

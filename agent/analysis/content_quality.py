@@ -71,6 +71,9 @@ REQUIRED = (
     "missing_category",
 )
 SEVERITY_RANK = {"high": 3, "medium": 2, "low": 1}
+# The content a shopper sees, said when its check finds nothing ("Which products have missing images or
+# descriptions?" is answered by "every row has an image and a description", not by silence).
+ESSENTIAL = ("missing_title", "missing_image", "zero_price", "missing_description")
 # The checks that read each field a source may lack altogether (agent.catalog.evidence.CHECKED_FIELDS).
 # With no such column in the export, its checks are not run: every row "missing" a field the export
 # cannot carry tells the merchant nothing about the catalog (a Google Ads feed has no GTIN column).
@@ -530,6 +533,19 @@ def _merchant_center_findings(rows: list[dict]) -> list[Finding]:
     return found
 
 
+def _passed_essentials(rows: list[dict], absent) -> list[str]:
+    """The fields (FIELD_CHECKS' names) of the ESSENTIAL checks that ran (the export has the field) and
+    no row fails: a check row is
+    listed only when it fails, so a passing check is one the table does not list. Why: a merchant who
+    asks about images and descriptions must hear that none is missing, not only what else is."""
+    failing = {r["Item"] for r in rows if r["Section"] == "Check"}
+    labels = {check: label for check, label, _ in CHECKS}
+    not_run = {check for field in absent for check in FIELD_CHECKS.get(field, ())}
+    field_of = {check: field for field, checks in FIELD_CHECKS.items() for check in checks}
+    # plain words as the values (the renderer escapes values for Markdown): "image", not "image_url"
+    return [field_of[c].removesuffix("_url") for c in ESSENTIAL if c not in not_run and labels[c] not in failing]
+
+
 def _findings(rows: list[dict], excluded: dict[str, int]) -> list[Finding]:
     if not rows:
         return [Finding("quality.empty", {}, severity=10)]
@@ -576,6 +592,10 @@ def _findings(rows: list[dict], excluded: dict[str, int]) -> list[Finding]:
         )
     if not checks:
         found.append(Finding("quality.all_pass", {}, severity=7))
+    else:
+        passed = _passed_essentials(rows, absent)
+        if passed:
+            found.append(Finding("quality.passed", {"fields": passed}, severity=5))
     cats = [
         (i, r)
         for i, r in visible

@@ -543,6 +543,15 @@ def _quality_all_pass(v: Values) -> str:
     return "Every row passes every check."
 
 
+# what a row has when an essential content check (content_quality.ESSENTIAL) finds nothing
+_PASSED_WORDS = {"title": "a title", "image": "an image", "price": "a price above zero", "description": "a description"}
+
+
+@template("quality.passed")
+def _quality_passed(v: Values) -> str:
+    return f"Every row has {_names([_PASSED_WORDS[c] for c in v.raw('fields')], limit=len(_PASSED_WORDS))}."
+
+
 @template("quality.disapproved")
 def _quality_disapproved(v: Values) -> str:
     listed = _listed(v, lambda i: f"{i.raw('destination')} ({i.count('rows_n', 'offer', 'offers')})")
