@@ -128,3 +128,27 @@ def test_content_quality_says_which_essentials_no_row_lacks():
     md = render_skill(result)
     assert "Every row has a title, an image and a price above zero." in md
     assert "Missing description" in md
+
+
+def test_out_of_stock_count_is_not_set_against_variants_whose_stock_is_unknown():
+    """A held-out Shopify export tracks stock ("shopify") but carries no quantity column: 298 of 375
+    variants have no stock figure. "0 variants are out of stock out of 375" set the count against all
+    375; with some stock unknown the sentence gives the rate over the known ones only, and the unknown
+    ones are said apart."""
+    from agent.render.text import render_skill
+    from tests.helpers import bullets
+
+    header = ["Handle", "Title", "Vendor", "Option1 Name", "Option1 Value", "Variant SKU", "Variant Price"]
+    header += ["Variant Inventory Tracker", "Variant Inventory Policy", "Status"]
+    rows = [
+        ["suit", "Swimsuit", "Swim", "Size", size, f"S-{size}", "88.00", "shopify", "deny", "active" if i == 0 else ""]
+        for i, size in enumerate(("XS", "S", "M"))
+    ] + [["insurance", "Shipping insurance", "Route", "Title", "Default Title", "R1", "0.98", "", "continue", "active"]]
+    table, _ = read_table_bytes(csv_bytes(header, rows), "products_export_1.csv", "attached file")
+    result = SKILLS["availability"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+    total = result.table.to_pylist()[0]
+    assert total["Variants"] == 4 and total["Stock unknown variants"] == 3
+    md = render_skill(result)
+    assert not [b for b in bullets(md) if "out of 4" in b], md
+    assert "0 variants are out of stock (0.0% of the variants with known stock)." in md
+    assert "Stock is unknown for 3 variants" in md

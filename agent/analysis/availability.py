@@ -259,6 +259,7 @@ def _findings(rows: list[dict], has_stock: bool, excluded: dict[str, int]) -> li
                 "oos_n": total["Out-of-stock variants"],
                 "variants_n": total["Variants"],
                 "rate_pct": total["Out-of-stock rate"],
+                "unknown_n": total["Stock unknown variants"],
             },
             cells=((0, "Out-of-stock variants"), (0, "Variants"), (0, "Out-of-stock rate")),
             severity=9,

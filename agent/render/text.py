@@ -362,6 +362,11 @@ def _availability_unknown(v: Values) -> str:
 
 @template("availability.summary")
 def _availability_summary(v: Values) -> str:
+    """Out of all variants when every variant's stock is known; with some unknown, the count is not set
+    against all of them ("0 out of 375" where 298 of the 375 have no stock figure misleads): the rate
+    says what it is of, and availability.partly_unknown how many are unknown."""
+    if v.raw("unknown_n"):
+        return f"{v.count('oos_n', 'variant is', 'variants are')} out of stock ({v['rate_pct']} of the variants with known stock)."
     return (
         f"{v.count('oos_n', 'variant is', 'variants are')} out of stock out of {v['variants_n']} "
         f"({v['rate_pct']} of variants with known stock)."
