@@ -152,3 +152,21 @@ def test_out_of_stock_count_is_not_set_against_variants_whose_stock_is_unknown()
     assert not [b for b in bullets(md) if "out of 4" in b], md
     assert "0 variants are out of stock (0.0% of the variants with known stock)." in md
     assert "Stock is unknown for 3 variants" in md
+
+
+def test_example_ids_holding_a_comma_are_not_read_as_two():
+    """A held-out print-on-demand export keeps several ids in one SKU ("MINIHT,FULLHT"): joined with
+    ", " the examples read as more SKUs than there are. Then they are joined with "; "."""
+    from agent.analysis.content_quality import join_examples
+
+    assert join_examples(["A1", "B2"]) == "A1, B2"
+    assert join_examples(["MINIHT,FULLHT", "1701002423,1701002422"]) == "MINIHT,FULLHT; 1701002423,1701002422"
+    assert join_examples([]) is None
+    rows = [
+        [f"p{i}", f"Tee {i}", "<p>Tee</p>", "Magic", "Shirts", "Title", "Default Title", "", "", "MINIHT,FULLHT"]
+        + ["20.00", "https://example.com/t.jpg", "active"]
+        for i in range(2)
+    ]
+    result = SKILLS["content_quality"].run(SkillInput(own=_shopify(rows), reference=None, scope=Scope(), taxonomy=TAX))
+    dup = next(r for r in result.table.to_pylist() if r["Item"] == "Duplicate SKU")
+    assert dup["Examples"] == "MINIHT,FULLHT"

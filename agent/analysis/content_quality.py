@@ -245,6 +245,15 @@ def failures(table: pa.Table) -> dict[str, pa.ChunkedArray]:
     }
 
 
+def join_examples(ids: list[str]) -> str | None:
+    """Example ids as one cell: ", " between them, or "; " when an id holds a comma itself (a held-out
+    export's SKU "MINIHT,FULLHT" read as two SKUs in "MINIHT,FULLHT, 1701002423,1701002422"). Both
+    paths join by this rule (content_quality_sql)."""
+    if not ids:
+        return None
+    return ("; " if any("," in i for i in ids) else ", ").join(ids)
+
+
 def _example_ids(table: pa.Table, mask, by_id: bool = False) -> str | None:
     """Up to EXAMPLES ids (SKU, else variant id, else product id) of the rows in `mask`: the first in
     the table's order, or with `by_id` the smallest (examples_by_id)."""
@@ -259,7 +268,7 @@ def _example_ids(table: pa.Table, mask, by_id: bool = False) -> str | None:
         ident = sku or vid or pid
         if ident and str(ident) not in ids and len(ids) < EXAMPLES:
             ids.append(str(ident))
-    return ", ".join(ids) or None
+    return join_examples(ids)
 
 
 def _smallest_ids(rows: pa.Table) -> str | None:
@@ -272,7 +281,7 @@ def _smallest_ids(rows: pa.Table) -> str | None:
     if ident is None or not len(ident):
         return None
     distinct = pc.unique(ident).drop_null()
-    return ", ".join(pc.take(distinct, pc.sort_indices(distinct)).to_pylist()[:EXAMPLES]) or None
+    return join_examples(pc.take(distinct, pc.sort_indices(distinct)).to_pylist()[:EXAMPLES])
 
 
 def _entry_masks(column: pa.ChunkedArray) -> dict[str, pa.Array]:

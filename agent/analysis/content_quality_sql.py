@@ -46,6 +46,7 @@ from agent.analysis.content_quality import (
     REQUIRED,
     SEVERITY_RANK,
     TOP_ISSUES,
+    join_examples,
     mc_row,
 )
 from agent.analysis.result import Scope
@@ -182,7 +183,7 @@ def _examples(found: list[dict[str, Any]]) -> dict[str, str]:
     out: dict[str, list[str]] = {}
     for row in found:
         out.setdefault(row["k"], []).append(str(row["ident"]))
-    return {key: ", ".join(ids) for key, ids in out.items()}
+    return {key: joined for key, ids in out.items() if (joined := join_examples(ids))}
 
 
 def _check_rows(totals: dict[str, Any], examples: dict[str, str], rows_n: int) -> list[dict[str, Any]]:
