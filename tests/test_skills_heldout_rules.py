@@ -170,3 +170,22 @@ def test_example_ids_holding_a_comma_are_not_read_as_two():
     result = SKILLS["content_quality"].run(SkillInput(own=_shopify(rows), reference=None, scope=Scope(), taxonomy=TAX))
     dup = next(r for r in result.table.to_pylist() if r["Item"] == "Duplicate SKU")
     assert dup["Examples"] == "MINIHT,FULLHT"
+
+
+def test_overview_says_one_price_throughout_as_such():
+    """A held-out Merchant Center feed prices its 84 banners at 55.00 RON each: "prices run from RON 55.00
+    to RON 55.00, with a median of RON 55.00" reads as a range that is none."""
+    from agent.render.text import render_skill
+    from tests.helpers import assert_prose_numbers_in_table
+
+    header = ["id", "title", "description", "link", "image_link", "price", "availability", "brand"]
+    rows = [
+        [f"b{i}", f"Banner {i}", "Banner", "https://e.ro/b", "https://e.ro/b.jpg", "55.00 RON", "in stock", "Prynt"]
+        for i in range(4)
+    ]
+    table, _ = read_table_bytes(csv_bytes(header, rows), "google_merchant_feed.csv", "attached file")
+    result = SKILLS["catalog_overview"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+    md = render_skill(result)
+    assert "All 4 priced variants are priced RON 55.00." in md, md
+    assert "run from" not in md
+    assert_prose_numbers_in_table(md)

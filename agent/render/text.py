@@ -175,6 +175,12 @@ def _overview_all_mapped(v: Values) -> str:
 
 @template("overview.price")
 def _overview_price(v: Values) -> str:
+    """The range and median; one price throughout is said as such ("prices run from RON 55.00 to RON
+    55.00, with a median of RON 55.00" was a held-out banner shop's 84 variants at one price)."""
+    if v.raw("low_price") == v.raw("high_price"):
+        if v.raw("priced_n") == 1:
+            return f"The only priced variant is priced {v['low_price']}."
+        return f"All {v.count('priced_n', 'priced variant', 'priced variants')} are priced {v['low_price']}."
     return (
         f"Across {v.count('priced_n', 'priced variant', 'priced variants')}, prices run from {v['low_price']} "
         f"to {v['high_price']}, with a median of {v['median_price']}."
