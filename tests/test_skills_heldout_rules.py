@@ -189,3 +189,20 @@ def test_overview_says_one_price_throughout_as_such():
     assert "All 4 priced variants are priced RON 55.00." in md, md
     assert "run from" not in md
     assert_prose_numbers_in_table(md)
+
+
+def test_price_ladder_says_a_one_price_middle_as_such():
+    """Held-out exports where most variants share one price (a gift-box shop at 0.10, a suit shop at
+    1,499.00) read "the middle of the range runs from 0.10 (P10) to 0.10 (P90), with a median of 0.10"."""
+    from agent.render.text import render_skill
+    from tests.helpers import assert_prose_numbers_in_table
+
+    rows = [
+        [f"p{i}", f"Gift box {i}", "<p>Box</p>", "Xactz", "Gift Boxes", "Title", "Default Title", "", "", f"X{i}"]
+        + ["0.01" if i == 0 else "0.10", "https://example.com/b.jpg", "active"]
+        for i in range(12)
+    ]
+    result = SKILLS["price_ladder"].run(SkillInput(own=_shopify(rows), reference=None, scope=Scope(), taxonomy=TAX))
+    md = render_skill(result)
+    assert "the middle of the range is one price: 0.10 (P10, median and P90 alike)." in md, md
+    assert_prose_numbers_in_table(md)

@@ -425,6 +425,14 @@ def _availability_empty(v: Values) -> str:
 
 @template("ladder.summary")
 def _ladder_summary(v: Values) -> str:
+    """The P10-P90 band and the median; a band that is one price is said so ("runs from 0.10 (P10) to
+    0.10 (P90), with a median of 0.10" was a held-out gift-box shop where 17 of 18 variants cost 0.10)."""
+    if v.raw("p10_price") == v.raw("p90_price"):
+        return (
+            f"Across {v.count('variants_n', 'priced variant', 'priced variants')} "
+            f"({v.count('products_n', 'product', 'products')}), the middle of the range is one price: "
+            f"{v['median_price']} (P10, median and P90 alike)."
+        )
     return (
         f"Across {v.count('variants_n', 'priced variant', 'priced variants')} "
         f"({v.count('products_n', 'product', 'products')}), the middle of the range runs from "
