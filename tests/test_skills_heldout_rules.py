@@ -206,3 +206,16 @@ def test_price_ladder_says_a_one_price_middle_as_such():
     md = render_skill(result)
     assert "the middle of the range is one price: 0.10 (P10, median and P90 alike)." in md, md
     assert_prose_numbers_in_table(md)
+
+
+def test_single_vendor_sentence_says_how_many_brands_there_are():
+    """A held-out jewellery export: "MUSES." on 41 of 43 products, "Muses Accessories" on 2. "Single-vendor
+    catalog: MUSES. holds 95.3% of products" hid that there is a second brand."""
+    from agent.render.text import render_skill
+
+    table = _vendors(["MUSES."] * 19 + ["Muses Accessories"])
+    md = render_skill(SKILLS["brand_coverage"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX)))
+    assert "Single-vendor catalog: MUSES. holds 95.0% of products (2 brands in all)." in md, md
+    table = _vendors(["Solo"] * 3)
+    md = render_skill(SKILLS["brand_coverage"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX)))
+    assert "Single-vendor catalog: Solo holds 100.0% of products." in md

@@ -298,8 +298,8 @@ def _headline(total: dict) -> Finding:
     if total["Top brand"] and total["Top brand share"] is not None and total["Top brand share"] >= SINGLE_VENDOR_SHARE:
         return Finding(
             "brands.single_vendor",
-            {"brand": total["Top brand"], "share_pct": total["Top brand share"]},
-            cells=((0, "Top brand"), (0, "Top brand share")),
+            {"brand": total["Top brand"], "share_pct": total["Top brand share"], "brands_n": total["Brands"]},
+            cells=((0, "Top brand"), (0, "Top brand share"), (0, "Brands")),
             severity=8,
         )
     return Finding(

@@ -639,7 +639,11 @@ def _attributes_empty(v: Values) -> str:
 
 @template("brands.single_vendor")
 def _brands_single_vendor(v: Values) -> str:
-    return f"Single-vendor catalog: {v.raw('brand')} holds {v['share_pct']} of products."
+    """One vendor with SINGLE_VENDOR_SHARE or more; the other brands, when there are any, are not
+    hidden by the word "single" (a held-out jewellery shop: 95.3 % one brand, 2 brands in all)."""
+    others = v.raw("brands_n") or 1
+    tail = f" ({v.count('brands_n', 'brand', 'brands')} in all)" if others > 1 else ""
+    return f"Single-vendor catalog: {v.raw('brand')} holds {v['share_pct']} of products{tail}."
 
 
 @template("brands.summary")
