@@ -219,3 +219,32 @@ def test_single_vendor_sentence_says_how_many_brands_there_are():
     table = _vendors(["Solo"] * 3)
     md = render_skill(SKILLS["brand_coverage"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX)))
     assert "Single-vendor catalog: Solo holds 100.0% of products." in md
+
+
+def test_out_of_stock_examples_name_fully_out_products_first():
+    """The examples sentence names the categories where a product is fully out before one where a
+    product is only partly out, whatever their out-of-stock rates."""
+    from agent.render.text import render_skill
+    from tests.helpers import bullets
+
+    header = ["Handle", "Title", "Vendor", "Type", "Option1 Name", "Option1 Value", "Variant SKU", "Variant Price"]
+    header += ["Variant Inventory Tracker", "Variant Inventory Qty", "Variant Inventory Policy", "Status"]
+    rows = []
+
+    def product(handle: str, title: str, typ: str, qtys: list[int]) -> None:
+        for j, q in enumerate(qtys):
+            first = j == 0
+            rows.append(
+                [handle, title if first else "", "Muse" if first else "", typ if first else "", "Size", f"S{j}"]
+                + [f"{handle}-{j}", "20.00", "shopify", str(q), "deny", "active" if first else ""]
+            )
+
+    product("bag", "Lara Handbag", "Handbags", [0, 5])  # half out: the highest rate, nothing fully out
+    for k in range(4):
+        product(f"ring{k}", f"Ring {k}", "Rings", [0 if k == 0 else 3])
+    for k in range(5):
+        product(f"ear{k}", f"Earring {k}", "Earrings", [0 if k == 0 else 3])
+    table, _ = read_table_bytes(csv_bytes(header, rows), "products_export_1.csv", "attached file")
+    result = SKILLS["availability"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+    line = next(b for b in bullets(render_skill(result)) if b.startswith("Out of stock (every variant out"))
+    assert "Ring 0" in line and "Earring 0" in line and "Lara Handbag" not in line, line

@@ -290,7 +290,13 @@ def _category_findings(rows: list[dict]) -> list[Finding]:
                 severity=8,
             )
         )
-    named = [(i, r) for i, r in visible if r["Out-of-stock products (examples)"]][:2]
+    # categories with a product fully out first (a shopper can buy none of its variants: what "what's
+    # out of stock?" must name), then by the table's order (a held-out jewellery shop's answer named a
+    # half-out handbag and left its two fully-out products unnamed in the prose)
+    named = sorted(
+        ((i, r) for i, r in visible if r["Out-of-stock products (examples)"]),
+        key=lambda ir: (not ir[1]["Products fully out"], ir[0]),
+    )[:2]
     if named:
         items = [{"name": r["Category"], "titles": r["Out-of-stock products (examples)"]} for _, r in named]
         found.append(
