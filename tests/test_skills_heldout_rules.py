@@ -248,3 +248,24 @@ def test_out_of_stock_examples_name_fully_out_products_first():
     result = SKILLS["availability"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
     line = next(b for b in bullets(render_skill(result)) if b.startswith("Out of stock (every variant out"))
     assert "Ring 0" in line and "Earring 0" in line and "Lara Handbag" not in line, line
+
+
+def test_a_value_holding_a_comma_is_kept_whole_in_cell_and_sentence():
+    """A held-out WooCommerce export stores a product's colours as one attribute value ("Matte Black,
+    Space Gray, Arctic Silver"). The sentence split the top-values cell at ", " and wrote "Matte Black,
+    Space Gray and Arctic Silver (1), of 1 distinct"; the cell joined two such values with ", " too."""
+    from agent.render.text import render_skill
+
+    header = ["ID", "Type", "SKU", "Name", "Published", "Regular price", "Categories", "Images"]
+    header += ["Attribute 1 name", "Attribute 1 value(s)", "Attribute 1 visible", "Attribute 1 global"]
+    colours = ("Matte Black, Space Gray, Arctic Silver", "Teal Green, Navy Indigo")
+    rows = [
+        [str(i), "simple", f"S{i}", f"Speaker {i}", "1", "20", "Speakers", "https://e.com/a.jpg", "Colors", c, "1", "0"]
+        for i, c in enumerate(colours)
+    ]
+    table, _ = read_table_bytes(csv_bytes(header, rows), "wc-product-export.csv", "attached file")
+    result = SKILLS["attribute_coverage"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+    colour = next(r for r in result.table.to_pylist() if r["Attribute"] == "Colour")
+    assert colour["Top values (rows)"] == "Matte Black, Space Gray, Arctic Silver (1); Teal Green, Navy Indigo (1)"
+    md = render_skill(result)
+    assert "Matte Black, Space Gray, Arctic Silver (1) and Teal Green, Navy Indigo (1), of 2 distinct" in md, md

@@ -299,19 +299,32 @@ def _reference_values(inp: SkillInput) -> ReferenceValues:
     return found
 
 
+TOP_KEY = "_top values"
+
+
+def _joined(top: list[str], shown: list[str]) -> str | None:
+    """The top values as one cell: ", " between them, "; " when a value itself holds a comma (a
+    WooCommerce colour "Matte Black, Space Gray, Arctic Silver" is one value as stored, not three)."""
+    if not top:
+        return None
+    return ("; " if any("," in value for value in shown) else ", ").join(top)
+
+
 def _rows(total: int, found, reference: ReferenceValues, with_ref: bool) -> list[dict]:
     """The table step: the rows analysed, then one row per attribute of `found` ((label, Distribution)
     pairs: fill rate, distinct and top values, merged spellings; with a reference, its fill rate and
     the values only it has)."""
     rows: list[dict] = [{"Attribute": "Variant rows analysed", "Filled rows": total}]
     for label, (triples, merged, filled) in found:
+        top = [f"{shown} ({n:,})" for _, shown, n in triples[:TOP_VALUES]]
         row = {
             "Attribute": label,
             "Filled rows": filled,
             "Fill rate": common.pct(filled, total),
             "Distinct values": len(triples),
-            "Top values (rows)": ", ".join(f"{shown} ({n:,})" for _, shown, n in triples[:TOP_VALUES]) or None,
+            "Top values (rows)": _joined(top, [shown for _, shown, _ in triples[:TOP_VALUES]]),
             "Spelling variants merged (rows)": merged,
+            TOP_KEY: top,  # the values one by one, for the findings (not a column: records_table drops it)
         }
         if with_ref:
             ref_set, ref_fill = reference.get(label, ({}, None))
@@ -396,7 +409,7 @@ def _coverage_findings(rows: list[dict], visible: list[tuple[int, dict]]) -> lis
                     "attributes.top",
                     {
                         "name": r["Attribute"].lower(),
-                        "values": r["Top values (rows)"].split(", ")[:3],
+                        "values": r[TOP_KEY][:3],  # not the cell split at commas: a value may hold one
                         "distinct_n": r["Distinct values"],
                     },
                     cells=((i, "Top values (rows)"), (i, "Distinct values")),
