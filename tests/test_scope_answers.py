@@ -167,3 +167,30 @@ def test_words_after_for_that_name_nothing_are_said_not_dropped():
 def test_toys_for_dogs_in_other_languages_is_dog_toys(question):
     t = shopify([("Chew Toy Bone", "", "Toys"), ("Garden Chair", "", "")])
     assert plan(question, t, TAX).scope.taxonomy_id == _node("Dog Toys")
+
+
+# --- "how many <own category>": the name after "how many" is claimed whole, as after "in" ----------------
+def test_how_many_claims_an_own_category_whose_name_holds_question_words():
+    t = shopify(
+        [
+            ("Rose Face Serum", "", "Health & Beauty"),
+            ("Argan Hair Oil", "", "Health & Beauty"),
+            ("Winter Parka", "", "Winter Collection"),
+            ("Wool Scarf", "", "Winter Collection"),
+            ("Winter Hoodie", "", "Hoodies"),
+            ("Cotton Print", "", "Fabric-by-the-Yard"),
+        ]
+    )
+    for question, label, n in (
+        ("How many Health & Beauty do I have?", "Health & Beauty", 2),
+        ("How many Winter Collection do I have?", "Winter Collection", 2),
+        ("How many fabric-by-the-yard do I have?", "Fabric-by-the-Yard", 1),
+    ):
+        p = plan(question, t, TAX)
+        assert p.scope.own_label == label and dict(p.scope.found).get("own") == n, (question, p.scope)
+
+
+def test_how_many_brands_stays_brand_coverage_beside_a_category_called_brands():
+    t = shopify([("Nike Air", "", "Brands"), ("Adidas Samba", "", "Shoes")])
+    p = plan("How many brands do I have?", t, TAX)
+    assert "brand_coverage" in p.skills and p.scope.is_whole_catalog

@@ -5,7 +5,9 @@ For each file and each of its five largest own categories (any level of any of a
 product types included, counted here straight from the canonical table), "Where are the gaps in
 <name>?" is planned and answered by the gaps skill; the products the answer finds "by your category"
 are exactly that category's active products, the answer's total is the scope line's total, and no
-file answers a question about its largest own category with an empty scope.
+file answers a question about its largest own category with an empty scope. "How many <name> do I
+have?" counts the same products, with the name as written and in its other number ("Dress" for
+"Dresses"), and so does the gaps question in the other number.
 
 `SCOPE_CORPUS_DIR` points the test at another folder of exports (used while a corpus is being
 gathered); the committed test reads the repository's `tests/corpus/**`.
@@ -74,6 +76,21 @@ def _askable(name: str) -> bool:
     return any(t not in STOPWORDS and t != "and" for t in tokens(name))
 
 
+def _numbers(name: str) -> list[str]:
+    """The name as written and in its other number, when the planner reads both as the same words:
+    "Dresses"/"Dress", "Accessories"/"Accessory", "Ring"/"Rings" ("New" and "News" are two words)."""
+    low = name.casefold()
+    if low.endswith("ies"):
+        other = name[:-3] + "y"
+    elif low.endswith("s") and not low.endswith("ss"):
+        other = name[:-1]
+    elif name[-1:].isalpha():
+        other = name + "s"
+    else:
+        return [name]
+    return [name, other] if tokens(other) == tokens(name) else [name]
+
+
 def test_the_corpus_is_there():
     assert len(FILES) >= 4, CORPUS
     assert any(p.parent.name == "seed" for p in FILES)
@@ -106,6 +123,14 @@ def test_own_category_questions_count_exactly_that_category(path):
         pytest.skip(f"{path.name}: its only own categories are question words ({sorted(n for n, _ in cats.values())})")
     problems = []
     for rank, (name, keys) in enumerate(ranked):
+        for form in _numbers(name):
+            for asked in (f"How many {form} do I have?", f"Where are the gaps in {form}?"):
+                if asked == f"Where are the gaps in {name}?":
+                    continue  # asked below, with the answer's checks
+                p = plan(asked, table, TAX)
+                found = dict(p.scope.found)
+                if p.scope.is_whole_catalog or found.get("own") != len(keys):
+                    problems.append(f"{asked} → {found or p.scope.label} by own category, expected {len(keys)}")
         question = f"Where are the gaps in {name}?"
         p = plan(question, table, TAX)
         if "assortment_gaps" not in p.skills or p.scope.is_whole_catalog:

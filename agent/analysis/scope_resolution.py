@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from agent.analysis.result import Scope
 from agent.analysis.vocabulary import (
     EQUIVALENT,
+    INTENT_VOCAB,
     PREPOSITION_TOKENS,
     STOPWORDS,
     TaxonomyIndex,
@@ -963,12 +964,20 @@ _LEADING = {"my", "the", "our", "your", "all", "of"}
 
 def own_claim(seq: list[str], own: OwnIndex) -> Span | None:
     """An own category named whole after a scope preposition, even when its name holds question or
-    intent words ("gaps in Tools for the Garden", "stock in Picture Frames"): its span, longest first."""
+    intent words ("gaps in Tools for the Garden", "stock in Picture Frames"): its span, longest first.
+
+    Right after "how many" too: what follows is what is counted. "How many Health & Beauty do I have?"
+    read "health" as content quality's word and counted the taxonomy's Beauty instead of the merchant's
+    37 products, "How many Fabric-by-the-Yard do I have?" dropped "by the" and matched nothing, "How
+    many Winter Collection do I have?" dropped "collection" and counted 72 hoodies titled "winter".
+    There a name made only of intent words is not claimed ("how many brands" stays brand coverage,
+    even in a shop with a category called Brands)."""
     if not own.own_levels:
         return None
     best = None
     for i in range(1, len(seq)):
-        if seq[i - 1] not in PREPOSITION_TOKENS:
+        counted = tuple(seq[max(0, i - 2) : i]) == COUNTED
+        if seq[i - 1] not in PREPOSITION_TOKENS and not counted:
             continue
         starts = [i]  # the name as written ("All Disposables"), then without "my/the/all…" before it
         while starts[-1] < len(seq) and seq[starts[-1]] in _LEADING:
@@ -978,6 +987,8 @@ def own_claim(seq: list[str], own: OwnIndex) -> Span | None:
                 if j < len(seq) and seq[j] not in STOPWORDS:  # "garden" of "garden furniture" is no name
                     continue
                 phrase = phrase_at(seq, start, j)
+                if counted and all(t in INTENT_VOCAB or t in STOPWORDS for t in phrase):
+                    continue
                 if phrase and (phrase in own.own_levels or "".join(phrase) in own.own_joined):
                     if best is None or j - start > best[1] - best[0]:
                         best = (start, j)
