@@ -194,3 +194,18 @@ def test_how_many_brands_stays_brand_coverage_beside_a_category_called_brands():
     t = shopify([("Nike Air", "", "Brands"), ("Adidas Samba", "", "Shoes")])
     p = plan("How many brands do I have?", t, TAX)
     assert "brand_coverage" in p.skills and p.scope.is_whole_catalog
+
+
+# --- a typo guess that finds nothing is no scope of its own ---------------------------------------------
+def test_a_real_word_guessed_into_an_empty_category_is_found_by_title_as_written():
+    t = shopify([("White Leather Sneaker", "", ""), ("Canvas Sneaker Low", "", ""), ("Wool Scarf", "", "")])
+    p = plan("How many sneakers do I have?", t, TAX)
+    assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 2}, p.scope
+    assert p.scope.taxonomy_id is None  # not Electronics > Audio > … > Speakers
+
+
+def test_a_guess_that_finds_nothing_says_how_the_word_was_read():
+    t = shopify([("Botte Cuir Noir", "", "Chaussures"), ("Wool Scarf", "", "Scarves")])
+    p, _, md = ask("How many sneakers do I have?", t)
+    assert sum(n for _, n in p.scope.found) == 0
+    assert "No category and no title is called “sneakers”; it is read as Speakers" in md

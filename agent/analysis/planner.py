@@ -179,14 +179,19 @@ MAX_CORRECTIONS = 12  # unknown words looked up for typos per question
 
 
 def _correct(
-    seq: list[str], intent_vocab: frozenset[str], scope_vocab: frozenset[str], own_vocab: frozenset[str]
+    seq: list[str],
+    intent_vocab: frozenset[str],
+    scope_vocab: frozenset[str],
+    own_vocab: frozenset[str],
+    guessed: dict[str, str] | None = None,
 ) -> list[str]:
     """Unknown words replaced by the closest known word (typos): "avaliability", "outdor furnture".
 
     Intent words are corrected from five letters at similarity 0.8; category words only from six letters
     at 0.85, so nonsense ("dolor") does not turn into a category ("door"). Candidates share the first
     letter and differ in length by at most two; lookups against the fixed vocabularies are cached, and at
-    most MAX_CORRECTIONS words per question are looked up.
+    most MAX_CORRECTIONS words per question are looked up. Each category word so guessed is put in
+    `guessed` (the guess → the word as written), for `_say_empty_guess`.
     """
     out = []
     budget = MAX_CORRECTIONS
@@ -197,6 +202,8 @@ def _correct(
             fixed = _close(tok, intent_vocab, 0.8)
             if fixed is None and len(tok) >= 6:
                 fixed = _close(tok, scope_vocab, 0.85) or _close_in(tok, sorted(own_vocab), 0.85)
+                if fixed is not None and guessed is not None:
+                    guessed[fixed] = tok
             out.append(fixed or tok)
         else:
             out.append(tok)
@@ -412,6 +419,7 @@ class _Draft:
     unmatched: str | None = None
     near: tuple[str, ...] = ()
     notes: list[str] = field(default_factory=list)
+    guessed: dict[str, str] = field(default_factory=dict)  # category words guessed for typos → as written
 
 
 def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMemory | None = None) -> Plan:
@@ -430,6 +438,7 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
         _follow_up(draft, memory, idx)
     _note_unmatched(draft, idx)
     _keep_whole_phrase(draft, idx)
+    _say_empty_guess(draft, idx)
     if draft.scope is not None and draft.scope.widened:
         draft.notes.append(draft.scope.widened)
     if not draft.skills:
@@ -445,11 +454,12 @@ def _read_question(question: str, idx: _Indexes) -> _Draft:
     from agent.analysis import lexicon  # other languages → English tokens; English passes unchanged
 
     words, raw = lexicon.to_english(words, raw, idx.own_idx.lexicon_names, idx.own_idx.node_rows, idx.taxonomy)
-    seq = _correct(raw, INTENT_VOCAB, idx.tax_idx.vocab, idx.own_idx.vocab)
+    guessed: dict[str, str] = {}
+    seq = _correct(raw, INTENT_VOCAB, idx.tax_idx.vocab, idx.own_idx.vocab, guessed)
     seq, words = _for_phrase(seq, list(words))
     seq, reading = _retyped_own_name(seq, _read(seq, idx), idx)
     seq, reading = _retyped_short_words(seq, reading, idx)
-    return _Draft(words=words, seq=seq, reading=reading, skills=reading.skills, miss=reading.miss)
+    return _Draft(words=words, seq=seq, reading=reading, skills=reading.skills, miss=reading.miss, guessed=guessed)
 
 
 def _retyped_own_name(seq: list[str], reading: _Reading, idx: _Indexes) -> tuple[list[str], _Reading]:
@@ -593,6 +603,35 @@ def _keep_whole_phrase(draft: _Draft, idx: _Indexes) -> None:
         draft.notes.append(
             f"No category is called “{asked}”; the scope is {scope.label}, the closest broader category."
         )
+
+
+def _say_empty_guess(draft: _Draft, idx: _Indexes) -> None:
+    """A scope reached only through a typo guess that holds no active product: the titles' scope for the
+    word as written when they hold it, else a note that says the word was read as another.
+
+    "How many sneakers do I have?" on a French shoe shop (no category, taxonomy name or title has
+    "sneakers") corrected the real word to "speakers" and answered "Catalog overview: Speakers … No
+    active products", a category the merchant never named. A guess is not evidence: when it finds
+    nothing, what the merchant wrote is tried against the titles, and otherwise the answer says how the
+    word was read. Decision: the empty guessed scope stays (a merchant who typed "outdor furnture" in a
+    shop without outdoor furniture is told there is none), with the sentence; a guess that finds
+    products is not remarked on (the typo's correction is then the evidence)."""
+    scope, span = draft.scope, draft.reading.span
+    if scope is None or span is None or not scope.found or any(n > 0 for _, n in scope.found):
+        return
+    phrase = phrase_at(draft.seq, *span)
+    if not any(t in draft.guessed for t in phrase):
+        return
+    written = tuple(draft.guessed.get(t, t) for t in phrase)
+    asked = " ".join(draft.words[span[0] : span[1]])
+    by_title = idx.by_title(asked, written)
+    if by_title is not None:
+        draft.scope, draft.resolved = by_title, " ".join(written)
+        return
+    draft.notes.append(
+        f"No category and no title is called “{asked}”; it is read as {scope.label}, the category name "
+        "closest to how it is written."
+    )
 
 
 def _fall_back(draft: _Draft, follow_up: bool) -> None:
