@@ -209,3 +209,26 @@ def test_a_guess_that_finds_nothing_says_how_the_word_was_read():
     p, _, md = ask("How many sneakers do I have?", t)
     assert sum(n for _, n in p.scope.found) == 0
     assert "No category and no title is called “sneakers”; it is read as Speakers" in md
+
+
+# --- a product noun is not read as another product's modifier -------------------------------------------
+def test_lights_on_an_electrical_shop_are_not_its_light_switches():
+    switches = "Hardware > Power & Electrical Supplies > Electrical Switches > Light Switches"
+    t = shopify(
+        [
+            ("2 Gang Light Switch", switches, ""),
+            ("1 Gang Light Switch", switches, ""),
+            ("Double Socket", "", "Sockets"),
+            ("Cable 2.5mm", "", "Cables"),
+        ]
+    )
+    for question in ("How many lights do I have?", "Where are the gaps in lights?"):
+        p = plan(question, t, TAX)
+        assert p.scope.taxonomy_path != switches and sum(n for _, n in p.scope.found) == 0, (question, p.scope)
+    # the switches are still what "light switches" names
+    p = plan("How many light switches do I have?", t, TAX)
+    assert p.scope.taxonomy_path == switches and sum(n for _, n in p.scope.found) == 2, p.scope
+    # a word that is no product noun anywhere still finds the name it leads ("hair": Hair Care)
+    hair = "Health & Beauty > Personal Care > Hair Care"
+    t = shopify([("Argan Hair Oil", hair + " > Hair Oils", ""), ("Repair Hair Mask", hair, "")])
+    assert plan("Where are the gaps in hair?", t, TAX).scope.taxonomy_path == hair

@@ -364,7 +364,14 @@ def _partial(
     phrase: tuple[str, ...], own: OwnIndex, taxonomy: Taxonomy, tax_idx: TaxonomyIndex, with_data: bool = True
 ) -> Match | None:
     """Nodes whose name contains every word of the phrase (fewest extra words wins); with_data limits
-    the search to nodes the catalog has products in."""
+    the search to nodes the catalog has products in.
+
+    A single word that names products of its own somewhere in the taxonomy (`_is_product_noun`:
+    "light" in Flood & Spot Lights, "coffee" in Coffee) must be one of the name's product nouns, not
+    only a modifier of another: "lights" on an electrical shop without lighting picked Light Switches
+    (a switch is no light), "coffee" would pick Coffee Tables. Such a word goes on to the later passes
+    (an exact name without products, the titles, or said unmatched). A word that is no product noun
+    anywhere ("hair", "bath") still finds the names it leads (Hair Care, Bath Towels)."""
     if len(phrase) == 1 and phrase[0] in EQUIVALENT:
         return None  # "outdoor" is in too many names to pick one
     best = None
@@ -374,6 +381,12 @@ def _partial(
         candidates = [(i, own.node_rows.get(i, 0)) for i in posting if not with_data or own.node_rows.get(i, 0)]
         for node_id, n in candidates:
             name = tax_idx.names.get(node_id, ())
+            if (
+                len(phrase) == 1
+                and not _names_its_noun(phrase[0], taxonomy.nodes[node_id].name)
+                and _is_product_noun(phrase[0], taxonomy, tax_idx)
+            ):
+                continue
             if want <= set(name):
                 key = (len(name) - len(want), -n, taxonomy.nodes[node_id].depth)
                 if best is None or key < best[0]:
@@ -951,6 +964,18 @@ def _only_a_modifier(own: pa.Table, scope: Scope, taxonomy: Taxonomy, phrase: tu
         if r["google_category_id"] is not None and taxonomy.is_within(r["google_category_id"], scope.taxonomy_id)
     }
     return len(inside) * 2 < len({r["product_key"] for r in rows})
+
+
+def _is_product_noun(word: str, taxonomy: Taxonomy, tax_idx: TaxonomyIndex) -> bool:
+    """Does some taxonomy name hold the word as a product noun ("light": Flood & Spot Lights)?
+    Memoised per taxonomy index (a pure function of the bundled taxonomy)."""
+    memo = _PRODUCT_NOUN_MEMO.setdefault(id(tax_idx), {})
+    if word not in memo:
+        memo[word] = any(_names_its_noun(word, taxonomy.nodes[i].name) for i in tax_idx.by_token.get(word, ()))
+    return memo[word]
+
+
+_PRODUCT_NOUN_MEMO: dict[int, dict[str, bool]] = {}
 
 
 def _names_its_noun(word: str, name: str) -> bool:
