@@ -232,3 +232,22 @@ def test_lights_on_an_electrical_shop_are_not_its_light_switches():
     hair = "Health & Beauty > Personal Care > Hair Care"
     t = shopify([("Argan Hair Oil", hair + " > Hair Oils", ""), ("Repair Hair Mask", hair, "")])
     assert plan("Where are the gaps in hair?", t, TAX).scope.taxonomy_path == hair
+
+
+def test_an_own_category_is_named_by_its_words_without_the_question_words_in_it():
+    # a nightwear shop (tests/corpus/woocommerce/essentialscart-…): "winters" counted the hoodies whose
+    # titles say winter, not the merchant's "winter collections"
+    t = shopify(
+        [
+            ("Fleece Winter Hoodie", "", "Winter Collection"),
+            ("Wool Pyjama Set", "", "Winter Collection"),
+            ("Thermal Night Suit", "", "Winter Collection"),
+            ("Cotton Nightie", "", "Summer"),
+        ]
+    )
+    for question in ("How many winters do I have?", "Where are the gaps in winter?"):
+        p = plan(question, t, TAX)
+        assert p.scope.own_label == "Winter Collection" and dict(p.scope.found)["own"] == 3, (question, p.scope)
+    # a category named exactly keeps its own products only
+    t = shopify([("Puff Bar", "", "Disposables"), ("Elf Bar", "", "All Disposables"), ("Pod Kit", "", "Kits")])
+    assert dict(plan("How many disposables do I have?", t, TAX).scope.found)["own"] == 1

@@ -76,6 +76,19 @@ class OwnIndex:
             t for toks in self.own_levels for t in toks
         )
 
+    @functools.cached_property
+    def own_content(self) -> dict[tuple[str, ...], set[str]]:
+        """Own levels whose names hold question words, by their other words: "Winter Collection" is
+        ("winter",), "All Disposables" ("disposable",). A question's run of words never holds a
+        stopword, so without this "How many winters do I have?" could not name "Winter Collection"
+        (it counted the 72 hoodies whose titles say winter instead of the category's 229 products)."""
+        out: dict[tuple[str, ...], set[str]] = {}
+        for toks, prefixes in self.own_levels.items():
+            content = tuple(t for t in toks if t not in STOPWORDS)
+            if content and content != toks:
+                out.setdefault(content, set()).update(prefixes)
+        return out
+
 
 # Per table object (its identity checked through a weak reference): the package's one cache type.
 _OWN_CACHE: Cache[tuple[Any, int, OwnIndex]] = Cache(max_entries=8)
@@ -228,6 +241,8 @@ def match_phrase(
             prefixes = set(own.own_levels.get(variant, ()))
             for toks in own.own_joined.get(joined, ()):  # "Sunloungers" and a type "Sun Lounger" alike
                 prefixes |= own.own_levels[toks]
+            if not prefixes and len(variant) == len(phrase):  # "winter": the merchant's "Winter Collection"
+                prefixes = set(own.own_content.get(variant, ()))
             if (
                 prefixes
                 and len(variant) < len(phrase)
