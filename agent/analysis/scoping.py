@@ -21,6 +21,7 @@ scope): the planner, population() and gaps' left-out count of one turn share one
 from __future__ import annotations
 
 import functools
+import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -621,3 +622,29 @@ def unplaced(table: pa.Table) -> int:
     pk = table["product_key"]
     pk = (pk.combine_chunks() if isinstance(pk, pa.ChunkedArray) else pk).to_numpy(zero_copy_only=False)
     return int(len(np.unique(pk[keep])))
+
+
+def named_outside(table: pa.Table, scope: Scope, taxonomy: Taxonomy, words: tuple[str, ...]) -> tuple[int, str | None]:
+    """(active products whose title holds the words — in order, whole words, the last in any of its
+    written forms — but that are not in the scope, the first such title in sorted order).
+
+    What a scope of titles by their product noun leaves out: "Diamond Ring", "… Ring with Diamonds"
+    are rings, not diamonds, and the planner says how many there are rather than leaving them out
+    unsaid (agent.analysis.planner._say_titles_outside)."""
+    if not words or "title" not in table.column_names or table.num_rows == 0:
+        return 0, None
+    scope_rows = rows(table, scope, taxonomy)
+    inside = scope_rows.any if scope_rows is not None else np.zeros(table.num_rows, dtype=bool)
+    forms = [re.escape(w) for w in words[:-1]] + [_word_forms(words[-1])]
+    pattern = _whole_word([r"[^\pL\pN]+".join(forms)])
+    encoded = as_dictionary(table["title"])
+    values = encoded.dictionary if pa.types.is_string(encoded.dictionary.type) else encoded.dictionary.cast(pa.string())
+    flags = _np(pc.fill_null(pc.match_substring_regex(values, pattern), False))
+    if not flags.any():
+        return 0, None
+    keep = entry_codes(encoded, flags, missing=False) & analysed(table) & ~inside
+    if not keep.any():
+        return 0, None
+    keys = numpy_of(table["product_key"])
+    titles = table["title"].filter(pa.array(keep)).to_pylist()
+    return int(len(np.unique(keys[keep]))), min(t for t in titles if t)
