@@ -273,3 +273,21 @@ def test_titles_naming_the_word_as_a_feature_are_said_not_left_out_unsaid():
     # a category scope is not remarked on
     p, _, md = ask("How many rings do I have?", t)
     assert not any("in their title without" in n for n in p.notes)
+
+
+def test_a_lone_word_of_a_subcategory_name_that_is_another_nodes_name_brings_no_titles():
+    # "outerwear" counted a tailor's suits through Outerwear > Snow Pants & Suits: "Suits" alone is
+    # Apparel & Accessories > Clothing > Suits, not outerwear
+    outerwear = "Apparel & Accessories > Clothing > Outerwear"
+    t = shopify(
+        [
+            ("Rain Jacket", outerwear + " > Coats & Jackets", ""),
+            ("Ski Suit", outerwear + " > Snow Pants & Suits", ""),
+            ("Navy Wool Suit", "", ""),
+            ("Grey Slim Suit", "", ""),
+            ("Puffer Jacket", "", "Outerwear"),
+        ]
+    )
+    for question in ("How many outerwear do I have?", "Where are the gaps in outerwear?"):
+        p = plan(question, t, TAX)
+        assert sum(n for _, n in p.scope.found) == 3 and dict(p.scope.found)["title"] == 0, (question, p.scope)

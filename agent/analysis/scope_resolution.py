@@ -730,6 +730,7 @@ def _with_subcategories(scope: Scope, own: OwnIndex, taxonomy: Taxonomy) -> Scop
     if len(names) > MAX_SUBCATEGORY_TERMS:
         return scope
     alone = {p for i in ids for p in _name_parts(taxonomy.nodes[i].name, shared=False)} - set(names)
+    alone = {p for p in alone if not _names_a_node_elsewhere(p, set(ids), taxonomy)}
     sub_paths: set[str] = set()
     for toks in names:
         sub_paths |= own.own_levels.get(toks, set())
@@ -743,6 +744,17 @@ def _with_subcategories(scope: Scope, own: OwnIndex, taxonomy: Taxonomy) -> Scop
         title_subterms=sub,
         title_subterms_alone=lone,
     )
+
+
+def _names_a_node_elsewhere(part: tuple[str, ...], ids: set[int], taxonomy: Taxonomy) -> bool:
+    """Is a lone word of a subcategory name ("Suits" of Snow Pants & Suits) the whole name of a node
+    outside the scope (Apparel & Accessories > Clothing > Suits)? Then it is that node's word, and a
+    title naming it is no product of this scope: "outerwear" counted ~120 business suits through
+    Snow Pants & Suits."""
+    from agent.analysis.vocabulary import taxonomy_index
+
+    holders = taxonomy_index(taxonomy).by_tokens.get(part, ())
+    return any(h not in ids for h in holders)
 
 
 def nearest_own(phrase: str, own: OwnIndex, limit: int = 5) -> tuple[str, ...]:
