@@ -246,7 +246,7 @@ _PRODUCT_WORDS = frozenset({"product", "item", "thing", "stuff", "listing"})
 # "how many pizzas do I have?", "do I have any lamps?"); after a selling verb a lone last word too
 # ("do I sell pizza?"): what the merchant asks to have is a scope, never the whole catalog unsaid
 _SELLING = frozenset({"sell", "carry", "offer"})  # not "stock": "estoque baixo" is low stock
-_COUNTING = frozenset({"any", "many"})
+_COUNTING = frozenset({"any"})  # "how many" is resolve's (scope_resolution.COUNTED): one rule owns it
 
 
 def _for_phrase(seq: list[str], words: list[str]) -> tuple[list[str], list[str]]:
