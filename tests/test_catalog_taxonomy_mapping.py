@@ -421,6 +421,16 @@ def test_an_elided_article_does_not_hide_a_localised_word():
     assert "eau" in namematch.local_words("Bouteilles d'eau") or "eau" in namematch.local_words("l'eau")
 
 
+def test_danish_linking_words_are_no_part_of_a_name():
+    """ "og" (and) and "til" (for), the da-DK names' most frequent short words, were read as words of
+    the name, as "och" and "för" of Swedish names were not."""
+    from agent.catalog import namematch
+
+    assert namematch.local_words("Havemøbler og tilbehør til haven") == namematch.local_words(
+        "Havemøbler tilbehør haven"
+    )
+
+
 def test_a_bare_localised_noun_does_not_take_a_more_specific_name():
     """ "escovas" (brushes) is only part of "Escovas de dentes" (Toothbrushes): it does not take it."""
     from agent.catalog import categorise

@@ -267,11 +267,12 @@ def _word_entries(word: str) -> list[Entry]:
     return out
 
 
-# Linking words of the bundled locales: "Camisetas de tirantes", "Housses pour meubles", "Мебель для сада".
+# Linking words of the bundled locales: "Camisetas de tirantes", "Housses pour meubles", "Мебель для сада",
+# Danish "Havemøbler og tilbehør" ("og" and "til" are the da-DK names' two most frequent short words).
 _LOCAL_STOP = frozenset(
     """de del la las el los para y con sin en a al por et pour avec des du le les
 di della delle dei per il lo e do da dos das com em und fur mit der die das von voor met van het
-i z dla w na и для с в на och for med av pro s ve ile icin""".split()
+i z dla w na и для с в на och for med av og til af pro s ve ile icin""".split()
 )
 
 
