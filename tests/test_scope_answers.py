@@ -291,3 +291,25 @@ def test_a_lone_word_of_a_subcategory_name_that_is_another_nodes_name_brings_no_
     for question in ("How many outerwear do I have?", "Where are the gaps in outerwear?"):
         p = plan(question, t, TAX)
         assert sum(n for _, n in p.scope.found) == 3 and dict(p.scope.found)["title"] == 0, (question, p.scope)
+
+
+def test_a_standard_paths_level_holds_the_merchants_kinds_of_it_a_written_name_is_exact():
+    # a garden shop (tests/corpus/seed/shopify-garden-solutions.csv): "pots" counted its one product
+    # filed under Shopify's … > Pots & Planters > Pots and the titles saying pot, not its 57 products
+    # of types "Concrete Pot" and "Concrete Pots"
+    pots = "Home & Garden > Lawn & Garden > Gardening > Pots & Planters > Pots"
+    t = shopify(
+        [
+            ("Terracotta Pot", pots, ""),
+            ("Bella Bowl Large", "", "Concrete Pot"),
+            ("Roma Urn", "", "Concrete Pots"),
+            ("Hose Reel", "", "Hoses"),
+        ]
+    )
+    p, _, md = ask("How many pots do I have?", t)
+    assert dict(p.scope.found)["own"] == 3, p.scope
+    assert "Your categories “Concrete Pot”, “Concrete Pots” are counted with Pots: they are kinds of it." in md
+    assert "all by your categories" in md
+    # a name the merchant wrote is counted exactly: their Shirts are not also their T-Shirts
+    t = shopify([("Oxford Shirt", "", "Shirts"), ("Logo Tee", "", "T-Shirts"), ("Polo", "", "Polo Shirts")])
+    assert dict(plan("How many shirts do I have?", t, TAX).scope.found)["own"] == 1

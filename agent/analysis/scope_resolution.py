@@ -254,8 +254,21 @@ def match_phrase(
             ):
                 prefixes = set()  # "outdoor furniture" is a taxonomy name: never the merchant's whole "Furniture"
             if prefixes:
+                standard = all(_is_standard_path(p, taxonomy) for p in prefixes)
+                kinds = _kind_prefixes(variant, own) - prefixes if standard and len(variant) == len(phrase) else set()
                 m = _from_own(tuple(sorted(prefixes)), variant, text, own, taxonomy)
                 m.shortened = len(variant) < len(phrase)
+                if kinds:  # said, never widened silently; "by your categories", not one name
+                    m.own_paths = m.own_paths + tuple(sorted(kinds))  # the node and label stay the name's
+                    names = sorted({k.rsplit(" > ", 1)[-1] for k in kinds})
+                    quoted = ", ".join(f"“{x}”" for x in names[:6]) + (" and others" if len(names) > 6 else "")
+                    m.note = _sentences(
+                        m.note,
+                        f"Your {'category' if len(names) == 1 else 'categories'} {quoted} "
+                        f"{'is' if len(names) == 1 else 'are'} counted with {m.own_label or m.label}: "
+                        f"{'it is a kind' if len(names) == 1 else 'they are kinds'} of it.",
+                    )
+                    m.own_label = None
                 return m
         if len(variant) < len(phrase):
             continue  # "patio chairs" may be the merchant's "Chairs", never the taxonomy's: that would widen it
@@ -274,16 +287,46 @@ def match_phrase(
     return None
 
 
-def _own_kinds(phrase: tuple[str, ...], own: OwnIndex) -> Match | None:
-    """Own categories that are kinds of the phrase when no category has its very name: "bikes" holds
-    "Road Bikes" and "Track Bikes" (the level ends with the phrase's words)."""
+def _is_standard_path(prefix: str, taxonomy: Taxonomy) -> bool:
+    """Is an own path prefix a level of a standard taxonomy path (Shopify's Product Category, a Google
+    path: "Home & Garden > … > Pots & Planters > Pots"), not a name the merchant wrote (a Type, a
+    collection, a WooCommerce category)? Its first level is a top-level taxonomy name.
+
+    Decision: a name the merchant wrote is counted exactly ("Shirts" is their Shirts, not also their
+    T-Shirts); a standard path's level is a taxonomy name, and like a taxonomy node it holds the
+    merchant's own categories that are kinds of it ("Concrete Pots" in Pots)."""
+    if " > " not in prefix:
+        return False
+    return taxonomy.id_for_path(prefix.split(" > ", 1)[0]) is not None
+
+
+def _kind_prefixes(phrase: tuple[str, ...], own: OwnIndex) -> set[str]:
+    """Own path prefixes whose level is a kind of the phrase: its name ends with the phrase's words
+    ("Road Bikes" for "bikes", "Concrete Pots" for "pots"), the words as asked ("garden beds" are no
+    "outdoor beds")."""
     if len(phrase) == 1 and phrase[0] in EQUIVALENT:
-        return None
+        return set()
     prefixes: set[str] = set()
-    n = len(phrase)  # the words as asked: "garden beds" are no "outdoor beds"
+    n = len(phrase)
     for toks, found in own.own_levels.items():
         if len(toks) > n and toks[-n:] == phrase:
             prefixes |= found
+    # a joined name ends with the phrase without being a kind of it: "Vitamins & Supplements" is
+    # broader than Supplements, "Shampoo & Conditioner" than Conditioners
+    return {p for p in prefixes if not _JOINED.search(p.rsplit(" > ", 1)[-1])}
+
+
+_JOINED = re.compile(r"&|,|\band\b|/|\+", re.I)
+
+
+def _own_kinds(phrase: tuple[str, ...], own: OwnIndex) -> Match | None:
+    """Own categories that are kinds of the phrase when no category has its very name: "bikes" holds
+    "Road Bikes" and "Track Bikes" (the level ends with the phrase's words). When a standard path's
+    level has the very name (`_is_standard_path`), its kinds join it (`match_phrase`): a garden shop's
+    "pots" (tests/corpus/seed/shopify-garden-solutions.csv) counted its one product filed under Pots &
+    Planters > Pots and 46 titles, and left out 10 of the 57 products of its types "Concrete Pot"
+    and "Concrete Pots"."""
+    prefixes = _kind_prefixes(phrase, own)
     if not prefixes:
         return None
     text = " ".join(phrase)

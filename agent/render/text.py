@@ -819,8 +819,11 @@ def found_sentence(scope: Scope, markdown: bool = False) -> str:
                 f"{'its' if n == 1 else 'their'} own nor a Google category."
             )
         return text
+    own_levels = {own_path.rsplit(" > ", 1)[-1] for own_path in scope.own_paths}
     own_name = scope.own_label or (
-        scope.merchant_categories[0].rsplit(" > ", 1)[-1] if len(scope.merchant_categories) == 1 else None
+        scope.merchant_categories[0].rsplit(" > ", 1)[-1]
+        if len(scope.merchant_categories) == 1 and len(own_levels) <= 1  # kinds joined it: "by your categories"
+        else None
     )
     names = {
         "own": f"by your category {esc(own_name)}" if own_name else "by your categories",
