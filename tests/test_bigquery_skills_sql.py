@@ -7,7 +7,7 @@ The table is the demo catalog's offers in the transfer schema, each carrying the
 in-memory path gives it (the placement decision of agent.analysis.gaps_sql: both paths then place every
 offer alike), made messier where each skill reads: prices at zero and in a second currency, sale
 prices (some not below the price), availability words as feeds write them, brands with stray and
-doubled spaces, blank, or in other cases, titles with spaces around them.
+doubled spaces, blank, in other cases, or saying there is no brand ("Sin marca", "N/A", "-"), titles with spaces around them.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pytest
 
 from agent.analysis import registry
 from agent.catalog import taxonomy as taxonomy_mod
+from agent.catalog.readers.common import is_no_brand
 from tests import bq_pushdown, bq_seed
 from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
 from tests.bq_pushdown import AVAILABILITY_WORDS
@@ -65,6 +66,8 @@ def messy_rows() -> list[dict]:
             row = dict(row, brand=row["brand"].upper())
         elif i % 29 == 0 and row.get("brand"):
             row = dict(row, brand=row["brand"].lower())
+        elif i % 37 == 0 and row.get("brand"):  # a cell saying there is no brand: none both ways
+            row = dict(row, brand=("Sin marca", "N/A", "-", "GENERIC")[(i // 37) % 4])
         if i % 11 == 0:
             row = dict(row, title=f"  {row['title']} ")
         out.append(row)
@@ -108,7 +111,8 @@ def test_the_fixture_exercises_what_each_skill_reads(bq_emulator, table_uri):  #
     assert names and all(n == n.strip() and "  " not in n for n in names)
     messy = {r["brand"].strip() for r in messy_rows() if r.get("brand") and r["brand"].strip()}
     assert len({b.lower() for b in messy}) < len({" ".join(b.split()) for b in messy})  # case variants are in it
-    assert rows[0]["Brands"] == len({" ".join(b.split()).lower() for b in messy})
+    assert any(is_no_brand(b) for b in messy)  # cells saying there is no brand are in it
+    assert rows[0]["Brands"] == len({" ".join(b.split()).lower() for b in messy if not is_no_brand(b)})
 
 
 def test_overview_brands_identical_in_memory_and_in_bigquery(bq_emulator, table_uri):  # noqa: F811

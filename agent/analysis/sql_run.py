@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent.analysis import common
 from agent.analysis.result import Scope
+from agent.catalog.readers.common import NO_BRAND_VALUES
 from agent.catalog.taxonomy import Taxonomy
 
 if TYPE_CHECKING:
@@ -61,6 +62,20 @@ _RAW = {
     "size": "size",
 }
 
+
+def _no_brand_as_null() -> str:
+    """The brand column as the catalog layer cleans it, in SQL: `readers.common.is_no_brand` compares the
+    value lower case with hyphens, dots, slashes, underscores and spaces as one space, against
+    NO_BRAND_VALUES, and takes a value with no letter or digit for none. Its words are constants of
+    ours (letters and spaces only), written into the query as literals."""
+    words = ", ".join("'" + word.replace("\\", "\\\\").replace("'", "\\'") + "'" for word in sorted(NO_BRAND_VALUES))
+    key = "LOWER(TRIM(REGEXP_REPLACE(r.brand, r'[-./_\\s]+', ' ')))"
+    cleaned = "NULLIF(REGEXP_REPLACE(TRIM(r.brand), r'\\s\\s+', ' '), '')"
+    return f"IF({key} IN ({words}) OR NOT REGEXP_CONTAINS(r.brand, r'[\\pL\\pN]'), NULL, {cleaned})"
+
+
+_NO_BRAND_AS_NULL = _no_brand_as_null()
+
 # Canonical offer columns -> (SQL over the raw row `r` and the per-distinct joins, raw aliases read).
 OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     # the product key, as the catalog layer groups variants: the item group, else the offer itself
@@ -76,8 +91,9 @@ OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "word": ("aw.word", ("availability",)),
     "stated": ("aw.word IS NOT NULL", ("availability",)),
     "st": ("aw.st", ("availability",)),
-    # brand trimmed, inner runs of two or more spaces as one, empty as none (values.clean_text, categorical)
-    "brand": ("NULLIF(REGEXP_REPLACE(TRIM(r.brand), r'\\s\\s+', ' '), '')", ("brand",)),
+    # brand trimmed, inner runs of two or more spaces as one, empty as none (values.clean_text, categorical),
+    # and a value saying there is no brand ("Sin marca", "N/A", "-") as none (readers.common.is_no_brand)
+    "brand": (_NO_BRAND_AS_NULL, ("brand",)),
     # the example id content_quality shows: the variant (offer) id, else the product id, trimmed
     "ident": (
         "COALESCE(NULLIF(TRIM(r.offer_id), ''), NULLIF(TRIM(r.item_group_id), ''))",
