@@ -127,3 +127,26 @@ def test_the_cap_is_checked_on_the_columns_content_quality_reads(bq_emulator, ta
         SkillInput(own=own.table, reference=None, scope=whole, taxonomy=tax, sources=tuple(own.sources))
     )
     assert pushed_gaps.table.num_rows > 1
+
+
+@pytest.fixture(scope="module")
+def no_gtin_uri(bq_emulator):  # noqa: F811
+    """The same messy offers with no GTIN on any of them (content_quality.counts_gtin)."""
+    rows = [dict(r, gtin=None) for r in _rows()]
+    return "bq://" + bq_seed.create_products_table(bq_emulator.client, bq_emulator.project, rows=rows)
+
+
+@pytest.mark.parametrize("question", QUESTIONS[:2])
+def test_no_gtin_anywhere_is_counted_without_it_both_ways(bq_emulator, no_gtin_uri, question):  # noqa: F811
+    """With no GTIN in the scope both paths count completeness without the GTIN checks, from the same
+    two counts, and say so; the fixture's other checks still make some rows incomplete."""
+    pair = both_ways(bq_emulator.env, no_gtin_uri, "content_quality", question)
+    assert_identical(pair)
+    rows = pair.memory.table.to_pylist()
+    assert 0 < rows[0]["Complete"] < 100
+    checks = {r["Item"]: r for r in rows if r["Section"] == "Check"}
+    by_category = sum(r["Affected rows"] for r in rows if r["Section"] == "Completeness by category")
+    assert checks["Missing GTIN"]["Affected rows"] > rows[0]["Affected rows"]  # every row lacks one, fewer fail
+    assert by_category == rows[0]["Affected rows"]  # per category without the GTIN checks too
+    assert "quality.no_gtin" in {f.code for f in pair.memory.findings}
+    assert "missing_gtin" not in pair.pushed.thresholds["required_for_complete"]

@@ -71,6 +71,8 @@ REQUIRED = (
     "missing_category",
 )
 SEVERITY_RANK = {"high": 3, "medium": 2, "low": 1}
+# The GTIN checks, left out of completeness when no row of the scope has a GTIN at all (`counts_gtin`).
+GTIN_CHECKS = ("invalid_gtin", "missing_gtin")
 # The content a shopper sees, said when its check finds nothing ("Which products have missing images or
 # descriptions?" is answered by "every row has an image and a description", not by silence).
 ESSENTIAL = ("missing_title", "missing_image", "zero_price", "missing_description")
@@ -405,7 +407,9 @@ def answer(inp: SkillInput, rows: list[dict], excluded: dict[str, int], currency
         thresholds={
             "max_title_chars": MAX_TITLE,
             "max_description_chars": MAX_DESCRIPTION,
-            "required_for_complete": [c for c in REQUIRED if c not in skipped_checks(_absent_of(rows))],
+            "required_for_complete": required_checks(
+                skipped_checks(_absent_of(rows)), not (rows and rows[0].get("_without_gtin"))
+            ),
         },
         currency=currency,
         chart=None,
@@ -431,6 +435,26 @@ def _absent_of(rows: list[dict]) -> tuple[str, ...]:
     return tuple(r["_field"] for r in rows if r.get("Section") == ABSENT_SECTION)
 
 
+def counts_gtin(rows_n: int, missing_gtin_n: int) -> bool:
+    """Whether completeness requires a GTIN: not when no row of the scope has one.
+
+    Decision: a shop whose every row lacks a GTIN (a handmade or own-brand shop: earrings, prints,
+    cakes) would read "0.0 % complete" whatever else it fixes, as an export with no GTIN column would,
+    and that column's checks are already left out of completeness (FIELD_CHECKS). Merchant Center
+    takes products that have no GTIN from their manufacturer with identifier_exists set to "no". So
+    with no GTIN anywhere in the scope, completeness and completeness per category are counted
+    without the GTIN checks, the "Missing GTIN" check row still says how many rows lack one, and the
+    answer says what to do (quality.no_gtin). One GTIN anywhere in the scope and the GTIN counts for
+    every row, as before: the shop uses GTINs, and the rows without one are to fix. Both paths decide
+    it from the same two counts (content_quality_sql)."""
+    return not (rows_n and missing_gtin_n >= rows_n)
+
+
+def required_checks(skipped: frozenset[str], with_gtin: bool) -> list[str]:
+    """The REQUIRED checks completeness counts: those run, without the GTIN ones unless `with_gtin`."""
+    return [k for k in REQUIRED if k not in skipped and (with_gtin or k not in GTIN_CHECKS)]
+
+
 def _rows(
     scoped: pa.Table, scope: Scope, tax: Taxonomy, by_id: bool = False, absent: tuple[str, ...] = ()
 ) -> list[dict]:
@@ -440,7 +464,8 @@ def _rows(
     (examples_by_id). `absent`: fields whose checks are not run (FIELD_CHECKS)."""
     skipped = skipped_checks(absent)
     fails = {k: v for k, v in failures(scoped).items() if k not in skipped}
-    required = [k for k in REQUIRED if k not in skipped]
+    with_gtin = "missing_gtin" not in fails or counts_gtin(scoped.num_rows, int(pc.sum(fails["missing_gtin"]).as_py()))
+    required = required_checks(skipped, with_gtin)
     incomplete = fails[required[0]]
     for key in required[1:]:
         incomplete = pc.or_(incomplete, fails[key])
@@ -452,6 +477,7 @@ def _rows(
         "Affected products": None,
         "Share of rows": None,
         "Complete": common.pct(complete_n, scoped.num_rows),
+        "_without_gtin": not with_gtin,
     }
     return [
         completeness,
@@ -566,11 +592,14 @@ def _findings(rows: list[dict], excluded: dict[str, int]) -> list[Finding]:
                 "complete_pct": rows[0]["Complete"],
                 "incomplete_n": rows[0]["Affected rows"],
                 "absent": [FIELD_LABELS[f] for f in absent],
+                "without_gtin": bool(rows[0].get("_without_gtin")),
             },
             cells=((0, "Complete"), (0, "Affected rows")),
             severity=9,
         )
     ]
+    if rows[0].get("_without_gtin"):
+        found.append(Finding("quality.no_gtin", {}, severity=8))
     if absent:
         found.append(Finding("quality.absent", {"fields": [FIELD_LABELS[f] for f in absent]}, severity=8))
     visible = list(enumerate(rows))[:20]

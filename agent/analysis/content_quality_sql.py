@@ -16,6 +16,8 @@ Each check in the catalog layer's terms, per offer (the offer columns are agent.
 - "Not mapped to a Google category" is an offer without `google_product_category` (placement is
   gaps_sql's decision: in memory the title or product type may still place it);
 - a sale price at or above the price fails (a transfer has no compare-at price).
+- completeness is counted with and without the GTIN checks in the same pass, and the totals' missing
+  GTIN count decides which is shown, as in memory (content_quality.counts_gtin).
 
 Fields absent from the export (content_quality.FIELD_CHECKS): none here. The SQL reads Merchant Center's
 `Products_` transfer, whose schema always has title, description, brand, GTIN, image link and price, and
@@ -46,8 +48,10 @@ from agent.analysis.content_quality import (
     REQUIRED,
     SEVERITY_RANK,
     TOP_ISSUES,
+    counts_gtin,
     join_examples,
     mc_row,
+    required_checks,
 )
 from agent.analysis.result import Scope
 from agent.analysis.sql_run import offers, scope_filter, unplaced_note
@@ -88,10 +92,13 @@ _CHECKED = (
     + ", ".join(f"{sql} AS {check_id}" for check_id, sql in _FAILS.items())
     + " FROM scoped),\nflagged AS (SELECT *, ("
     + " OR ".join(REQUIRED)
-    + ") AS incomplete FROM checked)\n"
+    + ") AS incomplete, ("
+    + " OR ".join(required_checks(frozenset(), with_gtin=False))
+    + ") AS incomplete_without_gtin FROM checked)\n"
 )
 _TOTALS = (
-    "SELECT COUNT(*) AS rows_n, COUNTIF(incomplete) AS bad_n, COUNT(DISTINCT cur) AS curs_n, MIN(cur) AS cur, "
+    "SELECT COUNT(*) AS rows_n, COUNTIF(incomplete) AS bad_n, COUNTIF(incomplete_without_gtin) AS bad_without_gtin_n, "
+    "COUNT(DISTINCT cur) AS curs_n, MIN(cur) AS cur, "
     + ", ".join(f"COUNTIF({c}) AS {c}_n, COUNT(DISTINCT IF({c}, pk, NULL)) AS {c}_p" for c in _FAILS)
     + " FROM flagged"
 )
@@ -107,7 +114,10 @@ _EXAMPLES = (
     + ")"
     + _RANKED
 )
-_CATEGORIES = "SELECT gid, COUNT(*) AS n, COUNTIF(incomplete) AS bad FROM flagged GROUP BY gid"
+_CATEGORIES = (
+    "SELECT gid, COUNT(*) AS n, COUNTIF(incomplete) AS bad, COUNTIF(incomplete_without_gtin) AS bad_without_gtin "
+    "FROM flagged GROUP BY gid"
+)
 # Merchant Center: per offer its distinct disapproving destinations / issue codes (`ks`), then one
 # (k, pk, ident) row per offer and key: rows are counted as rows, never by an id that may repeat.
 _DISAPPROVED = """,
@@ -161,7 +171,9 @@ def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Pushed:
     if not rows_n:
         return Pushed([], None, [note] if note else [])
     examples = _examples(query(_CHECKED + _EXAMPLES))
-    complete_n = rows_n - int(totals["bad_n"])
+    with_gtin = counts_gtin(rows_n, int(totals["missing_gtin_n"]))
+    bad = "bad" if with_gtin else "bad_without_gtin"
+    complete_n = rows_n - int(totals[bad + "_n"])
     rows = [
         {
             "Section": "Completeness",
@@ -170,10 +182,11 @@ def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Pushed:
             "Affected products": None,
             "Share of rows": None,
             "Complete": common.pct(complete_n, rows_n),
+            "_without_gtin": not with_gtin,
         },
         *_check_rows(totals, examples, rows_n),
         *_merchant_center_rows(query, extra, rows_n),
-        *_category_rows(query(_CHECKED + _CATEGORIES), scope, taxonomy),
+        *_category_rows(query(_CHECKED + _CATEGORIES), scope, taxonomy, bad),
     ]
     currency = totals["cur"] if int(totals["curs_n"]) == 1 else None
     return Pushed(rows, currency, [note] if note else [])
@@ -233,15 +246,16 @@ def _merchant_center_rows(query, extra: tuple[str, ...], rows_n: int) -> list[di
     return rows
 
 
-def _category_rows(per_gid: list[dict[str, Any]], scope: Scope, taxonomy: Taxonomy) -> list[dict[str, Any]]:
-    """content_quality._category_rows' rows: offers and incomplete offers summed per display label."""
+def _category_rows(per_gid: list[dict[str, Any]], scope: Scope, taxonomy: Taxonomy, bad: str) -> list[dict[str, Any]]:
+    """content_quality._category_rows' rows: offers and incomplete offers summed per display label
+    (`bad`: the incomplete count to take, with or without the GTIN checks: content_quality.counts_gtin)."""
     totals: dict[str, list[int]] = {}
     for row in per_gid:
         gid = row["gid"]
         label = common.UNMAPPED_LABEL if gid is None else common.taxonomy_label(int(gid), scope, taxonomy)
         counts = totals.setdefault(label, [0, 0])
         counts[0] += int(row["n"])
-        counts[1] += int(row["bad"])
+        counts[1] += int(row[bad])
     rows = [
         {
             "Section": "Completeness by category",

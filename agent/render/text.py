@@ -527,6 +527,8 @@ def _field_words(label: str) -> str:
 @template("quality.complete")
 def _quality_complete(v: Values) -> str:
     absent = set(v.raw("absent") or ())  # labels (plain words: escaping leaves them as they are)
+    if v.raw("without_gtin"):  # no row has one: completeness is counted without it (quality.no_gtin)
+        absent.add(FIELD_LABELS["gtin"])
     parts = _names([words for field, words in _COMPLETE_PARTS if field not in absent], limit=len(_COMPLETE_PARTS))
     return (
         f"{v['complete_pct']} of rows are complete for Google Shopping ({parts}); "
@@ -542,6 +544,15 @@ def _quality_absent(v: Values) -> str:
         f"This export has no {_names(fields)} {'column' if one else 'columns'}, so "
         f"{'that check is' if one else 'those checks are'} left out, not counted as missing on every row: "
         f"export {'it' if one else 'them'} to check {'it' if one else 'them'}."
+    )
+
+
+@template("quality.no_gtin")
+def _quality_no_gtin(_v: Values) -> str:
+    return (
+        "No row has a GTIN, so completeness is counted without it. Products you make or brand yourself "
+        "have none: Merchant Center takes them with identifier_exists set to no. Products of other brands "
+        "need their GTIN."
     )
 
 
