@@ -567,16 +567,22 @@ def _findings(
     other = [(i, row) for i, row in visible if row["Subcategory"] == "Not mapped to a subcategory" and row["Products"]]
     if other:
         i, row = other[0]
+        whole = total["Subcategory"] == "All categories"
+        # Most of a scope unmapped: its missing and thin subcategories may be among those products (a bags
+        # shop's "Thin: Handbags (1)" beside 7 bags mapped to no subcategory), so the answer says so first.
+        most = not whole and row["Products"] * 2 >= total["Products"]
         found.append(
             Finding(
                 "gaps.unmapped",
                 {
                     "products_n": row["Products"],
-                    "whole": total["Subcategory"] == "All categories",
+                    "whole": whole,
+                    "scope_n": total["Products"],
+                    "most": most,
                     **(unmapped_by or {}),
                 },
-                cells=((i, "Products"),),
-                severity=5,
+                cells=((i, "Products"), (0, "Products")) if most else ((i, "Products"),),
+                severity=9 if most else 5,
             )
         )
     if total["Left out (draft/archived products)"]:

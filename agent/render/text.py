@@ -327,10 +327,16 @@ def _gaps_unmapped(v: Values) -> str:
         how = "in scope through your own categories"
     else:
         how = "in scope"
-    return (
+    said = (
         f"{v.count('products_n', 'product is', 'products are')} {how} but not mapped to a "
         f"subcategory of the taxonomy; they are counted separately, not guessed."
     )
+    if v.raw("most"):
+        said += (
+            f" That is {v['products_n']} of the scope's {v['scope_n']}, so some missing or thin subcategories may "
+            f"be held by them: give those products a Google product category to judge them."
+        )
+    return said
 
 
 @template("gaps.excluded")
