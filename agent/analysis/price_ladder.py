@@ -45,6 +45,10 @@ READ = (
 )
 STEP_RATIO = 2.0  # adjacent price points further apart than this are a hole in the ladder
 MIN_TIER_PRODUCTS = 3  # fewer priced variants than this: no tiers computed
+# Nor for a category of one product: its variants' prices (sizes, colours of one swimsuit) are no range
+# of options to be entry-level or premium in, and a tie among them said "one price holds a third or
+# more" of a ladder that is one product. Two products and up are tiered as before.
+MIN_TIER_OPTIONS = 2
 QUANTILES = (0.10, 0.25, 0.50, 0.75, 0.90)
 TERTILES = (1 / 3, 2 / 3)
 
@@ -261,7 +265,7 @@ def _rows_for(
     """The totals row and the category rows of one currency's priced variants."""
     names, quantiles, variants, currency = fig.names, fig.quantiles, fig.variants, fig.currency
     cuts = {}
-    for code in np.flatnonzero(variants >= MIN_TIER_PRODUCTS).tolist():
+    for code in np.flatnonzero((variants >= MIN_TIER_PRODUCTS) & (fig.products >= MIN_TIER_OPTIONS)).tolist():
         ref = ref_q.get(names[code]) if ref_q else None
         cuts[code] = (ref[1], ref[2]) if ref else tuple(quantiles[code][5:7])
     tiers = fig.tiers(cuts) if cuts else {}

@@ -495,7 +495,7 @@ def _ladder_no_entry(v: Values) -> str:
 @template("ladder.untiered")
 def _ladder_untiered(v: Values) -> str:
     return (
-        f"Too few priced variants for tiers (fewer than {numbers.in_words(int(v.raw('min')))}): "
+        f"Too few priced variants for tiers (fewer than {numbers.in_words(int(v.raw('min')))}, or one product): "
         f"{_names(list(v.raw('names')))}."
     )
 
