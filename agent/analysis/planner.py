@@ -49,6 +49,7 @@ from agent.analysis.scope_resolution import (
     Match,
     OwnIndex,
     Span,
+    best_node,
     match_phrase,
     nearest,
     own_claim,
@@ -512,6 +513,8 @@ def _place_scope(draft: _Draft, idx: _Indexes) -> None:
         draft.scope = idx.by_title(draft.unmatched, phrase_at(seq, *miss))
         if draft.scope is not None:
             draft.resolved, draft.unmatched = " ".join(phrase_at(seq, *miss)), None
+        else:
+            _read_as_published_name(draft, draft.unmatched, idx)
     elif not reading.whole and idx.own is not None:
         _place_leftover_words(draft, idx)
 
@@ -535,6 +538,7 @@ def _place_leftover_words(draft: _Draft, idx: _Indexes) -> None:
         draft.resolved = phrase
     else:
         draft.miss, draft.unmatched = owned, " ".join(words[owned[0] : owned[1]])
+        _read_as_published_name(draft, draft.unmatched, idx)
 
 
 def _possessive_run(draft: _Draft) -> Span | None:
@@ -629,10 +633,50 @@ def _say_empty_guess(draft: _Draft, idx: _Indexes) -> None:
     if by_title is not None:
         draft.scope, draft.resolved = by_title, " ".join(written)
         return
+    if _read_as_published_name(draft, asked, idx):
+        return
     draft.notes.append(
         f"No category and no title is called “{asked}”; it is read as {scope.label}, the category name "
         "closest to how it is written."
     )
+
+
+def _read_as_published_name(draft: _Draft, asked: str, idx: _Indexes) -> bool:
+    """A phrase no category, Google name or title holds, read as the Google category its whole published
+    name stands for (`namematch.whole_name_places`: "t-shirts" → Shirts & Tops, "sneakers" → Shoes), with
+    a sentence saying so; False, and the draft unchanged, when it names none. A name with several places
+    is read as the one the shop holds products in, else as the matcher reads it. Only for a noun that no
+    Google name holds: where Google's names hold it ("horse", "fountain") the planner's reading of them
+    (unmatched, when no single family leads) stands.
+
+    "Where are the gaps in t-shirts?" on a swimwear shop said "No category matches “t shirts”" and
+    answered for the whole catalog; "How many sneakers do I have?" on a shop without them was read as
+    Speakers. Shopify's taxonomy publishes these everyday names and maps each to a Google place, which
+    is what the catalog layer files such products under, so the question is answered there (none, here:
+    a gap) and says how the word was read."""
+    from agent.catalog import namematch
+
+    places, pick = namematch.whole_name_places(asked)
+    if not places and " " in asked:  # the question's words split "t-shirts" into "t shirts"
+        places, pick = namematch.whole_name_places(asked.replace(" ", "-"))
+        asked = asked.replace(" ", "-") if places else asked
+    noun = tokens(asked.replace("-", ""))[-1:] or [""]
+    if noun[0] in idx.tax_idx.vocab:  # a word of Google's own names: the planner's reading stands
+        return False
+    held = [g for g in places if idx.own_idx.node_rows.get(g, 0) > 0]
+    gid = best_node(held, idx.own_idx, idx.taxonomy) if held else pick
+    if gid is None or gid not in idx.taxonomy.nodes:
+        return False
+    name = idx.taxonomy.nodes[gid].name
+    scope = scope_for(tuple(tokens(name)), name, idx.own, idx.own_idx, idx.taxonomy, idx.tax_idx)
+    if scope is None or scope.taxonomy_id != gid:
+        return False
+    draft.scope, draft.resolved, draft.unmatched = scope, name, None
+    draft.notes.append(
+        f"No category and no title is called “{asked}”; it is read as {scope.label}, the Google category "
+        "the product taxonomies file it under."
+    )
+    return True
 
 
 def _say_titles_outside(draft: _Draft, idx: _Indexes) -> None:

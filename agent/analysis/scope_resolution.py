@@ -196,7 +196,7 @@ class Match:
     note: str | None = None  # the sentence that says the match is a broader reading of the words
 
 
-def _best_node(ids: Iterable[int], own: OwnIndex, taxonomy: Taxonomy) -> int | None:
+def best_node(ids: Iterable[int], own: OwnIndex, taxonomy: Taxonomy) -> int | None:
     ids = list(ids)
     if not ids:
         return None
@@ -281,7 +281,7 @@ def match_phrase(
                 if own.node_rows.get(i, 0) or any(own.node_rows.get(a, 0) for a in _accessories_of(i, taxonomy))
             ]
         if ids:
-            node = _best_node(ids, own, taxonomy)
+            node = best_node(ids, own, taxonomy)
             assert node is not None  # ids is not empty
             return Match(node, _merchant_inside(node, own, taxonomy), text, taxonomy.nodes[node].name)
     return None

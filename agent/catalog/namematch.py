@@ -637,6 +637,59 @@ def match(
     return found
 
 
+def whole_name_places(phrase: str | None) -> tuple[tuple[int, ...], int | None]:
+    """The Google places an English phrase names as a whole Shopify name filed under them, and the
+    matcher's own pick among them (None unless it is confident and one of them); ((), None) when none.
+
+    For the planner's last try at a phrase that no category, Google name or title holds: a merchant's
+    everyday word that only Shopify's taxonomy names ("t-shirts", "hoodies", "sneakers", "leggings")
+    stands for the Google place Shopify maps it to. Only a whole name counts (every word of the phrase,
+    no more: no part of a joined name, no localised look-alike such as French "couches"), and only a
+    place the Shopify path itself names above the leaf: "Clothing Tops > T-Shirts" is filed under
+    Google's Shirts & Tops, "Shoes > Sneakers" under Shoes, but Shopify's nearest Google place for a
+    category Google lacks ("Fire Pits" → Outdoor Tables, a toy "Horses" → Scale Models) is no reading of
+    the word. A name with several places ("Bikinis": Swimwear and Underwear) gives them all: which one
+    a shop means is the planner's call (the one it holds products in)."""
+    toks = tuple(words(phrase))
+    if not toks:
+        return (), None
+    tax = taxonomy.load()
+    places = tuple(
+        sorted(
+            {
+                cid
+                for path, cid in _shopify_names(toks)
+                if cid in tax.nodes
+                and _words(tax.nodes[cid].name)
+                and set(_words(tax.nodes[cid].name)) & _path_above(path)
+            }
+        )
+    )
+    if not places:
+        return (), None
+    found = _match_english(index(), str(phrase), frozenset(), False)
+    pick = found.google_id if found is not None and found.confident and found.google_id in places else None
+    return places, pick
+
+
+def _shopify_names(toks: tuple[str, ...]) -> list[tuple[str, int]]:
+    """(Shopify path, Google id) of the Shopify categories whose leaf is the whole name `toks`: from the
+    derived table's pointers for the noun when it is current (a cold instance reads a few lines), else
+    from the whole mapping."""
+    if isinstance(index(), LazyIndex):
+        rows = [
+            taxonomy.shopify_line(-ref - 1) for ref in cast("tuple", taxonomy.derived("h:" + toks[-1]) or ()) if ref < 0
+        ]
+    else:
+        rows = list(taxonomy.shopify_mapping().paths)
+    return [row for row in rows if row is not None and tuple(words(row[0].split(taxonomy.SEPARATOR)[-1])) == toks]
+
+
+def _path_above(path: str) -> frozenset[str]:
+    """The stems of a Shopify path's levels above its leaf."""
+    return frozenset(w for level in path.split(taxonomy.SEPARATOR)[:-1] for w in _words(level))
+
+
 def _false_friend(idx: Index, phrase: str, cid: int) -> bool:
     """One word that is itself a noun of the English names (which the English reading has just
     declined), read in another language as a place in a branch where none of its English names
