@@ -59,3 +59,12 @@ def test_a_word_no_taxonomy_publishes_as_a_name_stays_unmatched(word):
     reading stands (no single family leads them): no guess is made for any of them."""
     p = plan(f"How many {word} do I have?", _swim_shop(), TAX, None)
     assert p.scope.unmatched == word and not any(READ_AS in n for n in p.notes)
+
+
+def test_a_word_that_extends_an_intent_word_is_no_typo_of_it():
+    """ "wellies" was corrected to "well" (an intent word: "selling well"), vanished, and "Where are the
+    gaps in wellies?" was answered for the whole catalog without a word (planner._correct)."""
+    for question in ("Where are the gaps in wellies?", "How many wellies do I have?"):
+        p = plan(question, _swim_shop(), TAX, None)
+        assert p.scope.unmatched == "wellies" and any("No category matches “wellies”" in n for n in p.notes)
+    assert plan("What is selling well?", _swim_shop(), TAX, None).skills == ("demand_gaps",)

@@ -201,6 +201,11 @@ def _correct(
         if budget and len(tok) >= 5 and not known and not tok.isdigit():
             budget -= 1
             fixed = _close(tok, intent_vocab, 0.8)
+            if fixed is not None and tok.startswith(fixed):
+                # the word written is an intent word and more ("wellies" → "well"): a word of its own,
+                # no typo; read as "well" it vanished, and the question was answered for the whole
+                # catalog without a word
+                fixed = None
             if fixed is None and len(tok) >= 6:
                 fixed = _close(tok, scope_vocab, 0.85) or _close_in(tok, sorted(own_vocab), 0.85)
                 if fixed is not None and guessed is not None:
