@@ -1,0 +1,273 @@
+"""attribute_coverage for "What sizes am I missing in dresses?": the broken size runs.
+
+Without a reference catalog there is nothing to hold the merchant's sizes against but the merchant's own
+products, so the answer is read off them. The rule, in order:
+
+1. Values. A product's sizes are its variants' size values (the in-memory path: the size column, else an
+   option naming the size; BigQuery: the size column), normalised as every attribute is (case, spacing,
+   the SPELLINGS of agent.analysis.attributes), then to one key per size word (`size_key`): "Small" and
+   "S" are one size, "XXL" and "2XL", "Extra Small" and "XS"; "NB"/"Newborn" is month 0. A size is shown
+   in its most common written form (by variants; the smallest form on a tie).
+2. Size systems. A key is a letter size (XXS…6XL), else a number size of one pattern ("US 7.5" with
+   "US 9", "6M" with "24M", "30cm" with "40cm": the key with its numbers taken out), else one of the
+   other sizes ("One size", "iPhone 12"). Letter and number sizes are ordered (XS<S<M<L<XL<2XL…, numbers
+   numerically); the other sizes by how many products carry them.
+3. Runs. The products of a system are those offering two of its sizes or more (a product with one
+   size — "One size", a mug's "11oz" — has no run to break). The system's run is every size they
+   offer; a system with fewer than two such products has nothing to compare and is left out.
+4. Gaps. A size "most" products carry is one at least half the system's products offer. A product
+   misses a size when it lacks one most of them carry, or lacks one between its own smallest and
+   largest size (S, M, XL without L): an extended size few carry (5XL on 3 of 40) is not missed by
+   a product that stops short of it, but is listed with how many offer it.
+5. Stock. When the scope's data states stock (any variant in or out of stock), a product is sold out
+   in a size it offers when every variant in that size is out of stock; a size sold out in every
+   product offering it is out of stock everywhere.
+
+Both paths build the same cells — (product, normalised size key, shown form, variants, variants out of
+stock) — and `runs` does the rest, so they give the same figures: in memory from the rows, in BigQuery
+one row per (product, stored size value) (agent.analysis.attributes_sql.size_cells: bounded by the
+scope's sized offers, not by the catalog, since step 4 needs each product's own smallest and largest
+size). Colours are not read this way: colours have no run, and a product lacking a colour most others
+carry is a range decision, not a gap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+LETTER = "letter"
+OTHER = "other"
+STOCK_STATES = ("in_stock", "out_of_stock", "preorder", "backorder")
+LIST_LIMIT = 3
+COLUMNS = (
+    ("Size run", "text", pa.string()),
+    ("Size", "text", pa.string()),
+    ("Products", "count", pa.int64()),
+    ("Carried by most", "text", pa.string()),
+    ("Products missing it", "count", pa.int64()),
+    ("Products sold out in it", "count", pa.int64()),
+)
+TOTAL = " (all)"  # the run's own row, as skills label an aggregate row (not a bar of the chart)
+
+_LETTER = re.compile(r"^(?:(\d)x|(x*))[- ]?(s|small|l|large)$")
+_MEDIUM = ("m", "medium", "med")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def size_key(key: str) -> str:
+    """One key per size word: "small" → "s", "xx-large"/"xxl" → "2xl", "newborn" → "0m" (step 1)."""
+    k = re.sub(r"^extra[- ]", "x", key.strip())
+    if k in _MEDIUM:
+        return "m"
+    if k in ("nb", "newborn"):
+        return "0m"
+    hit = _LETTER.match(k)
+    if hit is None:
+        return k
+    xs = int(hit.group(1)) if hit.group(1) else len(hit.group(2) or "")
+    side = "s" if hit.group(3) in ("s", "small") else "l"
+    return ("x" if xs == 1 else f"{xs}x" if xs else "") + side
+
+
+def _rank(key: str) -> tuple[str, tuple[float, ...] | None]:
+    """(system, order within it) of a size key: letter sizes by their x's, number sizes by their
+    numbers, other sizes unordered (None)."""
+    hit = _LETTER.match(key)
+    if key == "m":
+        return LETTER, (0.0,)
+    if hit is not None:
+        xs = int(hit.group(1)) if hit.group(1) else len(hit.group(2) or "")
+        return LETTER, (float(-(xs + 1) if hit.group(3) == "s" else xs + 1),)
+    numbers = _NUMBER.findall(key)
+    if numbers:
+        return "number:" + _NUMBER.sub("#", key), tuple(float(n.replace(",", ".")) for n in numbers)
+    return OTHER, None
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One product's variants in one normalised size value (attributes' key: case, spacing, spellings)."""
+
+    product: Hashable
+    key: str
+    shown: str
+    variants: int
+    out: int  # variants out of stock
+    stated: int  # variants whose stock is stated (in, out, preorder, backorder)
+
+
+@dataclass
+class System:
+    """One size system's run in the scope: sizes in order and the per-size figures (`runs`)."""
+
+    name: str
+    sizes: list[str]  # size keys, in order
+    shown: dict[str, str]
+    products: int  # products offering two of its sizes or more
+    offering: dict[str, int]
+    core: set[str]
+    missing: dict[str, int]
+    sold_out: dict[str, int] | None  # None: the data states no stock
+    with_gaps: int  # products missing at least one size
+    with_sold_out: int | None
+
+    @property
+    def run(self) -> str:
+        first, last = self.shown[self.sizes[0]], self.shown[self.sizes[-1]]
+        return f"{first}–{last}" if self.name != OTHER else f"{len(self.sizes)} other sizes"
+
+
+def runs(cells: Iterable[Cell]) -> list[System]:
+    """The size systems with a run to compare (steps 2–5), most products first."""
+    cells = list(cells)
+    stock_known = any(c.stated for c in cells)
+    shown_rows: dict[str, Counter] = defaultdict(Counter)
+    held: dict[Hashable, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for c in cells:
+        k = size_key(c.key)
+        shown_rows[k][c.shown] += c.variants
+        v = held[c.product][k]
+        v[0] += c.variants
+        v[1] += c.out
+    shown = {k: min(w, key=lambda form: (-w[form], form)) for k, w in shown_rows.items()}
+    by_system: dict[str, dict[Hashable, dict[str, list[int]]]] = defaultdict(dict)
+    for product, sizes in held.items():
+        mine: dict[str, dict[str, list[int]]] = defaultdict(dict)
+        for k, v in sizes.items():
+            mine[_rank(k)[0]][k] = v
+        for system, ks in mine.items():
+            if len(ks) >= 2:
+                by_system[system][product] = ks
+    out = [_system(name, products, shown, stock_known) for name, products in by_system.items() if len(products) >= 2]
+    return sorted(out, key=lambda s: (-s.products, s.name))
+
+
+def _system(name: str, products: dict, shown: dict[str, str], stock_known: bool) -> System:
+    offering: Counter = Counter(k for ks in products.values() for k in ks)
+    if name == OTHER:
+        order = sorted(offering, key=lambda k: (-offering[k], shown[k]))
+    else:
+        order = sorted(offering, key=lambda k: (_rank(k)[1], k))
+    place = {k: i for i, k in enumerate(order)}
+    n = len(products)
+    core = {k for k in order if 2 * offering[k] >= n}
+    missing: Counter = Counter()
+    sold: Counter = Counter()
+    with_gaps = with_sold = 0
+    for ks in products.values():
+        lo, hi = min(place[k] for k in ks), max(place[k] for k in ks)
+        lacks = [k for k in order if k not in ks and (k in core or (name != OTHER and lo < place[k] < hi))]
+        missing.update(lacks)
+        with_gaps += bool(lacks)
+        out = [k for k, (variants, oos) in ks.items() if variants and oos == variants]
+        sold.update(out)
+        with_sold += bool(out)
+    return System(
+        name=name,
+        sizes=order,
+        shown={k: shown[k] for k in order},
+        products=n,
+        offering=dict(offering),
+        core=core,
+        missing={k: missing[k] for k in order},
+        sold_out={k: sold[k] for k in order} if stock_known else None,
+        with_gaps=with_gaps,
+        with_sold_out=with_sold if stock_known else None,
+    )
+
+
+def rows(systems: list[System]) -> list[dict]:
+    """The table: per system a row for its whole run (products, products with a gap, products sold out
+    in a size), then a row per size in run order."""
+    out: list[dict] = []
+    for s in systems:
+        out.append(
+            {
+                "Size run": s.run,
+                "Size": s.run + TOTAL,
+                "Products": s.products,
+                "Products missing it": s.with_gaps,
+                "Products sold out in it": s.with_sold_out,
+            }
+        )
+        for k in s.sizes:
+            out.append(
+                {
+                    "Size run": s.run,
+                    "Size": s.shown[k],
+                    "Products": s.offering[k],
+                    "Carried by most": "yes" if k in s.core else "no",
+                    "Products missing it": s.missing[k],
+                    "Products sold out in it": None if s.sold_out is None else s.sold_out[k],
+                }
+            )
+    return out
+
+
+SYSTEMS_SAID = 3  # size systems the findings speak of, most products first (the table holds them all)
+
+
+def findings(systems: list[System]) -> list:
+    """Per size system (the first SYSTEMS_SAID): the products with a gap and the sizes most missed, or
+    that every product has the whole run; the products sold out in a size and the sizes out of stock
+    everywhere; the sizes fewer than half carry. Every number is a cell of `rows(systems)`."""
+    from agent.analysis.result import Finding
+
+    found: list = []
+    start = 0
+    for s in systems[:SYSTEMS_SAID]:
+        head, at = start, {k: start + 1 + i for i, k in enumerate(s.sizes)}
+        start += 1 + len(s.sizes)
+        base = {"run": s.run, "products_n": s.products}
+        missed = sorted((k for k in s.sizes if s.missing[k]), key=lambda k: (-s.missing[k], s.sizes.index(k)))
+        if missed:
+            found.append(
+                Finding(
+                    "sizes.gaps",
+                    {
+                        **base,
+                        "gaps_n": s.with_gaps,
+                        "items": [{"size": s.shown[k], "products_n": s.missing[k]} for k in missed[:LIST_LIMIT]],
+                    },
+                    cells=((head, "Products"), (head, "Products missing it"))
+                    + tuple((at[k], "Products missing it") for k in missed[:LIST_LIMIT]),
+                    severity=9,
+                )
+            )
+        else:
+            found.append(Finding("sizes.complete", base, cells=((head, "Products"),), severity=6))
+        if s.sold_out is not None and s.with_sold_out:
+            out = s.sold_out
+            sold = sorted((k for k in s.sizes if out[k]), key=lambda k: (-out[k], s.sizes.index(k)))
+            everywhere = [k for k in s.sizes if out[k] and out[k] == s.offering[k]]
+            found.append(
+                Finding(
+                    "sizes.sold_out",
+                    {
+                        **base,
+                        "sold_n": s.with_sold_out,
+                        "items": [{"size": s.shown[k], "products_n": s.sold_out[k]} for k in sold[:LIST_LIMIT]],
+                        "everywhere": [s.shown[k] for k in everywhere],
+                    },
+                    cells=((head, "Products"), (head, "Products sold out in it"))
+                    + tuple((at[k], "Products sold out in it") for k in dict.fromkeys(sold[:LIST_LIMIT] + everywhere))
+                    + tuple((at[k], "Products") for k in everywhere),
+                    severity=8,
+                )
+            )
+        few = [k for k in s.sizes if k not in s.core]
+        if few:
+            found.append(
+                Finding(
+                    "sizes.few",
+                    {**base, "items": [{"size": s.shown[k], "products_n": s.offering[k]} for k in few[:LIST_LIMIT]]},
+                    cells=((head, "Products"),) + tuple((at[k], "Products") for k in few[:LIST_LIMIT]),
+                    severity=5,
+                )
+            )
+    return found
