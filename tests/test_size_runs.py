@@ -6,12 +6,13 @@ Found by asking a held-out apparel export "Which sizes are missing?": the answer
 
 from __future__ import annotations
 
-from agent.analysis import planner
+from agent.analysis import planner, size_runs
 from agent.analysis.inputs import SkillInput
 from agent.analysis.registry import SKILLS
 from agent.analysis.size_runs import Cell, runs, size_key
 from agent.catalog.ingest import read_table_bytes
 from agent.catalog.taxonomy import load
+from agent.render.text import render_skill
 from tests.helpers import csv_bytes
 
 TAX = load()
@@ -98,3 +99,65 @@ def test_runs_order_letters_and_numbers_and_count_gaps_by_the_rule():
     assert letters.missing == {"s": 0, "m": 1, "l": 0, "xl": 0}  # "c" skips M inside S–L
     assert letters.with_gaps == 1 and letters.sold_out is None  # no stock stated
     assert numbers.missing == {"8": 0, "10": 0, "12": 1}  # 12 on 1 of 2 is "most" (at least half)
+
+
+def test_what_sizes_am_i_missing_answers_with_the_broken_runs():
+    plan, result = _ask("What sizes am I missing in dresses?", _table())
+    assert plan.skills == ("attribute_coverage",) and plan.scope.wants_missing_sizes
+    rows = {r["Size"]: r for r in result.table.to_pylist()}
+    assert rows["XS–XXL (all)"]["Products"] == 5  # d6's one size is no run
+    # d3 (L inside S–XL), d4 (XL, carried by most); d2 lacks XS, which few carry and lies outside its run
+    assert rows["XS–XXL (all)"]["Products missing it"] == 2
+    assert {s: rows[s]["Products missing it"] for s in ("XS", "S", "M", "L", "XL", "XXL")} == {
+        "XS": 0,  # on 1 of 5: few carry it, inside nobody's run but d1's
+        "S": 0,
+        "M": 0,
+        "L": 1,
+        "XL": 1,
+        "XXL": 0,
+    }
+    assert rows["M"]["Products"] == 5  # "Medium" is M
+    assert rows["M"]["Products sold out in it"] == 1 and rows["XXL"]["Products sold out in it"] == 1
+    text = render_skill(result, plan.notes)
+    assert "2 of the 5 products sized XS–XXL miss a size" in text
+    assert "out of stock in every product offering it: XXL" in text
+    assert "Fill rate" not in text
+
+
+def test_coverage_questions_keep_the_fill_rates():
+    _, result = _ask("How well are sizes filled in?", _table())
+    assert "Fill rate" in result.table.column_names
+    assert not any(f.code.startswith("sizes.") for f in result.findings)
+
+
+def test_no_run_to_compare_says_so_and_gives_the_fill_rates():
+    plan, result = _ask("Which sizes are missing?", _table((("d6", ("One Size",), ()), ("d1", ("S", "M"), ()))))
+    assert result.findings[0].code == "sizes.none"
+    assert "Fill rate" in result.table.column_names
+
+
+def test_planner_routes_missing_size_questions():
+    table = _table()
+    for question in ("What sizes am I missing in dresses?", "Which sizes are missing?", "missing sizes in tops"):
+        plan = planner.plan(question, table, TAX, None)
+        assert "attribute_coverage" in plan.skills and plan.scope.wants_missing_sizes, question
+    for question in ("What sizes do I offer in dresses?", "Which materials am I missing?"):
+        assert not planner.plan(question, table, TAX, None).scope.wants_missing_sizes, question
+
+
+def test_with_a_reference_the_values_only_the_reference_has_stay():
+    table = _table()
+    plan = planner.plan("What sizes am I missing in dresses?", table, TAX, None)
+    result = SKILLS["attribute_coverage"].run(SkillInput(own=table, reference=table, scope=plan.scope, taxonomy=TAX))
+    assert "Values only in reference" in result.table.column_names
+
+
+def test_every_number_in_the_sentences_is_a_cited_cell():
+    _, result = _ask("What sizes am I missing in dresses?", _table())
+    table = result.table.to_pylist()
+    for finding in result.findings:
+        cited = {table[row][column] for row, column in finding.cells}
+        numbers = [v for k, v in finding.values.items() if k.endswith("_n")]
+        numbers += [i["products_n"] for i in finding.values.get("items", ())]
+        assert set(numbers) <= cited, (finding.code, numbers, cited)
+    assert size_runs.TOTAL == " (all)"

@@ -256,6 +256,12 @@ def run(inp: SkillInput) -> SkillResult:
     pushdown = sql_run.pushdown_of(inp.sources)
     notes: list[str] = []
     excluded: dict[str, int] = {}
+    lead: list[Finding] = []
+    if scope.wants_missing_sizes and not with_ref:  # "what sizes am I missing?": the broken size runs
+        sized = _size_runs(inp, pushdown)
+        if sized is not None:
+            return sized
+        lead = [Finding("sizes.none", {}, severity=9)]
     if pushdown is not None:
         from agent.analysis import attributes_sql
 
@@ -271,7 +277,7 @@ def run(inp: SkillInput) -> SkillResult:
         skill=SKILL_ID,
         scope=scope,
         table=table,
-        findings=_findings(rows, with_ref, excluded),
+        findings=lead + _findings(rows, with_ref, excluded),
         missing="reference" if scope.wants_reference and not with_ref else None,  # "compared with competitors"
         thresholds={
             "fill_rate": "share of variant rows with a value",
@@ -282,6 +288,73 @@ def run(inp: SkillInput) -> SkillResult:
         taxonomy_note=common.taxonomy_note(scope, tax),
         notes=notes,
     )
+
+
+SIZE_COLUMNS = ("product_key", "availability")
+
+
+def _size_runs(inp: SkillInput, pushdown) -> SkillResult | None:
+    """The answer to "what sizes am I missing?" without a reference catalog (agent.analysis.size_runs:
+    the rule), or None when no size system in the scope has a run to compare: the fill-rate answer then
+    follows, led by the sentence that says so. With a reference catalog the question is answered as
+    every attribute question is: the values the reference has and the merchant lacks."""
+    from agent.analysis import size_runs
+
+    scope = inp.scope
+    excluded: dict[str, int] = {}
+    notes: list[str] = []
+    if pushdown is not None:
+        from agent.analysis import attributes_sql
+
+        cells, notes = attributes_sql.size_cells(pushdown, scope, inp.taxonomy)
+    else:
+        pop = common.population(inp.own, scope, inp.taxonomy, COLUMNS_READ + SIZE_COLUMNS)
+        cells, excluded = size_cells(pop.table), pop.excluded
+    systems = size_runs.runs(cells)
+    if not systems:
+        return None
+    rows = size_runs.rows(systems)
+    found = size_runs.findings(systems)
+    ex = common.excluded_finding(excluded, rows)
+    return SkillResult(
+        skill=SKILL_ID,
+        scope=scope,
+        table=common.records_table(size_runs.COLUMNS, rows, excluded),
+        findings=found + ([ex] if ex else []),
+        thresholds={
+            "carried_by_most": "a size at least half the run's products offer",
+            "missing": "a product lacks a size most carry, or one between its own smallest and largest",
+            "run": "products offering two sizes or more of one size system",
+        },
+        currency=None,
+        chart=("Size", "Products missing it"),
+        taxonomy_note=common.taxonomy_note(scope, inp.taxonomy),
+        notes=notes,
+    )
+
+
+def size_cells(table: pa.Table) -> list:
+    """The in-memory path's size_runs cells: per (product, size key) its variants, those out of stock
+    and those with a stated stock, from the size column or a size option (`attribute_values`)."""
+    from agent.analysis.size_runs import STOCK_STATES, Cell
+
+    values = attribute_values(table)["Size"]
+    filled = values.codes >= 0
+    if not filled.any():
+        return []
+    pk = table["product_key"].to_numpy(zero_copy_only=False)[filled]
+    codes = values.codes[filled]
+    avail = np.array(common.as_str(table["availability"]).to_pylist(), dtype=object)[filled]
+    out = avail == "out_of_stock"
+    stated = np.isin(avail, STOCK_STATES)
+    shown = values.display or values.vocab
+    width = len(values.vocab) + 1
+    pairs, at = np.unique(pk.astype(np.int64) * width + codes, return_inverse=True)
+    n, o, k = (np.bincount(at, weights=w, minlength=len(pairs)).astype(np.int64) for w in (None, out, stated))
+    return [
+        Cell(int(pair // width), values.vocab[int(pair % width)], shown[int(pair % width)], int(a), int(b), int(c))
+        for pair, a, b, c in zip(pairs.tolist(), n.tolist(), o.tolist(), k.tolist())
+    ]
 
 
 # per attribute label: the reference's values ({normalised: as written}) and its fill rate

@@ -11,15 +11,22 @@ A transfer table has no option columns (a Merchant Center feed names colour, mat
 attributes of their own), so the three rows are Colour, Material and Size, as the in-memory reader
 gives them. Placement and scope are gaps_sql's (its docstring); a scoped answer notes the offers
 without a Google category, which SQL cannot place. A reference catalog is read in memory as usual.
+
+"What sizes am I missing?" (`size_cells`, agent.analysis.size_runs for the rule) is one more query: a
+row per (product, stored size value) with its offers, those out of stock and those with a stated
+stock. That is per product, not per distinct size, because the rule needs each product's own smallest
+and largest size; the rows are bounded by the scope's offers that have a size (and in practice by
+products × their sizes). The stored values are normalised in Python as `tally` normalises them, and
+each shown in its most common written form over the scope's sized offers, as in memory.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agent.analysis.attributes import ATTRIBUTES, Distribution, tally
+from agent.analysis.attributes import ATTRIBUTES, Distribution, _clean, _spell, _Vocab, _written, tally
 from agent.analysis.result import Scope
-from agent.analysis.sql_run import offers, scope_filter, unplaced_note
+from agent.analysis.sql_run import avail_param, offers, scope_filter, unplaced_note
 from agent.catalog.taxonomy import Taxonomy
 
 READS = tuple(column for _, column, _ in ATTRIBUTES)
@@ -50,3 +57,40 @@ def _values_query(columns: tuple[str, ...]) -> str:
             for column in present
         ]
     )
+
+
+_SIZES = """SELECT pk, size AS v, COUNT(*) AS n, COUNTIF(st = 'out_of_stock') AS o,
+  COUNTIF(st IN ('in_stock', 'out_of_stock', 'preorder', 'backorder')) AS k
+FROM scoped WHERE size IS NOT NULL GROUP BY pk, v"""
+
+
+def size_cells(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> tuple[list, list[str]]:
+    """(size_runs cells, notes) from BigQuery: per (product, normalised size) its offers, those out of
+    stock and those with a stated stock (the in-memory path: attributes.size_cells)."""
+    import pyarrow as pa
+
+    from agent.analysis.size_runs import STOCK_STATES, Cell
+
+    assert "out_of_stock" in STOCK_STATES  # the states _SIZES counts, spelled as the catalog layer spells them
+    if "size" not in pushdown.has:
+        return [], []
+    where, params = scope_filter(scope, taxonomy)
+    counted = pushdown.query(
+        offers(("pk", "gid", "st", "size"), where) + _SIZES, [avail_param(), *params], reads=("size", "availability")
+    )
+    stored = pa.array([r["v"] for r in counted], pa.string())
+    written, spelled = _written(stored).to_pylist(), _spell(_clean(stored)).to_pylist()
+    vocab = _Vocab()
+    codes = [vocab.code(key, shown, int(r["n"])) for key, shown, r in zip(spelled, written, counted)]
+    display = vocab.display()
+    cells: dict[tuple, list[int]] = {}
+    for code, r in zip(codes, counted):
+        if code < 0:
+            continue
+        v = cells.setdefault((r["pk"], code), [0, 0, 0])
+        v[0] += int(r["n"])
+        v[1] += int(r["o"])
+        v[2] += int(r["k"])
+    note = unplaced_note(pushdown, scope)
+    found = [Cell(p, vocab.values[c], display[c], n, o, k) for (p, c), (n, o, k) in cells.items()]
+    return found, [note] if note else []

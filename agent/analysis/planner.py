@@ -32,7 +32,9 @@
    PlanMemory, which the context stores between turns; the memory keeps the phrase as it resolved
    (typos corrected), and "across the whole catalog" / "overall" / "everything" reset the scope.
 7. Competitor, market and share words mark the scope `wants_reference`: a skill that needs a
-   reference catalog and has none says so first (render.text.MISSING).
+   reference catalog and has none says so first (render.text.MISSING). A size word with a word of
+   lacking ("What sizes am I missing in dresses?", "missing sizes in tops", "size gaps") marks it
+   `wants_missing_sizes`: attribute coverage then answers with the broken size runs, not fill rates.
 """
 
 from __future__ import annotations
@@ -96,6 +98,8 @@ SKILL_ORDER = (
     "demand_gaps",
 )
 FALLBACK = "catalog_overview"
+_SIZE_WORDS = frozenset(stem(w) for w in ("size", "sizes", "sizing"))
+_LACKING_WORDS = frozenset(stem(w) for w in ("missing", "miss", "lack", "lacking", "gap", "gaps", "broken"))
 
 
 @dataclass(frozen=True)
@@ -754,6 +758,8 @@ def _finish(draft: _Draft) -> Plan:
     scope = Scope(unmatched=draft.unmatched, nearest=draft.near) if draft.unmatched else draft.scope or Scope()
     if _has(draft.seq, REFERENCE_TOKENS):
         scope = replace(scope, wants_reference=True)
+    if _SIZE_WORDS & set(draft.seq) and _LACKING_WORDS & set(draft.seq):
+        scope = replace(scope, wants_missing_sizes=True)
     skills = tuple(s for s in SKILL_ORDER if s in draft.skills)
     return Plan(
         skills=skills,

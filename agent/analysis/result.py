@@ -50,6 +50,9 @@ class Scope:
     unplaced: int | None = None  # active products with no own and no Google category (said when empty)
     widened: str | None = None  # the sentence that says how and why the scope is wider than the words
     wants_reference: bool = False  # the question asks about competitors, the market or shares
+    # the question asks which sizes are missing ("what sizes am I missing in dresses?"): attribute_coverage
+    # answers with the broken size runs (agent.analysis.size_runs), not the fill rates
+    wants_missing_sizes: bool = False
 
     @property
     def is_whole_catalog(self) -> bool:

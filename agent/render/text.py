@@ -654,6 +654,52 @@ def _attributes_empty(v: Values) -> str:
     return "No active products are in this scope."
 
 
+@template("sizes.gaps")
+def _sizes_gaps(v: Values) -> str:
+    listed = _listed(v, lambda i: f"{i.raw('size')} ({i.count('products_n', 'product', 'products')})")
+    return (
+        f"{v['gaps_n']} of the {v.count('products_n', 'product', 'products')} sized {v.raw('run')} miss a size "
+        f"most of them carry or one inside their own run; most missed: {listed}."
+    )
+
+
+@template("sizes.complete")
+def _sizes_complete(v: Values) -> str:
+    if v.raw("products_n") == 2:
+        return f"Both products sized {v.raw('run')} come in every size most of them carry, without a gap."
+    return f"All {v['products_n']} products sized {v.raw('run')} come in every size most of them carry, without a gap."
+
+
+@template("sizes.sold_out")
+def _sizes_sold_out(v: Values) -> str:
+    listed = _listed(v, lambda i: f"{i.raw('size')} ({i.count('products_n', 'product', 'products')})")
+    text = (
+        f"{v['sold_n']} of the {v.count('products_n', 'product', 'products')} sized {v.raw('run')} are sold out "
+        f"in a size they offer: {listed}"
+    )
+    everywhere = list(v.raw("everywhere") or ())
+    if everywhere:
+        text += f"; out of stock in every product offering it: {_names(everywhere)}"
+    return text + "."
+
+
+@template("sizes.few")
+def _sizes_few(v: Values) -> str:
+    listed = _listed(v, lambda i: f"{i.raw('size')} ({i.count('products_n', 'product', 'products')})")
+    return (
+        f"Sizes fewer than half of the {v.count('products_n', 'product', 'products')} sized {v.raw('run')} "
+        f"carry: {listed}."
+    )
+
+
+@template("sizes.none")
+def _sizes_none(v: Values) -> str:
+    return (
+        "No two products in this scope come in two sizes or more of one kind, so there is no size run to "
+        "compare; fill rates follow."
+    )
+
+
 @template("brands.single_vendor")
 def _brands_single_vendor(v: Values) -> str:
     """One vendor with SINGLE_VENDOR_SHARE or more; the other brands, when there are any, are not
