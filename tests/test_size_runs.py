@@ -101,6 +101,14 @@ def test_runs_order_letters_and_numbers_and_count_gaps_by_the_rule():
     assert numbers.missing == {"8": 0, "10": 0, "12": 1}  # 12 on 1 of 2 is "most" (at least half)
 
 
+def test_fractions_order_by_their_value():
+    """A fabric shop's "1/4 Yard" and "1/2 Yard" (a BigCommerce corpus export) were ordered by their digits
+    (1/2 before 1/4); a fraction is one number."""
+    cells = [Cell(p, k, k, 1, 0, 0) for p in "ab" for k in ("1/2 yard", "1/4 yard", "1 yard")]
+    (system,) = runs(cells)
+    assert system.sizes == ["1/4 yard", "1/2 yard", "1 yard"]
+
+
 def test_what_sizes_am_i_missing_answers_with_the_broken_runs():
     plan, result = _ask("What sizes am I missing in dresses?", _table())
     assert plan.skills == ("attribute_coverage",) and plan.scope.wants_missing_sizes

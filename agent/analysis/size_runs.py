@@ -9,7 +9,8 @@ products, so the answer is read off them. The rule, in order:
    "S" are one size, "XXL" and "2XL", "Extra Small" and "XS"; "NB"/"Newborn" is month 0. A size is shown
    in its most common written form (by variants; the smallest form on a tie).
 2. Size systems. A key is a letter size (XXS…6XL), else a number size of one pattern ("US 7.5" with
-   "US 9", "6M" with "24M", "30cm" with "40cm": the key with its numbers taken out), else one of the
+   "US 9", "6M" with "24M", "30cm" with "40cm", "1/4 Yard" with "1/2 Yard": the key with its numbers
+   taken out, a fraction one number), else one of the
    other sizes ("One size", "iPhone 12"). Letter and number sizes are ordered (XS<S<M<L<XL<2XL…, numbers
    numerically); the other sizes by how many products carry them.
 3. Runs. The products of a system are those offering two of its sizes or more (a product with one
@@ -56,7 +57,7 @@ TOTAL = " (all)"  # the run's own row, as skills label an aggregate row (not a b
 
 _LETTER = re.compile(r"^(?:(\d)x|(x*))[- ]?(s|small|l|large)$")
 _MEDIUM = ("m", "medium", "med")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+_NUMBER = re.compile(r"\d+/\d+|\d+(?:[.,]\d+)?")  # a fraction ("1/2 Yard", '3/4"') is one number
 
 
 def size_key(key: str) -> str:
@@ -85,8 +86,16 @@ def _rank(key: str) -> tuple[str, tuple[float, ...] | None]:
         return LETTER, (float(-(xs + 1) if hit.group(3) == "s" else xs + 1),)
     numbers = _NUMBER.findall(key)
     if numbers:
-        return "number:" + _NUMBER.sub("#", key), tuple(float(n.replace(",", ".")) for n in numbers)
+        return "number:" + _NUMBER.sub("#", key), tuple(_number(n) for n in numbers)
     return OTHER, None
+
+
+def _number(text: str) -> float:
+    """A size's number: "7.5" and "7,5" as 7.5, a fraction "1/4" as 0.25 (so 1/4 Yard < 1/2 Yard)."""
+    top, _, bottom = text.partition("/")
+    if bottom:
+        return float(top) / float(bottom) if float(bottom) else float(top)
+    return float(text.replace(",", "."))
 
 
 @dataclass(frozen=True)
