@@ -109,6 +109,14 @@ def test_fractions_order_by_their_value():
     assert system.sizes == ["1/4 yard", "1/2 yard", "1 yard"]
 
 
+def test_one_product_is_said_in_the_singular():
+    products = (("d1", ("S", "M", "L"), ("M",)), ("d2", ("S", "L"), ()), ("d3", ("S", "M", "L"), ()))
+    plan, result = _ask("What sizes am I missing in dresses?", _table(products))
+    text = render_skill(result, plan.notes)
+    assert "1 of the 3 products sized S–L misses a size most of them carry or one inside its own run" in text
+    assert "1 of the 3 products sized S–L is sold out in a size it offers: M (1 product)" in text
+
+
 def test_what_sizes_am_i_missing_answers_with_the_broken_runs():
     plan, result = _ask("What sizes am I missing in dresses?", _table())
     assert plan.skills == ("attribute_coverage",) and plan.scope.wants_missing_sizes

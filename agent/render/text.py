@@ -658,8 +658,9 @@ def _attributes_empty(v: Values) -> str:
 def _sizes_gaps(v: Values) -> str:
     listed = _listed(v, lambda i: f"{i.raw('size')} ({i.count('products_n', 'product', 'products')})")
     return (
-        f"{v['gaps_n']} of the {v.count('products_n', 'product', 'products')} sized {v.raw('run')} miss a size "
-        f"most of them carry or one inside their own run; most missed: {listed}."
+        f"{v['gaps_n']} of the {v.count('products_n', 'product', 'products')} sized {v.raw('run')} "
+        f"{'misses' if v.raw('gaps_n') == 1 else 'miss'} a size most of them carry or one inside "
+        f"{'its' if v.raw('gaps_n') == 1 else 'their'} own run; most missed: {listed}."
     )
 
 
@@ -674,8 +675,9 @@ def _sizes_complete(v: Values) -> str:
 def _sizes_sold_out(v: Values) -> str:
     listed = _listed(v, lambda i: f"{i.raw('size')} ({i.count('products_n', 'product', 'products')})")
     text = (
-        f"{v['sold_n']} of the {v.count('products_n', 'product', 'products')} sized {v.raw('run')} are sold out "
-        f"in a size they offer: {listed}"
+        f"{v['sold_n']} of the {v.count('products_n', 'product', 'products')} sized {v.raw('run')} "
+        f"{'is' if v.raw('sold_n') == 1 else 'are'} sold out in a size {'it offers' if v.raw('sold_n') == 1 else 'they offer'}: "
+        f"{listed}"
     )
     everywhere = list(v.raw("everywhere") or ())
     if everywhere:
