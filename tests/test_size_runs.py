@@ -109,6 +109,14 @@ def test_fractions_order_by_their_value():
     assert system.sizes == ["1/4 yard", "1/2 yard", "1 yard"]
 
 
+def test_brazilian_grades_are_one_letter_run():
+    """A Brazilian T-shirt shop's P, M, G, GG (Portuguese corpus exports) were split: M in the letter
+    run, P, G and GG among the other sizes, so the run was never read whole."""
+    cells = [Cell(p, k, k.upper(), 1, 0, 0) for p, ks in (("a", "p m g gg"), ("b", "p m gg")) for k in ks.split()]
+    (system,) = runs(cells)
+    assert system.sizes == ["p", "m", "g", "gg"] and system.missing["g"] == 1
+
+
 def test_one_product_is_said_in_the_singular():
     products = (("d1", ("S", "M", "L"), ("M",)), ("d2", ("S", "L"), ()), ("d3", ("S", "M", "L"), ()))
     plan, result = _ask("What sizes am I missing in dresses?", _table(products))

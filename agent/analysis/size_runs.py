@@ -8,7 +8,7 @@ products, so the answer is read off them. The rule, in order:
    the SPELLINGS of agent.analysis.attributes), then to one key per size word (`size_key`): "Small" and
    "S" are one size, "XXL" and "2XL", "Extra Small" and "XS"; "NB"/"Newborn" is month 0. A size is shown
    in its most common written form (by variants; the smallest form on a tie).
-2. Size systems. A key is a letter size (XXS…6XL), else a number size of one pattern ("US 7.5" with
+2. Size systems. A key is a letter size (XXS…6XL; the Brazilian PP…XGG at the same places), else a number size of one pattern ("US 7.5" with
    "US 9", "6M" with "24M", "30cm" with "40cm", "1/4 Yard" with "1/2 Yard": the key with its numbers
    taken out, a fraction one number), else one of the
    other sizes ("One size", "iPhone 12"). Letter and number sizes are ordered (XS<S<M<L<XL<2XL…, numbers
@@ -75,12 +75,20 @@ def size_key(key: str) -> str:
     return ("x" if xs == 1 else f"{xs}x" if xs else "") + side
 
 
+# Brazilian letter grades (PP, P, M, G, GG, XG, XGG), as two Portuguese-language corpus shops write
+# their T-shirt runs: letter sizes at the places of XS…2XL. They keep their own keys (P is not merged
+# with S: a shop writes one or the other), so a run reads as written; plus grades G1–G4 stay a number run.
+_GRADES = {"epp": -3.0, "pp": -2.0, "p": -1.0, "g": 1.0, "gg": 2.0, "xg": 3.0, "xgg": 4.0, "exg": 4.0}
+
+
 def _rank(key: str) -> tuple[str, tuple[float, ...] | None]:
-    """(system, order within it) of a size key: letter sizes by their x's, number sizes by their
-    numbers, other sizes unordered (None)."""
+    """(system, order within it) of a size key: letter sizes by their x's (Brazilian grades at their
+    places), number sizes by their numbers, other sizes unordered (None)."""
     hit = _LETTER.match(key)
     if key == "m":
         return LETTER, (0.0,)
+    if key in _GRADES:
+        return LETTER, (_GRADES[key],)
     if hit is not None:
         xs = int(hit.group(1)) if hit.group(1) else len(hit.group(2) or "")
         return LETTER, (float(-(xs + 1) if hit.group(3) == "s" else xs + 1),)
