@@ -160,6 +160,13 @@ def test_no_run_to_compare_says_so_and_gives_the_fill_rates():
     assert "Fill rate" in result.table.column_names
 
 
+def test_an_empty_scope_says_only_that():
+    """ "What sizes am I missing in shoes?" in a dress shop said both "No active products are in this
+    scope." and that no two products come in two sizes (a corpus apparel export): the second is moot."""
+    _, result = _ask("What sizes am I missing in shoes?", _table())
+    assert [f.code for f in result.findings] == ["attributes.empty"]
+
+
 def test_planner_routes_missing_size_questions():
     table = _table()
     for question in ("What sizes am I missing in dresses?", "Which sizes are missing?", "missing sizes in tops"):

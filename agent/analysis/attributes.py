@@ -277,7 +277,7 @@ def run(inp: SkillInput) -> SkillResult:
         skill=SKILL_ID,
         scope=scope,
         table=table,
-        findings=lead + _findings(rows, with_ref, excluded),
+        findings=(lead if rows else []) + _findings(rows, with_ref, excluded),  # an empty scope says only that
         missing="reference" if scope.wants_reference and not with_ref else None,  # "compared with competitors"
         thresholds={
             "fill_rate": "share of variant rows with a value",
