@@ -192,3 +192,12 @@ def test_every_number_in_the_sentences_is_a_cited_cell():
         numbers += [i["products_n"] for i in finding.values.get("items", ())]
         assert set(numbers) <= cited, (finding.code, numbers, cited)
     assert size_runs.TOTAL == " (all)"
+
+
+def test_the_size_runs_card_is_valid_a2ui_and_charts_the_sizes_not_the_run_rows():
+    from agent.render import a2ui
+    from tests.a2ui_check import schema_errors
+
+    _, result = _ask("What sizes am I missing in dresses?", _table())
+    assert not [e for m in a2ui.build_messages(result, "footer", "s1") for e in schema_errors(m)]
+    assert [label for label, _ in a2ui._bars(result)][:2] == ["L", "XL"]
