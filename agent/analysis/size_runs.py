@@ -15,7 +15,9 @@ products, so the answer is read off them. The rule, in order:
    numerically); the other sizes by how many products carry them.
 3. Runs. The products of a system are those offering two of its sizes or more (a product with one
    size — "One size", a mug's "11oz" — has no run to break). The system's run is every size they
-   offer; a system with fewer than two such products has nothing to compare and is left out.
+   offer; a system with fewer than two such products has nothing to compare and is left out. The run
+   is the scope's: asked for the whole catalog, every category's sizes of one system are one run (a
+   tote bag's Small/Large beside T-shirts' S–5XL on a held-out shop); asked "in tops", the tops'.
 4. Gaps. A size "most" products carry is one at least half the system's products offer. A product
    misses a size when it lacks one most of them carry, or lacks one between its own smallest and
    largest size (S, M, XL without L): an extended size few carry (5XL on 3 of 40) is not missed by
