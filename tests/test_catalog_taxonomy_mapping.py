@@ -177,6 +177,30 @@ def test_christmas_is_googles_holiday():
     assert stockings is not None and tax.nodes[stockings].path.endswith("Holiday Stockings")
 
 
+def test_the_animal_right_before_the_noun_sends_it_into_the_pet_branch():
+    """The animal a thing is for decides its branch: "Dog Shampoo" is Pet Shampoo & Conditioner, not
+    the human shampoo; a "Pet Toys" type is no Toys & Games toy (Dog, Cat and Bird Toys tie, and
+    "pet" names their Pet Supplies). An animal further from the noun is a motif or a wearer, and an
+    implied "pet" never outranks the merchant's own word (a "Bird Feeder" stays the garden's)."""
+    tax = taxonomy.load()
+    pet_supplies = tax.id_for_path("Animals & Pet Supplies > Pet Supplies")
+    assert name_match(None, None, "Dog Shampoo") == tax.id_for_path(
+        "Animals & Pet Supplies > Pet Supplies > Pet Grooming Supplies > Pet Shampoo & Conditioner"
+    )
+    assert name_match("Pet Toys", None, None) == pet_supplies
+    assert name_match(None, None, "Pet Toys") == pet_supplies
+    assert name_match(None, "Pet Food", None) == pet_supplies  # no two-animal name outranks the rest
+    assert name_match(None, None, "Dog Leash") == tax.id_for_path("Animals & Pet Supplies > Pet Supplies > Pet Leashes")
+    assert name_match(None, None, "Squeaky Dog Toy") == tax.id_for_path(
+        "Animals & Pet Supplies > Pet Supplies > Dog Supplies > Dog Toys"
+    )
+    for title in ("Cat Eye Sunglasses", "Dog Mom Shirt", "Bird Print Dress"):
+        got = name_match(None, None, title)
+        assert got is None or not tax.is_within(got, pet_supplies), title
+    feeder = name_match(None, None, "Bird Feeder")
+    assert feeder is not None and tax.nodes[feeder].path.startswith("Home & Garden")
+
+
 def test_a_trailing_colourway_is_no_title_noun():
     """A sneaker's colourway ("Jordan 5 green", a real WooCommerce shop) is no salad green; the noun
     before a trailing colour still decides ("Honeycomb Blanket White" is a blanket)."""

@@ -70,6 +70,7 @@ _TIER_NAME, _TIER_SHOPIFY, _TIER_PART = 0, 1, 2
 # A tie between places of one noun settles on their common ancestor when that still says something
 # (level 3 or deeper: "Clothing Accessories > Scarves & Shawls", not "Apparel & Accessories").
 _TIE_MIN_DEPTH = 3
+PET_SUPPLIES = 2  # Animals & Pet Supplies > Pet Supplies: the place the word "pet" names
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -751,6 +752,7 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
     plain = frozenset(ctx & _vocabulary(head))  # what the merchant wrote (and its synonyms)
     for modifier in mods:
         ctx.update(idx.implied_by(modifier))
+    ctx.update(_animal_words(mods))
     # the word right before the noun, when it is itself a product noun of the taxonomies (it may change the kind)
     before = mods[-1] if mods and _closed_compounds(mods[-1]) else None
     key = (
@@ -769,6 +771,45 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
             _CACHE.clear()
         got = _CACHE[key] = _decide(idx, *key)
     return cast("Match | None", got)
+
+
+@functools.lru_cache(maxsize=1)
+def _animals() -> frozenset[str]:
+    """The animals the taxonomy keeps pet supplies for, read off its own names: the children of Pet
+    Supplies named "<animal> Supplies" in one word (dog, cat, bird, fish). Left out: an animal of
+    two words ("Small Animal Supplies": "small" alone names no animal), and a joined one ("Reptile &
+    Amphibian Supplies"): spread from "pet", its names would need two animal words and so outrank
+    every one-animal name ("Pet Food" is no Reptile & Amphibian Food)."""
+    tax = taxonomy.load()
+    head = words(tax.nodes[PET_SUPPLIES].name)[-1]
+    out: set[str] = set()
+    for cid in tax.children_of(PET_SUPPLIES):
+        toks = words(tax.nodes[cid].name)
+        if len(toks) < 2 or toks[-1] != head:
+            continue
+        if len(toks) == 2 and not _split_parts(tax.nodes[cid].name):
+            out.add(toks[0])
+    return frozenset(out)
+
+
+def _animal_words(mods: list[str]) -> tuple[str, ...]:
+    """What the word right before the noun says about the pet branch, as words its names use.
+
+    A Dog X is a Pet X ("Dog Shampoo" is Pet Shampoo & Conditioner, not the human shampoo), and a
+    Pet X is whichever animal's X the taxonomy has ("Pet Toys": Dog, Cat and Bird Toys, whose tie
+    settles on Pet Supplies). Only the word right before the noun: there the animal is whom the thing
+    is for; further off it is a motif or a wearer ("Cat Eye Sunglasses", "Dog Mom Shirt", "Bird Print
+    Dress" stay where they are). The words are implied, not written, so they complete a pet name but
+    never win a tie against the merchant's own words ("Bird Feeder" is still the garden's)."""
+    if not mods:
+        return ()
+    word = mods[-1]
+    pet = words(taxonomy.load().nodes[PET_SUPPLIES].name)[0]
+    if word == pet:
+        return tuple(sorted(_animals()))
+    if word in _animals():
+        return (pet,)
+    return ()
 
 
 def _has_place_within(idx: Index, head: str, within: tuple[int, ...]) -> bool:
@@ -907,7 +948,7 @@ def _decide(
         return None
     ids = {e.google_id for e in best_entries}
     if len(ids) > 1:
-        return _tied(ids, best[0])
+        return _tied(ids, best[0], plain)
     winner = best_entries[0]
     if best[0] >= 1:
         return Match(winner.google_id, True, best[0])
@@ -943,12 +984,20 @@ def _ranked_best(
     return best, best_entries
 
 
-def _tied(ids: set[int], specificity: int) -> Match:
-    """A true tie between places: no honest pick of one, but what they share may be."""
+def _tied(ids: set[int], specificity: int, plain: frozenset[str] = frozenset()) -> Match:
+    """A true tie between places: no honest pick of one, but what they share may be — when it is
+    deep enough to say something, or when the merchant's own words name it ("Pet Toys" ties Dog,
+    Cat and Bird Toys; "pet" names Pet Supplies, so that is the place, though only level 2)."""
     common = _common_ancestor(taxonomy.load(), sorted(ids))
-    if common is not None and taxonomy.load().nodes[common].depth >= _TIE_MIN_DEPTH:
+    if common is not None and (taxonomy.load().nodes[common].depth >= _TIE_MIN_DEPTH or _named(common, plain)):
         return Match(common, True, specificity)  # "Scarf": Scarves & Shawls, whichever of its leaves
     return Match(min(ids), False, specificity)
+
+
+def _named(cid: int, plain: frozenset[str]) -> bool:
+    """Whether the merchant's words hold every modifier of one of a place's own Google names (its
+    last word aside): "pet" of "Pet Supplies". A name of one word has no modifier to hold."""
+    return any(len(e.tokens) > 1 and set(e.tokens[:-1]) <= plain for e in _google_entries(cid))
 
 
 def _bare_noun(
