@@ -201,6 +201,32 @@ def test_the_animal_right_before_the_noun_sends_it_into_the_pet_branch():
     assert feeder is not None and tax.nodes[feeder].path.startswith("Home & Garden")
 
 
+def test_a_localised_animal_or_pet_word_is_read_as_the_words_the_names_use():
+    """Spanish names say "para mascotas" where a merchant writes "para perros" and "para perros"
+    where one writes "para mascotas": "Champú para perros" is Pet Shampoo & Conditioner and
+    "Juguetes para mascotas" (Dog, Cat and Bird Toys in Spanish) Pet Supplies, not Toys & Games;
+    the words are each language's own (Portuguese "cães"), and a phrase the names already cover
+    keeps its reading ("Juguete para perro" is Dog Toys)."""
+    tax = taxonomy.load()
+    assert name_match("Champú para perros", None, None) == tax.id_for_path(
+        "Animals & Pet Supplies > Pet Supplies > Pet Grooming Supplies > Pet Shampoo & Conditioner"
+    )
+    assert name_match("Juguetes para mascotas", None, None) == tax.id_for_path("Animals & Pet Supplies > Pet Supplies")
+    assert name_match("Correa para perro", None, None) == tax.id_for_path(
+        "Animals & Pet Supplies > Pet Supplies > Pet Leashes"
+    )
+    assert name_match("Coleira para cães", None, None) == tax.id_for_path(
+        "Animals & Pet Supplies > Pet Supplies > Pet Collars & Harnesses"
+    )
+    assert name_match("Juguete para perro", None, None) == tax.id_for_path(
+        "Animals & Pet Supplies > Pet Supplies > Dog Supplies > Dog Toys"
+    )
+    assert namematch._local_pets()[0]["perro"] == (("mascota",),)
+    assert name_match("Champú para gatos", None, None) == name_match(
+        "Champú para perros", None, None
+    )  # "gato" is Portuguese too
+
+
 def test_a_trailing_colourway_is_no_title_noun():
     """A sneaker's colourway ("Jordan 5 green", a real WooCommerce shop) is no salad green; the noun
     before a trailing colour still decides ("Honeycomb Blanket White" is a blanket)."""

@@ -542,13 +542,71 @@ def _level_words(level: str) -> frozenset[str]:
     return frozenset(local_words(level))
 
 
-def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), strict: bool = False) -> Match | None:
-    """A phrase in one of the bundled languages: the localised names all of whose words it holds and
-    that hold its first word (Romance and Slavic names put the noun first: "Camisetas de tirantes") or
-    its last (German and Dutch compounds); the most words win, a tie between places is unsure."""
-    toks = local_words(phrase)
-    if not toks:
-        return None
+@functools.lru_cache(maxsize=1)
+def _local_pets() -> tuple[dict[str, tuple[tuple[str, ...], ...]], dict[str, tuple[tuple[str, ...], ...]]]:
+    """The localised form of the animal rule (`_animal_words`), read off each language's own names:
+    (animal word -> that language's pet words, pet word -> each animal word). The animals' names
+    share a word ("Productos para perros", "Productos para gatos": "producto"); what is left of each
+    is the animal, what is left of Pet Supplies' name ("Productos para mascotas") the pet words, kept
+    only where the pet names of the branch use them too ("Champús y acondicionadores para mascotas";
+    French "Articles" is no pet word). A language that writes them as one compound ("Hundebedarf"),
+    or whose names share nothing, has no such words and is left out."""
+    tax = taxonomy.load()
+    animal_ids = [
+        cid
+        for cid in tax.children_of(PET_SUPPLIES)
+        if words(tax.nodes[cid].name)[:1] and words(tax.nodes[cid].name)[0] in _animals()
+    ]
+    pet_kids = [cid for cid in tax.children_of(PET_SUPPLIES) if words(tax.nodes[cid].name)[0] == "pet"]
+    to_pet: dict[str, tuple[tuple[str, ...], ...]] = {}  # a word of two languages ("gato") has the pet words of each
+    to_animals: dict[str, tuple[tuple[str, ...], ...]] = {}
+    for locale in taxonomy.available_locales():
+        toks = functools.partial(_local_leaf_words, locale)
+        shared = set.intersection(*(toks(cid) for cid in animal_ids))
+        kids = Counter(word for cid in pet_kids for word in toks(cid))
+        pet = tuple(sorted(w for w in toks(PET_SUPPLIES) - shared if kids[w] * 2 >= len(pet_kids)))
+        animals = [toks(cid) - shared for cid in animal_ids]
+        if not shared or not pet or any(len(animal) != 1 for animal in animals):
+            continue
+        for animal in animals:
+            word = next(iter(animal))
+            to_pet[word] = (*to_pet.get(word, ()), pet)
+        to_animals[" ".join(pet)] = tuple((next(iter(animal)),) for animal in animals)
+    return to_pet, to_animals
+
+
+def _local_leaf_words(locale: str, cid: int) -> set[str]:
+    """The words of one id's localised leaf name, read from its line alone (the last line of the id
+    wins, as in `taxonomy.locale_rows`): parsing the whole file of 13 languages for a few dozen names
+    cost half a second on a cold process, finding the lines 0.07 s."""
+    data = taxonomy._locale_file(locale)
+    at = data.rfind(b"\n%d - " % cid)
+    row = taxonomy.locale_line(locale, at + 1) if at >= 0 else None
+    if row is None or row[0] != cid:
+        return set()
+    return set(local_words(row[1].split(taxonomy.SEPARATOR)[-1]))
+
+
+def _local_pet_readings(toks: list[str]) -> list[list[str]]:
+    """The phrase read with its animal word as the pet words ("Champú para perros" as "champú
+    mascota"), or its pet words as each animal ("Juguetes para mascotas" as "juguete perro", "juguete
+    gato", …): readings of what it names, tried only when the phrase as written names nothing of
+    more than one word (its bare noun alone, "Juguetes", is Toys & Games)."""
+    to_pet, to_animals = _local_pets()
+    out = []
+    for k, word in enumerate(toks):
+        for pet_words in to_pet.get(word, ()):
+            out.append([*toks[:k], *pet_words, *toks[k + 1 :]])
+    for pet, animals in to_animals.items():
+        said = pet.split()
+        if set(said) <= set(toks):
+            rest = [w for w in toks if w not in said]
+            out.extend([*rest, *animal] for animal in animals)
+    return out
+
+
+def _local_reading(idx: Index, toks: list[str], within: tuple[int, ...]) -> tuple[tuple, set[int], Entry] | None:
+    """(best rank, its ids, a winner) among the localised names of one reading of a phrase."""
     have = set(toks)
     tax = taxonomy.load()
     best: tuple | None = None
@@ -565,9 +623,39 @@ def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), stri
                 best, ids, winner = rank, {e.google_id}, e
             elif rank == best:
                 ids.add(e.google_id)
-    if best is None:
+    if best is None or winner is None:
         return None
-    assert winner is not None  # set together with best
+    return best, ids, winner
+
+
+def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), strict: bool = False) -> Match | None:
+    """A phrase in one of the bundled languages: the localised names all of whose words it holds and
+    that hold its first word (Romance and Slavic names put the noun first: "Camisetas de tirantes") or
+    its last (German and Dutch compounds); the most words win, a tie between places is unsure.
+
+    A phrase naming the pet branch by another animal word than the names use is read again with the
+    words the names use (`_local_pet_readings`) when the phrase's own noun and animal together name
+    nothing; a tie those readings make settles on what they share (Pet Supplies for "mascotas")."""
+    toks = local_words(phrase)
+    if not toks:
+        return None
+    found = _local_reading(idx, toks, within)
+    if found is None or found[0][0] < 2:
+        spread = [got for reading in _local_pet_readings(toks) if (got := _local_reading(idx, reading, within))]
+        top = max((got[0][0] for got in spread), default=0)
+        if top >= 2 and (found is None or top > found[0][0]):
+            best_of = [got for got in spread if got[0][0] == top]
+            ids = {cid for got in best_of for cid in got[1]}
+            if len(ids) == 1:
+                return Match(next(iter(ids)), True, top - 1)
+            common = _common_ancestor(taxonomy.load(), sorted(ids))
+            if common is not None and _inside(common, PET_SUPPLIES):
+                return Match(common, True, top - 1)
+            return Match(min(ids), False, top - 1)
+    if found is None:
+        return None
+    best, ids, winner = found
+    have = set(toks)
     if (
         strict
         and not within
