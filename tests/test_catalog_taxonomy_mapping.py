@@ -201,6 +201,19 @@ def test_the_animal_right_before_the_noun_sends_it_into_the_pet_branch():
     assert feeder is not None and tax.nodes[feeder].path.startswith("Home & Garden")
 
 
+def test_an_animal_before_a_noun_the_pet_branch_lacks_leaves_it_unplaced():
+    """ "Pet Clothing" and "Dog Clothing" types went to the people's Clothing: the pet branch calls it
+    "Apparel", so the noun has no place there, and its bare place is for people. Unsure instead;
+    the plain noun and the pet branch's own word still place ("Clothing", "Pet Apparel")."""
+    tax = taxonomy.load()
+    assert name_match("Pet Clothing", None, None) is None
+    assert name_match("Dog Clothing", None, None) is None
+    assert name_match("Clothing", None, None) == tax.id_for_path("Apparel & Accessories > Clothing")
+    assert name_match("Pet Apparel", None, None) == tax.id_for_path("Animals & Pet Supplies > Pet Supplies")
+    fish_sauce = name_match(None, None, "Fish Sauce")  # a name of its own is no bare noun
+    assert fish_sauce is not None and tax.nodes[fish_sauce].path.endswith("Fish Sauce")
+
+
 def test_a_localised_animal_or_pet_word_is_read_as_the_words_the_names_use():
     """Spanish names say "para mascotas" where a merchant writes "para perros" and "para perros"
     where one writes "para mascotas": "Champú para perros" is Pet Shampoo & Conditioner and

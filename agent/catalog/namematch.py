@@ -840,7 +840,8 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
     plain = frozenset(ctx & _vocabulary(head))  # what the merchant wrote (and its synonyms)
     for modifier in mods:
         ctx.update(idx.implied_by(modifier))
-    ctx.update(_animal_words(mods))
+    animal = _animal_words(mods)
+    ctx.update(animal)
     # the word right before the noun, when it is itself a product noun of the taxonomies (it may change the kind)
     before = mods[-1] if mods and _closed_compounds(mods[-1]) else None
     key = (
@@ -852,6 +853,7 @@ def _match_english(idx: Index, phrase: str, context, strict: bool, within: tuple
         within,
         plain,
         before,
+        bool(animal),
     )
     got = _CACHE.get(key, _MISSING)  # one lookup: another ingest thread may clear the cache meanwhile
     if got is _MISSING:
@@ -1015,6 +1017,7 @@ def _decide(
     within: tuple[int, ...],
     plain: frozenset[str] = frozenset(),
     before: str | None = None,
+    animal: bool = False,
 ) -> Match | None:
     """The choice among one noun's places; `ctx` holds only words that can matter, `mods` the
     phrase's modifiers that are themselves product nouns (the only ones the foreign rule reads).
@@ -1040,6 +1043,10 @@ def _decide(
     winner = best_entries[0]
     if best[0] >= 1:
         return Match(winner.google_id, True, best[0])
+    if animal and not _inside(winner.google_id, PET_SUPPLIES):
+        # "Dog Clothing", "Pet Clothing": the thing is for an animal, and the noun's bare place is
+        # the people's (the pet branch calls it "Apparel"); no place named, rather than the wrong one
+        return Match(winner.google_id, False, 0)
     return _bare_noun(
         idx, head, cands, winner, ctx, mods, has_mods=has_mods, strict=strict, title=title, within=within, before=before
     )
