@@ -234,6 +234,9 @@ def _summary(sheet: _Sheet, fig: Figures, *, whole: bool) -> None:
                 "categories_n": fig.categories_n,
                 "brands_n": fig.brands_n,
                 "whole": whole,
+                # the counts take every row; with drafts among them the sentence says so, since the scope
+                # line and "How many … do I have?" mean the active products (overview.excluded says how many)
+                "with_excluded": any(fig.excluded.values()),
             },
             cells=((r_rows, "Count"), (r_products, "Count"), (r_cats, "Count"), (r_brands, "Count")),
             severity=9,

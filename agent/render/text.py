@@ -121,9 +121,10 @@ def template(code: str) -> Callable[[Template], Template]:
 @template("overview.size")
 def _overview_size(v: Values) -> str:
     lead = "The catalog holds" if v.raw("whole", True) else "This scope holds"
+    drafts = " (drafts and archived included)" if v.raw("with_excluded") else ""
     return (
-        f"{lead} {v.count('rows_n', 'row', 'rows')} (variants) for {v.count('products_n', 'product', 'products')}, "
-        f"in {v.count('categories_n', 'category', 'categories')} from {v.count('brands_n', 'brand', 'brands')}."
+        f"{lead} {v.count('rows_n', 'row', 'rows')} (variants) for {v.count('products_n', 'product', 'products')}"
+        f"{drafts}, in {v.count('categories_n', 'category', 'categories')} from {v.count('brands_n', 'brand', 'brands')}."
     )
 
 
