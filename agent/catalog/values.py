@@ -254,6 +254,28 @@ def dict_from(indices: pa.Array, values: pa.Array) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(indices, values, safe=False)
 
 
+def per_row_dictionary(arr: Arrayish) -> pa.ChunkedArray:
+    """Plain strings as a dictionary column of one entry per row (the strings themselves, nulls moved
+    into the indices), with no hash pass: a free-text canonical column that is a dictionary because
+    most sources repeat it per product (`canonical`'s `image_url`) takes a source's per-row values
+    for what it costs to number the rows. Its entries may repeat, as a free-text dictionary's may."""
+    arr = chunked(arr)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        arr = arr.cast(pa.string())
+    out = []
+    for chunk in arr.chunks:
+        if chunk.type != pa.string():
+            chunk = chunk.cast(pa.string())
+        indices = np.arange(len(chunk), dtype=np.int32)
+        valid = None if chunk.null_count == 0 else ~valid_rows(chunk)
+        out.append(
+            pa.DictionaryArray.from_arrays(
+                pa.array(indices, mask=valid), pc.fill_null(chunk, "") if valid is not None else chunk, safe=False
+            )
+        )
+    return pa.chunked_array(out, type=STR_DICT)
+
+
 def reindex(column: pa.DictionaryArray, values: pa.Array) -> pa.ChunkedArray:
     """`column` with its dictionary values replaced (vectorised); merged or blanked values re-encoded, so
     the result's dictionary is unique and null-free (one hash pass over the distinct values)."""

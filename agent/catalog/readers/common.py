@@ -35,6 +35,7 @@ from agent.catalog.values import (  # money parsers
     parse_int,
     parse_money,
     parse_sale_window,
+    per_row_dictionary,
     policy_value,
     resolve_currency,
     status_value,
@@ -492,10 +493,19 @@ def _parallel(tasks: dict[str, Callable[[], object]], rows: int) -> dict[str, ob
     return run_parallel(tasks, rows)
 
 
+# Canonical dictionary columns whose plain-string sources hold a value per row (image links of a
+# Merchant Center feed): numbered row by row rather than hashed (`values.per_row_dictionary`).
+PER_ROW_DICT_FIELDS = frozenset({"image_url"})
+
+
 def _to_schema(name: str, value):
     """Cast one column to its canonical type (done in parallel, so from_columns has nothing left)."""
     typ = canonical.SCHEMA.field(name).type
-    return value if value.type == typ else value.cast(typ)
+    if value.type == typ:
+        return value
+    if name in PER_ROW_DICT_FIELDS and not pa.types.is_dictionary(value.type):
+        return per_row_dictionary(value)
+    return value.cast(typ)
 
 
 def cleaned_as_categorical(name: str | None) -> bool:
