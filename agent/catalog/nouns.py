@@ -87,9 +87,16 @@ def title_heads(titles):
 
     heads = pc.replace_substring_regex(titles, r"(?s)(?:" + _SEPARATORS.pattern + r").*$", "")
     heads = pc.replace_substring_regex(heads, r"(?is)(?:" + _LINKS.pattern + r").*$", "")
-    held = pc.fill_null(pc.match_substring_regex(heads, "(?i)" + _HELD_IN.pattern), False)
-    cut = pc.replace_substring_regex(heads, r"(?is)(?:" + _IN_DECOR.pattern + r").*$", "")
-    return pc.if_else(held, heads, cut)
+    # The "in" rules (`_IN_DECOR`, `_HELD_IN`) only touch heads holding a whitespace-bounded "in", which
+    # few titles do: run their two patterns over those heads alone and put the results back in place
+    # (a quarter off the whole call over the 1M bench catalog's distinct titles, same heads).
+    has_in = pc.fill_null(pc.match_substring_regex(heads, r"(?i)\sin\s"), False)
+    if not pc.any(has_in).as_py():
+        return heads
+    some = pc.filter(heads, has_in)
+    held = pc.fill_null(pc.match_substring_regex(some, "(?i)" + _HELD_IN.pattern), False)
+    cut = pc.replace_substring_regex(some, r"(?is)(?:" + _IN_DECOR.pattern + r").*$", "")
+    return pc.replace_with_mask(heads, has_in, pc.if_else(held, some, cut))
 
 
 _HAS_DIGIT = re.compile(r"\d")
