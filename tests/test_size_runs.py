@@ -201,3 +201,21 @@ def test_the_size_runs_card_is_valid_a2ui_and_charts_the_sizes_not_the_run_rows(
     _, result = _ask("What sizes am I missing in dresses?", _table())
     assert not [e for m in a2ui.build_messages(result, "footer", "s1") for e in schema_errors(m)]
     assert [label for label, _ in a2ui._bars(result)][:2] == ["L", "XL"]
+
+
+def test_every_product_of_a_run_is_said_all_of_them():
+    """ "7 of the 7 products sized S–L miss…" read as a slip: when every product of a run misses a size
+    (or is sold out in one), the sentence says "All 7" ("Both" for two)."""
+    products = tuple((f"d{i}", ("S", "L"), ("L",)) for i in range(4)) + (("d9", ("S", "M", "L"), ()),)
+    plan, result = _ask("What sizes am I missing in dresses?", _table(products))
+    text = render_skill(result, plan.notes)
+    assert "4 of the 5 products sized S–L miss a size" in text
+    assert "4 of the 5 products sized S–L are sold out in a size they offer" in text
+    every = tuple((f"d{i}", ("S", "M", "L"), ("M",)) for i in range(3))
+    plan, result = _ask("What sizes am I missing in dresses?", _table(every))
+    text = render_skill(result, plan.notes)
+    assert "All 3 products sized S–L are sold out in a size they offer: M (3 products)" in text
+    assert "of the 3" not in text
+    both = (("d1", ("S", "M", "L"), ("M",)), ("d2", ("S", "M", "L"), ("L",)))
+    plan, result = _ask("What sizes am I missing in dresses?", _table(both))
+    assert "Both products sized S–L are sold out in a size they offer" in render_skill(result, plan.notes)

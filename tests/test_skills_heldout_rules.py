@@ -150,7 +150,7 @@ def test_out_of_stock_count_is_not_set_against_variants_whose_stock_is_unknown()
     assert total["Variants"] == 4 and total["Stock unknown variants"] == 3
     md = render_skill(result)
     assert not [b for b in bullets(md) if "out of 4" in b], md
-    assert "0 variants are out of stock (0.0% of the variants with known stock)." in md
+    assert "No variant with known stock is out of stock." in md  # said once, not again below
     assert "Stock is unknown for 3 variants" in md
 
 
@@ -269,3 +269,21 @@ def test_a_value_holding_a_comma_is_kept_whole_in_cell_and_sentence():
     assert colour["Top values (rows)"] == "Matte Black, Space Gray, Arctic Silver (1); Teal Green, Navy Indigo (1)"
     md = render_skill(result)
     assert "Matte Black, Space Gray, Arctic Silver (1) and Teal Green, Navy Indigo (1), of 2 distinct" in md, md
+
+
+def test_nothing_out_of_stock_is_said_once():
+    """With nothing out, the answer read "0 variants are out of stock out of 4 (0.0% …)" and then, two
+    lines down, "Nothing with known stock is out of stock.": one fact twice. It is said once, plainly."""
+    from agent.render.text import render_skill
+    from tests.helpers import bullets
+
+    header = ["Handle", "Title", "Option1 Name", "Option1 Value", "Variant SKU", "Variant Price"]
+    header += ["Variant Inventory Tracker", "Variant Inventory Qty", "Status"]
+    rows = [
+        ["tee", "Tee" if i == 0 else "", "Size", size, f"T-{size}", "20.00", "shopify", "4", "active" if i == 0 else ""]
+        for i, size in enumerate(("S", "M", "L", "XL"))
+    ]
+    table, _ = read_table_bytes(csv_bytes(header, rows), "products_export_1.csv", "attached file")
+    md = render_skill(SKILLS["availability"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX)))
+    said = [b for b in bullets(md) if "out of stock" in b]
+    assert said == ["None of the 4 variants is out of stock."], md

@@ -321,8 +321,6 @@ def _category_findings(rows: list[dict]) -> list[Finding]:
                 severity=7,
             )
         )
-    elif total["Out-of-stock variants"] == 0:
-        found.append(Finding("availability.none_out", {}, severity=7))
     return found
 
 

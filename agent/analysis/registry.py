@@ -70,12 +70,14 @@ _SPECS: list[SkillSpec] = [
         id="attribute_coverage",
         name="Attribute coverage",
         description="How often colour, material, size and other option values are filled in, their normalised "
-        "value distribution, and the values a reference catalog carries that yours lacks.",
+        "value distribution, and the values a reference catalog carries that yours lacks; asked which sizes "
+        "are missing, the products whose size runs have a gap and the sizes sold out.",
         tags=("attributes", "colours", "materials", "sizes"),
         examples=(
             "Which materials or colours am I missing in outdoor seating?",
             "How well are colours filled in?",
             "What sizes do I offer in garden benches?",
+            "What sizes am I missing in dresses?",
         ),
         run=_deferred("attributes"),
     ),

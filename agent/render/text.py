@@ -378,6 +378,12 @@ def _availability_summary(v: Values) -> str:
     """Out of all variants when every variant's stock is known; with some unknown, the count is not set
     against all of them ("0 out of 375" where 298 of the 375 have no stock figure misleads): the rate
     says what it is of, and availability.partly_unknown how many are unknown."""
+    if not v.raw("oos_n"):  # said once here: the categories' lines have nothing out to name
+        if v.raw("unknown_n"):
+            return "No variant with known stock is out of stock."
+        if v.raw("variants_n") == 1:
+            return "The one variant is in stock."
+        return f"None of the {v['variants_n']} variants is out of stock."
     if v.raw("unknown_n"):
         return f"{v.count('oos_n', 'variant is', 'variants are')} out of stock ({v['rate_pct']} of the variants with known stock)."
     return (
@@ -403,11 +409,6 @@ def _availability_examples(v: Values) -> str:
 def _availability_worst(v: Values) -> str:
     listed = _listed(v, lambda i: f"{i['name']} ({i['rate_pct']}, {i.count('oos_n', 'variant', 'variants')})")
     return f"Highest out-of-stock rates: {listed}."
-
-
-@template("availability.none_out")
-def _availability_none_out(v: Values) -> str:
-    return "Nothing with known stock is out of stock."
 
 
 @template("availability.backorder")
@@ -655,11 +656,20 @@ def _attributes_empty(v: Values) -> str:
     return "No active products are in this scope."
 
 
+def _some_of(v: Values, part: str) -> str:
+    """ "3 of the 7 products", but "All 7 products" / "Both products" when the part is every one of them
+    ("7 of the 7 products sized S–XL miss…" read as a slip)."""
+    total = v.raw("products_n")
+    if v.raw(part) == total:
+        return "The one product" if total == 1 else "Both products" if total == 2 else f"All {v['products_n']} products"
+    return f"{v[part]} of the {v.count('products_n', 'product', 'products')}"
+
+
 @template("sizes.gaps")
 def _sizes_gaps(v: Values) -> str:
     listed = _listed(v, lambda i: f"{i.raw('size')} ({i.count('products_n', 'product', 'products')})")
     return (
-        f"{v['gaps_n']} of the {v.count('products_n', 'product', 'products')} sized {v.raw('run')} "
+        f"{_some_of(v, 'gaps_n')} sized {v.raw('run')} "
         f"{'misses' if v.raw('gaps_n') == 1 else 'miss'} a size most of them carry or one inside "
         f"{'its' if v.raw('gaps_n') == 1 else 'their'} own run; most missed: {listed}."
     )
@@ -676,7 +686,7 @@ def _sizes_complete(v: Values) -> str:
 def _sizes_sold_out(v: Values) -> str:
     listed = _listed(v, lambda i: f"{i.raw('size')} ({i.count('products_n', 'product', 'products')})")
     text = (
-        f"{v['sold_n']} of the {v.count('products_n', 'product', 'products')} sized {v.raw('run')} "
+        f"{_some_of(v, 'sold_n')} sized {v.raw('run')} "
         f"{'is' if v.raw('sold_n') == 1 else 'are'} sold out in a size {'it offers' if v.raw('sold_n') == 1 else 'they offer'}: "
         f"{listed}"
     )
