@@ -94,3 +94,25 @@ def test_a_canonical_table_kept_with_plain_string_links_is_still_canonical():
     assert evidence.format == "canonical table (Parquet)"
     assert again.schema.equals(canonical.SCHEMA)
     assert again.to_pylist() == original.to_pylist()
+
+
+def test_a_parquet_table_s_links_are_read_as_its_dictionary():
+    """A warehouse table repeats each product's link on its variants; Parquet stores it
+    dictionary-encoded, and it is read as that dictionary (ingest.PARQUET_DICT_ROLES), not as strings
+    made a per-row dictionary: on the 1M bench table 331 MB parsed instead of 361 MB."""
+    links = [f"https://cdn.example/{i // 4}.jpg" for i in range(400)]
+    flat = pa.table(
+        {
+            "id": [f"V{i}" for i in range(400)],
+            "item_group_id": [f"P{i // 4}" for i in range(400)],
+            "title": [f"Chair {i // 4}" for i in range(400)],
+            "price": [10.0] * 400,
+            "image_link": links,
+        }
+    )
+    sink = io.BytesIO()
+    pq.write_table(flat, sink)
+    table, _ = read_table_bytes(sink.getvalue(), "warehouse.parquet", KIND_GCS)
+    column = table["image_url"]
+    assert column.to_pylist() == links
+    assert sum(len(chunk.dictionary) for chunk in column.chunks) == 100

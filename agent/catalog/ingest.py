@@ -85,7 +85,10 @@ SHOPIFY_NUMBERS = {"price": pa.float64(), "compare_at_price": pa.float64(), "inv
 # Per-product text, canonical as dictionaries. Parquet writers usually store such columns
 # dictionary-encoded, and reading them as dictionaries is then cheaper than as strings; in CSV the
 # Shopify fill-down builds the dictionary itself, so there they are read as plain text.
-PARQUET_DICT_ROLES = DICT_ROLES | {"title", "description"}
+# The image link too (canonical as a dictionary since issue 16's round 12): on the 1M bench table, one
+# link per product, the parsed table is 331 MB instead of 361 MB (a string column made a per-row
+# dictionary) and the load no slower.
+PARQUET_DICT_ROLES = DICT_ROLES | {"title", "description", "image_url"}
 
 
 def _column_types(det: headers.Detection, columns: list[str]) -> dict[str, pa.DataType]:
