@@ -4,6 +4,8 @@ way those files are written and fails without its rule."""
 
 from __future__ import annotations
 
+import re
+
 from agent.analysis.inputs import SkillInput
 from agent.analysis.registry import SKILLS
 from agent.analysis.result import Scope
@@ -248,6 +250,37 @@ def test_out_of_stock_examples_name_fully_out_products_first():
     result = SKILLS["availability"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
     line = next(b for b in bullets(render_skill(result)) if b.startswith("Out of stock (every variant out"))
     assert "Ring 0" in line and "Earring 0" in line and "Lara Handbag" not in line, line
+
+
+def test_fully_out_sentence_names_the_categories_holding_most_and_says_when_it_names_not_all():
+    """A held-out print-on-demand export: 58 products fully out, 28 of them in Shirts & Tops, were said
+    to be "in" the three categories with the highest out-of-stock rates (1, 27 and 1 of them), Shirts &
+    Tops unnamed. The sentence names the categories holding most of them first, and ends "and others"
+    when the ones it names do not hold them all."""
+    from agent.render.text import render_skill
+    from tests.helpers import bullets
+
+    header = ["Handle", "Title", "Vendor", "Type", "Option1 Name", "Option1 Value", "Variant SKU", "Variant Price"]
+    header += ["Variant Inventory Tracker", "Variant Inventory Qty", "Variant Inventory Policy", "Status"]
+    rows = []
+
+    def product(handle: str, title: str, typ: str, qty: int) -> None:
+        rows.append([handle, title, "Muse", typ, "Size", "M", handle, "20.00", "shopify", str(qty), "deny", "active"])
+
+    product("mug0", "Mug 0", "Mugs", 0)  # 100% out: the highest rate, one product fully out
+    product("cap0", "Cap 0", "Caps", 0)
+    product("cap1", "Cap 1", "Caps", 4)
+    product("sock0", "Sock 0", "Socks", 0)
+    for k in range(1, 3):
+        product(f"sock{k}", f"Sock {k}", "Socks", 4)
+    for k in range(20):  # 5 of 20 out: the lowest rate, the most products fully out
+        product(f"shirt{k}", f"Shirt {k}", "Shirts", 0 if k < 5 else 4)
+    table, _ = read_table_bytes(csv_bytes(header, rows), "products_export_1.csv", "attached file")
+    result = SKILLS["availability"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+    line = next(b for b in bullets(render_skill(result)) if "every variant out of stock" in b)
+    assert line.startswith("8 products have every variant out of stock, in "), line
+    assert re.findall(r"\((\d+)\)", line)[0] == "5", line  # the category of 5 comes first
+    assert line.endswith(" and others."), line  # 5 + 1 + 1 named of 8
 
 
 def test_a_value_holding_a_comma_is_kept_whole_in_cell_and_sentence():

@@ -279,23 +279,28 @@ def _category_findings(rows: list[dict]) -> list[Finding]:
     name, and the worst out-of-stock rates (or that nothing is out)."""
     total, found = rows[0], []
     visible = list(enumerate(rows))[1:20]
-    fully = [(i, r) for i, r in visible if r["Products fully out"]]
+    fully = _most_fully_out(visible)[:3]
     if total["Products fully out"]:
-        items = [{"name": r["Category"], "products_n": r["Products fully out"]} for _, r in fully[:3]]
+        items = [{"name": r["Category"], "products_n": r["Products fully out"]} for _, r in fully]
+        listed = sum(r["Products fully out"] for _, r in fully)
         found.append(
             Finding(
                 "availability.fully_out",
-                {"products_n": total["Products fully out"], "items": items},
-                cells=((0, "Products fully out"),) + tuple((i, "Products fully out") for i, _ in fully[:3]),
+                {
+                    "products_n": total["Products fully out"],
+                    "items": items,
+                    "more": listed < total["Products fully out"],
+                },
+                cells=((0, "Products fully out"),) + tuple((i, "Products fully out") for i, _ in fully),
                 severity=8,
             )
         )
     # categories with a product fully out first (a shopper can buy none of its variants: what "what's
-    # out of stock?" must name), then by the table's order (a held-out jewellery shop's answer named a
-    # half-out handbag and left its two fully-out products unnamed in the prose)
+    # out of stock?" must name), most fully out first, then by the table's order (a held-out jewellery
+    # shop's answer named a half-out handbag and left its two fully-out products unnamed in the prose)
     named = sorted(
         ((i, r) for i, r in visible if r["Out-of-stock products (examples)"]),
-        key=lambda ir: (not ir[1]["Products fully out"], ir[0]),
+        key=lambda ir: (-(ir[1]["Products fully out"] or 0), ir[0]),
     )[:2]
     if named:
         items = [{"name": r["Category"], "titles": r["Out-of-stock products (examples)"]} for _, r in named]
@@ -322,6 +327,17 @@ def _category_findings(rows: list[dict]) -> list[Finding]:
             )
         )
     return found
+
+
+def _most_fully_out(visible: list[tuple[int, dict]]) -> list[tuple[int, dict]]:
+    """The shown categories holding a product with every variant out, the most such products first, then
+    in the table's order (which is by out-of-stock rate).
+
+    By rate alone, a held-out print-on-demand shop's 58 fully-out products were said to be "in" a
+    one-product category (1), Unmapped (27) and a watch-band category (1), leaving out Shirts & Tops,
+    which held 28 of them: the sentence named where 29 of the 58 are as if it were all of them."""
+    fully = [(i, r) for i, r in visible if r["Products fully out"]]
+    return sorted(fully, key=lambda ir: (-ir[1]["Products fully out"], ir[0]))
 
 
 # (total row column, finding, its count parameter, severity): the stock states beside in and out

@@ -394,8 +394,14 @@ def _availability_summary(v: Values) -> str:
 
 @template("availability.fully_out")
 def _availability_fully_out(v: Values) -> str:
+    """Where they are, the categories holding most of them first; when those named do not hold them all
+    (more categories than are named, or some beyond the rows shown) the list ends "and others", so it
+    never reads as the whole of them."""
     parts = [f"{i['name']} ({i['products_n']})" for i in v.items("items")]
-    where = f", in {_names(parts)}" if parts else ""
+    if parts and v.raw("more"):
+        where = f", in {', '.join(parts)} and others"
+    else:
+        where = f", in {_names(parts)}" if parts else ""
     return f"{v.count('products_n', 'product has', 'products have')} every variant out of stock{where}."
 
 
