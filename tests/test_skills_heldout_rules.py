@@ -223,6 +223,29 @@ def test_single_vendor_sentence_says_how_many_brands_there_are():
     assert "Single-vendor catalog: Solo holds 100.0% of products." in md
 
 
+def test_brands_tied_for_largest_are_named_together():
+    """A held-out pet feed had AGATAR and Pets Store at 16 products each: the overview said "The largest
+    brand is AGATAR" and brand coverage "the largest is AGATAR with 4.2%", a tie broken by the name and
+    said as a fact. Brands tied with the first are named with it; one largest brand reads as before."""
+    from agent.render.text import render_skill
+    from tests.helpers import bullets
+
+    def said(skill: str, table) -> list[str]:
+        result = SKILLS[skill].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+        return bullets(render_skill(result))
+
+    tied = _vendors(["Pets Store"] * 2 + ["AGATAR"] * 2 + ["Zootec"])
+    assert "The largest brands are AGATAR and Pets Store, with 2 products each (40.0% each)." in said(
+        "catalog_overview", tied
+    )
+    assert "3 brands across 5 products; the largest are AGATAR and Pets Store with 40.0% each." in said(
+        "brand_coverage", tied
+    )
+    one = _vendors(["Pets Store"] * 3 + ["AGATAR"] * 2 + ["Zootec"])
+    assert "The largest brand is Pets Store, with 3 products (50.0%)." in said("catalog_overview", one)
+    assert "3 brands across 6 products; the largest is Pets Store with 50.0%." in said("brand_coverage", one)
+
+
 def test_out_of_stock_examples_name_fully_out_products_first():
     """The examples sentence names the categories where a product is fully out before one where a
     product is only partly out, whatever their out-of-stock rates."""

@@ -171,7 +171,20 @@ def _scope_brands(table: pa.Table) -> dict[str, int]:
 
 def _row(name: str, products: int, brands: dict[str, int], without: int) -> dict:
     top = min(brands.items(), key=lambda kv: (-kv[1], kv[0])) if brands else None
-    return _summary_row(name, products, len(brands), top[0] if top else None, top[1] if top else 0, without)
+    row = _summary_row(name, products, len(brands), top[0] if top else None, top[1] if top else 0, without)
+    row["_tied"] = _tied_with_top(brands, top)
+    return row
+
+
+def _tied_with_top(brands: dict[str, int], top: tuple[str, int] | None) -> list[str]:
+    """The other brands with as many products as the top one, by name: the "Top brand" cell holds one
+    brand (ties go to the name), but the sentence must not call it the largest alone.
+
+    A held-out pet shop's feed had AGATAR and Pets Store at 16 products each; the answer read "the
+    largest is AGATAR with 4.2%", a claim the data does not make."""
+    if top is None:
+        return []
+    return sorted(b for b, n in brands.items() if n == top[1] and b != top[0])
 
 
 def _summary_row(name: str, products: int, n_brands: int, top: str | None, top_n: int, without: int) -> dict:
@@ -309,6 +322,7 @@ def _headline(total: dict) -> Finding:
             "products_n": total["Products"],
             "top": total["Top brand"],
             "share_pct": total["Top brand share"],
+            "tied": total.get("_tied") or [],
         },
         cells=((0, "Brands"), (0, "Products"), (0, "Top brand share")),
         severity=5,

@@ -483,6 +483,9 @@ def _brands(sheet: _Sheet, fig: Figures) -> None:
             )
         )
     else:
+        # brands with as many products as the first: named with it, never one of them alone as "the
+        # largest" (a held-out pet feed: AGATAR and Pets Store, 16 products each)
+        tied = [r for (_, n), r in zip(fig.top_brands, brow) if n == fig.top_brands[0][1]][1:]
         sheet.findings.append(
             Finding(
                 "overview.top_brand",
@@ -490,7 +493,10 @@ def _brands(sheet: _Sheet, fig: Figures) -> None:
                     "brand": sheet.cell(brow[0], "Item"),
                     "products_n": sheet.cell(brow[0], "Count"),
                     "products_pct": sheet.cell(brow[0], "Share"),
+                    "tied": [sheet.cell(r, "Item") for r in tied],
+                    "more": len(tied) + 1 == len(brow) < fig.brands_n,
                 },
+                # the numbers are the first row's; a tied brand's own row may fall past the rows shown
                 cells=((brow[0], "Count"), (brow[0], "Share")),
                 severity=1,
             )

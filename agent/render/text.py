@@ -230,6 +230,15 @@ def _overview_single_brand(v: Values) -> str:
 
 @template("overview.top_brand")
 def _overview_top_brand(v: Values) -> str:
+    """The largest brand, or the brands tied for largest (the rows shown with its count), never one of
+    them alone; "among them" when every brand shown is tied, as more may be."""
+    tied = list(v.raw("tied") or [])
+    if tied:
+        among = " among others" if v.raw("more") else ""
+        return (
+            f"The largest brands are {_names([v['brand'], *tied])}{among}, with "
+            f"{v.count('products_n', 'product', 'products')} each ({v['products_pct']} each)."
+        )
     return (
         f"The largest brand is {v['brand']}, with {v.count('products_n', 'product', 'products')} ({v['products_pct']})."
     )
@@ -730,7 +739,13 @@ def _brands_single_vendor(v: Values) -> str:
 
 @template("brands.summary")
 def _brands_summary(v: Values) -> str:
-    top = f"; the largest is {v.raw('top')} with {v['share_pct']}" if v.has("top") else ""
+    """The largest brand; brands tied with it are named with it ("the largest are A and B with 4.2%
+    each"), never one of them alone as the largest."""
+    tied = list(v.raw("tied") or [])
+    if v.has("top") and tied:
+        top = f"; the largest are {_names([v.raw('top'), *tied])} with {v['share_pct']} each"
+    else:
+        top = f"; the largest is {v.raw('top')} with {v['share_pct']}" if v.has("top") else ""
     return f"{v.count('brands_n', 'brand', 'brands')} across {v.count('products_n', 'product', 'products')}{top}."
 
 
