@@ -109,6 +109,18 @@ def test_fractions_order_by_their_value():
     assert system.sizes == ["1/4 yard", "1/2 yard", "1 yard"]
 
 
+def test_a_dimension_written_by_or_x_is_one_size():
+    """A held-out canvas-print shop wrote its sizes '12" by 16"' on six products and '12" x 16"' on two:
+    two runs of one set of sizes, so the two were compared with each other only (and "missed" nothing
+    the six carry). Width by height is one size however the "by" is written; "2xl" stays a letter size."""
+    assert size_key('4" by 6"') == size_key('4" x 6"') == size_key('4"x6"')
+    assert size_key("30 × 40 cm") == size_key("30x40 cm") and size_key("2xl") == "2xl"
+    cells = [Cell(p, k, k, 1, 0, 0) for p in "abc" for k in ('4" by 6"', '5" by 7"', '8" by 10"')]
+    cells += [Cell("d", k, k, 1, 0, 0) for k in ('5" x 7"', '8" x 10"')]
+    (system,) = runs(cells)
+    assert system.products == 4 and system.missing[size_key('4" x 6"')] == 1  # "d" lacks what most carry
+
+
 def test_brazilian_grades_are_one_letter_run():
     """A Brazilian T-shirt shop's P, M, G, GG (Portuguese corpus exports) were split: M in the letter
     run, P, G and GG among the other sizes, so the run was never read whole."""

@@ -6,8 +6,8 @@ products, so the answer is read off them. The rule, in order:
 1. Values. A product's sizes are its variants' size values (the in-memory path: the size column, else an
    option naming the size; BigQuery: the size column), normalised as every attribute is (case, spacing,
    the SPELLINGS of agent.analysis.attributes), then to one key per size word (`size_key`): "Small" and
-   "S" are one size, "XXL" and "2XL", "Extra Small" and "XS"; "NB"/"Newborn" is month 0. A size is shown
-   in its most common written form (by variants; the smallest form on a tie).
+   "S" are one size, "XXL" and "2XL", "Extra Small" and "XS", '4" by 6"' and '4" x 6"'; "NB"/"Newborn"
+   is month 0. A size is shown in its most common written form (by variants; the smallest form on a tie).
 2. Size systems. A key is a letter size (XXS…6XL; the Brazilian PP…XGG at the same places), else a number size of one pattern ("US 7.5" with
    "US 9", "6M" with "24M", "30cm" with "40cm", "1/4 Yard" with "1/2 Yard": the key with its numbers
    taken out, a fraction one number), else one of the
@@ -62,9 +62,19 @@ _MEDIUM = ("m", "medium", "med")
 _NUMBER = re.compile(r"\d+/\d+|\d+(?:[.,]\d+)?")  # a fraction ("1/2 Yard", '3/4"') is one number
 
 
+# The "by" of a dimension size between two numbers, each with its unit if any: '4" by 6"', '12" x 16"',
+# "30 × 40 cm" and "30x40 cm" are one way of writing width by height. Letter sizes ("2xl") have no
+# number after the x, so they never match.
+_BY = re.compile(r"""(\d(?:\s*(?:["'″]|(?:cm|mm|in|inch|inches|ft|m)(?![a-z])))?)\s*(?:by|x|×|\*)\s*(?=\d)""")
+
+
 def size_key(key: str) -> str:
-    """One key per size word: "small" → "s", "xx-large"/"xxl" → "2xl", "newborn" → "0m" (step 1)."""
-    k = re.sub(r"^extra[- ]", "x", key.strip())
+    """One key per size word: "small" → "s", "xx-large"/"xxl" → "2xl", "newborn" → "0m"; a dimension's
+    "by" one way, '4" by 6"' and '4" x 6"' → '4"x6"' (step 1).
+
+    A held-out canvas-print shop wrote its sizes '12" by 16"' on six products and '12" x 16"' on two:
+    two size runs of one set of sizes, each product compared with only some of the others."""
+    k = _BY.sub(r"\1x", re.sub(r"^extra[- ]", "x", key.strip()))
     if k in _MEDIUM:
         return "m"
     if k in ("nb", "newborn"):
