@@ -246,6 +246,27 @@ def test_brands_tied_for_largest_are_named_together():
     assert "3 brands across 6 products; the largest is Pets Store with 50.0%." in said("brand_coverage", one)
 
 
+def test_one_brand_on_some_products_is_not_every_product():
+    """A held-out WooCommerce synthesizer shop states a brand (an attribute) on 2 of its 370 products:
+    the overview said "Every product carries one brand, roland: a single-vendor catalog" and brand
+    coverage "the largest is roland with 0.5%". One brand on some products says on how many; one brand
+    on every product reads as before."""
+    from agent.render.text import render_skill
+    from tests.helpers import bullets
+
+    def said(skill: str, table) -> list[str]:
+        result = SKILLS[skill].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+        return bullets(render_skill(result))
+
+    some = _vendors(["roland", "", "", ""])
+    overview = said("catalog_overview", some)
+    assert "One brand is stated, roland, on 1 product (25.0%); the other products name none." in overview
+    assert not any("Every product carries one brand" in b for b in overview), overview
+    assert "1 brand across 4 products: roland, on 25.0% of them." in said("brand_coverage", some)
+    every = _vendors(["Solo"] * 3)
+    assert "Every product carries one brand, Solo: a single-vendor catalog." in said("catalog_overview", every)
+
+
 def test_out_of_stock_examples_name_fully_out_products_first():
     """The examples sentence names the categories where a product is fully out before one where a
     product is only partly out, whatever their out-of-stock rates."""

@@ -476,7 +476,22 @@ def _brands(sheet: _Sheet, fig: Figures) -> None:
         sheet.findings.append(Finding("overview.no_brands", {}, severity=3))
         return
     brow = [sheet.add("Top brands (products)", name, n, common.pct(n, fig.products_n)) for name, n in fig.top_brands]
-    if fig.brands_n == 1:
+    if fig.brands_n == 1 and fig.top_brands[0][1] < fig.products_n:
+        # one brand, but not on every product: "every product carries one brand" would be false (a held-out
+        # synthesizer shop: a brand attribute on 2 of 370 products, the rest none)
+        sheet.findings.append(
+            Finding(
+                "overview.one_brand_on_some",
+                {
+                    "brand": sheet.cell(brow[0], "Item"),
+                    "products_n": sheet.cell(brow[0], "Count"),
+                    "products_pct": sheet.cell(brow[0], "Share"),
+                },
+                cells=((brow[0], "Count"), (brow[0], "Share")),
+                severity=3,
+            )
+        )
+    elif fig.brands_n == 1:
         sheet.findings.append(
             Finding(
                 "overview.single_brand", {"brand": sheet.cell(brow[0], "Item")}, cells=((brow[0], "Item"),), severity=3

@@ -228,6 +228,14 @@ def _overview_single_brand(v: Values) -> str:
     return f"Every product carries one brand, {v['brand']}: a single-vendor catalog."
 
 
+@template("overview.one_brand_on_some")
+def _overview_one_brand_on_some(v: Values) -> str:
+    return (
+        f"One brand is stated, {v['brand']}, on {v.count('products_n', 'product', 'products')} ({v['products_pct']}); "
+        "the other products name none."
+    )
+
+
 @template("overview.top_brand")
 def _overview_top_brand(v: Values) -> str:
     """The largest brand, or the brands tied for largest (the rows shown with its count), never one of
@@ -742,7 +750,9 @@ def _brands_summary(v: Values) -> str:
     """The largest brand; brands tied with it are named with it ("the largest are A and B with 4.2%
     each"), never one of them alone as the largest."""
     tied = list(v.raw("tied") or [])
-    if v.has("top") and tied:
+    if v.has("top") and v.raw("brands_n") == 1:  # the one brand is no "largest" (not single-vendor: below 90%)
+        top = f": {v.raw('top')}, on {v['share_pct']} of them"
+    elif v.has("top") and tied:
         top = f"; the largest are {_names([v.raw('top'), *tied])} with {v['share_pct']} each"
     else:
         top = f"; the largest is {v.raw('top')} with {v['share_pct']}" if v.has("top") else ""
