@@ -267,6 +267,23 @@ def test_one_brand_on_some_products_is_not_every_product():
     assert "Every product carries one brand, Solo: a single-vendor catalog." in said("catalog_overview", every)
 
 
+def test_price_ladder_says_how_many_variants_have_no_price():
+    """A held-out WooCommerce synthesizer shop: 368 products in scope, 2 with a price. "How are my prices
+    spread in synthesizers?" answered over the 2 and never said the other 366 have no price (the
+    overview counts them; the ladder left them out unsaid). They are counted on the first row and said."""
+    from agent.render.text import render_skill
+    from tests.helpers import bullets
+
+    header = ["ID", "Type", "SKU", "Name", "Published", "Regular price", "Categories", "Images"]
+    rows = [[str(i), "simple", f"S{i}", f"Synth {i}", "1", "", "Synthesizers", "https://e.com/a.jpg"] for i in range(5)]
+    rows += [["9", "simple", "S9", "Synth 9", "1", "1695", "Synthesizers", "https://e.com/a.jpg"]]
+    rows += [["10", "simple", "S10", "Synth 10", "1", "1895", "Synthesizers", "https://e.com/a.jpg"]]
+    table, _ = read_table_bytes(csv_bytes(header, rows), "wc-product-export.csv", "attached file")
+    result = SKILLS["price_ladder"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+    assert result.table.to_pylist()[0]["No price (left out)"] == 5
+    assert "5 variants have no price and are left out of the ladder." in bullets(render_skill(result))
+
+
 def test_out_of_stock_examples_name_fully_out_products_first():
     """The examples sentence names the categories where a product is fully out before one where a
     product is only partly out, whatever their out-of-stock rates."""

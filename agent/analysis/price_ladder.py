@@ -73,7 +73,17 @@ COLUMNS = (
 REF_COLUMNS = (("Reference P25", "money", pa.float64()), ("Reference P75", "money", pa.float64()))
 CURRENCY_COLUMN = ("Currency", "currency", pa.string())
 ZERO_COLUMN = ("Priced 0.00 or below (left out)", "count", pa.int64())
+NO_PRICE_COLUMN = ("No price (left out)", "count", pa.int64())
 UNCHECKED_COLUMN = ("Scheduled sales not checked", "count", pa.int64())
+# The variants the ladder leaves out or cannot judge, each a column on the first row when any is counted
+# and a finding: (column, finding code, its count parameter). Variants without a price were left out
+# unsaid: a held-out WooCommerce shop's "How are my prices spread in synthesizers?" scoped 368 products
+# and answered over the 2 that had a price, the other 366 not mentioned.
+LEFT_OUT = (
+    (ZERO_COLUMN, "ladder.zero_prices", "zero_n"),
+    (NO_PRICE_COLUMN, "ladder.unpriced", "unpriced_n"),
+    (UNCHECKED_COLUMN, "ladder.sale_unchecked", "unchecked_n"),
+)
 
 
 def _largest_steps(codes: np.ndarray, price: np.ndarray) -> dict[int, tuple[float, float, float]]:
@@ -347,8 +357,12 @@ def run(inp: SkillInput) -> SkillResult:
     mixed = len(groups) > 1
     ladder = _ladder(inp, groups) if groups else _Ladder()
     ordered = ladder.totals + ladder.rows
-    extra_zero = agg.counts["zero_n"] + agg.counts["negative_n"]
-    table = _table(ordered, with_ref, mixed, extra_zero, ladder.unchecked, excluded)
+    left = {
+        ZERO_COLUMN[0]: agg.counts["zero_n"] + agg.counts["negative_n"],
+        NO_PRICE_COLUMN[0]: agg.counts.get("unpriced_n", 0),
+        UNCHECKED_COLUMN[0]: ladder.unchecked,
+    }
+    table = _table(ordered, with_ref, mixed, left, excluded)
     notes = list(agg.notes)
     if with_ref and ladder.ref_currency_missing and ordered:
         notes.append(
@@ -358,7 +372,7 @@ def run(inp: SkillInput) -> SkillResult:
         )
     if groups and all(group.currency is None for group in groups):
         notes.append(common.NO_PRICE_NOTE)
-    findings = _findings(ordered, len(ladder.totals), with_ref, excluded, mixed, extra_zero, ladder.unchecked)
+    findings = _findings(ordered, len(ladder.totals), with_ref, excluded, mixed, left)
     return SkillResult(
         skill=SKILL_ID,
         scope=scope,
@@ -422,17 +436,15 @@ def _ladder(inp: SkillInput, groups: list[CurrencyFigures]) -> _Ladder:
 
 
 def _table(
-    ordered: list[dict], with_ref: bool, mixed: bool, extra_zero: int, unchecked: int, excluded: dict[str, int]
+    ordered: list[dict], with_ref: bool, mixed: bool, left: dict[str, int], excluded: dict[str, int]
 ) -> pa.Table:
-    """The rows as the answer's table: the reference, zero-price, unchecked-sale and currency columns only
-    when they hold something (the first row carries the zero and unchecked counts)."""
+    """The rows as the answer's table: the reference, left-out (zero price, no price, unchecked sale) and
+    currency columns only when they hold something (the first row carries the left-out counts)."""
     columns = COLUMNS + (REF_COLUMNS if with_ref else ())
-    if ordered and extra_zero:
-        columns += (ZERO_COLUMN,)
-        ordered[0][ZERO_COLUMN[0]] = extra_zero
-    if ordered and unchecked:
-        columns += (UNCHECKED_COLUMN,)
-        ordered[0][UNCHECKED_COLUMN[0]] = unchecked
+    for column, _, _ in LEFT_OUT:
+        if ordered and left.get(column[0]):
+            columns += (column,)
+            ordered[0][column[0]] = left[column[0]]
     if mixed:
         columns += (CURRENCY_COLUMN,)
     return common.records_table(columns, ordered, excluded)
@@ -444,22 +456,19 @@ def _findings(
     with_ref: bool,
     excluded: dict[str, int],
     mixed: bool,
-    zero_n: int,
-    unchecked_n: int,
+    left: dict[str, int],
 ) -> list[Finding]:
-    """What the table says, most severe first (seven at most): the totals' findings, zero prices and
-    unchecked sales, then what the first twenty category rows show."""
+    """What the table says, most severe first (seven at most): the totals' findings, the variants left
+    out (zero price, no price) or not judged (unchecked sales), then what the first twenty category rows
+    show."""
     if not rows:
         return [Finding("ladder.empty", {}, severity=10)]
     found = _total_findings(rows, n_totals, mixed)
-    if zero_n:
-        found.append(Finding("ladder.zero_prices", {"zero_n": zero_n}, cells=((0, ZERO_COLUMN[0]),), severity=5))
-    if unchecked_n:
-        found.append(
-            Finding(
-                "ladder.sale_unchecked", {"unchecked_n": unchecked_n}, cells=((0, UNCHECKED_COLUMN[0]),), severity=5
-            )
-        )
+    found += [
+        Finding(code, {param: left[column[0]]}, cells=((0, column[0]),), severity=5)
+        for column, code, param in LEFT_OUT
+        if left.get(column[0])
+    ]
     visible = [(i, r) for i, r in enumerate(rows) if not r.get("_total")][:20]
     visible = [(i, r) for i, r in visible if i < 20]
     found += _category_findings(visible, with_ref, mixed)

@@ -482,6 +482,11 @@ def _ladder_zero_prices(v: Values) -> str:
     return f"{v.count('zero_n', 'variant is', 'variants are')} priced at 0.00 or below and left out of the ladder."
 
 
+@template("ladder.unpriced")
+def _ladder_unpriced(v: Values) -> str:
+    return f"{v.count('unpriced_n', 'variant has', 'variants have')} no price and {'is' if v.raw('unpriced_n') == 1 else 'are'} left out of the ladder."
+
+
 @template("ladder.sale_unchecked")
 def _ladder_sale_unchecked(v: Values) -> str:
     return (
