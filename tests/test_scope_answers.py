@@ -281,6 +281,44 @@ def test_titles_naming_the_word_as_a_feature_are_said_not_left_out_unsaid():
     assert not any("in their title without" in n for n in p.notes)
 
 
+def test_titles_naming_the_product_but_filed_elsewhere_are_said_as_such():
+    # a held-out Romanian print shop's feed files its 84 "Banner - …" products under Signage; "How are
+    # my prices spread in banners?" (Party Supplies > Banners) said they have "banners" in their title
+    # "without the title or their category making them banners": the title does, the filing keeps them
+    # out, and the answer now says that and which category to ask for; a mere mention stays a feature
+    from agent.catalog.ingest import read_table_bytes
+    from tests.helpers import csv_bytes
+
+    header = ["id", "title", "description", "link", "image_link", "price", "availability", "google_product_category"]
+    signage, mugs = "Business & Industrial > Signage", "Home & Garden > Kitchen & Dining > Tableware > Drinkware > Mugs"
+    rows = [
+        [
+            f"b{i}",
+            f"Banner - {w}",
+            "Banner.",
+            f"https://e.ro/{i}",
+            f"https://e.ro/{i}.jpg",
+            "55.00 RON",
+            "in stock",
+            signage,
+        ]
+        for i, w in enumerate(["Angajam", "Deschis", "Reduceri"])
+    ]
+    rows.append(
+        ["m1", "Mug with banner print", "Mug.", "https://e.ro/m", "https://e.ro/m.jpg", "20 RON", "in stock", mugs]
+    )
+    t, _ = read_table_bytes(csv_bytes(header, rows), "feed.csv", "attached file")
+    p = plan("How are my prices spread in banners?", t, TAX)
+    assert sum(n for _, n in p.scope.found) == 0, p.scope
+    titled = next(n for n in p.notes if "titled as" in n)
+    assert titled.startswith(
+        "3 active products are titled as banners (as “Banner - Angajam”) but filed under " + signage
+    )
+    assert titled.endswith("ask for “signage” to count them."), titled
+    feature = next(n for n in p.notes if "in its title without" in n)
+    assert feature.startswith("1 active product has “banners” in its title"), feature  # the mug only
+
+
 def test_a_lone_word_of_a_subcategory_name_that_is_another_nodes_name_brings_no_titles():
     # "outerwear" counted a tailor's suits through Outerwear > Snow Pants & Suits: "Suits" alone is
     # Apparel & Accessories > Clothing > Suits, not outerwear

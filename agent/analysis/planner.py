@@ -707,6 +707,7 @@ def _say_titles_outside(draft: _Draft, idx: _Indexes) -> None:
     total = sum(n for _, n in scope.found)
     if total and (scope.taxonomy_id is not None or scope.own_paths or scope.merchant_categories):
         return
+    _say_titled_elsewhere(draft, idx, total)
     words = tuple(t for t in draft.resolved.split() if t not in STOPWORDS and t != "and")
     if len(words) != 1:  # a phrase of several words in a title is that product, whatever its noun rule says
         return
@@ -728,6 +729,30 @@ def _say_titles_outside(draft: _Draft, idx: _Indexes) -> None:
     if stems and stems[-1] not in words and stems[-1] not in STOPWORDS and len(noun) > 2:
         text += f"; ask for “{' '.join(words)} {noun if noun.endswith('s') else _plural(noun)}” to count those"
     draft.notes.append(text + ".")
+
+
+def _say_titled_elsewhere(draft: _Draft, idx: _Indexes, total: int) -> None:
+    """Products whose title names the scope's product but that the merchant filed in another Google
+    category: said as such, with that category to ask for (scoping.titled_elsewhere), never as titles
+    that merely mention the word."""
+    from agent.analysis import scoping
+
+    scope = draft.scope
+    assert scope is not None and idx.own is not None
+    out = scoping.titled_elsewhere(idx.own, scope, idx.taxonomy)
+    if not out.products or out.example is None:
+        return
+    asked = scope.phrase or draft.resolved or ""
+    one = out.products == 1
+    where = f" under {out.category}" if out.category else " in another category"
+    text = (
+        f"{'Another ' if total else ''}{out.products:,} active {'product is' if one else 'products are'} titled as "
+        f"{asked} (as “{out.example}”) but filed{where}: a title does not move a product out of the Google "
+        f"category it is filed in, so {'it is' if one else 'they are'} not counted here"
+    )
+    if out.category:
+        text += f"; ask for “{out.category.split(' > ')[-1].lower()}” to count {'it' if one else 'them'}"
+    draft.notes.append(text[0].upper() + text[1:] + ".")
 
 
 def _plural(noun: str) -> str:

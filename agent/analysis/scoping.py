@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import re
 import weakref
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -624,9 +625,45 @@ def unplaced(table: pa.Table) -> int:
     return int(len(np.unique(pk[keep])))
 
 
+@dataclass(frozen=True)
+class TitledElsewhere:
+    """Active products outside the scope whose title names the scope's noun as the product (the one noun
+    rule): the merchant filed them in another Google category, which a title never overrides."""
+
+    products: int
+    example: str | None  # the first such title in sorted order
+    category: str | None  # the Google category path most of their rows are filed in
+
+
+def titled_elsewhere(table: pa.Table, scope: Scope, taxonomy: Taxonomy) -> TitledElsewhere:
+    """The products a scope leaves out although their title says they are its product, because their
+    own filing is elsewhere (`_filed_elsewhere_mask`): what the answer must name as such rather than
+    as titles that merely mention the word (`named_outside`).
+
+    A held-out print shop's 84 "Banner - …" products, filed by the feed under Signage, were said to have
+    "banners" in their title "without the title or their category making them banners": the title
+    does; the filing keeps them out."""
+    none = TitledElsewhere(0, None, None)
+    if not scope.title_terms or "title" not in table.column_names or table.num_rows == 0:
+        return none
+    scope_rows = rows(table, scope, taxonomy)
+    inside = scope_rows.any if scope_rows is not None else np.zeros(table.num_rows, dtype=bool)
+    keep = title_mask(table, (scope.title_terms,), taxonomy) & analysed(table) & ~inside
+    if not keep.any():
+        return none
+    chosen = table.filter(pa.array(keep))
+    titles = [t for t in chosen["title"].to_pylist() if t]
+    ids = Counter(g for g in chosen["google_category_id"].to_pylist() if g is not None)
+    top = min(ids, key=lambda g: (-ids[g], g)) if ids else None
+    node = taxonomy.nodes.get(top) if top is not None else None
+    pks = np.unique(numpy_of(chosen["product_key"]))
+    return TitledElsewhere(int(len(pks)), min(titles) if titles else None, node.path if node else None)
+
+
 def named_outside(table: pa.Table, scope: Scope, taxonomy: Taxonomy, words: tuple[str, ...]) -> tuple[int, str | None]:
     """(active products whose title holds the words — in order, whole words, the last in any of its
-    written forms — but that are not in the scope, the first such title in sorted order).
+    written forms — but that are not in the scope, the first such title in sorted order), those whose
+    title names the scope's noun as the product left to `titled_elsewhere`.
 
     What a scope of titles by their product noun leaves out: "Diamond Ring", "… Ring with Diamonds"
     are rings, not diamonds, and the planner says how many there are rather than leaving them out
@@ -635,6 +672,8 @@ def named_outside(table: pa.Table, scope: Scope, taxonomy: Taxonomy, words: tupl
         return 0, None
     scope_rows = rows(table, scope, taxonomy)
     inside = scope_rows.any if scope_rows is not None else np.zeros(table.num_rows, dtype=bool)
+    if scope.title_terms:
+        inside = inside | title_mask(table, (scope.title_terms,), taxonomy)
     forms = [re.escape(w) for w in words[:-1]] + [_word_forms(words[-1])]
     pattern = _whole_word([r"[^\pL\pN]+".join(forms)])
     encoded = as_dictionary(table["title"])
