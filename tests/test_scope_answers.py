@@ -281,6 +281,18 @@ def test_titles_naming_the_word_as_a_feature_are_said_not_left_out_unsaid():
     assert not any("in their title without" in n for n in p.notes)
 
 
+def test_an_own_category_is_not_claimed_out_of_an_and_joined_name():
+    # a held-out print-on-demand shop: "How many shirts and tops do I have?" claimed its product type
+    # "Shirt" (8 products) and dropped "and tops", though Shirts & Tops held 59 of its products; the
+    # claim after "how many" now ends where the run of words ends, as every phrase does
+    t = shopify(
+        [("Band T-Shirt", "", ""), ("Tour T-Shirt", "", ""), ("Eras Tank Top", "", ""), ("Plain Shirt", "", "Shirt")]
+    )
+    p = plan("How many shirts and tops do I have?", t, TAX)
+    assert p.scope.taxonomy_id == _node("Shirts & Tops") and sum(n for _, n in p.scope.found) == 4, p.scope
+    assert plan("How many shirts do I have?", t, TAX).scope.own_label == "Shirt"  # the type, named exactly
+
+
 def test_titles_naming_the_product_but_filed_elsewhere_are_said_as_such():
     # a held-out Romanian print shop's feed files its 84 "Banner - …" products under Signage; "How are
     # my prices spread in banners?" (Party Supplies > Banners) said they have "banners" in their title
