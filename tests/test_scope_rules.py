@@ -258,6 +258,29 @@ def test_a_category_joining_the_scope_brings_no_row_filed_above_it():
     assert titles == {"Old Soul 020 #Inkotanyi Cyane", "BLACK LIVES MATTER” | Old Soul Freedom"}
 
 
+def test_a_category_joining_the_scope_brings_no_row_mapped_beside_it():
+    # a real jewellery export files some products only at Shopify's "Apparel & Accessories > Jewelry":
+    # its rings made that category join "rings", and the join brought in the bracelet filed there too,
+    # though its type and title map it to Bracelets ("3 by Google category Rings" of two rings)
+    jewelry = "Apparel & Accessories > Jewelry"
+    rings = jewelry + " > Rings"
+    table = shopify(
+        [
+            ("18ct Gold Diamond Ring", jewelry, "Jewelry"),
+            ("9ct Gold Ring", jewelry, "Jewelry"),
+            ("Rose Gold Antique Bracelet", jewelry, "Bracelets"),
+            ("Opal Band Ring", rings, "Rings"),
+            ("Gold Signet Ring", rings, "Rings"),
+        ]
+    )
+    p, _, md = ask("How many rings do I have?", table)
+    assert p.scope.taxonomy_path == rings and jewelry in p.scope.merchant_categories, p.scope
+    assert dict(p.scope.found) == {"own": 2, "taxonomy": 2, "title": 0}, md
+    titles = set(table.filter(scoping.rows(table, p.scope, TAX).mask)["title"].to_pylist())
+    assert "Rose Gold Antique Bracelet" not in titles and len(titles) == 4
+    assert "4 active products: 2 by your category Rings, 2 by Google category Rings." in md
+
+
 def test_own_category_and_title_are_counted_once_with_how_they_were_found():
     t = shopify(
         [

@@ -183,13 +183,34 @@ def _joined_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[in
     art-print shop (tests/corpus/shopify/kalima-arts-prints.csv) the merchant's "Arts & Entertainment"
     joined "arts & crafts" because one of its two products maps into Arts & Crafts by title, and
     brought in the other, which the category's own path files no deeper than Arts & Entertainment.
-    Left out: rows the merchant filed in a Google category elsewhere, and rows whose only placement is
-    their own category mapping above the scope (that category is broader than the question). Rows
-    mapped inside count through the taxonomy anyway; unplaced rows of the category stay in."""
+    Left out: rows the merchant filed in a Google category elsewhere, rows whose only placement is
+    their own category mapping above the scope (that category is broader than the question), and rows
+    any mapping placed in a Google category beside the scope: on a real jewellery export the
+    merchant's "Apparel & Accessories > Jewelry" joined "rings" on its ring titles and brought in
+    the bracelets filed there, whose type and title map them to Bracelets. Rows mapped inside count
+    through the taxonomy anyway; unplaced rows of the category stay in."""
     joined = own_mask(table, (), scope.merchant_categories)
     if not joined.any():
         return joined
-    return joined & ~_filed_outside_mask(table, scope, taxonomy, ids, broader_from_own=True)
+    outside = _filed_outside_mask(table, scope, taxonomy, ids, broader_from_own=True)
+    return joined & ~outside & ~_mapped_beside_mask(table, scope, taxonomy, ids)
+
+
+def _mapped_beside_mask(table: pa.Table, scope: Scope, taxonomy: Taxonomy, ids: list[int]) -> np.ndarray:
+    """Rows mapped (by any method) to a Google category outside the scope's subtree that is no ancestor
+    of it: their own words place them elsewhere, so a category's join does not move them in. A row
+    mapped above the scope says no more than unplaced and is not among them. Per distinct Google id."""
+    roots = [r for r in [scope.taxonomy_id, *scope.extra_taxonomy_ids] if r is not None]
+    if not roots or "google_category_id" not in table.column_names:
+        return np.zeros(table.num_rows, dtype=bool)
+    gid = numpy_of(pc.fill_null(table["google_category_id"], -1)).astype(np.int64)
+    inside = set(ids)
+    beside = [
+        g
+        for g in np.unique(gid).tolist()
+        if g >= 0 and g not in inside and not any(taxonomy.is_within(r, g) for r in roots)
+    ]
+    return np.isin(gid, np.array(beside, dtype=np.int64))
 
 
 def idle_joins(table: pa.Table, scope: Scope, taxonomy: Taxonomy, candidates: tuple[str, ...]) -> tuple[str, ...]:
