@@ -424,12 +424,15 @@ def _partial(
     """Nodes whose name contains every word of the phrase (fewest extra words wins); with_data limits
     the search to nodes the catalog has products in.
 
-    A single word that names products of its own somewhere in the taxonomy (`_is_product_noun`:
-    "light" in Flood & Spot Lights, "coffee" in Coffee) must be one of the name's product nouns, not
-    only a modifier of another: "lights" on an electrical shop without lighting picked Light Switches
-    (a switch is no light), "coffee" would pick Coffee Tables. Such a word goes on to the later passes
-    (an exact name without products, the titles, or said unmatched). A word that is no product noun
-    anywhere ("hair", "bath") still finds the names it leads (Hair Care, Bath Towels)."""
+    The phrase's noun (its last word), when it names products of its own somewhere in the taxonomy
+    (`_is_product_noun`: "light" in Flood & Spot Lights, "coffee" in Coffee, "bed" in Beds), must be
+    one of the name's product nouns, not only a modifier of another: "lights" on an electrical shop
+    without lighting picked Light Switches (a switch is no light), "coffee" would pick Coffee Tables,
+    and "pet beds" on a pet shop picked Pet Bed Accessories (an accessory is no bed; its one bed was
+    counted there by title, under that name), "car seats" Car Seat Accessories before Baby & Toddler
+    Car Seats. Such a phrase goes on to the later passes (an exact name without products, the titles,
+    or said unmatched). A word that is no product noun anywhere ("hair", "bath") still finds the
+    names it leads (Hair Care, Bath Towels)."""
     if len(phrase) == 1 and phrase[0] in EQUIVALENT:
         return None  # "outdoor" is in too many names to pick one
     best = None
@@ -439,10 +442,8 @@ def _partial(
         candidates = [(i, own.node_rows.get(i, 0)) for i in posting if not with_data or own.node_rows.get(i, 0)]
         for node_id, n in candidates:
             name = tax_idx.names.get(node_id, ())
-            if (
-                len(phrase) == 1
-                and not _names_its_noun(phrase[0], taxonomy.nodes[node_id].name)
-                and _is_product_noun(phrase[0], taxonomy, tax_idx)
+            if not _names_its_noun(phrase[-1], taxonomy.nodes[node_id].name) and _is_product_noun(
+                phrase[-1], taxonomy, tax_idx
             ):
                 continue
             if want <= set(name):
