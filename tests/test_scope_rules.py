@@ -296,6 +296,27 @@ def test_a_phrase_is_not_read_as_a_name_that_holds_its_noun_as_a_modifier():
     assert p.scope.taxonomy_path.endswith("Baby & Toddler Car Seats"), p.scope
 
 
+def test_a_phrase_that_is_a_part_of_an_own_joined_name_is_read_as_that_category():
+    # a held-out supplement shop (Shopify types "Amino Acids & Blends", "Proteins & Blends"): "amino
+    # acids" dropped "amino" and was read as the hardware chemicals' Acid Neutralizers, empty, while
+    # the nearest category it named was the merchant's own Amino Acids & Blends
+    rows = [
+        ("BCAA Recovery Powder", "", "Amino Acids & Blends"),
+        ("L-Glutamine Capsules", "", "Amino Acids & Blends"),
+        ("Whey Vanilla", "", "Proteins & Blends"),
+        ("Kojic Acid & Turmeric Soap", "", "Personal Care"),
+    ]
+    table = shopify(rows)
+    p, _, md = ask("How many amino acids do I have?", table)
+    assert p.scope.own_paths == ("Amino Acids & Blends",) and p.scope.taxonomy_id is None, p.scope
+    assert sum(dict(p.scope.found).values()) == 2, md
+    assert "the scope is your category Amino Acids & Blends, whose name holds it beside another" in md
+    assert "Acid Neutralizers" not in md
+    # a single word goes to the titles first, as before: "blends" names no title here, so the whole catalog
+    p, _, md = ask("How many blends do I have?", table)
+    assert "Amino Acids & Blends" not in (p.scope.own_paths or ()), p.scope
+
+
 def test_own_category_and_title_are_counted_once_with_how_they_were_found():
     t = shopify(
         [

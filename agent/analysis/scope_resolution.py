@@ -336,6 +336,45 @@ def _own_kinds(phrase: tuple[str, ...], own: OwnIndex) -> Match | None:
     )
 
 
+def _own_parts(phrase: tuple[str, ...], own: OwnIndex) -> Match | None:
+    """Own categories with a joined name one of whose parts is the phrase ("Amino Acids & Blends" for
+    "amino acids"), when nothing closer holds the whole phrase: the closest broader reading, said so.
+
+    A joined name is broader than each of its parts, so it is no kind of the phrase (`_kind_prefixes`)
+    and is tried after every reading of the whole phrase. Without it, a supplement shop's "How many
+    amino acids do I have?" dropped "amino" and was read as the hardware chemicals' Acid Neutralizers
+    (the name "acid" leads), empty, while its nearest category was its own Amino Acids & Blends."""
+    if len(phrase) < 2:
+        return None
+    want = set(phrase)
+    prefixes: set[str] = set()
+    for toks, found in own.own_levels.items():
+        if len(toks) <= len(phrase) or not want <= set(toks):
+            continue
+        for prefix in found:
+            parts = _JOINED.split(prefix.rsplit(" > ", 1)[-1])
+            if len(parts) > 1 and any(name_tokens(part) == phrase for part in parts):
+                prefixes.add(prefix)
+    if not prefixes:
+        return None
+    text = " ".join(phrase)
+    levels = sorted({p.rsplit(" > ", 1)[-1] for p in prefixes})
+    one = len(levels) == 1
+    note = (
+        f"No category is called “{text}”; the scope is your {'category' if one else 'categories'} "
+        f"{' and '.join(levels)}, whose {'name holds' if one else 'names hold'} it beside another."
+    )
+    return Match(
+        None,
+        (),
+        text,
+        levels[0] if len(levels) == 1 else text,
+        own_paths=tuple(sorted(prefixes)),
+        own_label=levels[0] if len(levels) == 1 else None,
+        note=note,
+    )
+
+
 def _from_own(
     prefixes: tuple[str, ...], variant: tuple[str, ...], text: str, own: OwnIndex, taxonomy: Taxonomy
 ) -> Match:
@@ -501,7 +540,11 @@ def resolve(
          ("outdoor dining sets" → Outdoor Furniture Sets);
       C. exact taxonomy names without products (an honest empty scope: a subcategory not sold);
       D. taxonomy nodes without products whose name holds every word of a phrase of two or more words;
-      E. own categories whose name ends with the phrase ("Road Bikes", "Track Bikes" for "bikes");
+      E. own categories whose name ends with the phrase ("Road Bikes", "Track Bikes" for "bikes"),
+         then, for two words or more, own categories with a joined name one of whose parts is the
+         phrase ("Amino Acids & Blends" for "amino acids": a broader reading, said; a single word
+         goes on to the titles, which are closer: "printables" are the titles saying so before all
+         of "Party Games & Printables");
       C, D and E are tried per phrase length, longest first;
       F. a single noun that leads a family of taxonomy names resolves to the family's head ("dog" →
          Dog Supplies, which holds Dog Beds, Dog Toys…), with a note that this is a broader reading.
@@ -535,6 +578,9 @@ def resolve(
     def leads(phrase: tuple[str, ...]) -> Match | None:
         return leading(phrase, taxonomy, tax_idx)
 
+    def own_parts(phrase: tuple[str, ...]) -> Match | None:
+        return _own_parts(phrase, own)
+
     # A, per length: the full name, even unsold, before a shorter one
     passes: list[tuple[list[int], tuple[Callable[[tuple[str, ...]], Match | None], ...]]] = [
         ([length], (sold, partly_sold, named) if length >= 2 else (sold,)) for length in lengths
@@ -548,7 +594,8 @@ def resolve(
         # A's partial names for single words; C, D and E longest phrase first ("pond pumps" before "pond"); F
         passes = [([1], (partly_sold,))]
         passes += [
-            ([length], (named, partly_named, own_kinds) if length >= 2 else (named, own_kinds)) for length in lengths
+            ([length], (named, partly_named, own_kinds, own_parts) if length >= 2 else (named, own_kinds))
+            for length in lengths
         ]
         passes += [([1], (leads,))]  # F. "dog" → Dog Supplies: the name its word leads
         hit = _first_of_passes(by_len, passes)
