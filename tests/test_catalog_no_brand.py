@@ -16,13 +16,15 @@ from tests.helpers import plan_and_answer
 @pytest.mark.parametrize(
     "value",
     ["Sin marca", "SIN MARCA", "Generic", "GENERICOS", "Genérico", "No-Brand", "unbranded", "N/A", "n.a.", "-",
-     "Sem marca", "Ohne Marke", "Sans marque", "Без бренда", "بدون ماركة"],
+     "Sem marca", "Ohne Marke", "Sans marque", "Без бренда", "بدون ماركة", "vendor-unknown", "Unknown", "Unknown Brand"],
 )  # fmt: skip
 def test_no_brand_values(value):
     assert is_no_brand(value)
 
 
-@pytest.mark.parametrize("value", ["Huella", "No Name", "Marca Blanca", "Generation Z", "Nano", "Brandt", "NA-KD"])
+@pytest.mark.parametrize(
+    "value", ["Huella", "No Name", "Marca Blanca", "Generation Z", "Nano", "Brandt", "NA-KD", "Unknown London"]
+)
 def test_real_brands_stay(value):
     assert not is_no_brand(value)
 

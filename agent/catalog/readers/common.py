@@ -418,6 +418,13 @@ NO_BRAND_VALUES = frozenset(
         "na",
         "none",
         "null",
+        # a placeholder a store app writes where the vendor was never set ("vendor-unknown" on a held-out
+        # jewellery export counted as one of its 7 brands); a real brand is never the bare word
+        "unknown",
+        "unknown brand",
+        "unknown vendor",
+        "brand unknown",
+        "vendor unknown",
         "sin marca",
         "genérico",
         "genérica",
