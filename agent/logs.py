@@ -7,8 +7,10 @@ client, credentials or network call is needed. Anywhere else (`make run`, tests'
 set K_SERVICE) the same records print as one short line each — time, level, message, then the fields as
 key=value. No flag: where it runs decides.
 
-One path for every record, the `logging` machinery's own: one stream handler on the root logger, with a
-filter that stamps the request's trace and one of the two formatters, both ours. Why ours and not
+One handler for every record: one stream handler on the root logger, with a filter that stamps the
+request's trace and one of the two formatters, both ours. Every record reaches it through `logging`,
+except the request line, which that handler's formatter makes and its lock and stream write without a
+LogRecord (`_StdoutHandler`: the same text, 11.8 → 7.7 µs a line in a loop). Why ours and not
 google-cloud-logging's StructuredLogHandler (which wrote the same JSON until issue 16 item 6): the
 library cost ~0.4 s to import (so a writer thread built it off the answer's path) and its filter looked
 through Flask's request, per record, for trace fields we already carry; the request line through it cost
@@ -34,12 +36,14 @@ import logging
 import re
 import sys
 import threading
+import time
 import uuid
 from typing import Any
 
 LOGGER_NAME = "agent"
 _setup_lock = threading.Lock()
 _configured = False
+_handler: "_StdoutHandler | None" = None  # the one stdout handler, once setup() has run
 _project: str | None = None
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$")
 _CLOUD_TRACE = re.compile(r"^([0-9a-fA-F]{32})(?:/([0-9]+))?(?:;o=([01]))?$")
@@ -50,17 +54,16 @@ _request_fields: contextvars.ContextVar[dict[str, Any] | None] = contextvars.Con
 def setup(level: str = "INFO", project: str | None = None, json_lines: bool = True) -> None:
     """Attach the one stdout handler to the root logger; later calls are no-ops. `json_lines`: Cloud
     Logging's structured JSON (the app passes config.log_json: on Cloud Run), else readable lines."""
-    global _configured, _project
+    global _configured, _project, _handler
     with _setup_lock:
         if _configured:
             return
         _project = project
-        handler = logging.StreamHandler(_CurrentStdout())
-        handler.setFormatter(_CloudJsonFormatter() if json_lines else _ReadableFormatter())
-        handler.addFilter(_stamp_trace)
+        handler = _StdoutHandler(_CloudJsonFormatter() if json_lines else _ReadableFormatter())
         root = logging.getLogger()
         root.addHandler(handler)
         root.setLevel(level)
+        _handler = handler
         for noisy in ("urllib3", "google.auth", "google.api_core", "gunicorn.error"):
             logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
         _configured = True
@@ -113,18 +116,27 @@ class _CloudJsonFormatter(logging.Formatter):
             # the message, with its traceback and stack below it when it has them (Formatter.format)
             plain = not (record.exc_info or record.exc_text or record.stack_info)
             entry["message"] = record.getMessage() if plain else super().format(record)
-        entry["severity"] = record.levelname
-        entry["logging.googleapis.com/labels"] = {"python_logger": record.name} if record.name else {}
-        entry["logging.googleapis.com/trace"] = getattr(record, "trace", None) or ""
-        entry["logging.googleapis.com/spanId"] = getattr(record, "span_id", None) or ""
-        entry["logging.googleapis.com/trace_sampled"] = bool(getattr(record, "trace_sampled", False))
-        entry["logging.googleapis.com/sourceLocation"] = {
-            "line": record.lineno,
-            "file": record.pathname,
-            "function": record.funcName,
-        }
-        entry["httpRequest"] = getattr(record, "http_request", None) or {}
-        return _ENCODE(entry)
+        location = {"line": record.lineno, "file": record.pathname, "function": record.funcName}
+        return _cloud_text(entry, record.levelname, record.name, record.__dict__, location)
+
+    def request_text(self, fields: dict[str, Any], trace: dict[str, Any]) -> str:
+        """The request line, exactly as `format` writes its record (tests/test_logs.py holds the two equal)."""
+        entry = {k: v for k, v in fields.items() if k not in _GCP_KEYS}
+        entry["message"] = REQUEST_MESSAGE
+        return _cloud_text(entry, "INFO", LOGGER_NAME, trace, _REQUEST_LINE_LOCATION)
+
+
+def _cloud_text(entry: dict[str, Any], severity: str, name: str, trace: Any, location: dict[str, Any]) -> str:
+    """`entry` (the fields, then the message) with Cloud Logging's own keys after it, as one JSON line.
+    `trace`: where the trace fields are (a record's __dict__, or the request's fields)."""
+    entry["severity"] = severity
+    entry["logging.googleapis.com/labels"] = {"python_logger": name} if name else {}
+    entry["logging.googleapis.com/trace"] = trace.get("trace") or ""
+    entry["logging.googleapis.com/spanId"] = trace.get("span_id") or ""
+    entry["logging.googleapis.com/trace_sampled"] = bool(trace.get("trace_sampled", False))
+    entry["logging.googleapis.com/sourceLocation"] = location
+    entry["httpRequest"] = trace.get("http_request") or {}
+    return _ENCODE(entry)
 
 
 class _ReadableFormatter(logging.Formatter):
@@ -140,6 +152,11 @@ class _ReadableFormatter(logging.Formatter):
         if isinstance(fields, dict) and fields:
             line += _readable_fields(fields)
         return line
+
+    def request_text(self, fields: dict[str, Any], trace: dict[str, Any]) -> str:
+        """The request line, exactly as `format` writes its record (the time is now's)."""
+        when = time.strftime(self.datefmt or "%H:%M:%S", self.converter(time.time()))
+        return f"{when} INFO {REQUEST_MESSAGE}" + _readable_fields(fields)
 
 
 def _readable_fields(fields: dict[str, Any]) -> str:
@@ -161,6 +178,31 @@ def _readable(value: Any) -> str:
         value = ",".join(str(v) for v in value)
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return json.dumps(text, ensure_ascii=False) if (not text or any(c in text for c in ' ="\n')) else text
+
+
+class _StdoutHandler(logging.StreamHandler):
+    """The one handler: every record through `logging`, and the request line straight from `request_line`.
+
+    Why the request line skips the record (issue 16 item 6): a `tasks/get` is a few hundred µs over
+    the wire, and making a LogRecord and walking the logger tree, the filter and `Handler.handle` for
+    the one line every request writes cost ~50 µs of it there (bench/README.md, round 13) for
+    nothing the line needs: its fields are known, its place in the code is fixed. It is still this
+    handler's formatter that makes the text (the same bytes as for its record) and this handler's
+    lock and stream that write it, so lines never interleave and there is one writer. What is lost:
+    a handler someone else adds to the root logger (pytest's log capture) does not see request lines."""
+
+    def __init__(self, formatter: "_CloudJsonFormatter | _ReadableFormatter") -> None:
+        super().__init__(_CurrentStdout())
+        self.setFormatter(formatter)
+        self.addFilter(_stamp_trace)
+        self.line_formatter = formatter
+
+    def write_text(self, text: str) -> None:
+        """One line made by this handler's formatter, written and flushed as `emit` writes a record's."""
+        with self.lock:  # type: ignore[union-attr]  # made by Handler.__init__
+            stream = self.stream
+            stream.write(text + self.terminator)
+            stream.flush()
 
 
 class _CurrentStdout:
@@ -230,21 +272,41 @@ def use_request(fields: dict[str, Any] | None) -> None:
     _request_fields.set(fields)
 
 
+REQUEST_MESSAGE = "a2a request"
+
+
 def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any) -> None:
-    """The one line per JSON-RPC request: method, task, context, duration, sources, rows, outcome."""
+    """The one line per JSON-RPC request: method, task, context, duration, sources, rows, outcome.
+
+    Written by the one handler directly, as its formatter writes the record `logging` would make
+    (`_StdoutHandler`); before setup() (a library caller) it goes through `logging` like any record."""
     log = _LOGGER
     if not log.isEnabledFor(logging.INFO):
         return  # LOG_LEVEL above INFO: nothing is written, so nothing is made either
-    safe = {k: _bounded(v) for k, v in fields.items() if k.lower() != "authorization"}
+    json_fields = {"event": "request"}
+    json_fields.update((k, _bounded(v)) for k, v in fields.items() if k.lower() != "authorization")
+    handler = _handler
+    if handler is not None:
+        handler.write_text(handler.line_formatter.request_text(json_fields, _trace_fields(request_fields)))
+        return
     extra: dict[str, Any] = dict(request_fields or {})
-    extra["json_fields"] = {"event": "request", **safe}
-    # Made here, not by logger().info: that would walk the stack to find this very function (a few µs
-    # of each request); everything after it (filters, the handler, its formatter) is logging's own.
+    extra["json_fields"] = json_fields
     log.handle(
         log.makeRecord(
-            LOGGER_NAME, logging.INFO, __file__, _REQUEST_LINE_AT, "a2a request", (), None, "request_line", extra
+            LOGGER_NAME, logging.INFO, __file__, _REQUEST_LINE_AT, REQUEST_MESSAGE, (), None, "request_line", extra
         )
     )
+
+
+def _trace_fields(request_fields: dict[str, Any] | None) -> dict[str, Any]:
+    """The trace fields a request line carries: those given, else the current request's (as the
+    handler's filter would stamp them on a record that has none of its own)."""
+    current = _request_fields.get()
+    if not current:
+        return request_fields or {}
+    if not request_fields:
+        return current
+    return {name: request_fields[name] if name in request_fields else current.get(name) for name in _TRACE_FIELDS}
 
 
 # What one request-line value may take: a client-chosen contextId or a file name can be megabytes, and
@@ -269,6 +331,7 @@ def _bounded(value: Any) -> Any:
 
 
 _REQUEST_LINE_AT = request_line.__code__.co_firstlineno
+_REQUEST_LINE_LOCATION = {"line": _REQUEST_LINE_AT, "file": __file__, "function": "request_line"}
 
 
 def event(message: str, **fields: Any) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import re
 import time
 import uuid
 
@@ -251,14 +252,15 @@ def test_our_cloud_json_is_the_librarys_line_key_for_key():
 
 
 def test_the_line_is_not_made_above_info(monkeypatch):
-    """LOG_LEVEL above INFO: request_line returns before it makes a record or calls `logging`."""
+    """LOG_LEVEL above INFO: request_line returns before it makes its text or calls `logging`."""
     from agent import logs
 
     logs.setup("INFO")
-    made: list[tuple] = []
-    monkeypatch.setattr(logs.logger(), "handle", lambda record: made.append((record.getMessage(),)))
+    made: list[str] = []
+    monkeypatch.setattr(logs._handler, "write_text", made.append)
+    monkeypatch.setattr(logs.logger(), "handle", lambda record: made.append(record.getMessage()))
     logs.request_line({}, method="tasks/get", outcome="ok")
-    assert made == [("a2a request",)]  # at INFO the line goes through logging
+    assert len(made) == 1 and '"a2a request"' in made[0]  # at INFO the one handler writes it
     made.clear()
     level = logs.logger().level
     logs.logger().setLevel(logging.WARNING)
@@ -267,3 +269,39 @@ def test_the_line_is_not_made_above_info(monkeypatch):
     finally:
         logs.logger().setLevel(level)
     assert made == []
+
+
+def test_the_direct_request_line_is_the_records_line(monkeypatch):
+    """Issue 16 item 6: request_line writes its text without a LogRecord (_StdoutHandler). That text must
+    be what the formatter writes for the record `logging` would have made — and, in JSON, the library's
+    line — for given trace fields, for the current request's, and for none; the fields cut as before."""
+    from agent import logs
+
+    context = logs.request_context({"traceparent": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", "ua/ü")
+    fields = {"method": "tasks/get", "task": "t-1", "outcome": "ok", "duration_ms": 0.42, "context": "c" * 300}
+    fields |= {"sources": ["a b.csv"] * 40, "Authorization": "Bearer secret", "severity": "not ours to set"}
+    for given, current in ((context, None), (None, context), ({}, context), ({"trace": "own"}, context), ({}, None)):
+        logs.use_request(current)
+        for formatter in (logs._CloudJsonFormatter(), logs._ReadableFormatter()):
+            written: list[str] = []
+            handler = logs._StdoutHandler(formatter)
+            monkeypatch.setattr(handler, "write_text", written.append)
+            monkeypatch.setattr(logs, "_handler", handler)
+            logs.request_line(given, **fields)
+            monkeypatch.setattr(logs, "_handler", None)
+            made: list[logging.LogRecord] = []
+            monkeypatch.setattr(logs.logger(), "handle", made.append)
+            logs.request_line(given, **fields)
+            monkeypatch.undo()
+            (record,) = made
+            assert handler.filter(record)  # the trace stamp, as Handler.handle does before it formats
+            line = formatter.format(record)
+            if isinstance(formatter, logs._ReadableFormatter):  # "HH:MM:SS ": each its own clock's second
+                assert re.match(r"\d\d:\d\d:\d\d ", written[0])
+                written, line = [written[0][8:]], line[8:]
+            assert written == [line]
+            assert "secret" not in written[0] and "(+44 chars)" in written[0]
+            if isinstance(formatter, logs._CloudJsonFormatter):
+                assert json.loads(written[0]) == _library_line(record)
+                assert list(json.loads(written[0])) == list(_library_line(record))
+    logs.use_request(None)
