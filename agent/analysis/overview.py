@@ -470,6 +470,19 @@ def _top_brands_of(t: pa.Table, codes, names: list[str]) -> list[tuple[str, int]
     return ranked[:TOP_BRANDS]
 
 
+def _first_brand(sheet: _Sheet, row: int) -> dict[str, Any]:
+    """The brand, product count and share of a brands row, as both brand findings name them."""
+    return {
+        "brand": sheet.cell(row, "Item"),
+        "products_n": sheet.cell(row, "Count"),
+        "products_pct": sheet.cell(row, "Share"),
+    }
+
+
+def _count_cells(row: int) -> tuple[tuple[int, str], ...]:
+    return ((row, "Count"), (row, "Share"))
+
+
 def _brands(sheet: _Sheet, fig: Figures) -> None:
     """The brands with the most products, or that there is one brand, or none."""
     if not fig.top_brands:
@@ -480,16 +493,7 @@ def _brands(sheet: _Sheet, fig: Figures) -> None:
         # one brand, but not on every product: "every product carries one brand" would be false (a held-out
         # synthesizer shop: a brand attribute on 2 of 370 products, the rest none)
         sheet.findings.append(
-            Finding(
-                "overview.one_brand_on_some",
-                {
-                    "brand": sheet.cell(brow[0], "Item"),
-                    "products_n": sheet.cell(brow[0], "Count"),
-                    "products_pct": sheet.cell(brow[0], "Share"),
-                },
-                cells=((brow[0], "Count"), (brow[0], "Share")),
-                severity=3,
-            )
+            Finding("overview.one_brand_on_some", _first_brand(sheet, brow[0]), cells=_count_cells(brow[0]), severity=3)
         )
     elif fig.brands_n == 1:
         sheet.findings.append(
@@ -505,14 +509,12 @@ def _brands(sheet: _Sheet, fig: Figures) -> None:
             Finding(
                 "overview.top_brand",
                 {
-                    "brand": sheet.cell(brow[0], "Item"),
-                    "products_n": sheet.cell(brow[0], "Count"),
-                    "products_pct": sheet.cell(brow[0], "Share"),
+                    **_first_brand(sheet, brow[0]),
                     "tied": [sheet.cell(r, "Item") for r in tied],
                     "more": len(tied) + 1 == len(brow) < fig.brands_n,
                 },
                 # the numbers are the first row's; a tied brand's own row may fall past the rows shown
-                cells=((brow[0], "Count"), (brow[0], "Share")),
+                cells=_count_cells(brow[0]),
                 severity=1,
             )
         )
