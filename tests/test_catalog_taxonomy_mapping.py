@@ -691,3 +691,37 @@ def test_an_english_noun_is_never_read_as_its_false_friend_in_another_language()
     # the same letters in the same branch are a loanword, still read: "Snack" is the Dutch "Snacks"
     assert name_match("Snack", None, None) == 423  # Food Items > Snack Foods
     assert name_match("Dessertes", None, None) == 453  # the French word itself is still read
+
+
+def _google_parts() -> dict[tuple[str, ...], set[int]]:
+    """Each Google name part (of a joined name: "Jackets" of "Coats & Jackets") and the places it names."""
+    parts: dict[tuple[str, ...], set[int]] = {}
+    for cid in taxonomy.load().nodes:
+        for entry in namematch._google_entries(cid):
+            if entry.tier == namematch._TIER_PART:
+                parts.setdefault(entry.tokens, set()).add(cid)
+    return parts
+
+
+def test_a_shopify_leaf_said_short_does_not_outrank_a_google_part():
+    """A Shopify leaf that is its joined parent's part said short ("Activewear Vests & Jackets > Jackets")
+    is no surer a reading of the bare noun than a Google name's part of the same words ("Coats &
+    Jackets"): a held-out boot maker's type "Jackets" went to Activewear. Over every such leaf of
+    Shopify's taxonomy: the bare noun is never read, confidently, as the short leaf's place."""
+    parts = _google_parts()
+    tax = taxonomy.load()
+    checked = 0
+    for path, cid in taxonomy.shopify_mapping().paths:
+        levels = path.split(taxonomy.SEPARATOR)
+        toks = tuple(namematch.words(levels[-1]))
+        if len(levels) < 2 or not toks or toks not in parts or cid in parts[toks]:
+            continue
+        if not namematch._elliptical(toks, levels[-2]):
+            continue
+        checked += 1
+        got = namematch.match(levels[-1], namematch.context_words(levels[-1], None, None))
+        assert got is None or not (got.confident and got.google_id == cid), (path, tax.nodes[cid].path)
+    assert checked >= 5  # Jackets, Brushes, Combs, Conditioners, Shampoo, Eye Lubricants in the 2024 file
+    assert name_match("Jackets", None, "Ranger Jacket | Khaki") != tax.id_for_path(
+        "Apparel & Accessories > Clothing > Activewear"
+    )

@@ -299,6 +299,12 @@ _LOCAL_AND = {
     "cs": "a",
 }
 _TIER_SHARED = 3  # a localised part built by distributing a shared noun: matched only as a whole phrase
+# A Shopify leaf that is its joined parent's part said short ("Activewear Vests & Jackets > Jackets"). It
+# counts as a whole name, except against a Google name's part of the same words: there it ranks as a
+# part too (`_ranked_best`), so it does not outrank it by being Shopify's. Before, a bare "Jackets" was
+# read as Activewear over Google's Coats & Jackets (a held-out boot maker's 23 jackets); now the two
+# tie on rank and the bare noun is unsure, as any noun only a joined name holds ("Luggage & Bags").
+_TIER_SHORT = 4
 
 
 def _shared_noun_parts(name: str, locale: str) -> tuple[str, ...]:
@@ -424,7 +430,17 @@ def _shopify_entry(path: str, cid: int) -> Entry | None:
     toks = tuple(words(levels[-1]))
     if not toks or (len(levels) >= 3 and taxonomy.load().nodes[cid].depth == 1):
         return None
-    return Entry(toks, cid, _TIER_SHOPIFY, len(levels), _google_words(cid) | frozenset(words(path)))
+    tier = _TIER_SHORT if len(levels) >= 2 and _elliptical(toks, levels[-2]) else _TIER_SHOPIFY
+    return Entry(toks, cid, tier, len(levels), _google_words(cid) | frozenset(words(path)))
+
+
+def _elliptical(toks: tuple[str, ...], parent: str) -> bool:
+    """Whether a Shopify leaf is its joined parent's part said short ("Activewear Vests & Jackets >
+    Jackets" is the activewear jacket): the tail of a longer one of the parent's distributed parts."""
+    return any(
+        len(part) > len(toks) and part[-len(toks) :] == toks
+        for part in (tuple(words(name)) for name in _split_parts(parent))
+    )
 
 
 def _implied(head: str, head_entries: list[Entry]) -> frozenset[str]:
@@ -1076,6 +1092,7 @@ def _ranked_best(
     stand in `ctx`; (None, []) when none does."""
     best: tuple | None = None
     best_entries: list[Entry] = []
+    google_parts = {e.tokens for e in cands if e.tier == _TIER_PART}
     for e in cands:
         need = e.tokens[:-1]
         if any(needed_word not in ctx for needed_word in need):
@@ -1084,7 +1101,7 @@ def _ranked_best(
         # modifier merely implies ("Old Rose Hoodie": roses are mostly gifts, the hoodie is no fan article)
         rank = (
             len(set(need)),
-            -(e.tier == _TIER_PART),
+            -(e.tier == _TIER_PART or (e.tier == _TIER_SHORT and e.tokens in google_parts)),
             len(e.path_words & plain),
             votes[(e.tokens, e.google_id)],
             -e.depth,
