@@ -163,6 +163,26 @@ def test_what_a_listing_is_offered_in_is_no_title_noun(title, head):
     assert nouns.title_heads(pa.array([title])).to_pylist() == [head]
 
 
+@pytest.mark.parametrize(
+    ("title", "head"),
+    [
+        ("[W] Denim Trucker Jacket | Pitch Black", "Denim Trucker Jacket"),
+        ("[S] Captain | Natural", "Captain"),
+        ("(Italian Mix) NZ Lamb Leg", "NZ Lamb Leg"),
+        ("(2 Pack) Socks", "Socks"),
+        ("Denim Jacket [W]", "Denim Jacket"),  # a bracket after the noun still cuts
+        ("[S]", ""),
+    ],
+)
+def test_a_tag_in_brackets_before_the_title_is_no_separator(title, head):
+    """A shop's marker before the title ("[S] Captain", "[W] …") is not the product's first segment: the
+    bracket, a separator, cut the whole title away, so a corpus boot maker's "[W] Denim Trucker Jacket"
+    was no jacket to "jackets" and its tagged titles named no product to the mapping."""
+    assert nouns.title_head(title) == head
+    assert nouns.title_heads(pa.array([title])).to_pylist() == [head]
+    assert nouns.title_phrase(title) == head
+
+
 def test_christmas_is_googles_holiday():
     """Google names Christmas things "Holiday": a held-out print shop's "Round Ceramic Christmas Ornament"
     and a "Christmas Ornaments" type went to Aquarium Decor (Shopify's bare "Ornaments" lives there)."""

@@ -14,6 +14,10 @@ from __future__ import annotations
 import re
 from typing import Callable
 
+# A tag in brackets before the title ("[S] Captain | Natural", "[W] Denim Trucker Jacket", "(2 Pack) Socks"):
+# a shop's marker, not the product's first segment. Without this the bracket, a separator, cut the whole
+# title away and left no head (a held-out boot maker's 56 "[S] …" boots and its "[W]" jacket).
+_LEADING_TAG = re.compile(r"^\s*(?:\[[^\[\]]{0,24}\]|\([^()]{0,24}\))\s*")
 _SEPARATORS = re.compile(r"\s+[|–—-]+\s+|\s*\|\s*|:\s+|\s*\(|\s*\[|,\s+|\s+/\s+")
 _LINKS = re.compile(
     r"\s+(?:for|with|w/|by|featuring|feat\.?|from|inspired\s+by|compatible\s+with|fits)\s+"
@@ -63,7 +67,7 @@ def title_phrase(title: str | None, brand: str | None = None) -> str:
     what it is for, which may tell two places of the same noun apart but never decides alone."""
     if not title:
         return ""
-    text = without_brand(title, brand)
+    text = without_brand(_LEADING_TAG.sub("", str(title)), brand)
     return _SEPARATORS.split(text, maxsplit=1)[0].strip(" -–—|:,.")
 
 
@@ -72,7 +76,7 @@ def title_head(title: str | None, brand: str | None = None) -> str:
     (when the caller knows it) is no part of it."""
     if not title:
         return ""
-    text = without_brand(title, brand)
+    text = without_brand(_LEADING_TAG.sub("", str(title)), brand)
     head = _SEPARATORS.split(text, maxsplit=1)[0]
     head = _LINKS.split(head, maxsplit=1)[0]
     if not _HELD_IN.search(head):
@@ -85,7 +89,8 @@ def title_heads(titles):
     patterns): what a scope's title match scans before the exact rule runs on the few candidates."""
     import pyarrow.compute as pc
 
-    heads = pc.replace_substring_regex(titles, r"(?s)(?:" + _SEPARATORS.pattern + r").*$", "")
+    heads = pc.replace_substring_regex(titles, _LEADING_TAG.pattern, "")
+    heads = pc.replace_substring_regex(heads, r"(?s)(?:" + _SEPARATORS.pattern + r").*$", "")
     heads = pc.replace_substring_regex(heads, r"(?is)(?:" + _LINKS.pattern + r").*$", "")
     # The "in" rules (`_IN_DECOR`, `_HELD_IN`) only touch heads holding a whitespace-bounded "in", which
     # few titles do: run their two patterns over those heads alone and put the results back in place
