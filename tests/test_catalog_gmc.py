@@ -67,3 +67,36 @@ def test_localised_feeds(names, values, delimiter):
     assert (pc.sum(pc.equal(avail, "out_of_stock")).as_py() or 0) == expect["out"]
     assert (pc.sum(pc.equal(avail, "in_stock")).as_py() or 0) == expect["items"] - expect["out"]
     assert set(table["color"].cast("string").to_pylist()) == {"szary"}
+
+
+def test_identifier_exists_no_is_no_missing_gtin():
+    """A feed that states identifier_exists = no for a product says it has no GTIN from its maker, as
+    Merchant Center asks: the readiness check must not count it as missing one (a held-out collectibles
+    feed said so on every row and was told to add 36 GTINs). "yes", or nothing stated, with no GTIN
+    is still missing; a GTIN given beside "no" is still checked."""
+    from agent.analysis import content_quality
+
+    header = ["id", "title", "description", "link", "image_link", "price", "availability", "brand", "gtin"]
+    rows = [
+        ["a", "Card A", "d", "https://x/a", "https://x/a.jpg", "1.00 USD", "in_stock", "B", ""],
+        ["b", "Card B", "d", "https://x/b", "https://x/b.jpg", "1.00 USD", "in_stock", "B", ""],
+        ["c", "Card C", "d", "https://x/c", "https://x/c.jpg", "1.00 USD", "in_stock", "B", ""],
+        ["d", "Card D", "d", "https://x/d", "https://x/d.jpg", "1.00 USD", "in_stock", "B", "4006381333931"],
+        ["e", "Card E", "d", "https://x/e", "https://x/e.jpg", "1.00 USD", "in_stock", "B", "123"],
+    ]
+    stated = ["no", "FALSE", "yes", "", " No "]
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([*header, "identifier exists"])
+    for row, flag in zip(rows, stated):
+        writer.writerow([*row, flag])
+    table, _ = read_table_bytes(out.getvalue().encode(), "feed.csv", KIND_ATTACHED)
+    assert table["identifier_exists"].to_pylist() == [False, False, True, None, False]
+    fails = content_quality.failures(table)
+    assert fails["missing_gtin"].to_pylist() == [False, False, True, False, False]
+    assert fails["invalid_gtin"].to_pylist() == [False, False, False, False, True]
+    without, _ = read_table_bytes(
+        out.getvalue().replace(",identifier exists", ",note").encode(), "feed.csv", KIND_ATTACHED
+    )
+    assert without["identifier_exists"].null_count == without.num_rows
+    assert content_quality.failures(without)["missing_gtin"].to_pylist() == [True, True, True, False, False]

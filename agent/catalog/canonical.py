@@ -99,6 +99,10 @@ SCHEMA = pa.schema(
         # Whether the product is on the online store (Shopify `Published`): false with an active
         # status is a product on sale elsewhere (POS, other channels), not a draft; null = not stated.
         pa.field("online_store", pa.bool_()),
+        # Merchant Center's identifier_exists as the feed states it: false = the product has no GTIN from
+        # its maker (handmade, own brand, vintage: Merchant Center takes it without one), true = it has
+        # one; null = not stated (every format but a feed, or a feed without the column)
+        pa.field("identifier_exists", pa.bool_()),
         pa.field("own_categories", _dict),  # all own category paths (and product type), "\n"-joined
         # the sale price's schedule as the data states it (first and last day, inclusive); null = open
         pa.field("sale_start", pa.date32()),

@@ -336,6 +336,7 @@ GMC = Profile(
         brand=_gmc("brand"),
         gtin=_gmc("gtin"),
         mpn=_gmc("mpn"),
+        identifier_exists=_gmc("identifier_exists"),
         google_category=_gmc("google_product_category"),
         # the OpenAI product feed (a Merchant-Center-shaped feed) names the shop's path `product_category`
         category_path=(*_gmc("product_type"), "product_category"),
@@ -1075,6 +1076,7 @@ _ENGLISH_GENERIC_ROLES = _r(
         "allow backorders",
         "oversell",
     ),
+    identifier_exists=("identifier_exists", "identifier exists"),
     gtin=(
         "gtin",
         "ean",

@@ -71,7 +71,30 @@ DICT_FIELDS = (
     "option3_name",
 )
 MONEY_FIELDS = ("price", "compare_at_price", "sale_price")
-PASSTHROUGH_FIELDS = ("online_store",)  # readers produce these in their canonical form already
+PASSTHROUGH_FIELDS = ("online_store", "identifier_exists")  # readers produce these in their canonical form already
+# Merchant Center's identifier_exists values (its spec: "yes"/"no"; feeds also write true/false)
+_IDENTIFIER_STATED = {
+    "no": False,
+    "false": False,
+    "n": False,
+    "0": False,
+    "yes": True,
+    "true": True,
+    "y": True,
+    "1": True,
+}
+
+
+def identifier_exists(values: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray:
+    """A feed's identifier_exists column as the canonical flag: false for "no"/"false", true for
+    "yes"/"true", null for anything else (blank, or a value that says neither)."""
+    return map_distinct(
+        to_strings(values),
+        lambda v: _IDENTIFIER_STATED.get(str(v).strip().lower()) if v is not None else None,
+        pa.bool_(),
+    )
+
+
 ATTRIBUTE_WORDS = {
     "color": (
         "color",

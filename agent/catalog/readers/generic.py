@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.catalog.readers import own_categories
-from agent.catalog.readers.common import Draft, attributes_from_options
+from agent.catalog.readers.common import Draft, attributes_from_options, identifier_exists
 from agent.catalog.values import map_distinct, to_strings
 
 _MORE_URLS = r"[\s,;|]+https?://.*$"
@@ -66,6 +66,8 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
             cols["product_id"] = products
     if "image_url" in cols:
         cols["image_url"] = first_url(cols["image_url"])
+    if "identifier_exists" in cols:
+        cols["identifier_exists"] = identifier_exists(cols["identifier_exists"])
     if "category_path" in cols:  # a cell may list several paths: all are own categories, the first is shown
         cols["own_categories"] = own_categories.column(cols["category_path"], own_categories.generic)
         cols["category_path"] = own_categories.primary(cols["category_path"], own_categories.generic)

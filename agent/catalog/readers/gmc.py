@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from agent.catalog.readers import own_categories
-from agent.catalog.readers.common import Draft, coalesce
+from agent.catalog.readers.common import Draft, coalesce, identifier_exists
 from agent.catalog.values import to_strings
 
 
@@ -23,6 +23,8 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if pause is not None:
         paused = pc.is_valid(to_strings(pause))
         cols["status"] = pc.if_else(paused, "draft", "active")
+    if "identifier_exists" in cols:
+        cols["identifier_exists"] = identifier_exists(cols["identifier_exists"])
     listing = vehicle_listings(table)
     used = set(roles.values())
     if listing is not None:
