@@ -745,3 +745,27 @@ def test_a_shopify_leaf_said_short_does_not_outrank_a_google_part():
     assert name_match("Jackets", None, "Ranger Jacket | Khaki") != tax.id_for_path(
         "Apparel & Accessories > Clothing > Activewear"
     )
+
+
+def test_a_bare_noun_is_where_google_names_it_not_where_shopify_filed_a_narrower_kind():
+    # Shopify's hydroponics leaf "Nutrients & Supplements > Supplements" is mapped to Gardening, whose
+    # Google name says nothing of supplements; Google names them in "Vitamins & Supplements"
+    assert name_match("Supplements", None, None) == 525
+    assert name_match(None, None, "Supplements") == 525
+    assert name_match("Supplement", None, "Magnesium Glycinate") == 525
+    # a Shopify name at a place Google names by the same noun keeps it
+    assert name_match("Wallets", None, None) == 2668  # Wallets & Money Clips
+    assert name_match("Plant Pots", None, None) == 721
+    # the property, over every noun: read alone, a noun Google names somewhere by itself never lands
+    # on a place only a Shopify name of it stands at, where Google's own name lacks it
+    idx = namematch.index()
+    tax = taxonomy.load()
+    for head in idx.sorted_heads():
+        bare = [e for e in idx.entries(head) if len(e.tokens) == 1]
+        named = {e.google_id for e in bare if namematch._names_noun(e)}
+        filed = {e.google_id for e in bare if not namematch._names_noun(e)} - named
+        if not named or not filed:
+            continue
+        got = namematch.match(head)
+        if got is not None and got.confident:
+            assert got.google_id not in filed, (head, tax.nodes[got.google_id].path)

@@ -407,6 +407,27 @@ def _google_words(cid: int) -> frozenset[str]:
     return frozenset(words(taxonomy.load().nodes[cid].path))
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _names_noun(e: Entry) -> bool:
+    """Whether the place an entry stands for is one Google itself names by the entry's noun.
+
+    Every Google name does. A Shopify name does when Google's own name of the place Shopify maps it to
+    holds its noun unqualified: Shopify "Wallets" at "Wallets & Money Clips", "Pots" at "Pots &
+    Planters". It does not when Shopify's mapping had no such place and filed the name under the
+    nearest one: the hydroponics leaf "Nutrients & Supplements > Supplements" at Gardening, "Soda Maker
+    Accessories > Chargers" at Soda Maker Accessories, "Trimmers" (pet grooming) at "Pet Hair Clippers
+    & Trimmers", whose Google name qualifies them. Such a name is the noun of a narrower kind, read in
+    its Shopify path; alone, the noun is what Google names by it ("Supplements" are Vitamins &
+    Supplements)."""
+    if e.tier not in (_TIER_SHOPIFY, _TIER_SHORT):
+        return True
+    own = _google_entries(e.google_id)
+    if any(g.tokens == e.tokens for g in own):
+        return True
+    noun = e.tokens[-1]
+    return bool(own) and noun in own[0].tokens and not any(len(g.tokens) > 1 and g.tokens[-1] == noun for g in own)
+
+
 @functools.lru_cache(maxsize=None)
 def _google_entries(cid: int) -> tuple[Entry, ...]:
     """A Google node's entries: its name, then the parts of a joined name."""
@@ -1101,6 +1122,8 @@ def _ranked_best(
         # modifier merely implies ("Old Rose Hoodie": roses are mostly gifts, the hoodie is no fan article)
         rank = (
             len(set(need)),
+            # a bare noun: a place Google names by it before a Shopify name filed where Google does not
+            not need and _names_noun(e),
             -(e.tier == _TIER_PART or (e.tier == _TIER_SHORT and e.tokens in google_parts)),
             len(e.path_words & plain),
             votes[(e.tokens, e.google_id)],
@@ -1155,6 +1178,15 @@ def _bare_noun(
         # kind, so the bare noun's place ("Suits") is unsure, even inside the shop's own branch
         return Match(winner.google_id, False, 0, other_kind=True)
     whole = any(e.tier != _TIER_PART and e.google_id == winner.google_id and len(e.tokens) == 1 for e in cands)
+    # ...or the one place Google names by the noun alone (even inside a joined name, "Vitamins &
+    # Supplements") when the noun's other bare names are Shopify's filed where Google names it not:
+    # Shopify publishes the noun as a name, so it is a kind, and Google's name says where it stands
+    bare = [e for e in cands if len(e.tokens) == 1]
+    whole = whole or (
+        _names_noun(winner)
+        and any(not _names_noun(e) for e in bare)
+        and all(e.google_id == winner.google_id for e in bare if _names_noun(e))
+    )
     if not whole and len({e.google_id for e in cands}) > 1:
         return Match(
             winner.google_id, False, 0
