@@ -769,3 +769,14 @@ def test_a_bare_noun_is_where_google_names_it_not_where_shopify_filed_a_narrower
         got = namematch.match(head)
         if got is not None and got.confident:
             assert got.google_id not in filed, (head, tax.nodes[got.google_id].path)
+
+
+def test_a_noun_whose_places_split_evenly_between_top_levels_implies_none():
+    # "Vitamins" stand once under pets, once under health, once under horses: the word implies no top
+    # level, so "Vitamin D3 Supplements" is no Pet Vitamins & Supplements and "Shampoo + Intensive
+    # Repair" no pet shampoo
+    assert namematch.index().implied_by("vitamin") == frozenset()
+    assert name_match(None, None, "Vitamin D3 Supplements") == 525
+    assert name_match(None, None, "Vitamin C Serum") != 5081
+    # a top level most places share still implies its words ("chair" brings "furniture")
+    assert "furniture" in namematch.index().implied_by("chair")

@@ -466,7 +466,8 @@ def _elliptical(toks: tuple[str, ...], parent: str) -> bool:
 
 def _implied(head: str, head_entries: list[Entry]) -> frozenset[str]:
     """Implied words: the level-1/2 words shared by most of the places a noun stands (the top level
-    most of its places share, at least a third of them; level-2 words most share)."""
+    most of its places share, at least a third of them and more than any other top level; level-2
+    words most share)."""
     tax = taxonomy.load()
     ids = {e.google_id for e in head_entries}
     tops: Counter[str] = Counter()
@@ -476,8 +477,12 @@ def _implied(head: str, head_entries: list[Entry]) -> frozenset[str]:
         tops[levels[0]] += 1
         if len(levels) > 1:
             seconds.update(set(words(levels[1])))
-    top, top_count = tops.most_common(1)[0]
-    got = set(words(top)) if top_count * 3 >= len(ids) else set()
+    (top, top_count), *rest = tops.most_common(2)
+    # a noun whose places split evenly between top levels implies none of them: "Vitamins" stand once
+    # under pets, once under health, once under horses, and Counter's first of a tie is the taxonomy's
+    # order, not a reading ("Vitamin D3 Supplements" is no pet product)
+    tied = bool(rest) and rest[0][1] == top_count
+    got = set(words(top)) if top_count * 3 >= len(ids) and not tied else set()
     got.update(word for word, second_count in seconds.items() if second_count * 2 > len(ids))
     got.discard(head)
     return frozenset(got)
