@@ -780,3 +780,25 @@ def test_a_noun_whose_places_split_evenly_between_top_levels_implies_none():
     assert name_match(None, None, "Vitamin C Serum") != 5081
     # a top level most places share still implies its words ("chair" brings "furniture")
     assert "furniture" in namematch.index().implied_by("chair")
+
+
+_KITCHEN = ["Non-Stick Frying Pan 28cm", "Cast Iron Skillet", "Saucepan 18cm", "Chef Knife", "Cutting Board"]
+_KITCHEN += ["Wok 32cm", "Dutch Oven", "Colander", "Baking Sheet", "Roasting Pan", "Whisk", "Ladle"]
+
+
+def test_a_kitchen_pot_is_no_planter_and_no_yogurt_maker_part():
+    # "steel" is mostly a kitchen word, and "pot" has kitchen places (Stock Pots): a steel pot is not
+    # Pots & Planters, though "steel" shares "home" with its path
+    assert name_match(None, None, "Stainless Steel Pot 24cm") != 721
+    # in a kitchen shop the title is read inside Kitchen & Dining, where the only bare "Pots" is
+    # Shopify's "Yogurt Maker Accessories > Pots": a narrower kind, no reading of a cooking pot
+    pots = ["Cooking Pot", "Sauce Pot", "Stainless Steel Pot 24cm", "Ceramic Pot", "Soup Pot with Lid"]
+    titles = _KITCHEN + pots
+    got = map_rows(len(titles), None, None, None, _col(titles))[0].to_pylist()
+    assert all(cid not in (721, 5570) for cid in got[len(_KITCHEN) :]), got
+    assert got[len(_KITCHEN) - 1] == 3620  # the rest of the shop is read as before (Ladles)
+    # a planter shop's pots stay pots and planters
+    garden = ["Terracotta Plant Pot", "Concrete Pot", "Hanging Planter", "Glazed Pot", "Window Box Planter"]
+    types = ["Pots"] * len(garden)
+    assert map_rows(len(garden), None, None, _col(types), _col(garden))[0].to_pylist() == [721] * len(garden)
+    assert name_match(None, None, "Plant Pot") == 721

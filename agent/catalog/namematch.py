@@ -1000,6 +1000,23 @@ def _compound_within(idx: Index, mods: list[str], within: tuple[int, ...]) -> Ma
     return None
 
 
+def _agrees_elsewhere(mods: tuple[str, ...], winner: Entry, cands: list[Entry]) -> bool:
+    """Whether a modifier's implied words, some of which the winner's path holds, agree more with
+    another place of the noun (all of what they share with the winner's path and more): the modifier
+    says which kind of the noun this is, and the winner is not that kind. A modifier sharing nothing
+    with the winner is the foreign-modifier rule's (`_bare_noun`); its implied words are often noise
+    ("hair" implies Sporting Goods, by horse-care names)."""
+    idx = index()
+    for modifier in mods:
+        implied = idx.implied_by(modifier)
+        agreed = implied & winner.path_words
+        if agreed and any(
+            (implied & e.path_words) > agreed for e in cands if not _inside(e.google_id, winner.google_id)
+        ):
+            return True
+    return False
+
+
 @functools.lru_cache(maxsize=None)
 def _votes(head: str) -> Counter:
     """How often each (name, id) stands under one noun: a name Shopify files in two places of one id."""
@@ -1196,6 +1213,17 @@ def _bare_noun(
         return Match(
             winner.google_id, False, 0
         )  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
+    if not _names_noun(winner) and any(len(e.tokens) == 1 and _names_noun(e) for e in idx.entries(head)):
+        # inside the shop's branch only a Shopify name filed where Google names it not is left (a
+        # kitchen shop's "Pot" and Shopify's "Yogurt Maker Accessories > Pots"): that is a narrower
+        # kind, and the noun alone is Google's kind, which stands outside the branch
+        return Match(winner.google_id, False, 0)
+    if not within and winner.tier != _TIER_NAME and _agrees_elsewhere(mods, winner, cands):
+        # "Stainless Steel Pot": steel is mostly a kitchen word, and the noun has kitchen places
+        # (Stock Pots); that "steel" also shares "home" with Pots & Planters says no garden pot. A
+        # whole Google name of the noun alone stands: "Strawberry Milk" is Milk, a beverage, though
+        # strawberries are food items, as canned milk is
+        return Match(winner.google_id, False, 0)
     foreign = (
         []
         if within
