@@ -802,3 +802,27 @@ def test_a_kitchen_pot_is_no_planter_and_no_yogurt_maker_part():
     types = ["Pots"] * len(garden)
     assert map_rows(len(garden), None, None, _col(types), _col(garden))[0].to_pylist() == [721] * len(garden)
     assert name_match(None, None, "Plant Pot") == 721
+
+
+def test_a_noun_is_not_one_narrow_use_of_it_shopify_filed_under_another_product():
+    # Shopify's only bare "Chargers" is "Soda Maker Accessories > Chargers", "Straps" a pressure washer's,
+    # "Lids" a coffee maker's part: each place holds a sliver of the noun's names (Power Adapters &
+    # Chargers, Camera Battery Chargers, …), so the noun alone places nothing surely
+    for noun, narrow in (("Chargers", 502989), ("Straps", 6328), ("Lids", 503736)):
+        assert name_match(noun, None, None) != narrow, noun
+    # a Shopify name at a broad place keeps it ("Boots" are Shoes) and so does one holding much of
+    # the noun's names ("Hoodies" are Shirts & Tops)
+    assert name_match("Boots", None, None) == 187
+    assert name_match("Hoodies", None, None) == 212
+    # the property: no noun read alone lands confidently on such a narrow Shopify filing
+    idx = namematch.index()
+    tax = taxonomy.load()
+    for head in idx.sorted_heads():
+        got = namematch.match(head)
+        if got is None or not got.confident:
+            continue
+        es = idx.entries(head)
+        bare = [e for e in es if e.google_id == got.google_id and len(e.tokens) == 1]
+        if bare and all(e.tier == 1 and not namematch._names_noun(e) for e in bare):
+            inside = sum(namematch._inside(e.google_id, got.google_id) for e in es)
+            assert tax.nodes[got.google_id].depth <= 2 or inside * 6 >= len(es), head

@@ -1000,6 +1000,22 @@ def _compound_within(idx: Index, mods: list[str], within: tuple[int, ...]) -> Ma
     return None
 
 
+_NARROW_SHARE = 6  # a place holding under one in six of a noun's names is one use of it, not its kind
+_NARROW_BELOW = 2  # ...unless it is a level-1 or level-2 place ("Boots" are Shoes, whatever skis wear)
+
+
+def _narrow_use(winner: Entry, cands: list[Entry]) -> bool:
+    """Whether a Shopify name filed where Google names it not stands at a place holding under
+    1/_NARROW_SHARE of the noun's names, deeper than level _NARROW_BELOW: the leaf is the noun as one
+    product's part or accessory ("Soda Maker Accessories > Chargers", "Coffee Maker Replacement Parts
+    > Lids"), while the noun's names say it is mostly other things (Power Adapters & Chargers, Camera
+    Battery Chargers, …). Read alone, the noun then names none of them surely."""
+    if winner.tier != _TIER_SHOPIFY or taxonomy.load().nodes[winner.google_id].depth <= _NARROW_BELOW:
+        return False
+    inside = sum(_inside(e.google_id, winner.google_id) for e in cands)
+    return inside * _NARROW_SHARE < len(cands)
+
+
 def _agrees_elsewhere(mods: tuple[str, ...], winner: Entry, cands: list[Entry]) -> bool:
     """Whether a modifier's implied words, some of which the winner's path holds, agree more with
     another place of the noun (all of what they share with the winner's path and more): the modifier
@@ -1213,6 +1229,10 @@ def _bare_noun(
         return Match(
             winner.google_id, False, 0
         )  # a bare noun of many places, only inside a joined name ("Luggage & Bags")
+    if not _names_noun(winner) and _narrow_use(winner, cands):
+        # "Chargers" alone is Shopify's "Soda Maker Accessories > Chargers", "Straps" its "Pressure
+        # Washer Accessories > Straps": one narrow use of a noun whose names stand mostly elsewhere
+        return Match(winner.google_id, False, 0)
     if not _names_noun(winner) and any(len(e.tokens) == 1 and _names_noun(e) for e in idx.entries(head)):
         # inside the shop's branch only a Shopify name filed where Google names it not is left (a
         # kitchen shop's "Pot" and Shopify's "Yogurt Maker Accessories > Pots"): that is a narrower
