@@ -826,3 +826,22 @@ def test_a_noun_is_not_one_narrow_use_of_it_shopify_filed_under_another_product(
         if bare and all(e.tier == 1 and not namematch._names_noun(e) for e in bare):
             inside = sum(namematch._inside(e.google_id, got.google_id) for e in es)
             assert tax.nodes[got.google_id].depth <= 2 or inside * 6 >= len(es), head
+
+
+def test_a_phrase_in_another_script_is_not_read_in_english_word_order():
+    # a Russian title names its noun first; a Latin word in it is a model name or a material, so
+    # "Диван Velvet" is a sofa, not the fabric its last word names in English word order
+    for title in ("Диван Velvet", "Velvet диван", "Linen диван"):
+        assert name_match(None, None, title) == 460, title  # Furniture > Sofas
+    assert name_match(None, None, "Кресло Velvet") != 47  # never Fabric
+    # Latin letters with accents are still Latin: English word order stands
+    assert not namematch._other_script("Crème Brûlée Mug") and namematch._other_script("Диван Velvet")
+    # a Russian "and" joins a type's parts as "&" does: "Стол-и-стулья" (table and chairs) is no
+    # Tables, and its chairs are not put there
+    assert namematch._local_parts("стол-и-стулья") == ("стол", "стулья")
+    assert namematch._local_parts("Столы и стулья") == ("Столы", "стулья")
+    assert name_match("стол-и-стулья", None, "Стул Венеция") != 6392
+    assert name_match("Столы и стулья", None, "Стулья Венеция 4 шт") != 6392
+    # the soft sign after a plural ending: singular and plural meet
+    assert namematch.local_words("Стулья") == namematch.local_words("Стул")
+    assert namematch.local_words("Платья") == namematch.local_words("Платье")

@@ -357,6 +357,8 @@ def local_words(text: str | None) -> list[str]:
             word = word[:-1] if word.endswith("e") and len(word) > 4 else word
         elif len(word) > 4 and word[-1] in "ыиаяеоуь":
             word = word[:-1]
+            if len(word) > 3 and word[-1] == "ь" and word[-2] not in "ыиаяеоуь":
+                word = word[:-1]  # "стулья" and "стул", "платья" and "платье" meet
         out.append(word)
     return out
 
@@ -726,6 +728,33 @@ def _match_localised(idx: Index, phrase: str, within: tuple[int, ...] = (), stri
     return Match(min(ids), len(ids) == 1, best[0] - 1)
 
 
+def _latin(word: str) -> bool:
+    """Whether a word's letters are all Latin (ASCII or Latin-1/Extended-A/B), and it has some."""
+    letters = [char for char in word if char.isalpha()]
+    return bool(letters) and all(ord(char) < 0x250 for char in letters)
+
+
+def _other_script(phrase: str) -> bool:
+    """Whether a phrase holds a word of letters in a non-Latin script (Cyrillic, Greek, Arabic, …)."""
+    return any(
+        any(char.isalpha() for char in word) and not _latin(word) and any(ord(char) >= 0x250 for char in word)
+        for word in phrase.split()
+    )
+
+
+# The "and" of merchant phrases in other languages that no other word is spelled as: a joined type
+# "Столы и стулья", "Стол-и-стулья" (a Russian shop's table-and-chairs category) names what its parts
+# share, as "Tables & Chairs" does. One-letter Latin "and"s (Spanish "y", Italian "e", Polish "i") and
+# Dutch "en" (Spanish and French "in") are left out: they are other words elsewhere.
+_PHRASE_AND = re.compile(r"\s+(?:и|et|und|oraz|och|og)\s+|(?<=[^\W\d_])-и-(?=[^\W\d_])", re.I)
+
+
+def _local_parts(phrase: str) -> tuple[str, ...]:
+    """The parts of a phrase joined by another language's "and" (`_PHRASE_AND`), else ()."""
+    parts = [part.strip() for part in _PHRASE_AND.split(phrase) if part.strip()]
+    return tuple(parts) if len(parts) > 1 else ()
+
+
 def context_words(*texts: str | None) -> set[str]:
     """Every stem of the given texts plus their synonyms."""
     out: set[str] = set()
@@ -760,8 +789,8 @@ def match(
     if not phrase or not phrase.strip():
         return None
     idx = index()
-    parts = _split_parts(phrase)
-    if parts:  # a joined phrase ("Food & Beverage"): what its parts share
+    parts = _split_parts(phrase) or _local_parts(phrase)
+    if parts:  # a joined phrase ("Food & Beverage", "Стол-и-стулья"): what its parts share
         read = [match(part, context, strict, within) for part in parts]
         got = [part_match for part_match in read if part_match is not None]
         if len(got) < len(read):
@@ -773,10 +802,15 @@ def match(
         return Match(
             common, all(part_match.confident for part_match in got), min(part_match.specificity for part_match in got)
         )
-    found = _match_english(idx, phrase, context, strict, within)
-    if found is None and "-" in phrase:  # a slug ("frying-pans"), not a compound ("t-shirt")
+    foreign = _other_script(phrase)
+    # a phrase in another script is no English phrase, whatever Latin words it holds: "Диван Velvet"
+    # is a sofa named Velvet, not the fabric its last word would name in English word order
+    found = None if foreign else _match_english(idx, phrase, context, strict, within)
+    if found is None and not foreign and "-" in phrase:  # a slug ("frying-pans"), not a compound ("t-shirt")
         found = _match_english(idx, phrase.replace("-", " "), context, strict, within)
     if found is None:  # a whole localised name ("Gartenmöbel", "Мебель для сада"), else its words
+        if foreign:  # ...read in its own script: the Latin words are names and materials ("Velvet диван")
+            phrase = " ".join(word for word in phrase.split() if not _latin(word)) or phrase
         loc = idx.localised_id(_key(phrase))
         if loc is not None:
             return Match(loc, True, 0)
