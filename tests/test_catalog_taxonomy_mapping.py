@@ -845,3 +845,19 @@ def test_a_phrase_in_another_script_is_not_read_in_english_word_order():
     # the soft sign after a plural ending: singular and plural meet
     assert namematch.local_words("Стулья") == namematch.local_words("Стул")
     assert namematch.local_words("Платья") == namematch.local_words("Платье")
+
+
+def test_a_title_noun_no_taxonomy_names_follows_the_shops_own_typed_products():
+    # no taxonomy names bangles; a jeweller types some "Gold Bangle" products "Bracelets" and leaves
+    # the rest untyped: the untyped bangles follow the typed ones (counted per product, not per row)
+    titles = ["22ct Gold Bangle", "9ct Gold Bangle", "Silver Bangle", "Rose Gold Bangles", "22CT GOLD BANGLE 1121"]
+    titles += ["9ct Yellow Gold Bangle", "Two 21ct solid gold bangles", "Diamond Ring", "Gold Ring", "Pearl Ring"]
+    types = ["Bracelets"] * 4 + [None, None, None] + ["Rings"] * 3
+    got = _map(ptype=types, title=titles)
+    assert [cid for cid, _ in got[4:7]] == [191, 191, 191], got
+    assert got[4][1] == "own_category"
+    # a motif word typed for a minority of its products is no product noun: nothing follows
+    titles = ["Sweet Love", "Endless Love", "Royal Love", "Pot of Love", "Roses Love", "Lilies Love", "Orchid Love"]
+    types = ["Black Forest Cake"] * 3 + [None] * 4
+    got = _map(ptype=types, title=titles)
+    assert all(cid is None for cid, _ in got[3:]), got

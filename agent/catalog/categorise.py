@@ -13,7 +13,8 @@
     product type, the own category's last level and the title's product noun
     (`nouns.title_head`); the first confident one anchors, a later confident one that is deeper in
     the same branch refines it; two confident readings in different branches are unsure -> "name_match"
-(f) a row still unplaced whose own category or product type has at least 3 placed rows, at least
+(f) a row still unplaced whose own category or product type (or, for a title noun no taxonomy names,
+    its title noun: `_title_noun_step`) has at least 3 placed rows, at least
     half of that value's rows placed and 80 % of them on one id, follows them (`_group_step`) -> "own_category"
 (v) a Merchant Center vehicle listing (the row carries the vehicle ads attributes `mileage` and
     `year`: only a vehicle has both) is a motor vehicle whatever its title says: a title noun is read
@@ -572,6 +573,8 @@ def placements(
     for col in (product_type, category_path):
         if col is not None and (ids < 0).any():
             _group_step(ids, method, chunked(col))
+    if title is not None and (ids < 0).any():
+        _title_noun_step(ids, method, sure, chunked(title))
     sure[(method == OWN_GROUP) & (sure == SURE_NONE)] = SURE_GROUP
     return ids, method, sure
 
@@ -713,6 +716,69 @@ def _group_step(ids: np.ndarray, method: np.ndarray, col: pa.ChunkedArray) -> No
     rows = todo[got >= 0]
     ids[rows] = got[got >= 0]
     method[rows] = OWN_GROUP
+
+
+def _title_noun_step(ids: np.ndarray, method: np.ndarray, sure: np.ndarray, title: pa.ChunkedArray) -> None:
+    """Step (f) by the shop's own product noun, in place. A title noun no taxonomy names ("Bangle")
+    means in this shop what the merchant's own type or category says for the products holding it: a
+    jeweller types some "22ct Gold Bangle" products "Bracelets" and leaves others untyped, and the
+    untyped ones follow. Counted per distinct title (a product, not its variant rows), and only where
+    the merchant placed most of them: at least _GROUP_MIN_MAPPED titles placed by their own type or
+    category, at least half of the noun's titles, and _GROUP_SHARE of those on one id. A noun that
+    is a motif in the shop ("… Love" on cakes and on bouquets) is typed for too few of its titles."""
+    titles = as_dictionary(title)
+    if len(titles.dictionary) == 0:
+        return
+    idx = namematch.index()
+    code = pc.fill_null(titles.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    # first the unplaced products' nouns: a catalog whose unplaced titles all end in taxonomy nouns
+    # (or none) is done without reading the rest
+    unplaced = np.unique(code[(ids < 0) & (code >= 0)])
+    if not len(unplaced):
+        return
+    wanted = {
+        toks[0]
+        for word in nouns.last_words(nouns.title_heads(pc.take(titles.dictionary, pa.array(unplaced)))).to_pylist()
+        if word and len(toks := namematch.words(word)) == 1 and not idx.is_head(toks[0])
+    }
+    if not wanted:
+        return
+    last = as_dictionary(nouns.last_words(nouns.title_heads(titles.dictionary)))
+    noun_code: dict[str, int] = {}
+    code_of_word = np.array(
+        [
+            noun_code.setdefault(toks[0], len(noun_code))
+            if word and len(toks := namematch.words(word)) == 1 and toks[0] in wanted
+            else -1
+            for word in last.dictionary.to_pylist()
+        ]
+        + [-1],
+        dtype=np.int64,
+    )
+    if not noun_code:
+        return
+    first = np.full(len(titles.dictionary), -1, dtype=np.int64)  # each title's first row
+    rows = np.flatnonzero(code >= 0)
+    first[code[rows][::-1]] = rows[::-1]
+    word_idx = pc.fill_null(last.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    noun_of_title = code_of_word[word_idx]  # -1 (the appended slot) for a null word
+    noun_of_title[first < 0] = -1
+    follow = np.full(len(titles.dictionary), -1, dtype=np.int64)
+    named = np.flatnonzero(noun_of_title >= 0)
+    order = named[np.argsort(noun_of_title[named], kind="stable")]
+    for members in np.split(order, np.flatnonzero(np.diff(noun_of_title[order])) + 1):
+        heads = first[members]
+        placed = heads[(ids[heads] >= 0) & (sure[heads] <= SURE_TYPE)]  # placed by what the merchant wrote
+        if len(placed) < _GROUP_MIN_MAPPED or len(placed) < _GROUP_PLACED_SHARE * len(members):
+            continue
+        values, counts = np.unique(ids[placed], return_counts=True)
+        if counts.max() >= _GROUP_SHARE * len(placed):
+            follow[members] = int(values[counts.argmax()])
+    todo = np.flatnonzero((ids < 0) & (code >= 0))
+    got = follow[code[todo]]
+    hit = todo[got >= 0]
+    ids[hit] = got[got >= 0]
+    method[hit] = OWN_GROUP
 
 
 def _common_ancestor(tax: taxonomy.Taxonomy, node_ids: list[int]) -> int:
