@@ -861,3 +861,14 @@ def test_a_title_noun_no_taxonomy_names_follows_the_shops_own_typed_products():
     types = ["Black Forest Cake"] * 3 + [None] * 4
     got = _map(ptype=types, title=titles)
     assert all(cid is None for cid, _ in got[3:]), got
+
+
+def test_a_british_spelling_is_the_taxonomys_american_word():
+    # an Indian or Australian shop types "Jewellery": the taxonomies write "Jewelry"
+    assert name_match("Jewellery", None, None) == 188
+    assert name_match("Jewellery", None, None) == name_match("Jewelry", None, None)
+    assert namematch.words("Colour Pyjamas Tyre Centre") == namematch.words("Color Pajamas Tire Center")
+    # every US form is a word of the taxonomies' names, so the table maps to words that can match
+    idx = namematch.index()
+    vocabulary = {w for head in idx.sorted_heads() for e in idx.entries(head) for w in e.tokens}
+    assert all(namematch.stem(us) in vocabulary for us in namematch._US_SPELLING.values())

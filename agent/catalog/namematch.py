@@ -104,11 +104,33 @@ def words(text: str | None) -> list[str]:
     return list(_words(str(text))) if text else []
 
 
+# The taxonomies write American English; a British (Commonwealth) spelling is the same word, not
+# another one: an Indian or Australian shop's "Jewellery" type is Jewelry. Only spellings whose US form
+# is a word of the taxonomies' names (and no other word is spelled the British way).
+_US_SPELLING = {
+    "jewellery": "jewelry",
+    "jewelleries": "jewelries",
+    "colour": "color",
+    "colours": "colors",
+    "tyre": "tire",
+    "tyres": "tires",
+    "mould": "mold",
+    "moulds": "molds",
+    "pyjama": "pajama",
+    "pyjamas": "pajamas",
+    "theatre": "theater",
+    "fibre": "fiber",
+    "fibres": "fibers",
+    "centre": "center",
+    "centres": "centers",
+}
+
+
 @functools.lru_cache(maxsize=1 << 17)
 def _words(text: str) -> tuple[str, ...]:
     normalised = unicodedata.normalize("NFKC", text).casefold().replace("&", " ")
     normalised = _HYPHEN.sub("", normalised).replace("'", "").replace("’", "")
-    return tuple(stem(word) for word in _WORD.findall(normalised) if word not in _STOP)
+    return tuple(stem(_US_SPELLING.get(word, word)) for word in _WORD.findall(normalised) if word not in _STOP)
 
 
 def _key(text: str) -> str:
