@@ -212,6 +212,8 @@ def _correct(
                 fixed = None
             if fixed is None and len(tok) >= 6:
                 fixed = _close(tok, scope_vocab, 0.85) or _close_in(tok, sorted(own_vocab), 0.85)
+                if fixed is None and tok.endswith("ing"):
+                    fixed = _close_cut_ing(tok, scope_vocab) or _close_cut_ing(tok, own_vocab)
                 if fixed is not None and guessed is not None:
                     guessed[fixed] = tok
             out.append(fixed or tok)
@@ -228,6 +230,22 @@ def _close(tok: str, vocab: frozenset[str], cutoff: float) -> str | None:
 @functools.lru_cache(maxsize=256)
 def _bucket(vocab: frozenset[str], first: str) -> tuple[str, ...]:
     return tuple(sorted(w for w in vocab if w[:1] == first))
+
+
+@functools.lru_cache(maxsize=1024)
+def _close_cut_ing(tok: str, vocab: frozenset[str]) -> str | None:
+    """The stem whose "-ing" word the typo is closest to: "earings" (stemmed "earing", too short for the
+    stemmer's "-ing" rule) is "earrings", whose stem is "earr".
+
+    `stem` cuts "-ing" only from words of seven letters or more, so a typo that drops a letter from
+    one ("earrings" → "earings") keeps the ending its correct spelling loses, and its stem ("earing")
+    is compared with "earr" (similarity 0.8, under the cutoff): a jewellery shop's "How many earings
+    do I have?" was said unmatched, with Earrings second among the nearest. The word is compared
+    with the stems put back into their "-ing" form (those the stemmer would have cut), at the same
+    cutoff as any category word."""
+    forms = {w + "ing": w for w in _bucket(vocab, tok[0]) if len(w) >= 4 and not w.endswith("ing")}
+    close = _close_in(tok, sorted(forms), 0.85)
+    return forms[close] if close else None
 
 
 def _close_in(tok: str, words, cutoff: float) -> str | None:
