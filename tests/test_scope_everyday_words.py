@@ -29,3 +29,82 @@ def test_a_typo_of_an_ing_word_is_corrected_like_any_other(question):
     p = plan(question, _jewellery(), TAX)
     assert p.scope.taxonomy_path == EARRINGS and p.scope.unmatched is None
     assert dict(p.scope.found)["own"] == 5
+
+
+# --- everyday names no taxonomy publishes (agent.analysis.synonyms) -----------------------------------------
+SHOES = "Apparel & Accessories > Shoes"
+SWIMWEAR = "Apparel & Accessories > Clothing > Swimwear"
+
+
+def _kitchen():
+    """A kitchen shop whose flatware is filed by Google's name and titled otherwise."""
+    flatware = "Home & Garden > Kitchen & Dining > Tableware > Flatware"
+    return shopify(
+        [(f"Steel Fork Set {i}", flatware, "Tableware") for i in range(4)]
+        + [("Oak Chopping Board", "Home & Garden > Kitchen & Dining > Kitchen Tools & Utensils", "Boards")]
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "path"),
+    [
+        ("Where are the gaps in cutlery?", "Home & Garden > Kitchen & Dining > Tableware > Flatware"),
+        ("How many couches do I have?", "Furniture > Sofas"),
+        ("How many settees do I have?", "Furniture > Sofas"),
+        ("How many prams do I have?", "Baby & Toddler > Baby Transport > Baby Strollers"),
+        ("How many bathing suits do I have?", SWIMWEAR),
+        ("How many swimsuits do I have?", SWIMWEAR),
+        ("How many trainers do I have?", SHOES),
+        ("How many jumpers do I have?", "Apparel & Accessories > Clothing > Shirts & Tops"),
+    ],
+)
+def test_an_everyday_name_is_read_as_the_published_one_and_said(question, path):
+    """ "cutlery" was said unmatched with a nearest list of unrelated names (held-out public exports), and
+    "bathing suits" was read as Suits; each is the product the published name stands for."""
+    p = plan(question, _kitchen(), TAX)
+    assert p.scope.taxonomy_path == path and p.scope.unmatched is None, (p.scope.label, p.notes)
+    assert any("is read as" in n for n in p.notes)
+
+
+def test_cutlery_counts_the_flatware_the_shop_files():
+    p = plan("How many cutlery do I have?", _kitchen(), TAX)
+    assert dict(p.scope.found)["own"] == 4
+    assert any("“cutlery” is read as “flatware”" in n for n in p.notes)
+
+
+def test_every_entry_is_unpublished_and_reads_as_a_published_name():
+    """The table holds words no Google name is made of, each read as words that name a category."""
+    from agent.analysis import synonyms
+    from agent.analysis.vocabulary import taxonomy_index
+
+    idx = taxonomy_index(TAX)
+    for tokens, (entry, published) in synonyms.by_tokens().items():
+        assert not idx.by_tokens.get(tokens), entry.words
+        assert entry.why and published, entry.words
+
+
+def _swim(extra):
+    swim = [(f"Coral Bikini {i}", SWIMWEAR, "Swimwear") for i in range(3)]
+    return shopify(swim + extra)
+
+
+def test_the_shops_own_words_keep_their_reading():
+    """A shop that calls a category, or titles its products, with the everyday word is answered in its words."""
+    own = plan("How many jumpers do I have?", _swim([("Wool Knit", SHOES, "Jumpers")]), TAX)
+    assert own.scope.own_label == "Jumpers" and not any("is read as" in n for n in own.notes)
+    titled = plan("How many swimsuits do I have?", _swim([("Floral Swimsuit", SWIMWEAR, "Swimwear")]), TAX)
+    assert dict(titled.scope.found) == {"own": 0, "taxonomy": 0, "title": 1}
+    assert not any("is read as" in n for n in titled.notes)
+
+
+def test_a_google_name_the_shop_sells_under_keeps_its_reading():
+    """A baby shop selling Baby Jumpers & Swings means those by "jumpers", never sweaters."""
+    jumpers = "Baby & Toddler > Baby Toys & Activity Equipment > Baby Jumpers & Swings"
+    p = plan("How many jumpers do I have?", shopify([("Door Bouncer", jumpers, "Bouncers")]), TAX)
+    assert p.scope.taxonomy_path == jumpers and not any("is read as" in n for n in p.notes)
+
+
+def test_a_word_before_another_noun_is_no_product_name():
+    """ "jumper cables" are cables: the table reads only a name that ends its phrase."""
+    p = plan("How many jumper cables do I have?", _kitchen(), TAX)
+    assert not any("is read as" in n for n in p.notes)

@@ -56,6 +56,7 @@ from agent.analysis.scope_resolution import (
     nearest,
     own_claim,
     own_index,
+    partial_sold,
     phrase_at,
     placed,
     resolve,
@@ -483,12 +484,61 @@ def _read_question(question: str, idx: _Indexes) -> _Draft:
     from agent.analysis import lexicon  # other languages → English tokens; English passes unchanged
 
     words, raw = lexicon.to_english(words, raw, idx.own_idx.lexicon_names, idx.own_idx.node_rows, idx.taxonomy)
+    raw, words, said = _read_synonyms(list(raw), list(words), idx)
     guessed: dict[str, str] = {}
     seq = _correct(raw, INTENT_VOCAB, idx.tax_idx.vocab, idx.own_idx.vocab, guessed)
     seq, words = _for_phrase(seq, list(words))
     seq, reading = _retyped_own_name(seq, _read(seq, idx), idx)
     seq, reading = _retyped_short_words(seq, reading, idx)
-    return _Draft(words=words, seq=seq, reading=reading, skills=reading.skills, miss=reading.miss, guessed=guessed)
+    draft = _Draft(words=words, seq=seq, reading=reading, skills=reading.skills, miss=reading.miss, guessed=guessed)
+    draft.notes.extend(said)
+    return draft
+
+
+def _read_synonyms(seq: list[str], words: list[str], idx: _Indexes) -> tuple[list[str], list[str], list[str]]:
+    """Everyday names no taxonomy publishes ("cutlery", "jumpers", "bathing suits") replaced by the name
+    that is published (`agent.analysis.synonyms`), with a sentence for each: (tokens, words, notes).
+
+    A name is replaced only where it ends a run of content words (the product noun is last: "jumper
+    cables" keep their words) and only when the shop does not hold it as written — no own category,
+    no Google name it has products under, no title names it; then the words as written stand."""
+    from agent.analysis import synonyms
+
+    table = synonyms.by_tokens()
+    if not any(t in {k[-1] for k in table} for t in seq):
+        return seq, words, []
+    notes: list[str] = []
+    i = 0
+    while i < len(seq):
+        for phrase, (entry, published) in sorted(table.items(), key=lambda kv: -len(kv[0])):
+            j = i + len(phrase)
+            if tuple(seq[i:j]) != phrase or (j < len(seq) and seq[j] not in STOPWORDS | INTENT_VOCAB):
+                continue
+            if _holds_as_written(phrase, " ".join(words[i:j]), idx):
+                break
+            notes.append(
+                f"“{' '.join(words[i:j])}” is read as “{' '.join(published)}”, the name the product taxonomies "
+                f"publish: {entry.why}."
+            )
+            seq = seq[:i] + [stem(w) for w in published] + seq[j:]
+            words = words[:i] + list(published) + words[j:]
+            i += len(published) - 1
+            break
+        i += 1
+    return seq, words, notes
+
+
+def _holds_as_written(phrase: tuple[str, ...], written: str, idx: _Indexes) -> bool:
+    """Does the shop hold the words as written: an own category of that name, a Google name it has
+    products under, or titles naming the product?"""
+    own = idx.own_idx
+    if phrase in own.own_levels or "".join(phrase) in own.own_joined or phrase in own.own_content:
+        return True
+    if match_phrase(phrase, own, idx.taxonomy, idx.tax_idx, True) is not None:
+        return True
+    if partial_sold(phrase, own, idx.taxonomy, idx.tax_idx) is not None:
+        return True
+    return idx.own is not None and idx.by_title(written, phrase) is not None
 
 
 def _retyped_own_name(seq: list[str], reading: _Reading, idx: _Indexes) -> tuple[list[str], _Reading]:

@@ -497,6 +497,12 @@ def _partial(
     return Match(node, _merchant_inside(node, own, taxonomy), " ".join(phrase), taxonomy.nodes[node].name)
 
 
+def partial_sold(phrase: tuple[str, ...], own: OwnIndex, taxonomy: Taxonomy, tax_idx: TaxonomyIndex) -> Match | None:
+    """A taxonomy node the catalog has products in whose name holds every word of the phrase (`_partial`):
+    for the planner's check that a shop holds a word as written before reading it as a synonym."""
+    return _partial(phrase, own, taxonomy, tax_idx)
+
+
 MAX_PHRASE_WORDS = 6  # category names are short; longer word runs are tried in windows of this size
 
 
