@@ -108,3 +108,51 @@ def test_a_word_before_another_noun_is_no_product_name():
     """ "jumper cables" are cables: the table reads only a name that ends its phrase."""
     p = plan("How many jumper cables do I have?", _kitchen(), TAX)
     assert not any("is read as" in n for n in p.notes)
+
+
+# --- a taxonomy name the word only leads, in a branch the shop holds nothing in ------------------------------
+CLOTHING = "Apparel & Accessories > Clothing"
+
+
+def _shoe_shop():
+    return shopify(
+        [
+            ("Ballet Flat Shoe", SHOES, "Shoes"),
+            ("Cork Wedges", SHOES, "Shoes"),
+            ("Wedge Heel Pump", SHOES, "Shoes"),
+            ("Platform Boot", SHOES, "Shoes"),
+            ("Knit Poncho Wrap", CLOTHING, "Tops"),
+            ("Suede Loafer", SHOES, "Shoes"),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("word", "foreign"),
+    [
+        ("flats", "Flat Mineral Water"),
+        ("wedges", "Wedge Tools"),
+        ("platforms", "Platform & Paddle Tennis"),
+        ("ponchos", "Poncho Liners"),
+    ],
+)
+def test_titles_of_the_shop_are_read_before_a_name_in_a_branch_it_has_nothing_in(word, foreign):
+    """A shoe and clothing shop's "flats", "wedges", "platforms", "ponchos" were read as the Google names
+    those words lead (Food, Hardware, Sporting Goods, Home & Garden: the shop has nothing there), empty,
+    while its titles say "Ballet Flat Shoe", "Cork Wedges", "Platform Boot", "Knit Poncho Wrap"."""
+    p = plan(f"How many {word} do I have?", _shoe_shop(), TAX)
+    assert p.scope.taxonomy_id is None and p.scope.label == word, (p.scope.label, p.notes)
+    assert not any(foreign in n for n in p.notes)
+    assert any(f"“{word}”" in n for n in p.notes) or dict(p.scope.found)["title"] >= 1
+
+
+def test_titles_that_name_it_beside_another_noun_are_said_not_replaced_by_the_foreign_name():
+    p = plan("How many platforms do I have?", _shoe_shop(), TAX)
+    assert any("Platform Boot" in n for n in p.notes)
+
+
+def test_an_exact_google_name_and_a_shop_without_the_word_keep_the_taxonomy_reading():
+    """ "saddles" is Google's own name; "dogs" in a shop whose titles never say dog is a gap in Dog Supplies."""
+    shop = _shoe_shop()
+    assert plan("How many saddles do I have?", shop, TAX).scope.taxonomy_id is not None
+    assert plan("How many dogs do I have?", shop, TAX).scope.label == "Dog Supplies"

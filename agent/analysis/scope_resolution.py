@@ -939,18 +939,64 @@ def placed(
             total = sum(n for _, n in found)
     if title_only and total == 0:
         return None
-    if not title_only and (
-        _another_sense(own, scope, taxonomy, found) or _only_a_modifier(own, scope, taxonomy, phrase)
+    foreign = not title_only and _in_an_empty_branch(own, own_idx, scope, taxonomy, found, phrase)
+    if foreign or (
+        not title_only
+        and (_another_sense(own, scope, taxonomy, found) or _only_a_modifier(own, scope, taxonomy, phrase))
     ):
         words = scope.phrase or " ".join(phrase)
         by_title = placed(Scope(label=words, phrase=words), own, own_idx, taxonomy, phrase, title_only=True)
         if by_title is not None:
             return by_title
+        if foreign:  # titles hold the word only beside another noun: the merchant's word, empty, and said
+            return placed(Scope(label=words, phrase=words), own, own_idx, taxonomy, phrase)
     scope, found = _named_joins_only(own, scope, taxonomy, found)
     scope = replace(scope, found=found)
     if total == 0:
         scope = replace(scope, nearest=nearest_own(" ".join(phrase), own_idx), unplaced=scoping.unplaced(own))
     return scope
+
+
+def _in_an_empty_branch(
+    own: pa.Table,
+    own_idx: OwnIndex,
+    scope: Scope,
+    taxonomy: Taxonomy,
+    found: tuple[tuple[str, int], ...],
+    phrase: tuple[str, ...],
+) -> bool:
+    """Is the scope a taxonomy name the words only lead or share (not the name itself), holding nothing,
+    in a top-level branch where the shop has no product at all, while the shop's titles hold the word?
+
+    A shoe and clothing shop's "flats", "wedges", "platforms" and "ponchos" were read as Flat Mineral
+    Water, Wedge Tools, Platform & Paddle Tennis and Poncho Liners (the names those words lead), empty,
+    while its titles said "Ballet Flat", "Cork Wedge Sandal", "Platform Boot", "Knit Poncho Wrap". The
+    reading that lands where the shop holds products is its titles': counted by the title's product
+    noun as any title scope, or, when the titles hold the word only beside another noun, an empty scope
+    under the merchant's word that says which titles name it (`planner._say_titles_outside`). An exact
+    Google name ("saddles" = Saddles) keeps its reading: the merchant used the taxonomy's own word."""
+    if scope.taxonomy_id is None or scope.own_paths or any(n for _, n in found) or not scope.title_terms:
+        return False
+    if name_tokens(taxonomy.nodes[scope.taxonomy_id].name) == tuple(t for t in phrase if t != "and"):
+        return False
+    for node_id in (scope.taxonomy_id, *scope.extra_taxonomy_ids):
+        top = taxonomy.node(node_id)
+        while top is not None and top.parent_id is not None:
+            top = taxonomy.node(top.parent_id)
+        if top is None or own_idx.node_rows.get(top.id, 0):
+            return False
+    return _titles_say(own, scope.title_terms[0])
+
+
+def _titles_say(own: pa.Table, word: str) -> bool:
+    """Does any title hold the (stemmed) word, in any of its written forms, as a whole word?"""
+    from agent.analysis import scoping
+
+    if "title" not in own.column_names:
+        return False
+    titles = pc.unique(pc.cast(own["title"], pa.string()))
+    pattern = scoping._whole_word([scoping._word_forms(word)])
+    return bool(pc.any(pc.fill_null(pc.match_substring_regex(titles, pattern), False)).as_py())
 
 
 def _named_joins_only(
