@@ -156,3 +156,31 @@ def test_an_exact_google_name_and_a_shop_without_the_word_keep_the_taxonomy_read
     shop = _shoe_shop()
     assert plan("How many saddles do I have?", shop, TAX).scope.taxonomy_id is not None
     assert plan("How many dogs do I have?", shop, TAX).scope.label == "Dog Supplies"
+
+
+# --- one part of an "&"-joined Google name -------------------------------------------------------------------
+UNDERWEAR_SOCKS = "Apparel & Accessories > Clothing > Underwear & Socks"
+SHIRTS_TOPS = "Apparel & Accessories > Clothing > Shirts & Tops"
+
+
+def _filed_at_the_joined_name(types=("", "", "", "")):
+    """Socks and trunks filed under Google's joined Underwear & Socks, not its leaves."""
+    titles = ("Crew Socks 3-Pack", "Ankle Socks", "Cotton Trunk", "Boxer Brief")
+    return shopify(
+        [(t, UNDERWEAR_SOCKS, ty) for t, ty in zip(titles, types)]
+        + [("Logo Tee", SHIRTS_TOPS, ""), ("Oxford Shirt", SHIRTS_TOPS, "Shirt"), ("Tank Top", SHIRTS_TOPS, "")]
+    )
+
+
+def test_a_word_that_is_one_half_of_a_joined_name_counts_that_half():
+    """ "socks" read as all of Underwear & Socks counted the trunks too (a held-out apparel export): read
+    as Google's Socks, the products filed under the broader joined name count by their titles."""
+    p = plan("How many socks do I have?", _filed_at_the_joined_name(), TAX)
+    assert p.scope.taxonomy_path == UNDERWEAR_SOCKS + " > Socks"
+    assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 2}
+
+
+def test_a_half_no_product_is_filed_or_titled_as_says_the_joined_name_holds_both():
+    p = plan("How many underwear do I have?", _filed_at_the_joined_name(), TAX)
+    assert p.scope.taxonomy_path == UNDERWEAR_SOCKS
+    assert any("which holds socks together with underwear" in n for n in p.notes)

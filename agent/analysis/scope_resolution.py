@@ -912,6 +912,21 @@ def placed(
         return None if title_only else scope
     found = scoping.found(own, scope, taxonomy)
     total = sum(n for _, n in found)
+    others = () if title_only else _other_halves(scope, taxonomy, phrase)
+    half = _half_node(scope, taxonomy, phrase) if others else None
+    if half is not None and scope.taxonomy_id is not None:  # "socks" read as all of Underwear & Socks
+        m = Match(half, _merchant_inside(half, own_idx, taxonomy), scope.phrase or " ".join(phrase), "")
+        m.label = taxonomy.nodes[half].name
+        narrower = placed(to_scope(m, taxonomy), own, own_idx, taxonomy, phrase)
+        if narrower is not None and any(n for _, n in narrower.found):
+            return narrower
+        words = scope.phrase or " ".join(phrase)
+        name = taxonomy.nodes[scope.taxonomy_id].name
+        note = (
+            f"No product is filed or titled as {words.lower()}; the scope is {name}, which holds "
+            f"{' and '.join(others)} together with {words.lower()}."
+        )
+        scope = replace(scope, widened=_sentences(scope.widened, note))
     if total == 0 and len(terms) > 1:  # "pond pumps" whose titles only say "pump"
         loose = replace(scope, title_terms=terms[:1], title_noun_only=True)
         loose_found = scoping.found(own, loose, taxonomy)
@@ -955,6 +970,47 @@ def placed(
     if total == 0:
         scope = replace(scope, nearest=nearest_own(" ".join(phrase), own_idx), unplaced=scoping.unplaced(own))
     return scope
+
+
+def _content(phrase: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(t for t in phrase if t != "and")
+
+
+def _other_halves(scope: Scope, taxonomy: Taxonomy, phrase: tuple[str, ...]) -> tuple[str, ...]:
+    """The other parts of the scope's joined taxonomy name, as written and lower-cased, when the phrase
+    is one part of it ("underwear" of Underwear & Socks → ("socks",)); () otherwise."""
+    if scope.taxonomy_id is None or scope.own_paths:
+        return ()
+    want = _content(phrase)
+    parts = [p for p in re.split(r"\s*(?:&|,|\band\b)\s*", taxonomy.nodes[scope.taxonomy_id].name) if p.strip()]
+    if len(parts) < 2 or want not in [name_tokens(p) for p in parts]:
+        return ()
+    return tuple(p.lower() for p in parts if name_tokens(p) != want)
+
+
+def _half_node(scope: Scope, taxonomy: Taxonomy, phrase: tuple[str, ...]) -> int | None:
+    """The node named exactly by the phrase inside the scope's node, when the phrase is only one part
+    of the node's joined name: Socks inside Underwear & Socks for "socks".
+
+    A shop filing its socks and its trunks under Underwear & Socks (the joined name, not the leaf) had
+    "How many socks do I have?" read as the whole joined category, trunks included. Read as Socks,
+    the products filed under the broader Underwear & Socks whose titles say socks are counted by title
+    (a title refines a broader filing); `placed` keeps that reading when it finds products, else
+    stays with the joined node and says that it holds both."""
+    if scope.taxonomy_id is None or scope.own_paths:
+        return None
+    want = _content(phrase)
+    parts = _name_parts(taxonomy.nodes[scope.taxonomy_id].name, shared=False)
+    if len(parts) < 2 or want not in parts:
+        return None
+    from agent.analysis.vocabulary import taxonomy_index
+
+    inside = [
+        i
+        for i in taxonomy_index(taxonomy).by_tokens.get(want, ())
+        if i != scope.taxonomy_id and taxonomy.is_within(i, scope.taxonomy_id)
+    ]
+    return min(inside, key=lambda i: (taxonomy.nodes[i].depth, i)) if inside else None
 
 
 def _in_an_empty_branch(
