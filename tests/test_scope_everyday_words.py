@@ -184,3 +184,14 @@ def test_a_half_no_product_is_filed_or_titled_as_says_the_joined_name_holds_both
     p = plan("How many underwear do I have?", _filed_at_the_joined_name(), TAX)
     assert p.scope.taxonomy_path == UNDERWEAR_SOCKS
     assert any("which holds socks together with underwear" in n for n in p.notes)
+
+
+def test_an_own_category_asked_for_by_half_a_joined_google_name_says_that_name_and_its_count():
+    """ "shirts" counted a print-on-demand shop's type "Shirt" (8) and said nothing of Google's Shirts &
+    Tops, where it files 59: the own category stays the scope, and the joined name's count is said."""
+    p = plan("How many shirts do I have?", _filed_at_the_joined_name(), TAX)
+    assert p.scope.own_label == "Shirt" and dict(p.scope.found)["own"] == 1
+    assert any("Google's Shirts & Tops" in n and "has 3 of your active products" in n for n in p.notes)
+    assert any("“shirts and tops”" in n for n in p.notes)
+    both = plan("How many shirts and tops do I have?", _filed_at_the_joined_name(), TAX)
+    assert both.scope.taxonomy_path == SHIRTS_TOPS and sum(dict(both.scope.found).values()) == 3

@@ -469,6 +469,7 @@ def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMe
     _keep_whole_phrase(draft, idx)
     _say_empty_guess(draft, idx)
     _say_titles_outside(draft, idx)
+    _say_joined_google_name(draft, idx)
     if draft.scope is not None and draft.scope.widened:
         draft.notes.append(draft.scope.widened)
     if not draft.skills:
@@ -821,6 +822,46 @@ def _say_titled_elsewhere(draft: _Draft, idx: _Indexes, total: int) -> None:
     if out.category:
         text += f"; ask for “{out.category.split(' > ')[-1].lower()}” to count {'it' if one else 'them'}"
     draft.notes.append(text[0].upper() + text[1:] + ".")
+
+
+def _say_joined_google_name(draft: _Draft, idx: _Indexes) -> None:
+    """An own category asked for by a word that is also one part of a joined Google name holding more of
+    the shop's products: that name and its count are said, with how to ask for it.
+
+    "How many shirts do I have?" on a held-out print-on-demand shop counted its product type "Shirt"
+    (8 products) and said nothing of Google's Shirts & Tops, where it files 59: a merchant who meant
+    the shirts and tops together was not told. The own category stays the scope (a name the merchant
+    wrote is counted exactly); the sentence gives the joined name and its number."""
+    from agent.analysis import scoping
+    from agent.analysis.scope_resolution import to_scope
+
+    scope, own = draft.scope, idx.own
+    if scope is None or own is None or not scope.own_paths or scope.taxonomy_id is not None or not scope.found:
+        return
+    words = tuple(t for t in (draft.resolved or "").split() if t not in STOPWORDS and t != "and")
+    if len(words) != 1:
+        return
+    total = sum(n for _, n in scope.found)
+    best: tuple[int, int] | None = None
+    for node_id in idx.tax_idx.by_token.get(words[0], ()):
+        name = idx.taxonomy.nodes[node_id].name
+        parts = [tuple(tokens(p)) for p in name.replace(",", "&").split("&") if p.strip()]
+        if len(parts) < 2 or words not in parts or not idx.own_idx.node_rows.get(node_id, 0):
+            continue
+        m = Match(node_id, (), name, name)
+        n = sum(c for _, c in scoping.found(own, to_scope(m, idx.taxonomy), idx.taxonomy))
+        if n > total and (best is None or n > best[1]):
+            best = (node_id, n)
+    if best is None:
+        return
+    name = idx.taxonomy.nodes[best[0]].name
+    asked = name.lower().replace(" & ", " and ").replace(", ", " and ")
+    draft.notes.append(
+        f"The scope is your category {scope.own_label or scope.label} ({total:,} active "
+        f"{'product' if total == 1 else 'products'}); Google's {name}, which holds {scope.phrase or words[0]} "
+        f"together with the rest of its name, has {best[1]:,} of your active products: ask for “{asked}” to "
+        "count them."
+    )
 
 
 def _plural(noun: str) -> str:
