@@ -195,3 +195,29 @@ def test_an_own_category_asked_for_by_half_a_joined_google_name_says_that_name_a
     assert any("“shirts and tops”" in n for n in p.notes)
     both = plan("How many shirts and tops do I have?", _filed_at_the_joined_name(), TAX)
     assert both.scope.taxonomy_path == SHIRTS_TOPS and sum(dict(both.scope.found).values()) == 3
+
+
+# --- a Russian shop's own category written in Latin letters ----------------------------------------------------
+def _russian_shop(kind: str):
+    return shopify(
+        [
+            ("Диван угловой Комфорт", "", kind),
+            ("Диван прямой Лофт", "", kind),
+            ("Кресло мягкое", "", kind),
+            ("Стол обеденный", "", "stoly"),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "own", "n"),
+    [
+        ("Где пробелы в диванах и креслах?", "divany-i-kresla", 3),
+        ("Какие столы нет в наличии?", "stoly", 1),
+    ],
+)
+def test_a_russian_question_finds_an_own_category_written_in_latin_letters(question, own, n):
+    """A Russian shop files by transliterated slugs ("divany-i-kresla", held-out): its Cyrillic question
+    matched no own category and was answered for Google's names, with none of its products."""
+    p = plan(question, _russian_shop("divany-i-kresla"), TAX)
+    assert p.scope.own_paths == (own,) and dict(p.scope.found)["own"] == n, (p.scope.label, p.scope.found)

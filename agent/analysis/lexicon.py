@@ -794,9 +794,93 @@ def _own_index(categories: Iterable[str], code: str) -> _NameIndex:
     if hit is not None and hit[0] is categories:
         return hit[1]
     levels = {lvl.strip() for c in categories for lvl in _LEVEL_SPLIT.split(str(c)) if lvl.strip()}
-    idx = _index(((lvl, lvl) for lvl in sorted(levels)), _lang(code))
+    entries = [(lvl, lvl) for lvl in sorted(levels)]
+    if code == "ru":  # "divany-i-kresla": a Russian name written in Latin letters, as slugs and handles are
+        entries += [(lvl, cyrillic) for lvl, _ in list(entries) for cyrillic in _cyrillic(lvl)]
+    idx = _index(entries, _lang(code))
     _OWN_CACHE.put(key, (categories, idx))
     return idx
+
+
+# Latin letters back to Cyrillic, longest first: the common ways of writing Russian in Latin letters (the
+# passport and road-sign schemes and the slugs shops make of them: "shch"/"sch", "zh", "kh", "ts", "ya").
+_FROM_LATIN = (
+    ("shch", "щ"),
+    ("sch", "щ"),
+    ("yo", "ё"),
+    ("zh", "ж"),
+    ("kh", "х"),
+    ("ts", "ц"),
+    ("ch", "ч"),
+    ("sh", "ш"),
+    ("yu", "ю"),
+    ("ya", "я"),
+    ("ye", "е"),
+    ("iy", "ий"),
+    ("yy", "ый"),
+    ("a", "а"),
+    ("b", "б"),
+    ("v", "в"),
+    ("w", "в"),
+    ("g", "г"),
+    ("d", "д"),
+    ("e", "е"),
+    ("z", "з"),
+    ("i", "и"),
+    ("j", "й"),
+    ("k", "к"),
+    ("l", "л"),
+    ("m", "м"),
+    ("n", "н"),
+    ("o", "о"),
+    ("p", "п"),
+    ("r", "р"),
+    ("s", "с"),
+    ("t", "т"),
+    ("u", "у"),
+    ("f", "ф"),
+    ("h", "х"),
+    ("c", "ц"),
+    ("y", "ы"),
+    ("x", "кс"),
+    ("q", "к"),
+)
+_LATIN_NAME = re.compile(r"^[A-Za-z][A-Za-z\s_-]*$")
+
+
+def _cyrillic(name: str) -> tuple[str, ...]:
+    """A Russian name written in Latin letters ("divany-i-kresla", "Stoly") in Cyrillic ("диваны и кресла",
+    "столы"), for a Russian question to meet it; () for a name with other characters.
+
+    Russian shops' handles, slugs and many category values are transliterated: a held-out Russian
+    shop's sofas were filed under "divany-i-kresla", and "Где пробелы в диванах и креслах?" could not
+    meet it, the question's words being Cyrillic. Transliteration loses letters (a soft sign inside a
+    word, "й" against "и", which `fold` joins anyway), so this is a reading for matching only: the name
+    stays as written. "ts" is "ц" or "тс" ("tsvety", "detskaya"): both are given, for at most two of them.
+    A Latin name that is English gives Cyrillic no Russian question holds, so it costs nothing."""
+    if not _LATIN_NAME.match(name):
+        return ()
+    low = name.casefold().replace("_", " ").replace("-", " ")
+    readings = [""]
+    i = 0
+    while i < len(low):
+        if low.startswith("ts", i) and len(readings) < 4:
+            readings = [r + c for r in readings for c in ("ц", "тс")]
+            i += 2
+            continue
+        if low[i] == "y" and i and low[i - 1] in "aeiou" and not low.startswith(("ya", "yu", "yo", "ye"), i):
+            readings = [r + "й" for r in readings]  # "stroy", "chay"
+            i += 1
+            continue
+        for latin, cyr in _FROM_LATIN:
+            if low.startswith(latin, i):
+                readings = [r + cyr for r in readings]
+                i += len(latin)
+                break
+        else:
+            readings = [r + low[i] for r in readings]
+            i += 1
+    return tuple(readings)
 
 
 # --- translation ------------------------------------------------------------------------------------------------
