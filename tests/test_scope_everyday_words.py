@@ -221,3 +221,11 @@ def test_a_russian_question_finds_an_own_category_written_in_latin_letters(quest
     matched no own category and was answered for Google's names, with none of its products."""
     p = plan(question, _russian_shop("divany-i-kresla"), TAX)
     assert p.scope.own_paths == (own,) and dict(p.scope.found)["own"] == n, (p.scope.label, p.scope.found)
+
+
+def test_titles_naming_only_the_noun_do_not_hold_an_everyday_name():
+    """A clothing shop titles a "Suit" but no bathing suit (held-out abdulkayium/csv_product): that is
+    the loosened title reading, not the words as written, so "bathing suits" is still swimwear."""
+    shop = _swim([("Linen Suit", "Apparel & Accessories > Clothing > Suits", "Suits")])
+    p = plan("How many bathing suits do I have?", shop, TAX)
+    assert p.scope.taxonomy_path == SWIMWEAR and dict(p.scope.found)["own"] == 3

@@ -531,7 +531,8 @@ def _read_synonyms(seq: list[str], words: list[str], idx: _Indexes) -> tuple[lis
 
 def _holds_as_written(phrase: tuple[str, ...], written: str, idx: _Indexes) -> bool:
     """Does the shop hold the words as written: an own category of that name, a Google name it has
-    products under, or titles naming the product?"""
+    products under, or titles naming the product (the whole phrase: titles naming only its noun, a
+    "suit" for "bathing suits", are a loosened reading, not the words as written)?"""
     own = idx.own_idx
     if phrase in own.own_levels or "".join(phrase) in own.own_joined or phrase in own.own_content:
         return True
@@ -539,7 +540,10 @@ def _holds_as_written(phrase: tuple[str, ...], written: str, idx: _Indexes) -> b
         return True
     if partial_sold(phrase, own, idx.taxonomy, idx.tax_idx) is not None:
         return True
-    return idx.own is not None and idx.by_title(written, phrase) is not None
+    if idx.own is None:
+        return False
+    by_title = idx.by_title(written, phrase)
+    return by_title is not None and not by_title.widened  # "a suit" alone is no bathing suit
 
 
 def _retyped_own_name(seq: list[str], reading: _Reading, idx: _Indexes) -> tuple[list[str], _Reading]:
