@@ -1041,16 +1041,19 @@ def _in_an_empty_branch(
             top = taxonomy.node(top.parent_id)
         if top is None or own_idx.node_rows.get(top.id, 0):
             return False
-    return _titles_say(own, scope.title_terms[0])
+    return titles_say(own, scope.title_terms[0])
 
 
-def _titles_say(own: pa.Table, word: str) -> bool:
+def titles_say(own: pa.Table, word: str) -> bool:
     """Does any title hold the (stemmed) word, in any of its written forms, as a whole word?"""
     from agent.analysis import scoping
+    from agent.catalog.values import as_dictionary
 
-    if "title" not in own.column_names:
+    if "title" not in own.column_names or own.num_rows == 0:
         return False
-    titles = pc.unique(pc.cast(own["title"], pa.string()))
+    titles = as_dictionary(own["title"]).dictionary  # the distinct titles, as the title match reads them
+    if not pa.types.is_string(titles.type):
+        titles = titles.cast(pa.string())
     pattern = scoping._whole_word([scoping._word_forms(word)])
     return bool(pc.any(pc.fill_null(pc.match_substring_regex(titles, pattern), False)).as_py())
 
