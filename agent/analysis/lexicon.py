@@ -604,7 +604,13 @@ def stem(word: str, lang: str) -> str:
         elif lang == "ru" and w.endswith("ь") and len(w) > MIN_STEM:  # стульях ~ стулья ~ стул
             w = w[:-1]
         return w
+    if lang == "ru" and len(w) >= 5 and w[-2:] in ("ок", "ек") and w[-3] not in _RU_VOWELS:
+        # the genitive plural's fleeting vowel: "кроссовок" ~ "кроссовки", "вилок" ~ "вилки", "носок" ~ "носки"
+        return w[:-2] + "к"
     return w
+
+
+_RU_VOWELS = frozenset("аеиоуыэюя")
 
 
 @functools.lru_cache(maxsize=None)

@@ -424,6 +424,11 @@ def _word_forms(noun: str) -> str:
     and the plural of an -ing noun, whose stem drops the ending: earr|earring|earrings, paint|paintings."""
     import re
 
+    if re.search("[\u0400-\u04ff]", noun):  # a Russian stem: its case and number endings, "е" also "ё"
+        forms = re.escape(noun).replace("е", "[её]") + "[а-яё]{0,3}"
+        if noun.endswith("к") and len(noun) > 3 and noun[-2] not in "аеиоуыэюя":  # кроссовк: кроссовок
+            forms += "|" + re.escape(noun[:-1]).replace("е", "[её]") + "[оеё]к"
+        return "(?:" + forms + ")"
     if noun.endswith("y") and len(noun) > 3:
         return re.escape(noun[:-1]) + "(?:y|ies|ie)"  # hoody: Hoodie, Hoodies
     return re.escape(noun) + "(?:s|es|ings?)?"

@@ -84,6 +84,8 @@ def stem(word: str) -> str:
     the taxonomy's 5,595 names hold ~16,000 words but only a few thousand distinct ones.
     """
     w = word if word.isascii() else _fold(word)
+    if not w.isascii() and _CYRILLIC.search(w):
+        return _ru_stem(w)  # Cyrillic words (titles, own names, words a Russian question leaves as written)
     w = _SPELLING.get(w, w)
     if w in _KEEP or len(w) <= 3:
         return w
@@ -98,6 +100,19 @@ def stem(word: str) -> str:
     if w.endswith("ing") and len(w) > 6:
         w = w[:-3]
     return w
+
+
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+
+
+def _ru_stem(word: str) -> str:
+    """A Cyrillic word stemmed by the Russian rules (`lexicon.stem`), so that the English planner meets a
+    Russian shop's titles and own names in any case: "кроссовок" (how many sneakers) is the titles'
+    "кроссовки". Without it, a Russian question's word that the lexicon passes through as written met
+    only titles in the same case and number."""
+    from agent.analysis.lexicon import stem as stem_in
+
+    return stem_in(word, "ru")
 
 
 def _fold(word: str) -> str:
