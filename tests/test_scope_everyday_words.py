@@ -252,3 +252,13 @@ def test_a_russian_question_meets_titles_in_another_case():
     for question in ("Сколько у меня кроссовок?", "Сколько у меня кроссовки?", "Какие кроссовки нет в наличии?"):
         p = plan(question, shop, TAX)
         assert dict(p.scope.found).get("title") == 3, (question, p.scope.label, p.scope.found, p.notes)
+
+
+def test_a_russian_word_read_as_a_google_name_still_finds_the_cyrillic_titles():
+    """ "диванов" is read as Google's Sofas; a Russian shop filing its sofas under a slug and no Google
+    category, titled "Диван …", was told it had none: the node's Russian name is a title term too."""
+    p = plan("Сколько у меня диванов?", _russian_shop("divany-i-kresla"), TAX)
+    assert p.scope.taxonomy_path == "Furniture > Sofas" and dict(p.scope.found)["title"] == 2
+    english = shopify([("Corner Sofa Comfort", "", "Sofas"), ("Oak Table", "", "Tables")])
+    terms = plan("How many sofas do I have?", english, TAX).scope.title_subterms
+    assert all(w.isascii() for t in terms for w in t)  # no Russian name for an English shop

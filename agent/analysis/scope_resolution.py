@@ -843,6 +843,36 @@ def _with_subcategories(scope: Scope, own: OwnIndex, taxonomy: Taxonomy) -> Scop
     )
 
 
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+RUSSIAN_TITLE_SAMPLE = 200  # distinct titles looked at to tell whether a shop titles in Cyrillic
+
+
+def _with_russian_name(scope: Scope, own: pa.Table | None, taxonomy: Taxonomy) -> Scope:
+    """A Cyrillic-titled shop's scope also finds, by title, the node's Russian name ("Диваны" for Sofas).
+
+    A Russian question's words are read as Google's English names ("диванов" → Sofas), and a scope's
+    title terms are the English words: a Russian shop whose sofas are titled "Диван угловой …" and
+    filed under no Google category (a slug "divany-i-kresla") had "Сколько у меня диванов?" answered
+    "no active products". The node's name in Google's Russian taxonomy (each part of a joined one) is
+    one more subcategory name its titles may hold, counted like the others. Only for shops whose
+    titles are written in Cyrillic (a sample of the distinct titles), and only the node's own name."""
+    if scope.taxonomy_id is None or own is None or "title" not in own.column_names or own.num_rows == 0:
+        return scope
+    from agent.analysis.vocabulary import tokens
+    from agent.catalog.taxonomy import load_locale
+    from agent.catalog.values import as_dictionary
+
+    sample = as_dictionary(own["title"]).dictionary.slice(0, RUSSIAN_TITLE_SAMPLE).to_pylist()
+    if not any(t and _CYRILLIC.search(str(t)) for t in sample):
+        return scope
+    path = load_locale("ru-RU").get(scope.taxonomy_id)
+    if not path:
+        return scope
+    parts = [tuple(tokens(p)) for p in re.split(r"\s*(?:,|\bи\b)\s*", path.rsplit(" > ", 1)[-1])]
+    extra = tuple((t[-1], *t[:-1]) for t in parts if t and (t[-1], *t[:-1]) not in scope.title_subterms)
+    return replace(scope, title_subterms=scope.title_subterms + extra) if extra else scope
+
+
 def _names_a_node_elsewhere(part: tuple[str, ...], ids: set[int], taxonomy: Taxonomy) -> bool:
     """Is a lone word of a subcategory name ("Suits" of Snow Pants & Suits) the whole name of a node
     outside the scope (Apparel & Accessories > Clothing > Suits)? Then it is that node's word, and a
@@ -908,6 +938,7 @@ def placed(
     terms = _title_terms(phrase)
     scope = replace(scope, title_terms=terms)
     scope = _with_subcategories(scope, own_idx, taxonomy)
+    scope = _with_russian_name(scope, own, taxonomy)
     if own is None or own.num_rows == 0:
         return None if title_only else scope
     found = scoping.found(own, scope, taxonomy)
