@@ -262,3 +262,13 @@ def test_a_russian_word_read_as_a_google_name_still_finds_the_cyrillic_titles():
     english = shopify([("Corner Sofa Comfort", "", "Sofas"), ("Oak Table", "", "Tables")])
     terms = plan("How many sofas do I have?", english, TAX).scope.title_subterms
     assert all(w.isascii() for t in terms for w in t)  # no Russian name for an English shop
+
+
+def test_a_published_name_is_read_as_an_own_category_of_its_place_s_very_name():
+    """ "sneakers" on a shop whose own category is "SHOES" (tests/corpus/shopify/wlamanie-polish-categories.csv)
+    was a typo guess "Speakers" until words the taxonomies publish stopped being corrected, and then
+    said unmatched: Shopify files sneakers under Shoes, which this shop names itself."""
+    shop = shopify([("Runner X", "Arts & Entertainment", "SHOES"), ("Desk Lamp", "", "LIGHTING")])
+    p = plan("How many sneakers do I have?", shop, TAX)
+    assert p.scope.own_label == "SHOES" and dict(p.scope.found)["own"] == 1
+    assert any("read as your category SHOES, named as Shoes" in n for n in p.notes)

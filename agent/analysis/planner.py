@@ -772,12 +772,16 @@ def _read_as_published_name(draft: _Draft, asked: str, idx: _Indexes) -> bool:
         return False
     name = idx.taxonomy.nodes[gid].name
     scope = scope_for(tuple(tokens(name)), name, idx.own, idx.own_idx, idx.taxonomy, idx.tax_idx)
-    if scope is None or scope.taxonomy_id != gid:
-        return False
+    if scope is None or (scope.taxonomy_id != gid and tokens(scope.own_label or "") != tokens(name)):
+        return False  # ...unless the shop's own category has the place's very name ("SHOES" for Shoes)
     draft.scope, draft.resolved, draft.unmatched = scope, name, None
+    where = (
+        f"{scope.label}, the Google category"
+        if scope.taxonomy_id == gid
+        else f"your category {scope.label}, named as {name}, the Google category"
+    )
     draft.notes.append(
-        f"No category and no title is called “{asked}”; it is read as {scope.label}, the Google category "
-        "the product taxonomies file it under."
+        f"No category and no title is called “{asked}”; it is read as {where} the product taxonomies file it under."
     )
     return True
 
