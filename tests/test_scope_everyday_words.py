@@ -180,10 +180,13 @@ def test_a_word_that_is_one_half_of_a_joined_name_counts_that_half():
     assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 2}
 
 
-def test_a_half_no_product_is_filed_or_titled_as_says_the_joined_name_holds_both():
+def test_a_half_no_product_is_filed_or_titled_as_is_a_gap_and_says_the_joined_count():
+    """A sock shop's socks filed under Underwear & Socks (tests/corpus/generic/thursday-boots-listing.csv,
+    23 of them) are no underwear: "underwear" is Google's Underwear, empty, and the joined count is said."""
     p = plan("How many underwear do I have?", _filed_at_the_joined_name(), TAX)
-    assert p.scope.taxonomy_path == UNDERWEAR_SOCKS
-    assert any("which holds socks together with underwear" in n for n in p.notes)
+    assert p.scope.taxonomy_path == UNDERWEAR_SOCKS + " > Underwear" and not any(dict(p.scope.found).values())
+    assert any("4 are filed under Underwear & Socks, which holds socks together with underwear" in n for n in p.notes)
+    assert any("“underwear and socks”" in n for n in p.notes)
 
 
 def test_an_own_category_asked_for_by_half_a_joined_google_name_says_that_name_and_its_count():

@@ -949,15 +949,18 @@ def placed(
         m = Match(half, _merchant_inside(half, own_idx, taxonomy), scope.phrase or " ".join(phrase), "")
         m.label = taxonomy.nodes[half].name
         narrower = placed(to_scope(m, taxonomy), own, own_idx, taxonomy, phrase)
-        if narrower is not None and any(n for _, n in narrower.found):
+        if narrower is not None and (any(n for _, n in narrower.found) or not total):
             return narrower
-        words = scope.phrase or " ".join(phrase)
-        name = taxonomy.nodes[scope.taxonomy_id].name
-        note = (
-            f"No product is filed or titled as {words.lower()}; the scope is {name}, which holds "
-            f"{' and '.join(others)} together with {words.lower()}."
-        )
-        scope = replace(scope, widened=_sentences(scope.widened, note))
+        if narrower is not None:  # none of them is filed or titled so: a gap, with the joined count said
+            words = (scope.phrase or " ".join(phrase)).lower()
+            name = taxonomy.nodes[scope.taxonomy_id].name
+            asked = name.lower().replace(" & ", " and ")
+            note = (
+                f"None of your active products is filed or titled as {words}; {total:,} "
+                f"{'is' if total == 1 else 'are'} filed under {name}, which holds {' and '.join(others)} together "
+                f"with {words}: ask for “{asked}” to count {'it' if total == 1 else 'them'}."
+            )
+            return replace(narrower, widened=_sentences(narrower.widened, note))
     if total == 0 and len(terms) > 1:  # "pond pumps" whose titles only say "pump"
         loose = replace(scope, title_terms=terms[:1], title_noun_only=True)
         loose_found = scoping.found(own, loose, taxonomy)
