@@ -76,10 +76,12 @@ def test_every_entry_is_unpublished_and_reads_as_a_published_name():
     """The table holds words no Google name is made of, each read as words that name a category."""
     from agent.analysis import synonyms
     from agent.analysis.vocabulary import taxonomy_index
+    from agent.catalog import namematch
 
     idx = taxonomy_index(TAX)
     for tokens, (entry, published) in synonyms.by_tokens().items():
         assert not idx.by_tokens.get(tokens), entry.words
+        assert namematch.whole_name_places(entry.words) == ((), None), entry.words  # nor Shopify's
         assert entry.why and published, entry.words
 
 
@@ -275,3 +277,15 @@ def test_a_published_name_is_read_as_an_own_category_of_its_place_s_very_name():
     p = plan("How many sneakers do I have?", shop, TAX)
     assert p.scope.own_label == "SHOES" and dict(p.scope.found)["own"] == 1
     assert any("read as your category SHOES, named as Shoes" in n for n in p.notes)
+
+
+def test_the_reading_s_sentence_names_no_google_category_the_scope_is_not():
+    """A garden shop's "outdoor couches" are its Outdoor Sofas; the sentence said "Google's Furniture > Sofas"."""
+    shop = shopify(
+        [
+            (f"Teak Outdoor Sofa {i}", "Furniture > Outdoor Furniture > Outdoor Seating > Outdoor Sofas", "Sofas")
+            for i in range(2)
+        ]
+    )
+    p = plan("How many outdoor couches do I have?", shop, TAX)
+    assert p.scope.label == "Outdoor Sofas" and not any("Furniture > Sofas" in n for n in p.notes), p.notes

@@ -4,8 +4,8 @@ Decision (README, "Which products a question is about"): a short table, written 
 merchants use for products whose published name is another word — British English beside American
 ("cutlery", "jumpers", "trainers", "nappies", "prams") and plain synonyms ("couches", "settees",
 "swimsuits", "bathing suits"). Neither Google's taxonomy nor Shopify's publishes these words as a
-category (tests/test_scope_everyday_words.py checks each entry: the word names no sold node, the name
-it is read as does), so without the table the planner said "No category matches “cutlery”" with a
+category (tests/test_scope_everyday_words.py checks that no Google name is made of an entry's words),
+so without the table the planner said "No category matches “cutlery”" with a
 nearest list unrelated to the question, or read "bathing suits" as Suits and "trainers" as a bicycle
 trainer's word. The table is not a thesaurus: an entry is a word that names one kind of product in
 everyday shop language, whose published name is unambiguous.
@@ -26,7 +26,9 @@ from agent.analysis.vocabulary import raw_tokens, stem
 
 @dataclass(frozen=True)
 class Synonym:
-    """One everyday name (`words`), the published name it is read as (`reads_as`) and why."""
+    """One everyday name (`words`), the published name it is read as (`reads_as`) and why. The reason
+    names no Google category: where the published name lands depends on the shop (a garden shop's
+    "couches" are its Outdoor Sofas), and the answer's scope line says where."""
 
     words: str
     reads_as: str
@@ -37,19 +39,19 @@ TABLE: tuple[Synonym, ...] = (
     Synonym(
         "cutlery",
         "flatware",
-        "British and everyday English for knives, forks and spoons, Google's Kitchen & Dining > Tableware > "
-        "Flatware (its one cutlery name is Disposable Cutlery, for food service)",
+        "British and everyday English for knives, forks and spoons (Google's one cutlery name is Disposable "
+        "Cutlery, for food service)",
     ),
-    Synonym("jumpers", "sweaters", "British English for sweaters, which Shopify files under Google's Shirts & Tops"),
+    Synonym("jumpers", "sweaters", "British English for sweaters"),
     Synonym("trainers", "sneakers", "British English for sneakers (Google's trainers are exercise machines)"),
-    Synonym("couches", "sofas", "another name for a sofa, Google's Furniture > Sofas"),
-    Synonym("settees", "sofas", "another name for a sofa, Google's Furniture > Sofas"),
-    Synonym("nappies", "diapers", "British English for diapers, Google's Baby & Toddler > Diapering"),
-    Synonym("prams", "baby strollers", "British English for a baby carriage, Google's Baby Strollers"),
-    Synonym("pushchairs", "baby strollers", "British English for a stroller, Google's Baby Strollers"),
-    Synonym("swimsuits", "swimwear", "a swimsuit is swimwear, Google's Clothing > Swimwear"),
+    Synonym("couches", "sofas", "another name for a sofa"),
+    Synonym("settees", "sofas", "another name for a sofa"),
+    Synonym("nappies", "diapers", "British English for diapers"),
+    Synonym("prams", "baby strollers", "British English for a baby carriage"),
+    Synonym("pushchairs", "baby strollers", "British English for a stroller"),
+    Synonym("swimsuits", "swimwear", "a swimsuit is swimwear"),
     Synonym("bathing suits", "swimwear", "a bathing suit is swimwear, not a suit"),
-    Synonym("swimming costumes", "swimwear", "British English for a swimsuit, Google's Swimwear"),
+    Synonym("swimming costumes", "swimwear", "British English for a swimsuit"),
 )
 
 
