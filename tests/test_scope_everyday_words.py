@@ -289,3 +289,21 @@ def test_the_reading_s_sentence_names_no_google_category_the_scope_is_not():
     )
     p = plan("How many outdoor couches do I have?", shop, TAX)
     assert p.scope.label == "Outdoor Sofas" and not any("Furniture > Sofas" in n for n in p.notes), p.notes
+
+
+def test_a_name_as_written_decides_between_names_the_stemmer_joins():
+    """Diapering and Diapers (Bowling and Bowls) are one name once "-ing" is cut: "diapers" counted a
+    shop's baby wipes (Diapering holds them); the node named as the question writes it is the scope."""
+    shop = shopify(
+        [
+            ("Baby Wipes 80", "Baby & Toddler > Diapering > Baby Wipes", "Wipes"),
+            ("Pampers Size 3", "Baby & Toddler > Diapering > Diapers", "Baby"),
+            ("Oak Bowl", "Home & Garden > Kitchen & Dining > Tableware > Serveware", "Kitchen"),
+        ]
+    )
+    for question in ("How many diapers do I have?", "How many nappies do I have?"):
+        p = plan(question, shop, TAX)
+        assert p.scope.label == "Diapers" and sum(dict(p.scope.found).values()) == 1, (question, p.scope.found)
+        assert plan("and pricing?", shop, TAX, p.memory).scope.label == "Diapers"
+    assert sum(dict(plan("Where are the gaps in diapering?", shop, TAX).scope.found).values()) == 2
+    assert plan("How many bowls do I have?", shop, TAX).scope.label == "Bowls"

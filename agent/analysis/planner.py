@@ -52,6 +52,7 @@ from agent.analysis.scope_resolution import (
     Match,
     OwnIndex,
     Span,
+    as_written,
     best_node,
     match_phrase,
     nearest,
@@ -608,6 +609,9 @@ def _place_scope(draft: _Draft, idx: _Indexes) -> None:
     draft.resolved = " ".join(phrase_at(seq, *span)) if span else None
     if match is not None and span is not None:
         display = " ".join(words[span[0] : span[1]])
+        written = as_written(match, display, idx.own_idx, idx.taxonomy, idx.tax_idx)
+        if written is not match:  # "diapers" is Diapers, not Diapering: the memory keeps the words as written
+            match, draft.resolved = written, display.casefold()
         match.phrase = display
         if match.taxonomy_id is None and match.label == draft.resolved:  # named by the question's own words
             match.label = display

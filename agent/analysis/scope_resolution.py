@@ -287,6 +287,35 @@ def match_phrase(
     return None
 
 
+def as_written(match: Match, written: str, own: OwnIndex, taxonomy: Taxonomy, tax_idx: TaxonomyIndex) -> Match:
+    """The taxonomy node named by the words exactly as written, when the stemmer makes two names one:
+    "diapers" is Diapers, not Diapering; "bowls" is Bowls, not Bowling.
+
+    The planner's stemmer cuts "-ing" from long words, so Diapering (Baby & Toddler > Diapering, which
+    holds wipes and changing mats too) and Diapers are both ("diaper",), and the shallower one won:
+    "How many diapers do I have?" counted a shop's baby wipes. Among the nodes of the same words, the one
+    whose name ends with the question's last word as written is taken (also for a level of a standard
+    path, Shopify's "Baby & Toddler > Diapering" written in the shop's Product Category); any other match
+    is unchanged."""
+    if not written.split() or any(not _is_standard_path(p, taxonomy) for p in match.own_paths):
+        return match  # a name the merchant wrote is counted as written ("Lighting" for "lights")
+    last = written.split()[-1].casefold()
+    if match.taxonomy_id is not None:
+        current = taxonomy.nodes[match.taxonomy_id].name
+    elif match.own_paths:  # a level of Shopify's Product Category path: a taxonomy name too
+        current = match.own_paths[0].rsplit(" > ", 1)[-1]
+    else:
+        return match
+    if current.split()[-1].casefold() == last:
+        return match
+    same = tax_idx.by_tokens.get(name_tokens(current), [])
+    exact = [i for i in same if i != match.taxonomy_id and taxonomy.nodes[i].name.split()[-1].casefold() == last]
+    if len(exact) != 1:
+        return match
+    node = exact[0]
+    return Match(node, _merchant_inside(node, own, taxonomy), match.phrase, taxonomy.nodes[node].name, note=match.note)
+
+
 def _is_standard_path(prefix: str, taxonomy: Taxonomy) -> bool:
     """Is an own path prefix a level of a standard taxonomy path (Shopify's Product Category, a Google
     path: "Home & Garden > … > Pots & Planters > Pots"), not a name the merchant wrote (a Type, a
@@ -833,6 +862,9 @@ def _with_subcategories(scope: Scope, own: OwnIndex, taxonomy: Taxonomy) -> Scop
         sub_paths |= own.own_levels.get(toks, set())
         for alt in own.own_joined.get("".join(toks), ()):
             sub_paths |= own.own_levels[alt]
+    # a standard path's level above the node is no subcategory of it, though stemmed alike ("Baby &
+    # Toddler > Diapering" holding wipes, for Diapers)
+    sub_paths = {p for p in sub_paths if not (scope.taxonomy_path or "").startswith(p + " > ")}
     sub = tuple(sorted({(t[-1],) + t[:-1] for t in names if not t[-1].isdigit()}))
     lone = tuple(sorted({(t[-1],) + t[:-1] for t in alone if not t[-1].isdigit()} - set(sub)))
     return replace(
@@ -1312,6 +1344,7 @@ def scope_for(
     so "and pricing?" stays on the 97 night suits instead of moving to every suit."""
     m, span, _ = resolve(list(toks), set(), own_idx, taxonomy, tax_idx)
     if m is not None:
+        m = as_written(m, display, own_idx, taxonomy, tax_idx)
         content = [t for t in toks if t not in STOPWORDS and t != "and"]
         partial = m.shortened or (
             span is not None and len([t for t in toks[span[0] : span[1]] if t != "and"]) < len(content)
