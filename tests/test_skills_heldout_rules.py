@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from agent.analysis.inputs import SkillInput
 from agent.analysis.registry import SKILLS
 from agent.analysis.result import Scope
@@ -265,6 +268,26 @@ def test_one_brand_on_some_products_is_not_every_product():
     assert "1 brand across 4 products: roland, on 25.0% of them." in said("brand_coverage", some)
     every = _vendors(["Solo"] * 3)
     assert "Every product carries one brand, Solo: a single-vendor catalog." in said("catalog_overview", every)
+
+
+def test_one_brand_in_a_scope_is_no_single_vendor_catalog():
+    """A corpus boot maker has 19 vendors; asked "How many socks do I have?", its 23 socks all carry one
+    of them, and the overview called that "a single-vendor catalog". In a scope the sentence says the
+    scope's one brand and nothing of the catalog's."""
+    from agent.render.text import render_skill
+    from tests.helpers import bullets
+
+    table = _vendors(["Solo"] * 3 + ["Other"] * 2)
+    own = table["product_key"].to_pylist()[:3]
+    scope = Scope(label="Swim", title_terms=("swimsuit",), own_paths=())
+    result = SKILLS["catalog_overview"].run(
+        SkillInput(
+            own=table.filter(pc.is_in(table["product_key"], pa.array(own))), reference=None, scope=scope, taxonomy=TAX
+        )
+    )
+    said = bullets(render_skill(result))
+    assert "Every product in this scope carries one brand, Solo." in said, said
+    assert not any("single-vendor" in b for b in said), said
 
 
 def test_price_ladder_says_how_many_variants_have_no_price():

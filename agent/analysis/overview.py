@@ -193,7 +193,7 @@ def answer(inp: SkillInput, fig: Figures) -> SkillResult:
     if fig.analysed:
         _top_categories(sheet, fig)
         band_names = _price_bands(sheet, fig)
-        _brands(sheet, fig)
+        _brands(sheet, fig, whole=scope.is_whole_catalog)
     else:
         sheet.findings.append(Finding("overview.empty", {}, severity=10))
 
@@ -483,7 +483,7 @@ def _count_cells(row: int) -> tuple[tuple[int, str], ...]:
     return ((row, "Count"), (row, "Share"))
 
 
-def _brands(sheet: _Sheet, fig: Figures) -> None:
+def _brands(sheet: _Sheet, fig: Figures, *, whole: bool = True) -> None:
     """The brands with the most products, or that there is one brand, or none."""
     if not fig.top_brands:
         sheet.findings.append(Finding("overview.no_brands", {}, severity=3))
@@ -498,7 +498,10 @@ def _brands(sheet: _Sheet, fig: Figures) -> None:
     elif fig.brands_n == 1:
         sheet.findings.append(
             Finding(
-                "overview.single_brand", {"brand": sheet.cell(brow[0], "Item")}, cells=((brow[0], "Item"),), severity=3
+                "overview.single_brand",
+                {"brand": sheet.cell(brow[0], "Item"), "whole": whole},
+                cells=((brow[0], "Item"),),
+                severity=3,
             )
         )
     else:

@@ -225,6 +225,8 @@ def _overview_categories(v: Values) -> str:
 
 @template("overview.single_brand")
 def _overview_single_brand(v: Values) -> str:
+    if not v.raw("whole", True):  # one brand in a scope says nothing of the catalog's other brands
+        return f"Every product in this scope carries one brand, {v['brand']}."
     return f"Every product carries one brand, {v['brand']}: a single-vendor catalog."
 
 
