@@ -280,14 +280,15 @@ def test_one_brand_in_a_scope_is_no_single_vendor_catalog():
     table = _vendors(["Solo"] * 3 + ["Other"] * 2)
     own = table["product_key"].to_pylist()[:3]
     scope = Scope(label="Swim", title_terms=("swimsuit",), own_paths=())
-    result = SKILLS["catalog_overview"].run(
-        SkillInput(
-            own=table.filter(pc.is_in(table["product_key"], pa.array(own))), reference=None, scope=scope, taxonomy=TAX
-        )
-    )
+    result_table = table.filter(pc.is_in(table["product_key"], pa.array(own)))
+    result = SKILLS["catalog_overview"].run(SkillInput(own=result_table, reference=None, scope=scope, taxonomy=TAX))
     said = bullets(render_skill(result))
     assert "Every product in this scope carries one brand, Solo." in said, said
     assert not any("single-vendor" in b for b in said), said
+    brands = SKILLS["brand_coverage"].run(SkillInput(own=result_table, reference=None, scope=scope, taxonomy=TAX))
+    said = bullets(render_skill(brands))
+    assert "One brand in this scope: Solo holds 100.0% of its products." in said, said
+    assert not any("Single-vendor" in b for b in said), said
 
 
 def test_price_ladder_says_how_many_variants_have_no_price():

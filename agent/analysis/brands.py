@@ -214,7 +214,7 @@ def run(inp: SkillInput) -> SkillResult:
         skill=SKILL_ID,
         scope=scope,
         table=table,
-        findings=_findings(rows, with_ref, excluded),
+        findings=_findings(rows, with_ref, excluded, whole=scope.is_whole_catalog),
         missing="reference" if scope.wants_reference and not with_ref else None,
         thresholds={
             "single_vendor_share_pct": SINGLE_VENDOR_SHARE,
@@ -277,14 +277,14 @@ def _rows(inp: SkillInput, agg: BrandAggregates) -> list[dict]:
     return [total, *by_category]
 
 
-def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> list[Finding]:
+def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int], whole: bool = True) -> list[Finding]:
     """The brand findings, most severe first (at most seven): one vendor or the summary, the reference's
     brands this catalog lacks, categories one brand dominates (not when one vendor has it all anyway),
     products without a brand, rows excluded."""
     if not rows:
         return [Finding("brands.empty", {}, severity=10)]
     total = rows[0]
-    found = [_headline(total)]
+    found = [_headline(total, whole)]
     if with_ref:
         found.append(_reference_finding(total))
     dominated = _dominated(rows) if found[0].code != "brands.single_vendor" else None
@@ -306,12 +306,18 @@ def _findings(rows: list[dict], with_ref: bool, excluded: dict[str, int]) -> lis
     return found[:7]
 
 
-def _headline(total: dict) -> Finding:
-    """One vendor holding SINGLE_VENDOR_SHARE or more of the products, else the brand summary."""
+def _headline(total: dict, whole: bool = True) -> Finding:
+    """One vendor holding SINGLE_VENDOR_SHARE or more of the products, else the brand summary. `whole`:
+    the scope is the whole catalog (one brand in a scope says nothing of the catalog's other brands)."""
     if total["Top brand"] and total["Top brand share"] is not None and total["Top brand share"] >= SINGLE_VENDOR_SHARE:
         return Finding(
             "brands.single_vendor",
-            {"brand": total["Top brand"], "share_pct": total["Top brand share"], "brands_n": total["Brands"]},
+            {
+                "brand": total["Top brand"],
+                "share_pct": total["Top brand share"],
+                "brands_n": total["Brands"],
+                "whole": whole,
+            },
             cells=((0, "Top brand"), (0, "Top brand share"), (0, "Brands")),
             severity=8,
         )

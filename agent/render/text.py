@@ -749,6 +749,8 @@ def _brands_single_vendor(v: Values) -> str:
     hidden by the word "single" (a held-out jewellery shop: 95.3 % one brand, 2 brands in all)."""
     others = v.raw("brands_n") or 1
     tail = f" ({v.count('brands_n', 'brand', 'brands')} in all)" if others > 1 else ""
+    if not v.raw("whole", True):  # a scope's one brand is no verdict on the catalog
+        return f"One brand in this scope: {v.raw('brand')} holds {v['share_pct']} of its products{tail}."
     return f"Single-vendor catalog: {v.raw('brand')} holds {v['share_pct']} of products{tail}."
 
 
