@@ -852,10 +852,12 @@ def _with_subcategories(scope: Scope, own: OwnIndex, taxonomy: Taxonomy) -> Scop
     ids = subtree_ids(scope, taxonomy)
     if not ids:
         return scope
-    names = [p for i in ids for p in _name_parts(taxonomy.nodes[i].name)]
+    names = [p for i in ids for p in _name_parts(taxonomy.nodes[i].name) if _asked(i, p, scope, taxonomy)]
     if len(names) > MAX_SUBCATEGORY_TERMS:
         return scope
-    alone = {p for i in ids for p in _name_parts(taxonomy.nodes[i].name, shared=False)} - set(names)
+    alone = {
+        p for i in ids for p in _name_parts(taxonomy.nodes[i].name, shared=False) if _asked(i, p, scope, taxonomy)
+    } - set(names)
     alone = {p for p in alone if not _names_a_node_elsewhere(p, set(ids), taxonomy)}
     sub_paths: set[str] = set()
     for toks in names:
@@ -873,6 +875,18 @@ def _with_subcategories(scope: Scope, own: OwnIndex, taxonomy: Taxonomy) -> Scop
         title_subterms=sub,
         title_subterms_alone=lone,
     )
+
+
+def _asked(cid: int, part: tuple[str, ...], scope: Scope, taxonomy: Taxonomy) -> bool:
+    """Whether a part of a subcategory's name is a title term of the scope: every part is, except the
+    other halves of the scope node's own joined name when the question named one half. "shirts" is
+    Shirts & Tops, but a title "Premier Low Top" (a held-out shop's sneakers) is no shirt; "shirts and
+    tops" names the whole and takes both."""
+    if cid != scope.taxonomy_id or not scope.phrase:
+        return True
+    parts = _name_parts(taxonomy.nodes[cid].name)
+    asked = name_tokens(scope.phrase)
+    return len(parts) < 2 or asked not in parts or part == asked
 
 
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
