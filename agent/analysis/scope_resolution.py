@@ -963,24 +963,7 @@ def placed(
     An empty scope names the nearest own categories and the catalog's unplaced products."""
     from agent.analysis import scoping
 
-    extra = _accessories_of(scope.taxonomy_id, taxonomy) if scope.taxonomy_id is not None else ()
-    widened = None
-    if extra and scope.taxonomy_id is not None:  # extra is () when taxonomy_id is None
-        inside = set(scope.merchant_categories)
-        for e in extra:
-            inside |= set(_merchant_inside(e, own_idx, taxonomy))
-        parts = [f"{taxonomy.nodes[i].name} ({_subcategory_names(i, taxonomy)})" for i in (scope.taxonomy_id, *extra)]
-        widened = (
-            f"{taxonomy.nodes[extra[0]].name} is counted with {taxonomy.nodes[scope.taxonomy_id].name}: the "
-            f"accessories belong to the range. Covered: " + "; ".join(parts) + "."
-        )
-        scope = replace(
-            scope,
-            extra_taxonomy_ids=extra,
-            extra_taxonomy_paths=tuple(taxonomy.nodes[e].path for e in extra),
-            merchant_categories=tuple(sorted(inside)),
-            widened=_sentences(scope.widened, widened),
-        )
+    scope = _with_accessories(scope, own_idx, taxonomy)
     terms = _title_terms(phrase)
     scope = replace(scope, title_terms=terms)
     scope = _with_subcategories(scope, own_idx, taxonomy)
@@ -989,24 +972,9 @@ def placed(
         return None if title_only else scope
     found = scoping.found(own, scope, taxonomy)
     total = sum(n for _, n in found)
-    others = () if title_only else _other_halves(scope, taxonomy, phrase)
-    half = _half_node(scope, taxonomy, phrase) if others else None
-    if half is not None and scope.taxonomy_id is not None:  # "socks" read as all of Underwear & Socks
-        m = Match(half, _merchant_inside(half, own_idx, taxonomy), scope.phrase or " ".join(phrase), "")
-        m.label = taxonomy.nodes[half].name
-        narrower = placed(to_scope(m, taxonomy), own, own_idx, taxonomy, phrase)
-        if narrower is not None and (any(n for _, n in narrower.found) or not total):
-            return narrower
-        if narrower is not None:  # none of them is filed or titled so: a gap, with the joined count said
-            words = (scope.phrase or " ".join(phrase)).lower()
-            name = taxonomy.nodes[scope.taxonomy_id].name
-            asked = name.lower().replace(" & ", " and ")
-            note = (
-                f"None of your active products is filed or titled as {words}; {total:,} "
-                f"{'is' if total == 1 else 'are'} filed under {name}, which holds {' and '.join(others)} together "
-                f"with {words}: ask for “{asked}” to count {'it' if total == 1 else 'them'}."
-            )
-            return replace(narrower, widened=_sentences(narrower.widened, note))
+    half = None if title_only else _read_as_half(scope, own, own_idx, taxonomy, phrase, total)
+    if half is not None:
+        return half
     if total == 0 and len(terms) > 1:  # "pond pumps" whose titles only say "pump"
         loose = replace(scope, title_terms=terms[:1], title_noun_only=True)
         loose_found = scoping.found(own, loose, taxonomy)
@@ -1050,6 +1018,54 @@ def placed(
     if total == 0:
         scope = replace(scope, nearest=nearest_own(" ".join(phrase), own_idx), unplaced=scoping.unplaced(own))
     return scope
+
+
+def _with_accessories(scope: Scope, own_idx: OwnIndex, taxonomy: Taxonomy) -> Scope:
+    """The scope widened by its node's accessories (they belong to the range), said in the scope."""
+    extra = _accessories_of(scope.taxonomy_id, taxonomy) if scope.taxonomy_id is not None else ()
+    if not extra or scope.taxonomy_id is None:
+        return scope
+    inside = set(scope.merchant_categories)
+    for e in extra:
+        inside |= set(_merchant_inside(e, own_idx, taxonomy))
+    parts = [f"{taxonomy.nodes[i].name} ({_subcategory_names(i, taxonomy)})" for i in (scope.taxonomy_id, *extra)]
+    widened = (
+        f"{taxonomy.nodes[extra[0]].name} is counted with {taxonomy.nodes[scope.taxonomy_id].name}: the "
+        f"accessories belong to the range. Covered: " + "; ".join(parts) + "."
+    )
+    return replace(
+        scope,
+        extra_taxonomy_ids=extra,
+        extra_taxonomy_paths=tuple(taxonomy.nodes[e].path for e in extra),
+        merchant_categories=tuple(sorted(inside)),
+        widened=_sentences(scope.widened, widened),
+    )
+
+
+def _read_as_half(
+    scope: Scope, own: pa.Table, own_idx: OwnIndex, taxonomy: Taxonomy, phrase: tuple[str, ...], total: int
+) -> Scope | None:
+    """ "socks" read as all of Underwear & Socks: the scope of Google's own node for the half asked,
+    or, when nothing is filed or titled as that half, that empty scope with the joined count said;
+    None when the phrase is no half of a joined name with a node of its own."""
+    others = _other_halves(scope, taxonomy, phrase)
+    half = _half_node(scope, taxonomy, phrase) if others else None
+    if half is None or scope.taxonomy_id is None:
+        return None
+    m = Match(half, _merchant_inside(half, own_idx, taxonomy), scope.phrase or " ".join(phrase), "")
+    m.label = taxonomy.nodes[half].name
+    narrower = placed(to_scope(m, taxonomy), own, own_idx, taxonomy, phrase)
+    if narrower is None or any(n for _, n in narrower.found) or not total:
+        return narrower
+    words = (scope.phrase or " ".join(phrase)).lower()
+    name = taxonomy.nodes[scope.taxonomy_id].name
+    asked = name.lower().replace(" & ", " and ")
+    note = (
+        f"None of your active products is filed or titled as {words}; {total:,} "
+        f"{'is' if total == 1 else 'are'} filed under {name}, which holds {' and '.join(others)} together "
+        f"with {words}: ask for “{asked}” to count {'it' if total == 1 else 'them'}."
+    )
+    return replace(narrower, widened=_sentences(narrower.widened, note))
 
 
 def _content(phrase: tuple[str, ...]) -> tuple[str, ...]:
