@@ -188,9 +188,25 @@ def test_memory_keeps_what_resolved_not_the_typo(own):
     assert plan("gaps in outdor furnture", own, TAX).memory == plan("gaps in outdoor furniture", own, TAX).memory
 
 
+@needs_demo
+def test_a_follow_up_that_keeps_the_skills_keeps_asking_for_missing_sizes(own):
+    """ "Which sizes am I missing in hoodies?" then "and in t-shirts?": the follow-up kept attribute
+    coverage but answered with fill rates (a held-out apparel shop; last stop's note). The memory keeps
+    the flag for a follow-up that keeps the skills; one that names a new skill does not keep it."""
+    first = plan("Which sizes am I missing in patio chairs?", own, TAX)
+    assert first.scope.wants_missing_sizes
+    memory = PlanMemory.from_dict(json.loads(json.dumps(first.memory.to_dict())))
+    again = plan("and in sofas?", own, TAX, memory)
+    assert again.skills == first.skills and again.scope.wants_missing_sizes
+    assert not plan("and pricing?", own, TAX, memory).scope.wants_missing_sizes
+    assert not plan("and in sofas?", own, TAX, PlanMemory(skills=first.skills)).scope.wants_missing_sizes
+
+
 def test_plan_memory_round_trip_and_garbage():
     m = PlanMemory(skills=(GAPS, PRICE), scope_phrase="patio furniture")
     assert PlanMemory.from_dict(m.to_dict()) == m
+    sized = PlanMemory(skills=(GAPS,), missing_sizes=True)
+    assert PlanMemory.from_dict(sized.to_dict()) == sized
     assert PlanMemory.from_dict({"skills": ["nope", GAPS], "scope_phrase": ""}) == PlanMemory(
         skills=(GAPS,), scope_phrase=None
     )

@@ -111,16 +111,20 @@ class PlanMemory:
 
     skills: tuple[str, ...] = ()
     scope_phrase: str | None = None
+    # the turn asked for missing sizes: a follow-up that keeps its skills ("and in t-shirts?") asks so too
+    missing_sizes: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"skills": list(self.skills), "scope_phrase": self.scope_phrase}
+        return {"skills": list(self.skills), "scope_phrase": self.scope_phrase, "missing_sizes": self.missing_sizes}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "PlanMemory":
         data = data or {}
         skills = tuple(str(s) for s in data.get("skills") or () if str(s) in SKILL_ORDER)
         phrase = data.get("scope_phrase")
-        return cls(skills=skills, scope_phrase=str(phrase) if phrase else None)
+        return cls(
+            skills=skills, scope_phrase=str(phrase) if phrase else None, missing_sizes=bool(data.get("missing_sizes"))
+        )
 
 
 @dataclass(frozen=True)
@@ -455,6 +459,7 @@ class _Draft:
     near: tuple[str, ...] = ()
     notes: list[str] = field(default_factory=list)
     guessed: dict[str, str] = field(default_factory=dict)  # category words guessed for typos → as written
+    kept_missing_sizes: bool = False  # a follow-up kept the previous turn's skills, which asked for missing sizes
 
 
 def plan(question: str, own: pa.Table | None, taxonomy: Taxonomy, memory: PlanMemory | None = None) -> Plan:
@@ -680,8 +685,10 @@ def _follow_up(draft: _Draft, memory: PlanMemory, idx: _Indexes) -> None:
                 draft.scope, draft.resolved = again, phrase
         if not draft.skills and (draft.scope is not None or draft.unmatched is not None) and memory.skills:
             draft.skills = list(memory.skills)  # "what about lighting?" — same skills, new scope
+            draft.kept_missing_sizes = memory.missing_sizes
     elif not draft.skills and draft.scope is None and memory.skills:
         draft.skills = list(memory.skills)  # "and across the whole catalog?" — same skills, the scope reset
+        draft.kept_missing_sizes = memory.missing_sizes
 
 
 def _note_unmatched(draft: _Draft, idx: _Indexes) -> None:
@@ -925,12 +932,16 @@ def _finish(draft: _Draft) -> Plan:
     scope = Scope(unmatched=draft.unmatched, nearest=draft.near) if draft.unmatched else draft.scope or Scope()
     if _has(draft.seq, REFERENCE_TOKENS):
         scope = replace(scope, wants_reference=True)
-    if _SIZE_WORDS & set(draft.seq) and _LACKING_WORDS & set(draft.seq):
+    if (_SIZE_WORDS & set(draft.seq) and _LACKING_WORDS & set(draft.seq)) or draft.kept_missing_sizes:
         scope = replace(scope, wants_missing_sizes=True)
     skills = tuple(s for s in SKILL_ORDER if s in draft.skills)
     return Plan(
         skills=skills,
         scope=scope,
         notes=tuple(draft.notes),
-        memory=PlanMemory(skills=skills, scope_phrase=draft.resolved if not scope.is_whole_catalog else None),
+        memory=PlanMemory(
+            skills=skills,
+            scope_phrase=draft.resolved if not scope.is_whole_catalog else None,
+            missing_sizes=scope.wants_missing_sizes,
+        ),
     )
