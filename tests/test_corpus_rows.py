@@ -116,7 +116,8 @@ class Independent:
 
     kind: str
     header: list[str]
-    rows: list[list[str]]
+    rows: list[list[str]]  # data rows, rows repeating the header line aside
+    repeated_headers: int = 0  # rows repeating the header (two exports pasted together): read and skipped
 
 
 def kind_of(path: Path) -> str:
@@ -145,7 +146,14 @@ def independent(path: Path) -> Independent:
     # A blank line, or a line of bare delimiters (a spreadsheet's empty row), is not a data row.
     table = [r for r in table if any(c.strip() for c in r)]
     header, body = table[0], table[1:]
-    return Independent(kind_of(path), header, body)
+    repeats = [r for r in body if repeats_header(header, r)]
+    return Independent(kind_of(path), header, [r for r in body if not repeats_header(header, r)], len(repeats))
+
+
+def repeats_header(header: list[str], row: list[str]) -> bool:
+    """A row whose every non-blank cell is its column's name, two at least: the header line again."""
+    cells = [(c.strip().lower(), h.strip().lstrip("\ufeff").strip().lower()) for c, h in zip(row, header) if c.strip()]
+    return len(cells) >= 2 and len(cells) == sum(1 for c in row if c.strip()) and all(c == h for c, h in cells)
 
 
 @lru_cache(maxsize=None)
@@ -371,9 +379,9 @@ def check(path: Path, prop: str) -> None:
     if prop == "format":
         assert ev.format == FORMAT_NAMES[ind.kind]
     elif prop == "rows":
-        assert ev.rows_read == len(ind.rows)
+        assert ev.rows_read == len(ind.rows) + ind.repeated_headers
     elif prop == "skipped":
-        assert ev.rows_skipped == expected_skipped(ind)
+        assert ev.rows_skipped == expected_skipped(ind) + ind.repeated_headers
     elif prop == "products":
         # the default population: active, and `unknown` for a table that states no status at all
         active = table.filter(pc.is_in(table["status"].cast("string"), pa.array(["active", "unknown"])))

@@ -45,6 +45,7 @@ DELIMITERS = (",", ";", "\t", "|")
 # Why a row was skipped, as the evidence footer says it ("3 skipped (1 unparseable quoting, …)").
 SKIP_EMPTY = "with cells only in columns not read"
 SKIP_UNPARSED = "unparseable quoting"
+SKIP_HEADER = "repeating the header"
 _SAMPLE = 256 * 1024
 _SMALL = 8 * 1024 * 1024  # below this, always parse quote-aware: it costs nothing measurable
 _BLOCK = 1 << 22  # Arrow block size: fewer, larger chunks than the 1 MiB default
@@ -279,12 +280,13 @@ def read_csv(
     # A line of bare delimiters (a spreadsheet's empty row) is a blank line: neither read nor skipped.
     # A row with cells only in columns no field reads is a row of the file: read, and skipped for that.
     unread = blank - min(blank, _bare_delimiter_lines(data, delimiter)) if blank else 0
-    reasons = {reason: k for reason, k in ((SKIP_UNPARSED, skipped), (SKIP_EMPTY, unread)) if k}
+    table, repeats = _drop_repeated_headers(table, header, data)
+    reasons = {reason: k for reason, k in ((SKIP_UNPARSED, skipped), (SKIP_EMPTY, unread), (SKIP_HEADER, repeats)) if k}
     return RawCsv(
         table,
         columns,
-        table.num_rows + unread,
-        skipped + unread,
+        table.num_rows + unread + repeats,
+        skipped + unread + repeats,
         delimiter,
         encoding,
         ragged.padded,
@@ -397,6 +399,43 @@ def _realign(
         shifted.overlong = shifted.extra_cells = 0
         return None
     return out.getvalue().encode("utf-8", errors="surrogateescape")
+
+
+def _drop_repeated_headers(table: pa.Table, header: list[str], data: bytes) -> tuple[pa.Table, int]:
+    """Rows that repeat the header line are dropped and counted (read, and skipped with SKIP_HEADER).
+
+    Two exports pasted into one file (tests/corpus/woocommerce/salimhm-air-fryers-repeated-header.csv: a
+    second batch's `"Name","Description",…` line in the middle) leave a row whose cells are the column
+    names: read as data it was a product titled "Name" with no price, counted among the products. The rule:
+    a row is a repeated header when every cell it has in the columns read equals that column's own name
+    (case and outer spaces aside) and at least two do (a `Type` column once holding "type" is not enough).
+    Checked only when the header line's exact text recurs at the start of a later line, so a file without
+    one (nearly all) pays one byte search."""
+    first = data.find(b"\n")
+    line = data[: first if first >= 0 else len(data)].rstrip(b"\r")
+    if first < 0 or not line.strip() or not re.search(b"[\n\r]" + re.escape(line) + b"\r?(?:\n|$)", data[first:]):
+        return table, 0
+    import pyarrow.compute as pc
+
+    names = dict(zip(dedupe(header), header))
+    matches: Any = None
+    alike: Any = None
+    for name in table.column_names:
+        column = table[name]
+        if not (pa.types.is_string(column.type) or pa.types.is_dictionary(column.type)):
+            same = pc.is_null(column)  # a number read in a row cannot be a column's name
+        else:
+            text = pc.utf8_lower(pc.utf8_trim_whitespace(column.cast(pa.string())))
+            hit = pc.fill_null(pc.equal(text, names.get(name, name).strip().lower()), False)
+            same = pc.or_(hit, pc.is_null(column))
+            count = hit.cast(pa.int32())
+            matches = count if matches is None else pc.add(matches, count)
+        alike = same if alike is None else pc.and_(alike, same)
+    if alike is None or matches is None:
+        return table, 0
+    repeated = pc.and_(alike, pc.greater_equal(matches, 2))
+    found = pc.sum(repeated.cast(pa.int64())).as_py() or 0
+    return (table.filter(pc.invert(repeated)), found) if found else (table, 0)
 
 
 def _bare_delimiter_lines(data: bytes, delimiter: str) -> int:
