@@ -19,7 +19,8 @@ once more, rows in their original order. Should a row not be found or the re-rea
 ragged rows, Python's `csv` module reads the whole file with the same rules. Well-formed files
 never pay for any of this. One exception to "long rows keep their known cells": when every row is longer
 than the header by the same count and the typed columns read right only past a gap (a column missing from
-the header), the rows are aligned past that gap first (`_realign`).
+the header), the rows are aligned past that gap first (`_realign`); and a single long row whose extra cells are a text
+cell's unquoted delimiters is read with that cell joined back (`Rejoin`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class RawCsv:
     rows_overlong: int = 0  # rows with non-blank cells beyond the header (those cells are not read)
     extra_cells: int = 0  # how many such cells
     skipped_reasons: dict[str, int] = field(default_factory=dict)  # why rows_skipped were skipped
+    rows_rejoined: int = 0  # rows longer than the header by a delimiter inside a text cell, read as one cell
 
 
 def _csv_rows(text: str, delimiter: str) -> Any:
@@ -241,8 +243,10 @@ def read_csv(
     columns = dedupe(header)
     chosen = choose(columns)
     shifted = Ragged()
+    typed = kinds(columns) if kinds is not None else {}
+    rejoin = Rejoin(columns, typed, delimiter)
     if kinds is not None:
-        realigned = _realign(data, text, columns, kinds(columns), delimiter, preamble, shifted)
+        realigned = _realign(data, text, columns, typed, delimiter, preamble, shifted)
         if realigned is not None:
             data = realigned
             text = data[:_SAMPLE].decode("utf-8", errors="ignore")
@@ -260,7 +264,7 @@ def read_csv(
         table, skipped = _arrow_read(data, columns, wanted, delimiter, quoted_nl, invalid)
     ragged = Ragged()
     if table is not None and skipped:  # ragged rows: mend them in the bytes, read once more
-        mended = _mend(data, invalid, delimiter, len(columns), ragged)
+        mended = _mend(data, invalid, delimiter, len(columns), ragged, rejoin)
         if mended is not None:
             again, left = _arrow_read(mended, columns, wanted, delimiter, quoted_nl)
             if again is None and wanted != _as_text(wanted):
@@ -271,7 +275,7 @@ def read_csv(
             ragged = Ragged()
     if table is None or skipped:  # Arrow refused the file, or ragged rows it could not mend: read every row
         try:
-            table, skipped = _python_read(data, columns, _as_text(wanted), delimiter, ragged)
+            table, skipped = _python_read(data, columns, _as_text(wanted), delimiter, ragged, rejoin)
         except UnreadableCatalog:
             if table is None:
                 raise
@@ -293,6 +297,7 @@ def read_csv(
         ragged.overlong + shifted.overlong,
         ragged.extra_cells + shifted.extra_cells,
         reasons,
+        ragged.rejoined,
     )
 
 
@@ -332,6 +337,50 @@ def _sale_score(sale: str, price: str) -> int:
     if not sale.strip() or value is None or regular is None or regular <= 0:
         return _cell_score(KIND_SALE, sale)
     return 1 if regular / 10 <= value <= regular else -1
+
+
+class Rejoin:
+    """A row longer than the header because a text cell holds the delimiter unquoted, read as one cell.
+
+    A feed written without quoting has rows like `105,Gastrostomy Tube (Size 24, 26, 28),High-quality…,new,
+    https://…,0 KES,in_stock,Brand` (tests/corpus/gmc/equinox-health-kes.csv; a held-out feed has one in a
+    description): the commas of the title split it into three cells, so read from the left the description
+    was " 26", the price a URL and the brand "0 KES". The rule, for a row k cells longer than the header in
+    a file whose other rows fit it (a file-wide shift is `_realign`'s): each run of k + 1 cells starting in
+    a text column (a title, description, category or brand) is tried joined back with the delimiter, and
+    the typed columns (`_cell_score`, `_sale_score`) score each reading. The best join is taken only when
+    it beats the left alignment by two points or more (so "Table,20,B,stray" keeps its cells and its
+    extra ones are counted, as before); between joins that score alike, the one whose joined pieces start
+    with a space (prose writes ", " after a comma, a cell boundary has none), then the leftmost. An id,
+    a number or a link is never joined."""
+
+    def __init__(self, columns: list[str], kinds: dict[str, str], delimiter: str) -> None:
+        self.width = len(columns)
+        self.delimiter = delimiter
+        self.scored = [(i, kinds[c]) for i, c in enumerate(columns) if kinds.get(c) in _KINDS and kinds[c] != KIND_SALE]
+        self.sales = [i for i, c in enumerate(columns) if kinds.get(c) == KIND_SALE]
+        self.price = next((i for i, c in enumerate(columns) if kinds.get(c) == KIND_PRICE), None)
+        self.joinable = [i for i, c in enumerate(columns) if kinds.get(c) == KIND_TEXT]
+
+    def _score(self, row: list[str]) -> int:
+        price = row[self.price] if self.price is not None else ""
+        return sum(_cell_score(kind, row[i]) for i, kind in self.scored) + sum(
+            _sale_score(row[i], price) for i in self.sales
+        )
+
+    def __call__(self, cells: list[str]) -> list[str] | None:
+        """`cells` with one text cell rejoined to the header's width, or None to keep the left alignment."""
+        k = len(cells) - self.width
+        if k <= 0 or not self.scored:
+            return None
+        best, best_key = None, (self._score(cells[: self.width]) + 2, 0)
+        for p in self.joinable:
+            joined = [*cells[:p], self.delimiter.join(cells[p : p + k + 1]), *cells[p + k + 1 :]]
+            # prose writes ", " after a comma; a field boundary of an unquoted row has no space after it
+            key = (self._score(joined), sum(1 for piece in cells[p + 1 : p + k + 1] if piece[:1].isspace()))
+            if key >= best_key and (best is None or key > best_key):
+                best, best_key = joined, key
+        return best
 
 
 def _realign(
@@ -451,6 +500,7 @@ class Ragged:
     padded: int = 0
     overlong: int = 0
     extra_cells: int = 0
+    rejoined: int = 0  # long rows whose extra cells were a text cell's unquoted delimiters (Rejoin)
 
 
 _PLAIN_NUMBER = {"float": re.compile(r"-?\d+(\.\d+)?"), "int": re.compile(r"-?\d+")}
@@ -640,7 +690,14 @@ def _find_row(data: bytes, raw: bytes, start: int, taken: set[int]) -> int:
     return -1
 
 
-def _mend(data: bytes, invalid: list[tuple[int, int, str]], delimiter: str, width: int, ragged: Ragged) -> bytes | None:
+def _mend(
+    data: bytes,
+    invalid: list[tuple[int, int, str]],
+    delimiter: str,
+    width: int,
+    ragged: Ragged,
+    rejoin: Rejoin | None = None,
+) -> bytes | None:
     """`data` with every ragged row rewritten to `width` cells (module docstring); None when a row
     cannot be placed. Arrow reports rows in file order block by block, so each search starts where the
     last one ended."""
@@ -663,10 +720,7 @@ def _mend(data: bytes, invalid: list[tuple[int, int, str]], delimiter: str, widt
             cells = next(_csv_rows(text, delimiter))
         except (csv.Error, StopIteration):
             return None
-        extra = sum(1 for cell in cells[width:] if cell.strip())
-        if extra:
-            ragged.overlong += 1
-            ragged.extra_cells += extra
+        cells = _long_row(cells, width, ragged, rejoin)
         out = io.StringIO()
         csv.writer(out, delimiter=delimiter, lineterminator="").writerow(cells[:width] + [""] * (width - len(cells)))
         edits.append((at, pos, out.getvalue().encode("utf-8")))
@@ -681,8 +735,27 @@ def _mend(data: bytes, invalid: list[tuple[int, int, str]], delimiter: str, widt
     return b"".join(pieces)
 
 
+def _long_row(cells: list[str], width: int, ragged: Ragged, rejoin: Rejoin | None) -> list[str]:
+    """A row longer than the header: a text cell rejoined (Rejoin), else its known cells as they are,
+    its non-blank extra cells counted (blank trailing cells, e.g. a trailing delimiter, are no news)."""
+    joined = rejoin(cells) if rejoin is not None else None
+    if joined is not None:
+        ragged.rejoined += 1
+        return joined
+    extra = sum(1 for cell in cells[width:] if cell.strip())
+    if extra:
+        ragged.overlong += 1
+        ragged.extra_cells += extra
+    return cells
+
+
 def _python_read(
-    data: bytes, columns: list[str], wanted: dict[str, pa.DataType], delimiter: str, ragged: Ragged | None = None
+    data: bytes,
+    columns: list[str],
+    wanted: dict[str, pa.DataType],
+    delimiter: str,
+    ragged: Ragged | None = None,
+    rejoin: Rejoin | None = None,
 ) -> tuple[pa.Table, int]:
     """The slow, tolerant reader: every row is read. Short rows are padded with nulls; long rows
     keep their first `len(columns)` cells, and non-blank cells beyond them are counted in `ragged`
@@ -701,10 +774,7 @@ def _python_read(
                 continue
             size = len(row)
             if size > width:
-                extra = sum(1 for cell in row[width:] if cell.strip())
-                if extra:
-                    ragged.overlong += 1
-                    ragged.extra_cells += extra
+                row = _long_row(row, width, ragged, rejoin)
             elif size < width:
                 ragged.padded += 1
             for slot, (_, i) in zip(values, picks):

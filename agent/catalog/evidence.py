@@ -49,6 +49,7 @@ class SourceEvidence:
     rows_padded: int = 0  # rows shorter than the header: read, their missing cells blank
     rows_overlong: int = 0  # rows with more cells than the header: known cells read, the rest not
     extra_cells: int = 0  # non-blank cells beyond the header in those rows (not read)
+    rows_rejoined: int = 0  # rows longer than the header by a text cell's unquoted delimiters: read as one cell
     format_missing: list[str] = field(default_factory=list)  # the format's required columns not in the header
     skipped_reasons: dict[str, int] = field(default_factory=dict)  # reason -> rows, summing to rows_skipped
     snapshot_note: str | None = None  # why date columns gave no snapshot date ("updated_at: day/month order …")

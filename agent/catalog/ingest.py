@@ -147,6 +147,7 @@ def read_table_bytes(data: bytes, name: str, kind: str) -> tuple[pa.Table, Sourc
         raw.rows_overlong,
         raw.extra_cells,
     )
+    evidence.rows_rejoined = raw.rows_rejoined
     return table, evidence
 
 

@@ -64,6 +64,10 @@ def _escaper(markdown: bool):
     return md_escape
 
 
+# How a row's unquoted delimiter is named in the footer ("1 row with an unquoted comma inside a cell").
+_DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}
+
+
 def source_line(source: SourceEvidence, markdown: bool = True) -> str:
     if getattr(source, "pushdown", None) is not None:  # BigQuery above the size line: nothing downloaded
         rows = _count(source.rows_read, "row aggregated in BigQuery", "rows aggregated in BigQuery")
@@ -77,6 +81,11 @@ def source_line(source: SourceEvidence, markdown: bool = True) -> str:
     if source.rows_overlong:
         cells = _count(source.extra_cells, "extra cell", "extra cells")
         rows += f", {_count(source.rows_overlong, 'row', 'rows')} longer than the header ({cells} not read)"
+    if source.rows_rejoined:
+        sign = _DELIMITER_NAMES.get(source.delimiter or ",", "delimiter")
+        rows += (
+            f", {_count(source.rows_rejoined, 'row', 'rows')} with an unquoted {sign} inside a cell (read as one cell)"
+        )
     if source.bytes_scanned is not None:
         from agent.catalog.sources import bytes_text
 
