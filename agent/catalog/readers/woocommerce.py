@@ -8,7 +8,9 @@
   product without variations in the file stays as one row; a row with no Type (a file whose `Type`
   header is blank) that variations name as their parent is that container too. Grouped products
   only bundle other products and yield no row.
-* `Published`: 1 published (active), 0 private, -1 draft (both counted as draft).
+* `Published`: 1 published (active), 0 private, -1 draft (both counted as draft). Import files may name
+  the columns by the importer's field keys instead (`status` with publish/draft/private, `regular_price`,
+  `stock_quantity`, `stock_status`, `parent_id`: headers.WOO_KEYS).
 * `In stock?` 1/0 (or "backorder"), `Stock` the quantity, `Backorders allowed?` 1/0/notify.
 * `Regular price` is the price, `Sale price` the sale price.
 * `Categories` may list several paths ("Clothing > Tshirts, Music"); the first is the category
@@ -195,7 +197,7 @@ def _columns(raw: dict[str, pa.ChunkedArray], parent_row: np.ndarray) -> dict:
     if "published" in cols:
         pub = to_strings(cols.pop("published")).cast(pa.string())
         parent_pub = take_rows(pub, parent_row)
-        parent_off = pc.fill_null(pc.is_in(parent_pub, value_set=pa.array(["0", "-1"])), False)
+        parent_off = pc.fill_null(pc.is_in(pc.utf8_lower(parent_pub), value_set=_OFF), False)
         cols["status"] = pc.if_else(parent_off, parent_pub, pub)
     if "in_stock" in raw:
         cols["availability"] = _availability(raw)
@@ -214,6 +216,10 @@ def _availability(raw: dict[str, pa.ChunkedArray]) -> pa.ChunkedArray | pa.Array
         )
     return stated
 
+
+# a parent's Published that takes its variations off sale: the exporter's 0 (private) and -1 (draft), and
+# the post statuses an import file's `status` column writes (WordPress: draft, pending, private, trash)
+_OFF = pa.array(["0", "-1", "draft", "pending", "private", "trash"])
 
 # columns taken as they are (the readers' shared normalisation reads them)
 _PASSED = ("sku", "gtin", "inventory_qty", "price", "sale_price", "sale_start", "sale_end", "currency", "published")
