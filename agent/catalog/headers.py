@@ -305,6 +305,10 @@ GMC = Profile(
         "structured_title",
         "structured_description",
         "external_seller_id",
+        # the OpenAI product feed's (a Merchant-Center-shaped feed) name for the shop's path, which the
+        # roles read as the category: the feed's own column, so a generic `product category` alias does not
+        # outweigh it (tests/corpus/gmc/foodtrailer-product-feed-nzd.csv)
+        "product_category",
         *GMC_PL.values(),
     ),
     prefixes=("custom label ",),
@@ -996,6 +1000,7 @@ _ENGLISH_GENERIC_ROLES = _r(
         "category path",
         "categories",
         "category name",
+        "product category",  # Lightspeed (Vend) retail exports; Shopify's own name for it
         "department",
         "merchant category",
         "collection",
