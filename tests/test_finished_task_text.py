@@ -11,6 +11,7 @@ from agent.protocol import jsonrpc, objects
 from agent.protocol.context import CallContext
 from agent.service import handler
 from agent.service.handler import Service
+from agent.store.base import ANONYMOUS
 
 
 def _service_with_a_finished_task(cfg: config_mod.Config | None = None) -> tuple[Service, str]:
@@ -62,7 +63,7 @@ def test_a_store_that_reads_a_new_object_gets_a_fresh_text(monkeypatch):
     first = service.get({"id": task_id}, CallContext())
     stored = service.tasks.get(task_id)
     changed = dict(stored, metadata={"note": "a new object"})
-    monkeypatch.setattr(service.tasks, "get", lambda _task_id: changed)
+    monkeypatch.setattr(service.tasks, "owned", lambda _task_id: (changed, ANONYMOUS))
     again = service.get({"id": task_id}, CallContext())
     assert again is not first and again["metadata"] == {"note": "a new object"}
     assert json.loads(again.text)["metadata"] == {"note": "a new object"}
@@ -103,7 +104,7 @@ def test_an_equal_task_read_anew_is_answered_from_the_kept_text(monkeypatch):
     service, task_id = _service_with_a_finished_task()
     first = service.get({"id": task_id}, CallContext())
     stored = service.tasks.get(task_id)
-    monkeypatch.setattr(service.tasks, "get", lambda _task_id: copy.deepcopy(stored))
+    monkeypatch.setattr(service.tasks, "owned", lambda _task_id: (copy.deepcopy(stored), ANONYMOUS))
     assert service.get({"id": task_id}, CallContext()) is first
 
 

@@ -117,6 +117,28 @@ def test_task_lifecycle_and_final_state_wins(backend):
     assert other.get(task["id"])["status"]["state"] == "completed"
 
 
+def test_owned_is_the_task_and_its_party_from_one_read(backend):
+    """tasks/get asks the store once for both (issue 16 item 6): the same task and party that `get` and
+    `party` give, None once unknown or expired, and on Cloud Storage one object read, not two."""
+    tasks, _ = backend.stores()
+    task = _task()
+    tasks.create(task, party="merchant:alice")
+    tasks.finish(_final(task))
+    other, _ = backend.stores()
+    reads: list[str] = []
+    if backend.kind == "gcs":
+        for name in ("read_json", "meta"):
+            real = getattr(other.bucket, name)
+            setattr(other.bucket, name, lambda *a, _real=real, _name=name, **k: reads.append(_name) or _real(*a, **k))
+    found = other.owned(task["id"])
+    assert reads == (["read_json"] if backend.kind == "gcs" else [])  # the body alone, not its metadata too
+    assert found is not None and found[0] == other.get(task["id"]) and found[1] == "merchant:alice"
+    assert found[1] == other.party(task["id"]) and found[0]["status"]["state"] == "completed"
+    assert other.owned(objects.new_id()) is None
+    backend.clock.advance(8)  # past the TTL
+    assert backend.stores()[0].owned(task["id"]) is None
+
+
 def test_cancel_flag_is_seen_by_every_instance(backend):
     tasks, _ = backend.stores()
     assert tasks.request_cancel("no-such-task") is None

@@ -7,7 +7,7 @@ the transport (agent.protocol.http) parses and frames, this module decides, the 
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from agent import AGENT_NAME, __version__, budget
 from agent.config import Config
@@ -153,10 +153,7 @@ class Service:
 
     def get(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
         self._on_request()
-        self._owned(params, call)
-        task = self.tasks.get(params["id"])
-        if task is None:
-            raise errors.task_not_found()
+        task = self._owned(params, call)
         kept = self.runner.deps.unstored.get(task["id"])
         if kept is not None and task["status"]["state"] not in objects.TERMINAL_STATES:
             task = kept  # the outcome its client got, which the store has not taken yet
@@ -200,10 +197,7 @@ class Service:
     def resubscribe(self, params: dict[str, Any], call: CallContext) -> Iterator[dict[str, Any]]:
         self._on_request()
         task_id = params["id"]
-        self._owned(params, call)
-        task = self.tasks.get(task_id)
-        if task is None:
-            raise errors.task_not_found()
+        task = self._owned(params, call)
         call.log.update(task=task_id, context=task["contextId"])
         live = self.live.get(task_id)
 
@@ -246,14 +240,13 @@ class Service:
             )
         return trust.party_of(trusted, call.caller), trusted
 
-    def _owned(self, params: dict[str, Any], call: CallContext) -> None:
-        """tasks/*: another party's task is answered exactly like an unknown one (-32001)."""
-        owner = self.tasks.party(params["id"])
-        if owner is None:
+    def _owned(self, params: dict[str, Any], call: CallContext) -> dict[str, Any]:
+        """The stored task params["id"] names, if it is this call's party's. tasks/*: another party's
+        task is answered exactly like an unknown one (-32001)."""
+        found = self.tasks.owned(params["id"])  # task and owner in one read
+        if found is None or found[1] != self._party(params, call)[0]:
             raise errors.task_not_found()
-        party, _ = self._party(params, call)
-        if owner != party:
-            raise errors.task_not_found()
+        return found[0]
 
     def _turn(self, params: dict[str, Any], call: CallContext) -> Turn:
         """One message/send or message/stream as the runner's Turn: the request checked, its conversation
@@ -384,7 +377,7 @@ def _finished_json_cache(max_bytes: int) -> Any:
     and the dict it carries (which shares the stored task's objects while the store keeps them)."""
     from agent.catalog.cache import Cache
 
-    return Cache(max_bytes, size_of=lambda encoded: 2 * len(encoded.text))
+    return Cache(max_bytes, size_of=lambda entry: 2 * len(entry.encoded.text))
 
 
 # Kept in place of a text over the share: the task is encoded on each call, and said once, not per call.
@@ -392,20 +385,33 @@ _OVER_SHARE = "over its share"
 _MARK_BYTES = 64  # what a mark costs beside its task id
 
 
+class _KeptText(NamedTuple):
+    """A finished task's reply text, with the stored task it was made from."""
+
+    task: dict[str, Any]  # the memory store hands back this very object while the task is unchanged
+    encoded: objects.Encoded
+
+
 def _finished_text(kept: Any, task: dict[str, Any]) -> objects.Encoded:
     """The finished task as objects.Encoded, encoded once while it stays the same (issue 16 item 6).
-    A text larger than the whole share cannot be kept: a small mark under its id is, so the "not kept"
-    line is logged once per task rather than on every tasks/get (the mark is an entry of the same
-    bounded cache, so the set of tasks already named stays within the share too)."""
+
+    The stored object itself is a hit without comparing (every store write replaces the object, none
+    changes it in place: `agent.store.memory`); another object under the id (Cloud Storage reads anew)
+    is a hit while it equals the text's task. A text larger than the whole share cannot be kept: a small
+    mark under its id is, so the "not kept" line is logged once per task rather than on every tasks/get
+    (the mark is an entry of the same bounded cache, so the set of tasks already named stays within the
+    share too)."""
+    entry = kept.get(task["id"])
+    if type(entry) is _KeptText and entry.task is task:
+        return entry.encoded
     view = Service._with_history(task, None)
-    encoded = kept.get(task["id"])
-    if isinstance(encoded, objects.Encoded) and encoded == view:
-        return encoded
+    if type(entry) is _KeptText and entry.encoded == view:
+        return entry.encoded
     fresh = objects.Encoded(view)
     size, mark = 2 * len(fresh.text), _MARK_BYTES + len(task["id"])
     if kept.max_bytes is None or size <= kept.max_bytes:
-        kept.put(task["id"], fresh, size)
-    elif encoded != _OVER_SHARE and mark <= kept.max_bytes:
+        kept.put(task["id"], _KeptText(task, fresh), size)
+    elif entry != _OVER_SHARE and mark <= kept.max_bytes:
         log.warning("finished task JSON of %d bytes exceeds its %d-byte share; not kept", size, kept.max_bytes)
         kept.put(task["id"], _OVER_SHARE, mark)
     return fresh

@@ -64,7 +64,10 @@ class UnstoredOutcomes:
                 log.warning("unstored outcome dropped (over %d kept): task %s", self.limit, dropped)
 
     def get(self, task_id: str) -> dict[str, Any] | None:
-        """The outcome kept for `task_id`, while the store does not hold it."""
+        """The outcome kept for `task_id`, while the store does not hold it. Nothing kept (nearly always):
+        no lock is taken (reading a dict's size is atomic)."""
+        if not self._kept:
+            return None
         with self._lock:
             kept = self._kept.get(task_id)
             return kept.task if kept is not None else None

@@ -150,6 +150,12 @@ class TaskStore(Protocol):
     def party(self, task_id: str) -> str | None:
         """The party the task belongs to; None if unknown or expired."""
 
+    def owned(self, task_id: str) -> tuple[dict[str, Any], str] | None:
+        """(the stored task, the party it belongs to) from one read; None if unknown or expired.
+
+        Why one call (issue 16 item 6): `tasks/get` needs both, and asking `party` then `get` took the
+        memory store's lock twice and cost a Cloud Storage back end two reads (metadata, then body)."""
+
     def state(self, task_id: str) -> str | None:
         """The stored task's state only (cheap: no history); None if unknown or expired."""
 

@@ -281,6 +281,13 @@ class GcsTaskStore:
     def get(self, task_id: str) -> dict[str, Any] | None:
         """The stored task, or None: missing, expired, or a document that is not a task this store
         wrote (answered as an unknown task, never as a 500)."""
+        found = self.owned(task_id)
+        return found[0] if found is not None else None
+
+    def owned(self, task_id: str) -> tuple[dict[str, Any], str] | None:
+        """(task, party) from the one document read: the document carries the party beside the task,
+        written with it (`_write`); a document without one is the anonymous party's, as `party` reads
+        metadata without one."""
         try:
             doc, _ = self.bucket.read_json(self._name(task_id))
         except StoreCorrupt:
@@ -289,7 +296,8 @@ class GcsTaskStore:
         task = doc.get("task") if doc else None
         if not isinstance(task, dict) or not isinstance(task.get("status"), dict) or "contextId" not in task:
             return None
-        return task
+        party = doc.get("party") if doc else None
+        return task, party if isinstance(party, str) and party else ANONYMOUS
 
     def state(self, task_id: str) -> str | None:
         return self._stored_state(task_id)[0]

@@ -77,6 +77,11 @@ class MemoryTaskStore:
             item = self._tasks.get(task_id)
             return item[1] if item is not None else None
 
+    def owned(self, task_id: str) -> tuple[dict[str, Any], str] | None:
+        """(the stored task itself, its party): read-only, like `get`'s."""
+        with self._lock:
+            return self._tasks.get(task_id)
+
     def state(self, task_id: str) -> str | None:
         task = self.get(task_id)
         return task["status"]["state"] if task is not None else None
