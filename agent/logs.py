@@ -243,18 +243,23 @@ def incident(message: str, incident_id: str, **fields: Any) -> None:
     logger().error(message, exc_info=True, extra={"json_fields": {"incident": incident_id, **fields}})
 
 
-def request_context(headers: Any, method: str, url: str, user_agent: str | None) -> dict[str, Any]:
+def request_context(environ: Any, method: str, url: str, user_agent: str | None) -> dict[str, Any]:
     """Trace and request fields for this request's records; also made current for this thread.
 
-    Only the trace headers are read; nothing else from the headers (never Authorization) is kept.
+    `environ`: the request's WSGI environ, where a header is its `HTTP_` key (`traceparent` is
+    HTTP_TRACEPARENT). Read there, not through werkzeug's header view, which rebuilds the key on
+    every lookup (3 µs for the two, against 0.1; issue 16 item 6). Only the trace headers are read;
+    nothing else from the headers (never Authorization) is kept.
     """
     trace = span = None
     sampled = False
-    m = _TRACEPARENT.match((headers.get("traceparent") or "").strip())
+    raw = environ.get("HTTP_TRACEPARENT")
+    m = _TRACEPARENT.match(raw.strip()) if raw else None
     if m:
         trace, span, sampled = m.group(1), m.group(2), m.group(3) == "01"
     else:
-        m = _CLOUD_TRACE.match((headers.get("X-Cloud-Trace-Context") or "").strip())
+        raw = environ.get("HTTP_X_CLOUD_TRACE_CONTEXT")
+        m = _CLOUD_TRACE.match(raw.strip()) if raw else None
         if m:
             trace, span, sampled = m.group(1).lower(), m.group(2), m.group(3) == "1"
     if trace and _project:

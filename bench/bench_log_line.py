@@ -24,7 +24,8 @@ json_lines = sys.argv[1] == "json"
 logs.setup("INFO", None, json_lines=json_lines)
 logs.event("warm-up")
 logs.flush()
-headers = {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+headers = {"traceparent": TRACEPARENT, "HTTP_TRACEPARENT": TRACEPARENT}  # older trees read the header name
 rounds, calls = int(sys.argv[2]), int(sys.argv[3])
 means = []
 for _ in range(rounds):

@@ -171,7 +171,7 @@ def test_records_are_written_by_the_call_that_makes_them(capsys):
 
     logs.setup("INFO")
     capsys.readouterr()
-    fields = logs.request_context({"traceparent": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", None)
+    fields = logs.request_context({"HTTP_TRACEPARENT": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", None)
     logs.request_line(fields, method="tasks/get", outcome="ok")
     try:
         raise KeyError("inline detail")
@@ -212,7 +212,7 @@ def test_our_cloud_json_is_the_librarys_line_key_for_key():
     from agent import logs
 
     context = logs.request_context(
-        {"traceparent": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", "agent/1 (ünï)"
+        {"HTTP_TRACEPARENT": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", "agent/1 (ünï)"
     )
     logs.use_request(None)
     fields = {
@@ -277,7 +277,7 @@ def test_the_direct_request_line_is_the_records_line(monkeypatch):
     line — for given trace fields, for the current request's, and for none; the fields cut as before."""
     from agent import logs
 
-    context = logs.request_context({"traceparent": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", "ua/ü")
+    context = logs.request_context({"HTTP_TRACEPARENT": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", "ua/ü")
     fields = {"method": "tasks/get", "task": "t-1", "outcome": "ok", "duration_ms": 0.42, "context": "c" * 300}
     fields |= {"sources": ["a b.csv"] * 40, "Authorization": "Bearer secret", "severity": "not ours to set"}
     for given, current in ((context, None), (None, context), ({}, context), ({"trace": "own"}, context), ({}, None)):

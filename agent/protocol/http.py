@@ -13,6 +13,8 @@ import socket
 import time
 from typing import Any, Iterator
 
+from flask import Response
+
 from agent import logs
 
 from . import arrivals, errors, extensions, jsonrpc, sse
@@ -22,6 +24,7 @@ from .handler import RequestHandler
 STREAM_METHODS = frozenset({jsonrpc.STREAM, jsonrpc.RESUBSCRIBE})
 # On every response (JSON and SSE alike): a browser must never sniff an answer into HTML or script.
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff"}
+JSON_TYPE = "application/json"  # what werkzeug makes of the mimetype: JSON takes no charset parameter
 
 
 def secure_every_response(app: Any) -> None:
@@ -46,10 +49,19 @@ def json_response(payload: Any, status: int = 200, headers: dict[str, str] | Non
 
 
 def text_response(body: str, status: int = 200, headers: dict[str, str] | None = None) -> Any:
-    """A JSON body already encoded (jsonrpc.success_text), with the headers every response carries."""
-    from flask import Response
+    """A JSON body already encoded (jsonrpc.success_text), with the headers every response carries.
 
-    return Response(body, status=status, mimetype="application/json", headers={**SECURITY_HEADERS, **(headers or {})})
+    The content type is given whole and the headers added after, not passed in: werkzeug then neither
+    works out the type's charset nor copies a headers mapping through its generic path, and the
+    response costs what the bare floor's does (3.9 against 7.2 µs in a loop; issue 16 item 6)."""
+    response = Response(body, status=status, content_type=JSON_TYPE)
+    add = response.headers.add
+    for name, value in SECURITY_HEADERS.items():
+        add(name, value)
+    if headers:
+        for name, value in headers.items():
+            add(name, value)
+    return response
 
 
 class BodyLate(errors.RpcError):
@@ -150,13 +162,13 @@ def handle_rpc(
     body_deadline_s: float | None = None,
 ) -> Any:
     started = time.perf_counter()
+    environ = request.environ  # headers are read here as HTTP_* keys (see logs.request_context)
     call = CallContext(
-        requested_extensions=extensions.requested(request.headers),
+        requested_extensions=extensions.requested(environ),
         caller=caller_identity(request.headers, caller_header),
     )
-    environ = request.environ
     url = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}{environ.get('PATH_INFO', '')}"
-    call.log_context = logs.request_context(request.headers, request.method, url, environ.get("HTTP_USER_AGENT"))
+    call.log_context = logs.request_context(environ, request.method, url, environ.get("HTTP_USER_AGENT"))
     request_id: jsonrpc.RequestId = None
     method = None
     token = arrivals.arrived()  # answered at its first bytes: analysis waits for them (agent.protocol.arrivals)
@@ -234,7 +246,7 @@ def _stream_call(service: RequestHandler, rpc: jsonrpc.Request, call: CallContex
 def _sse_response(
     request_id: Any, events: Iterator[dict[str, Any]], call: CallContext, started: float, method: str, token: int
 ) -> Any:
-    from flask import Response, stream_with_context
+    from flask import stream_with_context
 
     def frames() -> Iterator[bytes]:
         outcome = "ok"
