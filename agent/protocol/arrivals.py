@@ -22,7 +22,12 @@ import itertools
 import threading
 import time
 
-_cond = threading.Condition()
+# Every request takes the lock twice (arrived, answered), so it is a plain Lock entered directly, not
+# through the Condition's Python-level methods, and waiters are woken only when there are some
+# (`_waiters`): a notify_all per request with nobody waiting cost more than the bookkeeping itself.
+_lock = threading.Lock()
+_cond = threading.Condition(_lock)
+_waiters = 0  # threads in wait_for_first_frames' wait, under _lock
 _pending: dict[int, float] = {}  # token -> arrival (time.monotonic)
 _tokens = itertools.count(1)
 _wait_s = 0.05  # FIRST_FRAME_WAIT_MS, applied by the service at start (`configure`)
@@ -44,20 +49,20 @@ def hold_back() -> bool:
 def arrived() -> int:
     """A request reached the function: its token, for `answered`."""
     token = next(_tokens)
-    with _cond:
+    with _lock:
         _pending[token] = time.monotonic()
     return token
 
 
 def answered(token: int) -> None:
     """The request's first bytes are out (or it needs no more priority): forget it; idempotent."""
-    with _cond:
-        if _pending.pop(token, None) is not None and not _pending:
+    with _lock:
+        if _pending.pop(token, None) is not None and not _pending and _waiters:
             _cond.notify_all()
 
 
 def pending() -> int:
-    with _cond:
+    with _lock:
         return len(_pending)
 
 
@@ -69,9 +74,10 @@ def wait_for_first_frames(timeout_s: float) -> bool:
     pending stays bounded by the requests of the last `timeout_s` even if a token is never answered."""
     if timeout_s <= 0:
         return True
+    global _waiters
     end = time.monotonic() + timeout_s
     waited = False
-    with _cond:
+    with _lock:
         while _pending:
             now = time.monotonic()
             for token in [t for t, arrival in _pending.items() if now - arrival >= timeout_s]:
@@ -79,5 +85,9 @@ def wait_for_first_frames(timeout_s: float) -> bool:
             if not _pending or now >= end:
                 break
             waited = True
-            _cond.wait(min(end, min(_pending.values()) + timeout_s) - now)
+            _waiters += 1
+            try:
+                _cond.wait(min(end, min(_pending.values()) + timeout_s) - now)
+            finally:
+                _waiters -= 1
     return not waited
