@@ -120,10 +120,13 @@ class _CloudJsonFormatter(logging.Formatter):
         return _cloud_text(entry, record.levelname, record.name, record.__dict__, location)
 
     def request_text(self, fields: dict[str, Any], trace: dict[str, Any]) -> str:
-        """The request line, exactly as `format` writes its record (tests/test_logs.py holds the two equal)."""
-        entry = {k: v for k, v in fields.items() if k not in _GCP_KEYS}
-        entry["message"] = REQUEST_MESSAGE
-        return _cloud_text(entry, "INFO", LOGGER_NAME, trace, _REQUEST_LINE_LOCATION)
+        """The request line, exactly as `format` writes its record (tests/test_logs.py holds the two equal).
+        `fields` is the line's own dict (request_line makes it per line): Cloud Logging's keys are taken
+        out of it in place (nearly always none are there), not filtered into a copy."""
+        for key in fields.keys() & _GCP_KEYS:
+            del fields[key]
+        fields["message"] = REQUEST_MESSAGE
+        return _cloud_text(fields, "INFO", LOGGER_NAME, trace, _REQUEST_LINE_LOCATION)
 
 
 def _cloud_text(entry: dict[str, Any], severity: str, name: str, trace: Any, location: dict[str, Any]) -> str:
@@ -288,8 +291,7 @@ def request_line(request_fields: dict[str, Any] | None = None, /, **fields: Any)
     log = _LOGGER
     if not log.isEnabledFor(logging.INFO):
         return  # LOG_LEVEL above INFO: nothing is written, so nothing is made either
-    json_fields = {"event": "request"}
-    json_fields.update((k, _bounded(v)) for k, v in fields.items() if k.lower() != "authorization")
+    json_fields = _line_fields(fields)
     handler = _handler
     if handler is not None:
         handler.write_text(handler.line_formatter.request_text(json_fields, _trace_fields(request_fields)))
@@ -318,6 +320,25 @@ def _trace_fields(request_fields: dict[str, Any] | None) -> dict[str, Any]:
 # Cloud Logging drops an entry over 256 KB, so the line that says what happened would be lost.
 MAX_FIELD_CHARS = 256
 MAX_FIELD_ITEMS = 32
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def _line_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """The request line's json_fields: "event" first, then `fields` with none named Authorization, each
+    `_bounded`. A short string or a number is taken as it is, without the call (one loop, no generator:
+    this runs on every request)."""
+    out: dict[str, Any] = {"event": "request"}
+    for key, value in fields.items():
+        if key.lower() == "authorization":
+            continue
+        kind = type(value)
+        if (kind is str and len(value) <= MAX_FIELD_CHARS) or kind in _SCALARS:
+            out[key] = value
+        else:
+            out[key] = _bounded(value)
+    return out
 
 
 def _bounded(value: Any) -> Any:
