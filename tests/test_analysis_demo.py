@@ -262,9 +262,9 @@ def test_multi_skill_question_runs_in_stable_order(demo):
 
 def test_unknown_scope_is_said_with_nearest_categories(demo):
     table, ev = demo
-    p, [(result, md)] = ask("Where are the gaps in spaceships?", table, ev)
-    assert p.scope.is_whole_catalog and p.scope.unmatched == "spaceships"
-    assert md.splitlines()[2].startswith("No category matches “spaceships”; nearest: ")
+    p, [(result, md)] = ask("Where are the gaps in unicorns?", table, ev)  # no taxonomy names a unicorn
+    assert p.scope.is_whole_catalog and p.scope.unmatched == "unicorns"
+    assert md.splitlines()[2].startswith("No category matches “unicorns”; nearest: ")
     assert "Scope: the whole catalog." in md
 
 

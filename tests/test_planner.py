@@ -74,10 +74,10 @@ def test_no_intent_gets_overview_and_the_capabilities_line(own):
 
 @needs_demo
 def test_unmatched_scope_names_nearest_existing_categories(own):
-    p = plan("Where are the gaps in spaceships?", own, TAX)
-    assert p.scope.is_whole_catalog and p.scope.unmatched == "spaceships"
+    p = plan("Where are the gaps in unicorns?", own, TAX)  # no taxonomy names a unicorn product
+    assert p.scope.is_whole_catalog and p.scope.unmatched == "unicorns"
     assert p.scope.nearest and len(p.scope.nearest) <= 5
-    assert p.notes[0].startswith("No category matches “spaceships”; nearest: ")
+    assert p.notes[0].startswith("No category matches “unicorns”; nearest: ")
     assert p.notes[0].endswith("The answer covers the whole catalog.")
 
 
@@ -86,7 +86,7 @@ def test_unmatched_scope_names_nearest_existing_categories(own):
     "question, phrase",
     [
         ("How many bikinis do I have?", "bikinis"),
-        ("How many spaceships are there?", "spaceships"),
+        ("How many unicorns are there?", "unicorns"),
         ("Quantos biquínis eu tenho?", "biquínis"),  # every language's "how many" is read as it
         ("Сколько у меня бикини?", "бикини"),
     ],
@@ -140,7 +140,7 @@ def test_scope_includes_merchant_categories_and_most_specific_node(own):
         ("How are my patio chairs priced?", "and the stock?", (AVAIL,), 6828),
         ("How are my patio chairs priced?", "same for sofas", (PRICE,), 4513),
         ("Which brands do I sell in garden furniture?", "Is my catalog ready for Google Shopping?", (CONTENT,), None),
-        ("Where are the gaps in outdoor furniture?", "what about spaceships?", (GAPS,), "UNMATCHED"),
+        ("Where are the gaps in outdoor furniture?", "what about unicorns?", (GAPS,), "UNMATCHED"),
         # issue 10: a typo'd scope is kept like a correct one; whole-catalog words reset the scope
         ("gaps in outdor furnture", "and pricing?", (PRICE,), 4299),
         ("Where are the gaps in outdoor furniture?", "Do I have entry-level and premium options?", (PRICE,), 4299),

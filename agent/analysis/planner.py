@@ -56,6 +56,7 @@ from agent.analysis.scope_resolution import (
     best_node,
     match_phrase,
     nearest,
+    none_held,
     own_claim,
     own_index,
     partial_sold,
@@ -625,10 +626,18 @@ def _place_scope(draft: _Draft, idx: _Indexes) -> None:
         draft.scope = idx.by_title(draft.unmatched, phrase_at(seq, *miss))
         if draft.scope is not None:
             draft.resolved, draft.unmatched = " ".join(phrase_at(seq, *miss)), None
-        else:
-            _read_as_published_name(draft, draft.unmatched, idx)
+        elif not _read_as_published_name(draft, draft.unmatched, idx):
+            _say_none_held(draft, phrase_at(seq, *miss), idx)
     elif not reading.whole and idx.own is not None:
         _place_leftover_words(draft, idx)
+
+
+def _say_none_held(draft: _Draft, phrase: tuple[str, ...], idx: _Indexes) -> None:
+    """A product noun the shop holds no trace of: the empty scope of the words as written
+    (`scope_resolution.none_held`), not "No category matches" and the whole catalog."""
+    scope = none_held(draft.unmatched or "", idx.own, idx.own_idx, idx.taxonomy, idx.tax_idx, phrase)
+    if scope is not None:
+        draft.scope, draft.resolved, draft.unmatched = scope, " ".join(phrase), None
 
 
 def _place_leftover_words(draft: _Draft, idx: _Indexes) -> None:

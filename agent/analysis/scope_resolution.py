@@ -1303,6 +1303,16 @@ def _is_product_noun(word: str, taxonomy: Taxonomy, tax_idx: TaxonomyIndex) -> b
 _PRODUCT_NOUN_MEMO: dict[int, dict[str, bool]] = {}
 
 
+def names_a_product(word: str, taxonomy: Taxonomy, tax_idx: TaxonomyIndex) -> bool:
+    """Do most of the Google names holding the word hold it as their product noun (the last word of a
+    part)? "jackets" (7 of 8: Life Jackets, Coats & Jackets…), "bags", "helmets", "goggles" name things;
+    "horse" (5 of 22: Horse Tack, Horse Care…) and "bird" (Bird & Wildlife Feeders) mostly say what
+    products are for, so a lone one names no product the shop could lack (`planner._say_none_held`)."""
+    ids = tax_idx.by_token.get(word, ())
+    nouns = sum(1 for i in ids if _names_its_noun(word, taxonomy.nodes[i].name))
+    return bool(ids) and nouns * 2 >= len(ids)
+
+
 def _names_its_noun(word: str, name: str) -> bool:
     """The word is one of the name's product nouns (the last word of a part): "pots" in Pots &
     Planters, "cakes" in Cakes & Dessert Bars, but not "facial" in Facial Cleansers."""
@@ -1385,4 +1395,32 @@ def scope_for(
                 return by_title
         m.phrase = display
         return placed(to_scope(m, taxonomy), own, own_idx, taxonomy, toks)
-    return placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
+    by_title = placed(Scope(label=display, phrase=display), own, own_idx, taxonomy, toks, title_only=True)
+    return by_title or none_held(display, own, own_idx, taxonomy, tax_idx, toks)
+
+
+def none_held(
+    label: str,
+    own: pa.Table | None,
+    own_idx: OwnIndex,
+    taxonomy: Taxonomy,
+    tax_idx: TaxonomyIndex,
+    phrase: tuple[str, ...],
+) -> Scope | None:
+    """The empty scope of a product the taxonomy names (`names_a_product`) that the shop holds no trace
+    of — no own category has its noun, no title names it as its product, no Google category it has
+    products in names it (`resolve` found none) — labelled with the words as written; None otherwise. No node is guessed:
+    the scope is the words, by title, and the answer says nothing is there.
+
+    Held-out shops (vintage lighting, a food shop, electronics parts, motorbike luggage, helmets) asked
+    "How many jackets do I have?" and heard "No category matches “jackets”; nearest: Baskets, Tea
+    Sets…" with the whole catalog counted: "jackets" is half of Google's Coats & Jackets and the noun
+    of narrower names (Life Jackets), so no node is its own; "helmets", "goggles", "gloves", "frames"
+    and "bags" alike."""
+    noun = phrase[-1:]
+    if not label or not noun or own is None or own.num_rows == 0 or noun[0] in own_idx.vocab:
+        return None
+    if not names_a_product(noun[0], taxonomy, tax_idx):
+        return None
+    scope = placed(Scope(label=label, phrase=label), own, own_idx, taxonomy, phrase)
+    return scope if scope is not None and not any(n for _, n in scope.found) else None
