@@ -798,3 +798,30 @@ def test_a_word_that_is_a_whole_part_of_a_joined_name_is_that_name_not_a_narrowe
     t = shopify([("PIR Motion Sensor", motion, ""), ("Digital Voltmeter", gauges, ""), ("Clamp Meter", gauges, "")])
     p, _, _ = ask("How many sensors do I have?", t)
     assert p.scope.taxonomy_path == motion, p.scope
+
+
+def test_a_half_without_a_node_is_the_shops_own_kinds_of_it_and_the_joined_count_is_said():
+    # a women's-clothing export (held-out: sergio-nezhigay/spain-store) answered "How many coats do I
+    # have?" with all 14 of Coats & Jackets, blazers and jackets among them; it files 4 as Wrap Coats
+    coats = "Apparel & Accessories > Clothing > Outerwear > Coats & Jackets"
+    t = shopify(
+        [
+            ("Women's Cream Wrap Montana", coats + " > Wrap Coats", "Top"),
+            ("Women's Khaki Blazer TROP", coats + " > Wrap Coats", "Top"),
+            ("Men's White Black Jacket TEDDY", coats + " > Bomber Jackets", "Outerwear"),
+            ("Men's Black Gold Jacket ROMA", coats + " > Trucker Jackets", "Outerwear"),
+            ("Women's Snake Print Jacket", coats, "Outerwear"),
+        ]
+    )
+    p, _, md = ask("How many coats do I have?", t)
+    assert p.scope.taxonomy_id is None and dict(p.scope.found) == {"own": 2, "taxonomy": 0, "title": 0}, p.scope
+    assert "Google's Coats & Jackets, which holds coats together with the rest of its name, has 5" in md
+    # "jackets" alike: the kinds it files (Bomber, Trucker Jackets) are named, with its titled jacket
+    p, _, md = ask("How many jackets do I have?", t)
+    assert dict(p.scope.found) == {"own": 2, "taxonomy": 0, "title": 1}, p.scope
+    assert "The scope is your categories Bomber Jackets and Trucker Jackets (3 active products)" in md
+    # without a kind of its own the joined name stays the reading: "beauty" is all of Health & Beauty
+    hair = "Health & Beauty > Personal Care > Hair Care"
+    t = shopify([("Repair Shampoo", hair + " > Shampoo & Conditioner > Shampoo", ""), ("Hair Mask", hair, "")])
+    p, _, _ = ask("Where are the gaps in beauty?", t)
+    assert p.scope.taxonomy_path == "Health & Beauty" and sum(dict(p.scope.found).values()) == 2, p.scope

@@ -885,7 +885,9 @@ def _say_joined_google_name(draft: _Draft, idx: _Indexes) -> None:
     from agent.analysis.scope_resolution import to_scope
 
     scope, own = draft.scope, idx.own
-    if scope is None or own is None or not scope.own_paths or scope.taxonomy_id is not None or not scope.found:
+    if scope is None or own is None or scope.taxonomy_id is not None or not scope.found:
+        return
+    if not (scope.own_paths or scope.title_terms) or scope.widened:  # an own category or titles, unwidened
         return
     words = tuple(t for t in (draft.resolved or "").split() if t not in STOPWORDS and t != "and")
     if len(words) != 1:
@@ -906,11 +908,24 @@ def _say_joined_google_name(draft: _Draft, idx: _Indexes) -> None:
     name = idx.taxonomy.nodes[best[0]].name
     asked = name.lower().replace(" & ", " and ").replace(", ", " and ")
     draft.notes.append(
-        f"The scope is your category {scope.own_label or scope.label} ({total:,} active "
+        f"The scope is {_what_scope_is(scope)} ({total:,} active "
         f"{'product' if total == 1 else 'products'}); Google's {name}, which holds {scope.phrase or words[0]} "
         f"together with the rest of its name, has {best[1]:,} of your active products: ask for “{asked}” to "
         "count them."
     )
+
+
+def _what_scope_is(scope: Scope) -> str:
+    """An own or title scope named in a sentence: "your category Jacket", "your categories Bomber Jackets
+    and Trucker Jackets", "the products whose title names jackets"."""
+    if scope.own_label:
+        return f"your category {scope.own_label}"
+    levels = sorted({p.rsplit(" > ", 1)[-1] for p in scope.own_paths})
+    if len(levels) == 1:
+        return f"your category {levels[0]}"
+    if levels:
+        return f"your categories {', '.join(levels[:-1])} and {levels[-1]}"
+    return f"the products whose title names {scope.phrase or scope.label}"
 
 
 def _plural(noun: str) -> str:

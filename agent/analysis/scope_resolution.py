@@ -1060,11 +1060,17 @@ def _read_as_half(
     or, when nothing is filed or titled as that half, that empty scope with the joined count said;
     None when the phrase is no half of a joined name with a node of its own."""
     others = _other_halves(scope, taxonomy, phrase)
-    half = _half_node(scope, taxonomy, phrase) if others else None
-    if half is None or scope.taxonomy_id is None:
+    if not others or scope.taxonomy_id is None:
         return None
-    m = Match(half, _merchant_inside(half, own_idx, taxonomy), scope.phrase or " ".join(phrase), "")
-    m.label = taxonomy.nodes[half].name
+    half = _half_node(scope, taxonomy, phrase)
+    if half is not None:
+        m = Match(half, _merchant_inside(half, own_idx, taxonomy), scope.phrase or " ".join(phrase), "")
+        m.label = taxonomy.nodes[half].name
+    else:
+        kinds = _own_kinds_of_half(scope, own_idx, taxonomy, phrase)
+        if kinds is None:
+            return None
+        m = kinds
     narrower = placed(to_scope(m, taxonomy), own, own_idx, taxonomy, phrase)
     if narrower is None or any(n for _, n in narrower.found) or not total:
         return narrower
@@ -1077,6 +1083,25 @@ def _read_as_half(
         f"with {words}: ask for “{asked}” to count {'it' if total == 1 else 'them'}."
     )
     return replace(narrower, widened=_sentences(narrower.widened, note))
+
+
+def _own_kinds_of_half(scope: Scope, own_idx: OwnIndex, taxonomy: Taxonomy, phrase: tuple[str, ...]) -> Match | None:
+    """The half of a joined name that has no node of its own ("coats" of Coats & Jackets, which Google
+    does not split), read as the shop's own categories that are kinds of it ("Wrap Coats"), with the
+    titles naming it; None when the shop files no such kind (then the joined name is the reading:
+    "beauty" is all of Health & Beauty, "spirits" of Liquor & Spirits, "perfume" of Perfume & Cologne).
+
+    A held-out women's-clothing export (sergio-nezhigay/spain-store) answered "How many coats do I
+    have?" with all 14 products of Coats & Jackets, its blazers and jackets among them, while it files
+    4 as Wrap Coats; the joined name's count is said beside (`planner._say_joined_google_name`)."""
+    joined = name_tokens(taxonomy.nodes[scope.taxonomy_id].name) if scope.taxonomy_id is not None else ()
+    kinds = _own_kinds(phrase, own_idx)
+    paths = tuple(p for p in kinds.own_paths if name_tokens(p.rsplit(" > ", 1)[-1]) != joined) if kinds else ()
+    if kinds is None or not paths:
+        return None
+    words = scope.phrase or " ".join(phrase)
+    levels = sorted({p.rsplit(" > ", 1)[-1] for p in paths})
+    return Match(None, (), words, words, own_paths=paths, own_label=levels[0] if len(levels) == 1 else None)
 
 
 def _content(phrase: tuple[str, ...]) -> tuple[str, ...]:
