@@ -101,3 +101,12 @@ def test_across_the_corpus_a_noun_no_shop_holds_is_said_empty():
                 problems.append(f"{path.parent.name}/{path.name}: {word} → {p.scope.label} {dict(p.scope.found)}")
     assert asked >= 100, asked
     assert not problems, "\n".join(problems)
+
+
+def test_a_word_the_shop_holds_the_start_of_is_not_said_empty():
+    """ "photographs" on a held-out wall-art shop (596050/boldstone: type Photography, titles
+    "… Photographic Print") is no product it lacks: no empty scope is claimed for it."""
+    art = "Home & Garden > Decor > Artwork"
+    t = shopify([("Palm Fan Photographic Print", art, "Photography"), ("Ammonite Wall Sculpture", art, "sculpture")])
+    p = plan("How many photographs do I have?", t, TAX)
+    assert p.scope.label != "photographs" or any(n for _, n in p.scope.found), p.scope

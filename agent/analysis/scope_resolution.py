@@ -1190,6 +1190,24 @@ def titles_say(own: pa.Table, word: str) -> bool:
     return bool(pc.any(pc.fill_null(pc.match_substring_regex(titles, pattern), False)).as_py())
 
 
+def _titles_derive(own: pa.Table, stem: str) -> bool:
+    """Does any title hold a word made from the stem, beyond its own forms ("photograph": Photographic)?
+    Its own forms ("Fire Pit Heater" for "pits") are the title rule's to read; a stem of one or two
+    letters begins too many words to tell, and is taken as held."""
+    from agent.catalog.values import as_dictionary
+
+    if "title" not in own.column_names:
+        return False
+    if len(stem) < 3:
+        return True
+    titles = as_dictionary(own["title"]).dictionary
+    if not pa.types.is_string(titles.type):
+        titles = titles.cast(pa.string())
+    longer = pc.fill_null(pc.match_substring_regex(titles, r"(?i)(?:^|[^\pL\pN])" + re.escape(stem) + r"\pL"), False)
+    made = re.compile(rf"(?<![^\W\d_]){re.escape(stem)}(?!(?:s|es|ings?)?(?![^\W\d_]))[^\W\d_]", re.I)
+    return any(made.search(t) for t in titles.filter(longer).to_pylist())
+
+
 def _named_joins_only(
     own: pa.Table, scope: Scope, taxonomy: Taxonomy, found: tuple[tuple[str, int], ...]
 ) -> tuple[Scope, tuple[tuple[str, int], ...]]:
@@ -1444,7 +1462,7 @@ def none_held(
     phrase: tuple[str, ...],
 ) -> Scope | None:
     """The empty scope of a product the taxonomy names (`names_a_product`) that the shop holds no trace
-    of — no own category has its noun, no title names it as its product, no Google category it has
+    of — no own category or title has its noun or a word made from it, no Google category it has
     products in names it (`resolve` found none) — labelled with the words as written; None otherwise. No node is guessed:
     the scope is the words, by title, and the answer says nothing is there.
 
@@ -1454,9 +1472,9 @@ def none_held(
     of narrower names (Life Jackets), so no node is its own; "helmets", "goggles", "gloves", "frames"
     and "bags" alike."""
     noun = phrase[-1:]
-    if not label or not noun or own is None or own.num_rows == 0 or noun[0] in own_idx.vocab:
+    if not label or not noun or own is None or own.num_rows == 0 or not names_a_product(noun[0], taxonomy, tax_idx):
         return None
-    if not names_a_product(noun[0], taxonomy, tax_idx):
-        return None
+    if noun[0] in own_idx.vocab or any(w.startswith(noun[0]) for w in own_idx.vocab) or _titles_derive(own, noun[0]):
+        return None  # "photographs" beside a type Photography and "Photographic Print" titles: a trace
     scope = placed(Scope(label=label, phrase=label), own, own_idx, taxonomy, phrase)
     return scope if scope is not None and not any(n for _, n in scope.found) else None
