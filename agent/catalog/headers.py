@@ -1321,6 +1321,34 @@ for _profile in PROFILES:  # no format has a currency column of its own, but a f
     _profile.roles.setdefault("currency", GENERIC_ROLES["currency"])
 GENERIC_NAME = "generic table"
 
+# Stock kept per location, one column each, in point-of-sale exports: Lightspeed Retail (Vend) writes
+# `inventory_<outlet>` (held-out helenhhuang17/Vend product-export.csv: `inventory_Basement`,
+# `inventory_Garage`, … six outlets, and no single stock column), Square `Current Quantity <location>`.
+# A variant's stock is the sum over its locations. `track_inventory` says which variants are counted
+# at all: an untracked one's zeros are no stock figure (BigCommerce's `Track Inventory = none` alike).
+_LOCATION_STOCK = re.compile(r"^(?:inventory|current quantity) (?P<place>\S.*)$")
+_NOT_A_PLACE = re.compile(r"\b(?:qty|quantity|policy|tracker|tracking|status|level|value|cost|alert|warning)\b")
+TRACK_INVENTORY = ("track inventory", "inventory tracked", "tracked")
+
+
+def location_stock_columns(columns: list[str]) -> list[str]:
+    """The per-location stock columns of a header (none when it names no location), e.g.
+    `inventory_Basement`, `Current Quantity Main Street`; never a column that is a generic alias."""
+    known = {alias for aliases in GENERIC_ROLES.values() for alias in aliases}
+    out = []
+    for column in columns:
+        key = norm(column)
+        found = _LOCATION_STOCK.match(key)
+        if found and key not in known and not _NOT_A_PLACE.search(found.group("place")):
+            out.append(column)
+    return out
+
+
+def track_inventory_column(columns: list[str]) -> str | None:
+    """The column saying per variant whether its stock is tracked (Lightspeed's `track_inventory`)."""
+    return next((column for column in columns if norm(column) in TRACK_INVENTORY), None)
+
+
 # Columns that may carry the snapshot date, in order of preference (SPEC §4).
 SNAPSHOT_COLUMNS = tuple(
     norm(n)

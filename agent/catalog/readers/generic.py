@@ -20,9 +20,10 @@ import re
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from agent.catalog import headers
 from agent.catalog.readers import own_categories
 from agent.catalog.readers.common import Draft, attributes_from_options, identifier_exists
-from agent.catalog.values import map_distinct, to_strings
+from agent.catalog.values import flag_value, map_distinct, parse_int, to_strings
 
 _MORE_URLS = r"[\s,;|]+https?://.*$"
 
@@ -58,8 +59,41 @@ def shopify_feed_products(ids: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | 
     return products
 
 
+def extra_columns(columns: list[str]) -> list[str]:
+    """Columns read beside the roles: stock per location and whether it is tracked (`location_stock`)."""
+    places = headers.location_stock_columns(columns)
+    track = headers.track_inventory_column(columns) if places else None
+    return places + ([track] if track else [])
+
+
+def location_stock(table: pa.Table) -> tuple[pa.ChunkedArray, list[str]] | None:
+    """Per row, the stock summed over the location columns (null where every location is blank, or
+    where the row's stock is not tracked: its zeros are no count), and the columns read; None when
+    the table has no location columns."""
+    places = headers.location_stock_columns(table.column_names)
+    if not places:
+        return None
+    counts = [parse_int(table[column]) for column in places]
+    total = counts[0].fill_null(0)
+    given = pc.is_valid(counts[0])
+    for count in counts[1:]:
+        total = pc.add(total, count.fill_null(0))
+        given = pc.or_(given, pc.is_valid(count))
+    used = list(places)
+    track = headers.track_inventory_column(table.column_names)
+    if track is not None:
+        tracked = map_distinct(to_strings(table[track]), flag_value, pa.bool_())
+        given = pc.and_(given, pc.fill_null(tracked, True))
+        used.append(track)
+    return pc.if_else(given, total, pa.scalar(None, pa.int64())), used
+
+
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     cols = {role: table[col] for role, col in roles.items() if col in table.column_names}
+    used = set(roles.values())
+    if "inventory_qty" not in cols and (stock := location_stock(table)) is not None:
+        cols["inventory_qty"], read = stock
+        used.update(read)
     if "product_id" not in cols and "variant_id" in cols:
         products = shopify_feed_products(cols["variant_id"])
         if products is not None:
@@ -72,4 +106,4 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
         cols["own_categories"] = own_categories.column(cols["category_path"], own_categories.generic)
         cols["category_path"] = own_categories.primary(cols["category_path"], own_categories.generic)
     attributes_from_options(cols)
-    return Draft(row_count=table.num_rows, cols=cols, used=set(roles.values()), currency_column="currency" in cols)
+    return Draft(row_count=table.num_rows, cols=cols, used=used, currency_column="currency" in cols)

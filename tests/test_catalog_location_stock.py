@@ -1,0 +1,55 @@
+"""Stock kept per location (a point-of-sale export's one column per outlet) is read as the variant's stock.
+
+Lightspeed Retail (Vend) writes no single stock column: `inventory_<outlet>` per outlet, beside
+`track_inventory` (held-out helenhhuang17/Vend product-export.csv: six outlets, 1,217 variants, read
+before as "stock is unknown for all variants"). Square writes `Current Quantity <location>`. Each case is
+generated from a seed; the expected values are counted from the generated rows.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pyarrow.compute as pc
+import pytest
+
+from agent.catalog.evidence import KIND_ATTACHED
+from agent.catalog.sources import read_table_bytes
+from tests.helpers import csv_bytes
+
+
+def _case(seed: int, prefix: str, places: list[str], with_tracking: bool):
+    rnd = random.Random(seed)
+    header = ["handle", "sku", "name", "retail_price", "active"]
+    header += (["track_inventory"] if with_tracking else []) + [f"{prefix}{place}" for place in places]
+    rows, expected = [], []
+    for i in range(rnd.randint(20, 60)):
+        tracked = not with_tracking or rnd.random() > 0.2
+        counts = [rnd.choice(["", "0", "0", str(rnd.randint(1, 9)), "-1"]) for _ in places]
+        given = [int(c) for c in counts if c != ""]
+        qty = sum(given) if tracked and given else None
+        state = "unknown" if qty is None else "in_stock" if qty > 0 else "out_of_stock"
+        track = (["1" if tracked else "0"]) if with_tracking else []
+        rows.append([f"p{i // 3}", f"s{i}", f"Product {i // 3}", "9.99", "1", *track, *counts])
+        expected.append((qty, state))
+    return csv_bytes(header, rows), expected
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize(
+    ("prefix", "places"),
+    [("inventory_", ["Basement", "Garage", "Mt_Auburn"]), ("Current Quantity ", ["Main Street", "Airport"])],
+)
+def test_stock_is_the_sum_over_locations_and_untracked_is_unknown(seed, prefix, places):
+    data, expected = _case(seed, prefix, places, with_tracking=seed % 2 == 0)
+    table, evidence = read_table_bytes(data, "product-export.csv", KIND_ATTACHED)
+    assert table["inventory_qty"].to_pylist() == [qty for qty, _ in expected]
+    assert table["availability"].to_pylist() == [state for _, state in expected]
+    assert not any(column.startswith(prefix) for column in evidence.unmapped_columns)
+
+
+def test_a_single_stock_column_wins_over_location_columns():
+    data = csv_bytes(["name", "price", "stock", "inventory_Garage"], [["A", "1", "5", "0"], ["B", "1", "0", "7"]])
+    table, _ = read_table_bytes(data, "t.csv", KIND_ATTACHED)
+    assert table["inventory_qty"].to_pylist() == [5, 0]
+    assert pc.count(table["availability"]).as_py() == 2
