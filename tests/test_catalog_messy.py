@@ -150,6 +150,13 @@ def test_status_words_and_excluded_products():
     assert [r["status"] for r in rows] == ["active", "draft", "archived", "active", "draft", "unknown", "unknown"]
 
 
+_RSS = (
+    b'<?xml version="1.0"?>\n<rss xmlns:g="http://base.google.com/ns/1.0" version="2.0">\n<channel>\n'
+    b"<item>\n<g:id>1</g:id>\n<g:title>Chair, oak</g:title>\n<g:price>10.00 EUR</g:price>\n</item>\n"
+)
+_MARKUP = "an XML or HTML document, not a table; an XML product feed is not read — attach a CSV or TSV export"
+
+
 @pytest.mark.parametrize(
     ("data", "reason"),
     [
@@ -160,6 +167,12 @@ def test_status_words_and_excluded_products():
         (b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00", "not a readable CSV: the file is binary"),
         (b"a,b,c\n1,2,3\n", "no product columns recognised (such as title, SKU or price)"),
         (b"PAR1garbage", "not a readable Parquet file"),
+        # markup, not a table: Merchant Center's RSS and Atom feeds, a WordPress (WooCommerce) export
+        (_RSS, _MARKUP),
+        (b"\xef\xbb\xbf" + _RSS, _MARKUP),
+        (b'<feed xmlns="http://www.w3.org/2005/Atom" xmlns:g="http://base.google.com/ns/1.0">\n<entry>\n', _MARKUP),
+        (b'\n<!-- This is a WordPress eXtended RSS file -->\n<rss version="2.0">\n', _MARKUP),
+        (b"<!DOCTYPE html>\n<html><body>title,price</body></html>\n", _MARKUP),
     ],
 )
 def test_unusable_files_raise_a_fixed_reason(data, reason):

