@@ -1145,12 +1145,13 @@ _ENGLISH_GENERIC_ROLES = _r(
         "thumbnail",
     ),
     link=("link", "url", "product url", "product link", "page url", "web url", "final url"),
-    option1_name=("option1 name", "option 1 name", "option name 1"),
-    option1_value=("option1 value", "option 1 value", "option value 1"),
-    option2_name=("option2 name", "option 2 name", "option name 2"),
-    option2_value=("option2 value", "option 2 value", "option value 2"),
-    option3_name=("option3 name", "option 3 name", "option name 3"),
-    option3_value=("option3 value", "option 3 value", "option value 3"),
+    # Lightspeed Retail (Vend) spells the number: `variant_option_one_name`, `variant_option_one_value`
+    option1_name=("option1 name", "option 1 name", "option name 1", "variant option one name"),
+    option1_value=("option1 value", "option 1 value", "option value 1", "variant option one value"),
+    option2_name=("option2 name", "option 2 name", "option name 2", "variant option two name"),
+    option2_value=("option2 value", "option 2 value", "option value 2", "variant option two value"),
+    option3_name=("option3 name", "option 3 name", "option name 3", "variant option three name"),
+    option3_value=("option3 value", "option 3 value", "option value 3", "variant option three value"),
 )
 
 # The same fields in the languages merchants export in (German, French, Spanish, Italian, Portuguese,
