@@ -266,3 +266,21 @@ def test_unparseable_parquet_is_reported_as_parquet(monkeypatch):
     monkeypatch.setattr(ingest, "normalise", broken)
     with pytest.raises(UnreadableCatalog, match="not a readable Parquet file"):
         sources.safe_read(buf.getvalue(), "nested.parquet", KIND_ATTACHED)
+
+
+def test_a_dash_only_identifier_or_link_is_no_value():
+    """Magento's admin grid export writes " -" in every empty cell (held-out hssnfarooq/luxeoverhemden-app
+    magento_products.csv): a Thumbnail " -" is no image and an EAN "-" no GTIN, not an invalid one."""
+    data = (
+        "sku,title,price,gtin,mpn,image,link\n"
+        "A-1,Shirt 45,64.99, -,--,' -',\u2014\n"
+        "A-2,Shirt 46,64.99,4051233090197,M-2,https://x.test/a.jpg,https://x.test/a\n"
+        "-,-,64.99,-x,- -,https://x.test/-,-/a\n"
+    ).replace("'", '"')
+    rows, _ = read(data.encode())
+    assert [(r["gtin"], r["mpn"], r["image_url"], r["link"]) for r in rows] == [
+        (None, None, None, None),
+        ("4051233090197", "M-2", "https://x.test/a.jpg", "https://x.test/a"),
+        ("-x", "- -", "https://x.test/-", "-/a"),
+    ]
+    assert rows[2]["sku"] == "-" and rows[2]["title"] == "-"  # a dash elsewhere is left as written

