@@ -284,3 +284,23 @@ def test_a_dash_only_identifier_or_link_is_no_value():
         ("-x", "- -", "https://x.test/-", "-/a"),
     ]
     assert rows[2]["sku"] == "-" and rows[2]["title"] == "-"  # a dash elsewhere is left as written
+
+
+@pytest.mark.parametrize(
+    ("types", "kept"),
+    [
+        (["Simple Product", "Configurable Product", "Simple Product"], False),  # Magento's admin grid
+        (["simple", "variable", " Variation "], False),
+        (["Bundle product", "", "virtual"], False),
+        (["Shirts", "Configurable Product", "Shirts"], True),  # one real type: the column is a type column
+        (["General", "T-Shirt", "Drink"], True),  # Lightspeed's product types
+    ],
+)
+def test_a_type_column_of_record_kinds_is_no_product_type(types, kept):
+    """A generic table's `Type` that says only how the platform builds the record ("Simple Product") is
+    not the product's type: read as one, it became every product's category."""
+    data = "ID,Name,Type,SKU,Price\n" + "".join(f"{i},Shirt {i},{t},S-{i},64.99\n" for i, t in enumerate(types))
+    rows, evidence = read(data.encode())
+    expected = [t.strip() or None for t in types] if kept else [None] * len(types)
+    assert [r["product_type"] for r in rows] == expected
+    assert ("Type" in evidence.unmapped_columns) is not kept

