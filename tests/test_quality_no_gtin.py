@@ -50,3 +50,21 @@ def test_one_gtin_in_the_scope_makes_every_row_need_one():
     assert rows["Missing GTIN"]["Affected rows"] == 4
     assert "missing_gtin" in result.thresholds["required_for_complete"]
     assert not any(line.startswith("No row has a GTIN") for line in bullets(md))
+
+
+def test_no_gtin_anywhere_is_not_listed_again_as_a_fix():
+    """A held-out denim shop (13 products, no barcode on any) read "100.0% of rows are complete …; 0 rows
+    need work", the identifier_exists advice, and then "Also to fix: missing gtin (13 rows)": the GTIN it
+    had just said own-brand products go without. With no GTIN in the scope the GTIN checks stay in the
+    table but out of "Also to fix"; with one GTIN the rest are listed, in the label's own capitals."""
+    rows = [
+        [f"ring-{i}", f"Gold Ring {i}", "" if i == 1 else "<p>A gold ring</p>", "Muse", "Rings", f"R{i}", "15.00"]
+        + [gtin, "https://example.com/r.jpg", "active"]
+        for i, gtin in enumerate([""] * 4)
+    ]
+    table, _ = read_table_bytes(csv_bytes(HEADER, rows), "products_export_1.csv", "attached file")
+    md = render_skill(SKILLS["content_quality"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX)))
+    fixes = [b for b in bullets(md) if b.startswith("Also to fix")]
+    assert fixes == ["Also to fix: missing description (1 row)."], bullets(md)
+    _, _, md = _answer(["4006381333931", "", "", "", ""])
+    assert any(b.startswith("Also to fix: missing GTIN (4 rows)") for b in bullets(md)), bullets(md)
