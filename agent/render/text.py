@@ -746,12 +746,17 @@ def _sizes_none(v: Values) -> str:
 @template("brands.single_vendor")
 def _brands_single_vendor(v: Values) -> str:
     """One vendor with SINGLE_VENDOR_SHARE or more; the other brands, when there are any, are not
-    hidden by the word "single" (a held-out jewellery shop: 95.3 % one brand, 2 brands in all)."""
+    hidden by the word "single" (a held-out jewellery shop: 95.3 % one brand, 2 brands in all), nor is
+    the catalog called single-vendor then: a held-out denim shop with a second label on one jacket of 13
+    read "Single-vendor catalog: samarhaus holds 92.3% of products (2 brands in all)", which the same
+    sentence contradicts. "Mostly one vendor" says what the share says."""
     others = v.raw("brands_n") or 1
     tail = f" ({v.count('brands_n', 'brand', 'brands')} in all)" if others > 1 else ""
     if not v.raw("whole", True):  # a scope's one brand is no verdict on the catalog
-        return f"One brand in this scope: {v.raw('brand')} holds {v['share_pct']} of its products{tail}."
-    return f"Single-vendor catalog: {v.raw('brand')} holds {v['share_pct']} of products{tail}."
+        lead = "Mostly one brand in this scope" if others > 1 else "One brand in this scope"
+        return f"{lead}: {v.raw('brand')} holds {v['share_pct']} of its products{tail}."
+    lead = "Mostly one vendor" if others > 1 else "Single-vendor catalog"
+    return f"{lead}: {v.raw('brand')} holds {v['share_pct']} of products{tail}."
 
 
 @template("brands.summary")
