@@ -57,14 +57,15 @@ class StockCounts:
     A product's category, for "fully out" and the examples, is the first (by name) of its variants'
     category labels; the examples are, per category, the first EXAMPLES distinct titles of products with
     a variant out of stock, products fully out first, then most variants out, then by title (a
-    product's title: the first of its variants' by value). Both orders are ones SQL can produce: before
+    product's title: the first of its variants' by value), plus one more when there is one, which is
+    not named but makes the answer say "and others". Both orders are ones SQL can produce: before
     they followed the catalog's row order and integer product keys, which a BigQuery table has not.
     """
 
     by_category: list[dict]  # "c" (label), "products", "variants", "oos", "backorder", "preorder", "unknown"
     fully_n: int  # products with every variant out of stock
     fully_by_cat: dict[str, int]  # … per the product's category
-    examples: dict[str, list[str]]  # category label -> example titles
+    examples: dict[str, list[str]]  # category label -> example titles (EXAMPLES + 1 at most)
     products: int  # distinct products in the scope
     variants: int  # variant rows in the scope
     has_stock: bool  # any variant states its stock
@@ -79,10 +80,6 @@ def run(inp: SkillInput) -> SkillResult:
     table = common.records_table(COLUMNS, rows, excluded)
     findings = _findings(rows, has_stock, excluded)
     notes = list(agg.notes) if agg is not None else []
-    if not has_stock and rows:
-        notes.append(
-            "Stock is unknown: the data states neither availability nor quantities, so nothing is reported as out of stock."
-        )
     return SkillResult(
         skill=SKILL_ID,
         scope=scope,
@@ -172,7 +169,8 @@ def _rows(agg: StockCounts, scope: Scope) -> list[dict]:
                 "Backorder variants": entry["backorder"] if has_stock else None,
                 "Preorder variants": entry["preorder"] if has_stock else None,
                 "Stock unknown variants": entry["unknown"],
-                "Out-of-stock products (examples)": "; ".join(agg.examples.get(category, [])) or None,
+                "Out-of-stock products (examples)": "; ".join(agg.examples.get(category, [])[:EXAMPLES]) or None,
+                "_more_examples": len(agg.examples.get(category, [])) > EXAMPLES,
             }
         )
     rows.sort(key=lambda r: (-(r["Out-of-stock rate"] or 0), -(r["Out-of-stock variants"] or 0), r["Category"]))
@@ -235,7 +233,7 @@ def _out_of_stock_examples(scoped: pa.Table, per_product: pa.Table, names: list[
     first = np.ones(len(codes), dtype=bool)
     first[1:] = codes[1:] != codes[:-1]
     position = np.arange(len(codes)) - np.maximum.accumulate(np.where(first, np.arange(len(codes)), 0))
-    best = best.filter(pa.array(position < EXAMPLES))
+    best = best.filter(pa.array(position <= EXAMPLES))  # one more than named: it says there are others
     examples: dict[str, list[str]] = {}
     for code, title in zip(best["ci_min"].to_pylist(), best["title_min"].to_pylist()):
         examples.setdefault(names[code], []).append(title)
@@ -303,7 +301,10 @@ def _category_findings(rows: list[dict]) -> list[Finding]:
         key=lambda ir: (-(ir[1]["Products fully out"] or 0), ir[0]),
     )[:2]
     if named:
-        items = [{"name": r["Category"], "titles": r["Out-of-stock products (examples)"]} for _, r in named]
+        items = [
+            {"name": r["Category"], "titles": r["Out-of-stock products (examples)"], "more": r.get("_more_examples")}
+            for _, r in named
+        ]
         found.append(
             Finding(
                 "availability.examples",

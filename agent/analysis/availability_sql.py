@@ -50,7 +50,7 @@ best AS (
 ranked AS (SELECT c, title, ROW_NUMBER() OVER (PARTITION BY c ORDER BY k DESC, title) AS r FROM best)
 SELECT 'fully' AS kind, c, NULL AS title, COUNT(*) AS n FROM per_product WHERE oos = n AND oos > 0 GROUP BY c
 UNION ALL
-SELECT 'example', c, title, r FROM ranked WHERE r <= {EXAMPLES}
+SELECT 'example', c, title, r FROM ranked WHERE r <= {EXAMPLES + 1}
 """
 
 

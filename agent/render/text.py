@@ -426,7 +426,10 @@ def _availability_fully_out(v: Values) -> str:
 
 @template("availability.examples")
 def _availability_examples(v: Values) -> str:
-    parts = [f"{i.raw('name')}: {i.raw('titles')}" for i in v.items("items")]
+    """The titles a category's row names; when it has more out of stock than are named, the list ends
+    "and others" (a held-out stationery shop has six gift boxes fully out in one category and the answer
+    named five, as if they were all)."""
+    parts = [f"{i.raw('name')}: {i.raw('titles')}{' and others' if i.raw('more') else ''}" for i in v.items("items")]
     return f"Out of stock (every variant out listed first) — {' | '.join(parts)}."
 
 

@@ -1,0 +1,125 @@
+"""Wording rules found by asking held-out real exports the merchant's questions ("What's out of stock?",
+"Where are my price gaps?", "Is my catalog ready for Google Shopping?", "Which brands do I carry
+most?") and reading each answer against a csv-module count: small fixtures built the way those files
+are written, and properties over every Shopify export in tests/corpus, expected values from `csv`."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from agent.analysis.inputs import SkillInput
+from agent.analysis.registry import SKILLS
+from agent.analysis.result import Scope
+from agent.catalog.evidence import KIND_ATTACHED
+from agent.catalog.ingest import read_table_bytes
+from agent.catalog.taxonomy import load
+from agent.render.text import render_skill
+from tests.helpers import bullets, csv_bytes
+
+TAX = load()
+CORPUS = Path(__file__).parent / "corpus"
+SHOPIFY = sorted(
+    p
+    for p in CORPUS.glob("*/*.csv")
+    if p.read_bytes()[:300].decode("utf-8-sig", "replace").startswith("Handle,Title,Body (HTML),Vendor")
+)
+HEADER = ["Handle", "Title", "Body (HTML)", "Vendor", "Type", "Variant SKU", "Variant Price"]
+HEADER += ["Variant Inventory Tracker", "Variant Inventory Qty", "Variant Inventory Policy", "Image Src", "Status"]
+
+
+def _said(skill: str, table) -> tuple[list[str], str]:
+    md = render_skill(SKILLS[skill].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX)))
+    return bullets(md), md
+
+
+def _shop(rows: list[list]) -> object:
+    table, _ = read_table_bytes(csv_bytes(HEADER, rows), "products_export_1.csv", KIND_ATTACHED)
+    return table
+
+
+def _boxes(n_out: int, n_in: int = 2) -> object:
+    """Gift boxes of one type, the first n_out tracked at 0 and sold only in stock (a held-out stationery
+    export's six zero-stock gift boxes), then n_in in stock."""
+    rows = []
+    for i in range(n_out + n_in):
+        qty = "0" if i < n_out else "20"
+        rows.append([f"box-{i}", f"Gift Box {i}", "<p>Box</p>", "Muse", "Gift Boxes", f"B{i}", "40.00"])
+        rows[-1] += ["shopify", qty, "deny", "https://example.com/b.jpg", "active"]
+    return _shop(rows)
+
+
+def test_a_category_with_more_out_than_named_says_and_others():
+    """The held-out stationery shop had six gift boxes fully out in one category and "What's out of
+    stock?" named five of them, as if that were all: past the five named, the list ends "and others"."""
+    said, _ = _said("availability", _boxes(7))
+    line = next(b for b in said if b.startswith("Out of stock (every variant out listed first)"))
+    assert line.endswith(" and others."), line
+    assert line.count("Gift Box") == 5, line
+    said, _ = _said("availability", _boxes(5))
+    line = next(b for b in said if b.startswith("Out of stock (every variant out listed first)"))
+    assert not line.endswith(" and others.") and line.count("Gift Box") == 5, line
+
+
+def test_unknown_stock_is_said_once():
+    """A held-out stroller shop's export (tracker and policy columns, no quantity) answered "Stock is
+    unknown for all 8 variants: … nothing is reported as out of stock" and then a note saying the same."""
+    header = [h for h in HEADER if h != "Variant Inventory Qty"]
+    rows = [
+        [f"s{i}", f"Stroller {i}", "<p>S</p>", "Glow", "Strollers", f"S{i}", "210.00", "shopify", "deny"]
+        + ["https://example.com/s.jpg", "active"]
+        for i in range(3)
+    ]
+    table, _ = read_table_bytes(csv_bytes(header, rows), "products_export_1.csv", KIND_ATTACHED)
+    _, md = _said("availability", table)
+    assert md.count("Stock is unknown") == 1, md
+
+
+def _csv_rows(path: Path) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(path.read_bytes().decode("utf-8-sig", "replace"), newline="")))
+
+
+def _active_first_rows(rows: list[dict]) -> list[dict]:
+    """The first row of each product whose status is active or unstated (what the skills analyse)."""
+    first: dict[str, dict] = {}
+    for r in rows:
+        first.setdefault(r.get("Handle") or "", r)
+    return [r for r in first.values() if (r.get("Status") or "active").strip().lower() == "active"]
+
+
+@pytest.fixture(scope="module")
+def answers() -> dict[str, tuple[list[dict], dict[str, list[str]]]]:
+    out = {}
+    for path in SHOPIFY:
+        table, _ = read_table_bytes(path.read_bytes(), path.name, KIND_ATTACHED)
+        said = {skill: _said(skill, table)[0] for skill in ("brand_coverage", "content_quality")}
+        out[path.name] = (_csv_rows(path), said)
+    return out
+
+
+def test_corpus_two_vendors_are_never_a_single_vendor_catalog(answers):
+    """Over every Shopify export: a catalog whose active products name two vendors or more (csv, case
+    folded) is never called "Single-vendor"."""
+    wrong = {}
+    for name, (rows, said) in answers.items():
+        vendors = {(r.get("Vendor") or "").strip().casefold() for r in _active_first_rows(rows)} - {""}
+        if len(vendors) > 1 and any("Single-vendor" in b for b in said["brand_coverage"]):
+            wrong[name] = sorted(vendors)[:5]
+    assert not wrong, wrong
+
+
+def test_corpus_no_gtin_anywhere_is_no_gtin_fix(answers):
+    """Over every Shopify export with no barcode on any row (csv): the answer says what Merchant Center
+    takes instead and never lists a GTIN under "Also to fix"."""
+    assert any(not any((r.get("Variant Barcode") or "").strip() for r in rows) for rows, _ in answers.values())
+    wrong = {}
+    for name, (rows, said) in answers.items():
+        if any((r.get("Variant Barcode") or "").strip() for r in rows):
+            continue
+        fixes = [b for b in said["content_quality"] if b.startswith("Also to fix") and "GTIN" in b.upper()]
+        if fixes:
+            wrong[name] = fixes
+    assert not wrong, wrong
