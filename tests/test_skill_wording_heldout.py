@@ -18,7 +18,7 @@ from agent.catalog.evidence import KIND_ATTACHED
 from agent.catalog.ingest import read_table_bytes
 from agent.catalog.taxonomy import load
 from agent.render.text import render_skill
-from tests.helpers import bullets, csv_bytes
+from tests.helpers import assert_prose_numbers_in_table, bullets, csv_bytes
 
 TAX = load()
 CORPUS = Path(__file__).parent / "corpus"
@@ -78,6 +78,28 @@ def test_unknown_stock_is_said_once():
     assert md.count("Stock is unknown") == 1, md
 
 
+def _priced(prices: list[str]) -> object:
+    rows = [
+        [f"j{i}", f"Jacket {i}", "<p>J</p>", "Denim Co", "Jackets", f"J{i}", price, "", "", "", "https://e.com/j.jpg"]
+        + ["active"]
+        for i, price in enumerate(prices)
+    ]
+    return _shop(rows)
+
+
+def test_price_gaps_without_a_hole_say_so_with_the_largest_step():
+    """ "Where are my price gaps?" on a held-out denim shop (every step 1.5× or less) was answered with
+    P10–P90 and tiers and no sentence on gaps. No hole is said, with the largest step and its category;
+    a hole is said as before, and then "no holes" is not."""
+    said, md = _said("price_ladder", _priced(["5500", "8000", "9500", "10000", "12000"]))
+    line = next(b for b in said if b.startswith("No holes in the ladder"))
+    assert "from 5,500.00 to 8,000.00 (1.5×)" in line, line
+    assert_prose_numbers_in_table(md)
+    said, _ = _said("price_ladder", _priced(["10", "11", "12", "40"]))
+    assert any(b.startswith("Holes in the ladder") for b in said), said
+    assert not any(b.startswith("No holes") for b in said), said
+
+
 def _csv_rows(path: Path) -> list[dict]:
     return list(csv.DictReader(io.StringIO(path.read_bytes().decode("utf-8-sig", "replace"), newline="")))
 
@@ -95,7 +117,7 @@ def answers() -> dict[str, tuple[list[dict], dict[str, list[str]]]]:
     out = {}
     for path in SHOPIFY:
         table, _ = read_table_bytes(path.read_bytes(), path.name, KIND_ATTACHED)
-        said = {skill: _said(skill, table)[0] for skill in ("brand_coverage", "content_quality")}
+        said = {skill: _said(skill, table)[0] for skill in ("brand_coverage", "content_quality", "price_ladder")}
         out[path.name] = (_csv_rows(path), said)
     return out
 
@@ -123,3 +145,16 @@ def test_corpus_no_gtin_anywhere_is_no_gtin_fix(answers):
         if fixes:
             wrong[name] = fixes
     assert not wrong, wrong
+
+
+def test_corpus_price_gaps_are_always_answered(answers):
+    """Over every Shopify export with priced products: the ladder says where its holes are or that there
+    are none, whenever any category has two prices or more to step between."""
+    mute = [
+        name
+        for name, (_, said) in answers.items()
+        if any(b.startswith("Across") for b in said["price_ladder"])
+        and not any(b.startswith(("Holes in the ladder", "No holes in the ladder")) for b in said["price_ladder"])
+        and not any("one price" in b for b in said["price_ladder"])
+    ]
+    assert not mute, mute

@@ -472,6 +472,8 @@ def _findings(
     visible = [(i, r) for i, r in enumerate(rows) if not r.get("_total")][:20]
     visible = [(i, r) for i, r in visible if i < 20]
     found += _category_findings(visible, with_ref, mixed)
+    if not any(r["Step"] is not None and r["Step"] > STEP_RATIO for r in rows if not r.get("_total")):
+        found += _no_hole(visible, mixed)  # not one hole in any category row, shown or not
     example = common.excluded_finding(excluded, rows)
     if example:
         found.append(example)
@@ -562,6 +564,26 @@ def _tiers_finding(code: str, shown: list[tuple[int, dict]], items: list[dict], 
     """A finding about the tiers of the rows shown, its cells their three tier counts."""
     cells = tuple((i, t) for i, _ in shown for t in ("Good", "Better", "Best"))
     return Finding(code, {"items": items}, cells=cells, severity=severity)
+
+
+def _no_hole(visible: list[tuple[int, dict]], mixed: bool) -> list[Finding]:
+    """With no step above STEP_RATIO in any category row, that said, with the largest step there is: "Where
+    are my price gaps?" on a held-out denim shop (jackets 5,500 to 8,000 at most, 1.5×) was answered with
+    P10–P90 and tiers and not one sentence on gaps, which reads as if the question went unheard."""
+    stepped = [(i, r) for i, r in visible if r["Step"] is not None]
+    if not stepped:
+        return []
+    i, r = max(stepped, key=lambda ir: (ir[1]["Step"], -ir[0]))
+    values = {
+        "name": r["Category"],
+        "from_price": r["Largest step from"],
+        "to_price": r["Largest step to"],
+        "step_x": r["Step"],
+        "ratio": STEP_RATIO,
+        **_in_currency(r, mixed),
+    }
+    cells = tuple((i, c) for c in ("Largest step from", "Largest step to", "Step"))
+    return [Finding("ladder.no_steps", values, cells=cells, severity=6)]
 
 
 def _category_findings(visible: list[tuple[int, dict]], with_ref: bool, mixed: bool) -> list[Finding]:

@@ -506,6 +506,15 @@ def _ladder_steps(v: Values) -> str:
     return f"Holes in the ladder — price steps of more than double with nothing in between: {'; '.join(parts)}."
 
 
+@template("ladder.no_steps")
+def _ladder_no_steps(v: Values) -> str:
+    """No hole in the ladder: said, with the largest step there is (price_ladder._no_hole)."""
+    return (
+        f"No holes in the ladder — no price step of more than double between neighbouring prices; the largest "
+        f"is in {v.raw('name')}, from {v['from_price']} to {v['to_price']} ({v['step_x']})."
+    )
+
+
 @template("ladder.empty_tiers")
 def _ladder_empty_tiers(v: Values) -> str:
     listed = _listed(v, lambda i: f"{i.raw('name')} (no {i.raw('tiers')})")
