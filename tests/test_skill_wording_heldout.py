@@ -158,3 +158,16 @@ def test_corpus_price_gaps_are_always_answered(answers):
         and not any("one price" in b for b in said["price_ladder"])
     ]
     assert not mute, mute
+
+
+def test_one_column_not_used_is_said_in_the_singular():
+    """A held-out perfume feed (11 Merchant Center columns, one not read) said "1 of them are not used"."""
+    header = ["id", "title", "description", "link", "image_link", "availability", "price", "brand"]
+    header += ["condition", "google_product_category", "item_group_id"]
+    row = ["oud-50ml", "Oud Attar - 50ml", "Agarwood attar", "https://e.com/o", "https://e.com/o.jpg", "in stock"]
+    row += ["560 INR", "Pristine", "new", "Health & Beauty > Personal Care > Cosmetics > Perfume & Cologne", "oud"]
+    table, src = read_table_bytes(csv_bytes(header, [row]), "google-merchant-feed.csv", KIND_ATTACHED)
+    inp = SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX, sources=(src,))
+    said = bullets(render_skill(SKILLS["catalog_overview"].run(inp)))
+    line = next(b for b in said if "reads as a" in b)
+    assert "1 of them is not used by the analysis" in line, line

@@ -130,9 +130,12 @@ def _overview_size(v: Values) -> str:
 
 @template("overview.format")
 def _overview_format(v: Values) -> str:
+    """The columns read and how many the analysis does not use (one of them "is": a held-out Merchant
+    Center feed of 11 columns read "1 of them are not used")."""
     text = f"{v['source']} reads as a {v['format']} with {v['columns_n']} columns"
     if v.raw("unmapped_n"):
-        text += f"; {v['unmapped_n']} of them are not used by the analysis"
+        verb = "is" if v.raw("unmapped_n") == 1 else "are"
+        text += f"; {v['unmapped_n']} of them {verb} not used by the analysis"
     return text + "."
 
 
