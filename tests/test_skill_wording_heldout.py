@@ -171,3 +171,21 @@ def test_one_column_not_used_is_said_in_the_singular():
     said = bullets(render_skill(SKILLS["catalog_overview"].run(inp)))
     line = next(b for b in said if "reads as a" in b)
     assert "1 of them is not used by the analysis" in line, line
+
+
+def test_a_compare_at_price_of_zero_is_no_sale_price():
+    """A held-out stroller shop writes "Variant Compare At Price" 0.00 on its full-price variants (Shopify
+    exports do, for none): content quality counted them as "Sale price not below regular price". A
+    compare-at of zero is no compare-at; one below the price (a held-out blinds shop: 54.00 on 54.59)
+    still fails the check."""
+    header = ["Handle", "Title", "Body (HTML)", "Vendor", "Type", "Variant SKU", "Variant Price"]
+    header += ["Variant Compare At Price", "Image Src", "Status"]
+    rows = [
+        [f"st{i}", f"Stroller {i}", "<p>S</p>", "Glow", "Strollers", f"S{i}", price, compare, "https://e.com/s.jpg"]
+        + ["active"]
+        for i, (price, compare) in enumerate([("210.00", "0.00"), ("299.99", "0.00"), ("54.59", "54.00")])
+    ]
+    table, _ = read_table_bytes(csv_bytes(header, rows), "products_export_1.csv", KIND_ATTACHED)
+    result = SKILLS["content_quality"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+    check = {r["Item"]: r for r in result.table.to_pylist()}["Sale price not below regular price"]
+    assert check["Affected rows"] == 1, check

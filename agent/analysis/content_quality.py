@@ -228,7 +228,9 @@ def failures(table: pa.Table) -> dict[str, pa.ChunkedArray]:
         desc_len = pc.fill_null(pc.utf8_length(common.as_str(table["description"])), 0)
         desc_blank = common.blank(table["description"])
     sale = table["sale_price"]
-    compare_at = table["compare_at_price"]
+    # a compare-at price of 0.00 is none: Shopify exports write it so for "no compare-at price" (a held-out
+    # stroller shop's four full-price variants were counted as sale prices not below the regular one)
+    compare_at = pc.if_else(pc.greater(table["compare_at_price"], 0), table["compare_at_price"], None)
     sale_bad = pc.or_(
         pc.fill_null(pc.greater_equal(sale, price), False), pc.fill_null(pc.less_equal(compare_at, price), False)
     )
