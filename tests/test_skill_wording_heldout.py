@@ -189,3 +189,23 @@ def test_a_compare_at_price_of_zero_is_no_sale_price():
     result = SKILLS["content_quality"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
     check = {r["Item"]: r for r in result.table.to_pylist()}["Sale price not below regular price"]
     assert check["Affected rows"] == 1, check
+
+
+def test_equally_incomplete_categories_name_the_larger_first():
+    """A held-out blinds export: "Least complete categories" named three one-product categories at 0.0%
+    (by name) and not its 52 window films, also at 0.0%. Equally complete, more rows to fix comes first."""
+    header = ["Handle", "Title", "Body (HTML)", "Vendor", "Type", "Variant SKU", "Variant Price", "Image Src"]
+    header += ["Status"]
+    types = ["Andirons"] + ["Window Films"] * 3 + ["Zithers"]
+    rows = [
+        [f"p{i}", f"Item {i}", "", "Acme", kind, f"S{i}", "9.00", "https://e.com/p.jpg", "active"]
+        for i, kind in enumerate(types)
+    ]
+    table, _ = read_table_bytes(csv_bytes(header, rows), "products_export_1.csv", KIND_ATTACHED)
+    result = SKILLS["content_quality"].run(SkillInput(own=table, reference=None, scope=Scope(), taxonomy=TAX))
+    cats = [r for r in result.table.to_pylist() if r["Section"] == "Completeness by category"]
+    assert all(r["Complete"] == 0.0 for r in cats), cats
+    assert cats[0]["Affected rows"] == 3, cats
+    line = next(b for b in bullets(render_skill(result)) if b.startswith("Least complete categories"))
+    assert "Window Films" in cats[0]["Item"], cats
+    assert line.startswith(f"Least complete categories: {cats[0]['Item']} (0.0% complete)"), line

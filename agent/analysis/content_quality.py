@@ -530,7 +530,7 @@ def _check_rows(scoped: pa.Table, fails: dict[str, pa.ChunkedArray], by_id: bool
 
 
 def _category_rows(scoped: pa.Table, scope: Scope, tax: Taxonomy, incomplete: pa.ChunkedArray) -> list[dict]:
-    """Completeness per category label, least complete first."""
+    """Completeness per category label, least complete first, then most rows to fix."""
     labels = common.category_labels(scoped, scope, tax)
     by_category = (
         pa.table({"c": labels, "bad": pc.cast(incomplete, pa.int64()), "pk": scoped["product_key"]})
@@ -546,7 +546,9 @@ def _category_rows(scoped: pa.Table, scope: Scope, tax: Taxonomy, incomplete: pa
         }
         for counted in by_category.to_pylist()
     ]
-    rows.sort(key=lambda r: (r["Complete"], r["Item"]))
+    # equally complete, the category with more rows to fix first: a held-out blinds shop's "least
+    # complete" were three one-product categories at 0.0%, its 52 window films at 0.0% unnamed
+    rows.sort(key=lambda r: (r["Complete"], -(r["Affected rows"] or 0), r["Item"]))
     return rows
 
 

@@ -256,14 +256,13 @@ def _category_rows(per_gid: list[dict[str, Any]], scope: Scope, taxonomy: Taxono
         counts = totals.setdefault(label, [0, 0])
         counts[0] += int(row["n"])
         counts[1] += int(row[bad])
-    rows = [
+    ordered = sorted(totals.items(), key=lambda kv: (common.pct(kv[1][0] - kv[1][1], kv[1][0]), -kv[1][1], kv[0]))
+    return [  # least complete first, then most rows to fix, as in memory
         {
             "Section": "Completeness by category",
             "Item": label,
             "Affected rows": bad,
             "Complete": common.pct(n - bad, n),
         }
-        for label, (n, bad) in totals.items()
+        for label, (n, bad) in ordered
     ]
-    rows.sort(key=lambda r: (r["Complete"], r["Item"]))
-    return rows
