@@ -433,3 +433,47 @@ def create_bestsellers_tables(client, project: str, dataset: str, merchant_id: i
             assert not errors, errors[:3]
         out[kind] = table.table_id and f"{project}.{dataset}.{name}_{merchant_id}"
     return out
+
+
+def corpus_products_rows(path: Path, merchant_id: int = 123456) -> list[dict]:
+    """A corpus export (tests/corpus/*/…) as transfer rows, as Merchant Center would hold its offers: read
+    by the file readers, then each variant an offer (`offer_id` its variant id, else its row), its product
+    the item group, price as {value, currency}, availability in feed words, its own category as
+    `product_type`, and `google_product_category` only where the merchant set one (the transfer's column is
+    the merchant's, "NULL if not provided"): a category we inferred stays out, as it would in the transfer.
+    No destinations or issues (a file has none)."""
+    from agent.analysis.scoping import MERCHANT_SET
+    from agent.catalog.ingest import read_table_bytes
+
+    table, _ = read_table_bytes(path.read_bytes(), path.name, "attachment")
+    out = []
+    for i, r in enumerate(table.to_pylist()):
+        if r["status"] not in (None, "active"):
+            continue
+        offer = str(r["variant_id"] or r["sku"] or f"row-{i}")
+        filed = r["category_mapping"] in MERCHANT_SET and r["google_category_id"] is not None
+        price = r["price"]
+        out.append(
+            {
+                "product_id": f"online:en:US:{offer}",
+                "merchant_id": merchant_id,
+                "offer_id": offer,
+                "item_group_id": str(r["product_id"]) if r["product_id"] is not None else None,
+                "title": r["title"],
+                "description": r["description"],
+                "link": r["link"],
+                "image_link": r["image_url"],
+                "availability": (r["availability"] or "").replace("_", " ") or None,
+                "brand": r["brand"],
+                "gtin": r["gtin"],
+                "mpn": r["mpn"],
+                "color": r["color"],
+                "material": r["material"],
+                "size": r["size"],
+                "price": {"value": f"{price:.2f}", "currency": r["currency"] or "USD"} if price is not None else None,
+                "product_type": r["product_type"] or r["category_path"],
+                "google_product_category": int(r["google_category_id"]) if filed else None,
+                "google_product_category_path": r["google_category_path"] if filed else None,
+            }
+        )
+    return out

@@ -34,7 +34,7 @@ READS = tuple(column for _, column, _ in ATTRIBUTES)
 
 def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> tuple[int, list[tuple[str, Distribution]], list[str]]:
     """(offers in scope, [(attribute label, Distribution)], notes) from BigQuery."""
-    where, params = scope_filter(scope, taxonomy)
+    where, params = scope_filter(scope, taxonomy, pushdown)
     columns = ("gid", *(column for column in READS if column in pushdown.has))
     counted = pushdown.query(offers(columns, where) + _values_query(columns), params, reads=READS)
     total = sum(int(r["n"]) for r in counted if r["a"] == "total")
@@ -74,7 +74,7 @@ def size_cells(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> tuple[list, l
     assert "out_of_stock" in STOCK_STATES  # the states _SIZES counts, spelled as the catalog layer spells them
     if "size" not in pushdown.has:
         return [], []
-    where, params = scope_filter(scope, taxonomy)
+    where, params = scope_filter(scope, taxonomy, pushdown)
     counted = pushdown.query(
         offers(("pk", "gid", "st", "size"), where) + _SIZES, [avail_param(), *params], reads=("size", "availability")
     )

@@ -56,7 +56,7 @@ SELECT 'example', c, title, r FROM ranked WHERE r <= {EXAMPLES + 1}
 
 def own_counts(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> StockCounts:
     """The scope's stock counts from BigQuery (see the module docstring for what is counted and how)."""
-    where, params = scope_filter(scope, taxonomy)
+    where, params = scope_filter(scope, taxonomy, pushdown)
     head = offers(_OFFERS, where)
     params = [avail_param(), *params]
     params += label_params(pushdown, head, params, scope, taxonomy)

@@ -45,7 +45,7 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> BrandAggr
     """The scope's brand counts from BigQuery (see the module docstring for what is counted and how)."""
     from agent.analysis.sql_run import unplaced_note
 
-    where, params = scope_filter(scope, taxonomy)
+    where, params = scope_filter(scope, taxonomy, pushdown)
     head = offers(_OFFERS, where)
     params = [*params, *label_params(pushdown, head, params, scope, taxonomy)]
     rows = pushdown.query(head + LABELLED + _COUNTS, params)

@@ -161,7 +161,7 @@ class Pushed:
 
 def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Pushed:
     """The scope's content_quality rows from BigQuery (the module docstring says how each is computed)."""
-    where, params = scope_filter(scope, taxonomy)
+    where, params = scope_filter(scope, taxonomy, pushdown)
     extra = tuple(c for c in ("destinations", "issues") if c in pushdown.has)
     head = offers((*_COLUMNS, *extra), where)
 

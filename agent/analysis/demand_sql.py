@@ -65,7 +65,7 @@ def own_side(
 
     from agent.analysis.demand import GTIN_STATE, OwnSide
 
-    where, params = sql_run.scope_filter(scope, taxonomy)
+    where, params = sql_run.scope_filter(scope, taxonomy, pushdown)
     has_gtin = "gtin" in pushdown.has
     columns = ["pk", "gid", "brand", "st"] + (["gtin"] if has_gtin else [])
     sql = sql_run.offers(columns, where) + ",\nkeyed AS (" + _KEYED[has_gtin] + ")" + _AGGREGATES

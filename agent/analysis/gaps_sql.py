@@ -13,12 +13,13 @@ Offers with no Google category cannot be placed in a scope in SQL (the in-memory
 them by the merchant's category or the title noun, agent.analysis.scoping): on the whole catalog they
 are the "Not mapped to a subcategory" row as in memory; on a scoped question they are left out and a
 note says how many. A title never moves an offer the merchant filed in another Google category into a
-scope (scoping._filed_elsewhere_mask), so on a table whose offers all carry a Google category *inside or
-outside* the scope's subtree both paths give identical answers (tests/test_bigquery_pushdown.py). Known
-difference, not handled here: since 20cb7a3 the in-memory path places by its title an offer the merchant
-filed at an *ancestor* of the scope ("Banana Chips" filed under Food Items is in Chips, on the Merchant
-Center feed tests/corpus/gmc/amies-homemade-inr-tab.txt); SQL keeps only ids in the subtree, so such
-offers are left out above the size line (and are not in the unplaced note either).
+scope (scoping._filed_elsewhere_mask). An offer the merchant filed at an *ancestor* of the scope is
+placed in it by its title in memory ("Ratalu Chips" filed under Food Items is in Chips, on the Merchant
+Center feed tests/corpus/gmc/amies-homemade-inr-tab.txt); SQL cannot run that rule, so
+sql_run.scope_filter reads the distinct titles filed above the scope that name its noun, lets the
+in-memory rule pick among them (sql_run.filed_above_keys) and keeps those offers too, under "Not
+mapped to a subcategory" as in memory. So on a table whose offers all carry a Google category both
+paths give identical answers (tests/test_bigquery_pushdown.py, tests/test_bigquery_scope_filed_above.py).
 
 Exactness: every figure is the in-memory one, not an approximation — COUNT(DISTINCT) for products,
 COUNTIF for stock states, MIN/MAX, and for the P25/median/P75 the two values at the closest sorted positions (ROW_NUMBER), interpolated
@@ -44,6 +45,7 @@ from agent.analysis.result import Scope
 from agent.analysis.sql_run import (
     QUANTILES,
     avail_param,
+    filed_above_keys,
     interpolate,
     number,
     offers,
@@ -99,9 +101,9 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
     """The scope's aggregates from BigQuery (see the module docstring for what is grouped and how)."""
     from google.cloud.bigquery.query import ScalarQueryParameter
 
-    where, scope_params = scope_filter(scope, taxonomy)
+    where, scope_params = scope_filter(scope, taxonomy, pushdown)
     params: list[Any] = [avail_param(), *scope_params]
-    key = "gid" if scope.taxonomy_id is not None else f"COALESCE(gid, {OTHER_KEY})"
+    key = _subcategory_key(scope)
     parts = {"head": offers(_OFFERS, where), "key": key}
     currencies = pushdown.query(_fill(_CURRENCIES, parts), params)
     by_currency = [(r["cur"], int(r["priced_n"])) for r in currencies if int(r["priced_n"])]
@@ -158,7 +160,9 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
         "negative_n": sum(int(r["negative_n"]) for r in currencies),
     }
     notes = [note] if (note := unplaced_note(pushdown, scope)) else []
+    unmapped = _unmapped_by(pushdown, scope, taxonomy, where, scope_params) if by_key.get(OTHER_KEY) else {}
     return OwnAggregates(
+        unmapped_by=unmapped,
         by_key=by_key,
         total=total,
         currency=currency,
@@ -168,6 +172,45 @@ def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> OwnAggreg
         rows=total["variants"],
         notes=notes,
     )
+
+
+_PLACED = """,
+places AS (SELECT p.k AS k, p.place AS place FROM UNNEST(@key_places) AS p),
+placed AS (
+  SELECT s.pk AS pk, MIN(p.place) AS place FROM scoped AS s JOIN places AS p ON p.k = s.{column}
+  WHERE NOT s.gid IN UNNEST(@scope_ids) GROUP BY s.pk
+)
+SELECT place, COUNT(*) AS n FROM placed GROUP BY place
+"""
+
+
+def _subcategory_key(scope: Scope) -> str:
+    """As gaps._keys: an offer's own id inside the scope's subtree, else OTHER_KEY (an offer filed above
+    the scope and placed in it by its title, sql_run.scope_filter, is "Not mapped to a subcategory" in
+    memory too); on the whole catalog its id, or OTHER_KEY without one."""
+    if scope.taxonomy_id is None:
+        return f"COALESCE(gid, {OTHER_KEY})"
+    return f"IF(gid IN UNNEST(@scope_ids), gid, {OTHER_KEY})"
+
+
+def _unmapped_by(pushdown: Any, scope: Scope, taxonomy: Taxonomy, where: str, params: list[Any]) -> dict[str, int]:
+    """As gaps._unmapped_by: how the scope's products not mapped to a subcategory came in. Scoped in SQL,
+    those are the offers filed above the scope that the in-memory rule placed in it
+    (sql_run.filed_above_keys, which gives each key's first place); a product counts in the first place
+    any of its offers has, by your category (own or taxonomy) or by its title."""
+    from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter, StructQueryParameter
+
+    column, places = filed_above_keys(pushdown, scope, taxonomy)
+    if not places:
+        return {}
+    key_places = [
+        StructQueryParameter(None, ScalarQueryParameter("k", "STRING", k), ScalarQueryParameter("place", "INT64", v))
+        for k, v in sorted(places.items())
+    ]
+    sql = offers(("pk", "gid"), where) + _PLACED.replace("{column}", column)
+    rows = pushdown.query(sql, [*params, ArrayQueryParameter("key_places", "STRUCT", key_places)])
+    by = {int(r["place"]): int(r["n"]) for r in rows}
+    return {"own_n": by.get(0, 0) + by.get(1, 0), "title_n": by.get(2, 0)}
 
 
 def _fill(sql: str, parts: dict[str, str]) -> str:

@@ -84,7 +84,7 @@ FROM scoped AS s JOIN top AS t ON LOWER(s.brand) = t.k GROUP BY s.brand
 
 def figures(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> Figures:
     """The scope's overview figures from BigQuery (see the module docstring for what is grouped and how)."""
-    where, params = scope_filter(scope, taxonomy)
+    where, params = scope_filter(scope, taxonomy, pushdown)
     head = offers(_OFFERS, where)
 
     def query(tail: str, extra: Sequence[Any] = ()) -> list[dict[str, Any]]:

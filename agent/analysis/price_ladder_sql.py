@@ -134,7 +134,7 @@ def _with(sql: str, conditions: dict[str, str]) -> str:
 def own_aggregates(pushdown: Any, scope: Scope, taxonomy: Taxonomy, when: Any = None) -> LadderAggregates:
     """The scope's ladder figures from BigQuery (see the module docstring for what is computed and how);
     `when` is the snapshot day sales are judged at (common.as_of of the sources)."""
-    where, params = scope_filter(scope, taxonomy)
+    where, params = scope_filter(scope, taxonomy, pushdown)
     columns, conditions, schedule_params = _schedule(pushdown, when)
     head = offers(columns, where)
     counts = {k: int(v) for k, v in pushdown.query(head + _COUNTS, params)[0].items()}

@@ -434,6 +434,17 @@ def _word_forms(noun: str) -> str:
     return re.escape(noun) + "(?:s|es|ings?)?"
 
 
+def scope_title_pattern(scope: Scope) -> str | None:
+    """The regex a title must match to be found by the scope's title terms at all (title_mask's first
+    filter over the distinct titles, RE2 syntax as Arrow's kernels take it), or None: the scope has no
+    title terms. What a SQL form sends to BigQuery so that only such titles come back."""
+    terms = (scope.title_terms,) if scope.title_terms else ()
+    nouns = {t[0] for t in (*terms, *scope.title_subterms, *scope.title_subterms_alone) if t}
+    if not nouns:
+        return None
+    return _whole_word(sorted({_word_forms(n) for n in nouns}, key=len, reverse=True))
+
+
 def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Taxonomy | None = None) -> np.ndarray:
     """Rows whose title names one of the term sets' nouns (with its modifiers).
 

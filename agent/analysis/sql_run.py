@@ -21,6 +21,7 @@ Placement (the decision in agent.analysis.gaps_sql's docstring): `gid` is the tr
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -60,6 +61,9 @@ _RAW = {
     "color": "color",
     "material": "material",
     "size": "size",
+    # the scope's title matches filed above it (scope_filter)
+    "product_type": "product_type",
+    "gpc_path": "google_product_category_path",
 }
 
 
@@ -75,6 +79,17 @@ def _no_brand_as_null() -> str:
 
 
 _NO_BRAND_AS_NULL = _no_brand_as_null()
+
+
+def _key_part(sql: str) -> str:
+    """One part of an offer's key (OFFER_COLUMNS' `skey`): "-" for none, else its length, ":" and itself."""
+    return f"IF({sql} IS NULL, '-', CONCAT(CAST(LENGTH({sql}) AS STRING), ':', {sql}))"
+
+
+def key_of(*parts: Any) -> str:
+    """The key `skey`/`tkey` computes in SQL, computed in Python from the same raw values."""
+    return "".join("-" if p is None else f"{len(str(p))}:{p}" for p in parts)
+
 
 # Canonical offer columns -> (SQL over the raw row `r` and the per-distinct joins, raw aliases read).
 OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -116,7 +131,22 @@ OFFER_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "color": ("r.color", ("color",)),
     "material": ("r.material", ("material",)),
     "size": ("r.size", ("size",)),
+    # an offer's raw title, Google category and own category as one string, each part length-prefixed so
+    # no two differ by where a part ends: the key of scope_filter's title matches filed above the scope
+    # (`tkey` for a table without product_type)
+    "skey": (
+        "CONCAT("
+        + ", ".join(_key_part(c) for c in ("r.title", "CAST(r.google_product_category AS STRING)", "r.product_type"))
+        + ")",
+        ("title", "google_product_category", "product_type"),
+    ),
+    "tkey": (
+        "CONCAT(" + ", ".join(_key_part(c) for c in ("r.title", "CAST(r.google_product_category AS STRING)")) + ")",
+        ("title", "google_product_category"),
+    ),
 }
+# the key columns a scope filter may name: offers() adds the one it names to its columns
+SCOPE_KEYS = ("skey", "tkey")
 
 _CURRENCIES = """curs AS (
   SELECT c, NULLIF(UPPER(TRIM(c)), '') AS cur FROM (SELECT DISTINCT price_currency AS c FROM raw)
@@ -140,6 +170,7 @@ def offers(columns: Sequence[str], scope: str = "TRUE") -> str:
     OFFER_COLUMNS for every offer of the snapshot partition, `scoped` those matching `scope` (SQL over
     the offer columns, e.g. from `scope_filter`). A query using `word`, `stated` or `st` must send
     `avail_param()`. Ends without a comma: the caller appends `,more AS (…)` or its SELECT."""
+    columns = [*columns, *(k for k in SCOPE_KEYS if k not in columns and re.search(rf"\b{k}\b", scope))]
     reads = sorted({raw for name in columns for raw in OFFER_COLUMNS[name][1]}, key=list(_RAW).index)
     ctes = ["raw AS (SELECT " + ", ".join(f"{_RAW[a]} AS {a}" for a in reads) + " FROM {table} WHERE {where})"]
     joins = []
@@ -229,15 +260,87 @@ def avail_param() -> Any:
     )
 
 
-def scope_filter(scope: Scope, taxonomy: Taxonomy) -> tuple[str, list[Any]]:
+def scope_filter(scope: Scope, taxonomy: Taxonomy, pushdown: Any = None) -> tuple[str, list[Any]]:
     """(SQL over the offer columns, parameters): the whole catalog, or the offers whose Google category
-    id is in the scope's taxonomy subtree (`gid` must be among the offer columns)."""
+    id is in the scope's taxonomy subtree (`gid` must be among the offer columns), and, with the
+    `pushdown`, the offers the merchant filed *above* the scope that the in-memory rule places in it by
+    their title (`filed_above_keys`)."""
     from google.cloud.bigquery.query import ArrayQueryParameter
 
     if scope.taxonomy_id is None:
         return "TRUE", []
     ids = sorted(common.scope_ids(scope, taxonomy))
-    return "gid IN UNNEST(@scope_ids)", [ArrayQueryParameter("scope_ids", "INT64", ids)]
+    where, params = "gid IN UNNEST(@scope_ids)", [ArrayQueryParameter("scope_ids", "INT64", ids)]
+    column, places = filed_above_keys(pushdown, scope, taxonomy) if pushdown is not None else ("", {})
+    if places:
+        where = f"({where} OR {column} IN UNNEST(@scope_keys))"
+        params.append(ArrayQueryParameter("scope_keys", "STRING", sorted(places)))
+    return where, params
+
+
+def _ancestor_ids(scope: Scope, taxonomy: Taxonomy) -> list[int]:
+    """The taxonomy nodes above the scope's roots (not the roots), each once."""
+    out: list[int] = []
+    for root in [scope.taxonomy_id, *scope.extra_taxonomy_ids]:
+        node = taxonomy.node(root) if root is not None else None
+        while node is not None and node.parent_id is not None:
+            node = taxonomy.node(node.parent_id)
+            if node is not None and node.id not in out:
+                out.append(node.id)
+    return out
+
+
+def filed_above_keys(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> tuple[str, dict[str, int]]:
+    """(key column, {key: place}) of the offers filed at an ancestor of the scope that the in-memory path
+    holds in it, each with the first place that holds it (scoping.ScopeRows.place: 0 own, 1 taxonomy,
+    2 title), once per question and scope (`pushdown.memo`): "Banana Chips" filed under Food Items is in Chips (agent.analysis.scoping: a title places a
+    product the merchant filed more broadly; not when the scope matches titles by its noun alone, nor a
+    parts category's). SQL cannot run that rule, so the distinct (title, Google category, own category)
+    of the offers filed above the scope whose title names a scope noun at all (the rule's own first
+    filter, scoping.scope_title_pattern, run in BigQuery: what comes back is bounded by those titles,
+    not by the table) are read, made
+    canonical rows by the catalog layer's own readers, and the scope's rows taken of them by
+    scoping.rows itself; the keys of those it holds go back as a parameter."""
+    from agent.analysis import scoping
+
+    if ("filed_above", scope) not in pushdown.memo:
+        pushdown.memo[("filed_above", scope)] = _filed_above_keys(pushdown, scope, taxonomy, scoping)
+    return pushdown.memo[("filed_above", scope)]
+
+
+def _filed_above_keys(pushdown: Any, scope: Scope, taxonomy: Taxonomy, scoping: Any) -> tuple[str, dict[str, int]]:
+    from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter
+
+    from agent.catalog.bigquery import canonical_rows
+
+    above = _ancestor_ids(scope, taxonomy)
+    pattern = scoping.scope_title_pattern(scope)
+    if not above or pattern is None or "title" not in pushdown.has:
+        return "", {}
+    typed = "product_type" in pushdown.has
+    column = "skey" if typed else "tkey"
+    cols = ["title", "google_product_category"] + (["product_type"] if typed else [])
+    cols += ["google_product_category_path"] if "google_product_category_path" in pushdown.has else []
+    sql = (
+        f"SELECT DISTINCT {', '.join(cols)} FROM {{table}} WHERE ({{where}}) "
+        "AND google_product_category IN UNNEST(@above_ids) AND REGEXP_CONTAINS(title, @title_pattern)"
+    )
+    params = [
+        ArrayQueryParameter("above_ids", "INT64", above),
+        ScalarQueryParameter("title_pattern", "STRING", pattern),
+    ]
+    found = pushdown.query(sql, params, reads=cols)
+    rows = [dict(r, offer_id=str(i)) for i, r in enumerate(found)]
+    table = canonical_rows(rows, "filed above the scope")
+    held = scoping.rows(table, scope, taxonomy) if table.num_rows else None
+    if held is None or not held.any.any():
+        return column, {}
+    places: dict[str, int] = {}
+    held_ids = table["variant_id"].filter(held.mask).to_pylist()
+    for i, place in zip(held_ids, held.place()[held.any].tolist()):
+        key = key_of(*(rows[int(i)].get(c) for c in ("title", "google_product_category", "product_type")[: 2 + typed]))
+        places[key] = min(place, places.get(key, place))
+    return column, places
 
 
 def quantile_picks(

@@ -49,6 +49,13 @@ PARTITION_PSEUDO = "_PARTITIONDATE"
 
 # Merchant Center `Products_` transfer columns the skills use -> the feed column they become.
 # Nested records are flattened: price.value + price.currency -> "15.00 USD" as in a feed file.
+# No `identifier_exists` here, though the feed readers read it (content_quality's missing-GTIN check
+# spares a row that states identifier_exists = no/false): the transfer's table has no such column.
+# Google's schema page, "Google Merchant Center products table schema"
+# (<https://cloud.google.com/bigquery/docs/merchant-center-products-schema>, read 2026-12-07), lists
+# `gtin`, `mpn`, `brand`, `condition`, … and no identifier_exists (nor the Content API's
+# `identifierExists`), so on this path every offer without a GTIN is counted missing, as in its SQL
+# form (agent.analysis.content_quality_sql). A feed of the same offers that states "no" is counted less.
 PRODUCTS_FLAT = {
     "offer_id": "id",
     "item_group_id": "item_group_id",
@@ -321,6 +328,22 @@ def flatten_products(table: pa.Table) -> pa.Table:
     return pa.table(out)
 
 
+def canonical_rows(rows: Sequence[dict[str, Any]], name: str) -> pa.Table:
+    """A few transfer-schema rows (dicts of its plain columns, as a query returns them) -> canonical rows,
+    by the same flattening and readers as a Storage Read of the table (`_normalised`). For the SQL
+    forms that must decide a row as the in-memory path would (agent.analysis.sql_run's title matches
+    filed above the scope): they send the distinct rows that decision reads and get the same columns
+    the in-memory table holds."""
+    from agent.catalog.ingest import normalise
+
+    if not rows:
+        return pa.table({})
+    flat = flatten_products(pa.Table.from_pylist(list(rows)))
+    columns = list(flat.column_names)
+    table, _ = normalise(flat, columns, headers.detect(columns), name, KIND_BIGQUERY)
+    return table
+
+
 def _date_columns(plan: ReadPlan) -> list[str]:
     """A transfer table's date columns the skills read (the sale schedule), as the evidence lists them."""
     return [column for column in plan.columns if column in SALE_WINDOW]
@@ -521,6 +544,9 @@ class Pushdown:
         self.has = set(fields)
         self._fields = fields
         self._estimates: dict[tuple[str, ...], tuple[int, bool]] = {(): (self.estimate, self.estimate_exact)}
+        # what a question's SQL forms work out once and share (agent.analysis.sql_run's filed-above keys
+        # per scope): this object lives for one question's sources
+        self.memo: dict[Any, Any] = {}
 
     def estimate_for(self, reads: Sequence[str]) -> int:
         """The estimate of a query that also reads the transfer columns `reads` (beyond PUSHDOWN_COLUMNS:
