@@ -17,9 +17,10 @@ scope (scoping._filed_elsewhere_mask). An offer the merchant filed at an *ancest
 placed in it by its title in memory ("Ratalu Chips" filed under Food Items is in Chips, on the Merchant
 Center feed tests/corpus/gmc/amies-homemade-inr-tab.txt); SQL cannot run that rule, so
 sql_run.scope_filter reads the distinct titles filed above the scope that name its noun, lets the
-in-memory rule pick among them (sql_run.filed_above_keys) and keeps those offers too, under "Not
-mapped to a subcategory" as in memory. So on a table whose offers all carry a Google category both
-paths give identical answers (tests/test_bigquery_pushdown.py, tests/test_bigquery_scope_filed_above.py).
+in-memory rule pick among them (sql_run.title_placed_keys) and keeps those offers too, under "Not
+mapped to a subcategory" as in memory; a scope of title words only (no Google node) is found the same
+way among all offers. So on a table whose offers all carry a Google category both
+paths give identical answers (tests/test_bigquery_pushdown.py, tests/test_bigquery_scope_titles.py).
 
 Exactness: every figure is the in-memory one, not an approximation — COUNT(DISTINCT) for products,
 COUNTIF for stock states, MIN/MAX, and for the P25/median/P75 the two values at the closest sorted positions (ROW_NUMBER), interpolated
@@ -45,12 +46,12 @@ from agent.analysis.result import Scope
 from agent.analysis.sql_run import (
     QUANTILES,
     avail_param,
-    filed_above_keys,
     interpolate,
     number,
     offers,
     quantile_picks,
     scope_filter,
+    title_placed_keys,
     unplaced_note,
 )
 from agent.catalog.taxonomy import Taxonomy
@@ -178,7 +179,7 @@ _PLACED = """,
 places AS (SELECT p.k AS k, p.place AS place FROM UNNEST(@key_places) AS p),
 placed AS (
   SELECT s.pk AS pk, MIN(p.place) AS place FROM scoped AS s JOIN places AS p ON p.k = s.{column}
-  WHERE NOT s.gid IN UNNEST(@scope_ids) GROUP BY s.pk
+  WHERE {key} = {other} GROUP BY s.pk
 )
 SELECT place, COUNT(*) AS n FROM placed GROUP BY place
 """
@@ -196,18 +197,20 @@ def _subcategory_key(scope: Scope) -> str:
 def _unmapped_by(pushdown: Any, scope: Scope, taxonomy: Taxonomy, where: str, params: list[Any]) -> dict[str, int]:
     """As gaps._unmapped_by: how the scope's products not mapped to a subcategory came in. Scoped in SQL,
     those are the offers filed above the scope that the in-memory rule placed in it
-    (sql_run.filed_above_keys, which gives each key's first place); a product counts in the first place
+    (sql_run.title_placed_keys, which gives each key's first place); a product counts in the first place
     any of its offers has, by your category (own or taxonomy) or by its title."""
     from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter, StructQueryParameter
 
-    column, places = filed_above_keys(pushdown, scope, taxonomy)
+    column, places = title_placed_keys(pushdown, scope, taxonomy)
     if not places:
         return {}
     key_places = [
         StructQueryParameter(None, ScalarQueryParameter("k", "STRING", k), ScalarQueryParameter("place", "INT64", v))
         for k, v in sorted(places.items())
     ]
-    sql = offers(("pk", "gid"), where) + _PLACED.replace("{column}", column)
+    key = _subcategory_key(scope).replace("gid", "s.gid")
+    sql = offers(("pk", "gid"), where) + _PLACED.replace("{column}", column).replace("{key}", key)
+    sql = sql.replace("{other}", str(OTHER_KEY))
     rows = pushdown.query(sql, [*params, ArrayQueryParameter("key_places", "STRUCT", key_places)])
     by = {int(r["place"]): int(r["n"]) for r in rows}
     return {"own_n": by.get(0, 0) + by.get(1, 0), "title_n": by.get(2, 0)}

@@ -262,20 +262,26 @@ def avail_param() -> Any:
 
 def scope_filter(scope: Scope, taxonomy: Taxonomy, pushdown: Any = None) -> tuple[str, list[Any]]:
     """(SQL over the offer columns, parameters): the whole catalog, or the offers whose Google category
-    id is in the scope's taxonomy subtree (`gid` must be among the offer columns), and, with the
-    `pushdown`, the offers the merchant filed *above* the scope that the in-memory rule places in it by
-    their title (`filed_above_keys`)."""
+    id is in the scope's taxonomy subtree (`gid` must be among the offer columns) and, with the
+    `pushdown`, the offers the in-memory rule places in the scope by their title (`title_placed_keys`:
+    those filed above the scope's node, or any offer for a scope of title words only)."""
     from google.cloud.bigquery.query import ArrayQueryParameter
 
-    if scope.taxonomy_id is None:
+    if scope.is_whole_catalog:
         return "TRUE", []
     ids = sorted(common.scope_ids(scope, taxonomy))
-    where, params = "gid IN UNNEST(@scope_ids)", [ArrayQueryParameter("scope_ids", "INT64", ids)]
-    column, places = filed_above_keys(pushdown, scope, taxonomy) if pushdown is not None else ("", {})
+    clauses: list[str] = []
+    params: list[Any] = []
+    if ids:
+        clauses.append("gid IN UNNEST(@scope_ids)")
+        params.append(ArrayQueryParameter("scope_ids", "INT64", ids))
+    column, places = title_placed_keys(pushdown, scope, taxonomy) if pushdown is not None else ("", {})
     if places:
-        where = f"({where} OR {column} IN UNNEST(@scope_keys))"
+        clauses.append(f"{column} IN UNNEST(@scope_keys)")
         params.append(ArrayQueryParameter("scope_keys", "STRING", sorted(places)))
-    return where, params
+    if not clauses:  # own categories only (the planner names none above the line): not placed in SQL
+        return ("FALSE" if column else "TRUE"), params
+    return "(" + " OR ".join(clauses) + ")", params
 
 
 def _ancestor_ids(scope: Scope, taxonomy: Taxonomy) -> list[int]:
@@ -290,48 +296,51 @@ def _ancestor_ids(scope: Scope, taxonomy: Taxonomy) -> list[int]:
     return out
 
 
-def filed_above_keys(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> tuple[str, dict[str, int]]:
-    """(key column, {key: place}) of the offers filed at an ancestor of the scope that the in-memory path
-    holds in it, each with the first place that holds it (scoping.ScopeRows.place: 0 own, 1 taxonomy,
-    2 title), once per question and scope (`pushdown.memo`): "Banana Chips" filed under Food Items is in Chips (agent.analysis.scoping: a title places a
-    product the merchant filed more broadly; not when the scope matches titles by its noun alone, nor a
-    parts category's). SQL cannot run that rule, so the distinct (title, Google category, own category)
-    of the offers filed above the scope whose title names a scope noun at all (the rule's own first
-    filter, scoping.scope_title_pattern, run in BigQuery: what comes back is bounded by those titles,
-    not by the table) are read, made
-    canonical rows by the catalog layer's own readers, and the scope's rows taken of them by
-    scoping.rows itself; the keys of those it holds go back as a parameter."""
+def title_placed_keys(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> tuple[str, dict[str, int]]:
+    """(key column, {key: place}) of the offers outside the scope's taxonomy subtree that the in-memory
+    path holds in the scope by their title, each with the first place that holds it
+    (scoping.ScopeRows.place: 0 own, 1 taxonomy, 2 title), once per question and scope (`pushdown.memo`).
+    The key column is "" when the scope has no title words to place by.
+
+    Which offers: with a Google node, those the merchant filed *above* it ("Ratalu Chips" filed under
+    Food Items is in Chips: agent.analysis.scoping lets a title place a product filed more broadly, not
+    one filed elsewhere); with none (a scope of title words: "tank tops" where the taxonomy has no such
+    node), any offer. SQL cannot run the title rule, so the distinct (title, Google category, own
+    category) of those offers whose title names a scope noun at all (the rule's own first filter,
+    scoping.scope_title_pattern, run in BigQuery: what comes back is bounded by those titles, not by the
+    table) are read, made canonical rows by the catalog layer's own readers, and scoping.rows itself
+    takes the scope's rows of them; the keys of those it holds go back as a parameter."""
     from agent.analysis import scoping
 
-    if ("filed_above", scope) not in pushdown.memo:
-        pushdown.memo[("filed_above", scope)] = _filed_above_keys(pushdown, scope, taxonomy, scoping)
-    return pushdown.memo[("filed_above", scope)]
+    if ("title_placed", scope) not in pushdown.memo:
+        pushdown.memo[("title_placed", scope)] = _title_placed_keys(pushdown, scope, taxonomy, scoping)
+    return pushdown.memo[("title_placed", scope)]
 
 
-def _filed_above_keys(pushdown: Any, scope: Scope, taxonomy: Taxonomy, scoping: Any) -> tuple[str, dict[str, int]]:
+def _title_placed_keys(pushdown: Any, scope: Scope, taxonomy: Taxonomy, scoping: Any) -> tuple[str, dict[str, int]]:
     from google.cloud.bigquery.query import ArrayQueryParameter, ScalarQueryParameter
 
     from agent.catalog.bigquery import canonical_rows
 
+    rooted = bool(common.scope_ids(scope, taxonomy))
     above = _ancestor_ids(scope, taxonomy)
     pattern = scoping.scope_title_pattern(scope)
-    if not above or pattern is None or "title" not in pushdown.has:
+    if (rooted and not above) or pattern is None or "title" not in pushdown.has:
         return "", {}
     typed = "product_type" in pushdown.has
     column = "skey" if typed else "tkey"
     cols = ["title", "google_product_category"] + (["product_type"] if typed else [])
     cols += ["google_product_category_path"] if "google_product_category_path" in pushdown.has else []
+    params: list[Any] = [ScalarQueryParameter("title_pattern", "STRING", pattern)]
+    if rooted:
+        params.append(ArrayQueryParameter("above_ids", "INT64", above))
     sql = (
         f"SELECT DISTINCT {', '.join(cols)} FROM {{table}} WHERE ({{where}}) "
-        "AND google_product_category IN UNNEST(@above_ids) AND REGEXP_CONTAINS(title, @title_pattern)"
+        + ("AND google_product_category IN UNNEST(@above_ids) " if rooted else "")
+        + "AND REGEXP_CONTAINS(title, @title_pattern)"
     )
-    params = [
-        ArrayQueryParameter("above_ids", "INT64", above),
-        ScalarQueryParameter("title_pattern", "STRING", pattern),
-    ]
-    found = pushdown.query(sql, params, reads=cols)
-    rows = [dict(r, offer_id=str(i)) for i, r in enumerate(found)]
-    table = canonical_rows(rows, "filed above the scope")
+    rows = [dict(r, offer_id=str(i)) for i, r in enumerate(pushdown.query(sql, params, reads=cols))]
+    table = canonical_rows(rows, "placed by title")
     held = scoping.rows(table, scope, taxonomy) if table.num_rows else None
     if held is None or not held.any.any():
         return column, {}
