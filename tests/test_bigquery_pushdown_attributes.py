@@ -131,3 +131,4 @@ def test_missing_sizes_identical_in_memory_and_in_bigquery(bq_emulator, runs_uri
     assert "Products missing it" in pair.memory.table.column_names
     assert sum(r["Products missing it"] or 0 for r in rows if r["Size"].endswith(" (all)")) > 0
     assert any(r["Products sold out in it"] for r in rows)
+    assert any(r["Products missing it (examples)"] for r in rows)  # both paths name the same products

@@ -6,6 +6,12 @@ Found by asking a held-out apparel export "Which sizes are missing?": the answer
 
 from __future__ import annotations
 
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
 from agent.analysis import planner, size_runs
 from agent.analysis.inputs import SkillInput
 from agent.analysis.registry import SKILLS
@@ -231,3 +237,75 @@ def test_every_product_of_a_run_is_said_all_of_them():
     both = (("d1", ("S", "M", "L"), ("M",)), ("d2", ("S", "M", "L"), ("L",)))
     plan, result = _ask("What sizes am I missing in dresses?", _table(both))
     assert "Both products sized S–L are sold out in a size they offer" in render_skill(result, plan.notes)
+
+
+def test_the_products_missing_a_size_are_named_with_the_sizes_they_miss():
+    """A held-out helmet shop (85 AGV helmets sized XS–XXL) was told "1 of the 85 products … misses a
+    size …; most missed: XS" and never which helmet: the answer and the table now name them by title."""
+    plan, result = _ask("What sizes am I missing in dresses?", _table())
+    text = render_skill(result, plan.notes)
+    assert "own run: Dress d3 (L) and Dress d4 (XL); most missed:" in text
+    rows = {r["Size"]: r for r in result.table.to_pylist()}
+    assert rows["XS–XXL (all)"]["Products missing it (examples)"] == "Dress d3 (L); Dress d4 (XL)"
+    assert rows["L"]["Products missing it (examples)"] == "Dress d3"
+    assert rows["S"]["Products missing it (examples)"] is None
+
+
+def test_more_products_missing_a_size_than_are_named_end_with_and_others():
+    """Those missing most sizes come first; one missing four sizes or more is named without them, and a
+    list cut at LIST_LIMIT says "and others" (no count: every number in prose is a table cell)."""
+    full = ("XS", "S", "M", "L", "XL", "XXL")
+    products = tuple((f"f{i}", full, ()) for i in range(6)) + (
+        ("a", ("S", "M", "L", "XL", "XXL"), ()),
+        ("b", ("XS", "S", "M", "L"), ()),
+        ("c", ("XS", "XXL"), ()),
+        ("d", ("XS", "S", "M", "L", "XL"), ()),
+    )
+    plan, result = _ask("What sizes am I missing in dresses?", _table(products))
+    text = render_skill(result, plan.notes)
+    assert "own run: Dress c, Dress b (XL, XXL), Dress a (XS) and others; most missed:" in text
+    assert size_runs.LIST_LIMIT == 3
+
+
+def _oracle(path: Path) -> tuple[dict[str, list[set[str]]], set[str]]:
+    """Per title (csv module) the option values of each product so titled, and every value in the file."""
+    by_handle: dict[str, tuple[list[str], set[str]]] = {}
+    for row in csv.DictReader(io.StringIO(path.read_bytes().decode("utf-8-sig"))):
+        titles, values = by_handle.setdefault(row["Handle"], ([], set()))
+        if (row.get("Title") or "").strip():
+            titles.append(row["Title"].strip())
+        values |= {" ".join(row[f"Option{i} Value"].lower().split()) for i in "123" if row.get(f"Option{i} Value")}
+    per: dict[str, list[set[str]]] = {}
+    for titles, values in by_handle.values():
+        if titles:
+            per.setdefault(min(titles), []).append(values)
+    return per, set().union(*(v for _, v in by_handle.values()))
+
+
+SHOPIFY = sorted(
+    p
+    for p in (Path(__file__).parent / "corpus").glob("*/*.csv")
+    if p.read_bytes()[:300].decode("utf-8-sig", "replace").startswith("Handle,Title,Body (HTML),Vendor")
+)
+
+
+@pytest.mark.parametrize("path", SHOPIFY, ids=lambda p: p.name)
+def test_every_product_named_really_misses_the_sizes_named(path):
+    """Property over the corpus's Shopify exports: each product the answer names is a product of the file
+    offering two sizes or more, lacking every size named for it, which another product offers."""
+    table, _ = read_table_bytes(path.read_bytes(), "products_export_1.csv", "attached file")
+    plan, result = _ask("Which sizes am I missing?", table)
+    per, every = _oracle(path)
+    for finding in (f for f in result.findings if f.code == "sizes.gaps"):
+        named = finding.values["named"]
+        assert len(named) <= size_runs.LIST_LIMIT and finding.values["more"] == (finding.values["gaps_n"] > len(named))
+        for entry in named:
+            title, sizes = entry, []
+            if title not in per:
+                title, _, inside = entry[:-1].rpartition(" (")
+                sizes = [" ".join(s.lower().split()) for s in inside.split(", ")]
+            assert title in per, (path.name, entry)
+            assert any(len(v) >= 2 and not set(sizes) & v for v in per[title]), (path.name, entry)
+            assert set(sizes) <= every, (path.name, entry)
+        if named:
+            assert ", ".join(named[:-1]) in render_skill(result, plan.notes).replace("\\|", "|")  # Markdown escapes |

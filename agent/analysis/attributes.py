@@ -290,7 +290,7 @@ def run(inp: SkillInput) -> SkillResult:
     )
 
 
-SIZE_COLUMNS = ("product_key", "availability")
+SIZE_COLUMNS = ("product_key", "availability", "title")
 
 
 def _size_runs(inp: SkillInput, pushdown) -> SkillResult | None:
@@ -335,7 +335,8 @@ def _size_runs(inp: SkillInput, pushdown) -> SkillResult | None:
 
 def size_cells(table: pa.Table) -> list:
     """The in-memory path's size_runs cells: per (product, size key) its variants, those out of stock
-    and those with a stated stock, from the size column or a size option (`attribute_values`)."""
+    and those with a stated stock, from the size column or a size option (`attribute_values`); each
+    with the product's least title over its sized variants, trimmed as SQL trims it, to name it by."""
     from agent.analysis.size_runs import STOCK_STATES, Cell
 
     values = attribute_values(table)["Size"]
@@ -351,8 +352,21 @@ def size_cells(table: pa.Table) -> list:
     width = len(values.vocab) + 1
     pairs, at = np.unique(pk.astype(np.int64) * width + codes, return_inverse=True)
     n, o, k = (np.bincount(at, weights=w, minlength=len(pairs)).astype(np.int64) for w in (None, out, stated))
+    trimmed = pc.utf8_trim_whitespace(common.as_str(table["title"]).filter(pa.array(filled)))
+    titles = pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), trimmed)  # as SQL's NULLIF(TRIM)
+    titled = pa.table({"pk": pa.array(pk, pa.int64()), "t": titles})
+    least = titled.group_by("pk").aggregate([("t", "min")])  # the product's least title, as size_runs names it
+    title = dict(zip(least["pk"].to_pylist(), least["t_min"].to_pylist()))
     return [
-        Cell(int(pair // width), values.vocab[int(pair % width)], shown[int(pair % width)], int(a), int(b), int(c))
+        Cell(
+            int(pair // width),
+            values.vocab[int(pair % width)],
+            shown[int(pair % width)],
+            int(a),
+            int(b),
+            int(c),
+            title.get(int(pair // width)),
+        )
         for pair, a, b, c in zip(pairs.tolist(), n.tolist(), o.tolist(), k.tolist())
     ]
 

@@ -14,8 +14,8 @@ without a Google category, which SQL cannot place. A reference catalog is read i
 
 "What sizes am I missing?" (`size_cells`, agent.analysis.size_runs for the rule) is one more query: a
 row per (product, stored size value) with its offers, those out of stock and those with a stated
-stock. That is per product, not per distinct size, because the rule needs each product's own smallest
-and largest size; the rows are bounded by the scope's offers that have a size (and in practice by
+stock, and its least title (a product is named by its least, as in memory). That is per product, not
+per distinct size, because the rule needs each product's own smallest and largest size; the rows are bounded by the scope's offers that have a size (and in practice by
 products × their sizes). The stored values are normalised in Python as `tally` normalises them, and
 each shown in its most common written form over the scope's sized offers, as in memory.
 """
@@ -60,7 +60,7 @@ def _values_query(columns: tuple[str, ...]) -> str:
 
 
 _SIZES = """SELECT pk, size AS v, COUNT(*) AS n, COUNTIF(st = 'out_of_stock') AS o,
-  COUNTIF(st IN ('in_stock', 'out_of_stock', 'preorder', 'backorder')) AS k
+  COUNTIF(st IN ('in_stock', 'out_of_stock', 'preorder', 'backorder')) AS k, MIN(title) AS t
 FROM scoped WHERE size IS NOT NULL GROUP BY pk, v"""
 
 
@@ -76,7 +76,9 @@ def size_cells(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> tuple[list, l
         return [], []
     where, params = scope_filter(scope, taxonomy, pushdown)
     counted = pushdown.query(
-        offers(("pk", "gid", "st", "size"), where) + _SIZES, [avail_param(), *params], reads=("size", "availability")
+        offers(("pk", "gid", "st", "size", "title"), where) + _SIZES,
+        [avail_param(), *params],
+        reads=("size", "availability", "title"),
     )
     stored = pa.array([r["v"] for r in counted], pa.string())
     written, spelled = _written(stored).to_pylist(), _spell(_clean(stored)).to_pylist()
@@ -84,6 +86,7 @@ def size_cells(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> tuple[list, l
     codes = [vocab.code(key, shown, int(r["n"])) for key, shown, r in zip(spelled, written, counted)]
     display = vocab.display()
     cells: dict[tuple, list[int]] = {}
+    titles: dict[tuple, str] = {}  # the least title per cell; size_runs names a product by its least
     for code, r in zip(codes, counted):
         if code < 0:
             continue
@@ -91,6 +94,8 @@ def size_cells(pushdown: Any, scope: Scope, taxonomy: Taxonomy) -> tuple[list, l
         v[0] += int(r["n"])
         v[1] += int(r["o"])
         v[2] += int(r["k"])
+        if r["t"] is not None and ((r["pk"], code) not in titles or r["t"] < titles[(r["pk"], code)]):
+            titles[(r["pk"], code)] = r["t"]
     note = unplaced_note(pushdown, scope)
-    found = [Cell(p, vocab.values[c], display[c], n, o, k) for (p, c), (n, o, k) in cells.items()]
+    found = [Cell(p, vocab.values[c], display[c], n, o, k, titles.get((p, c))) for (p, c), (n, o, k) in cells.items()]
     return found, [note] if note else []

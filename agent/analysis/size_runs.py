@@ -21,7 +21,11 @@ products, so the answer is read off them. The rule, in order:
 4. Gaps. A size "most" products carry is one at least half the system's products offer. A product
    misses a size when it lacks one most of them carry, or lacks one between its own smallest and
    largest size (S, M, XL without L): an extended size few carry (5XL on 3 of 40) is not missed by
-   a product that stops short of it, but is listed with how many offer it.
+   a product that stops short of it, but is listed with how many offer it. The products missing a size
+   are named by title (a product's least title, as availability names it), those missing most sizes
+   first, then by title: LIST_LIMIT of them in the run's row and per size, and the answer says "and
+   others" when more miss one (a held-out helmet shop's answer said "1 of the 85 products … misses XS"
+   and never which).
 5. Stock. When the scope's data states stock (any variant in or out of stock), a product is sold out
    in a size it offers when every variant in that size is out of stock; a size sold out in every
    product offering it is out of stock everywhere.
@@ -54,6 +58,7 @@ COLUMNS = (
     ("Carried by most", "text", pa.string()),
     ("Products missing it", "count", pa.int64()),
     ("Products sold out in it", "count", pa.int64()),
+    ("Products missing it (examples)", "text", pa.string()),
 )
 TOTAL = " (all)"  # the run's own row, as skills label an aggregate row (not a bar of the chart)
 
@@ -128,6 +133,7 @@ class Cell:
     variants: int
     out: int  # variants out of stock
     stated: int  # variants whose stock is stated (in, out, preorder, backorder)
+    title: str | None = None  # a title of the product's variants in this cell; `runs` takes a product's least
 
 
 @dataclass
@@ -144,6 +150,7 @@ class System:
     sold_out: dict[str, int] | None  # None: the data states no stock
     with_gaps: int  # products missing at least one size
     with_sold_out: int | None
+    gaps: list[tuple[str, list[str]]]  # (title, size keys it misses) of the titled products with a gap, in order
 
     @property
     def run(self) -> str:
@@ -157,7 +164,10 @@ def runs(cells: Iterable[Cell]) -> list[System]:
     stock_known = any(c.stated for c in cells)
     shown_rows: dict[str, Counter] = defaultdict(Counter)
     held: dict[Hashable, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    titles: dict[Hashable, str] = {}
     for c in cells:
+        if c.title is not None and (c.product not in titles or c.title < titles[c.product]):
+            titles[c.product] = c.title
         k = size_key(c.key)
         shown_rows[k][c.shown] += c.variants
         v = held[c.product][k]
@@ -172,11 +182,15 @@ def runs(cells: Iterable[Cell]) -> list[System]:
         for system, ks in mine.items():
             if len(ks) >= 2:
                 by_system[system][product] = ks
-    out = [_system(name, products, shown, stock_known) for name, products in by_system.items() if len(products) >= 2]
+    out = [
+        _system(name, products, shown, stock_known, titles)
+        for name, products in by_system.items()
+        if len(products) >= 2
+    ]
     return sorted(out, key=lambda s: (-s.products, s.name))
 
 
-def _system(name: str, products: dict, shown: dict[str, str], stock_known: bool) -> System:
+def _system(name: str, products: dict, shown: dict[str, str], stock_known: bool, titles: dict) -> System:
     offering: Counter = Counter(k for ks in products.values() for k in ks)
     if name == OTHER:
         order = sorted(offering, key=lambda k: (-offering[k], shown[k]))
@@ -188,11 +202,14 @@ def _system(name: str, products: dict, shown: dict[str, str], stock_known: bool)
     missing: Counter = Counter()
     sold: Counter = Counter()
     with_gaps = with_sold = 0
-    for ks in products.values():
+    gaps: list[tuple[str, list[str]]] = []
+    for product, ks in products.items():
         lo, hi = min(place[k] for k in ks), max(place[k] for k in ks)
         lacks = [k for k in order if k not in ks and (k in core or (name != OTHER and lo < place[k] < hi))]
         missing.update(lacks)
         with_gaps += bool(lacks)
+        if lacks and product in titles:
+            gaps.append((titles[product], lacks))
         out = [k for k, (variants, oos) in ks.items() if variants and oos == variants]
         sold.update(out)
         with_sold += bool(out)
@@ -207,7 +224,25 @@ def _system(name: str, products: dict, shown: dict[str, str], stock_known: bool)
         sold_out={k: sold[k] for k in order} if stock_known else None,
         with_gaps=with_gaps,
         with_sold_out=with_sold if stock_known else None,
+        gaps=sorted(gaps, key=lambda g: (-len(g[1]), g[0], g[1])),
     )
+
+
+def named(s: System, sizes: bool = True, key: str | None = None) -> list[str]:
+    """The first LIST_LIMIT titled products with a gap (or missing size `key`), each with the sizes it
+    misses when `sizes` and they are few enough to read ("AGV K1 (XS)"; a product missing more than
+    LIST_LIMIT sizes is named alone: a list of its sizes inside the list of products would not read)."""
+    gaps = [(title, lacks) for title, lacks in s.gaps if key is None or key in lacks][:LIST_LIMIT]
+    if not sizes:
+        return [title for title, _ in gaps]
+    return [
+        f"{title} ({', '.join(s.shown[k] for k in lacks)})" if len(lacks) <= LIST_LIMIT else title
+        for title, lacks in gaps
+    ]
+
+
+def _examples(names: list[str]) -> str | None:
+    return "; ".join(names) or None
 
 
 def rows(systems: list[System]) -> list[dict]:
@@ -222,6 +257,7 @@ def rows(systems: list[System]) -> list[dict]:
                 "Products": s.products,
                 "Products missing it": s.with_gaps,
                 "Products sold out in it": s.with_sold_out,
+                "Products missing it (examples)": _examples(named(s)),
             }
         )
         for k in s.sizes:
@@ -233,6 +269,7 @@ def rows(systems: list[System]) -> list[dict]:
                     "Carried by most": "yes" if k in s.core else "no",
                     "Products missing it": s.missing[k],
                     "Products sold out in it": None if s.sold_out is None else s.sold_out[k],
+                    "Products missing it (examples)": _examples(named(s, sizes=False, key=k)),
                 }
             )
     return out
@@ -262,8 +299,11 @@ def findings(systems: list[System]) -> list:
                         **base,
                         "gaps_n": s.with_gaps,
                         "items": [{"size": s.shown[k], "products_n": s.missing[k]} for k in missed[:LIST_LIMIT]],
+                        "named": named(s),
+                        "more": s.with_gaps > len(named(s)),
                     },
                     cells=((head, "Products"), (head, "Products missing it"))
+                    + (((head, "Products missing it (examples)"),) if s.gaps else ())
                     + tuple((at[k], "Products missing it") for k in missed[:LIST_LIMIT]),
                     severity=9,
                 )

@@ -712,11 +712,19 @@ def _some_of(v: Values, part: str) -> str:
 
 @template("sizes.gaps")
 def _sizes_gaps(v: Values) -> str:
+    """The products with a gap, the sizes most missed, then which products by title (those missing most
+    first, with the sizes each misses): "and others" when more miss one than are named, or some have no
+    title (no count: every number in prose is a table cell)."""
     listed = _listed(v, lambda i: f"{i.raw('size')} ({i.count('products_n', 'product', 'products')})")
+    names = list(v.raw("named") or ())
+    if names and v.raw("more"):
+        which = f": {', '.join(names)} and others"
+    else:
+        which = f": {_names(names)}" if names else ""
     return (
         f"{_some_of(v, 'gaps_n')} sized {v.raw('run')} "
         f"{'misses' if v.raw('gaps_n') == 1 else 'miss'} a size most of them carry or one inside "
-        f"{'its' if v.raw('gaps_n') == 1 else 'their'} own run; most missed: {listed}."
+        f"{'its' if v.raw('gaps_n') == 1 else 'their'} own run{which}; most missed: {listed}."
     )
 
 
