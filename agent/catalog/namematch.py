@@ -837,7 +837,9 @@ def match(
         if loc is not None:
             return Match(loc, True, 0)
         local = _match_localised(idx, phrase, within, strict)
-        return None if local is not None and _false_friend(idx, phrase, local.google_id) else local
+        if local is not None and (_false_friend(idx, phrase, local.google_id) or _english_compound(idx, phrase, local)):
+            return None
+        return local
     return found
 
 
@@ -906,6 +908,24 @@ def _false_friend(idx: Index, phrase: str, cid: int) -> bool:
     tax = taxonomy.load()
     top = tax.nodes[cid].path.split(taxonomy.SEPARATOR)[0]
     return all(tax.nodes[e.google_id].path.split(taxonomy.SEPARATOR)[0] != top for e in idx.entries(toks[0]))
+
+
+def _english_compound(idx: Index, phrase: str, local: Match) -> bool:
+    """An English compound the English reading has declined — its first and last words both nouns of
+    the English names — read in another language by its modifier alone, at a place none of those two
+    nouns' English names stand at or above: that word is the English modifier, not a foreign name of
+    the thing. "Sport-Touring Helmets" (a motorcycle shop's type) is no German "Sport" (Athletics,
+    where no English "sport" or "helmet" name stands), while "Vase 'Óscar' Bone Gloss" is still the
+    Vases its first word names in English too, and "Rice Pudding" the pudding snack its own noun
+    names in German."""
+    toks = words(phrase.replace("-", " "))
+    if local.specificity or len(toks) < 2 or not (idx.is_head(toks[0]) and idx.is_head(toks[-1])):
+        return False
+    english = {e.google_id for word in (toks[0], toks[-1]) for e in idx.entries(word)}
+    if any(_inside(local.google_id, cid) for cid in english):
+        return False
+    noun = _match_localised(idx, phrase.replace("-", " ").split()[-1])
+    return noun is None or noun.google_id != local.google_id
 
 
 @functools.lru_cache(maxsize=1 << 16)
