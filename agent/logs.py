@@ -309,10 +309,10 @@ def _trace_fields(request_fields: dict[str, Any] | None) -> dict[str, Any]:
     """The trace fields a request line carries: those given, else the current request's (as the
     handler's filter would stamp them on a record that has none of its own)."""
     current = _request_fields.get()
+    if current is request_fields or not request_fields:
+        return current or {}  # the request's own line (the usual case): its fields are the current ones
     if not current:
-        return request_fields or {}
-    if not request_fields:
-        return current
+        return request_fields
     return {name: request_fields[name] if name in request_fields else current.get(name) for name in _TRACE_FIELDS}
 
 

@@ -207,7 +207,9 @@ def success_text(request_id: RequestId, result: Any) -> str:
     """`success(...)` as compact JSON; a result that carries its text (objects.Encoded) is spliced in,
     not encoded again — the same bytes either way (key order jsonrpc, id, result)."""
     if isinstance(result, Encoded):
-        return '{"jsonrpc":"2.0","id":' + _encode_id(request_id) + ',"result":' + result.text + "}"
+        # an integer id (what clients send nearly always) is its decimal digits, as json writes it
+        rid = str(request_id) if type(request_id) is int else _encode_id(request_id)
+        return '{"jsonrpc":"2.0","id":' + rid + ',"result":' + result.text + "}"
     return json.dumps(success(request_id, result), ensure_ascii=False, separators=(",", ":"))
 
 
