@@ -764,6 +764,21 @@ def test_a_word_titles_hold_only_before_one_noun_scopes_those_products_and_says_
     assert "names it with the same noun, as “" in md
 
 
+def test_a_word_the_taxonomy_places_is_not_read_as_the_kind_of_the_noun_it_modifies():
+    # a home shop's "Wooden Jacket Hanger" (held-out Shopify export) answered "How many jackets do I
+    # have?" with the hanger: the "hoops" rule above read "jacket" as a kind of hanger. "jackets" has a
+    # place of its own (Coats & Jackets), so a title using it before another noun names what that
+    # product is for; "hoops" has none (hula, basketball, embroidery) and keeps the rule
+    t = shopify([("Wooden Jacket Hanger", "", ""), ("Jacket Potato Tray", "", ""), ("Wool Scarf", "", "")])
+    for question in ("How many jackets do I have?", "Do I sell jackets?"):
+        p, _, md = ask(question, t)
+        assert sum(dict(p.scope.found).values()) == 0, (question, p.scope)
+        assert "with the same noun" not in md, md
+    t = shopify([("Wooden Jacket Hanger", "", ""), ("Denim Jacket", "", ""), ("Rain Jacket Navy", "", "")])
+    p, _, _ = ask("How many jackets do I have?", t)
+    assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 2}, p.scope
+
+
 def test_an_ie_noun_is_one_word_with_its_plural():
     # "hoodies" stemmed to "hoody" and "hoodie" stayed "hoodie": a shop whose titles say "Black Hoodie"
     # was told no category matches "hoodies" (held-out sweep; luminix's "hoodie" missed its Hoodies)

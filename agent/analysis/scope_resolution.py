@@ -1001,9 +1001,9 @@ def placed(
                 sum(n for _, n in loose_found),
             )
     if title_only and total == 0 and len(terms) == 1:  # "hoops" whose titles say "Hoop Earrings"
-        described = _described_by(own, terms[0], taxonomy)
+        words = scope.phrase or " ".join(phrase)
+        described = _described_by(own, terms[0], words, taxonomy)
         if described is not None:
-            words = scope.phrase or " ".join(phrase)
             note = (
                 f"No category and no title names “{words}” as its product; the scope holds the products whose "
                 f"title names it with the same noun, as “{described[2]}” does."
@@ -1228,13 +1228,20 @@ def _named_joins_only(
     return kept, scoping.found(own, kept, taxonomy)
 
 
-def _described_by(own: pa.Table, word: str, taxonomy: Taxonomy) -> tuple[str, str, str] | None:
+def _described_by(own: pa.Table, word: str, asked: str, taxonomy: Taxonomy) -> tuple[str, str, str] | None:
     """(noun, word, an example title) when the catalog's titles hold the word only before one product
     noun: a jewellery shop's seven "… Hoop Earrings" are what "hoops" means there. That noun must be
-    the noun of at least half of the titles holding the word (else it describes too many kinds)."""
-    from agent.analysis import scoping
+    the noun of at least half of the titles holding the word (else it describes too many kinds).
 
-    if "title" not in own.column_names:
+    A word the taxonomy places on its own (`asked`, as the merchant wrote it) is a product of its own,
+    and a title that only uses it before another product noun names what that product is *for*: a
+    home shop's "Wooden Jacket Hanger" is a hanger, and "How many jackets?" counted it as a jacket.
+    "hoops", "studs" or "drops" have no one place (hula, basketball or embroidery hoops), so the shop's
+    titles may say what they mean there."""
+    from agent.analysis import scoping
+    from agent.catalog.categorise import name_match
+
+    if "title" not in own.column_names or name_match(asked, None, None) is not None:
         return None
     titles = pc.unique(pc.cast(own["title"], pa.string()))
     pattern = scoping._whole_word([scoping._word_forms(word)])
