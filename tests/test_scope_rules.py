@@ -779,6 +779,21 @@ def test_a_word_the_taxonomy_places_is_not_read_as_the_kind_of_the_noun_it_modif
     assert dict(p.scope.found) == {"own": 0, "taxonomy": 0, "title": 2}, p.scope
 
 
+def test_a_scope_is_labelled_with_the_word_as_asked_whatever_the_question_form():
+    # "Do I sell helmets?" on a shop with no helmets said "… title names “helmet”" (the stem), while
+    # "How many helmets do I have?" said "helmets": the selling verb's run was labelled by its tokens
+    t = shopify([("Wool Scarf", "", ""), ("Leather Gloves", "", "")])
+    for question in (
+        "Do I sell helmets?",
+        "Do you carry helmets?",
+        "Do I have any helmets?",
+        "How many helmets do I have?",
+    ):
+        p, _, md = ask(question, t)
+        assert p.scope.label == "helmets" and p.scope.phrase == "helmets", (question, p.scope)
+        assert "“helmet”" not in md, (question, md)
+
+
 def test_an_ie_noun_is_one_word_with_its_plural():
     # "hoodies" stemmed to "hoody" and "hoodie" stayed "hoodie": a shop whose titles say "Black Hoodie"
     # was told no category matches "hoodies" (held-out sweep; luminix's "hoodie" missed its Hoodies)

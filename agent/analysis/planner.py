@@ -654,7 +654,10 @@ def _place_leftover_words(draft: _Draft, idx: _Indexes) -> None:
     if owned is None:
         return
     phrase = " ".join(phrase_at(seq, *owned))
-    draft.scope = scope_for(tuple(phrase_at(seq, *owned)), phrase, idx.own, idx.own_idx, idx.taxonomy, idx.tax_idx)
+    # labelled with the words as the merchant wrote them ("helmets"), not their stems ("helmet"), as
+    # "How many helmets do I have?" is when its words go to the titles first
+    written = " ".join(words[owned[0] : owned[1]])
+    draft.scope = scope_for(tuple(phrase_at(seq, *owned)), written, idx.own, idx.own_idx, idx.taxonomy, idx.tax_idx)
     if draft.scope is not None:  # "my dog products": the category the words name (Dog Supplies)
         draft.resolved = phrase
     else:
