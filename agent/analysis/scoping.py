@@ -439,10 +439,13 @@ def scope_title_pattern(scope: Scope) -> str | None:
     filter over the distinct titles, RE2 syntax as Arrow's kernels take it), or None: the scope has no
     title terms. What a SQL form sends to BigQuery so that only such titles come back."""
     terms = (scope.title_terms,) if scope.title_terms else ()
-    nouns = {t[0] for t in (*terms, *scope.title_subterms, *scope.title_subterms_alone) if t}
-    if not nouns:
-        return None
-    return _whole_word(sorted({_word_forms(n) for n in nouns}, key=len, reverse=True))
+    return words_title_pattern({t[0] for t in (*terms, *scope.title_subterms, *scope.title_subterms_alone) if t})
+
+
+def words_title_pattern(nouns: Iterable[str]) -> str | None:
+    """The regex (RE2) for a title naming any of the stemmed `nouns` in a written form, or None for none."""
+    forms = sorted({_word_forms(n) for n in nouns if n}, key=len, reverse=True)
+    return _whole_word(forms) if forms else None
 
 
 def title_mask(table: pa.Table, terms: tuple[tuple[str, ...], ...], taxonomy: Taxonomy | None = None) -> np.ndarray:

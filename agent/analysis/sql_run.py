@@ -412,3 +412,46 @@ def unplaced_note(pushdown: Any, scope: Scope) -> str | None:
 def number(value: Any) -> float | None:
     """A NUMERIC/FLOAT64 cell as float, NULL as None."""
     return None if value is None else float(value)
+
+
+# A question's planning rows above the size line (`planning_rows`) are read whole or not at all: more
+# offers than this whose titles name its words would be a download the size line is there to avoid.
+PLANNING_ROWS = 200_000
+_PLANNING_COLUMNS = ("offer_id", "item_group_id", "title", "google_product_category", "availability")
+
+
+def planning_rows(sources: Sequence[Any], question: str, remembered: str | None = None) -> "pa.Table | None":
+    """Above the size line, the rows the planner reads for `question` (canonical, as the in-memory table
+    holds them): the offers whose titles name one of its words, or the `remembered` scope phrase a
+    follow-up keeps; None under the line, when no title names them, or when they cannot be read whole.
+
+    Why: with no rows the planner sees no title, so a scope the taxonomy has no node for — "tank tops"
+    in tests/corpus/gmc/lake-erie-apparel.tsv, which in memory is the offers whose titles name them —
+    was read as the whole catalog ("hoodies" as Shirts & Tops). The planner only reads titles that hold
+    a question's word (a title scope, its notes' counts, the nodes those offers are filed at), so these
+    rows plan it alike. The own categories (product_type) are not read: SQL places no scope of own
+    categories (scope_filter), so the planner names none above the line, as before. One bounded query
+    under the dry-run cap (Pushdown.query); over it, or over PLANNING_ROWS, the plan is made without."""
+    from google.cloud.bigquery.query import ScalarQueryParameter
+
+    from agent.analysis import scoping
+    from agent.analysis.vocabulary import STOPWORDS, raw_tokens, stem
+    from agent.catalog.bigquery import BigQueryUnavailable, BytesCapExceeded, canonical_rows
+
+    pushdown = pushdown_of(sources)
+    words = {stem(w) for w in raw_tokens(f"{question} {remembered or ''}") if len(w) > 2} - STOPWORDS
+    pattern = scoping.words_title_pattern(sorted(words))
+    if pushdown is None or pattern is None or "title" not in pushdown.has:
+        return None
+    cols = [c for c in (*_PLANNING_COLUMNS, "google_product_category_path") if c in pushdown.has]
+    sql = (
+        f"SELECT {', '.join(cols)} FROM {{table}} WHERE ({{where}}) AND REGEXP_CONTAINS(title, @title_pattern) "
+        f"LIMIT {PLANNING_ROWS + 1}"
+    )
+    try:
+        rows = pushdown.query(sql, [ScalarQueryParameter("title_pattern", "STRING", pattern)], reads=cols)
+    except (BytesCapExceeded, BigQueryUnavailable):  # the skills' own queries say so; plan without rows
+        return None
+    if not rows or len(rows) > PLANNING_ROWS:
+        return None
+    return canonical_rows(rows, "planning")

@@ -395,7 +395,7 @@ class Runner:
     ) -> Generator[dict[str, Any], None, str]:
         """The turn's analysis: the question planned, then one artifact per skill (`_run_skill`); what
         could not be read is said first. Returns the line the final status says."""
-        from agent.analysis import planner
+        from agent.analysis import planner, sql_run
         from agent.analysis.registry import SKILLS
         from agent.catalog import taxonomy as taxonomy_mod
         from agent.render.footer import render_footer
@@ -412,7 +412,11 @@ class Runner:
         taxonomy = taxonomy_mod.load()
         memory = planner.PlanMemory.from_dict(context.plan_memory) if context.plan_memory else None
         with self.slots.held():
-            plan = planner.plan(turn.question, inputs.own.table, taxonomy, memory)
+            # above BigQuery's size line no rows were read: the plan reads the offers whose titles name the
+            # question's words (sql_run.planning_rows), as it reads them in the in-memory table
+            kept = memory.scope_phrase if memory else None
+            planned = sql_run.planning_rows(inputs.own.sources, turn.question, kept)
+            plan = planner.plan(turn.question, inputs.own.table if planned is None else planned, taxonomy, memory)
         change.plan_memory = plan.memory.to_dict()
         turn.summary["skills"] = list(plan.skills)
         # The plan's notes quote the caller's words and the catalog's names ("the scope is …", "nearest:
