@@ -431,17 +431,21 @@ def planning_rows(sources: Sequence[Any], question: str, remembered: str | None 
     a question's word (a title scope, its notes' counts, the nodes those offers are filed at), so these
     rows plan it alike. The own categories (product_type) are not read: SQL places no scope of own
     categories (scope_filter), so the planner names none above the line, as before. One bounded query
-    under the dry-run cap (Pushdown.query); over it, or over PLANNING_ROWS, the plan is made without."""
+    under the dry-run cap (Pushdown.query); over it, or over PLANNING_ROWS, the plan is made without.
+    Every turn calls it: under the line it returns before importing BigQuery's client (which imports
+    pandas: tests/test_cold_path_pandas.py)."""
+    pushdown = pushdown_of(sources)
+    if pushdown is None or "title" not in pushdown.has:
+        return None
     from google.cloud.bigquery.query import ScalarQueryParameter
 
     from agent.analysis import scoping
     from agent.analysis.vocabulary import STOPWORDS, raw_tokens, stem
     from agent.catalog.bigquery import BigQueryUnavailable, BytesCapExceeded, canonical_rows
 
-    pushdown = pushdown_of(sources)
     words = {stem(w) for w in raw_tokens(f"{question} {remembered or ''}") if len(w) > 2} - STOPWORDS
     pattern = scoping.words_title_pattern(sorted(words))
-    if pushdown is None or pattern is None or "title" not in pushdown.has:
+    if pattern is None:
         return None
     cols = [c for c in (*_PLANNING_COLUMNS, "google_product_category_path") if c in pushdown.has]
     sql = (
