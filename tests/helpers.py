@@ -510,6 +510,24 @@ def rpc(url: str, method: str, params: dict) -> dict:
     return httpx.post(url, json=body, timeout=90).json()
 
 
+def ask_with_catalog_context(url: str, catalog_context: dict, text: str = "What is in this catalog?") -> dict:
+    """message/send of `text` with a catalog_context (a BigQuery or bucket catalog named by the caller)."""
+    params = {
+        "message": {"role": "user", "parts": [{"kind": "text", "text": text}], "messageId": str(uuid.uuid4())},
+        "catalog_context": catalog_context,
+    }
+    return httpx.post(
+        url, json={"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params}, timeout=120
+    ).json()
+
+
+def artifacts_text(response: dict) -> str:
+    """The text parts of a message/send result's artifacts, one after another."""
+    task = response["result"]
+    parts = [p for a in task.get("artifacts", []) for p in a["parts"] if p.get("kind") == "text"]
+    return "\n".join(p["text"] for p in parts)
+
+
 def file_message(text: str, csv: bytes | None = None, name: str = "catalog.csv") -> dict:
     parts: list[dict] = [{"kind": "text", "text": text}]
     if csv is not None:

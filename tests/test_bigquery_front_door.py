@@ -5,29 +5,12 @@ the footer states the partition, rows and bytes scanned, and a cap the read woul
 from __future__ import annotations
 
 import json
-import uuid
 
-import httpx
 import pytest
 
 from tests import bq_seed
 from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
-
-
-def ask(url: str, catalog_context: dict, text: str = "What is in this catalog?") -> dict:
-    params = {
-        "message": {"role": "user", "parts": [{"kind": "text", "text": text}], "messageId": str(uuid.uuid4())},
-        "catalog_context": catalog_context,
-    }
-    return httpx.post(
-        url, json={"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params}, timeout=120
-    ).json()
-
-
-def _text(response: dict) -> str:
-    task = response["result"]
-    parts = [p for a in task.get("artifacts", []) for p in a["parts"] if p.get("kind") == "text"]
-    return "\n".join(p["text"] for p in parts)
+from tests.helpers import artifacts_text, ask_with_catalog_context
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +23,11 @@ def dataset(bq_emulator):  # noqa: F811
 def test_context_dataset_is_read_for_the_callers_merchant(bq_emulator, dataset, start_server):  # noqa: F811
     where, n = dataset
     srv = start_server({**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}.Products_{{merchant_id}}"})
-    text = _text(ask(srv.url, {"merchant_id": "555", "catalog_uri": f"bq://{where}"}))
+    text = artifacts_text(ask_with_catalog_context(srv.url, {"merchant_id": "555", "catalog_uri": f"bq://{where}"}))
     name = f"bq://{where}.Products_555".replace("_", "\\_")  # the footer is Markdown: names escaped
     assert f"{name} (BigQuery, Merchant Center Products transfer table)" in text
     assert f"{n:,} rows read" in text and "scanned" in text and "newest partition, _PARTITIONDATE" in text
-    refused = ask(srv.url, {"merchant_id": "556", "catalog_uri": f"bq://{where}.Products_555"})
+    refused = ask_with_catalog_context(srv.url, {"merchant_id": "556", "catalog_uri": f"bq://{where}.Products_555"})
     assert refused["error"]["code"] == -32602 and where not in json.dumps(refused)
 
 
@@ -53,8 +36,8 @@ def test_a_question_over_the_cap_is_answered_with_that_fact(bq_emulator, dataset
     srv = start_server(
         {**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}", "BIGQUERY_MAXIMUM_BYTES_BILLED": "1000"}
     )
-    response = ask(srv.url, {"merchant_id": "555", "catalog_uri": f"bq://{where}"})
-    answer = _text(response)
+    response = ask_with_catalog_context(srv.url, {"merchant_id": "555", "catalog_uri": f"bq://{where}"})
+    answer = artifacts_text(response)
     assert "BigQuery estimates" in answer and "to scan, over the 1.0 kB cap per question" in answer
     assert "rows read" not in answer  # nothing was read, and no other catalog stood in for it
 
@@ -68,21 +51,21 @@ def test_above_the_line_gaps_are_aggregated_in_bigquery(bq_emulator, dataset, st
         {**bq_emulator.env, "ALLOWED_CATALOG_PREFIXES": f"bq://{where}", "BIGQUERY_IN_MEMORY_BYTES": "0"}
     )
     context = {"merchant_id": "555", "catalog_uri": f"bq://{where}"}
-    response = ask(srv.url, context, "Where are the gaps in outdoor furniture?")
-    answer = _text(response)
+    response = ask_with_catalog_context(srv.url, context, "Where are the gaps in outdoor furniture?")
+    answer = artifacts_text(response)
     assert f"{n:,} rows aggregated in BigQuery" in answer and "scanned" in answer
     assert "Outdoor" in answer and "was not run" not in answer
-    overview = _text(ask(srv.url, context, "What is in this catalog?"))
+    overview = artifacts_text(ask_with_catalog_context(srv.url, context, "What is in this catalog?"))
     assert "was not run" not in overview and "Top brands" in overview  # overview_sql
     assert f"{n:,} rows aggregated in BigQuery" in overview and "rows read" not in overview
     # (the whole catalog: this table's offers carry no Google category, so no scope can place them)
-    ladder = _text(ask(srv.url, context, "How is my catalog priced?"))
+    ladder = artifacts_text(ask_with_catalog_context(srv.url, context, "How is my catalog priced?"))
     assert "was not run" not in ladder and "median" in ladder.lower(), ladder  # price_ladder_sql
     assert f"{n:,} rows aggregated in BigQuery" in ladder and "rows read" not in ladder
-    quality = _text(ask(srv.url, context, "Is my catalog ready for Google Shopping?"))
+    quality = artifacts_text(ask_with_catalog_context(srv.url, context, "Is my catalog ready for Google Shopping?"))
     assert "was not run" not in quality and "Merchant Center disapproves" in quality, quality  # content_quality_sql
     assert f"{n:,} rows aggregated in BigQuery" in quality
-    colours = _text(ask(srv.url, context, "How well are colours filled in?"))
+    colours = artifacts_text(ask_with_catalog_context(srv.url, context, "How well are colours filled in?"))
     assert "was not run" not in colours and "Fill rates across" in colours, colours  # attributes_sql
     # a skill without a SQL form (whichever is left: the list grows) says so instead of answering empty
     from agent.analysis.registry import IN_BIGQUERY, SKILLS
@@ -107,6 +90,8 @@ def test_above_the_line_demand_gaps_answer_from_bigquery(bq_emulator, dataset, s
         }
     )
     context = {"merchant_id": "555", "catalog_uri": f"bq://{where}"}
-    answer = _text(ask(srv.url, context, "What are shoppers buying in outdoor furniture that I don't carry?"))
+    answer = artifacts_text(
+        ask_with_catalog_context(srv.url, context, "What are shoppers buying in outdoor furniture that I don't carry?")
+    )
     assert "was not run" not in answer and f"{n:,} rows aggregated in BigQuery" in answer
     assert "not carried" in answer and "Sunvale Coastal Outdoor Chair" in answer

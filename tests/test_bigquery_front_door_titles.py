@@ -13,7 +13,7 @@ import pytest
 
 from tests import bq_pushdown, bq_seed
 from tests.bigquery_emulator import bq_emulator  # noqa: F401 - fixture
-from tests.test_bigquery_front_door import _text, ask
+from tests.helpers import artifacts_text, ask_with_catalog_context
 
 FEED = bq_seed.ROOT / "tests" / "corpus" / "gmc" / "lake-erie-apparel.tsv"
 MERCHANT = 557
@@ -41,7 +41,7 @@ def test_a_title_scope_is_planned_alike(bq_emulator, dataset, start_server, ques
     answers = {}
     for line in (bq_pushdown.ALL_IN_MEMORY, bq_pushdown.NONE_IN_MEMORY):
         srv = start_server({**env, "BIGQUERY_IN_MEMORY_BYTES": line})
-        answers[line] = _text(ask(srv.url, context, question))
+        answers[line] = artifacts_text(ask_with_catalog_context(srv.url, context, question))
     memory, pushed = answers[bq_pushdown.ALL_IN_MEMORY], answers[bq_pushdown.NONE_IN_MEMORY]
     assert "rows aggregated in BigQuery" in pushed and "rows read" in memory  # the premise: both paths
     assert f"| {variants} |" in memory, memory  # the scope's variants, as the previous reading counted
