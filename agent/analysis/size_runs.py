@@ -228,15 +228,15 @@ def _system(name: str, products: dict, shown: dict[str, str], stock_known: bool,
     )
 
 
-def named(s: System, sizes: bool = True, key: str | None = None) -> list[str]:
+def named(system: System, sizes: bool = True, key: str | None = None) -> list[str]:
     """The first LIST_LIMIT titled products with a gap (or missing size `key`), each with the sizes it
     misses when `sizes` and they are few enough to read ("AGV K1 (XS)"; a product missing more than
     LIST_LIMIT sizes is named alone: a list of its sizes inside the list of products would not read)."""
-    gaps = [(title, lacks) for title, lacks in s.gaps if key is None or key in lacks][:LIST_LIMIT]
+    gaps = [(title, lacks) for title, lacks in system.gaps if key is None or key in lacks][:LIST_LIMIT]
     if not sizes:
         return [title for title, _ in gaps]
     return [
-        f"{title} ({', '.join(s.shown[k] for k in lacks)})" if len(lacks) <= LIST_LIMIT else title
+        f"{title} ({', '.join(system.shown[k] for k in lacks)})" if len(lacks) <= LIST_LIMIT else title
         for title, lacks in gaps
     ]
 

@@ -14,7 +14,6 @@ import time
 from typing import Any, Iterator
 
 from flask import Response
-from werkzeug.wsgi import get_content_length
 
 from agent import logs
 
@@ -79,9 +78,7 @@ def _read_body(request: Any, limit: int, deadline_s: float | None = None) -> byt
     of the instance's few request threads for as long as it likes. The deadline is enforced on the
     connection's socket (gunicorn hands it to the app as `gunicorn.socket`); without one (another
     server) the read is only bounded by size."""
-    # werkzeug's own reading of Content-Length (chunked: None), from the environ: request.content_length
-    # gives the same through the header view's two key rebuilds (issue 16 item 6)
-    length = get_content_length(request.environ)
+    length = request.content_length
     if length is not None and length > limit:
         raise _too_large(limit)
     # Never ask for more than can come: werkzeug's stream allocates each read's whole size up front
