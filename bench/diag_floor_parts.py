@@ -24,14 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-CHILD = r"""
-import io, json, os, sys, time, statistics, logging
-sys.stdout = open(os.devnull, "w")
-mode, source, rounds, calls = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-import functions_framework
-app = functions_framework.create_app(target="a2a" if mode == "ours" else "fixed", source=source)
-
-
+# One request through the WSGI app `app` (a global of the child), no socket: shared with
+# diag_get_instructions.py's child.
+WSGI_CALL = r"""
 def call(body):
     env = {"REQUEST_METHOD": "POST", "PATH_INFO": "/", "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8080",
            "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body)),
@@ -42,6 +37,19 @@ def call(body):
     data = b"".join(it)
     getattr(it, "close", lambda: None)()
     return data
+"""
+
+CHILD = (
+    r"""
+import io, json, os, sys, time, statistics, logging
+sys.stdout = open(os.devnull, "w")
+mode, source, rounds, calls = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+import functions_framework
+app = functions_framework.create_app(target="a2a" if mode == "ours" else "fixed", source=source)
+
+"""
+    + WSGI_CALL
+    + r"""
 
 
 def per_call(body):
@@ -108,6 +116,7 @@ for name, remove in PARTS.items():
     out[name] = statistics.median(diffs)
 sys.__stdout__.write(json.dumps(out) + "\n")
 """
+)
 
 FLOOR = """import functions_framework
 from flask import Response

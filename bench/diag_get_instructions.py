@@ -27,52 +27,35 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from diag_floor_parts import FLOOR, WSGI_CALL  # noqa: E402 - the same floor and the same in-process call
+
 CALLS_LOW, CALLS_HIGH = 300, 1300
 
-CHILD = r"""
+CHILD = (
+    r"""
 import io, json, os, pathlib, sys
 tree, mode, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sys.path.insert(0, tree)
 sys.stdout = open(os.devnull, "w")
 import functions_framework
-
-def answer(app, body):
-    env = {"REQUEST_METHOD": "POST", "PATH_INFO": "/", "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8080",
-           "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body)),
-           "CONTENT_TYPE": "application/json", "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": "127.0.0.1:8080",
-           "wsgi.errors": sys.stderr, "wsgi.multithread": True, "wsgi.multiprocess": False,
-           "wsgi.run_once": False, "wsgi.version": (1, 0)}
-    it = app(env, lambda status, headers, exc_info=None: None)
-    data = b"".join(it)
-    getattr(it, "close", lambda: None)()
-    return data
-
 app = functions_framework.create_app(target="a2a", source=os.path.join(tree, "main.py"))
+"""
+    + WSGI_CALL
+    + r"""
 send = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {"role": "user",
         "messageId": "m", "parts": [{"kind": "text", "text": "What is in this file?"}]}}}
-task_id = json.loads(answer(app, json.dumps(send).encode()))["result"]["id"]
+task_id = json.loads(call(json.dumps(send).encode()))["result"]["id"]
 get = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": task_id}}).encode()
 if mode == "floor":
     floor = pathlib.Path(os.environ["FLOOR_DIR"])
-    (floor / "body.json").write_bytes(answer(app, get))
+    (floor / "body.json").write_bytes(call(get))
     app = functions_framework.create_app(target="fixed", source=str(floor / "main.py"))
-for _ in range(300):
-    answer(app, get)
-for _ in range(calls):
-    answer(app, get)
+for _ in range(300 + calls):
+    call(get)
 """
-
-FLOOR = """import functions_framework
-from flask import Response
-
-BODY = open(__file__.rsplit("/", 1)[0] + "/body.json", "rb").read()
-
-
-@functions_framework.http
-def fixed(request):
-    request.get_data()
-    return Response(BODY, 200, mimetype="application/json")
-"""
+)
 
 
 def instructions(tree: Path, mode: str, calls: int, floor_dir: str) -> int:
