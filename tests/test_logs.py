@@ -279,8 +279,14 @@ def test_the_direct_request_line_is_the_records_line(monkeypatch):
 
     context = logs.request_context({"HTTP_TRACEPARENT": f"00-{TRACE}-00f067aa0ba902b7-01"}, "POST", "http://x/", "ua/ü")
     fields = {"method": "tasks/get", "task": "t-1", "outcome": "ok", "duration_ms": 0.42, "context": "c" * 300}
-    fields |= {"sources": ["a b.csv"] * 40, "Authorization": "Bearer secret", "severity": "not ours to set"}
-    for given, current in ((context, None), (None, context), ({}, context), ({"trace": "own"}, context), ({}, None)):
+    fields |= {"sources": ["a b.csv"] * 40, "Authorization": "Bearer secret", "note": 'say "ü"\n'}
+    # the usual line (its constant parts spliced) and lines with a Cloud Logging key or a message (the
+    # general path), with trace fields given, current, partly given and none; unsampled too
+    unsampled = {**context, "trace_sampled": False}
+    cases = [(given, current, fields) for given, current in ((context, None), (None, context), ({}, context))]
+    cases += [({"trace": "own"}, context, fields), ({}, None, fields), (unsampled, None, fields)]
+    cases += [(context, None, fields | {"severity": "not ours to set"}), (None, context, fields | {"message": "m"})]
+    for given, current, fields in cases:
         logs.use_request(current)
         for formatter in (logs._CloudJsonFormatter(), logs._ReadableFormatter()):
             written: list[str] = []
