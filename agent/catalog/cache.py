@@ -149,8 +149,9 @@ class Cache(Generic[T]):
         self._size_of = size_of
         self.keep_newest = keep_newest
         self._lock = threading.Lock()
-        # key -> (value, size, stored at, last used at), by `clock`
-        self._entries: OrderedDict[Hashable, tuple[T, int, float, float]] = OrderedDict()
+        # key -> [value, size, stored at, last used at], by `clock`: a list, so a hit updates its last use in
+        # place rather than building and storing a new entry (every cache read of the process is one)
+        self._entries: OrderedDict[Hashable, list[Any]] = OrderedDict()
         self._inflight: dict[Hashable, _Flight] = {}
         self._bytes = 0
         self._hits = self._misses = self._waits = self._evictions = self._oversize = 0
@@ -159,7 +160,7 @@ class Cache(Generic[T]):
 
     # -- reading ----------------------------------------------------------------------------------
 
-    def _lookup(self, key: Hashable) -> tuple[T, int, float, float] | None:
+    def _lookup(self, key: Hashable) -> list[Any] | None:
         """The live entry (touched: most recently used, its last-use time now), under the lock; an
         expired one is dropped."""
         entry = self._entries.get(key)
@@ -169,8 +170,7 @@ class Cache(Generic[T]):
         if self.ttl is not None and now - entry[2] >= self.ttl:
             self._drop(key)
             return None
-        entry = (entry[0], entry[1], entry[2], now)
-        self._entries[key] = entry
+        entry[3] = now
         self._entries.move_to_end(key)
         return entry
 
@@ -236,7 +236,7 @@ class Cache(Generic[T]):
             return
         self._drop(key)
         now = self.clock()
-        self._entries[key] = (value, size, now, now)
+        self._entries[key] = [value, size, now, now]
         self._bytes += size
         self._evict()
 
@@ -283,7 +283,7 @@ class Cache(Generic[T]):
                     freed += size
                     self._evictions += 1
                 else:
-                    self._entries[key] = (smaller[0], smaller[1], stored, used)
+                    self._entries[key] = [smaller[0], smaller[1], stored, used]
                     self._bytes += smaller[1] - size
                     freed += size - smaller[1]
         return freed
