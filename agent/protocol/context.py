@@ -13,7 +13,7 @@ from typing import Any, Mapping
 MAX_CALLER_CHARS = 512
 
 
-@dataclass
+@dataclass(slots=True)
 class CallContext:
     """One request's transport facts, and what the handler reports back to the transport."""
 
@@ -24,13 +24,17 @@ class CallContext:
     caller: str | None = None  # the authenticated caller, when the operator named the header that says so
 
 
-def caller_identity(headers: Mapping[str, str], header: str | None) -> str | None:
+def caller_identity(environ: Mapping[str, Any], header: str | None) -> str | None:
     """The authenticated caller, from the one header the operator named (CALLER_IDENTITY_HEADER) as set
     by a front end that authenticates (IAP's X-Goog-Authenticated-User-Email, an API gateway's user
-    header). Without that setting no header is believed: a client could send any value."""
+    header). Without that setting no header is believed: a client could send any value.
+
+    `environ`: the request's WSGI environ, where the header is its CGI key (`HTTP_X_GOOG_…`), as
+    werkzeug's header view would look it up; read there so a request without the setting builds no
+    header view at all (issue 16 item 6)."""
     if not header:
         return None
-    raw = headers.get(header)
+    raw = environ.get("HTTP_" + header.upper().replace("-", "_"))
     if not isinstance(raw, str) or not raw.strip() or len(raw) > MAX_CALLER_CHARS:
         return None
     return raw.strip()

@@ -32,16 +32,37 @@ def secure_every_response(app: Any) -> None:
 
     functions-framework answers some requests itself, before or after our function: 404 for GET /robots.txt
     and /favicon.ico, a routing error (404/405) if one ever comes, and its crash page (HTTP 500 text) if a function
-    raises. Those bypass json_response, so the header is added once more in an `after_request` hook,
-    which Flask runs for error responses too. `setdefault`, so ours are left as they are. What gunicorn
-    itself answers before Flask (a malformed request line: 400) cannot be reached from here."""
+    raises. So the headers are not added where each response is made but around the whole app, as WSGI
+    middleware on `app.wsgi_app` (Flask's documented place for it): every response Flask sends passes
+    it, and one that already says a header (the preview's) keeps its own. Why not an `after_request`
+    hook, as before: Flask runs each hook through `ensure_sync`, an `inspect` walk on every response,
+    and werkzeug's header lookups scan the list once per header added (together ~150 bytecodes of a
+    `tasks/get`; issue 16 item 6). What gunicorn itself answers before Flask (a malformed request
+    line: 400) cannot be reached from here."""
+    app.wsgi_app = _SecureHeaders(app.wsgi_app)
 
-    def add_headers(response: Any) -> Any:
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        return response
 
-    app.after_request(add_headers)
+class _SecureHeaders:
+    """WSGI middleware: SECURITY_HEADERS appended to each response's headers that lacks them."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self._names = frozenset(name.lower() for name in SECURITY_HEADERS)
+        self._items = list(SECURITY_HEADERS.items())
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            names = self._names
+            for name, _ in headers:
+                if name.lower() in names:  # the response says one itself (the preview's): it keeps its own
+                    said = {name.lower() for name, _ in headers}
+                    headers = headers + [item for item in self._items if item[0].lower() not in said]
+                    break
+            else:
+                headers = headers + self._items
+            return start_response(status, headers, exc_info)
+
+        return self.app(environ, start)
 
 
 def json_response(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Any:
@@ -53,11 +74,10 @@ def text_response(body: str, status: int = 200, headers: dict[str, str] | None =
 
     The content type is given whole and the headers added after, not passed in: werkzeug then neither
     works out the type's charset nor copies a headers mapping through its generic path, and the
-    response costs what the bare floor's does (3.9 against 7.2 µs in a loop; issue 16 item 6)."""
+    response costs what the bare floor's does (3.9 against 7.2 µs in a loop; issue 16 item 6).
+    SECURITY_HEADERS are added around the app (`secure_every_response`), on this response as on any."""
     response = Response(body, status=status, content_type=JSON_TYPE)
     add = response.headers.add
-    for name, value in SECURITY_HEADERS.items():
-        add(name, value)
     if headers:
         for name, value in headers.items():
             add(name, value)
@@ -163,12 +183,12 @@ def handle_rpc(
 ) -> Any:
     started = time.perf_counter()
     environ = request.environ  # headers are read here as HTTP_* keys (see logs.request_context)
+    url = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}{environ.get('PATH_INFO', '')}"
     call = CallContext(
         requested_extensions=extensions.requested(environ),
-        caller=caller_identity(request.headers, caller_header),
+        caller=caller_identity(environ, caller_header),
+        log_context=logs.request_context(environ, request.method, url, environ.get("HTTP_USER_AGENT")),
     )
-    url = f"{environ.get('wsgi.url_scheme', 'http')}://{environ.get('HTTP_HOST', '')}{environ.get('PATH_INFO', '')}"
-    call.log_context = logs.request_context(environ, request.method, url, environ.get("HTTP_USER_AGENT"))
     request_id: jsonrpc.RequestId = None
     method = None
     token = arrivals.arrived()  # answered at its first bytes: analysis waits for them (agent.protocol.arrivals)
@@ -276,8 +296,7 @@ def _sse_response(
             # connection (measured: ~0.13 ms more to its first event).
             _log(call, method, started, outcome=call.log.get("outcome", outcome))
 
-    headers = dict(sse.HEADERS)
-    headers.update(SECURITY_HEADERS)
+    headers = dict(sse.HEADERS)  # SECURITY_HEADERS: around the app (secure_every_response)
     headers.update(_headers(call))
     return Response(stream_with_context(frames()), status=200, mimetype=sse.CONTENT_TYPE, headers=headers)
 
