@@ -81,7 +81,7 @@ service = get_app_state().service
 payload = json.loads(get)
 request = jsonrpc.validate(payload)
 result = service.get(request.params, __import__("agent.protocol.context", fromlist=["x"]).CallContext())
-text = jsonrpc.success_text(1, result)
+text = jsonrpc.success_body(1, result)
 root = logging.getLogger()
 
 
@@ -100,7 +100,7 @@ PARTS = {
     "arrivals count": lambda: (lambda undo1, undo2: lambda: (undo1(), undo2()))(
         swap(arrivals, "arrived", lambda: 0), swap(arrivals, "answered", lambda token: None)),
     "service.get (owner, store, kept text)": lambda: swap(service, "get", lambda params, call: result),
-    "reply text (success_text)": lambda: swap(jsonrpc, "success_text", lambda rid, res: text),
+    "reply body (success_body)": lambda: swap(jsonrpc, "success_body", lambda rid, res: text),
 }
 for _ in range(300):
     call(get)

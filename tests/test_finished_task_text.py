@@ -33,8 +33,11 @@ def test_a_finished_tasks_reply_is_the_same_bytes_and_encoded_once(monkeypatch):
     assert isinstance(first, objects.Encoded)
     plain = dict(first)
     for request_id in (7, 0, -1, 2**63, "abc", None, "ünï", 'q"\\\u2028\n'):
-        spliced = jsonrpc.success_text(request_id, first)
-        assert spliced == json.dumps(jsonrpc.success(request_id, plain), ensure_ascii=False, separators=(",", ":"))
+        spliced = jsonrpc.success_body(request_id, first)
+        assert (
+            spliced
+            == json.dumps(jsonrpc.success(request_id, plain), ensure_ascii=False, separators=(",", ":")).encode()
+        )
     made = []
     real = objects.Encoded.__init__
 
@@ -66,7 +69,7 @@ def test_a_store_that_reads_a_new_object_gets_a_fresh_text(monkeypatch):
     monkeypatch.setattr(service.tasks, "owned", lambda _task_id: (changed, ANONYMOUS))
     again = service.get({"id": task_id}, CallContext())
     assert again is not first and again["metadata"] == {"note": "a new object"}
-    assert json.loads(again.text)["metadata"] == {"note": "a new object"}
+    assert json.loads(again.data)["metadata"] == {"note": "a new object"}
 
 
 def test_a_task_the_store_evicted_is_not_answered_from_the_kept_text():
@@ -93,7 +96,7 @@ def test_a_task_stored_anew_under_its_id_gives_the_new_json():
     stored = service.tasks.get(task_id)
     service.tasks.create(dict(stored, metadata={"note": "stored anew"}))  # the memory store overwrites
     again = service.get({"id": task_id}, CallContext())
-    assert again is not first and json.loads(again.text)["metadata"] == {"note": "stored anew"}
+    assert again is not first and json.loads(again.data)["metadata"] == {"note": "stored anew"}
     assert service.get({"id": task_id}, CallContext()) is again  # and that text is kept in turn
 
 
@@ -123,16 +126,16 @@ def test_a_task_over_the_share_is_answered_each_time_and_named_once(caplog):
     import logging
 
     service, task_id = _service_with_a_finished_task()
-    size = 2 * len(service.get({"id": task_id}, CallContext()).text)
+    size = 2 * len(service.get({"id": task_id}, CallContext()).data)
     service, task_id = _service_with_a_finished_task(
         dataclasses.replace(config_mod.load({}), finished_json_bytes=size - 1)
     )
     expected = json.dumps(
         Service._with_history(service.tasks.get(task_id), None), ensure_ascii=False, separators=(",", ":")
-    )
+    ).encode()
     with caplog.at_level(logging.INFO):
         replies = [service.get({"id": task_id}, CallContext()) for _ in range(5)]
-    assert [reply.text for reply in replies] == [expected] * 5
+    assert [reply.data for reply in replies] == [expected] * 5
     said = [record.getMessage() for record in caplog.records if "not kept" in record.getMessage()]
     assert len(said) == 1, said
     assert service._finished.get(task_id) is not None and service._finished.bytes_used < size

@@ -69,8 +69,9 @@ def json_response(payload: Any, status: int = 200, headers: dict[str, str] | Non
     return text_response(json.dumps(payload, ensure_ascii=False, separators=(",", ":")), status, headers)
 
 
-def text_response(body: str, status: int = 200, headers: dict[str, str] | None = None) -> Any:
-    """A JSON body already encoded (jsonrpc.success_text), with the headers every response carries.
+def text_response(body: str | bytes, status: int = 200, headers: dict[str, str] | None = None) -> Any:
+    """A JSON body already encoded (jsonrpc.success_body: UTF-8 bytes, sent as they are), with the
+    headers every response carries.
 
     The content type is given whole and the headers added after, not passed in: werkzeug then neither
     works out the type's charset nor copies a headers mapping through its generic path, and the
@@ -208,7 +209,7 @@ def handle_rpc(
             arrivals.answered(token)  # a send's own analysis, a cancel's wait: not held for their own reply
         result = _unary_call(service, rpc, call)
         return _logged(
-            text_response(jsonrpc.success_text(rpc.id, result), headers=_headers(call)),
+            text_response(jsonrpc.success_body(rpc.id, result), headers=_headers(call)),
             call,
             method,
             started,

@@ -203,14 +203,17 @@ def success(request_id: RequestId, result: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
-def success_text(request_id: RequestId, result: Any) -> str:
-    """`success(...)` as compact JSON; a result that carries its text (objects.Encoded) is spliced in,
-    not encoded again — the same bytes either way (key order jsonrpc, id, result)."""
+def success_body(request_id: RequestId, result: Any) -> bytes:
+    """`success(...)` as compact JSON in UTF-8; a result that carries its JSON (objects.Encoded) is
+    spliced in, not encoded again — the same bytes either way (key order jsonrpc, id, result)."""
     if isinstance(result, Encoded):
         # an integer id (what clients send nearly always) is its decimal digits, as json writes it
         rid = str(request_id) if type(request_id) is int else _encode_id(request_id)
-        return '{"jsonrpc":"2.0","id":' + rid + ',"result":' + result.text + "}"
-    return json.dumps(success(request_id, result), ensure_ascii=False, separators=(",", ":"))
+        return b"".join((_SUCCESS_HEAD, rid.encode("utf-8"), _SUCCESS_RESULT, result.data, b"}"))
+    return json.dumps(success(request_id, result), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+_SUCCESS_HEAD, _SUCCESS_RESULT = b'{"jsonrpc":"2.0","id":', b',"result":'
 
 
 # One encoder, made once: json.dumps with an option builds a new JSONEncoder on every call (1.3 against

@@ -373,11 +373,11 @@ def _finished_json_cache(max_bytes: int) -> Any:
     so a task the store evicted is never answered from here (the store says "not found" first) and a task
     stored anew under the same id gets its own text; with the memory store the comparison is by identity
     at every level (it hands back the stored object itself), with a store that reads a new object each
-    time (Cloud Storage) an unchanged task is still a hit. An entry is sized at twice its text: the text
-    and the dict it carries (which shares the stored task's objects while the store keeps them)."""
+    time (Cloud Storage) an unchanged task is still a hit. An entry is sized at twice its JSON's bytes: the
+    bytes and the dict it carries (which shares the stored task's objects while the store keeps them)."""
     from agent.catalog.cache import Cache
 
-    return Cache(max_bytes, size_of=lambda entry: 2 * len(entry.encoded.text))
+    return Cache(max_bytes, size_of=lambda entry: 2 * len(entry.encoded.data))
 
 
 # Kept in place of a text over the share: the task is encoded on each call, and said once, not per call.
@@ -408,7 +408,7 @@ def _finished_text(kept: Any, task: dict[str, Any]) -> objects.Encoded:
     if type(entry) is _KeptText and entry.encoded == view:
         return entry.encoded
     fresh = objects.Encoded(view)
-    size, mark = 2 * len(fresh.text), _MARK_BYTES + len(task["id"])
+    size, mark = 2 * len(fresh.data), _MARK_BYTES + len(task["id"])
     if kept.max_bytes is None or size <= kept.max_bytes:
         kept.put(task["id"], _KeptText(task, fresh), size)
     elif entry != _OVER_SHARE and mark <= kept.max_bytes:
