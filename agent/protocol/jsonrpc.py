@@ -46,6 +46,14 @@ PARAMS_SCHEMA = {
 GENERIC_PARAMS_MESSAGE = "The request's params are not valid for this method."
 MAX_DEPTH = 64  # nesting levels a request may have (A2A messages need about 8)
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogate(text: str) -> bool:
+    """A lone surrogate anywhere in `text`. An ASCII string (nearly every id, and what `isascii` answers
+    from the string's own header, without a scan) has none, so the regex runs only on the others."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
 DEPTH_MESSAGE = "The request is nested too deeply (at most 64 levels)."
 SURROGATE_MESSAGE = "The request holds a string that is not valid Unicode (a lone surrogate)."
 # A request id is echoed in every answer, and in every frame of a stream: a 10 MB id made a 50 MB stream.
@@ -68,7 +76,7 @@ def read_id(payload: Any) -> RequestId:
     """The id to echo: the request's own when it is a string or integer, else null."""
     if isinstance(payload, dict):
         rid = payload.get("id")
-        if isinstance(rid, str) and (len(rid) > MAX_ID_CHARS or _SURROGATE.search(rid)):
+        if isinstance(rid, str) and (len(rid) > MAX_ID_CHARS or _has_surrogate(rid)):
             return None  # cannot be echoed: not valid Unicode, or too long to repeat in every frame
         if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)):
             return rid
@@ -121,7 +129,7 @@ def check_shape(payload: Any) -> None:
     while stack:
         node, depth, in_params = stack.pop()
         if isinstance(node, str):
-            if _SURROGATE.search(node):
+            if _has_surrogate(node):
                 raise errors.RpcError(errors.INVALID_PARAMS if in_params else errors.INVALID_REQUEST, SURROGATE_MESSAGE)
             continue
         if not isinstance(node, (dict, list)):
@@ -156,10 +164,10 @@ def _plain_task_call(payload: dict[str, Any]) -> Request | None:
     if type(method) is not str or method not in _TASK_ID_METHODS or type(params) is not dict or len(params) != 1:
         return None
     task_id = params.get("id")
-    if type(task_id) is not str or not task_id or _SURROGATE.search(task_id):
+    if type(task_id) is not str or not task_id or _has_surrogate(task_id):
         return None
     if type(rid) is str:
-        if len(rid) > MAX_ID_CHARS or _SURROGATE.search(rid):
+        if len(rid) > MAX_ID_CHARS or _has_surrogate(rid):
             return None
     elif type(rid) is not int:
         return None
