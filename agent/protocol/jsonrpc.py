@@ -46,14 +46,6 @@ PARAMS_SCHEMA = {
 GENERIC_PARAMS_MESSAGE = "The request's params are not valid for this method."
 MAX_DEPTH = 64  # nesting levels a request may have (A2A messages need about 8)
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _has_surrogate(text: str) -> bool:
-    """A lone surrogate anywhere in `text`. An ASCII string (nearly every id, and what `isascii` answers
-    from the string's own header, without a scan) has none, so the regex runs only on the others."""
-    return not text.isascii() and _SURROGATE.search(text) is not None
-
-
 DEPTH_MESSAGE = "The request is nested too deeply (at most 64 levels)."
 SURROGATE_MESSAGE = "The request holds a string that is not valid Unicode (a lone surrogate)."
 # A request id is echoed in every answer, and in every frame of a stream: a 10 MB id made a 50 MB stream.
@@ -70,6 +62,12 @@ class Request:
     id: RequestId
     method: str
     params: dict[str, Any]
+
+
+def _has_surrogate(text: str) -> bool:
+    """A lone surrogate anywhere in `text`. An ASCII string (nearly every id, and what `isascii` answers
+    from the string's own header, without a scan) has none, so the regex runs only on the others."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def read_id(payload: Any) -> RequestId:
