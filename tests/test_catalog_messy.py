@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 
 from agent.catalog.errors import UnreadableCatalog
 from agent.catalog.evidence import KIND_ATTACHED
+from agent.catalog.readers.common import blank_dashes
 from agent.catalog.sources import read_table_bytes
 
 
@@ -284,6 +286,39 @@ def test_a_dash_only_identifier_or_link_is_no_value():
         ("-x", "- -", "https://x.test/-", "-/a"),
     ]
     assert rows[2]["sku"] == "-" and rows[2]["title"] == "-"  # a dash elsewhere is left as written
+
+
+_DASH_CELLS = [" -", "--", None, "\u2014", "https://x.test/-", "- -", "-x", "\u2013 ", "", "12345678", "-"]
+
+
+def _dash_shapes():
+    """The same cells as the column shapes an ingest hands `blank_dashes`: plain strings in several chunks,
+    a dictionary in several chunks (their own dictionaries), and a dictionary with entries no row uses."""
+    plain = pa.chunked_array([_DASH_CELLS[:4], _DASH_CELLS[4:]], pa.string())
+    chunked_dict = pa.chunked_array([pa.array(part).dictionary_encode() for part in (_DASH_CELLS[:5], _DASH_CELLS[5:])])
+    unused = pa.DictionaryArray.from_arrays(
+        pa.array([None if c is None else 2 + i for i, c in enumerate(_DASH_CELLS)], pa.int32()),
+        pa.array(["\u2014", "Shirt"] + [c or "" for c in _DASH_CELLS]),
+    )
+    return {"plain": plain, "dictionary": chunked_dict, "unused entries": pa.chunked_array([unused])}
+
+
+@pytest.mark.parametrize("shape", ["plain", "dictionary", "unused entries"])
+def test_dash_only_cells_are_blanked_in_every_column_shape(shape):
+    """Per row, the same answer as reading each cell on its own, whatever the column's encoding; a
+    dictionary column stays one."""
+    column = _dash_shapes()[shape]
+    out = blank_dashes(column)
+    expected = [None if c is None or c.strip() in {"-", "--", "---", "\u2013", "\u2014"} else c for c in _DASH_CELLS]
+    assert out.to_pylist() == expected
+    assert pa.types.is_dictionary(out.type) == pa.types.is_dictionary(column.type)
+
+
+def test_a_column_without_dash_cells_is_returned_as_it_is():
+    column = pa.chunked_array([["M-2", "AB12", None, "https://x.test/a.jpg"]])
+    assert blank_dashes(column) is column
+    encoded = pa.chunked_array([column.chunk(0).dictionary_encode()])
+    assert blank_dashes(encoded) is encoded
 
 
 @pytest.mark.parametrize(

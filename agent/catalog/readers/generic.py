@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from agent.catalog import headers
 from agent.catalog.readers import own_categories
 from agent.catalog.readers.common import Draft, attributes_from_options, identifier_exists
-from agent.catalog.values import flag_value, map_distinct, parse_int, to_strings
+from agent.catalog.values import as_dictionary, flag_value, map_distinct, parse_int, to_strings
 
 _MORE_URLS = r"[\s,;|]+https?://.*$"
 
@@ -103,8 +103,12 @@ _RECORD_KINDS = frozenset(
 
 
 def record_kinds_only(values: pa.ChunkedArray) -> bool:
-    """Whether every value of a column is a platform's kind of product record (`_RECORD_KINDS`)."""
-    distinct = pc.unique(to_strings(values).cast(pa.string())).drop_null().to_pylist()
+    """Whether every value of a column is a platform's kind of product record (`_RECORD_KINDS`).
+
+    The values are the dictionary's entries that rows use: decoding a million-row dictionary column to
+    strings first cost ~25 ms of a 1M-variant ingest."""
+    column = as_dictionary(to_strings(values))
+    distinct = column.dictionary.take(pc.unique(column.indices).drop_null()).to_pylist()
     kinds = {value.strip().lower() for value in distinct if value.strip()}
     return bool(kinds) and kinds <= _RECORD_KINDS
 
