@@ -490,15 +490,17 @@ def _drop_repeated_headers(table: pa.Table, header: list[str], data: bytes) -> t
     names: read as data it was a product titled "Name" with no price, counted among the products. The rule:
     a row is a repeated header when every cell it has in the columns read equals that column's own name
     (case and outer spaces aside) and at least two do (a `Type` column once holding "type" is not enough).
-    Checked only when the header line's exact text recurs at the start of a later line, so a file without
-    one (nearly all) pays one byte search."""
+    Checked only when the header line's exact text recurs at the start of a later line. A file without
+    one (nearly all) is told by one read column first (`_holds_own_name`), and else by one byte search."""
+    names = dict(zip(dedupe(header), header))
+    if not _holds_own_name(table, names):
+        return table, 0
     first = data.find(b"\n")
     line = data[: first if first >= 0 else len(data)].rstrip(b"\r")
     if first < 0 or not line.strip() or data.find(b"\n" + line, first) < 0:  # bytes.find: a fast scan
         return table, 0
     import pyarrow.compute as pc
 
-    names = dict(zip(dedupe(header), header))
     matches: Any = None
     alike: Any = None
     for name in table.column_names:
@@ -517,6 +519,27 @@ def _drop_repeated_headers(table: pa.Table, header: list[str], data: bytes) -> t
     repeated = pc.and_(alike, pc.greater_equal(matches, 2))
     found = pc.sum(repeated.cast(pa.int64())).as_py() or 0
     return (table.filter(pc.invert(repeated)), found) if found else (table, 0)
+
+
+def _holds_own_name(table: pa.Table, names: dict[str, str]) -> bool:
+    """Whether a read column holds its own header cell, exactly, in some row (or this cannot be told
+    cheaply). A row that repeats the header line holds every column's name, so one column is enough:
+    a dictionary column's entries (a few thousand values) when there is one, else one text column's
+    rows. The byte search it spares scans the whole file, ~14 ms of a 228 MB (1M-variant) export."""
+    import pyarrow.compute as pc
+
+    text_column = None
+    for name in table.column_names:
+        column, cell = table[name], names.get(name, name)
+        if not cell:
+            continue
+        if pa.types.is_dictionary(column.type):
+            return any(pc.any(pc.equal(chunk.dictionary, cell)).as_py() for chunk in column.chunks)
+        if text_column is None and pa.types.is_string(column.type):
+            text_column = (column, cell)
+    if text_column is None:
+        return True
+    return bool(pc.any(pc.equal(*text_column)).as_py())
 
 
 def _bare_delimiter_lines(data: bytes, delimiter: str) -> int:
