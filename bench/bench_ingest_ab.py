@@ -67,7 +67,7 @@ def main() -> None:
     budget = int(args.budget_gib * (1 << 30))
     trees = {"base": args.base, "other": args.other}
     print(f"base {args.base}\nother {args.other}\n{args.rounds} rounds, fresh process each, {args.budget_gib:g} GiB")
-    for path in args.files:
+    for path in (file.resolve() for file in args.files):  # (each child runs in its own tree)
         piece = Path(tempfile.mkstemp(suffix=path.suffix)[1])
         piece.write_bytes(_small_piece(path.read_bytes(), path.suffix == ".parquet"))
         times: dict[str, list[float]] = {"base": [], "other": []}
