@@ -423,7 +423,8 @@ def _request_line_parts() -> tuple[str, str, str, str]:
         head, rest = text.split(trace, 1)
         middle, rest = rest.split(span, 1)
         after_span, end = rest.split(http_request, 1)
-        assert head.startswith("{") and end == "}", text
+        if not (head.startswith("{") and end == "}"):  # checked under -O too: a wrong cut would write broken lines
+            raise RuntimeError(f"the request line's constant text could not be cut from {text!r}")
         cut[sampled] = (", " + head[1:], middle, after_span)
     return cut[True][0], cut[True][1], cut[True][2], cut[False][2]
 

@@ -311,3 +311,13 @@ def test_the_direct_request_line_is_the_records_line(monkeypatch):
                 assert json.loads(written[0]) == _library_line(record)
                 assert list(json.loads(written[0])) == list(_library_line(record))
     logs.use_request(None)
+
+
+def test_a_request_line_that_cannot_be_cut_stops_the_import_even_under_O(monkeypatch):
+    """The constant text is cut once at import; a cut that does not hold is an error (not an assert,
+    which `python -O` would drop and leave every request line broken)."""
+    from agent import logs
+
+    monkeypatch.setattr(logs, "_cloud_text", lambda *args: '["\\u0000T" "\\u0000S" "\\u0000H"]')
+    with pytest.raises(RuntimeError, match="could not be cut"):
+        logs._request_line_parts()
