@@ -14,7 +14,7 @@ import functions_framework
 
 from agent import AGENT_NAME, __version__, preview
 from agent.app import get_app_state
-from agent.protocol import card, http
+from agent.protocol import card, host_threads, http
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 
@@ -22,6 +22,8 @@ STATE = get_app_state()
 
 if flask.has_app_context():  # functions-framework runs this module inside the app it creates
     http.secure_every_response(flask.current_app)
+    if STATE.config.start_threads:  # a fresh instance's first burst (issue 16 item 4)
+        host_threads.start_on_first_request(flask.current_app)
 
 
 @functions_framework.http

@@ -117,6 +117,7 @@ class Config:
     result_memo_bytes: int = int(DEFAULT_SHAREABLE_BYTES * SHARE_RESULT_MEMO)  # ... within this share
     finished_json_bytes: int = int(DEFAULT_SHAREABLE_BYTES * SHARE_FINISHED_JSON)  # finished tasks' JSON kept
     first_frame_wait_ms: int = 50  # FIRST_FRAME_WAIT_MS: how long analysis waits for new streams' first frames
+    start_threads: bool = True  # START_THREADS: the first request starts every request thread (host_threads)
 
     @functools.cached_property
     def rpc_path(self) -> str:
@@ -340,6 +341,7 @@ def load(env: Mapping[str, str] | None = None) -> Config:
         result_memo_bytes=int(shareable * SHARE_RESULT_MEMO),
         finished_json_bytes=int(shareable * SHARE_FINISHED_JSON),
         first_frame_wait_ms=_int(env, "FIRST_FRAME_WAIT_MS", 50, 0, 10_000),
+        start_threads=_flag(env, "START_THREADS", True),
     )
 
 
