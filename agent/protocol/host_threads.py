@@ -86,8 +86,8 @@ def fill(pool: ThreadPoolExecutor) -> int:
             if len(threads) >= size:
                 break
             pool.submit(go.wait, HOLD_SECONDS)
-    except RuntimeError:  # the pool is shutting down (the worker is exiting): nothing to prepare
-        pass
+    except RuntimeError:  # the pool is shutting down, or the system would start no more threads: the
+        pass  # threads already started stay, the server starts the rest as it needs them
     finally:
         go.set()
     return len(threads)
