@@ -6,7 +6,7 @@ connection finds none idle, and `Thread.start()` waits until the new thread hold
 While turns are computing, that lock is handed over only at the switch interval (5 ms), so in the
 first burst a fresh instance sees, the thread that accepts connections waited ~5 ms per new thread
 (a probe: 32 submits behind 9 ms turns took 177 ms, 0.1 ms with the threads started), and the first
-event's p95 of that burst was 35–86 ms against 16–22 ms for the next ones (bench/README.md, "Round 16";
+event's p95 of that burst was 34–86 ms against 15–22 ms for the next ones (bench/README.md, "Round 16";
 round 9 had found that one earlier burst removed it).
 
 So the first request of a process starts the rest of the pool before it is answered, while nothing
