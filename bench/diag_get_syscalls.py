@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent_server import settings  # noqa: E402
 from bench_floor import floor_process  # noqa: E402 - the floor exactly as bench_floor starts it
-from bench_protocol import FIXED, RawClient, _body  # noqa: E402
+from bench_protocol import FIXED, RawClient, _body, _message  # noqa: E402
 
 from tests.conftest import Server  # noqa: E402
 
@@ -71,16 +71,7 @@ def main() -> None:
     floor = None
     try:
         client = RawClient(server.port)
-        stream = _body(
-            "message/stream",
-            {
-                "message": {
-                    "role": "user",
-                    "messageId": "m",
-                    "parts": [{"kind": "text", "text": "What is in this file?"}],
-                }
-            },
-        )
+        stream = _body("message/stream", _message("What is in this file?"))
         _, last = client.first_event_ms(stream)
         task_id = json.loads(last.split(b"data: ", 1)[1].split(b"\n", 1)[0])["result"]["id"]
         get = _body("tasks/get", {"id": task_id})
