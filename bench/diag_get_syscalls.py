@@ -4,9 +4,11 @@ asserted.
 
 Why: in process (bench/diag_floor_parts.py) our code adds ~30 µs to a `tasks/get`, over the wire ~70-90
 µs. A per-request system call the in-process loop does not make (a socket timeout, a lock that sleeps, a
-write) would show here as a count the floor does not have. Both servers run as bench_floor.py starts
-them (gthread, THREADS=8; ours with K_SERVICE=bench, the request line as Cloud Logging JSON to stdout,
-which is /dev/null here; BENCH_ENV adds settings as in bench_floor.py). Each is warmed, then
+write) would show here as a count the floor does not have. Three servers, as bench_floor.py starts them
+(gthread, THREADS=8): ours (K_SERVICE=bench: the request line as Cloud Logging JSON to stdout, which is
+/dev/null here; BENCH_ENV adds settings as in bench_floor.py), the floor, and "inner", the floor's
+function in a process that has built our whole app (what the process costs, none of our per-request
+code). Each is warmed, then
 `strace -f -c` is attached to its processes for N (400) back-to-back requests on one fresh kept-alive
 connection. futex calls are the GIL and the executor's queue changing hands between gunicorn's poller
 thread and a worker, and move a little from run to run; the other counts are exact. Needs `strace` on
@@ -15,6 +17,7 @@ PATH and leave to ptrace (root in this container).
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -27,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent_server import settings  # noqa: E402
-from bench_floor import floor_process  # noqa: E402 - the floor exactly as bench_floor starts it
+from bench_floor import IN_OUR_PROCESS, floor_process  # noqa: E402 - the floors exactly as bench_floor starts them
 from bench_protocol import FIXED, RawClient, _body, _message  # noqa: E402
 
 from tests.conftest import Server  # noqa: E402
@@ -68,7 +71,7 @@ def main() -> None:
     if not shutil.which("strace"):
         raise SystemExit("strace is not on PATH")
     server = Server({"THREADS": "8", "K_SERVICE": "bench", **settings(os.environ.get("BENCH_ENV", ""))})
-    floor = None
+    floors: list[subprocess.Popen] = []
     try:
         client = RawClient(server.port)
         stream = _body("message/stream", _message("What is in this file?"))
@@ -77,24 +80,25 @@ def main() -> None:
         get = _body("tasks/get", {"id": task_id})
         with tempfile.TemporaryDirectory() as tmp:
             Path(tmp, "main.py").write_text(FIXED)
+            Path(tmp, "in_our_process.py").write_text(IN_OUR_PROCESS)
             Path(tmp, "body.json").write_bytes(_reply(server.port, get))
-            floor, floor_port = floor_process(tmp, "fixed", "8")
-            got = {"ours": _counts(server.port, get, calls), "floor": _counts(floor_port, get, calls)}
+            ports = {"ours": server.port}
+            for name, source in (("floor", "main.py"), ("inner", "in_our_process.py")):
+                proc, ports[name] = floor_process(tmp, "fixed", "8", source=source)
+                floors.append(proc)
+            got = {name: _counts(port, get, calls) for name, port in ports.items()}
     finally:
-        if floor is not None:
-            floor.terminate()
-            floor.wait(10)
+        for proc in floors:
+            proc.terminate()
+            proc.wait(10)
         server.stop()
     print(f"system calls per tasks/get ({calls} requests each, strace -c over the server's processes)")
-    print(f"{'call':16s} {'ours':>8s} {'floor':>8s}")
-    for name in sorted(set(got["ours"]) | set(got["floor"]), key=lambda n: -got["ours"].get(n, 0)):
-        ours, bare = got["ours"].get(name, 0) / calls, got["floor"].get(name, 0) / calls
-        print(f"{name:16s} {ours:8.2f} {bare:8.2f}")
+    print(f"{'call':16s}" + "".join(f"{name:>8s}" for name in got))
+    for call in sorted(set().union(*got.values()), key=lambda n: -got["ours"].get(n, 0)):
+        print(f"{call:16s}" + "".join(f"{counts.get(call, 0) / calls:8.2f}" for counts in got.values()))
 
 
 def _reply(port: int, body: bytes) -> bytes:
-    import http.client
-
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     conn.request("POST", "/", body=body, headers={"Content-Type": "application/json"})
     return conn.getresponse().read()
