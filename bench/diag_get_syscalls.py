@@ -11,8 +11,9 @@ function in a process that has built our whole app (what the process costs, none
 code). Each is warmed, then
 `strace -f -c` is attached to its processes for N (400) back-to-back requests on one fresh kept-alive
 connection. futex calls are the GIL and the executor's queue changing hands between gunicorn's poller
-thread and a worker, and move a little from run to run; the other counts are exact. Needs `strace` on
-PATH and leave to ptrace (root in this container).
+thread and a worker; their count falls in one of two modes (~8-13 or ~18-21) from run to run, for the
+floor too, so compare it over several runs. The other counts are exact. Needs `strace` on PATH and
+leave to ptrace (root in this container).
 """
 
 from __future__ import annotations
