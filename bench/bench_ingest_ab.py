@@ -1,6 +1,6 @@
-"""A catalog's first read on two checkouts side by side, paired per round (issue 16 item 2): `.venv/bin/python
-bench/bench_ingest_ab.py BASE [OTHER] [--rounds 8] [--repeat N] [--files CSV PARQUET ...]`, figures printed, never
-asserted.
+"""A catalog's first read (or its repeated reads) on two checkouts side by side, paired per round (issue 16
+item 2): `.venv/bin/python bench/bench_ingest_ab.py BASE [OTHER] [--rounds 8] [--repeat N] [--files CSV
+PARQUET ...]`, figures printed, never asserted.
 
 BASE and OTHER (default: this checkout) are trees with an `agent/` (a worktree or `git archive` of an older
 commit). Each round starts one fresh process per tree and file, in alternating order; the process loads the

@@ -1,6 +1,6 @@
-"""System calls per `tasks/get` over the wire, ours and the bare functions-framework floor's, counted by
-`strace -c` (issue 16 item 6): `.venv/bin/python bench/diag_get_syscalls.py [N]`, figures printed, never
-asserted.
+"""System calls per `tasks/get` over the wire, ours, the bare functions-framework floor's and that
+floor's inside our process, counted by `strace -c` (issue 16 item 6):
+`.venv/bin/python bench/diag_get_syscalls.py [N]`, figures printed, never asserted.
 
 Why: in process (bench/diag_floor_parts.py) our code adds ~30 µs to a `tasks/get`, over the wire ~70-90
 µs. A per-request system call the in-process loop does not make (a socket timeout, a lock that sleeps, a
